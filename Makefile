@@ -1,0 +1,65 @@
+# The two commands the README opens with:
+#   make serve   set up, build and serve the site with live reload on 127.0.0.1:8000
+#   make test    set up and run every check CI runs
+# Both create .venv and install the pinned tools on first use.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+export NO_MKDOCS_2_WARNING := 1
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: serve test setup lint typecheck unit site browser bench lock clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml requirements/lock.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/lock.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(BIN)/python -m ipykernel install --prefix $(VENV) --name python3 > /dev/null
+	touch $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/mkdocs serve --livereload --dev-addr 127.0.0.1:8000
+
+test: $(STAMP)
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory lint typecheck unit site browser && \
+	echo "make test: every check passed in $$(( $$(date +%s) - start )) s"
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+# Unit and property tests, Sybil over every page and docstring, every notebook executed.
+unit: $(STAMP)
+	$(BIN)/pytest -m "not browser" -q
+
+# The strict site build into site/ (a hanging notebook cell cannot hang the gate).
+site: $(STAMP)
+	@start=$$(date +%s); \
+	timeout 900 $(BIN)/mkdocs build --strict --quiet && \
+	echo "mkdocs build --strict: $$(( $$(date +%s) - start )) s"
+
+# The built site, served on 127.0.0.1, opened in headless Chromium.
+browser: $(STAMP)
+	bash tools/ensure-chromium.sh
+	$(BIN)/pytest -m browser -q
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+# Re-pin requirements/lock.txt from requirements/dev.in in a scratch environment.
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install --quiet -r requirements/dev.in
+	.lock-venv/bin/pip freeze --exclude-editable > requirements/lock.txt
+	rm -rf .lock-venv
+
+clean:
+	rm -rf site .cache $(VENV)

@@ -1,0 +1,38 @@
+"""Sybil wiring: every code block in the pages, the README and the docstrings is a test.
+
+The parsers live in tests/pagecheck.py (on sys.path through pytest's ``pythonpath``).
+"""
+
+from pagecheck import docstring_sybil, page_sybil
+
+_pages = page_sybil()
+_docstrings = docstring_sybil()
+
+
+def pytest_collect_file(file_path, parent):  # type: ignore[no-untyped-def]
+    """Collect Markdown pages under docs/ and the README, and the package's modules."""
+    relative = file_path.relative_to(parent.config.rootpath).as_posix()
+    if relative == "README.md" or relative.startswith("docs/"):
+        return _pages.pytest()(file_path, parent)
+    if relative.startswith("src/context_budget/"):
+        return _docstrings.pytest()(file_path, parent)
+    return None
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: ignore[no-untyped-def]
+    """Report, over every page, how many fences there are and how many the checks ran."""
+    try:
+        from test_pages_guard import COVERAGE
+    except ImportError:  # the guard test was not collected
+        return
+    if not COVERAGE:
+        return
+    pages = list(COVERAGE.values())
+    fences = sum(page.fences for page in pages)
+    checked = sum(page.checked for page in pages)
+    examples = sum(page.examples for page in pages)
+    skips = sum(page.skips for page in pages)
+    terminalreporter.write_line(
+        f"pages guard: {len(pages)} pages, {fences} fences, {checked} checked, "
+        f"{fences - checked} unchecked, {examples} examples, {skips} reasoned skips"
+    )

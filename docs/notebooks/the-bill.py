@@ -1,0 +1,69 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Lab: plot the bill
+#
+# Chapter 1 computed what an agent loop reads when every step re-sends the whole
+# history. This lab draws it: tokens read per call and in total, with and
+# without a prompt cache. Everything comes from `context_budget`; the
+# downloaded notebook carries the package in its first cell, so it runs on any
+# Python 3.11+ kernel with matplotlib.
+
+# %%
+from context_budget import loop_cost, loop_steps, tokens_read
+
+START, GROWTH, STEPS = 2_000, 1_875, 60  # tokens before step 1, tokens per step, steps
+plain = loop_steps(STEPS, growth=GROWTH, start=START)
+cached = loop_steps(STEPS, growth=GROWTH, start=START, cached=True)
+print(f"{STEPS} steps read {tokens_read(STEPS, growth=GROWTH, start=START):,} input tokens")
+print(f"the last call alone sends {plain[-1].context:,} tokens")
+
+# %% [markdown]
+# The per-call context is a straight line; the running total is a parabola.
+# Doubling the steps roughly quadruples the total.
+
+# %%
+import itertools
+
+import matplotlib.pyplot as plt
+
+steps = [call.step for call in plain]
+running = list(itertools.accumulate(call.context for call in plain))
+running_uncached = list(itertools.accumulate(call.uncached for call in cached))
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+left.plot(steps, [call.context for call in plain], color="tab:blue")
+left.set(title="Context sent per call", xlabel="step", ylabel="tokens")
+right.plot(steps, running, label="read in total", color="tab:blue")
+right.plot(steps, running_uncached, label="of which uncached", color="tab:orange")
+right.set(title="Tokens read so far", xlabel="step", ylabel="tokens")
+right.legend()
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## The same loop in dollars
+#
+# At $5 per million input tokens, a cache read at a tenth of that and a cache
+# write at 1.25 times, the cache divides the bill but the bill still grows
+# faster than the loop.
+
+# %%
+for n in (15, 30, 60):
+    no_cache = loop_cost(plain[:n], input_price=5.0)
+    with_cache = loop_cost(cached[:n], input_price=5.0)
+    print(f"{n:3} steps: ${no_cache:6.2f} without a cache, ${with_cache:5.2f} with one")
+
+# %% [markdown]
+# Try it: change `GROWTH` to a tenth (a loop that clears old tool results keeps
+# its growth small) and run the notebook again.

@@ -1,0 +1,116 @@
+"""The cost budget of an agent loop: what re-sending the whole history costs.
+
+An agent loop sends its entire history on every step, so a tool result read at
+step 3 is paid for again at steps 4, 5 and every step after. If each step adds
+about the same number of tokens, the context read at step ``k`` is
+``start + k * growth`` and the tokens read over ``n`` steps add up to
+``n * start + growth * n * (n + 1) / 2``: they grow with the square of ``n``.
+
+A prompt cache changes the price, not the count: the part of each request that
+repeats the previous one is read from the cache at a fraction of the input
+price, and only the new tail is processed (and written to the cache) at full
+price or a little more.
+
+Example: ``loop_steps(3, growth=100)`` -> contexts of 100, 200 and 300 tokens;
+``tokens_read(3, growth=100)`` -> 600.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["LoopStep", "loop_cost", "loop_steps", "tokens_read"]
+
+
+@dataclass(frozen=True)
+class LoopStep:
+    """One model call in an agent loop whose context grows by a fixed amount.
+
+    Attributes:
+        step: the call's number, from 1.
+        context: tokens sent with this call (the whole history so far).
+        cached: tokens of ``context`` served from a prompt cache (0 without one).
+    """
+
+    step: int
+    context: int
+    cached: int
+
+    @property
+    def uncached(self) -> int:
+        """Tokens of this call processed at full price (and written to the cache)."""
+        return self.context - self.cached
+
+
+def _check_counts(steps: int, growth: int, start: int) -> None:
+    for name, value in (("steps", steps), ("growth", growth), ("start", start)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, got {value!r}")
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+
+
+def loop_steps(steps: int, growth: int, start: int = 0, *, cached: bool = False) -> list[LoopStep]:
+    """The context of every call in a loop of ``steps`` calls.
+
+    Args:
+        steps: number of model calls.
+        growth: tokens each step adds to the history (a tool call and its result).
+        start: tokens present before the first step (system prompt and task).
+        cached: when true, each call reads the previous call's whole context from
+            the cache, and only the newly added ``growth`` tokens are uncached.
+
+    Returns:
+        One ``LoopStep`` per call; call ``k`` carries ``start + k * growth`` tokens.
+    """
+    _check_counts(steps, growth, start)
+    out = []
+    for k in range(1, steps + 1):
+        context = start + k * growth
+        # subtle: the first call has nothing cached yet; later calls reuse the prefix
+        # that the call before them sent, which is exactly their context less growth.
+        prefix = start + (k - 1) * growth if cached and k > 1 else 0
+        out.append(LoopStep(step=k, context=context, cached=prefix))
+    return out
+
+
+def tokens_read(steps: int, growth: int, start: int = 0) -> int:
+    """Input tokens read over the whole loop, cached or not (closed form).
+
+    ``steps * start + growth * steps * (steps + 1) // 2``: quadratic in ``steps``.
+    """
+    _check_counts(steps, growth, start)
+    return steps * start + growth * steps * (steps + 1) // 2
+
+
+def loop_cost(
+    calls: list[LoopStep],
+    input_price: float,
+    *,
+    read_multiplier: float = 0.1,
+    write_multiplier: float = 1.25,
+) -> float:
+    """Input cost of a loop in US dollars.
+
+    Args:
+        calls: the calls, as ``loop_steps`` returns them.
+        input_price: USD per million uncached input tokens.
+        read_multiplier: price of a cached token as a fraction of ``input_price``
+            (Anthropic publishes 0.1; keep it a parameter, it varies by model).
+        write_multiplier: price of a token written to the cache, as a multiple of
+            ``input_price`` (1.25 for a 5-minute cache). Applied to the uncached
+            tokens of a call only when some call in ``calls`` reads a cache.
+
+    Returns:
+        USD, input tokens only (output tokens are not part of the re-read bill).
+    """
+    if input_price < 0 or read_multiplier < 0 or write_multiplier < 0:
+        raise ValueError(
+            "prices must be >= 0, got "
+            f"input_price={input_price}, read_multiplier={read_multiplier}, "
+            f"write_multiplier={write_multiplier}"
+        )
+    caching = any(call.cached for call in calls)
+    fresh_rate = write_multiplier if caching else 1.0
+    total = sum(call.uncached * fresh_rate + call.cached * read_multiplier for call in calls)
+    return total * input_price / 1_000_000

@@ -1,0 +1,75 @@
+"""The gate over the pages: no fence escapes the checks, and a wrong page fails.
+
+``test_every_fence_is_checked`` counts, page by page, the fenced blocks in the
+file and the Sybil examples made of them; a fence that no example covers fails
+the test with its line number. The fixture pages under tests/fixtures/pages/
+prove that the page checks can fail.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pagecheck import ROOT, page_coverage, run_page
+from sybil.example import SybilFailure
+
+FIXTURES = Path(__file__).parent / "fixtures" / "pages"
+PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
+COVERAGE: dict[str, object] = {}  # page -> PageCoverage, for the terminal summary
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_fence_is_checked(page: Path) -> None:
+    coverage = page_coverage(page)
+    COVERAGE[page.relative_to(ROOT).as_posix()] = coverage
+    assert coverage.unchecked == (), (
+        f"{page}: fences at lines {list(coverage.unchecked)} are checked by nothing"
+    )
+
+
+def test_the_guard_sees_every_kind_of_fence() -> None:
+    coverage = page_coverage(FIXTURES / "good.md")
+    # python, py with attributes, pycon, doctest after a comment, two outputs, console
+    assert coverage.fences == 7
+    assert coverage.checked == 7
+    assert coverage.skips == 1
+
+
+def test_a_good_page_passes() -> None:
+    skipped = run_page(FIXTURES / "good.md")
+    assert skipped == ["shows a command that rebuilds the whole site"]
+
+
+def test_a_wrong_doctest_output_fails() -> None:
+    with pytest.raises(SybilFailure, match=r"Expected:\s+5\s+Got:\s+4"):
+        run_page(FIXTURES / "wrong_doctest.md")
+
+
+def test_a_py_fence_with_attributes_that_raises_fails() -> None:
+    with pytest.raises(RuntimeError, match="must fail the gate"):
+        run_page(FIXTURES / "py_fence_raises.md")
+
+
+def test_output_that_the_code_does_not_print_fails() -> None:
+    with pytest.raises(SybilFailure, match=r"-tokens: 401\n\+tokens: 400"):
+        run_page(FIXTURES / "wrong_output.md")
+
+
+def test_a_skip_without_a_reason_is_refused() -> None:
+    with pytest.raises(ValueError, match="line 3: a skip needs a reason"):
+        run_page(FIXTURES / "unreasoned_skip.md")
+
+
+def test_a_fence_no_checker_runs_fails() -> None:
+    with pytest.raises(SybilFailure, match="'text' fence is checked by nothing"):
+        run_page(FIXTURES / "unchecked_text.md")
+
+
+def test_docstrings_use_doctests_not_fences() -> None:
+    fenced = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "src").rglob("*.py")
+        if "```" in path.read_text(encoding="utf-8")
+    ]
+    assert fenced == [], "docstring fences are not run; write >>> examples instead"
