@@ -232,7 +232,10 @@ def page_sybil() -> Sybil:
 def docstring_sybil() -> Sybil:
     """The Sybil that runs the ``>>>`` examples in the package's docstrings."""
     return Sybil(
-        parsers=[SourceDocTestParser()], patterns=["*.py"], path=str(ROOT / "src"), name="docstrings"
+        parsers=[SourceDocTestParser()],
+        patterns=["*.py"],
+        path=str(ROOT / "src"),
+        name="docstrings",
     )
 
 
@@ -258,7 +261,9 @@ class PageCoverage:
 def page_coverage(path: Path) -> PageCoverage:
     """Count a page's fences and the examples Sybil made of them."""
     document = page_sybil().parse(path)
-    examples = [example for example in document if not isinstance(example.region.evaluator, Skipper)]
+    examples = [
+        example for example in document if not isinstance(example.region.evaluator, Skipper)
+    ]
     starts = sorted(example.region.start for example in examples)
     fences = list(_fences(document))
     unchecked = tuple(

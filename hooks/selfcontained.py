@@ -1,0 +1,145 @@
+"""Build the self-contained ``.ipynb`` download of a notebook lesson.
+
+A lesson is a jupytext percent-format ``.py`` file. Its download is the same notebook,
+unexecuted (no outputs), with one cell put in front: that first cell carries the core
+package (every file under ``src/context_budget/`` but caches) as a base64 zip, unpacks it
+into a folder of the temp dir and puts that folder on ``sys.path``. The notebook then runs
+on a bare Python 3.11+ kernel, such as a hosted notebook service, with nothing to install.
+
+The output is deterministic: files are zipped in sorted order with a fixed timestamp and
+fixed attributes, and cells get positional ids, so the same lesson and package give
+byte-identical ``notebook_text`` output.
+
+Example: ``notebook_text(build_notebook(Path("docs/notebooks/the-bill.py"),
+Path("src/context_budget")))`` -> the JSON text of ``the-bill.ipynb``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import zipfile
+from pathlib import Path
+
+import jupytext
+import nbformat
+
+__all__ = [
+    "build_notebook",
+    "notebook_text",
+    "package_digest",
+    "package_files",
+    "package_zip",
+    "setup_source",
+]
+
+# Zip entries carry this fixed timestamp (the earliest a zip can hold), not the files' mtimes.
+ZIP_DATE_TIME = (1980, 1, 1, 0, 0, 0)
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+SETUP_TEMPLATE = """\
+# Setup: this cell carries its own copy of the `{name}` package ({size_kb} kB zip,
+# base64, on its last line). It unpacks the package into a folder of the temp dir and puts
+# that folder on sys.path, so `import {name}` works on a bare Python 3.11+ kernel with
+# nothing to install. Running it again is harmless.
+def _unpack_{name}(digest: str, payload: str) -> None:
+    import base64, importlib, io, sys, tempfile, zipfile
+    from pathlib import Path
+
+    if sys.version_info < (3, 11):
+        raise RuntimeError("this notebook needs Python 3.11 or newer")
+    folder = Path(tempfile.gettempdir()) / f"{name}-{{digest}}"
+    zipfile.ZipFile(io.BytesIO(base64.b64decode(payload))).extractall(folder)
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    package = importlib.import_module("{name}")
+    print(f"{name} {{package.__version__}} unpacked in {{folder}}")
+
+
+_unpack_{name}(digest="{digest}", payload="{payload}")
+"""
+
+
+def package_files(package_dir: Path) -> list[Path]:
+    """Every file of the package, sorted by its path relative to ``package_dir``.
+
+    Includes subpackages, ``py.typed`` and any data file; leaves out ``__pycache__``
+    folders, compiled ``.pyc``/``.pyo`` files and hidden (dot) files.
+
+    Returns:
+        Absolute paths, e.g. ``[.../__init__.py, .../budget.py, .../py.typed]``.
+    """
+    files = []
+    for path in package_dir.rglob("*"):
+        rel = path.relative_to(package_dir)
+        if not path.is_file() or path.suffix in {".pyc", ".pyo"}:
+            continue
+        if any(part == "__pycache__" or part.startswith(".") for part in rel.parts):
+            continue
+        files.append(path)
+    return sorted(files, key=lambda p: p.relative_to(package_dir).as_posix())
+
+
+def package_zip(package_dir: Path) -> bytes:
+    """The package as deterministic zip bytes, entries named ``<package>/<relative path>``.
+
+    Example: for ``src/context_budget`` the entries are ``context_budget/__init__.py``, ...
+    """
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in package_files(package_dir):
+            arcname = f"{package_dir.name}/{path.relative_to(package_dir).as_posix()}"
+            info = zipfile.ZipInfo(arcname, date_time=ZIP_DATE_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3  # Unix, whatever the build machine is
+            info.external_attr = 0o644 << 16  # rw-r--r--
+            archive.writestr(info, path.read_bytes(), compresslevel=9)
+    return buffer.getvalue()
+
+
+def package_digest(package_dir: Path) -> str:
+    """The first 16 hex digits of the SHA-256 of ``package_zip(package_dir)``."""
+    return hashlib.sha256(package_zip(package_dir)).hexdigest()[:16]
+
+
+def setup_source(package_dir: Path) -> str:
+    """The source of the first cell: short code, then the payload on its last line."""
+    payload = package_zip(package_dir)
+    return SETUP_TEMPLATE.format(
+        name=package_dir.name,
+        size_kb=max(1, round(len(payload) / 1024)),
+        digest=hashlib.sha256(payload).hexdigest()[:16],
+        payload=base64.b64encode(payload).decode("ascii"),
+    ).rstrip("\n")
+
+
+def build_notebook(source_py: Path, package_dir: Path) -> nbformat.NotebookNode:
+    """The self-contained, unexecuted notebook (nbformat 4.5) of one percent-format lesson.
+
+    Args:
+        source_py: the lesson, a jupytext percent-format ``.py`` file.
+        package_dir: the package folder to embed, e.g. ``src/context_budget``.
+
+    Returns:
+        A notebook whose cell 0 is the setup cell and whose cells ``1..n`` are the
+        lesson's cells, with ids ``cell-0``, ``cell-1``, ... and no outputs.
+    """
+    nb = jupytext.reads(source_py.read_text(encoding="utf-8"), fmt="py:percent")
+    nb.metadata.pop("jupytext", None)  # a plain notebook, not paired with a script
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["language_info"] = {"name": "python"}
+    nb.cells.insert(0, nbformat.v4.new_code_cell(setup_source(package_dir)))
+    for index, cell in enumerate(nb.cells):
+        cell.id = f"cell-{index}"
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    nbformat.validate(nb)
+    return nb
+
+
+def notebook_text(nb: nbformat.NotebookNode) -> str:
+    """The ``.ipynb`` JSON text of ``nb`` (sorted keys, one-space indent, final newline)."""
+    return nbformat.writes(nb, version=4) + "\n"

@@ -1,0 +1,286 @@
+"""The notebook lessons run, and so do their self-contained downloads.
+
+- Every lesson ``docs/notebooks/*.py`` runs with nbclient in the venv's ``python3`` kernel,
+  from the repository root, as mkdocs-jupyter runs it; an error fails naming the cell.
+- Its download (``hooks/selfcontained.py``) runs in a bare kernel where ``context_budget``
+  is not installed: ``python -S`` skips ``site``, so the venv's ``.pth`` files (the editable
+  install) are never read, and only the site-packages folder itself is put on the path.
+- The gate can fail (a fixture cell that raises), the builder is deterministic, the payload
+  carries every file of the package, and the mkdocs hook adds a download, not a page.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import os
+import re
+import shutil
+import sys
+import sysconfig
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import nbformat
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from mkdocs.config import load_config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+pytestmark = pytest.mark.notebooks
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "context_budget"
+LESSONS = sorted((ROOT / "docs" / "notebooks").glob("*.py"))
+FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
+CELL_TIMEOUT = 120  # seconds per cell: a hanging cell fails instead of hanging the gate
+
+
+def _load_builder() -> ModuleType:
+    """``hooks/selfcontained.py`` as the module ``selfcontained`` (the name the hook uses)."""
+    if "selfcontained" in sys.modules:
+        return sys.modules["selfcontained"]
+    spec = importlib.util.spec_from_file_location("selfcontained", ROOT / "hooks/selfcontained.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["selfcontained"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+selfcontained = _load_builder()
+
+
+class NotebookFailure(Exception):
+    """A notebook cell raised or timed out; the message names the notebook and the cell."""
+
+
+def _cell_label(cell: nbformat.NotebookNode, index: int, source_text: str | None) -> str:
+    """``cell 2 (line 7: 'raise ...')``: the index, and the line in the ``.py`` when found."""
+    first = next((line for line in cell.source.splitlines() if line.strip()), "")
+    lines = (source_text or "").splitlines()
+    where = next((f"line {n}: " for n, line in enumerate(lines, 1) if line == first), "")
+    return f"cell {index} ({where}{first[:80]!r})"
+
+
+def run_notebook(
+    nb: nbformat.NotebookNode,
+    *,
+    name: str,
+    cwd: Path,
+    km: AsyncKernelManager | None = None,
+    source_text: str | None = None,
+    timeout: int = CELL_TIMEOUT,
+) -> nbformat.NotebookNode:
+    """Execute ``nb`` in place, cell by cell, in a fresh kernel started in ``cwd``.
+
+    Args:
+        nb: the notebook; its outputs are filled in.
+        name: how the failure message names the notebook, e.g. ``docs/notebooks/x.py``.
+        cwd: the kernel's working directory.
+        km: a kernel manager for a custom kernel; default: the ``python3`` kernelspec.
+        source_text: the ``.py`` the notebook came from, to give the failing cell's line.
+        timeout: seconds allowed to each cell.
+
+    Raises:
+        NotebookFailure: ``"<name>: cell <i> (line <n>: '<first line>') raised <Error>: ..."``.
+    """
+    client = NotebookClient(
+        nb,
+        km=km,
+        kernel_name="python3",
+        timeout=timeout,
+        allow_errors=False,
+        shutdown_kernel="immediate",
+        resources={"metadata": {"path": str(cwd)}},
+    )
+    with client.setup_kernel(cleanup_kc=True):
+        for index, cell in enumerate(nb.cells):
+            label = _cell_label(cell, index, source_text)
+            try:
+                client.execute_cell(cell, index)
+            except CellExecutionError as error:
+                message = f"{name}: {label} raised {error.ename}: {error.evalue}"
+                raise NotebookFailure(message) from None
+            except CellTimeoutError:
+                raise NotebookFailure(f"{name}: {label} ran over {timeout} s") from None
+    return nb
+
+
+def _read_lesson(path: Path) -> nbformat.NotebookNode:
+    import jupytext
+
+    return jupytext.reads(path.read_text(encoding="utf-8"), fmt="py:percent")
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+@pytest.fixture
+def bare_kernel(tmp_path: Path) -> Iterator[AsyncKernelManager]:
+    """A kernel manager for ``python -S -m ipykernel_launcher`` with a private temp dir.
+
+    ``-S`` skips the ``site`` module, so no ``.pth`` file is processed and the editable
+    install of ``context_budget`` is invisible; ``PYTHONPATH`` adds back the site-packages
+    folder itself (ipykernel, matplotlib, ...), as a notebook service provides them.
+    """
+    site_packages = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    spec_dir = tmp_path / "kernels" / "bare"
+    spec_dir.mkdir(parents=True)
+    (tmp_path / "tmp").mkdir()
+    spec = {
+        "argv": [sys.executable, "-S", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "bare Python (no site, no .pth)",
+        "language": "python",
+        "env": {"PYTHONPATH": os.pathsep.join(site_packages), "TMPDIR": str(tmp_path / "tmp")},
+    }
+    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    specs = KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")])
+    yield AsyncKernelManager(kernel_name="bare", kernel_spec_manager=specs)
+
+
+PROBE = """\
+import importlib.util, sys
+assert sys.flags.no_site, "the kernel must run without the site module"
+assert "context_budget" not in sys.modules
+assert importlib.util.find_spec("context_budget") is None, "context_budget is installed"
+"""
+
+AFTER = """\
+import sys, tempfile
+from pathlib import Path
+import context_budget
+folder = Path(tempfile.gettempdir()).resolve()
+assert folder in Path(context_budget.__file__).resolve().parents, context_budget.__file__
+assert len([p for p in sys.path if p.startswith(str(folder))]) == 1, sys.path
+"""
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=_rel)
+def test_lesson_runs(lesson: Path) -> None:
+    """The lesson runs in the venv's kernel from the repository root, as the site build runs it."""
+    text = lesson.read_text(encoding="utf-8")
+    run_notebook(_read_lesson(lesson), name=_rel(lesson), cwd=ROOT, source_text=text)
+
+
+@pytest.mark.parametrize("lesson", [*LESSONS, FIXTURES / "lesson.py"], ids=_rel)
+def test_download_runs_on_a_bare_kernel(
+    lesson: Path, bare_kernel: AsyncKernelManager, tmp_path: Path
+) -> None:
+    """The self-contained build runs where the package is not installed, from an empty folder.
+
+    The probe cell first proves ``context_budget`` cannot be imported; then the setup cell,
+    the lesson, the setup cell again (re-running is harmless) and a check that the package
+    came from the unpacked payload, on ``sys.path`` once.
+    """
+    nb = selfcontained.build_notebook(lesson, PACKAGE)
+    setup = nb.cells[0].source
+    nb.cells.insert(0, nbformat.v4.new_code_cell(PROBE))
+    nb.cells += [nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(AFTER)]
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    name = f"self-contained {_rel(lesson)}"
+    run_notebook(nb, name=name, cwd=workdir, km=bare_kernel, source_text=lesson.read_text())
+    assert re.match(r"context_budget \S+ unpacked in ", nb.cells[1].outputs[0]["text"])
+
+
+def test_a_raising_cell_fails_the_gate_and_is_named() -> None:
+    fixture = FIXTURES / "raises.py"
+    with pytest.raises(NotebookFailure) as caught:
+        run_notebook(
+            _read_lesson(fixture), name="raises.py", cwd=ROOT, source_text=fixture.read_text()
+        )
+    message = str(caught.value)
+    assert message.startswith("raises.py: cell 2 (line 8: 'raise RuntimeError(")
+    assert "raised RuntimeError: this cell must fail the notebook gate (42)" in message
+
+
+def _payload(nb: nbformat.NotebookNode) -> zipfile.ZipFile:
+    match = re.search(r'payload="([A-Za-z0-9+/=]+)"\)$', nb.cells[0].source)
+    assert match, "the setup cell ends with the payload"
+    return zipfile.ZipFile(io.BytesIO(base64.b64decode(match.group(1))))
+
+
+def test_the_payload_carries_every_file_of_the_package() -> None:
+    nb = selfcontained.build_notebook(FIXTURES / "lesson.py", PACKAGE)
+    payload = _payload(nb)
+    modules = sorted(PACKAGE.rglob("*.py"))
+    assert modules and (PACKAGE / "py.typed").is_file()
+    names = set(payload.namelist())
+    for path in [*modules, PACKAGE / "py.typed"]:
+        if "__pycache__" in path.parts:
+            continue
+        arcname = f"context_budget/{path.relative_to(PACKAGE).as_posix()}"
+        assert arcname in names, f"{arcname} is missing from the payload"
+        assert payload.read(arcname) == path.read_bytes(), f"{arcname} differs"
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
+
+
+def test_the_build_is_deterministic(tmp_path: Path) -> None:
+    """Two builds are byte-identical, even from a copy of the package with other mtimes."""
+    first = selfcontained.notebook_text(
+        selfcontained.build_notebook(FIXTURES / "lesson.py", PACKAGE)
+    )
+    copy = tmp_path / "context_budget"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in copy.rglob("*"):
+        os.utime(path, (1_000_000_000, 1_000_000_000))
+    second = selfcontained.notebook_text(selfcontained.build_notebook(FIXTURES / "lesson.py", copy))
+    assert first == second
+    nb = nbformat.reads(first, as_version=4)
+    nbformat.validate(nb)
+    assert [c.id for c in nb.cells] == [f"cell-{i}" for i in range(len(nb.cells))]
+    assert all(c.outputs == [] for c in nb.cells if c.cell_type == "code")
+    assert "jupytext" not in nb.metadata
+    assert nb.metadata.kernelspec.name == "python3"
+
+
+@pytest.fixture(scope="module")
+def site_config() -> MkDocsConfig:
+    """The real mkdocs.yml, loaded (hooks and plugins included), nothing built."""
+    return load_config(str(ROOT / "mkdocs.yml"))
+
+
+def test_the_hook_adds_a_download_not_a_page(site_config: MkDocsConfig) -> None:
+    """``notebooks/lesson.ipynb`` is generated, copied as a static file, never a page."""
+    lesson = File("notebooks/lesson.py", str(FIXTURES.parent), site_config.site_dir, True)
+    files = site_config.plugins.on_files(Files([lesson]), config=site_config)
+    generated = files.get_file_from_path("notebooks/lesson.ipynb")
+    assert generated is not None and generated.generated_by
+    assert generated.url == "notebooks/lesson.ipynb"
+    assert not generated.is_documentation_page()
+    jupyter = site_config.plugins["mkdocs-jupyter"]
+    assert not jupyter.should_include(generated)
+    assert files.get_file_from_path("notebooks/lesson.py").is_documentation_page()
+    expected = selfcontained.build_notebook(FIXTURES / "lesson.py", PACKAGE)
+    assert generated.content_string == selfcontained.notebook_text(expected)
+
+
+def test_a_package_change_drops_the_cached_pages(site_config: MkDocsConfig, tmp_path: Path) -> None:
+    """mkdocs-jupyter keys its cache on the notebook only; the hook adds the package."""
+    hook = next(m for m in site_config.hooks.values() if m.__name__.endswith("download.py"))
+    jupyter = site_config.plugins["mkdocs-jupyter"]
+    saved = jupyter.config["cache_dir"]
+    jupyter.config["cache_dir"] = str(tmp_path / "cache")
+    try:
+        (tmp_path / "cache").mkdir()
+        (tmp_path / "cache" / "old.json").write_text("{}")
+        hook.on_pre_build(site_config)  # no stamp yet: the package may have changed
+        assert not (tmp_path / "cache" / "old.json").exists()
+        (tmp_path / "cache" / "new.json").write_text("{}")
+        hook.on_pre_build(site_config)  # same package: the cache stays
+        assert (tmp_path / "cache" / "new.json").exists()
+        (tmp_path / "cache" / hook.STAMP_NAME).write_text("another package\n")
+        hook.on_pre_build(site_config)
+        assert not (tmp_path / "cache" / "new.json").exists()
+    finally:
+        jupyter.config["cache_dir"] = saved
