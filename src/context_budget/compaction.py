@@ -1,0 +1,186 @@
+"""Compaction: fit a context into a token budget in at most two steps.
+
+``compact(layers, budget, summarize)`` returns new ``Layers`` whose
+``budget_report(...)["total"]`` is at most ``budget`` tokens:
+
+0. if the layers already fit, a copy of them, unchanged;
+1. otherwise clear old tool results, keeping the last ``KEEP_TOOL_RESULTS``;
+   if that fits, stop;
+2. otherwise replace every message before the latest user question with one
+   user message, ``SUMMARY_PREFIX + summarize(older_messages)``, and keep the
+   question and everything after it (as step 1 left them).
+
+System and pinned are never changed. When no such context fits, the function
+raises ``ContextOverflowError`` rather than return one over the budget.
+
+The cut of step 2. The latest *question* is the latest user message that is
+not only ``tool_result`` blocks (a turn that only answers tool calls is part of
+the agent's work, not a question). The kept tail must not hold a tool result
+whose call was summarized away, since the API refuses such a history: when a
+kept message answers a call made before the cut, the cut moves back to the
+assistant message holding that call, and the check repeats for the newly kept
+messages. The summary stays a message of its own even when a user message
+follows it; Anthropic's API combines consecutive user turns into one.
+
+Cost: linear in the number of messages. Each message is counted once; the
+messages step 1 changes are counted once more; nothing is recounted in a loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from context_budget.clearing import _clear
+from context_budget.errors import ContextOverflowError
+from context_budget.layers import Layers, _fixed_tokens
+from context_budget.messages import Message, _check_messages, _tool_result_ids, _tool_use_ids
+from context_budget.tokens import TokenCounter, _message_size, _resolve, _sizes
+
+__all__ = ["KEEP_TOOL_RESULTS", "SUMMARY_PREFIX", "compact"]
+
+#: How many of the latest tool results step 1 leaves uncleared.
+KEEP_TOOL_RESULTS = 2
+#: The start of the one user message that replaces the summarized messages.
+SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
+
+#: A summarizer: the older messages -> the text of their summary.
+Summarizer = Callable[[list[Message]], str]
+
+
+def _is_question(message: Message) -> bool:
+    """A user message with something besides tool results in it."""
+    if message["role"] != "user":
+        return False
+    content = message["content"]
+    return isinstance(content, str) or any(block["type"] != "tool_result" for block in content)
+
+
+def _cut_index(messages: Sequence[Message]) -> int | None:
+    """Where the kept tail starts, or None when there is no user question.
+
+    Example: [user q0, assistant call t1, user result t1 + q1] -> 1, because
+    the latest question (index 2) also answers the call made at index 1.
+    """
+    latest = next((i for i in range(len(messages) - 1, -1, -1) if _is_question(messages[i])), None)
+    if latest is None:
+        return None
+    # message index -> index of the earliest call its results answer (when one was made)
+    answers: dict[int, int] = {}
+    calls: dict[str, int] = {}  # tool_use id -> index of the latest message that made it
+    for index, message in enumerate(messages):
+        made = [calls[i] for i in _tool_result_ids(message) if i in calls]
+        if made:
+            answers[index] = min(made)
+        for call_id in _tool_use_ids(message):
+            calls[call_id] = index
+    cut = latest
+    index = len(messages) - 1
+    # subtle: `cut` can fall while the loop runs; the loop then goes on to check
+    # the messages the move brought into the tail, so every message is seen once.
+    while index >= cut:
+        cut = min(cut, answers.get(index, cut))
+        index -= 1
+    return cut
+
+
+def _check_arguments(layers: object, budget: object, summarize: object) -> None:
+    if not isinstance(layers, Layers):
+        raise TypeError(f"layers must be a Layers, got {type(layers).__name__}")
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise TypeError(f"budget must be an int number of tokens, got {budget!r}")
+    if budget < 0:
+        raise ValueError(f"budget must be >= 0 tokens, got {budget}")
+    if not callable(summarize):
+        raise TypeError(f"summarize must be callable (messages -> str), got {summarize!r}")
+
+
+def compact(
+    layers: Layers,
+    budget: int,
+    summarize: Summarizer,
+    counter: TokenCounter | None = None,
+) -> Layers:
+    """New layers that fit in ``budget`` tokens, by clearing, then summarizing.
+
+    Args:
+        layers: the context to fit; it is not changed.
+        budget: the most tokens the result may hold, as ``budget_report``
+            counts them with the same ``counter``.
+        summarize: the older messages (oldest first, as step 1 left them, so
+            old tool results arrive cleared; do not change them) -> the text
+            of their summary.
+        counter: text -> tokens; ``estimate_tokens`` when None.
+
+    Returns:
+        ``Layers`` with the same system and pinned records, and a conversation
+        that is the original, the original with old tool results cleared, or a
+        summary message followed by the latest question and what came after.
+
+    Raises:
+        ContextOverflowError: system and pinned alone exceed the budget, there
+            is nothing older to summarize, or the summarized context still does
+            not fit. ``budget`` and ``size`` (tokens) are on the error.
+
+    Example:
+        >>> from context_budget import forget_everything, tool_message
+        >>> day = [
+        ...     {"role": "user", "content": "How much vanilla?"},
+        ...     tool_message("stock_level", {"rows": ["vanilla 12"] * 40}),
+        ...     {"role": "assistant", "content": "12 tubs in every freezer."},
+        ...     {"role": "user", "content": "And mint?"},
+        ... ]
+        >>> small = compact(Layers("s", ["Never order mango."], day), 60, forget_everything)
+        >>> [message["content"] for message in small.conversation]
+        ['Summary of the earlier conversation:\\n', 'And mint?']
+    """
+    _check_arguments(layers, budget, summarize)
+    counter = _resolve(counter)
+    conversation = layers.conversation
+    _check_messages(conversation)
+
+    system, pinned = _fixed_tokens(layers, counter)
+    fixed = system + pinned
+    if fixed > budget:
+        raise ContextOverflowError(
+            f"budget {budget} tokens, system and pinned alone are {fixed} tokens",
+            budget=budget,
+            size=fixed,
+        )
+    sizes = _sizes(conversation, counter)  # message index -> tokens
+    total = fixed + sum(sizes)
+    if total <= budget:
+        return Layers(layers.system, list(layers.pinned), list(conversation))
+
+    # step 1: only the messages clearing replaced need counting again
+    cleared = _clear(conversation, KEEP_TOOL_RESULTS, counter)
+    sizes = [
+        size if new is old else _message_size(new, counter)
+        for size, new, old in zip(sizes, cleared, conversation, strict=True)
+    ]
+    total = fixed + sum(sizes)
+    if total <= budget:
+        return Layers(layers.system, list(layers.pinned), cleared)
+
+    # step 2: one summary message, then the latest question and what follows it
+    cut = _cut_index(cleared)
+    if not cut:  # None (no question at all) or 0 (nothing before the question)
+        raise ContextOverflowError(
+            f"budget {budget} tokens, the context is {total} tokens after clearing old "
+            "tool results, and there is nothing older than the latest question to summarize",
+            budget=budget,
+            size=total,
+        )
+    text = summarize(cleared[:cut])
+    if not isinstance(text, str):
+        raise TypeError(f"summarize must return a str, got {type(text).__name__}: {text!r:.80}")
+    summary: Message = {"role": "user", "content": SUMMARY_PREFIX + text}
+    kept = sum(sizes[cut:])
+    size = fixed + _message_size(summary, counter) + kept
+    if size > budget:
+        raise ContextOverflowError(
+            f"budget {budget} tokens, the compacted context is still {size} tokens "
+            f"(the latest question and what follows it alone are {kept} tokens)",
+            budget=budget,
+            size=size,
+        )
+    return Layers(layers.system, list(layers.pinned), [summary, *cleared[cut:]])

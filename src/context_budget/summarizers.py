@@ -1,0 +1,56 @@
+"""Deterministic stand-ins for a model that writes a summary.
+
+A summarizer takes the messages to summarize (oldest first) and returns the
+summary's text; ``compact`` puts that text in one user message. Both here are
+deterministic, so a lesson prints the same thing on every run:
+
+- ``keep_numbers`` keeps only the lines holding a digit: quantities, times
+  and ids survive, and rules stated in words are lost;
+- ``forget_everything`` keeps nothing, the worst summary possible.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from context_budget.clearing import _is_cleared
+from context_budget.messages import Message, _check_messages, _message_text
+
+__all__ = ["forget_everything", "keep_numbers"]
+
+_DIGIT = re.compile(r"[0-9]")
+
+
+def keep_numbers(messages: Sequence[Message]) -> str:
+    """The lines of all the messages' text that hold a digit, in order, one per line.
+
+    Each message's text is ``message_text``'s; a clearing marker is not a fact
+    and is skipped although it holds a number.
+
+    Example:
+        >>> keep_numbers([
+        ...     {"role": "user", "content": "Never order mango from Frostline."},
+        ...     {"role": "user", "content": "We close at 6 pm.\\nNo, make it 7 pm."},
+        ... ])
+        'We close at 6 pm.\\nNo, make it 7 pm.'
+    """
+    _check_messages(messages)
+    kept = [
+        line
+        for message in messages
+        for line in _message_text(message).splitlines()
+        if _DIGIT.search(line) and not _is_cleared(line)
+    ]
+    return "\n".join(kept)
+
+
+def forget_everything(messages: Sequence[Message]) -> str:
+    """An empty summary, whatever the messages say.
+
+    Example:
+        >>> forget_everything([{"role": "user", "content": "Never order mango."}])
+        ''
+    """
+    _check_messages(messages)
+    return ""

@@ -1,0 +1,223 @@
+"""Compaction: the seed's grade cases, the cut of step 2, errors and cost."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from typing import Any
+
+import pytest
+from conversations import (
+    LONG,
+    PINNED,
+    SMALL,
+    SYSTEM,
+    anthropic_day,
+    assistant,
+    call,
+    cleared_count,
+    results,
+    user,
+)
+
+from context_budget import (
+    SUMMARY_PREFIX,
+    ContextOverflowError,
+    Layers,
+    Message,
+    budget_report,
+    clear_old_tool_results,
+    compact,
+    estimate_tokens,
+    forget_everything,
+    keep_numbers,
+    validate_history,
+)
+
+LAYERS = Layers(SYSTEM, PINNED, LONG)
+
+
+def total(layers: Layers) -> int:
+    return budget_report(layers)["total"]
+
+
+class Recorder:
+    """A summarizer that remembers what it was given."""
+
+    def __init__(self, text: str = "") -> None:
+        self.calls: list[list[Message]] = []
+        self.text = text
+
+    def __call__(self, messages: list[Message]) -> str:
+        self.calls.append(copy.deepcopy(messages))
+        return self.text
+
+
+# the seed's grade_unit scenarios
+
+
+def test_a_context_that_fits_is_returned_unchanged() -> None:
+    layers = Layers("s", ["rule"], SMALL)
+    out = compact(layers, 10_000, forget_everything)
+    assert out == layers
+    assert out.conversation is not layers.conversation and out.pinned is not layers.pinned
+
+
+def test_step_one_alone_when_it_is_enough() -> None:
+    budget = total(Layers(SYSTEM, PINNED, clear_old_tool_results(LONG, 2)))
+    summarize = Recorder()
+    out = compact(LAYERS, budget, summarize)
+    assert len(out.conversation) == len(LONG)
+    assert cleared_count(out.conversation) == 6
+    assert out.conversation == clear_old_tool_results(LONG, 2)
+    assert summarize.calls == []
+
+
+def test_summarizes_up_to_the_latest_question() -> None:
+    out = compact(LAYERS, 250, forget_everything)
+    assert [m["content"] for m in out.conversation[-3:]] == ["q7", LONG[-2]["content"], "a7"]
+    assert out.conversation[0] == {"role": "user", "content": SUMMARY_PREFIX}
+    assert len(out.conversation) == 4
+    assert total(out) <= 250
+
+
+def test_pinned_records_and_system_are_untouched() -> None:
+    out = compact(LAYERS, 250, forget_everything)
+    assert out.pinned == PINNED and out.system == SYSTEM
+
+
+def test_pinned_records_over_the_budget_raise() -> None:
+    with pytest.raises(ContextOverflowError) as caught:
+        compact(Layers("s", ["x" * 4000], SMALL), 100, forget_everything)
+    assert str(caught.value) == "budget 100 tokens, system and pinned alone are 1011 tokens"
+    assert (caught.value.budget, caught.value.size) == (100, 1011)
+
+
+def test_a_latest_turn_over_the_budget_raises() -> None:
+    with pytest.raises(ContextOverflowError, match="budget 100 tokens"):
+        compact(Layers("s", [], [user("y" * 4000)]), 100, forget_everything)
+
+
+# step 2 in detail
+
+
+def test_the_summarizer_gets_the_cleared_messages_before_the_question() -> None:
+    summarize = Recorder("kept 12 tubs")
+    out = compact(LAYERS, 250, summarize)
+    assert summarize.calls == [clear_old_tool_results(LONG, 2)[:21]]
+    assert out.conversation[0]["content"] == SUMMARY_PREFIX + "kept 12 tubs"
+
+
+def test_keep_numbers_keeps_digits_and_loses_words() -> None:
+    day = [user("Never order mango."), assistant("We close at 7 pm."), user("And now?")]
+    out = compact(Layers("", [], day), 26, keep_numbers)
+    assert out.conversation == [
+        {"role": "user", "content": SUMMARY_PREFIX + "We close at 7 pm."},
+        user("And now?"),
+    ]
+
+
+def test_a_summary_that_still_does_not_fit_raises_with_both_sizes() -> None:
+    with pytest.raises(ContextOverflowError) as caught:
+        compact(LAYERS, 160, Recorder("z" * 400))
+    error = caught.value
+    assert error.budget == 160 and error.size > 160
+    assert str(error).startswith(f"budget 160 tokens, the compacted context is still {error.size}")
+
+
+def test_nothing_older_to_summarize_raises() -> None:
+    day = [user("q"), assistant("x" * 4000)]
+    with pytest.raises(ContextOverflowError, match="nothing older"):
+        compact(Layers("", [], day), 100, forget_everything)
+
+
+def test_a_conversation_without_a_question_raises() -> None:
+    day = [assistant("x" * 400), assistant("y" * 400)]
+    with pytest.raises(ContextOverflowError, match="nothing older"):
+        compact(Layers("", [], day), 100, forget_everything)
+
+
+def test_a_turn_of_only_tool_results_is_not_the_latest_question() -> None:
+    day = [user("q0"), assistant("x" * 400), user("q1"), call("t1"), results("t1")]
+    summarize = Recorder()
+    out = compact(Layers("", [], day), 100, summarize)
+    assert out.conversation[1:] == day[2:]
+    assert len(summarize.calls[0]) == 2
+
+
+def test_a_question_that_answers_a_call_keeps_the_call() -> None:
+    day = [*anthropic_day(3), call("t9"), results("t9", text="And mint?"), assistant("7 tubs.")]
+    out = compact(Layers("", [], day), 100, forget_everything)
+    assert out.conversation[1:] == day[-3:]  # the call stays with its result
+    assert validate_history(day) == [] and validate_history(out.conversation) == []
+
+
+def test_the_cut_moves_back_as_far_as_the_oldest_kept_call() -> None:
+    # not a valid history (t1 is answered late), but the call must still stay
+    day = [user("q0" * 100), call("t1"), assistant("no result yet")]
+    day += [call("t2"), results("t2", "t1", text="q1")]
+    out = compact(Layers("", [], day), 180, forget_everything)
+    assert out.conversation[1:] == day[1:]
+
+
+def test_thinking_blocks_in_the_kept_tail_are_sent_back_exactly() -> None:
+    thinking = {"type": "thinking", "thinking": "Mint is in freezer 2.", "signature": "abc=="}
+    turn = {"role": "assistant", "content": [thinking, *call("t9")["content"]]}
+    day = [*anthropic_day(4), turn, results("t9", text="q9")]
+    out = compact(Layers("", [], day), 120, forget_everything)
+    assert out.conversation[1] == turn and out.conversation[1]["content"][0] == thinking
+
+
+def test_the_input_is_never_mutated() -> None:
+    day = anthropic_day(6) + LONG
+    layers = Layers(SYSTEM, list(PINNED), day)
+    snapshot = copy.deepcopy(layers)
+    for budget in (10_000, 1_000, 250, 100):
+        with contextlib.suppress(ContextOverflowError):
+            compact(layers, budget, keep_numbers)
+    assert layers == snapshot
+
+
+def test_a_custom_counter_decides_what_fits() -> None:
+    def one_per_text(text: str) -> int:
+        return 1 if text else 0
+
+    out = compact(LAYERS, 200, forget_everything, counter=one_per_text)
+    assert budget_report(out, counter=one_per_text)["total"] <= 200 < total(LAYERS)
+    assert out.conversation == LONG  # counted this way the day is small and fits as it is
+
+
+def test_each_message_is_counted_a_bounded_number_of_times() -> None:
+    # linear cost: no recount of the conversation after each dropped message
+    day = anthropic_day(500)  # 2,000 messages, 500 tool results
+    counted: list[int] = []
+
+    def counting(text: str) -> int:
+        counted.append(1)
+        return estimate_tokens(text)
+
+    compact(Layers("s", PINNED, day), 300, forget_everything, counter=counting)
+    # system, pinned, summary, every message once, and twice more per cleared result
+    assert len(counted) <= 3 + len(day) + 2 * 500
+
+
+# bad input
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "match"),
+    [
+        ((LAYERS, -1, forget_everything), ValueError, "budget must be >= 0 tokens, got -1"),
+        ((LAYERS, 250.0, forget_everything), TypeError, "got 250.0"),
+        ((LAYERS, True, forget_everything), TypeError, "got True"),
+        ((LAYERS, 250, "forget"), TypeError, "summarize must be callable.*'forget'"),
+        ((LONG, 250, forget_everything), TypeError, "layers must be a Layers, got list"),
+        ((LAYERS, 250, lambda messages: None), TypeError, "must return a str, got NoneType"),
+        ((LAYERS, 250, lambda messages: ["x"]), TypeError, r"got list: \['x'\]"),
+    ],
+)
+def test_bad_arguments_are_named(
+    arguments: tuple[Any, ...], error: type[Exception], match: str
+) -> None:
+    with pytest.raises(error, match=match):
+        compact(*arguments)

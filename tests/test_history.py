@@ -1,0 +1,86 @@
+"""validate_history: every broken tool-call pair, with the message that holds it."""
+
+from __future__ import annotations
+
+from conversations import LONG, anthropic_day, assistant, call, result_block, results, user
+
+from context_budget import HistoryProblem, validate_history
+
+
+def test_a_valid_history_has_no_problem() -> None:
+    assert validate_history(anthropic_day(5)) == []
+    assert validate_history([]) == []
+
+
+def test_shorthand_tool_messages_are_not_paired() -> None:
+    assert validate_history(LONG) == []
+
+
+def test_a_leading_orphan_result_is_found() -> None:
+    # what a trim that drops the oldest messages leaves behind (langchain #33245)
+    day = anthropic_day(3)[2:]
+    assert validate_history(day) == [HistoryProblem(0, "t0", "orphan result")]
+
+
+def test_a_result_that_does_not_match_the_preceding_call_is_found() -> None:
+    day = [user("q"), call("t1"), results("t2"), assistant("a")]
+    assert validate_history(day) == [
+        HistoryProblem(1, "t1", "unanswered call"),
+        HistoryProblem(2, "t2", "orphan result"),
+    ]
+
+
+def test_an_unanswered_call_is_found() -> None:
+    day = [user("q"), call("t1", "t2"), results("t1"), assistant("a")]
+    assert validate_history(day) == [HistoryProblem(1, "t2", "unanswered call")]
+
+
+def test_a_call_followed_by_an_assistant_message_is_unanswered() -> None:
+    day = [user("q"), call("t1"), assistant("done")]
+    assert validate_history(day) == [HistoryProblem(1, "t1", "unanswered call")]
+
+
+def test_a_trailing_pending_call_is_not_a_problem() -> None:
+    assert validate_history([user("q"), call("t1")]) == []
+
+
+def test_a_result_far_from_its_call_is_misplaced() -> None:
+    day = [user("q"), call("t1"), assistant("thinking it over"), results("t1")]
+    assert validate_history(day) == [
+        HistoryProblem(1, "t1", "unanswered call"),
+        HistoryProblem(3, "t1", "misplaced result"),
+    ]
+
+
+def test_a_result_after_text_is_misplaced_but_answers_its_call() -> None:
+    late = {"role": "user", "content": [{"type": "text", "text": "here"}, result_block("t1")]}
+    assert validate_history([user("q"), call("t1"), late]) == [
+        HistoryProblem(2, "t1", "misplaced result")
+    ]
+
+
+def test_a_result_in_an_assistant_message_is_misplaced() -> None:
+    wrong = {"role": "assistant", "content": [result_block("t1")]}
+    assert validate_history([user("q"), call("t1"), wrong]) == [
+        HistoryProblem(1, "t1", "unanswered call"),
+        HistoryProblem(2, "t1", "misplaced result"),
+    ]
+
+
+def test_a_call_answered_twice_is_misplaced_the_second_time() -> None:
+    twice = {"role": "user", "content": [result_block("t1"), result_block("t1")]}
+    assert validate_history([user("q"), call("t1"), twice]) == [
+        HistoryProblem(2, "t1", "misplaced result")
+    ]
+
+
+def test_problems_come_in_message_order_and_print_readably() -> None:
+    day = [results("t0"), call("t1"), user("no results"), call("t2"), results("t3")]
+    problems = validate_history(day)
+    assert [p.index for p in problems] == sorted(p.index for p in problems)
+    assert [str(p) for p in problems] == [
+        "message 0: orphan result t0",
+        "message 1: unanswered call t1",
+        "message 3: unanswered call t2",
+        "message 4: orphan result t3",
+    ]

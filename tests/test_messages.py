@@ -1,0 +1,130 @@
+"""Message shapes: the shorthand tool message, the text that counts, and bad input."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conversations import call, result_block, user
+
+from context_budget import (
+    Layers,
+    budget_report,
+    clear_old_tool_results,
+    compact,
+    forget_everything,
+    keep_numbers,
+    message_text,
+    message_tokens,
+    tool_message,
+    validate_history,
+)
+
+
+def test_tool_message_is_compact_json_with_sorted_keys() -> None:
+    message = tool_message("stock_level", {"vanilla": 12, "mango": [0, 1]})
+    assert message == {
+        "role": "tool",
+        "name": "stock_level",
+        "content": '{"mango":[0,1],"vanilla":12}',
+    }
+    assert json.loads(message["content"]) == {"vanilla": 12, "mango": [0, 1]}
+
+
+def test_tool_message_rejects_a_payload_that_is_not_json() -> None:
+    with pytest.raises(TypeError, match="'stock_level'"):
+        tool_message("stock_level", {"when": object()})
+
+
+def test_tool_message_rejects_an_empty_name() -> None:
+    with pytest.raises(TypeError, match="''"):
+        tool_message("", {})
+
+
+def test_message_text_covers_every_block_kind() -> None:
+    message = {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "Check the freezer.", "signature": "sig"},
+            {"type": "text", "text": "Looking."},
+            {"type": "tool_use", "id": "t1", "name": "stock", "input": {"b": 1, "a": "x"}},
+        ],
+    }
+    assert message_text(message) == 'Check the freezer.\nLooking.\nstock {"a":"x","b":1}'
+
+
+def test_tool_result_text_is_its_content_whether_str_or_blocks() -> None:
+    as_str = {"role": "user", "content": [result_block("t1", "12 tubs")]}
+    as_blocks = {
+        "role": "user",
+        "content": [
+            result_block("t1", [{"type": "text", "text": "12"}, {"type": "text", "text": "tubs"}])
+        ],
+    }
+    assert message_text(as_str) == "12 tubs"
+    assert message_text(as_blocks) == "12\ntubs"
+
+
+def test_an_unknown_block_is_counted_by_its_json_not_for_free() -> None:
+    image = {"type": "image", "source": {"type": "base64", "data": "A" * 400}}
+    message = {"role": "user", "content": [image]}
+    assert "A" * 400 in message_text(message)
+    assert message_tokens(message) > 100
+
+
+# every public function that takes messages checks them, and names the bad one
+TAKES_MESSAGES: list[Callable[[list[Any]], object]] = [
+    lambda messages: clear_old_tool_results(messages, 2),
+    validate_history,
+    keep_numbers,
+    forget_everything,
+    lambda messages: budget_report(Layers("s", [], messages)),
+    lambda messages: compact(Layers("s", [], messages), 10_000, forget_everything),
+]
+
+BAD_THIRD_MESSAGE = [
+    ({"role": "user"}, ValueError, "message 3 has no 'content'"),
+    ({"content": "hi"}, ValueError, "message 3 has no 'role'"),
+    ({"role": "human", "content": "hi"}, ValueError, "message 3 has role 'human'"),
+    ({"role": "user", "content": 7}, TypeError, "message 3 has content of type int"),
+    (["user", "hi"], TypeError, "message 3 has type list, not dict"),
+    ({"role": "user", "content": ["hi"]}, TypeError, "message 3, block 0 has type str, not dict"),
+    ({"role": "user", "content": [{"text": "hi"}]}, ValueError, "message 3, block 0 has no 'type'"),
+    (
+        {"role": "assistant", "content": [{"type": "tool_use", "name": "x", "input": {}}]},
+        ValueError,
+        r"message 3, block 0 \(tool_use\) has no 'id'",
+    ),
+    (
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": 5}]},
+        TypeError,
+        r"message 3, block 0 \(tool_result\) has content of type int",
+    ),
+    (
+        {"role": "user", "content": [{"type": "text", "text": None}]},
+        TypeError,
+        r"message 3, block 0 \(text\) has 'text' of type NoneType",
+    ),
+]
+
+
+@pytest.mark.parametrize("function", TAKES_MESSAGES)
+@pytest.mark.parametrize(("bad", "error", "message"), BAD_THIRD_MESSAGE)
+def test_every_function_names_the_bad_message(
+    function: Callable[[list[Any]], object], bad: Any, error: type[Exception], message: str
+) -> None:
+    messages = [user("q0"), call("t1"), {"role": "user", "content": [result_block("t1")]}, bad]
+    with pytest.raises(error, match=message):
+        function(messages)
+
+
+def test_message_tokens_rejects_a_message_without_content() -> None:
+    with pytest.raises(ValueError, match="message has no 'content'"):
+        message_tokens({"role": "user"})
+
+
+def test_a_string_is_not_a_list_of_messages() -> None:
+    with pytest.raises(TypeError, match="got str"):
+        validate_history("hello")  # type: ignore[arg-type]

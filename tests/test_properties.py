@@ -1,0 +1,219 @@
+"""Properties of clearing and compaction over generated conversations.
+
+The generator writes valid Anthropic-format histories (questions, assistant
+turns with thinking, text and up to two tool calls, user turns answering every
+call with results first, some of them errors, some followed by a question, and
+sometimes a trailing pending call), and shorthand ones made of ``tool`` messages.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from context_budget import (
+    SUMMARY_PREFIX,
+    ContextOverflowError,
+    Layers,
+    Message,
+    budget_report,
+    clear_old_tool_results,
+    compact,
+    forget_everything,
+    keep_numbers,
+    tool_message,
+    validate_history,
+)
+
+EXAMPLES = settings(max_examples=1000, deadline=None)
+
+WORDS = ["vanilla 12 tubs", "mint", "Never order mango.", "closing 7 pm", "A-4817: 20 tubs"]
+
+
+# short texts of about 0 to 150 tokens, some with digits, drawn whole (cheap to generate)
+TEXTS = ["\n".join((WORDS[n % 5 :] + WORDS[: n % 5])[: n % 6] * (1 + n % 7)) for n in range(35)]
+texts = st.sampled_from(TEXTS)
+
+
+@st.composite
+def anthropic_conversations(draw: st.DrawFn) -> list[Message]:
+    messages: list[Message] = []
+    pending: list[str] = []  # ids the last assistant message called
+    ids = iter(f"toolu_{n:02}" for n in range(100))
+    for _ in range(draw(st.integers(0, 6))):
+        if pending:
+            blocks: list[dict[str, Any]] = []
+            for tool_id in pending:
+                content: Any = draw(texts)
+                if draw(st.booleans()):
+                    content = [{"type": "text", "text": content}]
+                block = {"type": "tool_result", "tool_use_id": tool_id, "content": content}
+                if draw(st.integers(0, 5)) == 0:
+                    block["is_error"] = True
+                blocks.append(block)
+            if draw(st.booleans()):  # the answer to the calls also asks something
+                blocks.append({"type": "text", "text": draw(texts)})
+            messages.append({"role": "user", "content": blocks})
+        elif draw(st.booleans()):
+            messages.append({"role": "user", "content": draw(texts)})
+        else:
+            messages.append({"role": "user", "content": [{"type": "text", "text": draw(texts)}]})
+        turn: list[dict[str, Any]] = []
+        if draw(st.integers(0, 3)) == 0:
+            turn.append({"type": "thinking", "thinking": draw(texts), "signature": "sig"})
+        if draw(st.booleans()):
+            turn.append({"type": "text", "text": draw(texts)})
+        pending = [next(ids) for _ in range(draw(st.integers(0, 2)))]
+        turn += [
+            {"type": "tool_use", "id": tool_id, "name": "stock", "input": {"q": draw(texts)}}
+            for tool_id in pending
+        ]
+        messages.append({"role": "assistant", "content": turn or draw(texts)})
+    if messages and not pending and draw(st.booleans()):
+        messages.append({"role": "user", "content": draw(texts)})
+    return messages
+
+
+@st.composite
+def shorthand_conversations(draw: st.DrawFn) -> list[Message]:
+    messages: list[Message] = []
+    for _ in range(draw(st.integers(0, 6))):
+        messages.append({"role": "user", "content": draw(texts)})
+        for _ in range(draw(st.integers(0, 2))):
+            result = tool_message("stock_level", {"rows": draw(texts).splitlines()})
+            if draw(st.integers(0, 5)) == 0:
+                result["is_error"] = True
+            messages.append(result)
+        messages.append({"role": "assistant", "content": draw(texts)})
+    return messages
+
+
+conversations = st.one_of(
+    anthropic_conversations(), anthropic_conversations(), shorthand_conversations()
+)
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[Layers, int, Any]:
+    """Layers, a budget from 0 to a little over their size, and a summarizer."""
+    pinned = draw(st.lists(st.sampled_from(WORDS), max_size=3))
+    layers = Layers(draw(st.sampled_from(["", "s", "You help Lucy."])), pinned, draw(conversations))
+    report = budget_report(layers)
+    size, fixed = report["total"], report["system"] + report["pinned"]
+    cleared = budget_report(
+        Layers(layers.system, pinned, clear_old_tool_results(layers.conversation, 2))
+    )["total"]
+    # any budget, and more often the ones near where each step starts to suffice
+    budget = draw(
+        st.one_of(
+            st.integers(fixed, max(fixed, cleared)),
+            st.integers(max(fixed, cleared - 3), cleared + 3),
+            st.integers(0, size + 20),
+        )
+    )
+    summarize = draw(st.sampled_from([forget_everything, keep_numbers]))
+    return layers, budget, summarize
+
+
+def run(layers: Layers, budget: int, summarize: Any) -> Layers | ContextOverflowError:
+    try:
+        return compact(layers, budget, summarize)
+    except ContextOverflowError as error:
+        return error
+
+
+@EXAMPLES
+@given(cases())
+def test_compact_fits_the_budget_or_raises(case: tuple[Layers, int, Any]) -> None:
+    budget = case[1]
+    out = run(*case)
+    if isinstance(out, ContextOverflowError):
+        assert out.budget == budget and out.size > budget
+    else:
+        assert budget_report(out)["total"] <= budget
+
+
+@EXAMPLES
+@given(cases())
+def test_compact_never_changes_system_or_pinned(case: tuple[Layers, int, Any]) -> None:
+    layers = case[0]
+    out = run(*case)
+    if isinstance(out, Layers):
+        assert out.system == layers.system and out.pinned == layers.pinned
+
+
+@EXAMPLES
+@given(cases())
+def test_compact_leaves_its_input_unchanged(case: tuple[Layers, int, Any]) -> None:
+    snapshot = copy.deepcopy(case[0])
+    run(*case)
+    assert case[0] == snapshot
+
+
+@EXAMPLES
+@given(cases())
+def test_compact_keeps_order_and_a_suffix_of_the_cleared_conversation(
+    case: tuple[Layers, int, Any],
+) -> None:
+    layers = case[0]
+    out = run(*case)
+    if not isinstance(out, Layers):
+        return
+    conversation = layers.conversation
+    cleared = clear_old_tool_results(conversation, 2)
+    if out.conversation in (conversation, cleared):
+        return
+    summary, *tail = out.conversation
+    assert summary["role"] == "user" and summary["content"].startswith(SUMMARY_PREFIX)
+    assert tail and tail == cleared[len(cleared) - len(tail) :]
+    # the kept tail holds the latest question, unless a kept call pulled the cut back
+    first = tail[0]
+    assert first["role"] == "user" or any(
+        isinstance(block, dict) and block["type"] == "tool_use" for block in first["content"]
+    )
+
+
+@EXAMPLES
+@given(cases())
+def test_compact_never_makes_an_orphan(case: tuple[Layers, int, Any]) -> None:
+    layers = case[0]
+    assert validate_history(layers.conversation) == []  # the generator writes valid histories
+    out = run(*case)
+    if isinstance(out, Layers):
+        assert validate_history(out.conversation) == []
+
+
+@EXAMPLES
+@given(conversations, st.integers(0, 5))
+def test_clearing_keeps_length_roles_order_and_calls(messages: list[Message], keep: int) -> None:
+    snapshot = copy.deepcopy(messages)
+    out = clear_old_tool_results(messages, keep)
+    assert messages == snapshot
+    assert [m["role"] for m in out] == [m["role"] for m in messages]
+    for old, new in zip(messages, out, strict=True):
+        if old["role"] == "assistant":  # calls, thinking and answers are never touched
+            assert new == old
+        if isinstance(old["content"], list):  # each block keeps its place, type and id
+            assert [(b["type"], b.get("tool_use_id")) for b in new["content"]] == [
+                (b["type"], b.get("tool_use_id")) for b in old["content"]
+            ]
+    assert validate_history(out) == validate_history(messages)
+    results = [result for message in messages for result in _results(message)]
+    ordinary = [result for result in results if result.get("is_error") is not True]
+    changed = sum(
+        a != b
+        for old, new in zip(messages, out, strict=True)
+        for a, b in zip(_results(old), _results(new), strict=True)
+    )
+    assert changed == max(0, len(ordinary) - keep)
+
+
+def _results(message: Message) -> list[dict[str, Any]]:
+    """The tool results in a message: itself if shorthand, else its tool_result blocks."""
+    if message["role"] == "tool":
+        return [message]
+    content = message["content"]
+    return [b for b in content if b["type"] == "tool_result"] if isinstance(content, list) else []

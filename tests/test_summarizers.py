@@ -1,0 +1,47 @@
+"""The deterministic summarizers: keep_numbers and forget_everything."""
+
+from __future__ import annotations
+
+import copy
+
+from conversations import LONG, anthropic_day, assistant, call, user
+
+from context_budget import clear_old_tool_results, forget_everything, keep_numbers
+
+
+def test_keep_numbers_keeps_only_lines_with_a_digit_in_order() -> None:
+    day = [
+        user("Never order mango from Frostline.\nClosing time is 6 pm."),
+        assistant("Noted."),
+        user("Make closing 7 pm.\nThe sign-up sheet goes by the door."),
+    ]
+    assert keep_numbers(day) == "Closing time is 6 pm.\nMake closing 7 pm."
+
+
+def test_keep_numbers_reads_tool_calls_and_results() -> None:
+    summary = keep_numbers([user("q"), call("A-4817")])
+    assert summary == 'stock {"flavor":"A-4817"}'
+    assert keep_numbers(anthropic_day(1)).splitlines()[:2] == ["q0", 'stock {"flavor":"t0"}']
+
+
+def test_keep_numbers_skips_clearing_markers() -> None:
+    cleared = clear_old_tool_results(LONG, 0)
+    assert "cleared" not in keep_numbers(cleared)
+    assert keep_numbers(cleared).splitlines() == [f"{kind}{i}" for i in range(8) for kind in "qa"]
+
+
+def test_keep_numbers_is_deterministic_and_leaves_input_alone() -> None:
+    day = anthropic_day(3)
+    snapshot = copy.deepcopy(day)
+    assert keep_numbers(day) == keep_numbers(day)
+    assert day == snapshot
+
+
+def test_keep_numbers_of_nothing_is_empty() -> None:
+    assert keep_numbers([]) == ""
+    assert keep_numbers([user("no digits here")]) == ""
+
+
+def test_forget_everything_keeps_nothing() -> None:
+    assert forget_everything(LONG) == ""
+    assert forget_everything([]) == ""
