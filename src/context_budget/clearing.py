@@ -106,7 +106,7 @@ def clear_old_tool_results(
         cleared result's content is ``[tool result cleared to save context: N
         tokens]``, N being the tokens its old content counted.
 
-    Example:
+    Examples:
         >>> from context_budget import tool_message
         >>> day = [tool_message("stock", {"rows": ["vanilla 12"] * 3}) for _ in range(3)]
         >>> for message in clear_old_tool_results(day, keep_last=1):

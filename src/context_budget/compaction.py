@@ -121,7 +121,7 @@ def compact(
             is nothing older to summarize, or the summarized context still does
             not fit. ``budget`` and ``size`` (tokens) are on the error.
 
-    Example:
+    Examples:
         >>> from context_budget import forget_everything, tool_message
         >>> day = [
         ...     {"role": "user", "content": "How much vanilla?"},

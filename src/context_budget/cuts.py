@@ -54,7 +54,7 @@ def head(text: str, budget: int, counter: TokenCounter | None = None) -> str:
     Returns ``text`` itself when every line fits; otherwise the leading lines
     that fit, joined by newlines, with no sign that anything was cut.
 
-    Example:
+    Examples:
         >>> head("10:02 vanilla\\n10:05 mint\\n10:09 mango", 8)
         '10:02 vanilla\\n10:05 mint'
     """
@@ -72,7 +72,7 @@ def head_and_tail(text: str, budget: int, counter: TokenCounter | None = None) -
     (``[... 52 lines left out ...]``; the gap line is not charged to the
     budget). Returns ``text`` itself when every line fits.
 
-    Example:
+    Examples:
         >>> log = "\\n".join(f"10:{minute:02} | vanilla | 1 tub" for minute in range(10))
         >>> print(head_and_tail(log, 14))
         10:00 | vanilla | 1 tub
@@ -103,7 +103,7 @@ def transfer_filter(
     ``[kept K of M matching lines; T lines in total]``, which is not charged
     to the budget. With no match, only the count line is returned.
 
-    Example:
+    Examples:
         >>> sales = "10:05 | Pistachio | 1 tub\\n10:09 | mint | 3 tubs\\n10:15 | pistachio | 2 tubs"
         >>> print(transfer_filter(sales, "PISTACHIO", 8))
         10:15 | pistachio | 2 tubs
