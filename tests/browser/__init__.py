@@ -1,0 +1,1 @@
+"""The built site opened in headless Chromium (``make browser``)."""

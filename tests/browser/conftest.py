@@ -1,0 +1,262 @@
+"""Serve the built ``site/`` on 127.0.0.1 and open it in Debian's Chromium.
+
+One HTTP server and one browser for the whole session. Tests open pages through
+``open_page``: each page in a fresh browser context (its own cookies, storage
+and cache, closed when the test ends), loaded until the network settles, with
+every console error, page error, failed request and request that leaves
+127.0.0.1 recorded (requests off the site are blocked, so nothing waits on a
+network that is not there).
+
+The pages are found by walking ``site/**/index.html``, never listed by hand, so
+a new chapter or notebook is checked the moment it is built.
+``BROWSER_SITE_DIR`` points the check at another built site (a scratch copy
+used to show that each check can fail); by default it is this project's
+``site/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    Request,
+    Response,
+    Route,
+    sync_playwright,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+SITE_DIR = Path(os.environ.get("BROWSER_SITE_DIR", REPO / "site")).resolve()
+CHROMIUM = "/usr/bin/chromium"
+# Flags that work on these machines: without the background-networking ones
+# Chromium keeps trying to reach Google's hosts through a closed network.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOCAL_HOST = "127.0.0.1"
+NAVIGATION_TIMEOUT_MS = 30_000
+ACTION_TIMEOUT_MS = 15_000
+MISSING_SITE = f"site/ is missing: run make site (looked for {SITE_DIR / 'index.html'})"
+NO_PAGES = "<no pages found>"
+
+PAGES_CHECKED = pytest.StashKey[set[str]]()
+
+
+def site_pages(site_dir: Path = SITE_DIR) -> list[str]:
+    """URL paths of every built page, relative to the site root ('' is the home page)."""
+    pages: list[str] = []
+    for index in sorted(site_dir.rglob("index.html")):
+        relative = index.parent.relative_to(site_dir).as_posix()
+        pages.append("" if relative == "." else f"{relative}/")
+    return pages
+
+
+def notebook_pages(site_dir: Path = SITE_DIR) -> list[str]:
+    """The pages built from notebooks: everything under ``notebooks/``."""
+    return [page for page in site_pages(site_dir) if page.startswith("notebooks/")]
+
+
+def require_site(site_dir: Path = SITE_DIR) -> None:
+    if not (site_dir / "index.html").is_file():
+        pytest.fail(MISSING_SITE, pytrace=False)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize ``page_path`` over every page and ``notebook_path`` over notebook pages.
+
+    With no site (or no notebook page) the test still runs once, and fails with
+    a message that says why, instead of being collected as nothing.
+    """
+    for name, finder in (("page_path", site_pages), ("notebook_path", notebook_pages)):
+        if name in metafunc.fixturenames:
+            found = finder() if (SITE_DIR / "index.html").is_file() else []
+            values = found or [NO_PAGES]
+            ids = [(page.rstrip("/") or "home") for page in values]
+            metafunc.parametrize(name, values, ids=ids)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        """Keep the test output free of one access-log line per request."""
+
+
+@pytest.fixture(scope="session")
+def site_url() -> Iterator[str]:
+    """The built site served by a threaded http.server on 127.0.0.1 and a free port."""
+    require_site()
+    handler = functools.partial(_QuietHandler, directory=str(SITE_DIR))
+    server = ThreadingHTTPServer((LOCAL_HOST, 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://{LOCAL_HOST}:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[Playwright]:
+    # Not named `playwright`, so the pytest-playwright plugin could never clash with it.
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright_driver: Playwright) -> Iterator[Browser]:
+    """Debian's Chromium, headless; Playwright gives it a fresh temporary profile."""
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(
+            f"{CHROMIUM} is missing: run `bash tools/ensure-chromium.sh`"
+            " (never `playwright install`)",
+            pytrace=False,
+        )
+    browser = playwright_driver.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+    )
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+def is_local(url: str) -> bool:
+    """True for a URL served by the test server or needing no network at all."""
+    parts = urlsplit(url)
+    if parts.scheme in {"data", "blob", "about"}:
+        return True
+    return parts.scheme in {"http", "https", "ws", "wss"} and parts.hostname == LOCAL_HOST
+
+
+@dataclass
+class PageProblems:
+    """Everything that went wrong while a page loaded and was used."""
+
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    external_requests: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        groups = {
+            "console error": self.console_errors,
+            "page error": self.page_errors,
+            "failed request": self.failed_requests,
+            "request leaving 127.0.0.1": self.external_requests,
+        }
+        return [f"{kind}: {item}" for kind, items in groups.items() for item in items]
+
+
+@dataclass
+class LoadedPage:
+    page: Page
+    url: str
+    problems: PageProblems
+
+
+class OpenPage:
+    """Opens pages of the served site, each in a fresh browser context.
+
+    ``open_page(path)`` loads one page and waits for the network to settle;
+    ``open_page.all(paths)`` starts every load before waiting for any, so the
+    browser fetches them side by side. Each page records its own problems; no
+    listener, cache or route is shared, and every context closes with the test.
+    """
+
+    def __init__(self, chromium: Browser, site_url: str, checked: set[str]) -> None:
+        self._chromium = chromium
+        self._site_url = site_url
+        self._checked = checked
+        self._contexts: list[BrowserContext] = []
+
+    def __call__(self, path: str) -> LoadedPage:
+        return self.all([path])[0]
+
+    def all(self, paths: Sequence[str]) -> list[LoadedPage]:
+        started = [self._start(path) for path in paths]
+        for loaded in started:
+            loaded.page.wait_for_load_state("networkidle")
+        return started
+
+    def close(self) -> None:
+        for context in self._contexts:
+            context.close()
+
+    def _start(self, path: str) -> LoadedPage:
+        if path == NO_PAGES:
+            pytest.fail(f"no such page was found in {SITE_DIR}", pytrace=False)
+        problems = PageProblems()
+        context = self._chromium.new_context(viewport={"width": 1280, "height": 900})
+        self._contexts.append(context)
+        context.set_default_timeout(ACTION_TIMEOUT_MS)
+        context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+
+        def block_external(route: Route) -> None:
+            problems.external_requests.append(route.request.url)
+            route.abort("blockedbyclient")
+
+        def on_console(message: ConsoleMessage) -> None:
+            where = message.location.get("url", "")
+            # A blocked request off the site logs an error too; it is reported once, below.
+            if message.type == "error" and is_local(where or "about:"):
+                problems.console_errors.append(f"{message.text} ({where})")
+
+        def on_failed(req: Request) -> None:
+            if is_local(req.url):  # external ones are already reported, and were blocked
+                problems.failed_requests.append(f"{req.url}: {req.failure}")
+
+        def on_response(response: Response) -> None:
+            if response.status >= 400:
+                problems.failed_requests.append(f"{response.url}: HTTP {response.status}")
+
+        # Context-wide, so requests and messages from the search worker count too.
+        context.route(lambda url: not is_local(url), block_external)
+        context.on("console", on_console)
+        context.on("requestfailed", on_failed)
+        context.on("response", on_response)
+        page = context.new_page()
+        page.on("pageerror", lambda error: problems.page_errors.append(str(error)))
+        url = self._site_url + path
+        page.goto(url, wait_until="commit")
+        self._checked.add(path)
+        return LoadedPage(page=page, url=url, problems=problems)
+
+
+@pytest.fixture
+def open_page(
+    request: pytest.FixtureRequest, site_url: str, chromium: Browser
+) -> Iterator[OpenPage]:
+    """Open pages of the site in fresh browser contexts, recording what goes wrong."""
+    opener = OpenPage(chromium, site_url, request.config.stash.setdefault(PAGES_CHECKED, set()))
+    try:
+        yield opener
+    finally:
+        opener.close()
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    checked = config.stash.get(PAGES_CHECKED, set())
+    if checked:
+        terminalreporter.write_line(f"browser: {len(checked)} pages checked")

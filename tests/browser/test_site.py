@@ -1,0 +1,224 @@
+"""The built site in a real browser: every page loads clean, offline, and works.
+
+Run after ``make site`` with ``make browser`` (``pytest -m browser``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from .conftest import (
+    REPO,
+    SITE_DIR,
+    LoadedPage,
+    OpenPage,
+    is_local,
+    notebook_pages,
+    require_site,
+    site_pages,
+)
+
+pytestmark = pytest.mark.browser
+
+# A word from chapter 1 that the search box must find, and the page it must lead to.
+SEARCH_WORD = "quadratic"
+CHAPTER_PATH = "budget/context-is-a-budget/"
+
+# Material 9.8 draws `nav.md-code__nav > button.md-code__button[data-md-type=copy]`;
+# older 9.x releases drew `button.md-clipboard`. Either one is a copy button.
+COPY_BUTTON = "button.md-clipboard, button.md-code__button[data-md-type='copy']"
+CONTENT = "article.md-content__inner"
+NOTEBOOK_CONTENT = f"{CONTENT} .jupyter-wrapper"
+PAYLOAD_TIMEOUT_S = 60
+SEARCH_TIMEOUT_MS = 10_000
+
+
+def _report(loaded: LoadedPage, problems: list[str]) -> str:
+    return f"{loaded.url}\n  " + "\n  ".join(problems)
+
+
+def _page_with_code(path: str) -> bool:
+    html = (SITE_DIR / path / "index.html").read_text(encoding="utf-8")
+    return "<pre" in html
+
+
+def test_page_loads_clean_and_offline(open_page: OpenPage, page_path: str) -> None:
+    """No console error, no page error, no failed request, nothing fetched off 127.0.0.1."""
+    loaded = open_page(page_path)
+    assert loaded.page.locator(CONTENT).count() == 1, f"{loaded.url}: no article content"
+    problems = loaded.problems.lines()
+    assert not problems, _report(loaded, problems)
+
+
+def test_search_finds_a_chapter_word(open_page: OpenPage) -> None:
+    """Material's search (its index loads over http) leads from a word to its chapter."""
+    require_site()
+    chapter_html = SITE_DIR / CHAPTER_PATH / "index.html"
+    assert chapter_html.is_file(), f"the chapter {CHAPTER_PATH} was not built"
+    assert SEARCH_WORD in chapter_html.read_text(encoding="utf-8").lower(), (
+        f"{SEARCH_WORD!r} is not in {CHAPTER_PATH}: change SEARCH_WORD to a word the chapter has"
+    )
+    loaded = open_page("")
+    page = loaded.page
+    query = page.locator("input.md-search__input")
+    meta = page.locator(".md-search-result__meta")
+    query.click()
+    # Material writes its placeholder into the result meta once the worker has the index.
+    page.wait_for_function(
+        "() => document.querySelector('.md-search-result__meta')?.textContent.trim()"
+    )
+    # Type key by key: Material runs the query on keyup, which fill() never sends.
+    query.press_sequentially(SEARCH_WORD)
+    target = loaded.url + CHAPTER_PATH
+    # On a timeout, the assertion below says what the search showed instead.
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.locator(f".md-search-result__link[href^='{target}']").first.wait_for(
+            state="attached", timeout=SEARCH_TIMEOUT_MS
+        )
+    hrefs = [
+        href
+        for link in page.locator(".md-search-result__link").all()
+        if (href := link.get_attribute("href")) is not None
+    ]
+    assert any(href.split("#")[0].split("?")[0] == target for href in hrefs), (
+        f"searching {SEARCH_WORD!r} gave no link to {target}"
+        f" ({meta.inner_text().strip()!r}); results: {hrefs}"
+    )
+    problems = loaded.problems.lines()
+    assert not problems, _report(loaded, problems)
+
+
+def _code_pages() -> list[str]:
+    return [
+        path for path in site_pages() if not path.startswith("notebooks/") and _page_with_code(path)
+    ]
+
+
+def test_code_blocks_have_copy_buttons(open_page: OpenPage) -> None:
+    """Every ``pre > code`` in a chapter page's content has Material's copy button."""
+    require_site()
+    pages = _code_pages()
+    assert CHAPTER_PATH in pages, f"the chapter {CHAPTER_PATH} has no code block"
+    missing: list[str] = []
+    for path, loaded in zip(pages, open_page.all(pages), strict=True):
+        blocks = loaded.page.locator(f"{CONTENT} pre:has(> code)")
+        for index in range(blocks.count()):
+            if blocks.nth(index).locator(COPY_BUTTON).count() == 0:
+                code = blocks.nth(index).locator("code").inner_text()[:60]
+                missing.append(f"{path} block {index + 1}: {code!r}")
+    assert not missing, "code blocks with no copy button:\n  " + "\n  ".join(missing)
+
+
+def _png_widths(page: Page) -> list[int]:
+    """Natural widths of the inline PNGs in the notebook's content, once decoded."""
+    images = page.locator(f"{NOTEBOOK_CONTENT} img[src^='data:image/png']")
+    widths: list[int] = []
+    for index in range(images.count()):
+        image = images.nth(index)
+        image.scroll_into_view_if_needed()
+        image.evaluate("img => img.decode().catch(() => undefined)")
+        widths.append(int(image.evaluate("img => img.naturalWidth")))
+    return widths
+
+
+def test_notebook_shows_its_outputs(open_page: OpenPage, notebook_path: str) -> None:
+    """A notebook page shows text outputs, and every inline PNG it carries decodes."""
+    loaded = open_page(notebook_path)
+    page = loaded.page
+    assert page.locator(NOTEBOOK_CONTENT).count() > 0, f"{loaded.url}: no notebook content"
+    outputs = page.locator(f"{NOTEBOOK_CONTENT} .jp-OutputArea-output").all_inner_texts()
+    assert any(text.strip() for text in outputs), f"{loaded.url}: no output area has text"
+    widths = _png_widths(page)
+    assert all(width > 0 for width in widths), f"{loaded.url}: a plot did not decode: {widths}"
+
+
+def test_a_notebook_shows_its_plot(open_page: OpenPage) -> None:
+    """At least one notebook page draws a plot: an inline PNG with a real width."""
+    require_site()
+    pages = notebook_pages()
+    assert pages, f"no notebook page under {SITE_DIR / 'notebooks'}"
+    seen: dict[str, list[int]] = {}
+    for path, loaded in zip(pages, open_page.all(pages), strict=True):
+        seen[path] = _png_widths(loaded.page)
+        if any(width > 0 for width in seen[path]):
+            return
+    pytest.fail(f"no notebook page shows a plot (inline PNG widths per page: {seen})")
+
+
+def _first_code_cell(notebook: dict[str, Any]) -> str:
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            return "".join(source) if isinstance(source, list) else str(source)
+    return ""
+
+
+def _download(open_page: OpenPage, notebook_path: str) -> tuple[str, dict[str, Any]]:
+    """Follow the page's ``a.notebook-download`` link; return its URL and the notebook."""
+    loaded = open_page(notebook_path)
+    link = loaded.page.locator("a.notebook-download")
+    assert link.count() > 0, f"{loaded.url}: no a.notebook-download link"
+    href = str(link.first.evaluate("a => a.href"))
+    assert is_local(href), f"{loaded.url}: the download leaves the site: {href}"
+    response = loaded.page.request.get(href)
+    assert response.status == 200, f"{href}: HTTP {response.status}"
+    try:
+        notebook = json.loads(response.text())
+    except json.JSONDecodeError as error:
+        pytest.fail(f"{href} is not JSON: {error}", pytrace=False)
+    assert isinstance(notebook, dict), f"{href}: not a notebook object"
+    return href, notebook
+
+
+def test_notebook_download_carries_the_package(open_page: OpenPage, notebook_path: str) -> None:
+    """The download link gives an nbformat 4 notebook whose first code cell holds the package."""
+    href, notebook = _download(open_page, notebook_path)
+    assert notebook.get("nbformat") == 4, f"{href}: nbformat is {notebook.get('nbformat')!r}"
+    first = _first_code_cell(notebook)
+    assert first, f"{href}: no code cell"
+    assert "context_budget" in first, (
+        f"{href}: the first code cell does not carry the context_budget package:\n{first[:300]}"
+    )
+
+
+_PAYLOAD_CHECK = """
+import context_budget, pathlib, sys
+where = pathlib.Path(context_budget.__file__).resolve()
+assert not where.is_relative_to(pathlib.Path(sys.argv[1])), f"imported from the repo: {where}"
+print(context_budget.__version__)
+"""
+
+
+def test_notebook_payload_imports_in_bare_python(
+    open_page: OpenPage, notebook_path: str, tmp_path: Path
+) -> None:
+    """Run the first code cell in a bare interpreter (no site-packages, no repo on the path):
+    afterwards ``import context_budget`` works, as it would on Colab with nothing installed."""
+    href, notebook = _download(open_page, notebook_path)
+    first = _first_code_cell(notebook)
+    assert first, f"{href}: no code cell"
+    magics = [line for line in first.splitlines() if re.match(r"\s*[%!]", line)]
+    assert not magics, f"{href}: the first code cell needs IPython ({magics[0]!r}); keep it plain"
+    script = first + "\n" + _PAYLOAD_CHECK
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script, str(REPO)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=PAYLOAD_TIMEOUT_S,
+        check=False,
+    )
+    assert result.returncode == 0, (
+        f"{href}: the first code cell does not make context_budget importable in a bare "
+        f"Python:\n{result.stderr[-2000:]}"
+    )
