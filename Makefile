@@ -43,7 +43,7 @@ unit: $(STAMP)
 # The strict site build into site/ (a hanging notebook cell cannot hang the gate).
 site: $(STAMP)
 	@start=$$(date +%s); \
-	timeout 900 $(BIN)/mkdocs build --strict --quiet && \
+	timeout 900 $(BIN)/mkdocs build --strict && \
 	echo "mkdocs build --strict: $$(( $$(date +%s) - start )) s"
 
 # The built site, served on 127.0.0.1, opened in headless Chromium.

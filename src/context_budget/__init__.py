@@ -8,9 +8,26 @@ from context_budget.clearing import clear_old_tool_results
 from context_budget.compaction import KEEP_TOOL_RESULTS, SUMMARY_PREFIX, compact
 from context_budget.cuts import head, head_and_tail, transfer_filter
 from context_budget.errors import ContextBudgetError, ContextOverflowError
+from context_budget.grading import (
+    TRANSFER_CASES,
+    contract_status,
+    format_grade,
+    grade_unit,
+    run_transfer,
+)
 from context_budget.history import HistoryProblem, validate_history
 from context_budget.layers import BudgetReport, Layers, budget_report
 from context_budget.messages import Message, message_text, tool_message
+from context_budget.scenarios.lucy import (
+    FLAVORS,
+    PINNED,
+    QUESTIONS,
+    SYSTEM,
+    format_survival,
+    lucy_day,
+    survival_table,
+    survives,
+)
 from context_budget.summarizers import forget_everything, keep_numbers
 from context_budget.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -28,27 +45,40 @@ __all__ = [  # noqa: RUF022
     "BudgetReport",
     "ContextBudgetError",
     "ContextOverflowError",
+    "FLAVORS",
     "HistoryProblem",
     "KEEP_TOOL_RESULTS",
     "Layers",
     "LoopStep",
     "MESSAGE_OVERHEAD_TOKENS",
     "Message",
+    "PINNED",
+    "QUESTIONS",
     "SUMMARY_PREFIX",
+    "SYSTEM",
+    "TRANSFER_CASES",
     "TokenCounter",
     "budget_report",
     "clear_old_tool_results",
     "compact",
+    "contract_status",
     "estimate_tokens",
     "forget_everything",
+    "format_grade",
+    "format_survival",
+    "grade_unit",
     "head",
     "head_and_tail",
     "keep_numbers",
     "loop_cost",
     "loop_steps",
+    "lucy_day",
     "message_text",
     "message_tokens",
     "qwen_counter",
+    "run_transfer",
+    "survival_table",
+    "survives",
     "tokens_read",
     "tool_message",
     "transfer_filter",

@@ -43,7 +43,7 @@ class HistoryProblem:
         tool_use_id: the id of the call (or of the call a result claims).
         problem: ``"orphan result"``, ``"misplaced result"`` or ``"unanswered call"``.
 
-    Example:
+    Examples:
         >>> print(HistoryProblem(0, "toolu_01", "orphan result"))
         message 0: orphan result toolu_01
     """
@@ -89,7 +89,7 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
     Returns:
         ``HistoryProblem`` records, ordered by message index.
 
-    Example:
+    Examples:
         >>> trimmed = [
         ...     {"role": "user", "content": [
         ...         {"type": "tool_result", "tool_use_id": "toolu_01", "content": "12 tubs"},

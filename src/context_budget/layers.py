@@ -42,7 +42,7 @@ class Layers:
             never touches them.
         conversation: the messages, oldest first.
 
-    Example:
+    Examples:
         >>> Layers("You help Lucy.", ["Closing time is 7 pm."], [])
         Layers(system='You help Lucy.', pinned=['Closing time is 7 pm.'], conversation=[])
     """
@@ -99,7 +99,7 @@ def budget_report(layers: Layers, counter: TokenCounter | None = None) -> Budget
         A ``BudgetReport``: ``{"system": int, "pinned": int, "conversation": int,
         "total": int}``, all in tokens, framing overhead included.
 
-    Example:
+    Examples:
         >>> report = budget_report(Layers(
         ...     "You help Lucy run her ice-cream shop.",
         ...     ["Never order mango from Frostline."],

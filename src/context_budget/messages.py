@@ -56,7 +56,7 @@ def tool_message(name: str, payload: object) -> Message:
     The JSON has sorted keys and no spaces, so the same payload always gives
     the same text (and the same token count).
 
-    Example:
+    Examples:
         >>> tool_message("stock_level", {"vanilla": 12, "mango": 0})
         {'role': 'tool', 'name': 'stock_level', 'content': '{"mango":0,"vanilla":12}'}
     """
@@ -146,7 +146,7 @@ def message_text(message: Message) -> str:
     Text blocks give their text, a ``tool_use`` its name and compact JSON input,
     a ``tool_result`` its content's text, a ``thinking`` block its thinking.
 
-    Example:
+    Examples:
         >>> message_text({"role": "assistant", "content": [
         ...     {"type": "text", "text": "Checking."},
         ...     {"type": "tool_use", "id": "t1", "name": "stock", "input": {"flavor": "mint"}},

@@ -28,7 +28,7 @@ def keep_numbers(messages: Sequence[Message]) -> str:
     Each message's text is ``message_text``'s; a clearing marker is not a fact
     and is skipped although it holds a number.
 
-    Example:
+    Examples:
         >>> keep_numbers([
         ...     {"role": "user", "content": "Never order mango from Frostline."},
         ...     {"role": "user", "content": "We close at 6 pm.\\nNo, make it 7 pm."},
@@ -48,7 +48,7 @@ def keep_numbers(messages: Sequence[Message]) -> str:
 def forget_everything(messages: Sequence[Message]) -> str:
     """An empty summary, whatever the messages say.
 
-    Example:
+    Examples:
         >>> forget_everything([{"role": "user", "content": "Never order mango."}])
         ''
     """

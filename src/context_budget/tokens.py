@@ -48,7 +48,7 @@ _QWEN_MODEL = "qwen2.5-72b-instruct"
 def estimate_tokens(text: str) -> int:
     """Estimated tokens in ``text``: its length in characters over 4, rounded up.
 
-    Example:
+    Examples:
         >>> estimate_tokens("Never order mango from Frostline.")
         9
         >>> estimate_tokens("x" * 1775), estimate_tokens("x" * 2573)
@@ -100,7 +100,7 @@ def message_tokens(message: Message, counter: TokenCounter | None = None) -> int
     Returns:
         Tokens: the counted text plus ``MESSAGE_OVERHEAD_TOKENS``.
 
-    Example:
+    Examples:
         >>> message_tokens({"role": "user", "content": "How much vanilla is left?"})
         12
         >>> message_tokens({"role": "user", "content": "hi"}, counter=lambda text: 100)
@@ -142,7 +142,7 @@ def qwen_counter() -> TokenCounter:
         ImportError: the optional package is missing; the message says how to
             install it.
 
-    Example:
+    Examples:
         >>> count = qwen_counter()
         >>> rule = "Never order mango from Frostline."
         >>> count(rule), estimate_tokens(rule)
