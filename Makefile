@@ -52,7 +52,7 @@ browser: $(STAMP)
 	$(BIN)/pytest -m browser -q
 
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks
+	$(BIN)/python -m benchmarks --write-page
 
 # Re-pin requirements/lock.txt from requirements/dev.in in a scratch environment.
 lock:

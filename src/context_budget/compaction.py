@@ -55,6 +55,16 @@ def _is_question(message: Message) -> bool:
     return isinstance(content, str) or any(block["type"] != "tool_result" for block in content)
 
 
+def _unanswered(messages: Sequence[Message], start: int, stop: int) -> set[str]:
+    """Ids of the tool results in ``messages[start:stop]`` whose call is not in that span."""
+    calls: set[str] = set()
+    missing: set[str] = set()
+    for message in messages[start:stop]:
+        missing.update(i for i in _tool_result_ids(message) if i not in calls)
+        calls.update(_tool_use_ids(message))
+    return missing
+
+
 def _cut_index(messages: Sequence[Message]) -> int | None:
     """Where the kept tail starts, or None when there is no user question.
 
@@ -64,21 +74,17 @@ def _cut_index(messages: Sequence[Message]) -> int | None:
     latest = next((i for i in range(len(messages) - 1, -1, -1) if _is_question(messages[i])), None)
     if latest is None:
         return None
-    # message index -> index of the earliest call its results answer (when one was made)
-    answers: dict[int, int] = {}
-    calls: dict[str, int] = {}  # tool_use id -> index of the latest message that made it
-    for index, message in enumerate(messages):
-        made = [calls[i] for i in _tool_result_ids(message) if i in calls]
-        if made:
-            answers[index] = min(made)
-        for call_id in _tool_use_ids(message):
-            calls[call_id] = index
     cut = latest
-    index = len(messages) - 1
-    # subtle: `cut` can fall while the loop runs; the loop then goes on to check
-    # the messages the move brought into the tail, so every message is seen once.
-    while index >= cut:
-        cut = min(cut, answers.get(index, cut))
+    pending = _unanswered(messages, cut, len(messages))  # kept results whose call is older
+    # Walk back from the cut only while a kept result still lacks its call; the
+    # nearest earlier message making that call joins the tail, with everything
+    # after it. A result whose call is nowhere (an orphan already) moves nothing.
+    index = cut - 1
+    while pending and index >= 0:
+        made = pending.intersection(_tool_use_ids(messages[index]))
+        if made:
+            pending = (pending - made) | _unanswered(messages, index, cut)
+            cut = index
         index -= 1
     return cut
 

@@ -69,45 +69,64 @@ def tool_message(name: str, payload: object) -> Message:
     return {"role": "tool", "name": name, "content": content}
 
 
-def _check_block(block: object, where: str) -> None:
+def _place(message: int | None, block: int | None = None, inner: int | None = None) -> str:
+    """Name a place in a conversation for an error message, e.g. "message 3, block 1".
+
+    Built only when something is wrong, so a valid conversation is checked
+    without formatting a label per message.
+    """
+    where = "message" if message is None else f"message {message}"
+    if block is not None:
+        where += f", block {block}"
+    if inner is not None:
+        where += f", content block {inner}"
+    return where
+
+
+def _check_block(
+    block: object, message: int | None, number: int, inner: int | None = None
+) -> None:
     if not isinstance(block, dict):
+        where = _place(message, number, inner)
         raise TypeError(f"{where} has type {type(block).__name__}, not dict")
     kind = block.get("type")
     if not isinstance(kind, str):
-        raise ValueError(f"{where} has no 'type'")
+        raise ValueError(f"{_place(message, number, inner)} has no 'type'")
     for key, expected in _REQUIRED.get(kind, ()):
         if key not in block:
-            raise ValueError(f"{where} ({kind}) has no {key!r}")
+            raise ValueError(f"{_place(message, number, inner)} ({kind}) has no {key!r}")
         if not isinstance(block[key], expected):
             found, wanted = type(block[key]).__name__, expected.__name__
+            where = _place(message, number, inner)
             raise TypeError(f"{where} ({kind}) has {key!r} of type {found}, not {wanted}")
     if kind == "tool_result" and "content" in block:
-        inner = block["content"]
-        if isinstance(inner, list):
-            for number, item in enumerate(inner):
-                _check_block(item, f"{where}, content block {number}")
-        elif not isinstance(inner, str):
-            found = type(inner).__name__
+        content = block["content"]
+        if isinstance(content, list):
+            for item_number, item in enumerate(content):
+                _check_block(item, message, number, item_number)
+        elif not isinstance(content, str):
+            found = type(content).__name__
+            where = _place(message, number, inner)
             raise TypeError(f"{where} (tool_result) has content of type {found}, not str or list")
 
 
-def _check_message(message: object, where: str) -> None:
-    """Raise TypeError or ValueError, naming ``where``, if ``message`` is malformed."""
+def _check_message(message: object, index: int | None = None) -> None:
+    """Raise TypeError or ValueError, naming message ``index``, if ``message`` is malformed."""
     if not isinstance(message, dict):
-        raise TypeError(f"{where} has type {type(message).__name__}, not dict")
+        raise TypeError(f"{_place(index)} has type {type(message).__name__}, not dict")
     for key in ("role", "content"):
         if key not in message:
-            raise ValueError(f"{where} has no {key!r}")
+            raise ValueError(f"{_place(index)} has no {key!r}")
     role = message["role"]
     if role not in ROLES:
-        raise ValueError(f"{where} has role {role!r}; expected one of {sorted(ROLES)}")
+        raise ValueError(f"{_place(index)} has role {role!r}; expected one of {sorted(ROLES)}")
     content = message["content"]
     if isinstance(content, list):
         for number, block in enumerate(content):
-            _check_block(block, f"{where}, block {number}")
+            _check_block(block, index, number)
     elif not isinstance(content, str):
         found = type(content).__name__
-        raise TypeError(f"{where} has content of type {found}, not str or list of blocks")
+        raise TypeError(f"{_place(index)} has content of type {found}, not str or list of blocks")
 
 
 def _check_messages(messages: object) -> None:
@@ -115,7 +134,7 @@ def _check_messages(messages: object) -> None:
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
     for index, message in enumerate(messages):
-        _check_message(message, f"message {index}")
+        _check_message(message, index)
 
 
 def _result_text(content: object) -> str:
@@ -153,7 +172,7 @@ def message_text(message: Message) -> str:
         ... ]})
         'Checking.\\nstock {"flavor":"mint"}'
     """
-    _check_message(message, "message")
+    _check_message(message)
     return _message_text(message)
 
 

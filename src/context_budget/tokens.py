@@ -106,7 +106,7 @@ def message_tokens(message: Message, counter: TokenCounter | None = None) -> int
         >>> message_tokens({"role": "user", "content": "hi"}, counter=lambda text: 100)
         105
     """
-    _check_message(message, "message")
+    _check_message(message)
     return _message_size(message, _resolve(counter))
 
 
