@@ -83,9 +83,7 @@ def _place(message: int | None, block: int | None = None, inner: int | None = No
     return where
 
 
-def _check_block(
-    block: object, message: int | None, number: int, inner: int | None = None
-) -> None:
+def _check_block(block: object, message: int | None, number: int, inner: int | None = None) -> None:
     if not isinstance(block, dict):
         where = _place(message, number, inner)
         raise TypeError(f"{where} has type {type(block).__name__}, not dict")
