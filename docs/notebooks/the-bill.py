@@ -13,11 +13,11 @@
 # %% [markdown]
 # # Lab: plot the bill
 #
-# Chapter 1 computed what an agent loop reads when every step re-sends the whole
-# history. This lab draws it: tokens read per call and in total, with and
-# without a prompt cache. Everything comes from `context_budget`; the
-# downloaded notebook carries the package in its first cell, so it runs on any
-# Python 3.11+ kernel with matplotlib.
+# The chapter *Context is a budget* computed what an agent loop reads when
+# every step re-sends the whole history. This lab draws it: tokens read per
+# call and in total, with and without a prompt cache. Everything comes from
+# `context_budget`; the downloaded notebook carries the package in its first
+# cell, so it runs on any Python 3.11+ kernel with matplotlib.
 
 # %%
 from context_budget import loop_cost, loop_steps, tokens_read
@@ -61,7 +61,7 @@ plt.show()
 # %%
 for n in (15, 30, 60):
     no_cache = loop_cost(plain[:n], input_price=5.0)
-    with_cache = loop_cost(cached[:n], input_price=5.0)
+    with_cache = loop_cost(cached[:n], input_price=5.0, read_multiplier=0.1, write_multiplier=1.25)
     print(f"{n:3} steps: ${no_cache:6.2f} without a cache, ${with_cache:5.2f} with one")
 
 # %% [markdown]
