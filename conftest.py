@@ -3,6 +3,9 @@
 The parsers live in tests/pagecheck.py (on sys.path through pytest's ``pythonpath``).
 """
 
+from pathlib import Path
+
+import pytest
 from pagecheck import docstring_sybil, page_sybil
 
 _pages = page_sybil()
@@ -36,3 +39,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: igno
         f"pages guard: {len(pages)} pages, {fences} fences, {checked} checked, "
         f"{fences - checked} unchecked, {examples} examples, {skips} reasoned skips"
     )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
+    """Report a skipped page block at its page and line, not inside unittest."""
+    outcome = yield
+    report = outcome.get_result()
+    example = getattr(item, "example", None)
+    if report.skipped and example is not None and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2]
+        page = Path(example.path).relative_to(item.config.rootpath).as_posix()
+        report.longrepr = (page, example.line, reason)
