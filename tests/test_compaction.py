@@ -16,6 +16,7 @@ from conversations import (
     assistant,
     call,
     cleared_count,
+    result_block,
     results,
     user,
 )
@@ -221,3 +222,34 @@ def test_bad_arguments_are_named(
 ) -> None:
     with pytest.raises(error, match=match):
         compact(*arguments)
+
+
+def test_step_one_never_replaces_a_result_with_a_bigger_marker() -> None:
+    # six calls answered "ok" (1 token each): a marker would cost more than the result
+    day = [user("x" * 2_000), assistant("a"), user("latest")]
+    for number in range(6):
+        answer = {"role": "user", "content": [result_block(f"t{number}", content="ok")]}
+        day += [call(f"t{number}"), answer]
+    day.append(assistant("done"))
+    layers = Layers("", [], day)
+    summary_and_tail = Layers("", [], [{"role": "user", "content": SUMMARY_PREFIX}, *day[2:]])
+    budget = budget_report(summary_and_tail)["total"]
+    out = compact(layers, budget, forget_everything)
+    assert out.conversation == summary_and_tail.conversation  # no marker anywhere
+    assert budget_report(out)["total"] <= budget
+
+
+def test_a_summarizer_that_edits_its_messages_changes_neither_input_nor_result() -> None:
+    day = anthropic_day(4)
+    layers = Layers("s", ["rule"], day)
+    snapshot = copy.deepcopy(layers)
+
+    def vandal(messages: list[Message]) -> str:
+        for message in messages:
+            message["content"] = "x" * 10_000  # edits every dict it was given
+        return ""
+
+    budget = budget_report(Layers("s", ["rule"], clear_old_tool_results(day, 2)))["total"] - 1
+    out = compact(layers, budget, vandal)
+    assert layers == snapshot
+    assert budget_report(out)["total"] <= budget

@@ -84,3 +84,25 @@ def test_problems_come_in_message_order_and_print_readably() -> None:
         "message 3: unanswered call t2",
         "message 4: orphan result t3",
     ]
+
+
+def test_a_reused_call_id_is_reported_where_it_is_reused() -> None:
+    def calls(*ids: str) -> dict:
+        blocks = [{"type": "tool_use", "id": i, "name": "stock", "input": {}} for i in ids]
+        return {"role": "assistant", "content": blocks}
+
+    def answers(*ids: str) -> dict:
+        blocks = [{"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in ids]
+        return {"role": "user", "content": blocks}
+
+    history = [
+        {"role": "user", "content": "q"},
+        calls("t1", "t1"),
+        answers("t1"),
+        calls("t2"),
+        answers("t2"),
+        calls("t2"),
+        answers("t2"),
+    ]
+    found = [(p.index, p.tool_use_id, p.problem) for p in validate_history(history)]
+    assert found == [(1, "t1", "duplicate call id"), (5, "t2", "duplicate call id")]

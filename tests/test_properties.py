@@ -24,6 +24,7 @@ from context_budget import (
     compact,
     forget_everything,
     keep_numbers,
+    message_tokens,
     tool_message,
     validate_history,
 )
@@ -163,7 +164,11 @@ def test_compact_keeps_order_and_a_suffix_of_the_cleared_conversation(
     if not isinstance(out, Layers):
         return
     conversation = layers.conversation
-    cleared = clear_old_tool_results(conversation, 2)
+    # step 1 clears every old result whose marker is smaller than what it replaces
+    cleared = [
+        new if message_tokens(new) < message_tokens(old) else old
+        for new, old in zip(clear_old_tool_results(conversation, 2), conversation, strict=True)
+    ]
     if out.conversation in (conversation, cleared):
         return
     summary, *tail = out.conversation

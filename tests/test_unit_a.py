@@ -6,7 +6,7 @@
   ``NEEDS_WORK`` for both, without a traceback.
 
 Each notebook runs once per module, in a fresh kernel whose working directory is an
-empty temp folder (files it saves land under ``practical-work/ch21-a/`` there).
+empty temp folder (files it saves land under ``practical-work/unit-a/`` there).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.notebooks
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "docs" / "notebooks"
 CELL_TIMEOUT = 60  # seconds; every cell of these notebooks runs in well under one
-HANDOFF = Path("practical-work") / "ch21-a" / "ch21-unit-a-handoff-v1.json"
+HANDOFF = Path("practical-work") / "unit-a" / "unit-a-handoff-v1.json"
 
 
 @dataclass
@@ -93,7 +93,7 @@ def test_worked_handoff_agrees_with_survival_table(worked: Run) -> None:
         "survival",
     }
     assert (handoff["unit"], handoff["edition"], handoff["status"]) == (
-        "ch21-a",
+        "unit-a",
         "worked",
         "COMPLETED",
     )
@@ -115,7 +115,7 @@ def test_student_edition_runs_and_needs_work(student: Run) -> None:
     assert "HANDOFF_NOT_WRITTEN" in student.text
     assert '"edition": "student"' in student.text
     assert not (student.cwd / HANDOFF).exists()
-    saved = student.cwd / "practical-work" / "ch21-a" / "ch21-a-submission-v1.json"
+    saved = student.cwd / "practical-work" / "unit-a" / "unit-a-submission-v1.json"
     submission = json.loads(saved.read_text(encoding="utf-8"))
     assert submission["core_report"]["contract"] == "NEEDS_WORK"
     assert [row["observed"] for row in submission["transfer"]] == [{"unfinished": True}] * 4

@@ -13,56 +13,60 @@
 # %% [markdown]
 # # Unit A, student edition: count every token, then compact
 #
-# In this unit you account for every token Lucy's shop agent sends, then build
-# the two functions that squeeze her long day into a token budget:
-# `clear_old_tool_results` and `compact`. At the end you check which of Lucy's
-# facts the model can still see, and why the ones that matter most should
-# never depend on a summary.
+# Lucy runs an ice-cream shop, and an agent helps her through the day. By
+# closing time their conversation is too long to send in one request. This
+# notebook follows where its tokens go, has you write the two functions that
+# bring it back under a budget, `clear_old_tool_results` and `compact`, and
+# then checks which of Lucy's facts the model can still find, and why the
+# facts that must never go missing belong outside the transcript.
 #
-# **Plan for the session.** The minutes are a plan, not a measurement of how
-# long the work takes.
+# **By the end of the session you can:**
+#
+# - take one request apart into system, pinned and conversation layers,
+#   order them from the most stable to the least, and book each token to
+#   exactly one layer;
+# - predict a token count from length alone, and name the kinds of text on
+#   which that prediction misses;
+# - implement `clear_old_tool_results` and `compact`, which bring a
+#   conversation under a budget in at most two steps and leave the
+#   application's pinned records alone;
+# - demonstrate on Lucy's day that compaction can erase a rule living in the
+#   transcript, and cannot erase the same rule held as a pinned record.
+#
+# **You need** Python lists and dicts, and one picture of a model call:
+# messages go in, one reply comes out. Everything else (tokens, layers,
+# compaction) is explained where it is first used.
+#
+# **Timing.** A single sitting; the minutes below budget your time, they do
+# not report how long anyone took.
 #
 # | minutes | work | evidence you keep |
 # |---|---|---|
-# | 0–10 | predict which of Lucy's facts survive a cut | prediction notes |
+# | 0–10 | guess which facts outlive a cut of Lucy's day | prediction notes |
 # | 10–25 | layers, the budget report, the estimate, two cuts | printed outputs |
 # | 25–55 | write the two functions; pass the visible cases | your code, the grade table |
-# | 55–70 | compact Lucy's day at four budgets | the survival lists |
-# | 70–85 | changed constraint: keep only the matching lines | the transfer table |
+# | 55–70 | run compaction on the day at four budgets | the survival lists |
+# | 70–85 | changed constraint: a filter for matching lines | the transfer table |
 # | 85–90 | explain records versus transcript; save | the submission file |
 #
-# **What you bring.** Python lists and dicts, and the idea of one model call:
-# a list of messages goes in, a reply comes out. Tokens, layers and compaction
-# are introduced below.
-#
-# **What you can do afterwards.**
-#
-# - Split a request into layers, the stable ones first, and charge every token
-#   to one of them.
-# - Estimate tokens from characters, and say for which kinds of text the
-#   estimate goes wrong.
-# - Write `clear_old_tool_results` and `compact`: fit a conversation into a
-#   budget in two steps without touching the application's pinned records.
-# - Show that a rule kept only in the transcript can be compacted away, while
-#   the same rule kept as a record cannot.
-#
-# **How to run it.** Use Run All. Everything runs on the standard library: no
-# model, no network. Your two functions start unfinished, so the grade shows
-# `NEEDS_WORK` until you finish them; that is expected. Your saved files go to
-# `practical-work/ch21-a/` under the notebook's working folder. Keep your own
-# attempt before you open the worked edition.
+# **Running it.** Run All works from the first cell: only the standard
+# library is used, with no model and no network. The two functions start as
+# unfinished starters, so the grade reports `NEEDS_WORK` until you replace
+# them; that is the expected first result. Files you save land in
+# `practical-work/unit-a/` inside the notebook's working folder. Save your own
+# attempt before looking at the worked edition.
 
 # %%
 import json
 import os
 from pathlib import Path
 
-WORK = Path("practical-work") / "ch21-a"
+WORK = Path("practical-work") / "unit-a"
 WORK.mkdir(parents=True, exist_ok=True)
 
 
 def save_json(name, data):
-    """Save `data` as WORK/name: write a temporary file, then rename it."""
+    """Write `data` to WORK/name through a temporary file, then rename it."""
     target = WORK / name
     temporary = target.with_name(target.name + ".tmp")
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"
@@ -74,20 +78,22 @@ def save_json(name, data):
 print("work folder:", WORK.as_posix())
 
 # %% [markdown]
-# ## Predict first
+# ## 1. Before any output: your prediction
 #
-# Lucy's day is one long conversation. Early on she states the shop's name and
-# her house rules and makes two decisions she later changes; bulky freezer
-# counts and sales logs sit in between. The day no longer fits the budget, so
-# the oldest part has to go. Before running anything, write down which of these
-# the model can still see afterwards:
+# Lucy's day is a single long conversation. Near its start she names the
+# shop, lays down house rules and makes two decisions that she revises later
+# on; long freezer counts and sales logs fill the middle. The conversation has
+# outgrown its budget and has to be shortened. Without running anything yet,
+# decide for each item whether the model will still see it afterwards:
 #
-# - the shop's name, and the rule about mango and Frostline;
-# - the closing time, which Lucy changed during the day;
-# - the tub count of delivery A-4817, which appeared only in a tool result;
-# - where the tasting-club sign-up sheet goes, said in the day's last minute.
+# - the shop's name, and the rule that mango is never bought from Frostline;
+# - the closing time, which Lucy revises during the day;
+# - how many tubs delivery A-4817 brought, a figure no message except one
+#   tool result ever contained;
+# - where the tasting-club sign-up sheet should go, which Lucy asks about at
+#   the very end.
 #
-# Replace each value below with your own sentence.
+# Overwrite the four strings with your own sentences.
 
 # %%
 prediction_notes = {
@@ -98,18 +104,21 @@ prediction_notes = {
 }
 
 # %% [markdown]
-# ## Layers and the budget report
+# ## 2. Where the tokens go
 #
-# The model receives one request. We split it by how often each part changes:
+# Whatever the agent sends arrives at the model as one request. We cut that
+# request into layers according to how often each part changes:
 #
-# - **system**: the system prompt, which almost never changes;
-# - **pinned**: records the application keeps and always sends (Lucy's rules,
-#   her suppliers), which change rarely and are never compacted;
-# - **conversation**: the messages, which grow every turn.
+# | layer | what it holds | how often it changes |
+# |---|---|---|
+# | system | the system prompt | almost never |
+# | pinned | records the app always sends: Lucy's rules, suppliers | rarely; never compacted |
+# | conversation | the messages | every turn |
 #
-# Putting the stable layers first keeps a prompt cache useful, and counting
-# each layer shows where the budget goes. `budget_report` is the `/context`
-# command of a coding agent: tokens per layer and each layer's share.
+# Sending the steady layers first is what lets a prompt cache keep working,
+# and counting layer by layer tells you which one is eating the budget.
+# `budget_report` plays the part of a coding agent's `/context` command: a
+# token count and a share for each layer.
 
 # %%
 from context_budget import PINNED, SYSTEM, Layers, budget_report, lucy_day
@@ -133,25 +142,31 @@ print(f"largest message: a {largest['role']} result from {largest['name']!r}")
 print(f"{tokens} tokens, {share:.0%} of the conversation")
 
 # %% [markdown]
-# Compare the two reports: the pinned records cost little next to the
-# conversation, and one tool result alone takes a large share of it. Most of
-# the day's tokens are tool output nobody will read again. That is why
-# compaction starts with tool results.
+# Put the two reports side by side. Adding the pinned records barely moves
+# the total, while the single biggest message, a tool result, is by itself a
+# sizeable slice of the conversation (the share is printed above). The bulk
+# of Lucy's day is tool output that did its job the moment the agent read it.
+# Those tokens are the first that compaction goes after.
 
 # %% [markdown]
-# ## An estimate, and when it is wrong
+# ## 3. Counting without a tokenizer
 #
-# `estimate_tokens` charges one token per four characters, rounded up. A real
-# tokenizer cuts digits, punctuation and JSON keys into more pieces than plain
-# English words, so the right ratio depends on the text. The counts below were
-# measured for the chapter with the Qwen2.5 tokenizer on samples of prose,
-# JSON, digits and Python; the cell recomputes the estimate from each sample's
-# length, and the error from both.
+# `estimate_tokens` is arithmetic on length: the number of characters divided
+# by four, rounded up. A tokenizer works from a vocabulary instead. Everyday
+# English words tend to be one piece each, while numbers fall apart digit by
+# digit and the quotes, colons and braces of JSON become small pieces of
+# their own. No single ratio suits every kind of text.
+#
+# The four rows below are the original measurement this course started from:
+# character counts and real Qwen2.5 token counts for a prose sample, a JSON
+# sample, a digit-heavy sample and a Python sample. The chapter *Tokens and
+# estimates* cites them next to the course's own live measurement on the
+# samples it ships. Only the estimate and the error are computed here.
 
 # %%
 from context_budget import estimate_tokens
 
-MEASURED = [  # the chapter's samples: characters, and tokens by Qwen2.5
+MEASURED = [  # the original measurement: characters, and tokens by Qwen2.5
     {"kind": "prose", "chars": 1775, "tokenizer": 349},
     {"kind": "json", "chars": 2573, "tokenizer": 1048},
     {"kind": "numbers", "chars": 2016, "tokenizer": 1187},
@@ -166,17 +181,20 @@ for sample in MEASURED:
     print(ROW.format(kind, chars, estimate, measured, error))
 
 # %% [markdown]
-# A positive error over-counts (you waste budget); a negative one under-counts
-# (the request can be larger than you think). Which kinds of text does the
-# estimate under-count, and which of Lucy's messages are made of that kind?
+# **Check yourself.** A plus sign means the estimate is too high, so you hold
+# back budget you could have used; a minus sign means it is too low, so a
+# request can be bigger than you believe. On which kinds of text is the
+# estimate too low, and which of Lucy's messages consist of that kind of text?
 
 # %% [markdown]
-# ## Two cuts of a long tool result
+# ## 4. Shortening one long tool result
 #
-# When one tool result is too long, keep part of it. `head` keeps the first
-# lines, which for a log means losing the latest rows without a trace.
-# `head_and_tail` keeps both ends and writes how many lines it left out, so
-# the model at least knows something is missing.
+# Sometimes a single result is too long to send whole. The package offers two
+# ways to shorten it. `head` keeps the opening lines and silently drops
+# everything else; in a log, where the newest rows come last, the newest rows
+# are precisely what vanishes. `head_and_tail` keeps lines from both ends and
+# puts a note in the gap with the number of lines taken out. The model still
+# cannot read those lines, but it is told they existed.
 
 # %%
 from context_budget import FLAVORS, head, head_and_tail
@@ -191,20 +209,27 @@ print("---")
 print(head_and_tail(sales, 60))
 
 # %% [markdown]
-# ## Exercise 1: clear the old tool results
+# ## 5. Exercise 1: `clear_old_tool_results`
 #
-# `clear_old_tool_results(messages, keep_last)` returns a **new** list in which
-# every tool result (role `"tool"`) except the last `keep_last` has its content
-# replaced by a marker, where N is `estimate_tokens` of the old content:
+# Write `clear_old_tool_results(messages, keep_last)`.
 #
-#     [tool result cleared to save context: N tokens]
+# - The tool results are the messages whose role is `"tool"`. The final
+#   `keep_last` of them pass through as they are.
+# - Every earlier tool result becomes a copy whose content is this marker,
+#   with N equal to `estimate_tokens` of the content it replaces:
 #
-# Every other message stays as it was, the order stays, and neither the input
-# list nor its dicts change. The request that produced a result stays in the
-# conversation, so the agent can see that it looked something up, and can look
-# it up again.
+#       [tool result cleared to save context: N tokens]
 #
-# The starter below clears nothing.
+# - All other messages come through unchanged, and the order is the order of
+#   the input.
+# - The function builds a fresh list: the caller's list, and every dict in
+#   it, are left exactly as they were.
+#
+# Only the result is blanked, never the call that asked for it. The agent can
+# still see, further up, that it made the call, so it knows the data existed
+# and can ask for it a second time.
+#
+# As given, the starter copies the messages and clears none of them.
 
 
 # %%
@@ -214,67 +239,87 @@ def clear_old_tool_results(messages, keep_last):
 
 
 # %% [markdown]
-# ## Exercise 2: compact the conversation
+# ## 6. Exercise 2: `compact`
 #
-# `compact(layers, budget, summarize)` returns new `Layers` whose
-# `budget_report(...)["total"]` is at most `budget`, in at most two steps:
+# Write `compact(layers, budget, summarize)`. It returns new `Layers` whose
+# size, `budget_report(...)["total"]`, is no more than `budget`. Try the
+# cheap move before the expensive one:
 #
-# 1. If the layers already fit, return a copy, unchanged.
-# 2. Clear old tool results, keeping the last two. If that fits, stop there.
-# 3. Otherwise, replace every message before the latest user message with one
-#    user message whose content is `"Summary of the earlier conversation:\n"`
-#    followed by `summarize(older_messages)`. Keep the latest user message and
-#    everything after it.
+# 1. **Already fits?** Return a copy with nothing changed.
+# 2. **Clear.** Clear old tool results with `keep_last=2`. If the result
+#    fits, return it and go no further.
+# 3. **Summarize.** Find the latest user message. All the messages before it
+#    go to `summarize`, and a single user message takes their place. Its
+#    content: `"Summary of the earlier conversation:\n"`, then the return
+#    value of `summarize(older_messages)`. The latest user message, and every
+#    message after it, stay.
 #
-# Never change `system` or `pinned`. Raise `ContextOverflowError` when system
-# and pinned alone are over the budget, when there is nothing older than the
-# latest user message to summarize, or when the result still does not fit.
-# Never return a context over the budget. The error takes a message and two
-# keyword arguments: `ContextOverflowError("why", budget=budget, size=tokens)`.
+# `system` and `pinned` come out exactly as they went in. Three situations end
+# in `ContextOverflowError` rather than a return value:
 #
-# The starter does what many agents do: it drops the oldest messages, counting
-# the whole context again after every drop, until what is left fits.
+# - system and pinned together already exceed `budget`;
+# - no message comes before the latest user message, so nothing can be
+#   summarized;
+# - the summarized context is still over `budget`.
+#
+# Whatever happens, a context larger than `budget` is never returned. Build the
+# error from a message plus two keyword arguments:
+# `ContextOverflowError("why", budget=budget, size=tokens)`.
+#
+# The starter copies a habit found in many agents: throw away the oldest
+# message, measure the entire context from scratch, and repeat until the
+# total fits.
 
 # %%
 from context_budget import ContextOverflowError  # noqa: F401 (compact raises it)
 
 
 def compact(layers, budget, summarize):
-    """STARTER: drops the oldest messages until the rest fits."""
+    """STARTER: forgets the oldest messages until what is left fits."""
     conversation = list(layers.conversation)
-
-    def total():
-        kept = Layers(layers.system, layers.pinned, conversation)
-        return budget_report(kept)["total"]
-
-    while conversation and total() > budget:
-        conversation.pop(0)
-    return Layers(layers.system, list(layers.pinned), conversation)
+    start = 0
+    while start < len(conversation):
+        rest = Layers(layers.system, layers.pinned, conversation[start:])
+        if budget_report(rest)["total"] <= budget:
+            break
+        start += 1
+    kept = conversation[start:]
+    return Layers(layers.system, list(layers.pinned), kept)
 
 
 # %% [markdown]
 # ### Hints
 #
-# **Hint 1: why tool results go first.** The budget report showed where the
-# tokens are: freezer counts and sales logs. Clearing them loses the facts that
-# appeared only inside a result, but the agent can call the tool again. A rule
-# Lucy said once cannot be fetched again.
+# Open one only when you are stuck.
 #
-# **Hint 2: what the latest user message protects.** It is the question being
-# answered right now. Summarize it away and the agent answers a question nobody
-# asked. Its index is the last position whose role is `"user"`.
+# **Hint 1: why tool results are first in line.** Look back at the budget
+# report: freezer counts and sales logs are where the tokens sit. Clearing one
+# does erase anything that appeared only in it, yet the tool is still there
+# and the agent can ask again. A rule Lucy typed into the chat has no tool
+# behind it. Once it is gone, only Lucy can supply it again.
 #
-# **Hint 3: why raise instead of trimming a little more.** A context over the
-# budget is refused by the model's API or cut somewhere you did not choose. An
-# exception is a failure someone sees and fixes; a silent cut becomes a wrong
-# answer later.
+# **Hint 2: what the cut protects.** The question the agent is working on
+# right now is the latest user message; fold it into a summary and the agent
+# ends up answering a paraphrase that nobody wrote. In this unit's messages it
+# is simply the last message with role `"user"`. A caution for real agents:
+# in Anthropic's message format, tool results travel back inside user
+# messages. A user message that carries only tool results is the answer to
+# the agent's own calls, not a question from Lucy, so it must not be taken as
+# the cut.
+#
+# **Hint 3: why an exception rather than a slightly closer fit.** An
+# oversized request does not quietly work: the API rejects it, or something
+# further along truncates it at a point you never picked. An exception shows
+# up at once, with the numbers, where a person can act on it. A truncation
+# shows up much later, disguised as a wrong answer.
 
 # %% [markdown]
-# ## Grade the visible cases
+# ## 7. The grade table
 #
-# `grade_unit` calls your two functions on small fixed inputs, one row per
-# property of the contract. A row fails rather than crash when your function
-# raises or changes its input. Run this cell after every change.
+# `grade_unit` runs your two functions on small fixed inputs and prints one
+# row for each property in the contract. If your code raises or modifies its
+# input, that row is marked as failed; the notebook keeps going. Rerun this
+# cell after every edit.
 
 # %%
 from context_budget import contract_status, format_grade, grade_unit
@@ -285,52 +330,60 @@ VISIBLE_CONTRACT = contract_status(visible_rows)
 print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
 
 # %% [markdown]
-# ## Compact Lucy's day
+# ## 8. Four budgets for Lucy's day
 #
-# Once every row passes, this cell compacts Lucy's day with your `compact` and
-# the `keep_numbers` summarizer (it keeps only the lines with a digit), at four
-# budgets: the whole day's size, where nothing must change; the size the day
-# has after clearing old tool results, where step one is enough; a small fixed
-# budget, where the summary has to do the rest; and that small budget again
-# with Lucy's rules sent as pinned records. After each it lists which facts
-# are still somewhere the model can see.
+# When the grade table shows every row passing, the next cell runs your
+# `compact` on Lucy's day. The summarizer is `keep_numbers`, a deterministic
+# stand-in for a model that keeps exactly the lines containing a digit. The
+# four budgets are:
 #
-# Before it runs, predict which facts survive each budget.
+# 1. the whole day's own size, where nothing ought to change;
+# 2. the day's size once its old tool results are cleared, where clearing on
+#    its own ought to be enough;
+# 3. a fixed 400 tokens, where the summary has to make up the difference;
+# 4. the same 400 tokens, with Lucy's rules sent as pinned records.
+#
+# For each budget the cell prints which facts the model could still find.
+# Write down your expectation for every budget before you run it.
 
 # %%
 from context_budget import QUESTIONS, format_survival, keep_numbers, survival_table
 
 MANGO = "mango is never ordered from Frostline"
+DELIVERY = "delivery A-4817 was 20 tubs"
 survival = None
 if VISIBLE_CONTRACT == "PASSED":
     survival = survival_table(compact, keep_numbers)
     print(format_survival(survival))
-    assert len(survival["whole day"]["kept"]) == len(QUESTIONS)
-    assert "delivery A-4817 was 20 tubs" not in survival["clear only"]["kept"]
-    assert MANGO in survival["clear only"]["kept"]
-    assert MANGO not in survival["400"]["kept"]
-    assert MANGO in survival["400+pinned"]["kept"]
+    visible = {label: set(row["kept"]) for label, row in survival.items()}
+    assert visible["whole day"] == {fact for fact, _, _ in QUESTIONS}
+    assert DELIVERY not in visible["clear only"]
+    assert MANGO in visible["clear only"]
+    assert MANGO not in visible["400"]
+    assert MANGO in visible["400+pinned"]
     print("SURVIVAL_ASSERTIONS HELD")
 else:
     print("COMPACTION_NOT_READY: pass every visible case, then run this again.")
 
 # %% [markdown]
-# When the lists appear, read them against your prediction. Which facts were
-# lost at each budget, and where did each one live: in a rule Lucy stated, in
-# a tool result, or in a decision she later changed? Which budget kept a rule
-# that the smaller one lost, and what was different about it?
+# Once the lists print, hold them up against your prediction. For each fact
+# that went missing, note the budget at which it went and where it had lived:
+# a rule Lucy stated, the inside of a tool result, or a decision she revised
+# later. Then find a rule that one 400-token run lost and the other kept, and
+# say what differed between the two runs.
 
 # %% [markdown]
-# ## Save the handoff
+# ## 9. The handoff file
 #
-# Unit B breaks compaction on purpose and starts from this file: the budgets
-# you ran and what survived at each.
+# This file is kept for a follow-up unit. It records the budgets you ran and
+# the facts each one kept, so that later work can start from your results
+# instead of recomputing them.
 
 # %%
 handoff_path = None
 if survival is not None:
     handoff = {
-        "unit": "ch21-a",
+        "unit": "unit-a",
         "edition": "student",
         "status": "COMPLETED",
         "budgets": {label: row["budget"] for label, row in survival.items()},
@@ -338,25 +391,27 @@ if survival is not None:
         "pinned": PINNED,
         "survival": survival,
     }
-    handoff_path = save_json("ch21-unit-a-handoff-v1.json", handoff)
+    handoff_path = save_json("unit-a-handoff-v1.json", handoff)
     print("handoff written:", handoff_path)
 else:
     print("HANDOFF_NOT_WRITTEN: the survival lists come first.")
 
 # %% [markdown]
-# ## Exit ticket
+# ## 10. Exit ticket
 #
-# Answer in a sentence or two each:
+# Two sentences per answer is plenty.
 #
-# 1. Why does compaction clear tool results before it summarizes anything?
-# 2. Which of Lucy's facts could the agent get back after compaction without
-#    asking her, and how?
-# 3. Why does `compact` raise an error instead of returning a context slightly
-#    over the budget?
+# 1. Compaction gives up tool results before it writes any summary. What
+#    makes them the right thing to give up first?
+# 2. After compaction, which of Lucy's facts can the agent get back by
+#    itself, without going back to Lucy, and by what means?
+# 3. Even one token over is too many for `compact`: it raises instead of
+#    returning. What would go wrong if it handed back the slightly-too-large
+#    context?
 
 # %%
 exercise_report = {
-    "unit": "ch21-a",
+    "unit": "unit-a",
     "visible_cases": len(visible_rows),
     "passed": sum(row["status"] == "PASS" for row in visible_rows),
     "contract": VISIBLE_CONTRACT,
@@ -366,30 +421,35 @@ exercise_report = {
 print("EXERCISE_REPORT=" + json.dumps(exercise_report, sort_keys=True))
 
 # %% [markdown]
-# ## Changed constraint: keep only the lines that answer a question
+# ## 11. Changed constraint: a filter for matching lines
 #
-# Allow a quarter of an hour: predict, implement and trace, then add a case of
+# About fifteen minutes: predict, implement and trace, then add a case of
 # your own.
 #
-# Cutting a tool result by position keeps lines that may not matter. When the
-# agent knows what it is looking for, it can keep the lines that match.
-# `transfer_filter(text, needle, budget)` returns the lines of `text` that
-# contain `needle`, ignoring case. It keeps the **latest** matching lines that
-# fit in `budget` tokens, charging each line `estimate_tokens(line + "\n")`,
-# and returns them in their original order, followed by one count line that is
-# not charged to the budget:
+# `head` and `head_and_tail` pick lines by where they sit, not by what they
+# say. When the agent already has a question in mind (how much pistachio has
+# sold?), the useful lines are the ones that mention it, wherever they sit.
 #
-#     [kept K of M matching lines; T lines in total]
+# Write `transfer_filter(text, needle, budget)`. Its output is:
 #
-# With no matching line it returns the count line alone. It does not change
-# its input. Write down the output you expect for each case in
-# `TRANSFER_CASES` before running the table.
+# - every line of `text` in which `needle` occurs (case is ignored), but
+#   only as many as `budget` allows, and always the latest ones:
+#   every line costs `estimate_tokens(line + "\n")`, the kept lines are the
+#   latest matches that fit, and they are printed in the order they have in
+#   `text`;
+# - then, at no cost to the budget, one final count line:
+#
+#       [kept K of M matching lines; T lines in total]
+#
+# When no line matches, the output is the count line and nothing else. The
+# arguments are not modified. Before running the table, write down what you
+# expect each case in `TRANSFER_CASES` to produce.
 
 
 # %%
 def transfer_filter(text, needle, budget):
     """STARTER: not written yet."""
-    raise NotImplementedError("keep the latest matching lines, then the count")
+    raise NotImplementedError("write transfer_filter: matches from the end, then a count")
 
 
 # %%
@@ -404,12 +464,12 @@ TRANSFER_STATUS = "PASS" if passed else "NEEDS_WORK"
 print("TRANSFER_STATUS", TRANSFER_STATUS)
 
 # %% [markdown]
-# ## A counterexample, and what the filter cannot do
+# ## 12. Your own case, and the filter's blind spot
 #
-# Add a case whose expected output you worked out by hand, without running your
-# function, and run the cell. Aim for an input the visible cases do not cover.
-# Then answer: which question about a sales log can this filter not answer,
-# however large its budget? What would the agent need instead?
+# Work out one input and its exact output on paper, before your function ever
+# sees it, and add it below; pick something the visible cases leave untested.
+# Then consider a question about a sales log that this filter could not answer
+# with any budget, however large. What tool would the agent need instead?
 
 # %%
 my_cases = [
@@ -422,17 +482,18 @@ else:
     print("NO_CASE_YET: add one case to my_cases.")
 
 # %% [markdown]
-# ## Save your evidence
+# ## 13. Write up and save
 #
-# Fill in `prediction_notes` at the top and the explanation below, then run
-# this cell. A good explanation names the exact value you observed and the
-# input that produced it, the line of your code that produced it, one
-# prediction the evidence changed, and the strongest claim this evidence still
-# cannot support.
+# Fill in `prediction_notes` (section 1) and the notes below, then run the
+# cell. A strong write-up quotes one value you actually observed together
+# with the input behind it, points at the line of your code responsible,
+# names one prediction that the outputs overturned, and states the strongest
+# claim that this evidence does not back.
 #
-# Keep that last limit in mind: this unit measures what is *visible* to the
-# model, not what the model does with it. A fact in the context can still be
-# misread.
+# On that last point, be honest about the reach of this unit. Every check
+# here asks whether a fact is *present* in what the model is sent. None asks
+# whether a model given that context reads the fact correctly and acts on it:
+# being present is a precondition, not a guarantee.
 
 # %%
 explanation_notes = {
@@ -441,18 +502,18 @@ explanation_notes = {
     "remaining_limit": "What this experiment does not establish.",
 }
 submission = {
-    "unit": "ch21-a",
+    "unit": "unit-a",
     "edition": "student",
+    "explanation_review": "HUMAN_REVIEW_REQUIRED",
     "starting_evidence": "INDEPENDENT_UNIT_A",
-    "prediction": prediction_notes,
-    "explanation": explanation_notes,
     "core_report": exercise_report,
     "transfer": transfer_rows,
-    "explanation_review": "HUMAN_REVIEW_REQUIRED",
+    "prediction": prediction_notes,
+    "explanation": explanation_notes,
 }
-print("saved:", save_json("ch21-a-submission-v1.json", submission))
+print("saved:", save_json("unit-a-submission-v1.json", submission))
 course_report = {
-    "unit": "ch21-a",
+    "unit": "unit-a",
     "edition": "student",
     "visible_contract": VISIBLE_CONTRACT,
     "transfer_passed": TRANSFER_STATUS == "PASS",

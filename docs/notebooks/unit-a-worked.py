@@ -13,40 +13,40 @@
 # %% [markdown]
 # # Unit A, worked edition: count every token, then compact
 #
-# This is the student edition with every exercise solved and every question
-# answered. Try the student edition first and keep your own attempt: the
-# comparison is where most of the learning happens.
+# Here every exercise of the student edition is solved and every question has
+# an answer. Do the student edition first and keep what you wrote: comparing
+# your attempt with this one teaches more than reading either alone.
 #
-# The unit accounts for every token Lucy's shop agent sends, then builds
-# `clear_old_tool_results` and `compact`, which fit her long day into a token
-# budget, and checks which of her facts the model can still see. The plan is
-# the student edition's; the minutes are a plan, not a measurement.
+# The sections carry the same numbers as in the student edition. In short:
+# find where the tokens of Lucy's long day go, write `clear_old_tool_results`
+# and `compact` to bring the day under a budget, and check which of her facts
+# the model can still find at four budgets. The timing is the student
+# edition's; the minutes plan a session, they were not measured.
 #
 # | minutes | work | evidence you keep |
 # |---|---|---|
-# | 0–10 | predict which of Lucy's facts survive a cut | prediction notes |
+# | 0–10 | guess which facts outlive a cut of Lucy's day | prediction notes |
 # | 10–25 | layers, the budget report, the estimate, two cuts | printed outputs |
 # | 25–55 | write the two functions; pass the visible cases | your code, the grade table |
-# | 55–70 | compact Lucy's day at four budgets | the survival lists |
-# | 70–85 | changed constraint: keep only the matching lines | the transfer table |
+# | 55–70 | run compaction on the day at four budgets | the survival lists |
+# | 70–85 | changed constraint: a filter for matching lines | the transfer table |
 # | 85–90 | explain records versus transcript; save | the submission file |
 #
-# Everything runs on the standard library: no model, no network. The files
-# this edition saves go to `practical-work/ch21-a/` under the notebook's
-# working folder; its submission file has a name of its own, so it never
-# overwrites yours.
+# Only the standard library runs here: no model, no network. This edition
+# saves into `practical-work/unit-a/` inside the notebook's working folder,
+# under a submission name of its own, so your student files stay untouched.
 
 # %%
 import json
 import os
 from pathlib import Path
 
-WORK = Path("practical-work") / "ch21-a"
+WORK = Path("practical-work") / "unit-a"
 WORK.mkdir(parents=True, exist_ok=True)
 
 
 def save_json(name, data):
-    """Save `data` as WORK/name: write a temporary file, then rename it."""
+    """Write `data` to WORK/name through a temporary file, then rename it."""
     target = WORK / name
     temporary = target.with_name(target.name + ".tmp")
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"
@@ -58,16 +58,17 @@ def save_json(name, data):
 print("work folder:", WORK.as_posix())
 
 # %% [markdown]
-# ## Predict first
+# ## 1. The prediction
 #
-# Before running anything, the student edition asks which of these the model
-# can still see once Lucy's day is cut to fit its budget: the shop's name and
-# the mango rule; the closing time, which Lucy changed during the day; the tub
-# count of delivery A-4817, which appeared only in a tool result; and where the
-# tasting-club sign-up sheet goes, said in the day's last minute.
+# The student edition asks, before any output, which facts the model will
+# still see once Lucy's day has been shortened to fit: the mango rule and the
+# shop's name; the closing time, which Lucy revises during the day; the tub
+# count of delivery A-4817, which no message except one tool result ever
+# contained; and where the tasting-club sign-up sheet goes, asked at the very
+# end.
 #
-# Below is a typical first prediction, with the revision written after the
-# outputs came in. It is partly wrong, and the wrong part is the lesson.
+# What follows is a plausible first guess, with the revision written once the
+# outputs were in. Part of it is wrong, and that part is the point.
 
 # %%
 prediction_notes = {
@@ -83,18 +84,15 @@ prediction_notes = {
 }
 
 # %% [markdown]
-# ## Layers and the budget report
+# ## 2. Where the tokens go
 #
-# The model receives one request. We split it by how often each part changes:
-#
-# - **system**: the system prompt, which almost never changes;
-# - **pinned**: records the application keeps and always sends (Lucy's rules,
-#   her suppliers), which change rarely and are never compacted;
-# - **conversation**: the messages, which grow every turn.
-#
-# Putting the stable layers first keeps a prompt cache useful, and counting
-# each layer shows where the budget goes. `budget_report` is the `/context`
-# command of a coding agent: tokens per layer and each layer's share.
+# One request reaches the model, cut here into layers by how often each part
+# changes: the **system** prompt (almost never), the **pinned** records the
+# application always sends, such as Lucy's rules and suppliers (rarely, and
+# compaction never touches them), and the **conversation** (every turn).
+# Steady layers go first so a prompt cache keeps working; `budget_report`,
+# like a coding agent's `/context` command, gives each layer's tokens and
+# share.
 
 # %%
 from context_budget import PINNED, SYSTEM, Layers, budget_report, lucy_day
@@ -118,25 +116,28 @@ print(f"largest message: a {largest['role']} result from {largest['name']!r}")
 print(f"{tokens} tokens, {share:.0%} of the conversation")
 
 # %% [markdown]
-# Compare the two reports: the pinned records cost little next to the
-# conversation, and one tool result alone takes a large share of it. Most of
-# the day's tokens are tool output nobody will read again. That is why
-# compaction starts with tool results.
+# The pinned records hardly change the total. The biggest single message is a
+# tool result, and the share printed above shows how much of the conversation
+# it takes by itself. Tool output the agent has already read makes up the bulk
+# of the day, which is why compaction starts there.
 
 # %% [markdown]
-# ## An estimate, and when it is wrong
+# ## 3. Counting without a tokenizer
 #
-# `estimate_tokens` charges one token per four characters, rounded up. A real
-# tokenizer cuts digits, punctuation and JSON keys into more pieces than plain
-# English words, so the right ratio depends on the text. The counts below were
-# measured for the chapter with the Qwen2.5 tokenizer on samples of prose,
-# JSON, digits and Python; the cell recomputes the estimate from each sample's
-# length, and the error from both.
+# `estimate_tokens` divides the character count by four and rounds up; it
+# never looks at the text itself. A real tokenizer does, and its pieces vary:
+# a common English word is often one piece, a number is one piece per digit,
+# and JSON's quotes, colons and braces come out as small pieces of their own.
+#
+# The rows are the original measurement the course started from, taken with
+# the Qwen2.5 tokenizer. The chapter *Tokens and estimates* cites them beside
+# the course's own live measurement on its shipped samples. The cell computes
+# the estimate and the error.
 
 # %%
 from context_budget import estimate_tokens
 
-MEASURED = [  # the chapter's samples: characters, and tokens by Qwen2.5
+MEASURED = [  # the original measurement: characters, and tokens by Qwen2.5
     {"kind": "prose", "chars": 1775, "tokenizer": 349},
     {"kind": "json", "chars": 2573, "tokenizer": 1048},
     {"kind": "numbers", "chars": 2016, "tokenizer": 1187},
@@ -151,17 +152,27 @@ for sample in MEASURED:
     print(ROW.format(kind, chars, estimate, measured, error))
 
 # %% [markdown]
-# A positive error over-counts (you waste budget); a negative one under-counts
-# (the request can be larger than you think). Which kinds of text does the
-# estimate under-count, and which of Lucy's messages are made of that kind?
+# **Check yourself.** A plus sign means the estimate is too high (budget held
+# back for nothing); a minus sign means too low (a request bigger than you
+# believe). On which kinds of text is the estimate too low, and which of
+# Lucy's messages consist of that kind of text?
+#
+# **Answer.** The JSON and digit-heavy rows carry the large minus signs: the
+# estimate badly under-counts them. Prose is over-counted. Code sits close to
+# the estimate, and on which side depends on the sample: in this table it is
+# over-counted, while the chapter *Tokens and estimates* finds its own Python
+# sample under-counted. Lucy's freezer counts and sales logs are JSON and
+# numbers, exactly the under-counted kind, so the estimate probably makes her
+# day look smaller than a real tokenizer would. Keep a margin below the
+# model's window, or count with a real tokenizer when the total is close.
 
 # %% [markdown]
-# ## Two cuts of a long tool result
+# ## 4. Shortening one long tool result
 #
-# When one tool result is too long, keep part of it. `head` keeps the first
-# lines, which for a log means losing the latest rows without a trace.
-# `head_and_tail` keeps both ends and writes how many lines it left out, so
-# the model at least knows something is missing.
+# For a result too long to send whole: `head` keeps the opening lines and
+# silently loses the rest, which in a log means the newest rows. `head_and_tail`
+# keeps both ends and leaves a note in the gap saying how many lines were
+# removed, so the model is at least told that there was more.
 
 # %%
 from context_budget import FLAVORS, head, head_and_tail
@@ -176,25 +187,19 @@ print("---")
 print(head_and_tail(sales, 60))
 
 # %% [markdown]
-# **Answer.** The estimate under-counts JSON and digit-heavy text and
-# over-counts prose and code; the error column says by how much for each
-# sample. Lucy's freezer counts and sales logs are JSON full of digits, so
-# the estimate likely reports her day as smaller than a real tokenizer would.
-# Leave a margin below the model's window, or count with a real tokenizer.
-
-# %% [markdown]
-# ## Exercise 1, worked: clear the old tool results
+# ## 5. Exercise 1, worked: `clear_old_tool_results`
 #
-# Find the positions of the tool results, mark all but the last `keep_last` of
-# them as old, and build a new list: a new dict with a marker for each old
-# result, a copy of every other message. Computing the old positions with
-# `max(0, ...)` instead of `positions[:-keep_last]` avoids a classic slip:
-# `positions[:-0]` is the empty list, so `keep_last=0` would clear nothing.
+# Collect the indexes of the tool results, call all but the final `keep_last`
+# of them old, and build the output in one pass: a new dict carrying the
+# marker for each old result, a plain copy of everything else. The number of
+# old results is computed as `max(0, count - keep_last)` rather than by
+# slicing with `[:-keep_last]`, because `[:-0]` is an empty slice: with
+# `keep_last=0` the slice would clear nothing at all.
 #
-# This version handles the `"tool"` messages Lucy's day is made of. The
-# library's `clear_old_tool_results` also clears `tool_result` blocks inside
-# messages, never clears an error result, and leaves a result it already
-# cleared alone.
+# Lucy's day only has `"tool"` messages, and that is all this version
+# handles. The library's `clear_old_tool_results` goes further: it also
+# clears `tool_result` blocks inside messages, leaves error results alone, and
+# does not clear a result twice.
 
 # %%
 from context_budget import estimate_tokens
@@ -204,11 +209,11 @@ MARKER = "[tool result cleared to save context: {} tokens]"
 
 def clear_old_tool_results(messages, keep_last):
     """A new list: all but the last `keep_last` tool results cleared."""
-    positions = [i for i, m in enumerate(messages) if m["role"] == "tool"]
-    old = set(positions[: max(0, len(positions) - keep_last)])
+    tool_indexes = [index for index, message in enumerate(messages) if message["role"] == "tool"]
+    old = set(tool_indexes[: max(0, len(tool_indexes) - keep_last)])
     cleared = []
-    for i, message in enumerate(messages):
-        if i in old:
+    for index, message in enumerate(messages):
+        if index in old:
             marker = MARKER.format(estimate_tokens(message["content"]))
             cleared.append({**message, "content": marker})
         else:
@@ -217,13 +222,20 @@ def clear_old_tool_results(messages, keep_last):
 
 
 # %% [markdown]
-# ## Exercise 2, worked: compact the conversation
+# ## 6. Exercise 2, worked: `compact`
 #
-# The function follows the contract line by line. It counts the fixed layers
-# once and each message once per step, and adds the sizes up; it never drops
-# one message at a time and counts the whole context again, as the student
-# starter does. The cut is the latest user message: everything before it goes
-# into the summary; it and everything after it stay as step one left them.
+# The code walks through the contract in order. The fixed layers are counted
+# once, each message once per step, and the sizes are added; nothing is
+# re-measured in a loop the way the student starter re-measures the whole
+# context after each dropped message. The cut falls at the latest user
+# message: what precedes it is summarized, and it and what follows stay as
+# step one left them.
+#
+# Here the cut is simply the last message with role `"user"`, which is right
+# for Lucy's day. The library's `compact` is more careful with Anthropic-style
+# messages: a user message holding nothing but tool results does not count as
+# a question, and the cut moves earlier when a kept tool result would
+# otherwise lose the call that produced it.
 
 # %%
 from context_budget import SUMMARY_PREFIX, ContextOverflowError, message_tokens
@@ -262,11 +274,10 @@ def compact(layers, budget, summarize):
 
 
 # %% [markdown]
-# ## Grade the worked functions and the library's
+# ## 7. The grade table, twice
 #
-# The same visible cases as in the student edition, run twice: on the
-# functions above, and on the library's own `clear_old_tool_results` and
-# `compact`.
+# The student edition's visible cases, run on the two functions above and on
+# the library's own `clear_old_tool_results` and `compact`.
 
 # %%
 import context_budget as library
@@ -282,14 +293,13 @@ VISIBLE_CONTRACT = contract_status(worked_rows + library_rows)
 print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
 
 # %% [markdown]
-# ## Compact Lucy's day
+# ## 8. Four budgets for Lucy's day
 #
-# `survival_table` compacts Lucy's day with the worked `compact` and the
-# `keep_numbers` summarizer (it keeps only the lines with a digit) at four
-# budgets: the whole day's size; the size after clearing old tool results; a
-# small fixed budget; and that budget again with Lucy's rules sent as pinned
-# records. After each, it lists which facts are still somewhere the model can
-# see.
+# `survival_table` runs the worked `compact` on Lucy's day with `keep_numbers`
+# (a stand-in summarizer that keeps exactly the lines with a digit) at four
+# budgets: the day's full size, the size after its old tool results are
+# cleared, a fixed 400 tokens, and 400 again with Lucy's rules pinned. For
+# each it lists the facts the model could still find.
 
 # %%
 from context_budget import QUESTIONS, format_survival, keep_numbers, survival_table
@@ -298,26 +308,28 @@ survival = survival_table(compact, keep_numbers)
 print(format_survival(survival))
 
 # %% [markdown]
-# The unit's four claims about those lists, as assertions: every fact is
-# visible at the whole day's size; the delivery count is gone once old tool
-# results are cleared; the mango rule survives clearing; and at the small
-# budget the mango rule is lost in the transcript but kept as a pinned record.
-# The last lines check that the library's `compact` keeps the same facts.
+# The unit makes four claims about these lists, checked below: at the whole
+# day's size every fact is visible; clearing takes the delivery count away;
+# clearing leaves the mango rule in place; and at 400 tokens the mango rule is
+# lost from the transcript yet kept as a pinned record. The last check runs
+# the library's `compact` through the same table and expects identical lists.
 
 # %%
 MANGO = "mango is never ordered from Frostline"
-assert len(survival["whole day"]["kept"]) == len(QUESTIONS)
-assert "delivery A-4817 was 20 tubs" not in survival["clear only"]["kept"]
-assert MANGO in survival["clear only"]["kept"]
-assert MANGO not in survival["400"]["kept"]
-assert MANGO in survival["400+pinned"]["kept"]
+DELIVERY = "delivery A-4817 was 20 tubs"
+visible = {label: set(row["kept"]) for label, row in survival.items()}
+assert visible["whole day"] == {fact for fact, _, _ in QUESTIONS}
+assert DELIVERY not in visible["clear only"]
+assert MANGO in visible["clear only"]
+assert MANGO not in visible["400"]
+assert MANGO in visible["400+pinned"]
 print("SURVIVAL_ASSERTIONS HELD")
 assert survival == survival_table(library.compact, keep_numbers)
 print("the library's compact keeps the same facts at every budget")
 
 # %% [markdown]
-# What did the summary keep at the small budget? Here is the summary message
-# itself.
+# To see what the summarizer kept under the tightest transcript-only budget,
+# print the summary message it produced.
 
 # %%
 budget = survival["400"]["budget"]
@@ -325,33 +337,38 @@ small = compact(Layers(SYSTEM, [], lucy_day()), budget, keep_numbers)
 print(small.conversation[0]["content"])
 
 # %% [markdown]
-# **Reading the lists.**
+# **What the lists say.**
 #
-# - At the whole day's size nothing had to change, and nothing did.
-# - At the size after clearing, step one was enough. Every rule and decision
-#   stayed; what went were the two facts that lived only inside tool results,
-#   the delivery and the morning strawberry count. They are not gone for good:
-#   the call that fetched them is still in the conversation, so the agent can
-#   fetch them again.
-# - At the 400-token budget the summary holds only the lines with a digit: both
-#   closing times and both chocolate approvals, each stale decision next to
-#   its replacement, even the till total that step one had kept, and not a
-#   single rule, because no rule contains a digit. The sign-up sheet survives
-#   only because it sits in the latest question, which compaction keeps whole.
-# - With the rules pinned, the same budget kept every rule: pinned records
-#   never pass through compaction.
+# - *Whole day.* The budget equals the day's own size, so the first check
+#   returned it as it was, and every fact is listed.
+# - *Clear only.* Clearing by itself brought the day under its budget. Rules
+#   and decisions all remained. The two facts that disappeared are the ones
+#   that existed only inside tool results: the delivery and the morning
+#   strawberry count. They are out of view, not out of reach, because the
+#   calls that fetched them are still in the conversation and can be run
+#   again.
+# - *400.* The summary printed above is `keep_numbers` at work: each line with
+#   a digit, nothing else. The old and the new closing time are in it, and
+#   the old and the new chocolate approval, each outdated decision beside the
+#   one that replaced it, and so is the till total that clearing had spared.
+#   No rule is in it, since none of Lucy's rules contains a digit. The sign-up
+#   sheet is still visible for a different reason: it is part of the latest
+#   question, which the cut keeps whole.
+# - *400 with pinned records.* The same budget, and now every rule is
+#   visible, because pinned records never pass through compaction.
 #
-# A summary guesses what will matter later; a record is the application's
-# decision.
+# A summarizer chooses, at the moment of compaction, what might be needed
+# later, and this one chose by digits. A pinned record carries a choice the
+# application made beforehand: this is sent on every call.
 
 # %% [markdown]
-# ## Save the handoff
+# ## 9. The handoff file
 #
-# Unit B starts from this file: the budgets and what survived at each.
+# Kept for a follow-up unit: the budgets and the facts each one kept.
 
 # %%
 handoff = {
-    "unit": "ch21-a",
+    "unit": "unit-a",
     "edition": "worked",
     "status": "COMPLETED",
     "budgets": {label: row["budget"] for label, row in survival.items()},
@@ -359,31 +376,33 @@ handoff = {
     "pinned": PINNED,
     "survival": survival,
 }
-handoff_path = save_json("ch21-unit-a-handoff-v1.json", handoff)
+handoff_path = save_json("unit-a-handoff-v1.json", handoff)
 print("handoff written:", handoff_path)
 
 # %% [markdown]
-# ## Exit ticket, answered
+# ## 10. Exit ticket, answered
 #
-# 1. **Why clear tool results first?** They hold most of the tokens, as the
-#    budget report showed, and they are the cheapest thing to give up: the call
-#    that produced a result stays in the conversation, so the agent can run it
-#    again. A rule Lucy stated lives only in the transcript; once summarized
-#    away, nothing can fetch it back.
-# 2. **What can the agent recover without asking Lucy?** The facts that lived
-#    only in tool results: delivery A-4817's tubs, by calling `deliveries`
-#    again, and the morning strawberry count, by calling `freezer_count`. The
-#    rules lost to the summary cannot be recovered that way; only Lucy, or a
-#    pinned record, has them.
-# 3. **Why raise instead of returning a context a little over the budget?** A
-#    request over the budget is refused by the model's API or cut somewhere
-#    nobody chose. The exception names the budget and the size, so someone can
-#    raise the budget, pin fewer records or shorten the question; a silent cut
-#    shows up later as a wrong answer.
+# 1. **Compaction gives up tool results before it writes any summary. What
+#    makes them the right thing to give up first?** The budget report showed
+#    that they hold most of the tokens, and they cost the least to lose: each
+#    result's originating call remains in the transcript, and the agent can
+#    simply repeat it. A rule Lucy stated exists only in the transcript; once
+#    a summary drops it, no call brings it back.
+# 2. **After compaction, which of Lucy's facts can the agent get back by
+#    itself, and by what means?** The ones that lived only in tool results:
+#    the tubs of delivery A-4817, by calling `deliveries` again, and the
+#    morning strawberry count, by calling `freezer_count` again. The rules the
+#    summary dropped cannot come back that way; only Lucy, or a pinned record,
+#    still has them.
+# 3. **What would go wrong if `compact` handed back a slightly-too-large
+#    context?** The model's API would reject the request, or something would
+#    truncate it at a point nobody chose. The exception carries the budget and
+#    the size, so a person can raise the budget, pin fewer records or shorten
+#    the question. A silent truncation surfaces later as a wrong answer.
 
 # %%
 exercise_report = {
-    "unit": "ch21-a",
+    "unit": "unit-a",
     "visible_cases": len(worked_rows),
     "passed": sum(row["status"] == "PASS" for row in worked_rows),
     "contract": VISIBLE_CONTRACT,
@@ -393,17 +412,19 @@ exercise_report = {
 print("EXERCISE_REPORT=" + json.dumps(exercise_report, sort_keys=True))
 
 # %% [markdown]
-# ## Changed constraint, worked: keep only the lines that answer a question
+# ## 11. Changed constraint, worked: a filter for matching lines
 #
-# `transfer_filter(text, needle, budget)` keeps the latest lines of `text` that
-# contain `needle` (ignoring case) within `budget` tokens, each line charged
-# `estimate_tokens(line + "\n")`, in their original order, then one uncharged
-# count line, `[kept K of M matching lines; T lines in total]`.
+# The contract, briefly: `transfer_filter(text, needle, budget)` gives back
+# each line of `text` where `needle` occurs (case ignored), only the latest
+# ones that fit in `budget` when each costs `estimate_tokens(line + "\n")`, in
+# their order in `text`, and then one count line that costs nothing,
+# `[kept K of M matching lines; T lines in total]`.
 #
-# Walk the matches from the end, stop at the first that does not fit, and turn
-# the kept lines back into their original order. Stopping, rather than skipping
-# a long line to try a shorter, older one, is what keeps the kept lines the
-# *latest* ones.
+# The solution goes through the matches from the last one backwards and stops
+# at the first that does not fit, then puts the kept lines back in their
+# original order. It stops instead of skipping: skipping a long line to fit a
+# shorter, older one would break the promise that the kept lines are the
+# *latest* matches.
 
 
 # %%
@@ -435,16 +456,20 @@ TRANSFER_STATUS = "PASS" if passed else "NEEDS_WORK"
 print("TRANSFER_STATUS", TRANSFER_STATUS)
 
 # %% [markdown]
-# ## A counterexample, and what the filter cannot do
+# ## 12. Two cases of our own, and the filter's blind spot
 #
-# Two cases the visible ones do not cover, with outputs worked out by hand
-# from the same sales text. A needle matches inside longer words: `"nil"`
-# finds the vanilla line. And a budget one token short of two pistachio lines
-# keeps only the latest. Both run against the worked filter and the library's
-# `transfer_filter`.
+# Both use the sales text of the visible cases, and both expected outputs were
+# worked out by hand. First, a needle can match in the middle of a longer
+# word: `"nil"` finds the vanilla line. Second, a budget one token smaller
+# than the two latest pistachio lines together keeps only the last of them;
+# the cell computes that budget and prints it. Each case runs against the
+# worked filter and the library's `transfer_filter`.
 
 # %%
 sales_text = TRANSFER_CASES[0][1][0]
+pistachio = [line for line in sales_text.splitlines() if "pistachio" in line.casefold()]
+tight = sum(estimate_tokens(line + "\n") for line in pistachio[-2:]) - 1
+print("one token short of the two latest pistachio lines:", tight)
 COUNT = "[kept 1 of {} matching lines; 5 lines in total]"
 my_cases = [
     (
@@ -454,7 +479,7 @@ my_cases = [
     ),
     (
         "one token short of two lines",
-        [sales_text, "pistachio", 13],
+        [sales_text, "pistachio", tight],
         "10:20 | pistachio | 3 tubs\n" + COUNT.format(3),
     ),
 ]
@@ -464,19 +489,21 @@ for name, candidate in candidates.items():
         print(row["status"], name, row["case"])
 
 # %% [markdown]
-# **What the filter cannot answer.** "How many scoops of pistachio did we sell
-# today?" or "Which flavour sold best?" The filter returns lines, never a sum;
-# with a small budget it drops the oldest matches, and even with every line
-# kept the model must still add them up, which is where models slip. The agent
-# needs a tool that computes the answer from the whole log and returns it as
-# one short line.
+# **The blind spot.** Questions such as "How many scoops of pistachio did we
+# sell today?" or "Which flavor sold best?" need a total, and the filter only
+# ever returns lines. Under a small budget it also drops the older matches,
+# so the lines it does return cannot add up to the day. Even with every
+# matching line kept, the arithmetic is still left to the model. What the
+# agent needs is a tool that computes the answer over the whole log and
+# returns it as one short line.
 
 # %% [markdown]
-# ## Save the evidence
+# ## 13. Write up and save
 #
-# The worked explanation, saved under a name of its own. This unit measures
-# what is *visible* to the model, not what the model does with it: a fact in
-# the context can still be misread.
+# The worked write-up goes into a file of its own. Its limit is the unit's
+# limit: every check here is about whether a fact is *present* in the context
+# sent to the model, and presence does not show that a model reads the fact
+# correctly or acts on it.
 
 # %%
 explanation_notes = {
@@ -490,18 +517,18 @@ explanation_notes = {
     "model reading the compacted context answers correctly.",
 }
 submission = {
-    "unit": "ch21-a",
+    "unit": "unit-a",
     "edition": "worked",
+    "explanation_review": "HUMAN_REVIEW_REQUIRED",
     "starting_evidence": "INDEPENDENT_UNIT_A",
-    "prediction": prediction_notes,
-    "explanation": explanation_notes,
     "core_report": exercise_report,
     "transfer": transfer_rows,
-    "explanation_review": "HUMAN_REVIEW_REQUIRED",
+    "prediction": prediction_notes,
+    "explanation": explanation_notes,
 }
-print("saved:", save_json("ch21-a-worked-submission-v1.json", submission))
+print("saved:", save_json("unit-a-worked-submission-v1.json", submission))
 course_report = {
-    "unit": "ch21-a",
+    "unit": "unit-a",
     "edition": "worked",
     "visible_contract": VISIBLE_CONTRACT,
     "transfer_passed": TRANSFER_STATUS == "PASS",

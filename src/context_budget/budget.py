@@ -1,7 +1,7 @@
 """The cost budget of an agent loop: what re-sending the whole history costs.
 
-An agent loop sends its entire history on every step, so a tool result read at
-step 3 is paid for again at steps 4, 5 and every step after. If each step adds
+An agent loop sends its entire history on every step, so whatever it fetched
+early is billed again in every later call. If each step adds
 about the same number of tokens, the context read at step ``k`` is
 ``start + k * growth`` and the tokens read over ``n`` steps add up to
 ``n * start + growth * n * (n + 1) / 2``: they grow with the square of ``n``.

@@ -12,7 +12,7 @@ the agent can see it looked something up and can look it up again.
 
 Which results are cleared, in order of position (message, then block):
 
-- an error result (``"is_error": true``) is never cleared, because the error is
+- an error result (a true ``"is_error"``) is never cleared, because the error is
   what the agent must not repeat; it does not count toward ``keep_last``
   either, so a failing call never pushes a useful result out;
 - a result already cleared is left as it is (its marker keeps the first size)
@@ -54,11 +54,11 @@ def _clearable(messages: Sequence[Message]) -> list[_Position]:
         content = message["content"]
         if message["role"] == "tool":
             text = _result_text(content)
-            if message.get("is_error") is not True and not _is_cleared(text):
+            if not message.get("is_error") and not _is_cleared(text):
                 found.append((index, None))
         elif isinstance(content, list):
             for number, block in enumerate(content):
-                if block["type"] != "tool_result" or block.get("is_error") is True:
+                if block["type"] != "tool_result" or block.get("is_error"):
                     continue
                 if not _is_cleared(_result_text(block.get("content"))):
                     found.append((index, number))

@@ -323,7 +323,11 @@ def _budget_section(
         size = budget_report(compacted, counter)["total"]
         if compacted.conversation == conversation:
             step, summarized = 0, 0
-        elif compacted.conversation == cleared:
+        elif len(compacted.conversation) == len(conversation) and all(
+            # step 1 clears a result only where its marker is the smaller of the two
+            new in (old, clear)
+            for new, old, clear in zip(compacted.conversation, conversation, cleared, strict=True)
+        ):
             step, summarized = 1, 0
         else:  # one summary message replaced the messages before the kept tail
             step, summarized = 2, len(conversation) - len(compacted.conversation) + 1

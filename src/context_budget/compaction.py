@@ -28,7 +28,9 @@ messages step 1 changes are counted once more; nothing is recounted in a loop.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from context_budget.clearing import _clear
 from context_budget.errors import ContextOverflowError
@@ -87,6 +89,23 @@ def _cut_index(messages: Sequence[Message]) -> int | None:
             cut = index
         index -= 1
     return cut
+
+
+def _fresh(messages: Sequence[Message]) -> list[Message]:
+    """A copy of ``messages`` down to their blocks (strings are shared: they are immutable)."""
+    return [
+        {**message, "content": [_fresh_block(block) for block in message["content"]]}
+        if isinstance(message["content"], list)
+        else dict(message)
+        for message in messages
+    ]
+
+
+def _fresh_block(block: dict[str, Any]) -> dict[str, Any]:
+    copied = copy.deepcopy(block) if block["type"] == "tool_use" else dict(block)
+    if isinstance(copied.get("content"), list):  # a tool_result's content blocks
+        copied["content"] = [dict(item) for item in copied["content"]]
+    return copied
 
 
 def _check_arguments(layers: object, budget: object, summarize: object) -> None:
@@ -157,12 +176,16 @@ def compact(
     if total <= budget:
         return Layers(layers.system, list(layers.pinned), list(conversation))
 
-    # step 1: only the messages clearing replaced need counting again
+    # step 1: only the messages clearing replaced need counting again; a message
+    # whose results were too small to be worth a marker keeps its results.
     cleared = _clear(conversation, KEEP_TOOL_RESULTS, counter)
-    sizes = [
-        size if new is old else _message_size(new, counter)
-        for size, new, old in zip(sizes, cleared, conversation, strict=True)
-    ]
+    for index, (new, old) in enumerate(zip(cleared, conversation, strict=True)):
+        if new is not old:
+            size = _message_size(new, counter)
+            if size < sizes[index]:
+                sizes[index] = size
+            else:
+                cleared[index] = old
     total = fixed + sum(sizes)
     if total <= budget:
         return Layers(layers.system, list(layers.pinned), cleared)
@@ -176,7 +199,9 @@ def compact(
             budget=budget,
             size=total,
         )
-    text = summarize(cleared[:cut])
+    # subtle: the summarizer gets its own copy of the messages, so a summarizer
+    # that edits what it is given can change neither the input nor the kept tail.
+    text = summarize(_fresh(cleared[:cut]))
     if not isinstance(text, str):
         raise TypeError(f"summarize must return a str, got {type(text).__name__}: {text!r:.80}")
     summary: Message = {"role": "user", "content": SUMMARY_PREFIX + text}

@@ -8,14 +8,16 @@ or a summary that cuts between the two leaves a history the API rejects
 bug class most reported against context-trimming code.
 
 ``validate_history`` reports every break, each as a ``HistoryProblem`` naming
-the message index, the tool_use id and one of three problems:
+the message index, the tool_use id and one of four problems:
 
 - ``"orphan result"``: a tool_result whose id no earlier tool_use carries;
 - ``"misplaced result"``: a tool_result whose call exists but not in the
   message just before, or that is not in a user message, follows text, or
   answers the same call twice;
 - ``"unanswered call"``: a tool_use that the next message does not answer. A
-  call in the last message is pending, not a problem.
+  call in the last message is pending, not a problem;
+- ``"duplicate call id"``: a tool_use whose id an earlier tool_use already
+  carries (the API refuses a reused id).
 
 Shorthand ``"tool"`` messages carry no call id, so they are not checked.
 """
@@ -32,6 +34,7 @@ __all__ = ["HistoryProblem", "validate_history"]
 ORPHAN_RESULT = "orphan result"
 MISPLACED_RESULT = "misplaced result"
 UNANSWERED_CALL = "unanswered call"
+DUPLICATE_CALL = "duplicate call id"
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,8 @@ class HistoryProblem:
     Attributes:
         index: the index of the message holding the bad block.
         tool_use_id: the id of the call (or of the call a result claims).
-        problem: ``"orphan result"``, ``"misplaced result"`` or ``"unanswered call"``.
+        problem: ``"orphan result"``, ``"misplaced result"``, ``"unanswered call"``
+            or ``"duplicate call id"``.
 
     Examples:
         >>> print(HistoryProblem(0, "toolu_01", "orphan result"))
@@ -112,6 +116,11 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
         )
         problems.extend(bad)
         calls = _tool_use_ids(message)
+        problems.extend(
+            HistoryProblem(index, call_id, DUPLICATE_CALL)
+            for number, call_id in enumerate(calls)
+            if call_id in seen or call_id in calls[:number]
+        )
         seen.update(calls)
         asked = calls if message["role"] == "assistant" else []
     return problems

@@ -45,6 +45,9 @@ _REQUIRED: dict[str, tuple[tuple[str, type], ...]] = {
     "thinking": (("thinking", str),),
 }
 
+# block types a tool_result's content list may hold (so a result never nests a result)
+_RESULT_CONTENT = frozenset({"text", "image", "document", "search_result"})
+
 
 def _compact_json(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -97,6 +100,11 @@ def _check_block(block: object, message: int | None, number: int, inner: int | N
             found, wanted = type(block[key]).__name__, expected.__name__
             where = _place(message, number, inner)
             raise TypeError(f"{where} ({kind}) has {key!r} of type {found}, not {wanted}")
+    if inner is not None and kind not in _RESULT_CONTENT:
+        where = _place(message, number, inner)
+        raise ValueError(
+            f"{where} has type {kind!r}; a tool result holds only {sorted(_RESULT_CONTENT)} blocks"
+        )
     if kind == "tool_result" and "content" in block:
         content = block["content"]
         if isinstance(content, list):

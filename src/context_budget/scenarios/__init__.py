@@ -1,7 +1,7 @@
 """Ready-made conversations that the lessons and practical units run on.
 
 - ``lucy``: one working day at Lucy's ice-cream shop, the conversation that
-  Chapter 21's Unit A compacts at several budgets.
+  the practical Unit A compacts at several budgets.
 
 Every scenario is deterministic: calling it twice gives equal, separate lists.
 """
