@@ -28,7 +28,6 @@ messages step 1 changes are counted once more; nothing is recounted in a loop.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -92,20 +91,35 @@ def _cut_index(messages: Sequence[Message]) -> int | None:
 
 
 def _fresh(messages: Sequence[Message]) -> list[Message]:
-    """A copy of ``messages`` down to their blocks (strings are shared: they are immutable)."""
+    """A copy of ``messages``: new message dicts, content lists, blocks and tool inputs.
+
+    Strings are shared (they cannot change); so are values nested in keys other
+    than those, which no part of a message this package reads.
+    """
     return [
         {**message, "content": [_fresh_block(block) for block in message["content"]]}
         if isinstance(message["content"], list)
-        else dict(message)
+        else {**message}
         for message in messages
     ]
 
 
 def _fresh_block(block: dict[str, Any]) -> dict[str, Any]:
-    copied = copy.deepcopy(block) if block["type"] == "tool_use" else dict(block)
-    if isinstance(copied.get("content"), list):  # a tool_result's content blocks
-        copied["content"] = [dict(item) for item in copied["content"]]
-    return copied
+    if block["type"] == "tool_use":
+        return {**block, "input": _copy_json(block["input"])}
+    content = block.get("content")
+    if isinstance(content, list):  # a tool_result's own text or image blocks
+        return {**block, "content": [{**item} for item in content]}
+    return {**block}
+
+
+def _copy_json(value: Any) -> Any:
+    """A copy of nested dicts and lists; anything else is shared (strings, numbers)."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
 
 
 def _check_arguments(layers: object, budget: object, summarize: object) -> None:

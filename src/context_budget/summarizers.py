@@ -48,9 +48,14 @@ def keep_numbers(messages: Sequence[Message]) -> str:
 def forget_everything(messages: Sequence[Message]) -> str:
     """An empty summary, whatever the messages say.
 
+    It never reads a message, so it checks only that it was given a list
+    (constant time: the cheapest summarizer there is, which the benchmarks use
+    to time ``compact``'s own work).
+
     Examples:
         >>> forget_everything([{"role": "user", "content": "Never order mango."}])
         ''
     """
-    _check_messages(messages)
+    if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
+        raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
     return ""
