@@ -87,10 +87,12 @@ def test_qwen_counter_gives_real_counts() -> None:
 
 @needs_qwen
 def test_qwen_counter_is_loaded_once() -> None:
+    before = tokens_module._qwen_encoder.cache_info()
     qwen_counter()
-    assert tokens_module._qwen_encoder.cache_info().currsize == 1
     qwen_counter()
-    assert tokens_module._qwen_encoder.cache_info().hits >= 1
+    after = tokens_module._qwen_encoder.cache_info()
+    assert after.misses <= 1  # loaded at most once in the whole run
+    assert after.hits >= before.hits + 1
 
 
 @needs_qwen

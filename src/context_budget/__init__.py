@@ -5,7 +5,7 @@ Every public name is importable from ``context_budget`` directly.
 
 from context_budget.budget import LoopStep, loop_cost, loop_steps, tokens_read
 from context_budget.clearing import clear_old_tool_results
-from context_budget.compaction import KEEP_TOOL_RESULTS, SUMMARY_PREFIX, compact
+from context_budget.compaction import KEEP_TOOL_RESULTS, SUMMARY_PREFIX, Summarizer, compact
 from context_budget.cuts import head, head_and_tail, transfer_filter
 from context_budget.errors import ContextBudgetError, ContextOverflowError
 from context_budget.grading import (
@@ -56,6 +56,7 @@ __all__ = [  # noqa: RUF022
     "QUESTIONS",
     "SUMMARY_PREFIX",
     "SYSTEM",
+    "Summarizer",
     "TRANSFER_CASES",
     "TokenCounter",
     "budget_report",

@@ -37,7 +37,7 @@ from context_budget.layers import Layers, _fixed_tokens
 from context_budget.messages import Message, _check_messages, _tool_result_ids, _tool_use_ids
 from context_budget.tokens import TokenCounter, _message_size, _resolve, _sizes
 
-__all__ = ["KEEP_TOOL_RESULTS", "SUMMARY_PREFIX", "compact"]
+__all__ = ["KEEP_TOOL_RESULTS", "SUMMARY_PREFIX", "Summarizer", "compact"]
 
 #: How many of the latest tool results step 1 leaves uncleared.
 KEEP_TOOL_RESULTS = 2

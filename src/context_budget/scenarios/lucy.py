@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from context_budget.clearing import clear_old_tool_results
-from context_budget.compaction import compact
+from context_budget.compaction import Summarizer, compact
 from context_budget.layers import Layers, budget_report
 from context_budget.messages import Message, tool_message
 from context_budget.summarizers import keep_numbers
@@ -277,7 +277,7 @@ def survives(layers: Layers, needle: str) -> bool:
 
 
 #: A compaction function: (layers, budget in tokens, summarizer) -> layers.
-Compactor = Callable[[Layers, int, Callable[[list[Message]], str]], Layers]
+Compactor = Callable[[Layers, int, Summarizer], Layers]
 
 #: The unit's budgets, in the order it runs them: (label, whether PINNED is
 #: sent, budget in tokens or None when it is measured from the day).
