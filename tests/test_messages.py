@@ -79,7 +79,6 @@ TAKES_MESSAGES: list[Callable[[list[Any]], object]] = [
     lambda messages: clear_old_tool_results(messages, 2),
     validate_history,
     keep_numbers,
-    forget_everything,
     lambda messages: budget_report(Layers("s", [], messages)),
     lambda messages: compact(Layers("s", [], messages), 10_000, forget_everything),
 ]
@@ -128,3 +127,9 @@ def test_message_tokens_rejects_a_message_without_content() -> None:
 def test_a_string_is_not_a_list_of_messages() -> None:
     with pytest.raises(TypeError, match="got str"):
         validate_history("hello")  # type: ignore[arg-type]
+
+
+def test_forget_everything_reads_no_message_but_wants_a_list() -> None:
+    assert forget_everything([{"no role": 1}]) == ""  # never reads a message
+    with pytest.raises(TypeError, match="messages must be a list of dicts, got str"):
+        forget_everything("not a list")  # type: ignore[arg-type]
