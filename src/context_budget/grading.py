@@ -16,7 +16,7 @@ copy was not changed, so a function that edits its input in place fails.
 
 The fixtures of ``grade_unit`` (private, shown here so a failing row can be
 traced): ``_TOOL`` is a ``stock_level`` tool result of 40 ``"vanilla 12"``
-rows (138 tokens); ``_SMALL`` is a two-message exchange; ``_LONG`` is 8 rounds
+rows; ``_SMALL`` is a two-message exchange; ``_LONG`` is 8 rounds
 of (user ``q{i}``, ``_TOOL``, assistant ``a{i}``), 24 messages and 8 tool
 results.
 
