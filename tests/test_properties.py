@@ -137,6 +137,24 @@ def test_compact_fits_the_budget_or_raises(case: tuple[Layers, int, Any]) -> Non
         assert budget_report(out)["total"] <= budget
 
 
+def step_one(conversation: list[Message]) -> list[Message]:
+    """What step 1 makes of a conversation: each old result cleared where the marker is smaller."""
+    return [
+        new if message_tokens(new) < message_tokens(old) else old
+        for new, old in zip(clear_old_tool_results(conversation, 2), conversation, strict=True)
+    ]
+
+
+@EXAMPLES
+@given(cases())
+def test_compact_never_raises_when_clearing_alone_would_fit(case: tuple[Layers, int, Any]) -> None:
+    layers, budget, _ = case
+    cleared = budget_report(Layers(layers.system, layers.pinned, step_one(layers.conversation)))
+    out = run(*case)
+    if budget >= cleared["total"]:
+        assert isinstance(out, Layers), out
+
+
 @EXAMPLES
 @given(cases())
 def test_compact_never_changes_system_or_pinned(case: tuple[Layers, int, Any]) -> None:
@@ -164,11 +182,7 @@ def test_compact_keeps_order_and_a_suffix_of_the_cleared_conversation(
     if not isinstance(out, Layers):
         return
     conversation = layers.conversation
-    # step 1 clears every old result whose marker is smaller than what it replaces
-    cleared = [
-        new if message_tokens(new) < message_tokens(old) else old
-        for new, old in zip(clear_old_tool_results(conversation, 2), conversation, strict=True)
-    ]
+    cleared = step_one(conversation)
     if out.conversation in (conversation, cleared):
         return
     summary, *tail = out.conversation
