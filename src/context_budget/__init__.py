@@ -36,6 +36,7 @@ from context_budget.tokens import (
     message_tokens,
     qwen_counter,
 )
+from context_budget.usage import Usage, should_compact, track_usage
 
 __version__ = "0.1.0"
 
@@ -59,6 +60,7 @@ __all__ = [  # noqa: RUF022
     "Summarizer",
     "TRANSFER_CASES",
     "TokenCounter",
+    "Usage",
     "budget_report",
     "clear_old_tool_results",
     "compact",
@@ -78,10 +80,12 @@ __all__ = [  # noqa: RUF022
     "message_tokens",
     "qwen_counter",
     "run_transfer",
+    "should_compact",
     "survival_table",
     "survives",
     "tokens_read",
     "tool_message",
+    "track_usage",
     "transfer_filter",
     "validate_history",
 ]

@@ -1,0 +1,168 @@
+"""What one model call used, and the two ways a harness can add it up.
+
+A response's `usage` comes in three shapes: the API's JSON (a dict), the
+Anthropic SDK's object (attributes, with `None` for a cache field the API left
+out), or this module's `Usage` record. `Usage.of` reads all three.
+
+The loop keeps one integer, the counter, and compares it with a threshold:
+
+- `track_usage` is the lesson's accumulator: input plus output of every call
+  since the last reset. Each call's input already repeats the whole history, so
+  this sum grows faster than the window really fills.
+- `window_tokens` is what the last request really carried plus its output: the
+  size of the window after that call.
+
+Example:
+    >>> Usage(input_tokens=300, output_tokens=100, cache_read_input_tokens=1200).window_tokens
+    1600
+    >>> track_usage(0, {"usage": {"input_tokens": 300, "output_tokens": 100}})
+    400
+    >>> should_compact(1850, context_window=2000, compact_ratio=0.7)
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Usage", "should_compact", "track_usage"]
+
+_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """The tokens of one model call, as the Messages API reports them.
+
+    Every figure is a count of tokens.
+
+    Attributes:
+        input_tokens: prompt tokens read at the full input price: those after
+            the last cache breakpoint, or the whole prompt when nothing caches.
+        output_tokens: tokens the model generated, thinking included.
+        cache_creation_input_tokens: prompt tokens written to the cache by this
+            call (charged at a write price), both lifetimes together.
+        cache_read_input_tokens: prompt tokens served from the cache (charged
+            at the read price).
+        ephemeral_5m_input_tokens: the part of the cache writes that lives
+            five minutes.
+        ephemeral_1h_input_tokens: the part of the cache writes that lives one
+            hour.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    ephemeral_5m_input_tokens: int = 0
+    ephemeral_1h_input_tokens: int = 0
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if type(value) is not int or value < 0:
+                raise ValueError(f"Usage.{name} must be a non-negative int, got {value!r}")
+
+    @property
+    def prompt_tokens(self) -> int:
+        """The whole prompt this call sent: uncached input, cache writes and reads."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    @property
+    def window_tokens(self) -> int:
+        """The window after this call: the whole prompt plus the output."""
+        return self.prompt_tokens + self.output_tokens
+
+    def as_dict(self) -> dict[str, Any]:
+        """The API's JSON shape, the 5-minute / 1-hour split under `cache_creation`."""
+        out: dict[str, Any] = {name: getattr(self, name) for name in _FIELDS}
+        out["cache_creation"] = {
+            "ephemeral_5m_input_tokens": self.ephemeral_5m_input_tokens,
+            "ephemeral_1h_input_tokens": self.ephemeral_1h_input_tokens,
+        }
+        return out
+
+    @classmethod
+    def of(cls, source: Any) -> Usage:
+        """Read the usage of a response, or a usage itself, in any of its shapes.
+
+        `source` may be a response (a dict with a `"usage"` key, or an object
+        with a `usage` attribute), a usage dict in the API's JSON shape, an SDK
+        usage object, or a `Usage`. A missing or `None` cache field counts as 0;
+        a missing `input_tokens` or `output_tokens` is an error.
+
+        Raises:
+            ValueError: a required field is missing, or a field is not a
+                non-negative int; the message names the field.
+        """
+        if isinstance(source, Usage):
+            return source
+        usage = _get(source, "usage")
+        if usage is None:
+            usage = source
+        values: dict[str, int] = {}
+        for name in _FIELDS:
+            value = _get(usage, name)
+            if value is None:
+                if name in ("input_tokens", "output_tokens"):
+                    raise ValueError(f"usage has no {name!r}: got {usage!r}")
+                value = 0
+            values[name] = value
+        creation = _get(usage, "cache_creation")
+        for name in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"):
+            value = _get(creation, name) if creation is not None else None
+            values[name] = 0 if value is None else value
+        if creation is None:
+            # subtle: without the split, the API's writes are all 5-minute ones.
+            values["ephemeral_5m_input_tokens"] = values["cache_creation_input_tokens"]
+        return cls(**values)
+
+
+def _get(obj: Any, name: str) -> Any:
+    """`obj[name]` for a mapping, `obj.name` for anything else, `None` if absent."""
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def track_usage(tokens_used: int, response: Any) -> int:
+    """Add one call's input and output tokens to the counter.
+
+    Args:
+        tokens_used: the counter so far, in tokens.
+        response: the call's response (or its usage) in any shape `Usage.of` reads.
+
+    Returns:
+        `tokens_used + input_tokens + output_tokens`, in tokens. Cache reads
+        and writes are not added: this is the lesson's accumulator.
+    """
+    usage = Usage.of(response)
+    return tokens_used + usage.input_tokens + usage.output_tokens
+
+
+def should_compact(tokens_used: int, context_window: int, compact_ratio: float) -> bool:
+    """Whether the counter has reached the threshold `context_window * compact_ratio`.
+
+    Args:
+        tokens_used: the counter, in tokens.
+        context_window: the model's window, in tokens (a positive int).
+        compact_ratio: the share of the window that triggers compaction,
+            strictly between 0 and 1.
+
+    Raises:
+        ValueError: `context_window` is not positive or `compact_ratio` is
+            outside (0, 1); the message names the value.
+    """
+    if type(context_window) is not int or context_window <= 0:
+        raise ValueError(f"context_window must be a positive int, got {context_window!r}")
+    if not 0 < compact_ratio < 1:
+        raise ValueError(
+            f"compact_ratio must be strictly between 0 and 1, got {compact_ratio!r}"
+        )
+    return tokens_used >= context_window * compact_ratio
