@@ -162,7 +162,5 @@ def should_compact(tokens_used: int, context_window: int, compact_ratio: float) 
     if type(context_window) is not int or context_window <= 0:
         raise ValueError(f"context_window must be a positive int, got {context_window!r}")
     if not 0 < compact_ratio < 1:
-        raise ValueError(
-            f"compact_ratio must be strictly between 0 and 1, got {compact_ratio!r}"
-        )
+        raise ValueError(f"compact_ratio must be strictly between 0 and 1, got {compact_ratio!r}")
     return tokens_used >= context_window * compact_ratio
