@@ -1,0 +1,31 @@
+"""Context is a budget: the context each call sends, and the running total read.
+
+Drawn from `loop_steps` and `tokens_read`: a loop whose history grows 1,000
+tokens a step, over 20 steps. The context climbs in a straight line; the total
+the model has read climbs with the square of the number of steps.
+"""
+
+from __future__ import annotations
+
+from _svg import line_chart
+
+from context_budget import loop_steps, tokens_read
+
+STEPS = 20
+GROWTH = 1_000  # tokens each step adds to the history
+
+
+def draw() -> str:
+    """The figure as SVG text."""
+    steps = loop_steps(STEPS, growth=GROWTH)
+    context = [(s.step, s.context) for s in steps]
+    total = [(n, tokens_read(n, growth=GROWTH)) for n in range(1, STEPS + 1)]
+    return line_chart(
+        [("context of this call", context), ("tokens read so far", total)],
+        title="Each call sends the whole history: the context grows in a line, "
+        "the tokens read grow with the square of the steps",
+        desc=f"A loop adding {GROWTH:,} tokens a step for {STEPS} steps: the last call "
+        f"sends {context[-1][1]:,} tokens, and {total[-1][1]:,} have been read in all.",
+        x_label="step (model call)",
+        y_label="tokens",
+    )

@@ -1,0 +1,103 @@
+"""mkdocs hook: draw each figure a page asks for, inline, from code the build runs.
+
+A page asks for a figure with an HTML comment on a line of its own:
+
+    <!-- figure: tokens_error -->
+
+The hook imports `docs/figures/tokens_error.py`, calls its `draw()` (which
+returns the text of one SVG picture) and puts the picture in the page in place
+of the comment, inside a `<figure>` whose caption is the figure's `<title>` and
+a link to the code that drew it (mkdocs copies `docs/figures/*.py` to the site
+as plain files). An inline SVG takes the page's text colour, so one picture
+reads in light and dark mode.
+
+The tests import this file too (`tests/test_figures.py`): every figure draws
+the same bytes twice, every marker names a figure that exists, and every
+figure is used on a page. A marker naming no figure fails the build.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import posixpath
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+#: `<!-- figure: NAME -->` alone on a line; NAME is a module of docs/figures/.
+MARKER = re.compile(r"^<!-- figure: ([a-z][a-z0-9_]*) -->[ \t]*$", re.MULTILINE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.DOTALL)
+FIGURES_URI = "figures"
+
+
+def figures_dir(docs_dir: str | Path) -> Path:
+    """The folder of figure modules: `<docs_dir>/figures`."""
+    return Path(docs_dir) / FIGURES_URI
+
+
+def load_figure(name: str, folder: Path) -> ModuleType:
+    """Import `folder/NAME.py` afresh, with `folder` on `sys.path` for its helpers."""
+    path = folder / f"{name}.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"no figure {name!r}: {path} does not exist")
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location(f"cb_figure_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def draw(name: str, folder: Path) -> str:
+    """The SVG text of figure NAME, checked to be one `<svg>` with a `<title>`."""
+    svg = load_figure(name, folder).draw()
+    if not isinstance(svg, str) or not svg.lstrip().startswith("<svg") or not _TITLE.search(svg):
+        raise ValueError(f"figure {name!r}: draw() must return an <svg> with a <title>")
+    return svg
+
+
+def figure_html(name: str, svg: str, page_url: str) -> str:
+    """The `<figure>` that replaces a marker on the page at `page_url`."""
+    match = _TITLE.search(svg)
+    caption = match.group(1).strip() if match else name
+    here = posixpath.dirname(page_url.rstrip("/")) if not page_url.endswith("/") else page_url
+    source = posixpath.relpath(f"{FIGURES_URI}/{name}.py", here or ".")
+    # subtle: no blank line inside, so Markdown keeps the block as raw HTML.
+    body = "\n".join(line for line in svg.strip().splitlines() if line.strip())
+    return (
+        f'<figure class="cb-figure" id="figure-{name.replace("_", "-")}">\n{body}\n'
+        f"<figcaption>{caption} · "
+        f'<a href="{source}" title="the code that drew this figure">code</a></figcaption>\n'
+        "</figure>"
+    )
+
+
+_cache: dict[str, str] = {}
+
+
+def on_pre_build(config: Any) -> None:
+    """Forget the figures of the previous build (`mkdocs serve` rebuilds in one process)."""
+    _cache.clear()
+    for name in [m for m in sys.modules if m.startswith("cb_figure_") or m == "_svg"]:
+        del sys.modules[name]
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Replace each figure marker on the page with its drawn figure."""
+    folder = figures_dir(config["docs_dir"])
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        try:
+            if name not in _cache:
+                _cache[name] = draw(name, folder)
+        except Exception as error:
+            raise PluginError(f"{page.file.src_uri}: figure {name!r}: {error}") from error
+        return figure_html(name, _cache[name], page.url)
+
+    return MARKER.sub(replace, markdown)
