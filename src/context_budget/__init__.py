@@ -28,6 +28,7 @@ from context_budget.scenarios.lucy import (
     survival_table,
     survives,
 )
+from context_budget.simulated import SimulatedModel
 from context_budget.summarizers import forget_everything, keep_numbers
 from context_budget.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -57,6 +58,7 @@ __all__ = [  # noqa: RUF022
     "QUESTIONS",
     "SUMMARY_PREFIX",
     "SYSTEM",
+    "SimulatedModel",
     "Summarizer",
     "TRANSFER_CASES",
     "TokenCounter",
