@@ -60,8 +60,8 @@ class Run:
 
 
 def show_everything(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The naive view: the whole history, as a copy."""
-    return copy.deepcopy(history)
+    """The naive view: the whole history, as a new list (the loop never edits a message)."""
+    return list(history)
 
 
 def results(history: Sequence[dict[str, Any]]) -> list[tuple[int, int, str]]:
@@ -87,10 +87,15 @@ def blank(
     places: Sequence[tuple[int, int]],
     placeholder: str = PLACEHOLDER,
 ) -> list[dict[str, Any]]:
-    """A copy of `history` with the tool results at `places` replaced by `placeholder`."""
-    view = copy.deepcopy(history)
+    """A copy of `history` with the tool results at `places` replaced by `placeholder`.
+
+    Only the messages that change are copied; `history` itself is left as it was.
+    """
+    view = list(history)
     for index, number in places:
-        view[index]["content"][number]["content"] = placeholder
+        if view[index] is history[index]:
+            view[index] = {**history[index], "content": list(history[index]["content"])}
+        view[index]["content"][number] = {**view[index]["content"][number], "content": placeholder}
     return view
 
 
@@ -150,7 +155,7 @@ def run(
         if compact_every is not None and rounds >= compact_every:
             request["messages"].append({"role": "user", "content": SUMMARY_QUESTION})
             request["tool_choice"] = {"type": "none"}
-            response = responder(copy.deepcopy(request))
+            response = responder(request)
             record.requests.append(request)
             record.responses.append(response)
             summary = "".join(b["text"] for b in response["content"] if b["type"] == "text")
@@ -158,7 +163,7 @@ def run(
             record.history = [restart_message(summary, record.notes)]
             rounds = 0
             continue
-        response = responder(copy.deepcopy(request))
+        response = responder(request)
         record.requests.append(request)
         record.responses.append(response)
         record.history.append({"role": "assistant", "content": response["content"]})
