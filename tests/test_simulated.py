@@ -20,7 +20,7 @@ from incident_driver import (
     run,
 )
 
-from context_budget import SimulatedModel, estimate_tokens
+from context_budget import SimulatedModel, estimate_tokens, simulated
 from context_budget.scenarios.incidents import FILES, TASK, TOOLS, TOOLS_NO_NOTES, is_correct
 
 
@@ -133,8 +133,12 @@ def test_the_naive_run_reads_each_report_once_and_answers_right() -> None:
     ids=["naive", "clear", "compact", "no-notes"],
 )
 def test_a_fresh_model_for_every_call_gives_the_same_run(settings_: dict[str, Any]) -> None:
+    def new_model(step: int) -> SimulatedModel:
+        simulated._parse_text.cache_clear()  # not even the parsing cache carries over
+        return SimulatedModel()
+
     kept = run(SimulatedModel(), **settings_)
-    fresh = run(lambda step: SimulatedModel(), fresh=True, **settings_)
+    fresh = run(new_model, fresh=True, **settings_)
     assert fresh.requests == kept.requests and fresh.responses == kept.responses
     assert fresh.answer == kept.answer and is_correct(kept.answer)
 
@@ -305,3 +309,20 @@ def test_odd_text_in_the_history_does_not_confuse_it() -> None:
     request = {"tools": TOOLS, "messages": [{"role": "user", "content": TASK + "\n" + odd}]}
     response = SimulatedModel()(request)
     assert response["stop_reason"] == "tool_use"
+
+
+def test_a_server_side_compaction_block_reads_like_a_summary() -> None:
+    summary = (
+        "Progress: 2 of 24 reports done.\nFacts not yet in my notes:\n"
+        "INC-1003: search, 110 min, index corruption\nStill to read: INC-1004.md"
+    )
+    messages = [
+        {"role": "assistant", "content": [{"type": "compaction", "content": summary}]},
+        {"role": "user", "content": "Carry on."},
+    ]
+    response = SimulatedModel().respond({"tools": TOOLS, "messages": messages})
+    uses = [b["input"] for b in response["content"] if b["type"] == "tool_use"]
+    assert uses == [
+        {"note": "INC-1003: search, 110 min, index corruption (from memory, report not in view)"},
+        {"path": "INC-1004.md"},
+    ]

@@ -21,25 +21,34 @@ What it reads in the request:
 
 What it does, in this order:
 
-1. Tools off (`tools` absent or empty, or `tool_choice` `none`) and the last
-   user message asks for a summary: it writes a progress summary (done
-   reports, facts not yet in notes, files still to read), within the word
-   limit the question states (`under N words`).
-2. Tools off otherwise: it answers from what it knows.
-3. No file names known: it calls `list_files`.
-4. With `save_note`: one note per report it sees in full and has not noted,
-   and per remembered fact not yet noted (marked as written from memory); then
-   up to `reads_per_step` `read_file` calls for reports it has no note on
-   (nor sees in full), in file order, so a cleared report is read again.
-   Without `save_note` it reads every report it cannot see in full and does
-   not remember.
+1. Tools off (`tools` absent or empty, or `tool_choice` `{"type": "none"}`)
+   and the last user message asks for a summary: a progress summary (reports
+   done, facts not yet in notes, files still to read) within the word limit
+   the question states (`under N words`). Facts that do not fit are left out
+   and nothing else keeps them: a summary's brevity bias.
+2. Tools off otherwise: the answer, from what it knows.
+3. With `save_note`: one note per report it sees in full and has not noted,
+   and one per remembered fact not yet noted (marked `(from memory, ...)`).
+   Then up to `reads_per_step` `read_file` calls, in file order, for reports
+   it has no note on and cannot see; reports read before (their results were
+   cleared) come first in line but last in the response, so their results
+   are the freshest. Without `save_note` it reads every report it can neither
+   see nor remember.
+4. Knowing no file name and no fact at all: `list_files` instead of reads.
 5. Nothing left to note or read: the answer (`end_turn`), computed from its
-   facts: the service with the most minutes, the total, the cause with the
-   most minutes; it says so when some figures were noted from memory, when it
-   re-read reports, and when some reports are missing from the totals.
+   facts: the service with the most minutes, its total, and the cause with
+   the most of those minutes. It says so when some figures came from memory,
+   when it had to read reports again, and when some reports are missing.
 
 A report it has asked for `max_reads` times, or whose read returned an error,
 is given up on (and named in the answer), so every run ends.
+
+For a client that clears results on the server's behalf: a cleared
+`tool_result` may hold any text (or none) that is not the report; keep the
+`tool_use` blocks' inputs (so it can count its reads), above all those of
+`save_note`, which are its notes. A `compaction` block in an assistant
+message is read like a restart message's summary. Parsing is cached by text, which
+saves time and changes nothing: the same text always gives the same facts.
 
 Examples:
     >>> model = SimulatedModel()
@@ -256,6 +265,8 @@ def _read_request(request: Mapping[str, Any]) -> _View:
                     for line in block["text"].splitlines():
                         if line.startswith(_PLAN):
                             _add_files(view, _FILE.findall(line))
+                elif block["type"] == "compaction" and isinstance(block.get("content"), str):
+                    _read_user_text(block["content"], view)  # a server-side summary
                 elif block["type"] == "tool_use":
                     view.tool_uses += 1
                     name, arguments = block.get("name"), block.get("input")
