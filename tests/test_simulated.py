@@ -326,3 +326,53 @@ def test_a_server_side_compaction_block_reads_like_a_summary() -> None:
         {"note": "INC-1003: search, 110 min, index corruption (from memory, report not in view)"},
         {"path": "INC-1004.md"},
     ]
+
+
+_texts = st.text(max_size=40) | st.sampled_from(
+    ["INC-1001.md", "Saved notes:\nINC-1001: a, 5 min, b"]
+)
+_blocks = st.one_of(
+    st.builds(lambda t: {"type": "text", "text": t}, _texts),
+    st.builds(
+        lambda i, n, p: {"type": "tool_use", "id": i, "name": n, "input": {"path": p, "note": p}},
+        st.sampled_from(["a", "b"]),
+        st.sampled_from(["read_file", "save_note", "list_files", "other"]),
+        _texts,
+    ),
+    st.builds(
+        lambda i, c, e: {"type": "tool_result", "tool_use_id": i, "content": c, "is_error": e},
+        st.sampled_from(["a", "b", "c"]),
+        _texts | st.lists(st.builds(lambda t: {"type": "text", "text": t}, _texts), max_size=2),
+        st.booleans(),
+    ),
+    st.builds(lambda v: {"type": "image", "source": v}, st.none() | st.integers()),
+)
+_messages = st.lists(
+    st.builds(
+        lambda role, content: {"role": role, "content": content},
+        st.sampled_from(["user", "assistant"]),
+        _texts | st.lists(_blocks, max_size=4),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(messages=_messages, tools_on=st.booleans(), limit=st.none() | st.integers(0, 50))
+def test_any_history_gets_a_valid_response_or_a_named_error(
+    messages: list[dict[str, Any]], tools_on: bool, limit: int | None
+) -> None:
+    request: dict[str, Any] = {"messages": messages, "tools": TOOLS if tools_on else []}
+    if limit is not None:
+        request["max_tokens"] = limit
+    try:
+        response = SimulatedModel().respond(request)
+    except ValueError as error:
+        assert "message" in str(error)
+        return
+    assert response["stop_reason"] in {"tool_use", "end_turn", "max_tokens"}
+    assert response["usage"]["output_tokens"] >= 0
+    uses = [b for b in response["content"] if b["type"] == "tool_use"]
+    assert (response["stop_reason"] == "tool_use") == bool(uses)
+    assert not uses or tools_on
