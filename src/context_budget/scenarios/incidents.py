@@ -496,10 +496,12 @@ def tool_impls(notes: list[str], *, with_notes: bool = True) -> dict[str, Callab
 
     Returns:
         `{tool name: function}`; each function takes the tool's input as
-        keyword arguments and returns the result's text. A bad input (an
-        unknown file, a missing or empty argument) raises `ValueError` or
-        `TypeError` with a message fit to show the model (`run_tool` turns
-        it into an error result).
+        keyword arguments and returns the result's text: `list_files()` the
+        names in `FILES`, one a line; `read_file(path)` a report's text
+        (`path` a listed name, `.md` optional); `save_note(note)` the count,
+        `"Note kept: N on file."`. A bad input (an unknown file, a missing
+        or empty argument) raises `ValueError` or `TypeError` with a message
+        fit to show the model (`run_tool` turns it into an error result).
     """
     if not isinstance(notes, list):
         raise TypeError(f"notes must be a list of str, got {type(notes).__name__}")
