@@ -13,8 +13,8 @@ from context_budget.scenarios.cache_runs import prefix_run
 
 LABELS = {
     "stable": "stable start",
-    "timestamp": "timestamp in the system prompt",
-    "reordered": "tools reordered at call 11",
+    "timestamp": "timestamp in system",
+    "reordered": "tools reordered",
 }
 
 
@@ -30,7 +30,8 @@ def draw() -> str:
         series,
         title="Cost of each call: a timestamp in the system prompt makes every call "
         "rewrite the whole prompt; reordering the tools costs one rewrite",
-        desc=f"Cost per call in US cents over a 20-call run on claude-opus-5. Totals: {totals}.",
+        desc=f"Cost per call in US cents over a 20-call run on claude-opus-5; the tools are "
+        f"reordered before call 11. Totals: {totals}.",
         x_label="call",
         y_label="US cents per call",
     )

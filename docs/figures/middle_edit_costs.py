@@ -14,9 +14,9 @@ from context_budget.scenarios.cache_runs import middle_run
 
 LABELS = {
     "append": "append only",
-    "client_clear": "clear_old_tool_results before every call",
-    "server_clear": "server-side clearing (keep 2)",
-    "restart": "restart from a summary",
+    "client_clear": "client-side clear",
+    "server_clear": "server-side clear",
+    "restart": "restart (summary)",
 }
 
 
@@ -32,7 +32,9 @@ def draw() -> str:
         series,
         title="Running cost of one run: clearing shrinks the context but rewrites the "
         "cache on every call, so it costs more than keeping everything",
-        desc=f"Running total in US cents over 17 calls on claude-opus-5. Totals: {totals}.",
+        desc=f"Running total in US cents over 17 calls on claude-opus-5. Client-side clear runs "
+        f"clear_old_tool_results before every call; server-side clear keeps 2 tool uses. "
+        f"Totals: {totals}.",
         x_label="call",
         y_label="US cents so far",
     )

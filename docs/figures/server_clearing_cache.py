@@ -25,12 +25,16 @@ def draw() -> str:
         )
         for k, c in enumerate(calls)
     ]
-    first = next(k + 1 for k, c in enumerate(calls) if c.cleared)
+    first = next(k for k, c in enumerate(calls) if c.cleared)
+    after = calls[first:]
+    most_read = max(c.usage.cache_read_input_tokens for c in after)
+    least_written = min(c.usage.cache_creation_input_tokens for c in after)
     return stacked_bars(
         bars,
-        title="Once the server starts clearing, every call rewrites its prompt to the cache: "
-        "the cut moves each time",
+        title="Once the server starts clearing, every call writes its prompt to the cache "
+        "again from the first cleared result: the cut moves each time",
         desc=f"Prompt tokens of each call, split into cache reads, cache writes and uncached "
-        f"input. Clearing starts at call {first}; from there no call reads the cache.",
+        f"input. Clearing starts at call {first + 1}; from there a call reads at most "
+        f"{most_read:,} tokens and writes at least {least_written:,}.",
         value_label="prompt tokens",
     )

@@ -95,7 +95,8 @@ class Call:
     cleared: int = 0
 
 
-def _use(n: int) -> Message:
+def read_call(n: int) -> Message:
+    """The assistant message that calls `read_report` for report `n`."""
     return {
         "role": "assistant",
         "content": [
@@ -104,7 +105,8 @@ def _use(n: int) -> Message:
     }
 
 
-def _result(n: int) -> Message:
+def read_result(n: int) -> Message:
+    """The user message that answers `read_call(n)` with `report(n)`."""
     block = {"type": "tool_result", "tool_use_id": f"toolu_{n:02d}", "content": report(n)}
     return {"role": "user", "content": [block]}
 
@@ -137,7 +139,7 @@ def prefix_run(variant: str, *, calls: int = 20) -> list[Call]:
         usage = dataclasses.replace(usage, output_tokens=OUTPUT_TOKENS)
         verdict = guard.check(history, tools=tools, system=system).kind
         out.append(Call(usage, cost(usage, PRICES[MODEL]).total, verdict))
-        history = [*history, _use(k), _result(k)]
+        history = [*history, read_call(k), read_result(k)]
         clock.advance(SECONDS_PER_CALL)
     return out
 
@@ -151,7 +153,7 @@ def _reader(reads: int) -> Any:
         state["n"] += 1
         if n >= reads:
             return {"content": "auth was down longest.", "output_tokens": OUTPUT_TOKENS}
-        return {"content": _use(n)["content"], "output_tokens": OUTPUT_TOKENS}
+        return {"content": read_call(n)["content"], "output_tokens": OUTPUT_TOKENS}
 
     return reply
 
@@ -221,5 +223,5 @@ def middle_run(strategy: str, *, reads: int = 16) -> list[Call]:
         if reply["stop_reason"] != "tool_use":
             return out
         n = reply["content"][0]["input"]["n"]
-        history.append(_result(n))
+        history.append(read_result(n))
         clock.advance(SECONDS_PER_CALL)
