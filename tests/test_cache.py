@@ -453,3 +453,15 @@ def test_property_an_append_only_request_never_reads_less_than_the_one_before(
         if before is not None:
             assert usage.cache_read_input_tokens >= before.cache_read_input_tokens
         before = usage
+
+
+def test_usage_round_trips_through_the_api_shape() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100))
+    usage = cache.usage({"messages": blocks(2)}, cache_control=EPHEMERAL)  # dict and keywords
+    assert Usage.of(usage.as_dict()) == usage
+    assert usage.cache_creation_input_tokens == 2200
+
+
+def test_a_system_block_that_is_not_text_names_its_index() -> None:
+    with pytest.raises(TypeError, match=r"system\[1\]"):
+        PromptCache("claude-sonnet-4-6").usage(system=[marked("a", None), {"type": "image"}])

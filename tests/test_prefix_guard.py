@@ -211,3 +211,31 @@ def test_property_an_edit_in_the_middle_is_reported_at_its_first_changed_message
     assert report.lost_tokens == PromptCache("any", min_tokens=0).prompt_tokens(
         messages=history[at:]
     )
+
+
+def test_server_side_compaction_passes_the_strict_guard() -> None:
+    """The compaction block comes back in a reply the client appends; nothing earlier changes."""
+
+    def big(text: str) -> int:
+        return 20_000 if text.startswith("vanilla") else 1
+
+    client = EmulatedClient("claude-sonnet-4-6", [{"content": "ok"}] * 2, counter=big)
+    management = {
+        "edits": [
+            {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 50_000}}
+        ]
+    }
+    guard = PrefixGuard(strict=True)
+    messages = run(3)  # 60,000 tokens of results: compacts
+    guard.check(messages)
+    reply = client.beta.messages.create(
+        model="claude-sonnet-4-6", max_tokens=64, messages=messages, context_management=management
+    )
+    assert reply["content"][0]["type"] == "compaction"
+    messages = [*messages, {"role": "assistant", "content": reply["content"]}]
+    messages.append({"role": "user", "content": "And mango?"})
+    assert guard.check(messages).kind == "append"
+    client.beta.messages.create(
+        model="claude-sonnet-4-6", max_tokens=64, messages=messages, context_management=management
+    )
+    assert client.sent[-1]["messages"][0]["content"][0]["type"] == "compaction"

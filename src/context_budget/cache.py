@@ -305,7 +305,17 @@ class PromptCache:
         return row
 
     def prompt_tokens(self, request: Mapping[str, Any] | None = None, /, **kwargs: Any) -> int:
-        """Tokens of the whole prompt of a request, as this cache counts them."""
+        """Tokens of the whole prompt of a request, as this cache counts them.
+
+        Args:
+            request: `messages.create` arguments as a dict, or pass them as
+                keyword arguments (`tools`, `system`, `messages`).
+
+        Returns:
+            The sum of every block's tokens: what `input_tokens`,
+            `cache_creation_input_tokens` and `cache_read_input_tokens` of
+            `usage` add up to for the same request.
+        """
         return sum(block.tokens for block in self._row(_request(request, kwargs)))
 
     def _breakpoints(self, request: Mapping[str, Any], row: list[_Block]) -> list[tuple[int, str]]:

@@ -313,13 +313,14 @@ def _clear_thinking(
     if keep_spec == "all" or (isinstance(keep_spec, Mapping) and keep_spec.get("type") == "all"):
         return list(messages), None
     keep = _value(keep_spec, "thinking_turns", 1, "keep")
-    turns = [
-        i
-        for i, m in enumerate(messages)
-        if m["role"] == "assistant"
-        and isinstance(m["content"], list)
-        and any(b["type"] in ("thinking", "redacted_thinking") for b in m["content"])
-    ]
+    turns = []  # indexes of the assistant turns that hold thinking
+    for index, message in enumerate(messages):
+        content = message["content"]
+        thinks = isinstance(content, list) and any(
+            b["type"] in ("thinking", "redacted_thinking") for b in content
+        )
+        if message["role"] == "assistant" and thinks:
+            turns.append(index)
     drop = turns[: max(0, len(turns) - keep)]
     if not drop:
         return list(messages), None
