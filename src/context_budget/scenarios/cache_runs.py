@@ -41,6 +41,13 @@ OUTPUT_TOKENS = 120  # each reply of the prefix runs, in tokens
 TASK = "Read the incident reports one at a time and say which service was down longest."
 RESTART_AT = 12_000  # tokens: the `"restart"` strategy's threshold
 EPHEMERAL = {"type": "ephemeral"}
+#: The edit of the `"server_clear"` strategy.
+SERVER_EDIT: dict[str, Any] = {
+    "type": "clear_tool_uses_20250919",
+    "trigger": {"type": "input_tokens", "value": 10_000},
+    "keep": {"type": "tool_uses", "value": 2},
+    "exclude_tools": ["save_note"],
+}
 
 SYSTEM = "\n".join(
     f"Rule {i}: when a report mentions service {i % 7}, note its downtime in minutes, "
@@ -177,16 +184,7 @@ def middle_run(strategy: str, *, reads: int = 16) -> list[Call]:
     client = EmulatedClient(MODEL, _reader(reads), clock=clock)
     guard = PrefixGuard()
     history: list[Message] = [{"role": "user", "content": TASK}]
-    management = {
-        "edits": [
-            {
-                "type": "clear_tool_uses_20250919",
-                "trigger": {"type": "input_tokens", "value": 10_000},
-                "keep": {"type": "tool_uses", "value": 2},
-                "exclude_tools": ["save_note"],
-            }
-        ]
-    }
+    management = {"edits": [SERVER_EDIT]}
     out = []
     while True:
         sent = (
