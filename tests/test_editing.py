@@ -7,6 +7,8 @@ import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from context_budget import (
     PLACEHOLDER,
@@ -512,3 +514,56 @@ def test_a_function_responder_sees_the_edited_prompt() -> None:
         context_management={"edits": [edit(keep=keep(3))]},
     )
     assert cleared_results(seen[0]) == ["t0", "t1", "t2"]
+
+
+# Property ---------------------------------------------------------------------
+
+
+@st.composite
+def tool_histories(draw: st.DrawFn) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A run of tool pairs with results of varied sizes (some errors), and a clearing edit."""
+    count = draw(st.integers(0, 10))
+    names = draw(
+        st.lists(st.sampled_from(["read", "grep", "save_note"]), min_size=count, max_size=count)
+    )
+    history = pairs(count, names=names) if count else pairs(0)
+    for index in range(2, len(history), 2):
+        block = history[index]["content"][0]
+        block["content"] = "R" * draw(st.integers(0, 3)) + draw(
+            st.sampled_from(["", "é", "🙂", "x" * 90])
+        )
+        if draw(st.integers(0, 9)) == 0:
+            block["is_error"] = True
+    spec = edit(
+        trigger={"type": "input_tokens", "value": draw(st.integers(0, 60_000))},
+        keep=keep(draw(st.integers(0, 4))),
+        clear_at_least=at_least(draw(st.integers(0, 40_000))),
+        exclude_tools=draw(st.sampled_from([[], ["save_note"]])),
+        clear_tool_inputs=draw(st.sampled_from([False, True, ["grep"]])),
+    )
+    return history, spec
+
+
+@settings(max_examples=300, deadline=None)
+@given(tool_histories())
+def test_property_cleared_tokens_are_exactly_what_the_prompt_lost(
+    case: tuple[list[dict[str, Any]], dict[str, Any]],
+) -> None:
+    history, spec = case
+    before = copy.deepcopy(history)
+    result = clear_tool_uses_20250919(history, spec, counter=big_results)
+    count = PromptCache(MODEL, counter=big_results).prompt_tokens
+    assert history == before
+    assert count(messages=history) - count(messages=result.messages) == result.cleared_input_tokens
+    assert (
+        result.cleared_input_tokens >= spec["clear_at_least"]["value"]
+        or result.cleared_tool_uses == 0
+    )
+    errors = [
+        b
+        for m in result.messages
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("is_error")
+    ]
+    assert all(b["content"] != PLACEHOLDER for b in errors)

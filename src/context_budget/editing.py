@@ -117,10 +117,11 @@ def _clearable(messages: Sequence[Message], placeholder: str) -> set[tuple[int, 
     cleared = clear_old_tool_results(messages, keep_last=0)
     found = set()
     for index, (old, new) in enumerate(zip(messages, cleared, strict=True)):
-        if old is new or not isinstance(old["content"], list):
+        if old == new or not isinstance(old["content"], list):
             continue
         for number, (a, b) in enumerate(zip(old["content"], new["content"], strict=True)):
-            if a is not b and _result_text(a.get("content")) != placeholder:
+            changed = a != b and a["type"] == "tool_result"
+            if changed and _result_text(a.get("content")) != placeholder:
                 found.add((index, number))
     return found
 
