@@ -3,11 +3,38 @@
 Every public name is importable from ``context_budget`` directly.
 """
 
-from context_budget.budget import LoopStep, loop_cost, loop_steps, tokens_read
+from context_budget.budget import LoopStep, loop_steps, tokens_read
+from context_budget.cache import (
+    LOOKBACK_BLOCKS,
+    MAX_BREAKPOINTS,
+    MIN_CACHEABLE_TOKENS,
+    TTL_SECONDS,
+    MinimumLength,
+    PromptCache,
+    SimulatedClock,
+)
 from context_budget.clearing import clear_old_tool_results
 from context_budget.compaction import KEEP_TOOL_RESULTS, SUMMARY_PREFIX, Summarizer, compact
 from context_budget.cuts import head, head_and_tail, transfer_filter
-from context_budget.errors import ContextBudgetError, ContextOverflowError
+from context_budget.editing import (
+    COMPACTION_MIN_TRIGGER,
+    PLACEHOLDER,
+    ClearResult,
+    EmulatedClient,
+    Reply,
+    clear_tool_uses_20250919,
+    clear_tool_uses_langchain,
+)
+from context_budget.errors import (
+    AutomaticCacheConflictError,
+    CacheTTLOrderError,
+    ContextBudgetError,
+    ContextManagementError,
+    ContextOverflowError,
+    InvalidRequestError,
+    MiddleEditError,
+    TooManyBreakpointsError,
+)
 from context_budget.grading import (
     TRANSFER_CASES,
     contract_status,
@@ -15,9 +42,10 @@ from context_budget.grading import (
     grade_unit,
     run_transfer,
 )
-from context_budget.history import HistoryProblem, validate_history
+from context_budget.history import HistoryProblem, PrefixGuard, PrefixReport, validate_history
 from context_budget.layers import BudgetReport, Layers, budget_report
 from context_budget.messages import Message, message_text, tool_message
+from context_budget.pricing import PRICES, Cost, Price, cost, loop_cost
 from context_budget.scenarios.lucy import (
     FLAVORS,
     PINNED,
@@ -44,29 +72,55 @@ __version__ = "0.1.0"
 # Plain sorted() order, which tests/test_public_api.py checks; ruff's RUF022 would
 # put the UPPER_CASE constants first instead.
 __all__ = [  # noqa: RUF022
+    "AutomaticCacheConflictError",
     "BudgetReport",
+    "COMPACTION_MIN_TRIGGER",
+    "CacheTTLOrderError",
+    "ClearResult",
     "ContextBudgetError",
+    "ContextManagementError",
     "ContextOverflowError",
+    "Cost",
+    "EmulatedClient",
     "FLAVORS",
     "HistoryProblem",
+    "InvalidRequestError",
     "KEEP_TOOL_RESULTS",
+    "LOOKBACK_BLOCKS",
     "Layers",
     "LoopStep",
+    "MAX_BREAKPOINTS",
     "MESSAGE_OVERHEAD_TOKENS",
+    "MIN_CACHEABLE_TOKENS",
     "Message",
+    "MiddleEditError",
+    "MinimumLength",
     "PINNED",
+    "PLACEHOLDER",
+    "PRICES",
+    "PrefixGuard",
+    "PrefixReport",
+    "Price",
+    "PromptCache",
     "QUESTIONS",
+    "Reply",
     "SUMMARY_PREFIX",
     "SYSTEM",
+    "SimulatedClock",
     "SimulatedModel",
     "Summarizer",
     "TRANSFER_CASES",
+    "TTL_SECONDS",
     "TokenCounter",
+    "TooManyBreakpointsError",
     "Usage",
     "budget_report",
     "clear_old_tool_results",
+    "clear_tool_uses_20250919",
+    "clear_tool_uses_langchain",
     "compact",
     "contract_status",
+    "cost",
     "estimate_tokens",
     "forget_everything",
     "format_grade",

@@ -9,7 +9,8 @@ about the same number of tokens, the context read at step ``k`` is
 A prompt cache changes the price, not the count: the part of each request that
 repeats the previous one is read from the cache at a fraction of the input
 price, and only the new tail is processed (and written to the cache) at full
-price or a little more.
+price or a little more. What that costs in dollars is `pricing.py`'s business
+(`loop_cost`, `cost`); this module keeps only the token arithmetic.
 
 Example: ``loop_steps(3, growth=100)`` -> contexts of 100, 200 and 300 tokens;
 ``tokens_read(3, growth=100)`` -> 600.
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["LoopStep", "loop_cost", "loop_steps", "tokens_read"]
+__all__ = ["LoopStep", "loop_steps", "tokens_read"]
 
 
 @dataclass(frozen=True)
@@ -81,36 +82,3 @@ def tokens_read(steps: int, growth: int, start: int = 0) -> int:
     """
     _check_counts(steps, growth, start)
     return steps * start + growth * steps * (steps + 1) // 2
-
-
-def loop_cost(
-    calls: list[LoopStep],
-    input_price: float,
-    *,
-    read_multiplier: float = 0.1,
-    write_multiplier: float = 1.25,
-) -> float:
-    """Input cost of a loop in US dollars.
-
-    Args:
-        calls: the calls, as ``loop_steps`` returns them.
-        input_price: USD per million uncached input tokens.
-        read_multiplier: price of a cached token as a fraction of ``input_price``
-            (Anthropic publishes 0.1; keep it a parameter, it varies by model).
-        write_multiplier: price of a token written to the cache, as a multiple of
-            ``input_price`` (1.25 for a 5-minute cache). Applied to the uncached
-            tokens of a call only when some call in ``calls`` reads a cache.
-
-    Returns:
-        USD, input tokens only (output tokens are not part of the re-read bill).
-    """
-    if input_price < 0 or read_multiplier < 0 or write_multiplier < 0:
-        raise ValueError(
-            "prices must be >= 0, got "
-            f"input_price={input_price}, read_multiplier={read_multiplier}, "
-            f"write_multiplier={write_multiplier}"
-        )
-    caching = any(call.cached for call in calls)
-    fresh_rate = write_multiplier if caching else 1.0
-    total = sum(call.uncached * fresh_rate + call.cached * read_multiplier for call in calls)
-    return total * input_price / 1_000_000

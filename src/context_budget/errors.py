@@ -3,7 +3,13 @@
 Exception tree::
 
     ContextBudgetError          base class of every error raised on purpose
-    └── ContextOverflowError    a context cannot be made to fit its budget
+    ├── ContextOverflowError    a context cannot be made to fit its budget
+    ├── InvalidRequestError     a request the Messages API would refuse (HTTP 400)
+    │   ├── TooManyBreakpointsError       more than 4 cache_control breakpoints
+    │   ├── CacheTTLOrderError            a 1-hour breakpoint after a 5-minute one
+    │   ├── AutomaticCacheConflictError   top-level cache_control clashes
+    │   └── ContextManagementError        a context_management edit the API refuses
+    └── MiddleEditError         strict PrefixGuard: the history was edited in the middle
 
 Bad arguments raise the built-in ``TypeError`` or ``ValueError``, with a message
 that names the offending index or value and the limit it broke.
@@ -11,7 +17,16 @@ that names the offending index or value and the limit it broke.
 
 from __future__ import annotations
 
-__all__ = ["ContextBudgetError", "ContextOverflowError"]
+__all__ = [
+    "AutomaticCacheConflictError",
+    "CacheTTLOrderError",
+    "ContextBudgetError",
+    "ContextManagementError",
+    "ContextOverflowError",
+    "InvalidRequestError",
+    "MiddleEditError",
+    "TooManyBreakpointsError",
+]
 
 
 class ContextBudgetError(Exception):
@@ -30,3 +45,75 @@ class ContextOverflowError(ContextBudgetError):
         super().__init__(message)
         self.budget = budget
         self.size = size
+
+
+# --- errors of the cache model, the editing emulator and the prefix guard (issue 9) ---
+
+
+class InvalidRequestError(ContextBudgetError):
+    """A request the Messages API would refuse with HTTP 400 (`invalid_request_error`).
+
+    The message is the API's own wording where it is known, and otherwise the
+    documented rule in the API's terms.
+
+    Attributes:
+        status_code: the HTTP status the API would answer with (400).
+    """
+
+    status_code = 400
+
+
+class TooManyBreakpointsError(InvalidRequestError):
+    """More than 4 `cache_control` breakpoints, the automatic one included.
+
+    Attributes:
+        found: the breakpoints the request asked for.
+    """
+
+    def __init__(self, found: int) -> None:
+        super().__init__(
+            f"A maximum of 4 blocks with cache_control may be provided. Found {found}."
+        )
+        self.found = found
+
+
+class CacheTTLOrderError(InvalidRequestError):
+    """A `ttl: "1h"` breakpoint after a `ttl: "5m"` one, in tools -> system -> messages order.
+
+    Attributes:
+        block: the position (0-based, over the whole prefix) of the offending 1-hour block.
+    """
+
+    def __init__(self, block: int) -> None:
+        super().__init__(
+            "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control "
+            "block. Note that blocks are processed in the following order: `tools`, "
+            f"`system`, `messages`. (prefix block {block})"
+        )
+        self.block = block
+
+
+class AutomaticCacheConflictError(InvalidRequestError):
+    """The top-level `cache_control` conflicts with an explicit one on the last block.
+
+    Raised when the last cacheable block already carries a `cache_control`
+    with a different TTL (the documented rule; the API's exact words are not
+    published, so the message states the rule).
+    """
+
+
+class ContextManagementError(InvalidRequestError):
+    """A `context_management` value the API refuses (a compaction trigger below
+    50,000 tokens, `clear_thinking_20251015` not listed first, an unknown edit)."""
+
+
+class MiddleEditError(ContextBudgetError):
+    """A strict `PrefixGuard` saw a history edited somewhere other than its end.
+
+    Attributes:
+        report: the guard's `PrefixReport` for the refused request.
+    """
+
+    def __init__(self, message: str, *, report: object) -> None:
+        super().__init__(message)
+        self.report = report

@@ -124,3 +124,192 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
         seen.update(calls)
         asked = calls if message["role"] == "assistant" else []
     return problems
+
+
+# ---------------------------------------------------------------------------
+# The rule of 2026: don't edit the middle (issue 9)
+#
+# A prompt cache reuses only the part of a request that repeats the previous
+# one from its very first token, and some providers now refuse a history whose
+# earlier turns are not exactly as they were. `PrefixGuard` remembers the last
+# request's fingerprint (tools, system, one hash per message) and classifies
+# the next one:
+#
+# - "first": nothing to compare with yet;
+# - "append": every earlier message is unchanged and new ones follow;
+# - "replaced": message 0 differs, a new conversation (wholesale compaction);
+# - "edited": tools, system, or a message after the first changed, or the
+#   history got shorter. `first_changed` names the first changed message and
+#   `lost_tokens` the previous prompt's tokens from there to its end, which a
+#   cache can no longer read.
+#
+# Moving a `cache_control` marker is not an edit (markers are not hashed), and
+# a string content equals one text block. Server-side clearing leaves the
+# client's list as it was, so it appends. In strict mode an "edited" request
+# raises `MiddleEditError` and the guard keeps the last accepted fingerprint.
+# ---------------------------------------------------------------------------
+
+import hashlib as _hashlib  # noqa: E402
+import json as _json  # noqa: E402
+from collections.abc import Mapping as _Mapping  # noqa: E402
+from typing import Any as _Any  # noqa: E402
+
+from context_budget.errors import MiddleEditError  # noqa: E402
+from context_budget.tokens import TokenCounter as _TokenCounter  # noqa: E402
+
+__all__ += ["PrefixGuard", "PrefixReport"]
+
+APPEND = "append"
+FIRST = "first"
+REPLACED = "replaced"
+EDITED = "edited"
+
+
+@dataclass(frozen=True)
+class PrefixReport:
+    """What changed between two requests, as `PrefixGuard.check` sees it.
+
+    Attributes:
+        kind: `"first"`, `"append"`, `"replaced"` or `"edited"`.
+        part: where the first change is: `"tools"`, `"system"` or
+            `"messages"`; None for `"first"` and `"append"`.
+        first_changed: the index of the first changed message (for a shorter
+            history, its new length); None when no message changed.
+        lost_tokens: tokens of the previous prompt from the first change to its
+            end: the cached prefix the change throws away (0 for an append).
+
+    Examples:
+        >>> print(PrefixReport("edited", "messages", 3, 1200))
+        edited at message 3: 1,200 cached tokens thrown away
+    """
+
+    kind: str
+    part: str | None = None
+    first_changed: int | None = None
+    lost_tokens: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True unless the request edited the history somewhere but its end."""
+        return self.kind != EDITED
+
+    def __str__(self) -> str:
+        if self.kind in (FIRST, APPEND):
+            return self.kind
+        where = f"message {self.first_changed}" if self.part == "messages" else self.part
+        return f"{self.kind} at {where}: {self.lost_tokens:,} cached tokens thrown away"
+
+
+def _strip_markers(value: object) -> object:
+    """`value` without any `cache_control`, a string content as one text block."""
+    if isinstance(value, _Mapping):
+        out = {k: _strip_markers(v) for k, v in value.items() if k != "cache_control"}
+        if isinstance(out.get("content"), str) and "role" in out:
+            out["content"] = [{"type": "text", "text": out["content"]}]
+        return out
+    if isinstance(value, list):
+        return [_strip_markers(v) for v in value]
+    return value
+
+
+def _fingerprint(value: object) -> str:
+    text = _json.dumps(_strip_markers(value), sort_keys=True, separators=(",", ":"))
+    return _hashlib.sha256(text.encode()).hexdigest()
+
+
+class PrefixGuard:
+    """Watches successive requests of one conversation for edits in the middle.
+
+    Wire it in with one call per request, before the request is sent:
+    `guard.check(messages, tools=tools, system=system)` (or
+    `guard.check_request(kwargs)` with the `messages.create` arguments).
+
+    Args:
+        strict: raise `MiddleEditError` on an `"edited"` request instead of
+            only reporting it.
+        counter: text -> tokens for `lost_tokens`; `estimate_tokens` when None.
+            Tokens are counted per block as `PromptCache` counts them.
+
+    Attributes:
+        reports: every report so far, oldest first.
+
+    Examples:
+        >>> guard = PrefixGuard()
+        >>> talk = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+        >>> guard.check(talk).kind, guard.check([*talk, {"role": "user", "content": "c"}]).kind
+        ('first', 'append')
+        >>> print(guard.check([talk[0], {"role": "assistant", "content": "B"}]))
+        edited at message 1: 2 cached tokens thrown away
+    """
+
+    def __init__(self, *, strict: bool = False, counter: _TokenCounter | None = None) -> None:
+        self.strict = strict
+        self._counter = counter
+        self._last: tuple[str, str, list[str], dict[str, _Any]] | None = None
+        self.reports: list[PrefixReport] = []
+
+    def _tokens(self, request: dict[str, _Any]) -> int:
+        from context_budget.cache import PromptCache  # subtle: cache.py is optional here
+
+        return PromptCache("any", counter=self._counter, min_tokens=0).prompt_tokens(request)
+
+    def check(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[_Mapping[str, _Any]] | None = None,
+        system: str | Sequence[_Mapping[str, _Any]] | None = None,
+    ) -> PrefixReport:
+        """Compare this request with the last one accepted, and remember it.
+
+        Args:
+            messages: the history about to be sent.
+            tools: the request's tool definitions, if any.
+            system: the request's system prompt, if any.
+
+        Returns:
+            A `PrefixReport`.
+
+        Raises:
+            MiddleEditError: in strict mode, when the report's kind is `"edited"`.
+        """
+        _check_messages(messages)
+        request = {"tools": list(tools or []), "system": system or [], "messages": list(messages)}
+        if isinstance(request["system"], str):
+            request["system"] = [{"type": "text", "text": request["system"]}]
+        shape = (
+            _fingerprint(request["tools"]),
+            _fingerprint(request["system"]),
+            [_fingerprint(m) for m in messages],
+            request,
+        )
+        report = self._compare(shape)
+        if self.strict and not report.ok:
+            raise MiddleEditError(f"refused, the history was {report}", report=report)
+        self._last = shape
+        self.reports.append(report)
+        return report
+
+    def check_request(self, request: _Mapping[str, _Any]) -> PrefixReport:
+        """`check` with the keyword arguments of one `messages.create` call."""
+        return self.check(
+            request.get("messages") or [], tools=request.get("tools"), system=request.get("system")
+        )
+
+    def _compare(self, shape: tuple[str, str, list[str], dict[str, _Any]]) -> PrefixReport:
+        if self._last is None:
+            return PrefixReport(FIRST)
+        tools, system, hashes, _ = shape
+        old_tools, old_system, old_hashes, old = self._last
+        if tools != old_tools:
+            return PrefixReport(EDITED, "tools", None, self._tokens(old))
+        if system != old_system:
+            return PrefixReport(EDITED, "system", None, self._tokens({**old, "tools": []}))
+        same = 0
+        while same < min(len(hashes), len(old_hashes)) and hashes[same] == old_hashes[same]:
+            same += 1
+        if same == len(old_hashes):
+            return PrefixReport(APPEND)
+        lost = self._tokens({"messages": old["messages"][same:]})
+        kind = REPLACED if same == 0 else EDITED
+        return PrefixReport(kind, "messages", same, lost)

@@ -1,0 +1,590 @@
+"""Server-side context editing, emulated: what the API does to a prompt before the model reads it.
+
+The client sends its whole history; the server edits a copy and reports what
+it did. This module applies the documented edits the same way, offline:
+
+- `clear_tool_uses_20250919`: once the prompt *before* editing exceeds the
+  trigger, the oldest tool results are replaced by `placeholder`, all but the
+  last `keep` tool uses; `exclude_tools` are never cleared; `clear_tool_inputs`
+  (true, or a list of tool names) also empties the calls' inputs (to `{}`, our
+  choice); if the edit cannot win back `clear_at_least` tokens it is not applied
+  at all (a veto). Which results can be cleared at all (not errors, not already
+  cleared) is decided by `clearing.clear_old_tool_results`.
+- `clear_thinking_20251015`: thinking blocks of all but the last `keep`
+  assistant turns are dropped; it must come first when edits are combined.
+- `compact_20260112`: once the prompt reaches the trigger (at least 50,000
+  tokens), the history is summarized into a `compaction` block that opens the
+  reply; a later request drops every block before its last compaction block.
+
+`clear_tool_uses_langchain` applies the same input under LangChain's
+`ClearToolUsesEdit` rules, which stop once `clear_at_least` is reached instead
+of vetoing, for comparison.
+
+`EmulatedClient` puts the edits and a `PromptCache` behind the SDK's
+`messages.create` / `beta.messages.create` / `count_tokens` shapes and answers
+with API-shaped dicts. The placeholder wording is not documented by the
+provider; `PLACEHOLDER` is ours and a parameter everywhere.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from context_budget.cache import PromptCache, SimulatedClock, _block_text
+from context_budget.clearing import clear_old_tool_results
+from context_budget.errors import ContextManagementError
+from context_budget.messages import Message, _check_messages, _result_text
+from context_budget.tokens import TokenCounter, _count, _resolve
+
+__all__ = [
+    "COMPACTION_MIN_TRIGGER",
+    "PLACEHOLDER",
+    "ClearResult",
+    "EmulatedClient",
+    "Reply",
+    "clear_tool_uses_20250919",
+    "clear_tool_uses_langchain",
+]
+
+#: The text a cleared tool result holds (our wording; the provider's is not published).
+PLACEHOLDER = "[tool result cleared by context management]"
+#: The lowest `compact_20260112` trigger the API accepts, in input tokens.
+COMPACTION_MIN_TRIGGER = 50_000
+
+_CLEAR_DEFAULT_TRIGGER = 100_000
+_COMPACT_DEFAULT_TRIGGER = 150_000
+_EDIT_TYPES = ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112")
+
+#: A scripted reply: `{"content": str | list[block], "stop_reason"?: str, "output_tokens"?: int}`.
+Reply: TypeAlias = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ClearResult:
+    """The outcome of one clearing edit.
+
+    Attributes:
+        messages: the edited copy (the input itself when nothing was cleared).
+        cleared_tool_uses: tool uses whose result was cleared.
+        cleared_input_tokens: tokens won back, placeholders and emptied inputs
+            deducted.
+    """
+
+    messages: list[Message]
+    cleared_tool_uses: int
+    cleared_input_tokens: int
+
+    def applied_edit(self) -> dict[str, Any] | None:
+        """The `applied_edits` entry, or None when the edit was not applied."""
+        if not self.cleared_tool_uses:
+            return None
+        return {
+            "type": "clear_tool_uses_20250919",
+            "cleared_tool_uses": self.cleared_tool_uses,
+            "cleared_input_tokens": self.cleared_input_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class _Use:
+    name: str
+    call: tuple[int, int]  # (message, block) of the tool_use
+    result: tuple[int, int] | None  # (message, block) of its tool_result
+
+
+def _uses(messages: Sequence[Message]) -> list[_Use]:
+    """Every tool use, oldest first, with the place of its result."""
+    results: dict[str, tuple[int, int]] = {}
+    for index, message in enumerate(messages):
+        if isinstance(message["content"], list):
+            for number, block in enumerate(message["content"]):
+                if block["type"] == "tool_result":
+                    results.setdefault(block["tool_use_id"], (index, number))
+    uses = []
+    for index, message in enumerate(messages):
+        if message["role"] == "assistant" and isinstance(message["content"], list):
+            for number, block in enumerate(message["content"]):
+                if block["type"] == "tool_use":
+                    uses.append(_Use(block["name"], (index, number), results.get(block["id"])))
+    return uses
+
+
+def _clearable(messages: Sequence[Message], placeholder: str) -> set[tuple[int, int]]:
+    """(message, block) of each result clearing.py would clear: not an error, not cleared."""
+    cleared = clear_old_tool_results(messages, keep_last=0)
+    found = set()
+    for index, (old, new) in enumerate(zip(messages, cleared, strict=True)):
+        if old == new or not isinstance(old["content"], list):
+            continue
+        for number, (a, b) in enumerate(zip(old["content"], new["content"], strict=True)):
+            changed = a != b and a["type"] == "tool_result"
+            if changed and _result_text(a.get("content")) != placeholder:
+                found.add((index, number))
+    return found
+
+
+def _value(spec: object, kind: str, default: int, name: str) -> int:
+    """The `value` of a `{"type": kind, "value": N}` parameter."""
+    if spec is None:
+        return default
+    if not isinstance(spec, Mapping) or spec.get("type") != kind:
+        raise ContextManagementError(
+            f"{name} must be {{'type': '{kind}', 'value': N}}, got {spec!r}"
+        )
+    value = spec.get("value")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ContextManagementError(f"{name}.value must be an int >= 0, got {value!r}")
+    return value
+
+
+def _prompt_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
+    return PromptCache("any", counter=counter, min_tokens=0).prompt_tokens(messages=messages)
+
+
+def _input_tokens(use_block: Mapping[str, Any], counter: TokenCounter) -> int:
+    return _count(_block_text(use_block), counter)
+
+
+def _apply(
+    messages: Sequence[Message],
+    chosen: Sequence[_Use],
+    inputs_of: Callable[[str], bool],
+    placeholder: str,
+) -> list[Message]:
+    """A copy of `messages` with the chosen results (and inputs) cleared."""
+    out = list(messages)
+    edits: dict[int, dict[int, dict[str, Any]]] = {}  # message -> block -> new block
+    for use in chosen:
+        if use.result is not None:
+            index, number = use.result
+            block = messages[index]["content"][number]
+            edits.setdefault(index, {})[number] = {**block, "content": placeholder}
+        if inputs_of(use.name):
+            index, number = use.call
+            edits.setdefault(index, {})[number] = {
+                **messages[index]["content"][number],
+                "input": {},
+            }
+    for index, blocks in edits.items():
+        content = list(messages[index]["content"])
+        for number, block in blocks.items():
+            content[number] = block
+        out[index] = {**messages[index], "content": content}
+    return out
+
+
+def clear_tool_uses_20250919(
+    messages: Sequence[Message],
+    edit: Mapping[str, Any] | None = None,
+    *,
+    prompt_tokens: int | None = None,
+    counter: TokenCounter | None = None,
+    placeholder: str = PLACEHOLDER,
+) -> ClearResult:
+    """Apply one `clear_tool_uses_20250919` edit as the server does.
+
+    Args:
+        messages: the history in Anthropic's block format, oldest first
+            (`tool_use` blocks in assistant messages, `tool_result` blocks after).
+        edit: the edit's parameters as the API takes them (`trigger`, `keep`,
+            `clear_at_least`, `exclude_tools`, `clear_tool_inputs`); defaults
+            apply for each one missing (trigger 100,000 input tokens, keep 3).
+        prompt_tokens: the size of the whole prompt before editing (tools and
+            system included), in tokens; the messages' own size when None.
+        counter: text -> tokens; `estimate_tokens` when None.
+        placeholder: the text a cleared result gets.
+
+    Returns:
+        A `ClearResult`; `cleared_tool_uses == 0` and the input list unchanged
+        when the trigger is not exceeded, nothing is clearable, or the veto of
+        `clear_at_least` applies.
+
+    Raises:
+        ContextManagementError: a parameter has the wrong shape.
+
+    Examples:
+        >>> calls = []
+        >>> for i in range(4):
+        ...     use = {"type": "tool_use", "id": f"t{i}", "name": "read", "input": {}}
+        ...     result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": "x" * 400}
+        ...     calls += [{"role": "assistant", "content": [use]},
+        ...               {"role": "user", "content": [result]}]
+        >>> edit = {"trigger": {"type": "input_tokens", "value": 300},
+        ...         "keep": {"type": "tool_uses", "value": 1}}
+        >>> clear_tool_uses_20250919(calls, edit).applied_edit()
+        {'type': 'clear_tool_uses_20250919', 'cleared_tool_uses': 3, 'cleared_input_tokens': 267}
+    """
+    _check_messages(messages)
+    count = _resolve(counter)
+    edit = edit or {}
+    trigger = edit.get("trigger") or {"type": "input_tokens", "value": _CLEAR_DEFAULT_TRIGGER}
+    keep = _value(edit.get("keep"), "tool_uses", 3, "keep")
+    at_least = _value(edit.get("clear_at_least"), "input_tokens", 0, "clear_at_least")
+    excluded = set(edit.get("exclude_tools") or ())
+    inputs = edit.get("clear_tool_inputs", False)
+    if not isinstance(inputs, bool | list):
+        raise ContextManagementError(f"clear_tool_inputs must be a bool or a list, got {inputs!r}")
+    uses = _uses(messages)
+    if isinstance(trigger, Mapping) and trigger.get("type") == "tool_uses":
+        fired = len(uses) > _value(trigger, "tool_uses", 0, "trigger")
+    else:
+        size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens
+        fired = size > _value(trigger, "input_tokens", _CLEAR_DEFAULT_TRIGGER, "trigger")
+    unchanged = ClearResult(list(messages), 0, 0)
+    if not fired:
+        return unchanged
+
+    def inputs_of(name: str) -> bool:
+        return inputs is True or (isinstance(inputs, list) and name in inputs)
+
+    clearable = _clearable(messages, placeholder)
+    old = uses[: max(0, len(uses) - keep)]
+    chosen = [u for u in old if u.name not in excluded and u.result in clearable]
+    saved = 0
+    for use in chosen:
+        assert use.result is not None  # only results clearing.py found are chosen
+        block = messages[use.result[0]]["content"][use.result[1]]
+        saved += _count(_result_text(block.get("content")), count) - _count(placeholder, count)
+        if inputs_of(use.name):
+            call = messages[use.call[0]]["content"][use.call[1]]
+            saved += _input_tokens(call, count) - _input_tokens({**call, "input": {}}, count)
+    if not chosen or saved < at_least:
+        return unchanged  # subtle: the veto keeps the prompt, and so the cache, intact
+    return ClearResult(_apply(messages, chosen, inputs_of, placeholder), len(chosen), saved)
+
+
+def clear_tool_uses_langchain(
+    messages: Sequence[Message],
+    *,
+    trigger: int = 100_000,
+    clear_at_least: int = 0,
+    keep: int = 3,
+    clear_tool_inputs: bool = False,
+    exclude_tools: Sequence[str] = (),
+    placeholder: str = "[cleared]",
+    prompt_tokens: int | None = None,
+    counter: TokenCounter | None = None,
+) -> ClearResult:
+    """The same clearing under LangChain's `ClearToolUsesEdit` rules (langchain 1.5.2).
+
+    It fires when the prompt exceeds `trigger`, keeps the last `keep` tool
+    results (excluded tools' results count toward `keep`), clears the older
+    ones oldest first, and stops as soon as `clear_at_least` tokens are won
+    back (0 means clear them all): a partial clear below the target is kept
+    rather than vetoed.
+
+    Returns:
+        A `ClearResult` in the same terms as `clear_tool_uses_20250919`.
+    """
+    _check_messages(messages)
+    count = _resolve(counter)
+    size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens
+    if size <= trigger:
+        return ClearResult(list(messages), 0, 0)
+    uses = [u for u in _uses(messages) if u.result is not None]
+    old = uses[: max(0, len(uses) - keep)]
+    chosen: list[_Use] = []
+    saved = 0
+    for use in old:
+        assert use.result is not None
+        block = messages[use.result[0]]["content"][use.result[1]]
+        text = _result_text(block.get("content"))
+        if use.name in exclude_tools or text == placeholder:
+            continue
+        chosen.append(use)
+        saved += _count(text, count) - _count(placeholder, count)
+        if clear_tool_inputs:
+            call = messages[use.call[0]]["content"][use.call[1]]
+            saved += _input_tokens(call, count) - _input_tokens({**call, "input": {}}, count)
+        if clear_at_least and saved >= clear_at_least:
+            break
+    if not chosen:
+        return ClearResult(list(messages), 0, 0)
+    cleared = _apply(messages, chosen, lambda name: clear_tool_inputs, placeholder)
+    return ClearResult(cleared, len(chosen), saved)
+
+
+def _clear_thinking(
+    messages: Sequence[Message], edit: Mapping[str, Any], count: TokenCounter
+) -> tuple[list[Message], dict[str, Any] | None]:
+    keep_spec = edit.get("keep", {"type": "thinking_turns", "value": 1})
+    if keep_spec == "all" or (isinstance(keep_spec, Mapping) and keep_spec.get("type") == "all"):
+        return list(messages), None
+    keep = _value(keep_spec, "thinking_turns", 1, "keep")
+    turns = []  # indexes of the assistant turns that hold thinking
+    for index, message in enumerate(messages):
+        content = message["content"]
+        thinks = isinstance(content, list) and any(
+            b["type"] in ("thinking", "redacted_thinking") for b in content
+        )
+        if message["role"] == "assistant" and thinks:
+            turns.append(index)
+    drop = turns[: max(0, len(turns) - keep)]
+    if not drop:
+        return list(messages), None
+    out, saved = list(messages), 0
+    for index in drop:
+        content = messages[index]["content"]
+        kept = [b for b in content if b["type"] not in ("thinking", "redacted_thinking")]
+        saved += sum(_count(_block_text(b), count) for b in content if b not in kept)
+        out[index] = {**messages[index], "content": kept}
+    entry = {
+        "type": "clear_thinking_20251015",
+        "cleared_thinking_turns": len(drop),
+        "cleared_input_tokens": saved,
+    }
+    return out, entry
+
+
+def _after_compaction(messages: Sequence[Message]) -> list[Message]:
+    """The messages the API reads: every block before the last compaction block dropped."""
+    for index in range(len(messages) - 1, -1, -1):
+        content = messages[index]["content"]
+        if isinstance(content, list):
+            for number in range(len(content) - 1, -1, -1):
+                if content[number]["type"] == "compaction":
+                    first = {**messages[index], "content": content[number:]}
+                    return [first, *messages[index + 1 :]]
+    return list(messages)
+
+
+def _default_summary(messages: Sequence[Message], instructions: str | None) -> str:
+    """A deterministic stand-in for the model's summary: counts and the last user text."""
+    last = next(
+        (
+            m["content"]
+            for m in reversed(messages)
+            if m["role"] == "user" and isinstance(m["content"], str)
+        ),
+        "",
+    )
+    head = f"Summary of {len(messages)} messages"
+    if instructions:
+        head += f" ({instructions})"
+    return f"{head}. Latest request: {last[:200]}"
+
+
+def _check_edits(management: object) -> list[Mapping[str, Any]]:
+    if not isinstance(management, Mapping) or not isinstance(management.get("edits"), list):
+        raise ContextManagementError(
+            f"context_management must be {{'edits': [...]}}, got {management!r}"
+        )
+    edits = management["edits"]
+    for number, edit in enumerate(edits):
+        kind = edit.get("type") if isinstance(edit, Mapping) else None
+        if kind not in _EDIT_TYPES:
+            raise ContextManagementError(
+                f"context_management.edits.{number}: unknown edit type {kind!r}; "
+                f"expected one of {', '.join(_EDIT_TYPES)}"
+            )
+        if kind == "clear_thinking_20251015" and number != 0:
+            raise ContextManagementError(
+                f"context_management.edits.{number}: clear_thinking_20251015 must be the first "
+                "edit in the list when edits are combined"
+            )
+        if kind == "compact_20260112":
+            value = _value(edit.get("trigger"), "input_tokens", _COMPACT_DEFAULT_TRIGGER, "trigger")
+            if value < COMPACTION_MIN_TRIGGER:
+                raise ContextManagementError(
+                    f"context_management.edits.{number}.trigger.value: must be at least "
+                    f"{COMPACTION_MIN_TRIGGER:,} input tokens, got {value:,}"
+                )
+    return list(edits)
+
+
+class _Messages:
+    """The `messages` resource of an `EmulatedClient`, plain or beta."""
+
+    def __init__(self, client: EmulatedClient, *, beta: bool) -> None:
+        self._client = client
+        self._beta = beta
+
+    def create(self, **request: Any) -> dict[str, Any]:
+        """One call, with the SDK's keyword arguments; the response as the API's JSON."""
+        return self._client._create(request, beta=self._beta)
+
+    def count_tokens(self, **request: Any) -> dict[str, Any]:
+        """The API's token count of a request, after its edits (never compacts)."""
+        return self._client._count_tokens(request, beta=self._beta)
+
+
+class _Beta:
+    def __init__(self, client: EmulatedClient) -> None:
+        self.messages = _Messages(client, beta=True)
+
+
+class EmulatedClient:
+    """A stand-in for `anthropic.Anthropic()` that edits, caches and answers offline.
+
+    Args:
+        model: the model id every request must name; it also picks the cache's
+            minimum length when `cache` is None.
+        responder: the model's replies: a list of `Reply` dicts used in order,
+            or a function from the edited request (a dict with `model`,
+            `system`, `tools`, `messages`) to a `Reply`.
+        cache: the prompt cache to bill against; a new `PromptCache(model)`
+            sharing `clock` when None.
+        clock: the time source when `cache` is None.
+        counter: text -> tokens for edits and output; `estimate_tokens` when None.
+        placeholder: the text a cleared tool result gets.
+        summarizer: `(messages, instructions) -> summary text` for compaction;
+            a deterministic stand-in when None.
+
+    Attributes:
+        messages: `messages.create(...)`, `messages.count_tokens(...)`.
+        beta: `beta.messages.create(betas=[...], context_management=...)`.
+        sent: the edited request the model saw on each call, in order.
+
+    Examples:
+        >>> client = EmulatedClient("claude-sonnet-4-6", [{"content": "Hello."}])
+        >>> reply = client.messages.create(model="claude-sonnet-4-6", max_tokens=64,
+        ...                                messages=[{"role": "user", "content": "hi"}])
+        >>> reply["content"], reply["stop_reason"], reply["usage"]["input_tokens"]
+        ([{'type': 'text', 'text': 'Hello.'}], 'end_turn', 1)
+    """
+
+    def __init__(
+        self,
+        model: str,
+        responder: Sequence[Reply] | Callable[[dict[str, Any]], Reply],
+        *,
+        cache: PromptCache | None = None,
+        clock: SimulatedClock | None = None,
+        counter: TokenCounter | None = None,
+        placeholder: str = PLACEHOLDER,
+        summarizer: Callable[[list[Message], str | None], str] | None = None,
+    ) -> None:
+        self.model = model
+        self._counter = _resolve(counter)
+        self.cache = (
+            cache if cache is not None else PromptCache(model, clock=clock, counter=counter)
+        )
+        self._responder = responder
+        self._placeholder = placeholder
+        self._summarize = summarizer or _default_summary
+        self.messages = _Messages(self, beta=False)
+        self.beta = _Beta(self)
+        self.sent: list[dict[str, Any]] = []
+
+    def _reply(self, view: dict[str, Any]) -> Reply:
+        if callable(self._responder):
+            return self._responder(copy.deepcopy(view))
+        number = len(self.sent) - 1
+        if number >= len(self._responder):
+            raise IndexError(
+                f"the scripted responder has {len(self._responder)} replies; call {number + 1} "
+                "asked for another"
+            )
+        return self._responder[number]
+
+    def _edit(
+        self, request: Mapping[str, Any], *, beta: bool, compacting: bool
+    ) -> tuple[dict[str, Any], list[dict[str, Any]], int, Mapping[str, Any] | None]:
+        """(what the model reads, applied_edits, original tokens, the compaction edit)."""
+        if "context_management" in request and not beta:
+            raise TypeError(
+                "Messages.create() got an unexpected keyword argument 'context_management' "
+                "(use client.beta.messages.create)"
+            )
+        if request.get("model") != self.model:
+            raise ValueError(
+                f"this client emulates {self.model!r}, got model={request.get('model')!r}"
+            )
+        messages = request.get("messages")
+        _check_messages(messages)
+        view = {k: v for k, v in request.items() if k not in ("betas", "context_management")}
+        view["messages"] = _after_compaction(messages)  # type: ignore[arg-type]
+        original = self.cache.prompt_tokens(view)
+        management = request.get("context_management")
+        applied: list[dict[str, Any]] = []
+        compaction = None
+        for edit in _check_edits(management) if management is not None else []:
+            kind = edit["type"]
+            if kind == "clear_thinking_20251015":
+                view["messages"], entry = _clear_thinking(view["messages"], edit, self._counter)
+            elif kind == "clear_tool_uses_20250919":
+                result = clear_tool_uses_20250919(
+                    view["messages"],
+                    edit,
+                    prompt_tokens=original,
+                    counter=self._counter,
+                    placeholder=self._placeholder,
+                )
+                view["messages"], entry = result.messages, result.applied_edit()
+            else:
+                trigger = _value(
+                    edit.get("trigger"), "input_tokens", _COMPACT_DEFAULT_TRIGGER, "trigger"
+                )
+                entry = None
+                if compacting and self.cache.prompt_tokens(view) >= trigger:
+                    compaction = edit
+            if entry is not None:
+                applied.append(entry)
+        return view, applied, original, compaction
+
+    def _output_tokens(self, content: list[dict[str, Any]], reply: Reply) -> int:
+        if "output_tokens" in reply:
+            return int(reply["output_tokens"])
+        return sum(_count(_block_text(block), self._counter) for block in content)
+
+    def _create(self, request: Mapping[str, Any], *, beta: bool) -> dict[str, Any]:
+        view, applied, _, compaction = self._edit(request, beta=beta, compacting=True)
+        iterations: list[dict[str, Any]] = []
+        content: list[dict[str, Any]] = []
+        if compaction is not None:
+            summary = self._summarize(
+                copy.deepcopy(view["messages"]), compaction.get("instructions")
+            )
+            block = {"type": "compaction", "content": summary}
+            used = self.cache.usage(view).as_dict()
+            used["output_tokens"] = _count(summary, self._counter)
+            iterations.append({"type": "compaction", **used})
+            content.append(block)
+            view = {**view, "messages": [{"role": "assistant", "content": [block]}]}
+        self.sent.append(view)
+        if compaction is not None and compaction.get("pause_after_compaction"):
+            usage = dict(iterations[-1])
+            del usage["type"]
+            stop = "compaction"
+        else:
+            reply = self._reply(view)
+            raw = reply.get("content", [])
+            said = [{"type": "text", "text": raw}] if isinstance(raw, str) else list(raw)
+            content += said
+            usage = self.cache.usage(view).as_dict()
+            usage["output_tokens"] = self._output_tokens(said, reply)
+            stop = reply.get("stop_reason") or (
+                "tool_use" if any(b.get("type") == "tool_use" for b in said) else "end_turn"
+            )
+            if request.get("context_management") is not None and _has_compact(request):
+                iterations.append({"type": "message", **usage})
+        if iterations:
+            usage["iterations"] = iterations
+        management = request.get("context_management")
+        return {
+            "id": f"msg_emulated_{len(self.sent):04d}",
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": copy.deepcopy(content),
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": usage,
+            "context_management": None if management is None else {"applied_edits": applied},
+        }
+
+    def _count_tokens(self, request: Mapping[str, Any], *, beta: bool) -> dict[str, Any]:
+        full = {"max_tokens": 1, **request}
+        view, _, original, _ = self._edit(full, beta=beta, compacting=False)
+        out: dict[str, Any] = {"input_tokens": self.cache.prompt_tokens(view)}
+        if request.get("context_management") is not None:
+            out["context_management"] = {"original_input_tokens": original}
+        return out
+
+
+def _has_compact(request: Mapping[str, Any]) -> bool:
+    edits = (request.get("context_management") or {}).get("edits") or []
+    return any(isinstance(e, Mapping) and e.get("type") == "compact_20260112" for e in edits)

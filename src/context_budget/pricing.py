@@ -1,0 +1,214 @@
+"""What a model call costs: dated prices per model, and the bill of one usage.
+
+Prices are data, not constants: each `Price` carries the date it was read and
+where. Every rate is in US dollars per million tokens, and the cache rates are
+the model's own (most models read at a tenth of input; Opus 5.5 in September
+2026 reads at a twentieth, the seed's claim and the model page's figure).
+
+`cost` splits one call's usage into its four charges. A usage with
+`iterations` (server-side compaction) is billed as the sum of its iterations:
+the top level reports only the last one.
+
+`loop_cost` prices a whole loop of `LoopStep`s from the input price and two
+multipliers (chapter 1); `cost` prices one real or emulated call.
+
+Example:
+    >>> bill = cost({"input_tokens": 50, "output_tokens": 0,
+    ...              "cache_read_input_tokens": 200_000}, PRICES["claude-sonnet-4-6"])
+    >>> round(bill.total, 5)
+    0.06015
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from context_budget.budget import LoopStep
+from context_budget.usage import Usage
+
+__all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost"]
+
+_PRICING = "Anthropic, pricing.md (llms-txt-archive snapshot 2026-08-21)"
+_OPUS_55 = (
+    "Anthropic, models/opus-5-5 overview (later docs, Sept 2026); seed 004: "
+    "cached input a twentieth of uncached"
+)
+_SONNET_55 = "Anthropic, models/sonnet-5-5 overview (later docs, Sept 2026)"
+
+
+@dataclass(frozen=True)
+class Price:
+    """One model's rates, in US dollars per million tokens.
+
+    Attributes:
+        input: uncached input tokens.
+        write_5m: tokens written to the cache for 5 minutes.
+        write_1h: tokens written to the cache for 1 hour.
+        read: tokens read from the cache.
+        output: generated tokens.
+        as_of: the date the rates were read, `YYYY-MM-DD`.
+        source: where they were read.
+    """
+
+    input: float
+    write_5m: float
+    write_1h: float
+    read: float
+    output: float
+    as_of: str
+    source: str
+
+    def __post_init__(self) -> None:
+        for name in ("input", "write_5m", "write_1h", "read", "output"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ValueError(f"Price.{name} must be a number >= 0 (USD/Mtok), got {value!r}")
+
+
+def _rates(base: float, out: float, read: float, as_of: str, source: str) -> Price:
+    return Price(base, base * 1.25, base * 2, read, out, as_of, source)
+
+
+def _prices() -> dict[str, Price]:
+    table: dict[str, Price] = {}
+    for model in ("claude-opus-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6"):
+        table[model] = _rates(5.0, 25.0, 0.50, "2026-08-21", _PRICING)
+    table["claude-opus-4-5"] = _rates(5.0, 25.0, 0.50, "2026-08-21", _PRICING)
+    table["claude-sonnet-5"] = _rates(2.0, 10.0, 0.20, "2026-08-21", _PRICING)
+    for model in ("claude-sonnet-4-6", "claude-sonnet-4-5"):
+        table[model] = _rates(3.0, 15.0, 0.30, "2026-08-21", _PRICING)
+    table["claude-haiku-4-5"] = _rates(1.0, 5.0, 0.10, "2026-08-21", _PRICING)
+    for model in ("claude-fable-5", "claude-mythos-5"):
+        table[model] = _rates(10.0, 50.0, 1.0, "2026-08-21", _PRICING)
+    table["claude-opus-5-5"] = _rates(4.0, 20.0, 0.20, "2026-09-30", _OPUS_55)
+    table["claude-sonnet-5-5"] = _rates(2.0, 10.0, 0.20, "2026-09-30", _SONNET_55)
+    return dict(sorted(table.items()))
+
+
+#: Model id -> `Price`, each dated and sourced. Haiku 5.5's prompt-length bands
+#: are not modelled.
+PRICES: dict[str, Price] = _prices()
+
+
+@dataclass(frozen=True)
+class Cost:
+    """One call's bill, in US dollars.
+
+    Attributes:
+        uncached_input: `input_tokens` at the input rate.
+        cache_writes: 5-minute and 1-hour writes at their rates.
+        cache_reads: `cache_read_input_tokens` at the read rate.
+        output: `output_tokens` at the output rate.
+    """
+
+    uncached_input: float
+    cache_writes: float
+    cache_reads: float
+    output: float
+
+    @property
+    def total(self) -> float:
+        """The four charges added, USD."""
+        return self.uncached_input + self.cache_writes + self.cache_reads + self.output
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(
+            self.uncached_input + other.uncached_input,
+            self.cache_writes + other.cache_writes,
+            self.cache_reads + other.cache_reads,
+            self.output + other.output,
+        )
+
+
+def _iterations(source: Any) -> list[Any]:
+    usage = source.get("usage", source) if isinstance(source, Mapping) else source
+    if not isinstance(usage, Mapping) and hasattr(source, "usage"):
+        usage = source.usage
+    found = usage.get("iterations") if isinstance(usage, Mapping) else None
+    if found is None and not isinstance(usage, Mapping):
+        found = getattr(usage, "iterations", None)
+    return list(found or [])
+
+
+def cost(usage: Any, price: Price) -> Cost:
+    """The bill of one call.
+
+    Args:
+        usage: the call's usage (or its response) as the API's dict, the SDK's
+            object, or a `Usage`. When it has `iterations`, they are billed and
+            the top level is not (it repeats the last iteration).
+        price: the model's rates, e.g. `PRICES["claude-sonnet-4-6"]`.
+
+    Returns:
+        A `Cost`, in USD.
+
+    Examples:
+        >>> usage = {"input_tokens": 2048, "output_tokens": 503,
+        ...          "cache_creation_input_tokens": 248, "cache_read_input_tokens": 1800,
+        ...          "cache_creation": {"ephemeral_5m_input_tokens": 148,
+        ...                             "ephemeral_1h_input_tokens": 100}}
+        >>> round(cost(usage, PRICES["claude-sonnet-4-6"]).total, 6)
+        0.015384
+    """
+    if not isinstance(price, Price):
+        raise TypeError(f"price must be a Price, got {price!r}")
+    iterations = [] if isinstance(usage, Usage) else _iterations(usage)
+    if iterations:
+        total = Cost(0.0, 0.0, 0.0, 0.0)
+        for iteration in iterations:
+            total = total + _one(Usage.of(iteration), price)
+        return total
+    return _one(Usage.of(usage), price)
+
+
+def _one(usage: Usage, price: Price) -> Cost:
+    per = 1_000_000
+    writes = usage.ephemeral_5m_input_tokens * price.write_5m
+    writes += usage.ephemeral_1h_input_tokens * price.write_1h
+    return Cost(
+        uncached_input=usage.input_tokens * price.input / per,
+        cache_writes=writes / per,
+        cache_reads=usage.cache_read_input_tokens * price.read / per,
+        output=usage.output_tokens * price.output / per,
+    )
+
+
+def loop_cost(
+    calls: list[LoopStep],
+    input_price: float,
+    *,
+    read_multiplier: float = 0.1,
+    write_multiplier: float = 1.25,
+) -> float:
+    """Input cost of a loop in US dollars.
+
+    Args:
+        calls: the calls, as `loop_steps` returns them.
+        input_price: USD per million uncached input tokens.
+        read_multiplier: price of a cached token as a fraction of `input_price`
+            (Anthropic publishes 0.1 for most models; keep it a parameter, it
+            varies by model).
+        write_multiplier: price of a token written to the cache, as a multiple of
+            `input_price` (1.25 for a 5-minute cache). Applied to the uncached
+            tokens of a call only when some call in `calls` reads a cache.
+
+    Returns:
+        USD, input tokens only (output tokens are not part of the re-read bill).
+
+    Examples:
+        >>> from context_budget import loop_steps
+        >>> round(loop_cost(loop_steps(10, growth=1_000), input_price=5.0), 3)
+        0.275
+    """
+    if input_price < 0 or read_multiplier < 0 or write_multiplier < 0:
+        raise ValueError(
+            "prices must be >= 0, got "
+            f"input_price={input_price}, read_multiplier={read_multiplier}, "
+            f"write_multiplier={write_multiplier}"
+        )
+    caching = any(call.cached for call in calls)
+    fresh_rate = write_multiplier if caching else 1.0
+    total = sum(call.uncached * fresh_rate + call.cached * read_multiplier for call in calls)
+    return total * input_price / 1_000_000

@@ -1,0 +1,225 @@
+"""Two offline agent runs for the cache chapters, priced call by call.
+
+Both runs use the same material: an agent reads incident reports one call at
+a time (`read_report`, about 1,500 estimated tokens each) under a stable
+system prompt of about 2,000 tokens and three tool definitions, with
+automatic caching (a top-level `cache_control`) on `claude-opus-5`, 30
+simulated seconds between calls.
+
+- `prefix_run(variant)` changes only the start of the prompt: `"stable"`
+  keeps it fixed, `"timestamp"` appends the current time to the system prompt
+  on every call, `"reordered"` reverses the tool list halfway through.
+- `middle_run(strategy)` trims the history four ways: `"append"` never trims,
+  `"client_clear"` runs `clear_old_tool_results(keep_last=2)` on its own list
+  before every call, `"server_clear"` asks the server for
+  `clear_tool_uses_20250919` (keep 2), `"restart"` replaces the whole history
+  with a short summary once it passes 12,000 tokens. A `PrefixGuard` watches
+  every request.
+
+Each call comes back as a `Call`: its usage, its cost in USD and what the
+guard said. Everything is deterministic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from context_budget.cache import PromptCache, SimulatedClock
+from context_budget.clearing import clear_old_tool_results
+from context_budget.editing import EmulatedClient
+from context_budget.history import PrefixGuard
+from context_budget.messages import Message
+from context_budget.pricing import PRICES, cost
+from context_budget.usage import Usage
+
+MODEL = "claude-opus-5"
+SECONDS_PER_CALL = 30
+OUTPUT_TOKENS = 120  # each reply of the prefix runs, in tokens
+TASK = "Read the incident reports one at a time and say which service was down longest."
+RESTART_AT = 12_000  # tokens: the `"restart"` strategy's threshold
+EPHEMERAL = {"type": "ephemeral"}
+#: The edit of the `"server_clear"` strategy.
+SERVER_EDIT: dict[str, Any] = {
+    "type": "clear_tool_uses_20250919",
+    "trigger": {"type": "input_tokens", "value": 10_000},
+    "keep": {"type": "tool_uses", "value": 2},
+    "exclude_tools": ["save_note"],
+}
+
+SYSTEM = "\n".join(
+    f"Rule {i}: when a report mentions service {i % 7}, note its downtime in minutes, "
+    f"its root cause and whether a deploy preceded it; never guess a missing figure."
+    for i in range(1, 56)
+)
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": name,
+        "description": description,
+        "input_schema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+    }
+    for name, description in (
+        ("list_reports", "List the incident reports available, newest first."),
+        ("read_report", "Read one incident report in full, by its number."),
+        ("save_note", "Save a one-line note that survives any trimming."),
+    )
+]
+
+_SERVICES = ("auth", "billing", "search", "payments")
+
+
+def report(n: int) -> str:
+    """Incident report `n` as JSON text, about 1,500 estimated tokens."""
+    body = {
+        "id": f"INC-{1000 + n}",
+        "service": _SERVICES[n % len(_SERVICES)],
+        "minutes": 20 + (n * 37) % 90,
+        "log": [
+            f"{n:02d}:{line:02d} probe failed on node {line % 9}, retrying" for line in range(110)
+        ],
+    }
+    return json.dumps(body)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model call of a run.
+
+    Attributes:
+        usage: the call's usage as the API reports it (tokens).
+        usd: the call's cost on `PRICES[MODEL]`, in US dollars.
+        guard: the `PrefixGuard` verdict on the request (`"first"`, `"append"`,
+            `"replaced"` or `"edited"`).
+        cleared: tool uses the server cleared for this call.
+    """
+
+    usage: Usage
+    usd: float
+    guard: str
+    cleared: int = 0
+
+
+def read_call(n: int) -> Message:
+    """The assistant message that calls `read_report` for report `n`."""
+    return {
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": f"toolu_{n:02d}", "name": "read_report", "input": {"n": n}}
+        ],
+    }
+
+
+def read_result(n: int) -> Message:
+    """The user message that answers `read_call(n)` with `report(n)`."""
+    block = {"type": "tool_result", "tool_use_id": f"toolu_{n:02d}", "content": report(n)}
+    return {"role": "user", "content": [block]}
+
+
+def prefix_run(variant: str, *, calls: int = 20) -> list[Call]:
+    """The reading run with its start kept stable, timestamped, or tools reordered.
+
+    Args:
+        variant: `"stable"`, `"timestamp"` or `"reordered"`.
+        calls: model calls in the run.
+
+    Returns:
+        One `Call` per model call, oldest first.
+    """
+    if variant not in ("stable", "timestamp", "reordered"):
+        raise ValueError(f"variant must be 'stable', 'timestamp' or 'reordered', got {variant!r}")
+    clock = SimulatedClock()
+    cache = PromptCache(MODEL, clock=clock)
+    guard = PrefixGuard()
+    history: list[Message] = [{"role": "user", "content": TASK}]
+    out = []
+    for k in range(calls):
+        system = SYSTEM
+        if variant == "timestamp":
+            system += (
+                f"\nCurrent time: 2026-09-14T10:{clock.now // 60:02.0f}:{clock.now % 60:02.0f}Z"
+            )
+        tools = TOOLS[::-1] if variant == "reordered" and k >= calls // 2 else TOOLS
+        usage = cache.usage(tools=tools, system=system, messages=history, cache_control=EPHEMERAL)
+        usage = dataclasses.replace(usage, output_tokens=OUTPUT_TOKENS)
+        verdict = guard.check(history, tools=tools, system=system).kind
+        out.append(Call(usage, cost(usage, PRICES[MODEL]).total, verdict))
+        history = [*history, read_call(k), read_result(k)]
+        clock.advance(SECONDS_PER_CALL)
+    return out
+
+
+def _reader(reads: int) -> Any:
+    """A scripted model: one `read_report` per call, then the answer."""
+    state = {"n": 0}
+
+    def reply(request: dict[str, Any]) -> dict[str, Any]:
+        n = state["n"]
+        state["n"] += 1
+        if n >= reads:
+            return {"content": "auth was down longest.", "output_tokens": OUTPUT_TOKENS}
+        return {"content": read_call(n)["content"], "output_tokens": OUTPUT_TOKENS}
+
+    return reply
+
+
+def middle_run(strategy: str, *, reads: int = 16) -> list[Call]:
+    """The reading run under one of four ways to keep the history small.
+
+    Args:
+        strategy: `"append"`, `"client_clear"`, `"server_clear"` or `"restart"`.
+        reads: reports read before the answer (the run makes `reads + 1` calls).
+
+    Returns:
+        One `Call` per model call, oldest first.
+    """
+    if strategy not in ("append", "client_clear", "server_clear", "restart"):
+        raise ValueError(
+            "strategy must be 'append', 'client_clear', 'server_clear' or 'restart', "
+            f"got {strategy!r}"
+        )
+    clock = SimulatedClock()
+    client = EmulatedClient(MODEL, _reader(reads), clock=clock)
+    guard = PrefixGuard()
+    history: list[Message] = [{"role": "user", "content": TASK}]
+    management = {"edits": [SERVER_EDIT]}
+    out = []
+    while True:
+        sent = (
+            clear_old_tool_results(history, keep_last=2) if strategy == "client_clear" else history
+        )
+        if strategy == "restart" and client.cache.prompt_tokens(messages=sent) > RESTART_AT:
+            done = sum(1 for m in history if m["role"] == "assistant")
+            sent = history = [
+                {
+                    "role": "user",
+                    "content": f"{TASK}\n\nProgress: {done} reports read; notes so far.",
+                }
+            ]
+        verdict = guard.check(sent, tools=TOOLS, system=SYSTEM).kind
+        request: dict[str, Any] = {
+            "model": MODEL,
+            "max_tokens": 512,
+            "system": SYSTEM,
+            "tools": TOOLS,
+            "messages": sent,
+            "cache_control": EPHEMERAL,
+        }
+        if strategy == "server_clear":
+            reply = client.beta.messages.create(
+                betas=["context-management-2025-06-27"], context_management=management, **request
+            )
+        else:
+            reply = client.messages.create(**request)
+        applied = (reply["context_management"] or {}).get("applied_edits", [])
+        cleared = sum(edit["cleared_tool_uses"] for edit in applied)
+        usage = Usage.of(reply)
+        out.append(Call(usage, cost(usage, PRICES[MODEL]).total, verdict, cleared))
+        history = [*history, {"role": "assistant", "content": reply["content"]}]
+        if reply["stop_reason"] != "tool_use":
+            return out
+        n = reply["content"][0]["input"]["n"]
+        history.append(read_result(n))
+        clock.advance(SECONDS_PER_CALL)

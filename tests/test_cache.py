@@ -1,0 +1,467 @@
+"""The prompt-cache model against the provider's documented cases (HARNESS-CACHE.md §A, §F 1-8).
+
+Each test is named for the rule it proves; the §F case number is in its docstring.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from context_budget import (
+    MIN_CACHEABLE_TOKENS,
+    AutomaticCacheConflictError,
+    CacheTTLOrderError,
+    InvalidRequestError,
+    PromptCache,
+    SimulatedClock,
+    TooManyBreakpointsError,
+    Usage,
+)
+
+EPHEMERAL = {"type": "ephemeral"}
+ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
+
+
+def per_block(tokens: int) -> Any:
+    """A counter that makes every block cost `tokens`, whatever its text."""
+    return lambda text: tokens
+
+
+def marked(text: str, control: dict[str, str] | None = EPHEMERAL) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "text", "text": text}
+    if control is not None:
+        block["cache_control"] = control
+    return block
+
+
+def blocks(count: int, *, marks: dict[int, dict[str, str]] | None = None) -> list[dict[str, Any]]:
+    """`count` one-block user messages, cache_control on the 1-based positions in `marks`."""
+    marks = marks or {}
+    return [{"role": "user", "content": [marked(f"m{i}", marks.get(i + 1))]} for i in range(count)]
+
+
+def check_fields_add_up(usage: Usage, prompt: int) -> None:
+    assert usage.cache_creation_input_tokens == (
+        usage.ephemeral_5m_input_tokens + usage.ephemeral_1h_input_tokens
+    )
+    assert usage.prompt_tokens == prompt
+
+
+# §F 1 -----------------------------------------------------------------------
+
+
+def test_creation_is_the_sum_of_its_split_and_the_inputs_add_up_to_the_prompt() -> None:
+    """§F 1, on a mixed-TTL request: 1h on the system prompt, 5m on the last message."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100))
+    request = {
+        "system": [marked("rules", ONE_HOUR)],
+        "messages": blocks(6, marks={6: EPHEMERAL}),
+    }
+    for _ in range(3):
+        usage = cache.usage(request)
+        check_fields_add_up(usage, cache.prompt_tokens(request))
+    assert usage.as_dict()["cache_creation"] == {
+        "ephemeral_5m_input_tokens": 0,
+        "ephemeral_1h_input_tokens": 0,
+    }
+
+
+# §F 3 -----------------------------------------------------------------------
+
+
+def test_lookback_reads_at_most_20_blocks_back_from_a_breakpoint() -> None:
+    """§F 3 (§A7-3): 10 -> 15 -> 35 blocks, breakpoint on the last; T3 misses."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(200))
+    t1 = cache.usage(messages=blocks(10, marks={10: EPHEMERAL}))
+    t2 = cache.usage(messages=blocks(15, marks={15: EPHEMERAL}))
+    t3 = cache.usage(messages=blocks(35, marks={35: EPHEMERAL}))
+    assert (t1.cache_read_input_tokens, t1.cache_creation_input_tokens) == (0, 2000)
+    assert (t2.cache_read_input_tokens, t2.cache_creation_input_tokens) == (2000, 1000)
+    assert (t3.cache_read_input_tokens, t3.cache_creation_input_tokens) == (0, 7000)
+
+
+def test_a_second_breakpoint_inside_the_window_makes_the_long_turn_hit() -> None:
+    """§F 3: the same T3 with an extra breakpoint at block 15 reads 3,000 and writes 4,000."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(200))
+    cache.usage(messages=blocks(10, marks={10: EPHEMERAL}))
+    cache.usage(messages=blocks(15, marks={15: EPHEMERAL}))
+    t3 = cache.usage(messages=blocks(35, marks={15: EPHEMERAL, 35: EPHEMERAL}))
+    assert (t3.cache_read_input_tokens, t3.cache_creation_input_tokens) == (3000, 4000)
+
+
+def test_the_block_exactly_20_back_is_still_inside_the_window() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(200))
+    cache.usage(messages=blocks(15, marks={15: EPHEMERAL}))
+    hit = cache.usage(messages=blocks(34, marks={34: EPHEMERAL}))  # checks 34..15
+    assert hit.cache_read_input_tokens == 3000
+
+
+# §F 4 -----------------------------------------------------------------------
+
+
+def timestamped(stamp: str, question: str) -> list[dict[str, Any]]:
+    static = [marked(f"static {i}", None) for i in range(5)]
+    return [{"role": "user", "content": [*static, marked(f"{stamp} {question}", None)]}]
+
+
+def counter_2000_50(text: str) -> int:
+    return 50 if text.startswith("12:") else 400  # five static blocks -> 2,000 tokens
+
+
+def test_a_breakpoint_on_the_timestamp_block_writes_every_time_and_never_reads() -> None:
+    """§F 4 (§A7-4): breakpoint on block 6, whose text changes each request."""
+    cache = PromptCache("claude-sonnet-4-6", counter=counter_2000_50)
+    for minute in range(4):
+        messages = timestamped(f"12:0{minute}", "status?")
+        messages[0]["content"][5]["cache_control"] = EPHEMERAL
+        usage = cache.usage(messages=messages)
+        assert (usage.cache_creation_input_tokens, usage.cache_read_input_tokens) == (2050, 0)
+
+
+def test_a_breakpoint_on_the_last_static_block_reads_from_the_second_request() -> None:
+    """§F 4: breakpoint on block 5 gives creation 2000 + input 50, then read 2000 + input 50."""
+    cache = PromptCache("claude-sonnet-4-6", counter=counter_2000_50)
+    seen = []
+    for minute in range(3):
+        messages = timestamped(f"12:0{minute}", "status?")
+        messages[0]["content"][4]["cache_control"] = EPHEMERAL
+        u = cache.usage(messages=messages)
+        seen.append((u.cache_creation_input_tokens, u.cache_read_input_tokens, u.input_tokens))
+    assert seen == [(2000, 0, 50), (0, 2000, 50), (0, 2000, 50)]
+
+
+def test_automatic_caching_falls_into_the_timestamp_trap() -> None:
+    """§A1: the automatic breakpoint lands on the varying last block."""
+    cache = PromptCache("claude-sonnet-4-6", counter=counter_2000_50)
+    for minute in range(3):
+        usage = cache.usage(
+            messages=timestamped(f"12:0{minute}", "status?"), cache_control=EPHEMERAL
+        )
+        assert usage.cache_read_input_tokens == 0
+
+
+# §F 5 -----------------------------------------------------------------------
+
+
+def below_minimum_request() -> dict[str, Any]:
+    return {
+        "system": "s" * 12_000,  # 3,000 estimated tokens
+        "messages": [{"role": "user", "content": "q" * 400}],  # 100
+        "cache_control": EPHEMERAL,
+    }
+
+
+def test_a_prompt_below_the_minimum_silently_never_caches() -> None:
+    """§F 5: Haiku 4.5 (4,096): 3,000 + 100 tokens -> read 0, creation 0, input 3,100."""
+    cache = PromptCache("claude-haiku-4-5")
+    for _ in range(2):
+        usage = cache.usage(below_minimum_request())
+        assert usage.as_dict() == {
+            "input_tokens": 3100,
+            "output_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+        }
+
+
+def test_the_same_prompt_caches_on_a_model_with_a_lower_minimum() -> None:
+    """§F 5: on Sonnet 4.6 (1,024) the same request writes 3,100 and then reads it."""
+    cache = PromptCache("claude-sonnet-4-6")
+    assert cache.usage(below_minimum_request()).cache_creation_input_tokens == 3100
+    assert cache.usage(below_minimum_request()).cache_read_input_tokens == 3100
+
+
+def test_minimums_are_dated_data_and_a_parameter() -> None:
+    assert MIN_CACHEABLE_TOKENS["claude-haiku-4-5"].tokens == 4096
+    assert MIN_CACHEABLE_TOKENS["claude-opus-5"].tokens == 512
+    assert MIN_CACHEABLE_TOKENS["claude-sonnet-4-6"].as_of == "2026-08-21"
+    cache = PromptCache("claude-haiku-4-5", min_tokens=1024)
+    assert cache.usage(below_minimum_request()).cache_creation_input_tokens == 3100
+    with pytest.raises(ValueError, match="claude-unknown"):
+        PromptCache("claude-unknown")
+
+
+# §F 6 -----------------------------------------------------------------------
+
+
+def test_automatic_breakpoint_on_a_block_with_the_same_ttl_is_a_no_op() -> None:
+    """§F 6: four explicit marks, the last on the last block, plus automatic: accepted."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
+    messages = blocks(6, marks={3: EPHEMERAL, 4: EPHEMERAL, 5: EPHEMERAL, 6: EPHEMERAL})
+    usage = cache.usage(messages=messages, cache_control=EPHEMERAL)
+    assert usage.cache_creation_input_tokens == 1800
+
+
+def test_automatic_breakpoint_with_a_different_ttl_is_refused() -> None:
+    """§F 6: the last block has a 5m mark, the top level asks for 1h -> 400."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
+    with pytest.raises(AutomaticCacheConflictError, match="ttl") as error:
+        cache.usage(messages=blocks(3, marks={3: EPHEMERAL}), cache_control=ONE_HOUR)
+    assert error.value.status_code == 400
+
+
+def test_automatic_breakpoint_on_top_of_four_explicit_ones_is_refused() -> None:
+    """§F 6: four explicit breakpoints leave no slot for the automatic one."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
+    messages = blocks(6, marks={1: EPHEMERAL, 2: EPHEMERAL, 3: EPHEMERAL, 4: EPHEMERAL})
+    with pytest.raises(TooManyBreakpointsError, match="Found 5"):
+        cache.usage(messages=messages, cache_control=EPHEMERAL)
+
+
+def test_a_fifth_breakpoint_is_refused_with_the_api_words() -> None:
+    """§F 6: five explicit breakpoints -> 400."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
+    marks = dict.fromkeys(range(1, 6), EPHEMERAL)
+    with pytest.raises(TooManyBreakpointsError) as error:
+        cache.usage(messages=blocks(6, marks=marks))
+    assert str(error.value) == "A maximum of 4 blocks with cache_control may be provided. Found 5."
+    assert isinstance(error.value, InvalidRequestError)
+
+
+def test_a_one_hour_breakpoint_after_a_five_minute_one_is_refused() -> None:
+    """§F 6: tools -> system -> messages order; 1h must come first."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
+    with pytest.raises(CacheTTLOrderError, match="must not come after"):
+        cache.usage(system=[marked("s", EPHEMERAL)], messages=blocks(2, marks={2: ONE_HOUR}))
+
+
+def test_the_automatic_breakpoint_skips_thinking_and_empty_text_blocks() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
+    messages = [
+        *blocks(4),
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "a"},
+                {"type": "thinking", "thinking": "hmm", "signature": "s"},
+                {"type": "text", "text": ""},
+            ],
+        },
+    ]
+    usage = cache.usage(messages=messages, cache_control=EPHEMERAL)
+    assert (usage.cache_creation_input_tokens, usage.input_tokens) == (1500, 600)
+
+
+# §F 7 -----------------------------------------------------------------------
+
+
+def test_a_read_refreshes_the_entry_from_the_start_of_the_request() -> None:
+    """§F 7: written at 0:00, read at 4:00, alive until 9:00; a request at 10:00 misses."""
+    clock = SimulatedClock()
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(300), clock=clock)
+    request = {"messages": blocks(5), "cache_control": EPHEMERAL}
+    cache.usage(request)
+    clock.advance(240)
+    assert cache.usage(request).cache_read_input_tokens == 1500  # 4:00, refreshed
+    clock.advance(299)
+    assert cache.usage(request).cache_read_input_tokens == 1500  # 8:59, refreshed again
+
+
+def test_an_entry_not_read_for_five_minutes_is_gone() -> None:
+    clock = SimulatedClock()
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(300), clock=clock)
+    request = {"messages": blocks(5), "cache_control": EPHEMERAL}
+    cache.usage(request)
+    clock.advance(240)
+    cache.usage(request)  # read at 4:00 -> lives until 9:00
+    clock.advance(360)  # 10:00
+    usage = cache.usage(request)
+    assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (0, 1500)
+
+
+def test_after_thirty_minutes_the_hour_part_is_read_and_the_five_minute_part_rewritten() -> None:
+    """§F 7, the A/B/C formula: 1h on the system prompt, 5m on the last message."""
+    clock = SimulatedClock()
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100), clock=clock)
+    request = {"system": [marked("rules", ONE_HOUR)], "messages": blocks(5, marks={5: EPHEMERAL})}
+    first = cache.usage(request)
+    assert (first.ephemeral_1h_input_tokens, first.ephemeral_5m_input_tokens) == (1100, 5500)
+    clock.advance(30 * 60)
+    later = cache.usage(request)
+    assert later.cache_read_input_tokens == 1100
+    assert (later.ephemeral_1h_input_tokens, later.ephemeral_5m_input_tokens) == (0, 5500)
+
+
+def test_writes_split_at_the_last_one_hour_breakpoint_after_the_hit() -> None:
+    """A = highest hit, B = last 1h breakpoint after A, C = last breakpoint."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(100))
+    tools = [{"name": f"t{i}", "description": "d", "input_schema": {}} for i in range(12)]
+    tools[-1] = {**tools[-1], "cache_control": ONE_HOUR}
+    request = {
+        "tools": tools,
+        "system": [marked("rules", ONE_HOUR)],
+        "messages": blocks(4, marks={4: EPHEMERAL}),
+    }
+    cache.usage({**request, "system": [marked("other rules", ONE_HOUR)]})  # warms the tools only
+    usage = cache.usage(request)
+    assert usage.cache_read_input_tokens == 1200  # A: the tools
+    assert usage.ephemeral_1h_input_tokens == 100  # B - A: the system block
+    assert usage.ephemeral_5m_input_tokens == 400  # C - B: the messages
+
+
+# §F 8 -----------------------------------------------------------------------
+
+
+def invalidation_request(**changes: Any) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "tools": [{"name": "read", "description": "Read a file.", "input_schema": {}}],
+        "system": [marked("You are terse.")],
+        "messages": blocks(3),
+        "tool_choice": {"type": "auto"},
+        "cache_control": EPHEMERAL,
+    }
+    request.update(changes)
+    return request
+
+
+def test_changing_tool_choice_keeps_tools_and_system_and_rewrites_the_messages() -> None:
+    """§F 8: read = tokens up to the end of the system prompt."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
+    cache.usage(invalidation_request())
+    usage = cache.usage(invalidation_request(tool_choice={"type": "any"}))
+    assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (1200, 1800)
+
+
+def test_changing_a_tool_description_rewrites_everything() -> None:
+    """§F 8: tools come first, so the whole prefix is new."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
+    cache.usage(invalidation_request())
+    tools = [{"name": "read", "description": "Read one file.", "input_schema": {}}]
+    usage = cache.usage(invalidation_request(tools=tools))
+    assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (0, 3000)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"thinking": {"type": "enabled", "budget_tokens": 2048}},
+        {"output_config": {"effort": "high"}},
+    ],
+)
+def test_thinking_settings_invalidate_the_messages_only(change: dict[str, Any]) -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
+    cache.usage(invalidation_request())
+    assert cache.usage(invalidation_request(**change)).cache_read_input_tokens == 1200
+
+
+def test_adding_an_image_invalidates_the_messages_only() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
+    cache.usage(invalidation_request())
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA"}}
+    messages = [*blocks(3), {"role": "user", "content": [image]}]
+    assert cache.usage(invalidation_request(messages=messages)).cache_read_input_tokens == 1200
+
+
+def test_one_changed_byte_in_the_system_prompt_misses_everything_after_the_tools() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
+    cache.usage(invalidation_request())
+    usage = cache.usage(invalidation_request(system=[marked("You are terse!")]))
+    assert usage.cache_read_input_tokens == 0  # no breakpoint on the tools: nothing to read
+
+
+def test_moving_the_cache_control_marker_does_not_change_the_prefix() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(400))
+    cache.usage(messages=blocks(4, marks={4: EPHEMERAL}))
+    usage = cache.usage(messages=blocks(5, marks={5: EPHEMERAL}))
+    assert usage.cache_read_input_tokens == 1600
+
+
+# Bad input -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("control", "match"),
+    [({"type": "persistent"}, "ephemeral"), ({"type": "ephemeral", "ttl": "2h"}, "'2h'")],
+)
+def test_a_malformed_cache_control_names_the_block(control: dict[str, str], match: str) -> None:
+    cache = PromptCache("claude-sonnet-4-6")
+    with pytest.raises(ValueError, match=match):
+        cache.usage(messages=blocks(2, marks={2: control}))
+
+
+def test_bad_arguments_raise_clear_errors() -> None:
+    with pytest.raises(ValueError, match="min_tokens"):
+        PromptCache("claude-sonnet-4-6", min_tokens=-1)
+    with pytest.raises(ValueError, match="seconds"):
+        SimulatedClock().advance(-1)
+    with pytest.raises(TypeError, match="message 1"):
+        PromptCache("claude-sonnet-4-6").usage(messages=[{"role": "user", "content": "a"}, "b"])
+
+
+def test_the_request_is_not_mutated() -> None:
+    request = invalidation_request()
+    before = repr(request)
+    PromptCache("claude-sonnet-4-6").usage(request)
+    assert repr(request) == before
+
+
+# Properties over generated request sequences ---------------------------------
+
+texts = st.sampled_from(["a", "tubs ", "héllo ", "日本語", "🙂", '{"n": 12}', "\u200b"])
+
+
+@st.composite
+def growing_runs(draw: st.DrawFn) -> tuple[list[list[dict[str, Any]]], list[int], bool]:
+    """An append-only run: each request adds 1-3 messages; gaps between requests in seconds."""
+    steps = draw(st.integers(1, 6))
+    history: list[dict[str, Any]] = []
+    runs = []
+    for _ in range(steps):
+        for _ in range(draw(st.integers(1, 3))):
+            role = "user" if len(history) % 2 == 0 else "assistant"
+            history.append({"role": role, "content": draw(texts) * draw(st.integers(1, 60))})
+        runs.append(list(history))
+    gaps = draw(st.lists(st.integers(0, 299), min_size=steps, max_size=steps))
+    return runs, gaps, draw(st.booleans())
+
+
+@settings(max_examples=1000, deadline=None)
+@given(growing_runs())
+def test_property_the_three_input_fields_add_up_to_the_prompt(
+    run: tuple[list[list[dict[str, Any]]], list[int], bool],
+) -> None:
+    runs, gaps, system_mark = run
+    clock = SimulatedClock()
+    cache = PromptCache("claude-sonnet-4-6", clock=clock, min_tokens=16)
+    system = [marked("Be brief. " * 10, EPHEMERAL if system_mark else None)]
+    for messages, gap in zip(runs, gaps, strict=True):
+        clock.advance(gap)
+        request = {"system": system, "messages": messages, "cache_control": EPHEMERAL}
+        usage = cache.usage(request)
+        check_fields_add_up(usage, cache.prompt_tokens(request))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(growing_runs())
+def test_property_an_append_only_request_never_reads_less_than_the_one_before(
+    run: tuple[list[list[dict[str, Any]]], list[int], bool],
+) -> None:
+    runs, gaps, system_mark = run
+    clock = SimulatedClock()
+    cache = PromptCache("claude-sonnet-4-6", clock=clock, min_tokens=16)
+    system = [marked("Be brief. " * 10, EPHEMERAL if system_mark else None)]
+    before = None
+    for messages, gap in zip(runs, gaps, strict=True):
+        clock.advance(gap)  # within the 5-minute TTL
+        # the breakpoint on the last message stays within 20 blocks of the previous one
+        usage = cache.usage(system=system, messages=messages, cache_control=EPHEMERAL)
+        if before is not None:
+            assert usage.cache_read_input_tokens >= before.cache_read_input_tokens
+        before = usage
+
+
+def test_usage_round_trips_through_the_api_shape() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100))
+    usage = cache.usage({"messages": blocks(2)}, cache_control=EPHEMERAL)  # dict and keywords
+    assert Usage.of(usage.as_dict()) == usage
+    assert usage.cache_creation_input_tokens == 2200
+
+
+def test_a_system_block_that_is_not_text_names_its_index() -> None:
+    with pytest.raises(TypeError, match=r"system\[1\]"):
+        PromptCache("claude-sonnet-4-6").usage(system=[marked("a", None), {"type": "image"}])

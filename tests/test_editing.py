@@ -1,0 +1,569 @@
+"""Server-side context editing, emulated (HARNESS-CACHE.md §B, §F 9-14 and 19)."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from context_budget import (
+    PLACEHOLDER,
+    PRICES,
+    ContextManagementError,
+    EmulatedClient,
+    PrefixGuard,
+    PromptCache,
+    Usage,
+    clear_tool_uses_20250919,
+    clear_tool_uses_langchain,
+    cost,
+    estimate_tokens,
+)
+
+MODEL = "claude-sonnet-4-6"
+CLEAR = "clear_tool_uses_20250919"
+
+
+def big_results(text: str) -> int:
+    """10,000 tokens for a tool result's text (it starts with "R"), the estimate otherwise."""
+    return 10_000 if text.startswith("R") else estimate_tokens(text)
+
+
+def pairs(
+    count: int, *, name: str = "read", names: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """`count` (assistant tool_use, user tool_result) pairs after one user question."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Which service failed most?"}]
+    for i in range(count):
+        tool = names[i] if names else name
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": f"t{i}", "name": tool, "input": {"n": i}}],
+            }
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": f"R{i}"}],
+            }
+        )
+    return messages
+
+
+def edit(**params: Any) -> dict[str, Any]:
+    return {"type": CLEAR, "trigger": {"type": "input_tokens", "value": 30_000}, **params}
+
+
+def keep(n: int) -> dict[str, Any]:
+    return {"type": "tool_uses", "value": n}
+
+
+def at_least(n: int) -> dict[str, Any]:
+    return {"type": "input_tokens", "value": n}
+
+
+def cleared_results(messages: list[dict[str, Any]]) -> list[str]:
+    return [
+        block["tool_use_id"]
+        for message in messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_result" and block["content"] == PLACEHOLDER
+    ]
+
+
+# §F 9 -----------------------------------------------------------------------
+
+
+def test_below_the_trigger_nothing_is_applied_and_the_prompt_is_unchanged() -> None:
+    """§F 9: two 10,000-token results do not exceed a 30,000 trigger."""
+    history = pairs(2)
+    result = clear_tool_uses_20250919(history, edit(keep=keep(0)), counter=big_results)
+    assert result.applied_edit() is None
+    assert result.messages == history
+
+
+def test_the_trigger_compares_the_size_before_editing_and_is_strict() -> None:
+    history = pairs(3)  # 30,000 + the question's tokens
+    size = PromptCache(MODEL, counter=big_results).prompt_tokens(messages=history)
+    fired = edit(trigger={"type": "input_tokens", "value": size - 1}, keep=keep(0))
+    quiet = edit(trigger={"type": "input_tokens", "value": size}, keep=keep(0))
+    assert clear_tool_uses_20250919(history, fired, counter=big_results).cleared_tool_uses == 3
+    assert clear_tool_uses_20250919(history, quiet, counter=big_results).cleared_tool_uses == 0
+
+
+def test_above_the_trigger_the_oldest_are_cleared_and_keep_counts_tool_uses() -> None:
+    """§F 9: 6 pairs of 10,000 tokens, keep 3 -> 3 cleared, 3 x (10,000 - placeholder)."""
+    history = pairs(6)
+    result = clear_tool_uses_20250919(history, edit(keep=keep(3)), counter=big_results)
+    assert result.applied_edit() == {
+        "type": CLEAR,
+        "cleared_tool_uses": 3,
+        "cleared_input_tokens": 3 * (10_000 - estimate_tokens(PLACEHOLDER)),
+    }
+    assert cleared_results(result.messages) == ["t0", "t1", "t2"]
+
+
+def test_the_placeholder_is_a_parameter() -> None:
+    result = clear_tool_uses_20250919(
+        pairs(4), edit(keep=keep(1)), counter=big_results, placeholder="[gone]"
+    )
+    texts = [m["content"][0].get("content") for m in result.messages[2::2]]
+    assert texts == ["[gone]", "[gone]", "[gone]", "R3"]
+    assert result.cleared_input_tokens == 3 * (10_000 - estimate_tokens("[gone]"))
+
+
+def test_clearing_never_changes_its_input() -> None:
+    history = pairs(6)
+    before = copy.deepcopy(history)
+    clear_tool_uses_20250919(
+        history, edit(keep=keep(1), clear_tool_inputs=True), counter=big_results
+    )
+    assert history == before
+
+
+def test_a_trigger_in_tool_uses_counts_the_calls() -> None:
+    spec = edit(trigger={"type": "tool_uses", "value": 4}, keep=keep(1))
+    assert clear_tool_uses_20250919(pairs(4), spec, counter=big_results).cleared_tool_uses == 0
+    assert clear_tool_uses_20250919(pairs(5), spec, counter=big_results).cleared_tool_uses == 4
+
+
+# §F 10 ----------------------------------------------------------------------
+
+
+def test_clear_at_least_vetoes_the_whole_edit_when_it_cannot_be_met() -> None:
+    """§F 10: 3 results could be cleared (about 30,000 tokens); asking for 40,000 clears none."""
+    history = pairs(6)
+    result = clear_tool_uses_20250919(
+        history, edit(keep=keep(3), clear_at_least=at_least(40_000)), counter=big_results
+    )
+    assert (result.cleared_tool_uses, result.messages) == (0, history)
+
+
+def test_a_vetoed_edit_leaves_the_cache_warm() -> None:
+    """§F 10: the vetoed request reads the previous request's whole prompt from the cache."""
+    client = EmulatedClient(MODEL, [{"content": "ok"}] * 2, counter=big_results)
+    management = {"edits": [edit(keep=keep(3), clear_at_least=at_least(40_000))]}
+    history = pairs(6)
+    first = client.beta.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=history,
+        cache_control={"type": "ephemeral"},
+        betas=["context-management-2025-06-27"],
+        context_management=management,
+    )
+    history = [
+        *history,
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "and?"},
+    ]
+    second = client.beta.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=history,
+        cache_control={"type": "ephemeral"},
+        betas=["context-management-2025-06-27"],
+        context_management=management,
+    )
+    assert first["context_management"] == {"applied_edits": []}
+    assert second["context_management"] == {"applied_edits": []}
+    previous = Usage.of(first)
+    assert Usage.of(second).cache_read_input_tokens == previous.prompt_tokens
+
+
+def test_excluded_tools_are_never_cleared() -> None:
+    """§F 10: `exclude_tools` results survive; the others older than `keep` go."""
+    names = ["save_note", "read", "save_note", "read", "read", "read"]
+    result = clear_tool_uses_20250919(
+        pairs(6, names=names), edit(keep=keep(2), exclude_tools=["save_note"]), counter=big_results
+    )
+    assert cleared_results(result.messages) == ["t1", "t3"]
+
+
+def test_clear_tool_inputs_true_or_a_list_empties_the_calls_inputs() -> None:
+    names = ["grep", "read", "grep", "read"]
+    for spec, emptied in ((True, ["t0", "t1", "t2"]), (["grep"], ["t0", "t2"])):
+        result = clear_tool_uses_20250919(
+            pairs(4, names=names), edit(keep=keep(1), clear_tool_inputs=spec), counter=big_results
+        )
+        inputs = {
+            b["id"]: b["input"]
+            for m in result.messages
+            if m["role"] == "assistant"
+            for b in m["content"]
+        }
+        assert [i for i, value in inputs.items() if value == {}] == emptied
+
+
+# §F 11 ----------------------------------------------------------------------
+
+
+def test_count_tokens_reports_the_original_beside_the_edited_size() -> None:
+    """§F 11 (§A7-7): 70,000 before the edit, 25,000 after it."""
+
+    def counter(text: str) -> int:
+        return 5_000 if text.startswith("R") else 0
+
+    client = EmulatedClient(MODEL, [], counter=counter, placeholder="")
+    management = {"edits": [edit(keep=keep(5))]}
+    counted = client.beta.messages.count_tokens(
+        model=MODEL, messages=pairs(14), context_management=management
+    )
+    assert counted == {
+        "input_tokens": 25_000,
+        "context_management": {"original_input_tokens": 70_000},
+    }
+    assert client.messages.count_tokens(model=MODEL, messages=pairs(14)) == {"input_tokens": 70_000}
+
+
+# §F 12 ----------------------------------------------------------------------
+
+
+def compact_edit(value: int = 50_000, **params: Any) -> dict[str, Any]:
+    return {
+        "type": "compact_20260112",
+        "trigger": {"type": "input_tokens", "value": value},
+        **params,
+    }
+
+
+def test_a_compaction_trigger_below_50000_is_refused() -> None:
+    """§F 12: the API answers 400."""
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    with pytest.raises(ContextManagementError, match="at least 50,000") as error:
+        client.beta.messages.create(
+            model=MODEL,
+            max_tokens=64,
+            messages=pairs(1),
+            context_management={"edits": [compact_edit(49_999)]},
+        )
+    assert error.value.status_code == 400
+
+
+def test_compaction_at_the_trigger_opens_the_reply_and_bills_every_iteration() -> None:
+    """§F 12: content = [compaction, text], iterations = [compaction, message], cost = sum."""
+    client = EmulatedClient(MODEL, [{"content": "Done.", "output_tokens": 7}], counter=big_results)
+    history = pairs(5)  # 50,000 tokens of results: reaches the trigger
+    reply = client.beta.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=history,
+        betas=["compact-2026-01-12"],
+        context_management={"edits": [compact_edit(instructions="Keep the numbers.")]},
+    )
+    assert [block["type"] for block in reply["content"]] == ["compaction", "text"]
+    assert "Keep the numbers." in reply["content"][0]["content"]
+    iterations = reply["usage"]["iterations"]
+    assert [i["type"] for i in iterations] == ["compaction", "message"]
+    assert iterations[0]["input_tokens"] >= 50_000
+    top = {k: v for k, v in reply["usage"].items() if k != "iterations"}
+    assert top == {k: v for k, v in iterations[1].items() if k != "type"}
+    price = PRICES[MODEL]
+    total = sum(cost(i, price).total for i in iterations)
+    assert cost(reply, price).total == pytest.approx(total)
+    assert cost(reply, price).total > cost(Usage.of(reply), price).total
+
+
+def test_pause_after_compaction_returns_only_the_compaction_block() -> None:
+    client = EmulatedClient(MODEL, [], counter=big_results)
+    reply = client.beta.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=pairs(5),
+        context_management={"edits": [compact_edit(pause_after_compaction=True)]},
+    )
+    assert [b["type"] for b in reply["content"]] == ["compaction"]
+    assert reply["stop_reason"] == "compaction"
+
+
+def test_a_later_request_drops_every_block_before_the_compaction_block() -> None:
+    """§F 12: the model reads the compaction block and what follows it, nothing earlier."""
+    client = EmulatedClient(
+        MODEL, [{"content": "Done."}, {"content": "Again."}], counter=big_results
+    )
+    management = {"edits": [compact_edit()]}
+    history = pairs(5)
+    reply = client.beta.messages.create(
+        model=MODEL, max_tokens=64, messages=history, context_management=management
+    )
+    history = [*history, {"role": "assistant", "content": reply["content"]}]
+    history.append({"role": "user", "content": "Go on."})
+    client.beta.messages.create(
+        model=MODEL, max_tokens=64, messages=history, context_management=management
+    )
+    seen = client.sent[-1]["messages"]
+    assert seen[0]["content"][0]["type"] == "compaction"
+    assert len(seen) == 2 and seen[1]["content"] == "Go on."
+    assert len(history) == 13  # the client's own list keeps everything
+
+
+# §F 13 ----------------------------------------------------------------------
+
+
+def test_clear_thinking_must_be_listed_first() -> None:
+    """§F 13: combined edits with `clear_thinking_20251015` second are refused."""
+    client = EmulatedClient(MODEL, [{"content": "ok"}] * 2)
+    edits = [
+        edit(),
+        {"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}},
+    ]
+    with pytest.raises(ContextManagementError, match="must be the first"):
+        client.beta.messages.create(
+            model=MODEL, max_tokens=64, messages=pairs(1), context_management={"edits": edits}
+        )
+    reply = client.beta.messages.create(
+        model=MODEL, max_tokens=64, messages=pairs(1), context_management={"edits": edits[::-1]}
+    )
+    assert reply["context_management"] == {"applied_edits": []}
+
+
+def test_clear_thinking_drops_all_but_the_last_thinking_turns() -> None:
+    turn = {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "hmm " * 50, "signature": "s"},
+            {"type": "text", "text": "a"},
+        ],
+    }
+    history = [{"role": "user", "content": "q"}, turn, {"role": "user", "content": "q2"}, turn]
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    reply = client.beta.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=history,
+        context_management={"edits": [{"type": "clear_thinking_20251015"}]},
+    )
+    assert reply["context_management"]["applied_edits"] == [
+        {"type": "clear_thinking_20251015", "cleared_thinking_turns": 1, "cleared_input_tokens": 50}
+    ]
+    assert [b["type"] for b in client.sent[0]["messages"][1]["content"]] == ["text"]
+
+
+def test_an_unknown_edit_type_is_refused() -> None:
+    client = EmulatedClient(MODEL, [])
+    with pytest.raises(ContextManagementError, match="unknown edit type 'clear_all'"):
+        client.beta.messages.create(
+            model=MODEL,
+            max_tokens=64,
+            messages=pairs(1),
+            context_management={"edits": [{"type": "clear_all"}]},
+        )
+
+
+# §F 14 ----------------------------------------------------------------------
+
+
+def test_the_window_is_the_last_message_iteration_not_a_sum_over_iterations() -> None:
+    """§F 14 (§A7-6): 63,000 + 270,000 read across iterations is not a 334,400 window."""
+    usage = {
+        "input_tokens": 63_000,
+        "output_tokens": 1_400,
+        "cache_read_input_tokens": 270_000,
+        "iterations": [{"type": "message", "input_tokens": 63_000, "output_tokens": 1_400}],
+    }
+    summed = Usage.of(usage).window_tokens
+    last = Usage.of(usage["iterations"][-1]).window_tokens
+    assert (summed, last) == (334_400, 64_400)
+
+
+# §F 19 ----------------------------------------------------------------------
+
+
+def test_the_server_vetoes_where_langchain_keeps_a_partial_clear() -> None:
+    """§F 19: the same input, `clear_at_least` 40,000 with 30,000 clearable."""
+    history = pairs(6)
+    server = clear_tool_uses_20250919(
+        history, edit(keep=keep(3), clear_at_least=at_least(40_000)), counter=big_results
+    )
+    client_side = clear_tool_uses_langchain(
+        history, trigger=30_000, keep=3, clear_at_least=40_000, counter=big_results
+    )
+    assert (server.cleared_tool_uses, client_side.cleared_tool_uses) == (0, 3)
+
+
+def test_langchain_stops_once_clear_at_least_is_reached_where_the_server_clears_all() -> None:
+    history = pairs(6)
+    server = clear_tool_uses_20250919(
+        history, edit(keep=keep(1), clear_at_least=at_least(15_000)), counter=big_results
+    )
+    client_side = clear_tool_uses_langchain(
+        history, trigger=30_000, keep=1, clear_at_least=15_000, counter=big_results
+    )
+    assert (server.cleared_tool_uses, client_side.cleared_tool_uses) == (5, 2)
+    assert cleared_results(client_side.messages) == []  # LangChain's own "[cleared]"
+    assert client_side.messages[2]["content"][0]["content"] == "[cleared]"
+
+
+# The client ------------------------------------------------------------------
+
+
+def tool_loop(
+    client: EmulatedClient, *, management: dict[str, Any] | None, guard: PrefixGuard
+) -> list[dict[str, Any]]:
+    """A small agent loop: the model reads 6 files, then answers; tools answer with "R..."."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Summarize the six reports."}]
+    tools = [
+        {"name": "read", "description": "Read one report.", "input_schema": {"type": "object"}}
+    ]
+    replies = []
+    while True:
+        guard.check(messages, tools=tools, system="Be brief.")
+        kwargs: dict[str, Any] = {
+            "model": MODEL,
+            "max_tokens": 256,
+            "system": "Be brief.",
+            "tools": tools,
+            "messages": messages,
+            "cache_control": {"type": "ephemeral"},
+        }
+        if management is not None:
+            reply = client.beta.messages.create(
+                betas=["context-management-2025-06-27"], context_management=management, **kwargs
+            )
+        else:
+            reply = client.messages.create(**kwargs)
+        replies.append(reply)
+        messages = [*messages, {"role": "assistant", "content": reply["content"]}]
+        if reply["stop_reason"] != "tool_use":
+            return replies
+        results = [
+            {"type": "tool_result", "tool_use_id": b["id"], "content": f"R{b['input']['n']}"}
+            for b in reply["content"]
+            if b["type"] == "tool_use"
+        ]
+        messages = [*messages, {"role": "user", "content": results}]
+
+
+def scripted_reads(count: int) -> list[dict[str, Any]]:
+    reads = [
+        {"content": [{"type": "tool_use", "id": f"t{i}", "name": "read", "input": {"n": i}}]}
+        for i in range(count)
+    ]
+    return [*reads, {"content": "Done: auth failed most."}]
+
+
+def test_the_client_answers_in_the_api_shape_and_runs_a_tool_loop() -> None:
+    client = EmulatedClient(MODEL, scripted_reads(6), counter=big_results)
+    replies = tool_loop(client, management=None, guard=PrefixGuard(strict=True))
+    assert [r["stop_reason"] for r in replies] == ["tool_use"] * 6 + ["end_turn"]
+    assert set(replies[0]) == {
+        "id",
+        "type",
+        "role",
+        "model",
+        "content",
+        "stop_reason",
+        "stop_sequence",
+        "usage",
+        "context_management",
+    }
+    assert replies[-1]["content"] == [{"type": "text", "text": "Done: auth failed most."}]
+    # from the second call on, each call reads the whole prompt of the one before
+    for earlier, later in itertools.pairwise(replies[1:]):
+        assert Usage.of(later).cache_read_input_tokens == Usage.of(earlier).prompt_tokens
+    assert Usage.of(replies[1]).cache_read_input_tokens == 0  # call 1 was below 1,024 tokens
+
+
+def test_server_side_clearing_passes_the_strict_guard_and_rebuilds_the_cache() -> None:
+    """The client's list only grows; each clear moves the cut and rewrites the cache after it."""
+    client = EmulatedClient(MODEL, scripted_reads(6), counter=big_results)
+    management = {"edits": [edit(keep=keep(2))]}
+    replies = tool_loop(client, management=management, guard=PrefixGuard(strict=True))
+    applied = [r["context_management"]["applied_edits"] for r in replies]
+    assert applied[:3] == [[], [], []]  # 30,000 is first exceeded with 3 results in
+    assert [a[0]["cleared_tool_uses"] for a in applied[3:]] == [1, 2, 3, 4]
+    writes = [Usage.of(r).cache_creation_input_tokens for r in replies[3:]]
+    assert all(w > 10_000 for w in writes)  # the rewritten tail, results included
+
+
+def test_non_beta_create_refuses_context_management_like_the_sdk() -> None:
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    with pytest.raises(TypeError, match="context_management"):
+        client.messages.create(
+            model=MODEL, max_tokens=1, messages=pairs(1), context_management={"edits": []}
+        )
+    with pytest.raises(ValueError, match="claude-opus-4-6"):
+        client.messages.create(model="claude-opus-4-6", max_tokens=1, messages=pairs(1))
+
+
+def test_a_scripted_responder_that_runs_out_says_so() -> None:
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    client.messages.create(model=MODEL, max_tokens=1, messages=pairs(1))
+    with pytest.raises(IndexError, match="call 2"):
+        client.messages.create(model=MODEL, max_tokens=1, messages=pairs(1))
+
+
+def test_a_function_responder_sees_the_edited_prompt() -> None:
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(request: dict[str, Any]) -> dict[str, Any]:
+        seen.append(request["messages"])
+        return {"content": "ok"}
+
+    client = EmulatedClient(MODEL, model, counter=big_results)
+    client.beta.messages.create(
+        model=MODEL,
+        max_tokens=1,
+        messages=pairs(6),
+        context_management={"edits": [edit(keep=keep(3))]},
+    )
+    assert cleared_results(seen[0]) == ["t0", "t1", "t2"]
+
+
+# Property ---------------------------------------------------------------------
+
+
+@st.composite
+def tool_histories(draw: st.DrawFn) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A run of tool pairs with results of varied sizes (some errors), and a clearing edit."""
+    count = draw(st.integers(0, 10))
+    names = draw(
+        st.lists(st.sampled_from(["read", "grep", "save_note"]), min_size=count, max_size=count)
+    )
+    history = pairs(count, names=names) if count else pairs(0)
+    for index in range(2, len(history), 2):
+        block = history[index]["content"][0]
+        block["content"] = "R" * draw(st.integers(0, 3)) + draw(
+            st.sampled_from(["", "é", "🙂", "x" * 90])
+        )
+        if draw(st.integers(0, 9)) == 0:
+            block["is_error"] = True
+    spec = edit(
+        trigger={"type": "input_tokens", "value": draw(st.integers(0, 60_000))},
+        keep=keep(draw(st.integers(0, 4))),
+        clear_at_least=at_least(draw(st.integers(0, 40_000))),
+        exclude_tools=draw(st.sampled_from([[], ["save_note"]])),
+        clear_tool_inputs=draw(st.sampled_from([False, True, ["grep"]])),
+    )
+    return history, spec
+
+
+@settings(max_examples=300, deadline=None)
+@given(tool_histories())
+def test_property_cleared_tokens_are_exactly_what_the_prompt_lost(
+    case: tuple[list[dict[str, Any]], dict[str, Any]],
+) -> None:
+    history, spec = case
+    before = copy.deepcopy(history)
+    result = clear_tool_uses_20250919(history, spec, counter=big_results)
+    count = PromptCache(MODEL, counter=big_results).prompt_tokens
+    assert history == before
+    assert count(messages=history) - count(messages=result.messages) == result.cleared_input_tokens
+    assert (
+        result.cleared_input_tokens >= spec["clear_at_least"]["value"]
+        or result.cleared_tool_uses == 0
+    )
+    errors = [
+        b
+        for m in result.messages
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("is_error")
+    ]
+    assert all(b["content"] != PLACEHOLDER for b in errors)

@@ -1,0 +1,120 @@
+"""Prices as dated data, and the bill of one call (HARNESS-CACHE.md §E, §F 2, §A7-5)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from context_budget import PRICES, Cost, Price, Usage, cost, loop_cost, loop_steps
+
+MIXED_TTL = {
+    "input_tokens": 2048,
+    "output_tokens": 503,
+    "cache_creation_input_tokens": 248,
+    "cache_read_input_tokens": 1800,
+    "cache_creation": {"ephemeral_5m_input_tokens": 148, "ephemeral_1h_input_tokens": 100},
+}
+
+
+def test_mixed_ttl_example_costs_what_the_docs_compute() -> None:
+    """§F 2 (§A7-1): $0.015384 on Sonnet 4.6 and $0.02564 on Opus 4.6."""
+    assert cost(MIXED_TTL, PRICES["claude-sonnet-4-6"]).total == pytest.approx(0.015384)
+    assert cost(MIXED_TTL, PRICES["claude-opus-4-6"]).total == pytest.approx(0.02564)
+
+
+def test_a_cached_document_costs_a_tenth_of_the_uncached_one() -> None:
+    """§F 2 (§A7-2): 200,000 read + 50 fresh = $0.06015 against $0.60015 uncached."""
+    price = PRICES["claude-sonnet-4-6"]
+    cached = cost(
+        {"input_tokens": 50, "output_tokens": 0, "cache_read_input_tokens": 200_000}, price
+    )
+    fresh = cost({"input_tokens": 200_050, "output_tokens": 0}, price)
+    assert (cached.total, fresh.total) == (pytest.approx(0.06015), pytest.approx(0.60015))
+
+
+def test_the_breakdown_names_each_charge() -> None:
+    bill = cost(MIXED_TTL, PRICES["claude-sonnet-4-6"])
+    assert bill.uncached_input == pytest.approx(2048 * 3 / 1e6)
+    assert bill.cache_writes == pytest.approx((148 * 3.75 + 100 * 6) / 1e6)
+    assert bill.cache_reads == pytest.approx(1800 * 0.30 / 1e6)
+    assert bill.output == pytest.approx(503 * 15 / 1e6)
+
+
+def test_usage_in_any_of_its_three_shapes_gives_the_same_bill() -> None:
+    price = PRICES["claude-opus-4-6"]
+    sdk = SimpleNamespace(
+        input_tokens=2048,
+        output_tokens=503,
+        cache_creation_input_tokens=248,
+        cache_read_input_tokens=1800,
+        cache_creation=SimpleNamespace(
+            ephemeral_5m_input_tokens=148, ephemeral_1h_input_tokens=100
+        ),
+    )
+    bills = {cost(MIXED_TTL, price), cost(sdk, price), cost(Usage.of(MIXED_TTL), price)}
+    bills.add(cost({"usage": MIXED_TTL}, price))
+    bills.add(cost(SimpleNamespace(usage=sdk), price))
+    assert len(bills) == 1
+
+
+def test_compaction_costs_the_sum_of_its_iterations() -> None:
+    """§F 12 (§A7-5): the top level alone says $0.14; the iterations add up to $1.1275."""
+    usage = {
+        "input_tokens": 23_000,
+        "output_tokens": 1_000,
+        "iterations": [
+            {"type": "compaction", "input_tokens": 180_000, "output_tokens": 3_500},
+            {"type": "message", "input_tokens": 23_000, "output_tokens": 1_000},
+        ],
+    }
+    price = PRICES["claude-opus-4-6"]
+    assert cost(usage, price).total == pytest.approx(1.1275)
+    assert cost(Usage.of(usage), price).total == pytest.approx(0.14)
+    iterations = [SimpleNamespace(**i) for i in usage["iterations"]]
+    sdk = SimpleNamespace(
+        usage=SimpleNamespace(input_tokens=23_000, output_tokens=1_000, iterations=iterations)
+    )
+    assert cost(sdk, price).total == pytest.approx(1.1275)
+
+
+def test_the_seed_model_reads_at_a_twentieth_of_its_input_price() -> None:
+    price = PRICES["claude-opus-5-5"]
+    assert price.read / price.input == pytest.approx(1 / 20)
+    assert price.as_of.startswith("2026-09")
+    assert "seed" in price.source
+
+
+def test_most_models_read_at_a_tenth_and_write_at_125_and_200_percent() -> None:
+    for model, price in PRICES.items():
+        assert price.write_5m == pytest.approx(price.input * 1.25), model
+        assert price.write_1h == pytest.approx(price.input * 2), model
+        assert price.as_of and price.source, model
+    tenths = [m for m, p in PRICES.items() if p.read == pytest.approx(p.input / 10)]
+    assert "claude-sonnet-4-6" in tenths and "claude-opus-5-5" not in tenths
+
+
+def test_a_five_minute_write_pays_back_after_one_read() -> None:
+    """§E break-even: 1.25 + 0.1 < 2 (one write, one read) and 2 + 0.2 < 3 for an hour."""
+    price = PRICES["claude-sonnet-4-6"]
+    assert price.write_5m + price.read < 2 * price.input
+    assert price.write_1h + 2 * price.read < 3 * price.input
+
+
+def test_cost_adds_up_and_rejects_bad_input() -> None:
+    one = Cost(1.0, 2.0, 3.0, 4.0)
+    assert (one + one).total == 20.0
+    with pytest.raises(TypeError, match="Price"):
+        cost(MIXED_TTL, 3.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"Price\.read"):
+        Price(1, 1, 1, -1, 1, "2026-01-01", "test")
+    with pytest.raises(ValueError, match="output_tokens"):
+        cost({"input_tokens": 1}, PRICES["claude-haiku-4-5"])
+
+
+def test_loop_cost_lives_in_pricing_and_is_still_exported() -> None:
+    from context_budget import pricing
+
+    assert pricing.loop_cost is loop_cost
+    calls = loop_steps(10, growth=1_000)
+    assert loop_cost(calls, input_price=5.0) == pytest.approx(55_000 * 5.0 / 1e6)
