@@ -5,9 +5,21 @@ Every public name is importable from ``context_budget`` directly.
 
 from context_budget.budget import LoopStep, loop_cost, loop_steps, tokens_read
 from context_budget.clearing import clear_old_tool_results
+from context_budget.clients import (
+    ModelClient,
+    ScriptedClient,
+    content_blocks,
+    response_field,
+    scripted_response,
+)
 from context_budget.compaction import KEEP_TOOL_RESULTS, SUMMARY_PREFIX, Summarizer, compact
 from context_budget.cuts import head, head_and_tail, transfer_filter
-from context_budget.errors import ContextBudgetError, ContextOverflowError
+from context_budget.errors import (
+    CompactionStormError,
+    ContextBudgetError,
+    ContextOverflowError,
+    ScriptExhaustedError,
+)
 from context_budget.grading import (
     TRANSFER_CASES,
     contract_status,
@@ -15,9 +27,20 @@ from context_budget.grading import (
     grade_unit,
     run_transfer,
 )
+from context_budget.harness import (
+    COMPACT_INSTRUCTION,
+    DEFAULT_MODEL,
+    HANDOFF_PREFIX,
+    NOTES_PREFIX,
+    AgentRun,
+    ModelCall,
+    compact_history,
+    run_agent,
+)
 from context_budget.history import HistoryProblem, validate_history
 from context_budget.layers import BudgetReport, Layers, budget_report
 from context_budget.messages import Message, message_text, tool_message
+from context_budget.notes import EMPTY_NOTES, NOTES_TOOL, NotesFile
 from context_budget.scenarios.lucy import (
     FLAVORS,
     PINNED,
@@ -43,20 +66,33 @@ __version__ = "0.1.0"
 # Plain sorted() order, which tests/test_public_api.py checks; ruff's RUF022 would
 # put the UPPER_CASE constants first instead.
 __all__ = [  # noqa: RUF022
+    "AgentRun",
     "BudgetReport",
+    "COMPACT_INSTRUCTION",
+    "CompactionStormError",
     "ContextBudgetError",
     "ContextOverflowError",
+    "DEFAULT_MODEL",
+    "EMPTY_NOTES",
     "FLAVORS",
+    "HANDOFF_PREFIX",
     "HistoryProblem",
     "KEEP_TOOL_RESULTS",
     "Layers",
     "LoopStep",
     "MESSAGE_OVERHEAD_TOKENS",
     "Message",
+    "ModelCall",
+    "ModelClient",
+    "NOTES_PREFIX",
+    "NOTES_TOOL",
+    "NotesFile",
     "PINNED",
     "QUESTIONS",
     "SUMMARY_PREFIX",
     "SYSTEM",
+    "ScriptExhaustedError",
+    "ScriptedClient",
     "Summarizer",
     "TRANSFER_CASES",
     "TokenCounter",
@@ -64,6 +100,8 @@ __all__ = [  # noqa: RUF022
     "budget_report",
     "clear_old_tool_results",
     "compact",
+    "compact_history",
+    "content_blocks",
     "contract_status",
     "estimate_tokens",
     "forget_everything",
@@ -79,7 +117,10 @@ __all__ = [  # noqa: RUF022
     "message_text",
     "message_tokens",
     "qwen_counter",
+    "response_field",
+    "run_agent",
     "run_transfer",
+    "scripted_response",
     "should_compact",
     "survival_table",
     "survives",
