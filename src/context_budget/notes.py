@@ -91,9 +91,10 @@ class NotesFile:
         return resolved
 
     def read(self) -> str:
-        """The notes as text, or `EMPTY_NOTES` when the file does not exist yet."""
+        """The notes exactly as written, or `EMPTY_NOTES` when the file does not exist yet."""
         try:
-            return self._check().read_text(encoding="utf-8")
+            with self._check().open(encoding="utf-8", newline="") as handle:
+                return handle.read()
         except FileNotFoundError:
             return EMPTY_NOTES
 
