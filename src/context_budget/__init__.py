@@ -34,6 +34,7 @@ from context_budget.harness import (
     NOTES_PREFIX,
     AgentRun,
     ModelCall,
+    append_tool_results,
     compact_history,
     run_agent,
 )
@@ -97,6 +98,7 @@ __all__ = [  # noqa: RUF022
     "TRANSFER_CASES",
     "TokenCounter",
     "Usage",
+    "append_tool_results",
     "budget_report",
     "clear_old_tool_results",
     "compact",

@@ -35,6 +35,7 @@ __all__ = [
     "NOTES_PREFIX",
     "AgentRun",
     "ModelCall",
+    "append_tool_results",
     "compact_history",
     "run_agent",
 ]
@@ -192,10 +193,29 @@ def compact_history(
     return restart
 
 
-def _answer_tools(
-    blocks: Sequence[dict[str, Any]], tool_impls: Mapping[str, ToolImpl]
-) -> list[dict[str, Any]]:
-    """One `tool_result` per `tool_use` block, in order; failures become error results."""
+def append_tool_results(
+    messages: Sequence[Message], response: Any, tool_impls: Mapping[str, ToolImpl]
+) -> list[Message]:
+    """The history after one round: the model's turn, then every tool's answer.
+
+    Returns a new list (`messages` is not edited): `messages`, the response's
+    content as an assistant message, and one user message holding a
+    `tool_result` for each `tool_use` block, in the blocks' order. A tool that
+    raises, or a name missing from `tool_impls`, gives a result with
+    `is_error: true` whose text says what went wrong.
+
+    Args:
+        messages: the history so far.
+        response: the model's response, a dict or an SDK object.
+        tool_impls: tool name -> function of the call's input dict.
+
+    Examples:
+        >>> call = {"type": "tool_use", "id": "t1", "name": "clock", "input": {}}
+        >>> after = append_tool_results([], {"content": [call]}, {"clock": lambda _: "9:00"})
+        >>> after[-1]["content"]
+        [{'type': 'tool_result', 'tool_use_id': 't1', 'content': '9:00'}]
+    """
+    blocks = content_blocks(response)
     results = []
     for block in blocks:
         if block.get("type") != "tool_use":
@@ -214,7 +234,11 @@ def _answer_tools(
                 result["content"] = f"{type(error).__name__}: {error}"
                 result["is_error"] = True
         results.append(result)
-    return results
+    return [
+        *messages,
+        {"role": "assistant", "content": blocks},
+        {"role": "user", "content": results},
+    ]
 
 
 def _measured(measure: Measure, counter: int, response: Any) -> int:
@@ -305,12 +329,7 @@ def run_agent(
     just_compacted = False
 
     while response_field(response, "stop_reason") == "tool_use":
-        blocks = content_blocks(response)
-        messages = [
-            *messages,
-            {"role": "assistant", "content": blocks},
-            {"role": "user", "content": _answer_tools(blocks, tool_impls)},
-        ]
+        messages = append_tool_results(messages, response, tool_impls)
         # 1. the check: after this round's results, before the next request
         if should_compact(tokens_used, context_window, compact_ratio):
             messages, summary = _compact(client, messages, notes, model, 2 * max_tokens)
