@@ -45,8 +45,8 @@ NOTES_TOOL: dict[str, Any] = {
     ),
     "input_schema": {
         "type": "object",
-        "properties": {"content": {"type": "string"}},
         "required": ["content"],
+        "properties": {"content": {"type": "string"}},
     },
 }
 

@@ -13,6 +13,9 @@ Two ways to play it offline:
   then finishes; a request that starts with `COMPACT_INSTRUCTION` gets a
   summary.
 
+`play(...)` runs `run_agent` on the simulated task with fresh notes in a
+temporary folder, for the chapter's comparisons and its figure.
+
 Tool results come from `tool_impls(notes)`: `read_file` returns a listing of
 the named file (`FILE_LINES` lines), `run_tests` a test report, and
 `update_notes` writes the notes. `FINAL_NOTES` is what the script leaves in
@@ -26,11 +29,13 @@ Examples:
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
-from context_budget.clients import scripted_response
-from context_budget.harness import COMPACT_INSTRUCTION
+from context_budget.clients import ScriptedClient, scripted_response
+from context_budget.harness import COMPACT_INSTRUCTION, AgentRun, run_agent
 from context_budget.messages import Message, message_text
 from context_budget.notes import NOTES_TOOL, NotesFile
 from context_budget.tokens import estimate_tokens, message_tokens
@@ -177,3 +182,32 @@ def simulated_model(
         return scripted_response(call, input_tokens=size, output_tokens=output_tokens)
 
     return respond
+
+
+def play(
+    rounds: int,
+    *,
+    context_window: int,
+    compact_ratio: float,
+    measure: Literal["accumulated", "window"] = "accumulated",
+    notes_in_system: bool = False,
+    system: str | None = None,
+) -> tuple[AgentRun, list[dict[str, Any]]]:
+    """`run_agent` on `simulated_model(rounds)`: the run and every request it sent."""
+    client = ScriptedClient(simulated_model(rounds))
+    with tempfile.TemporaryDirectory() as folder:
+        notes = NotesFile(Path(folder) / "NOTES.md")
+        run = run_agent(
+            TASK,
+            TOOLS,
+            tool_impls(notes),
+            client=client,
+            model="claude-sonnet-5",
+            context_window=context_window,
+            compact_ratio=compact_ratio,
+            notes=notes,
+            measure=measure,
+            notes_in_system=notes_in_system,
+            system=system,
+        )
+    return run, client.requests
