@@ -35,12 +35,14 @@ def draw() -> str:
     window_resets = sum(tokens == 0 for _, tokens in series["window"])
     return line_chart(
         [
-            ("accumulated (the lesson's)", series["accumulated"]),
-            ("window (last request + output)", series["window"]),
+            ("accumulated", series["accumulated"]),
+            ("window", series["window"]),
         ],
         title="The same run counted two ways: the accumulated counter crosses the "
         "threshold and resets, the window measure grows slowly",
-        desc=f"{ROUNDS} tool calls in a {WINDOW:,}-token window, threshold "
+        desc="Accumulated: every call's input and output since the last reset. Window: "
+        "what the last request carried plus its output. "
+        f"{ROUNDS} tool calls in a {WINDOW:,}-token window, threshold "
         f"{threshold:,g} tokens. The accumulated counter drops to 0 at the compaction "
         f"calls {', '.join(map(str, resets))} and the run takes "
         f"{len(series['accumulated'])} calls; measured by the window it takes "
