@@ -191,3 +191,25 @@ def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
     assert all(text in versions or text == EMPTY_NOTES for text in seen)
     assert seen[-1] in versions
     assert sorted(p.name for p in tmp_path.iterdir()) == ["NOTES.md"]
+
+
+def test_a_failed_rename_removes_the_temporary_file_and_keeps_the_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = NotesFile(tmp_path / "NOTES.md")
+    notes.write("old")
+
+    def refuse(source: str, target: object) -> None:
+        raise PermissionError(f"cannot rename {source}")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(PermissionError, match="cannot rename"):
+        notes.write("new")
+    monkeypatch.undo()
+    assert notes.read() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["NOTES.md"]
+
+
+def test_the_repr_names_the_path_and_the_root(tmp_path: Path) -> None:
+    notes = NotesFile("NOTES.md", root=tmp_path)
+    assert repr(notes) == f"NotesFile({str(tmp_path / 'NOTES.md')!r}, root={str(tmp_path)!r})"

@@ -288,7 +288,8 @@ def run_agent(
         system: the system prompt, if any.
         notes_in_system: append the current notes to the system prompt of
             every request (the proposal the chapter measures).
-        max_tokens: each loop call's output limit, in tokens.
+        max_tokens: each loop call's output limit, in tokens (a summarizing
+            call gets twice as many).
 
     Returns:
         The run: reply, stop reason, calls, compactions and final history.
