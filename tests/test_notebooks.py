@@ -32,8 +32,7 @@ from jupyter_client.manager import AsyncKernelManager
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError, CellTimeoutError
+from notebook_runner import NotebookFailure, run_notebook
 
 pytestmark = pytest.mark.notebooks
 
@@ -41,7 +40,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "context_budget"
 LESSONS = sorted((ROOT / "docs" / "notebooks").glob("*.py"))
 FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
-CELL_TIMEOUT = 120  # seconds per cell: a hanging cell fails instead of hanging the gate
 
 
 def _load_builder() -> ModuleType:
@@ -57,62 +55,6 @@ def _load_builder() -> ModuleType:
 
 
 selfcontained = _load_builder()
-
-
-class NotebookFailure(Exception):
-    """A notebook cell raised or timed out; the message names the notebook and the cell."""
-
-
-def _cell_label(cell: nbformat.NotebookNode, index: int, source_text: str | None) -> str:
-    """``cell 2 (line 7: 'raise ...')``: the index, and the line in the ``.py`` when found."""
-    first = next((line for line in cell.source.splitlines() if line.strip()), "")
-    lines = (source_text or "").splitlines()
-    where = next((f"line {n}: " for n, line in enumerate(lines, 1) if line == first), "")
-    return f"cell {index} ({where}{first[:80]!r})"
-
-
-def run_notebook(
-    nb: nbformat.NotebookNode,
-    *,
-    name: str,
-    cwd: Path,
-    km: AsyncKernelManager | None = None,
-    source_text: str | None = None,
-    timeout: int = CELL_TIMEOUT,
-) -> nbformat.NotebookNode:
-    """Execute ``nb`` in place, cell by cell, in a fresh kernel started in ``cwd``.
-
-    Args:
-        nb: the notebook; its outputs are filled in.
-        name: how the failure message names the notebook, e.g. ``docs/notebooks/x.py``.
-        cwd: the kernel's working directory.
-        km: a kernel manager for a custom kernel; default: the ``python3`` kernelspec.
-        source_text: the ``.py`` the notebook came from, to give the failing cell's line.
-        timeout: seconds allowed to each cell.
-
-    Raises:
-        NotebookFailure: ``"<name>: cell <i> (line <n>: '<first line>') raised <Error>: ..."``.
-    """
-    client = NotebookClient(
-        nb,
-        km=km,
-        kernel_name="python3",
-        timeout=timeout,
-        allow_errors=False,
-        shutdown_kernel="immediate",
-        resources={"metadata": {"path": str(cwd)}},
-    )
-    with client.setup_kernel(cleanup_kc=True):
-        for index, cell in enumerate(nb.cells):
-            label = _cell_label(cell, index, source_text)
-            try:
-                client.execute_cell(cell, index)
-            except CellExecutionError as error:
-                message = f"{name}: {label} raised {error.ename}: {error.evalue}"
-                raise NotebookFailure(message) from None
-            except CellTimeoutError:
-                raise NotebookFailure(f"{name}: {label} ran over {timeout} s") from None
-    return nb
 
 
 def _read_lesson(path: Path) -> nbformat.NotebookNode:

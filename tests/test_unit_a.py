@@ -17,7 +17,7 @@ from pathlib import Path
 
 import jupytext
 import pytest
-from test_notebooks import run_notebook
+from notebook_runner import run_notebook
 
 from context_budget import PINNED, survival_table
 

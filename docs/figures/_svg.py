@@ -59,11 +59,10 @@ def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
             step *= factor
             break
     first = math.floor(low / step) * step
-    ticks = []
-    value = first
-    while value <= high + step * 1e-9:
-        ticks.append(round(value, 10))
-        value += step
+    ticks = [round(first, 10)]
+    # subtle: the last tick is the first at or above `high`, so no point falls off the axis
+    while ticks[-1] < high - step * 1e-9:
+        ticks.append(round(ticks[-1] + step, 10))
     return ticks
 
 

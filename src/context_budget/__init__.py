@@ -3,7 +3,11 @@
 Every public name is importable from ``context_budget`` directly.
 """
 
-from context_budget.budget import LoopStep, loop_steps, tokens_read
+from context_budget.budget import (
+    LoopStep,
+    loop_steps,
+    tokens_read,
+)
 from context_budget.cache import (
     LOOKBACK_BLOCKS,
     MAX_BREAKPOINTS,
@@ -13,9 +17,27 @@ from context_budget.cache import (
     PromptCache,
     SimulatedClock,
 )
-from context_budget.clearing import clear_old_tool_results
-from context_budget.compaction import KEEP_TOOL_RESULTS, SUMMARY_PREFIX, Summarizer, compact
-from context_budget.cuts import head, head_and_tail, transfer_filter
+from context_budget.clearing import (
+    clear_old_tool_results,
+)
+from context_budget.clients import (
+    ModelClient,
+    ScriptedClient,
+    content_blocks,
+    response_field,
+    scripted_response,
+)
+from context_budget.compaction import (
+    KEEP_TOOL_RESULTS,
+    SUMMARY_PREFIX,
+    Summarizer,
+    compact,
+)
+from context_budget.cuts import (
+    head,
+    head_and_tail,
+    transfer_filter,
+)
 from context_budget.editing import (
     COMPACTION_MIN_TRIGGER,
     PLACEHOLDER,
@@ -28,11 +50,13 @@ from context_budget.editing import (
 from context_budget.errors import (
     AutomaticCacheConflictError,
     CacheTTLOrderError,
+    CompactionStormError,
     ContextBudgetError,
     ContextManagementError,
     ContextOverflowError,
     InvalidRequestError,
     MiddleEditError,
+    ScriptExhaustedError,
     TooManyBreakpointsError,
 )
 from context_budget.grading import (
@@ -42,10 +66,45 @@ from context_budget.grading import (
     grade_unit,
     run_transfer,
 )
-from context_budget.history import HistoryProblem, PrefixGuard, PrefixReport, validate_history
-from context_budget.layers import BudgetReport, Layers, budget_report
-from context_budget.messages import Message, message_text, tool_message
-from context_budget.pricing import PRICES, Cost, Price, cost, loop_cost
+from context_budget.harness import (
+    COMPACT_INSTRUCTION,
+    DEFAULT_MODEL,
+    HANDOFF_PREFIX,
+    NOTES_PREFIX,
+    AgentRun,
+    ModelCall,
+    append_tool_results,
+    compact_history,
+    run_agent,
+)
+from context_budget.history import (
+    HistoryProblem,
+    PrefixGuard,
+    PrefixReport,
+    validate_history,
+)
+from context_budget.layers import (
+    BudgetReport,
+    Layers,
+    budget_report,
+)
+from context_budget.messages import (
+    Message,
+    message_text,
+    tool_message,
+)
+from context_budget.notes import (
+    EMPTY_NOTES,
+    NOTES_TOOL,
+    NotesFile,
+)
+from context_budget.pricing import (
+    PRICES,
+    Cost,
+    Price,
+    cost,
+    loop_cost,
+)
 from context_budget.scenarios.lucy import (
     FLAVORS,
     PINNED,
@@ -56,8 +115,13 @@ from context_budget.scenarios.lucy import (
     survival_table,
     survives,
 )
-from context_budget.simulated import SimulatedModel
-from context_budget.summarizers import forget_everything, keep_numbers
+from context_budget.simulated import (
+    SimulatedModel,
+)
+from context_budget.summarizers import (
+    forget_everything,
+    keep_numbers,
+)
 from context_budget.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     TokenCounter,
@@ -65,24 +129,34 @@ from context_budget.tokens import (
     message_tokens,
     qwen_counter,
 )
-from context_budget.usage import Usage, should_compact, track_usage
+from context_budget.usage import (
+    Usage,
+    should_compact,
+    track_usage,
+)
 
 __version__ = "0.1.0"
 
 # Plain sorted() order, which tests/test_public_api.py checks; ruff's RUF022 would
 # put the UPPER_CASE constants first instead.
 __all__ = [  # noqa: RUF022
+    "AgentRun",
     "AutomaticCacheConflictError",
     "BudgetReport",
     "COMPACTION_MIN_TRIGGER",
+    "COMPACT_INSTRUCTION",
     "CacheTTLOrderError",
     "ClearResult",
+    "CompactionStormError",
     "ContextBudgetError",
     "ContextManagementError",
     "ContextOverflowError",
     "Cost",
+    "DEFAULT_MODEL",
+    "EMPTY_NOTES",
     "EmulatedClient",
     "FLAVORS",
+    "HANDOFF_PREFIX",
     "HistoryProblem",
     "InvalidRequestError",
     "KEEP_TOOL_RESULTS",
@@ -95,6 +169,11 @@ __all__ = [  # noqa: RUF022
     "Message",
     "MiddleEditError",
     "MinimumLength",
+    "ModelCall",
+    "ModelClient",
+    "NOTES_PREFIX",
+    "NOTES_TOOL",
+    "NotesFile",
     "PINNED",
     "PLACEHOLDER",
     "PRICES",
@@ -106,6 +185,8 @@ __all__ = [  # noqa: RUF022
     "Reply",
     "SUMMARY_PREFIX",
     "SYSTEM",
+    "ScriptExhaustedError",
+    "ScriptedClient",
     "SimulatedClock",
     "SimulatedModel",
     "Summarizer",
@@ -114,11 +195,14 @@ __all__ = [  # noqa: RUF022
     "TokenCounter",
     "TooManyBreakpointsError",
     "Usage",
+    "append_tool_results",
     "budget_report",
     "clear_old_tool_results",
     "clear_tool_uses_20250919",
     "clear_tool_uses_langchain",
     "compact",
+    "compact_history",
+    "content_blocks",
     "contract_status",
     "cost",
     "estimate_tokens",
@@ -135,7 +219,10 @@ __all__ = [  # noqa: RUF022
     "message_text",
     "message_tokens",
     "qwen_counter",
+    "response_field",
+    "run_agent",
     "run_transfer",
+    "scripted_response",
     "should_compact",
     "survival_table",
     "survives",

@@ -9,7 +9,9 @@ Exception tree::
     │   ├── CacheTTLOrderError            a 1-hour breakpoint after a 5-minute one
     │   ├── AutomaticCacheConflictError   top-level cache_control clashes
     │   └── ContextManagementError        a context_management edit the API refuses
-    └── MiddleEditError         strict PrefixGuard: the history was edited in the middle
+    ├── MiddleEditError         strict PrefixGuard: the history was edited in the middle
+    ├── ScriptExhaustedError    a scripted model was asked for one response too many
+    └── CompactionStormError    compaction after compaction failed to make room
 
 Bad arguments raise the built-in ``TypeError`` or ``ValueError``, with a message
 that names the offending index or value and the limit it broke.
@@ -20,11 +22,13 @@ from __future__ import annotations
 __all__ = [
     "AutomaticCacheConflictError",
     "CacheTTLOrderError",
+    "CompactionStormError",
     "ContextBudgetError",
     "ContextManagementError",
     "ContextOverflowError",
     "InvalidRequestError",
     "MiddleEditError",
+    "ScriptExhaustedError",
     "TooManyBreakpointsError",
 ]
 
@@ -117,3 +121,41 @@ class MiddleEditError(ContextBudgetError):
     def __init__(self, message: str, *, report: object) -> None:
         super().__init__(message)
         self.report = report
+
+
+class ScriptExhaustedError(ContextBudgetError):
+    """A scripted client ran out of responses.
+
+    Attributes:
+        scripted: how many responses the script held.
+        call: the number of the call that asked for one more, counting from 1.
+    """
+
+    def __init__(self, *, scripted: int, call: int) -> None:
+        super().__init__(
+            f"the script holds {scripted} response{'' if scripted == 1 else 's'} "
+            f"and call {call} asked for one more"
+        )
+        self.scripted = scripted
+        self.call = call
+
+
+class CompactionStormError(ContextBudgetError):
+    """Compaction kept failing: the request after each one was still over the threshold.
+
+    Attributes:
+        threshold: the counter value that triggers compaction, in tokens.
+        sizes: the counter after the first call following each failed
+            compaction, in tokens, oldest first.
+    """
+
+    def __init__(self, *, threshold: float, sizes: list[int]) -> None:
+        shown = ", ".join(f"{size:,}" for size in sizes)
+        super().__init__(
+            f"{len(sizes)} compactions in a row left the next request at or above the "
+            f"threshold of {threshold:,g} tokens (sizes after each: {shown} tokens); "
+            "the part that survives compaction (system prompt, tools, notes, the new "
+            "turn) is too big for this window"
+        )
+        self.threshold = threshold
+        self.sizes = list(sizes)

@@ -1,0 +1,124 @@
+"""The scripted client and the response accessor: what was sent stays sent."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from context_budget import (
+    ScriptedClient,
+    ScriptExhaustedError,
+    content_blocks,
+    response_field,
+    scripted_response,
+)
+
+
+def _reply(text: str) -> dict[str, object]:
+    return scripted_response(text, input_tokens=10, output_tokens=2)
+
+
+def test_responses_come_back_in_call_order() -> None:
+    client = ScriptedClient([_reply("one"), _reply("two")])
+    first = client.messages.create(model="m", max_tokens=8, messages=[])
+    second = client.messages.create(model="m", max_tokens=8, messages=[])
+    assert [content_blocks(first)[0]["text"], content_blocks(second)[0]["text"]] == ["one", "two"]
+
+
+def test_requests_are_deep_copies_that_later_edits_cannot_rewrite() -> None:
+    client = ScriptedClient([_reply("one")])
+    history = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    client.messages.create(model="m", max_tokens=8, messages=history)
+    history[0]["content"][0]["text"] = "edited"
+    history.append({"role": "assistant", "content": "late"})
+    assert client.requests == [
+        {
+            "model": "m",
+            "max_tokens": 8,
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+        }
+    ]
+
+
+def test_a_response_handed_out_cannot_edit_the_script() -> None:
+    script = [_reply("one")]
+    client = ScriptedClient(script)
+    client.messages.create(model="m", max_tokens=8, messages=[])["content"].clear()
+    assert script[0]["content"] == [{"type": "text", "text": "one"}]
+
+
+def test_exhaustion_says_how_many_were_scripted_and_which_call_asked() -> None:
+    client = ScriptedClient([_reply("one"), _reply("two")])
+    for _ in range(2):
+        client.messages.create(model="m", max_tokens=8, messages=[])
+    with pytest.raises(ScriptExhaustedError, match="holds 2 responses and call 3") as caught:
+        client.messages.create(model="m", max_tokens=8, messages=[])
+    assert (caught.value.scripted, caught.value.call) == (2, 3)
+    assert len(client.requests) == 3  # the failed ask is on record too
+
+
+def test_an_empty_script_fails_on_the_first_call() -> None:
+    with pytest.raises(ScriptExhaustedError, match="holds 0 responses and call 1"):
+        ScriptedClient([]).messages.create(model="m", max_tokens=8, messages=[])
+
+
+def test_a_responder_answers_each_request_from_a_copy() -> None:
+    seen: list[int] = []
+
+    def respond(request: dict[str, object]) -> dict[str, object]:
+        messages = request["messages"]
+        assert isinstance(messages, list)
+        seen.append(len(messages))
+        messages.clear()  # the responder's copy, not the record
+        return _reply(f"{len(seen)}")
+
+    client = ScriptedClient(respond)
+    client.messages.create(model="m", max_tokens=8, messages=[{"role": "user", "content": "a"}])
+    assert seen == [1]
+    assert client.requests[0]["messages"] == [{"role": "user", "content": "a"}]
+
+
+@pytest.mark.parametrize("bad", ["not a list", 42, None])
+def test_a_script_that_is_neither_a_list_nor_a_function_is_refused(bad: object) -> None:
+    with pytest.raises(TypeError, match="sequence of responses or a function"):
+        ScriptedClient(bad)  # type: ignore[arg-type]
+
+
+def test_the_accessor_reads_dicts_and_objects_alike() -> None:
+    as_dict = {"stop_reason": "max_tokens"}
+    as_object = SimpleNamespace(stop_reason="max_tokens")
+    assert response_field(as_dict, "stop_reason") == response_field(as_object, "stop_reason")
+    assert response_field(as_object, "missing") is None
+
+
+def test_sdk_like_blocks_become_plain_dicts_without_none_fields() -> None:
+    class Block:
+        def model_dump(self, *, mode: str, exclude_none: bool) -> dict[str, object]:
+            assert (mode, exclude_none) == ("json", True)
+            return {"type": "text", "text": "hi"}
+
+    response = SimpleNamespace(content=[Block(), {"type": "text", "text": "there"}])
+    assert content_blocks(response) == [
+        {"type": "text", "text": "hi"},
+        {"type": "text", "text": "there"},
+    ]
+
+
+def test_no_content_is_no_blocks() -> None:
+    assert content_blocks({"stop_reason": "end_turn"}) == []
+
+
+def test_bad_content_names_the_block() -> None:
+    with pytest.raises(TypeError, match="content block 1 is a int"):
+        content_blocks({"content": [{"type": "text", "text": "a"}, 7]})
+    with pytest.raises(TypeError, match="must be a list of blocks"):
+        content_blocks({"content": "just text"})
+
+
+def test_scripted_response_stop_reason_follows_its_blocks() -> None:
+    call = {"type": "tool_use", "id": "t", "name": "ls", "input": {}}
+    assert scripted_response(call, input_tokens=1, output_tokens=1)["stop_reason"] == "tool_use"
+    assert scripted_response("x", input_tokens=1, output_tokens=1)["stop_reason"] == "end_turn"
+    refused = scripted_response("x", input_tokens=1, output_tokens=1, stop_reason="refusal")
+    assert refused["stop_reason"] == "refusal"

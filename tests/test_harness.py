@@ -1,0 +1,346 @@
+"""run_agent: the three positions of the loop, tools, stop reasons and the storm guard.
+
+The opening run (`race_fix.opening_script`, window 2,000, ratio 0.7) pins the
+three lines of the loop: moving the check before the append, dropping the
+wholesale replacement or dropping the reset each makes one test below fail.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_budget import (
+    COMPACT_INSTRUCTION,
+    HANDOFF_PREFIX,
+    NOTES_PREFIX,
+    AgentRun,
+    CompactionStormError,
+    NotesFile,
+    ScriptedClient,
+    ScriptExhaustedError,
+    compact_history,
+    message_text,
+    run_agent,
+    scripted_response,
+)
+from context_budget.scenarios import race_fix
+
+
+def _opening(tmp_path: Path, **options: Any) -> tuple[AgentRun, ScriptedClient, NotesFile]:
+    notes = NotesFile(tmp_path / "NOTES.md")
+    client = ScriptedClient(race_fix.opening_script())
+    run = run_agent(
+        race_fix.TASK,
+        race_fix.TOOLS,
+        race_fix.tool_impls(notes),
+        client=client,
+        model="claude-sonnet-5",
+        context_window=2_000,
+        compact_ratio=0.7,
+        notes=notes,
+        **options,
+    )
+    return run, client, notes
+
+
+def _call(number: int, name: str, **tool_input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": f"toolu_{number}", "name": name, "input": tool_input}
+
+
+def _run(script: list[Any], tmp_path: Path, tool_impls: Any = None, **options: Any) -> AgentRun:
+    notes = NotesFile(tmp_path / "NOTES.md")
+    settings: dict[str, Any] = {"context_window": 2_000, "compact_ratio": 0.7, **options}
+    return run_agent(
+        "go",
+        race_fix.TOOLS,
+        race_fix.tool_impls(notes) if tool_impls is None else tool_impls,
+        client=settings.pop("client", ScriptedClient(script)),
+        model="m",
+        notes=notes,
+        **settings,
+    )
+
+
+def test_the_opening_run_counts_400_1050_1850_then_resets(tmp_path: Path) -> None:
+    run, _, notes = _opening(tmp_path)
+    assert [c.tokens_used for c in run.calls] == [400, 1_050, 1_850, 0, 280, 490]
+    assert [c.kind for c in run.calls] == ["turn"] * 3 + ["compaction"] + ["turn"] * 2
+    assert run.compactions == (4,)
+    assert run.stop_reason == "end_turn"
+    assert run.text == race_fix.REPLY
+    assert notes.read() == race_fix.FINAL_NOTES
+
+
+def test_the_check_sits_after_the_append_so_the_summary_sees_the_latest_results(
+    tmp_path: Path,
+) -> None:
+    _, client, _ = _opening(tmp_path)
+    compaction = client.requests[3]
+    text = message_text(compaction["messages"][0])
+    assert text.startswith(COMPACT_INSTRUCTION)
+    # call 3 asked for the tests; their result is in what the summary was asked to keep
+    assert "41 passed, 1 failed" in text
+    assert "tools" not in compaction
+
+
+def test_no_over_threshold_history_is_sent_once_more(tmp_path: Path) -> None:
+    _, client, _ = _opening(tmp_path)
+    # call 3 crossed the threshold; the very next request is the summarizing one
+    assert message_text(client.requests[3]["messages"][0]).startswith(COMPACT_INSTRUCTION)
+    assert all(len(r["messages"]) <= 6 for r in client.requests[:3])
+
+
+def test_compaction_replaces_the_history_wholesale(tmp_path: Path) -> None:
+    _, client, _ = _opening(tmp_path)
+    restart = client.requests[4]["messages"]
+    assert len(restart) == 1
+    assert restart[0]["role"] == "user"
+    assert restart[0]["content"].startswith(HANDOFF_PREFIX)
+    assert race_fix.SUMMARY in restart[0]["content"]
+    # the notes written at call 2 are read back after the summary
+    assert restart[0]["content"].endswith(f"{NOTES_PREFIX}\n{race_fix.FIRST_NOTES}")
+    assert "41 passed" not in restart[0]["content"]
+
+
+def test_the_counter_restarts_from_zero_after_compaction(tmp_path: Path) -> None:
+    run, _, _ = _opening(tmp_path)
+    after = [c.tokens_used for c in run.calls[run.compactions[0] :]]
+    assert after == [280, 490]  # 1,850 carried over would read 2,130 and compact again
+
+
+def test_on_compact_runs_once_per_compaction(tmp_path: Path) -> None:
+    seen: list[str] = []
+    run, _, _ = _opening(tmp_path, on_compact=lambda: seen.append("compacted"))
+    assert seen == ["compacted"] * len(run.compactions) == ["compacted"]
+
+
+def test_the_log_prints_one_line_per_call(tmp_path: Path) -> None:
+    run, _, _ = _opening(tmp_path)
+    lines = run.log().splitlines()
+    assert lines[2] == "call  3  tool_use    counter  1,850  >= 1,400"
+    assert lines[3] == "call  4  compaction  #1, counter reset to 0"
+    assert lines[-1] == "6 calls, 1 compaction (call 4)"
+    assert lines[-2] == f"reply: {race_fix.REPLY}"
+
+
+def test_compact_history_leaves_its_input_alone(tmp_path: Path) -> None:
+    notes = NotesFile(tmp_path / "NOTES.md")
+    history = [{"role": "user", "content": "fix it"}, {"role": "assistant", "content": "ok"}]
+    before = [dict(m) for m in history]
+    client = ScriptedClient([scripted_response("summary", input_tokens=9, output_tokens=3)])
+    restart = compact_history(client, history, notes)
+    assert history == before
+    assert restart == [
+        {
+            "role": "user",
+            "content": f"{HANDOFF_PREFIX}\n\nsummary\n\n{NOTES_PREFIX}\n(NOTES.md is still empty)",
+        }
+    ]
+    sent = client.requests[0]
+    assert sent["model"] == "claude-sonnet-5" and sent["max_tokens"] == 2048
+    assert "[user] fix it" in sent["messages"][0]["content"]
+
+
+def test_parallel_tool_calls_are_answered_in_one_message_in_order(tmp_path: Path) -> None:
+    script = [
+        scripted_response(
+            _call(1, "read_file", path="a.py"),
+            _call(2, "run_tests"),
+            _call(3, "read_file", path="b.py"),
+            input_tokens=100,
+            output_tokens=10,
+        ),
+        scripted_response("done", input_tokens=100, output_tokens=10),
+    ]
+    client = ScriptedClient(script)
+    _run(script, tmp_path, client=client)
+    last = client.requests[1]["messages"][-1]
+    assert last["role"] == "user"
+    assert [b["tool_use_id"] for b in last["content"]] == ["toolu_1", "toolu_2", "toolu_3"]
+    assert "a.py:" in last["content"][0]["content"] and "b.py:" in last["content"][2]["content"]
+    assert not any(b.get("is_error") for b in last["content"])
+
+
+def test_an_unknown_tool_becomes_an_error_result_that_stays(tmp_path: Path) -> None:
+    script = [
+        scripted_response(_call(1, "deploy"), input_tokens=100, output_tokens=10),
+        scripted_response(_call(2, "run_tests"), input_tokens=100, output_tokens=10),
+        scripted_response("done", input_tokens=100, output_tokens=10),
+    ]
+    client = ScriptedClient(script)
+    run = _run(script, tmp_path, client=client)
+    error = client.requests[1]["messages"][-1]["content"][0]
+    assert error["is_error"] is True
+    assert "unknown tool 'deploy'" in error["content"] and "read_file" in error["content"]
+    assert error in client.requests[2]["messages"][2]["content"]
+    assert run.text == "done"
+
+
+def test_a_tool_that_raises_becomes_an_error_result(tmp_path: Path) -> None:
+    def broken(tool_input: dict[str, Any]) -> str:
+        raise OSError(f"cannot read {tool_input['path']}")
+
+    script = [
+        scripted_response(_call(1, "read_file", path="gone.py"), input_tokens=10, output_tokens=1),
+        scripted_response("gave up", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    _run(script, tmp_path, tool_impls={"read_file": broken}, client=client)
+    result = client.requests[1]["messages"][-1]["content"][0]
+    assert result == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": "OSError: cannot read gone.py",
+        "is_error": True,
+    }
+
+
+def test_a_tool_returning_a_non_string_is_sent_as_text(tmp_path: Path) -> None:
+    script = [
+        scripted_response(_call(1, "count"), input_tokens=10, output_tokens=1),
+        scripted_response("ok", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    _run(script, tmp_path, tool_impls={"count": lambda _: 42}, client=client)
+    assert client.requests[1]["messages"][-1]["content"][0]["content"] == "42"
+
+
+@pytest.mark.parametrize("reason", ["max_tokens", "refusal", "pause_turn", "stop_sequence"])
+def test_another_stop_reason_ends_the_run_with_that_reason(tmp_path: Path, reason: str) -> None:
+    script = [
+        scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1),
+        scripted_response("half a rep", input_tokens=10, output_tokens=1, stop_reason=reason),
+    ]
+    run = _run(script, tmp_path)
+    assert (run.stop_reason, run.text, len(run.calls)) == (reason, "half a rep", 2)
+    assert run.messages[-1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "half a rep"}],
+    }
+
+
+def test_a_run_with_no_reply_text_says_why_it_stopped(tmp_path: Path) -> None:
+    script = [scripted_response(input_tokens=10, output_tokens=0, stop_reason="max_tokens")]
+    run = _run(script, tmp_path)
+    assert run.text == ""
+    assert run.log().splitlines()[-2:] == ["stopped: max_tokens", "1 call, 0 compactions"]
+
+
+def test_a_short_script_fails_with_the_exhaustion_error(tmp_path: Path) -> None:
+    script = race_fix.opening_script()[:3]
+    with pytest.raises(ScriptExhaustedError, match="holds 3 responses and call 4"):
+        _run(script, tmp_path)
+
+
+def _storm_script(sizes: list[int]) -> list[Any]:
+    """A turn of 1,500 tokens, then per size: a summary and a turn of that size."""
+    script = [scripted_response(_call(0, "run_tests"), input_tokens=1_450, output_tokens=50)]
+    for number, size in enumerate(sizes, start=1):
+        script.append(scripted_response("summary", input_tokens=50, output_tokens=5))
+        call = _call(number, "run_tests")
+        script.append(scripted_response(call, input_tokens=size - 50, output_tokens=50))
+    script.append(scripted_response("finished", input_tokens=50, output_tokens=5))
+    return script
+
+
+def test_three_failed_compactions_in_a_row_stop_the_run(tmp_path: Path) -> None:
+    with pytest.raises(CompactionStormError) as caught:
+        _run(_storm_script([1_500, 1_600, 1_450, 1_500]), tmp_path)
+    assert caught.value.threshold == 1_400
+    assert caught.value.sizes == [1_500, 1_600, 1_450]
+    assert "3 compactions in a row" in str(caught.value)
+    assert "threshold of 1,400 tokens" in str(caught.value)
+    assert "1,500, 1,600, 1,450 tokens" in str(caught.value)
+
+
+def test_a_compaction_that_makes_room_resets_the_failure_count(tmp_path: Path) -> None:
+    # two failures, a success (300), a turn that crosses again (+1,200), two more failures
+    script = _storm_script([1_500, 1_600, 300])[:-1]
+    script.append(scripted_response(_call(8, "run_tests"), input_tokens=1_150, output_tokens=50))
+    script += _storm_script([1_500])[1:-1]
+    script.append(scripted_response("summary", input_tokens=50, output_tokens=5))
+    script.append(scripted_response("finished", input_tokens=1_450, output_tokens=50))
+    run = _run(script, tmp_path)
+    turns = [c.tokens_used for c in run.calls if c.kind == "turn"]
+    assert turns == [1_500, 1_500, 1_600, 300, 1_500, 1_500, 1_500]
+    assert run.compactions == (2, 4, 6, 9, 11)
+    assert run.text == "finished"
+
+
+def test_the_storm_guard_also_watches_the_window_measure(tmp_path: Path) -> None:
+    # a system prompt bigger than the threshold: no compaction can make room
+    with pytest.raises(CompactionStormError, match="threshold of 1,400"):
+        notes = NotesFile(tmp_path / "NOTES.md")
+        run_agent(
+            race_fix.TASK,
+            race_fix.TOOLS,
+            race_fix.tool_impls(notes),
+            client=ScriptedClient(race_fix.simulated_model(20)),
+            model="m",
+            context_window=2_000,
+            compact_ratio=0.7,
+            notes=notes,
+            measure="window",
+            system="rule " * 2_000,
+        )
+
+
+def test_the_window_measure_counts_the_last_request_with_cache_reads(tmp_path: Path) -> None:
+    script = [
+        scripted_response(
+            _call(1, "run_tests"),
+            input_tokens=100,
+            output_tokens=20,
+            cache_read_input_tokens=700,
+            cache_creation_input_tokens=30,
+        ),
+        scripted_response("done", input_tokens=150, output_tokens=20, cache_read_input_tokens=700),
+    ]
+    window = _run(script, tmp_path, measure="window")
+    accumulated = _run(script, tmp_path)
+    assert [c.tokens_used for c in window.calls] == [850, 870]
+    assert [c.tokens_used for c in accumulated.calls] == [120, 290]
+    assert window.measure == "window" and accumulated.measure == "accumulated"
+
+
+def test_notes_in_the_system_prompt_go_out_with_every_request(tmp_path: Path) -> None:
+    _, client, _ = _opening(tmp_path, notes_in_system=True, system="Keep notes.")
+    systems = [r.get("system") for r in client.requests]
+    assert systems[0] == f"Keep notes.\n\n{NOTES_PREFIX}\n(NOTES.md is still empty)"
+    assert systems[2].endswith(race_fix.FIRST_NOTES)  # written by call 2
+    assert systems[3] is None  # the summarizing call has no system prompt
+    assert systems[5].endswith(race_fix.FINAL_NOTES)
+
+
+def test_the_loop_sends_model_tools_and_limits(tmp_path: Path) -> None:
+    _, client, _ = _opening(tmp_path, max_tokens=512)
+    turns = [r for i, r in enumerate(client.requests) if i != 3]
+    assert all(r["model"] == "claude-sonnet-5" and r["max_tokens"] == 512 for r in turns)
+    assert all(r["tools"] == race_fix.TOOLS for r in turns)
+    assert client.requests[3]["max_tokens"] == 1024
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"measure": "tokens"}, "measure must be 'accumulated' or 'window', got 'tokens'"),
+        ({"compact_ratio": 1.5}, "compact_ratio must be strictly between 0 and 1, got 1.5"),
+        ({"context_window": 0}, "context_window must be a positive int, got 0"),
+    ],
+)
+def test_bad_settings_are_refused_before_any_call(
+    tmp_path: Path, options: dict[str, Any], message: str
+) -> None:
+    client = ScriptedClient([])
+    with pytest.raises(ValueError, match=message):
+        _run([], tmp_path, client=client, **options)
+    assert client.requests == []
+
+
+def test_the_caller_s_tools_are_not_changed(tmp_path: Path) -> None:
+    tools = [dict(t) for t in race_fix.TOOLS]
+    _opening(tmp_path)
+    assert tools == race_fix.TOOLS

@@ -1,0 +1,215 @@
+"""NOTES.md: atomic writes, no escape from the root, no interleaved writers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from context_budget import EMPTY_NOTES, NOTES_TOOL, NotesFile
+
+
+def test_reading_before_any_write_gives_the_empty_marker(tmp_path: Path) -> None:
+    assert NotesFile(tmp_path / "NOTES.md").read() == EMPTY_NOTES == "(NOTES.md is still empty)"
+
+
+def test_a_write_replaces_the_whole_file(tmp_path: Path) -> None:
+    notes = NotesFile(tmp_path / "NOTES.md")
+    notes.write("a long first version\n" * 10)
+    notes.write("short")
+    assert notes.read() == "short"
+
+
+def test_odd_unicode_and_newlines_round_trip(tmp_path: Path) -> None:
+    text = "## Décisions\r\n- 乐观锁 🔒\n- zero\u200bwidth\n"
+    notes = NotesFile(tmp_path / "NOTES.md")
+    notes.write(text)
+    assert notes.read() == text
+
+
+def test_no_temporary_file_is_left_behind(tmp_path: Path) -> None:
+    NotesFile(tmp_path / "NOTES.md").write("x" * 200_000)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["NOTES.md"]
+
+
+def test_the_tool_writes_and_confirms(tmp_path: Path) -> None:
+    notes = NotesFile(tmp_path / "NOTES.md")
+    assert notes.update_notes({"content": "## Decisions"}) == "NOTES.md updated"
+    assert notes.read() == "## Decisions"
+    assert NOTES_TOOL["name"] == "update_notes"
+    assert NOTES_TOOL["input_schema"]["required"] == ["content"]
+
+
+@pytest.mark.parametrize("bad", [{}, {"content": 3}, "content"])
+def test_the_tool_refuses_input_without_string_content(tmp_path: Path, bad: object) -> None:
+    with pytest.raises(ValueError, match="needs a string 'content'"):
+        NotesFile(tmp_path / "NOTES.md").update_notes(bad)  # type: ignore[arg-type]
+
+
+def test_writing_something_other_than_text_is_a_type_error(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="must be a str, got bytes"):
+        NotesFile(tmp_path / "NOTES.md").write(b"bytes")  # type: ignore[arg-type]
+
+
+def test_a_relative_path_is_taken_inside_the_root(tmp_path: Path) -> None:
+    notes = NotesFile("sub/NOTES.md", root=tmp_path)
+    notes.write("kept")
+    assert (tmp_path / "sub" / "NOTES.md").read_text(encoding="utf-8") == "kept"
+
+
+def test_dot_dot_out_of_the_root_is_refused_naming_both(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    with pytest.raises(ValueError, match="outside the notes root") as caught:
+        NotesFile("../NOTES.md", root=root)
+    assert "../NOTES.md" in str(caught.value) and str(root) in str(caught.value)
+
+
+def test_an_absolute_path_outside_the_root_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    with pytest.raises(ValueError, match="outside the notes root"):
+        NotesFile(tmp_path / "elsewhere" / "NOTES.md", root=root)
+
+
+def test_the_root_itself_is_not_a_notes_file(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="outside the notes root"):
+        NotesFile(tmp_path, root=tmp_path)
+
+
+def test_a_symlink_pointing_out_is_refused(tmp_path: Path) -> None:
+    root, outside = tmp_path / "project", tmp_path / "secret.md"
+    root.mkdir()
+    outside.write_text("do not touch", encoding="utf-8")
+    (root / "NOTES.md").symlink_to(outside)
+    with pytest.raises(ValueError, match="outside the notes root"):
+        NotesFile(root / "NOTES.md")
+    with pytest.raises(ValueError, match="outside the notes root"):
+        NotesFile("NOTES.md", root=root)
+    assert outside.read_text(encoding="utf-8") == "do not touch"
+
+
+def test_a_symlink_planted_after_opening_is_refused_at_write_time(tmp_path: Path) -> None:
+    root, outside = tmp_path / "project", tmp_path / "secret.md"
+    root.mkdir()
+    outside.write_text("do not touch", encoding="utf-8")
+    notes = NotesFile(root / "NOTES.md")
+    (root / "NOTES.md").symlink_to(outside)
+    with pytest.raises(ValueError, match="outside the notes root"):
+        notes.write("overwrite")
+    with pytest.raises(ValueError, match="outside the notes root"):
+        notes.read()
+    assert outside.read_text(encoding="utf-8") == "do not touch"
+
+
+def test_a_symlinked_folder_inside_the_root_is_allowed(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "alias").symlink_to(tmp_path / "real")
+    NotesFile("alias/NOTES.md", root=tmp_path).write("fine")
+    assert (tmp_path / "real" / "NOTES.md").read_text(encoding="utf-8") == "fine"
+
+
+# The writer process: old notes first, then a large write whose slicing
+# announces itself half-way and then hangs, so the kill lands mid-write.
+_WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from context_budget import notes as module
+    from context_budget import NotesFile
+
+    module._CHUNK_CHARS = 1 << 12
+    notes = NotesFile(sys.argv[1])
+
+    class Slow(str):
+        calls = 0
+        def __getitem__(self, key):
+            Slow.calls += 1
+            if Slow.calls == 64:
+                print("half-way", flush=True)
+                time.sleep(60)
+            return str.__getitem__(self, key)
+
+    notes.write(Slow("NEW " * (1 << 16)))
+    """
+)
+
+
+def test_a_writer_killed_mid_write_leaves_the_previous_notes_intact(tmp_path: Path) -> None:
+    path = tmp_path / "NOTES.md"
+    NotesFile(path).write("## Decisions\n- the previous notes\n")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert writer.stdout is not None
+        assert writer.stdout.readline().strip() == "half-way"
+        partial = [p for p in tmp_path.iterdir() if p.name != "NOTES.md"]
+        assert len(partial) == 1, "the write goes to a temporary file beside the notes"
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.wait(timeout=10)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    # 63 chunks of 4,096 characters were written before the kill
+    assert 0 < partial[0].stat().st_size < 4 * (1 << 16)
+    assert NotesFile(path).read() == "## Decisions\n- the previous notes\n"
+
+
+def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
+    path = tmp_path / "NOTES.md"
+    versions = [letter * 300_000 for letter in "abcd"]
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def write(text: str) -> None:
+        notes = NotesFile(path)
+        for _ in range(8):
+            notes.write(text)
+
+    def read() -> None:
+        notes = NotesFile(path)
+        while not stop.is_set():
+            seen.append(notes.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    writers = [threading.Thread(target=write, args=(text,)) for text in versions]
+    for thread in writers:
+        thread.start()
+    for thread in writers:
+        thread.join()
+    stop.set()
+    reader.join()
+    seen.append(NotesFile(path).read())
+    assert all(text in versions or text == EMPTY_NOTES for text in seen)
+    assert seen[-1] in versions
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["NOTES.md"]
+
+
+def test_a_failed_rename_removes_the_temporary_file_and_keeps_the_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = NotesFile(tmp_path / "NOTES.md")
+    notes.write("old")
+
+    def refuse(source: str, target: object) -> None:
+        raise PermissionError(f"cannot rename {source}")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(PermissionError, match="cannot rename"):
+        notes.write("new")
+    monkeypatch.undo()
+    assert notes.read() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["NOTES.md"]
+
+
+def test_the_repr_names_the_path_and_the_root(tmp_path: Path) -> None:
+    notes = NotesFile("NOTES.md", root=tmp_path)
+    assert repr(notes) == f"NotesFile({str(tmp_path / 'NOTES.md')!r}, root={str(tmp_path)!r})"

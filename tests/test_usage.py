@@ -1,0 +1,99 @@
+"""Usage: one record from the API's JSON, the SDK's objects or itself; the two counters."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from context_budget import Usage, should_compact, track_usage
+
+COUNTS = st.integers(0, 10**7)
+
+
+def test_a_usage_reads_as_itself() -> None:
+    usage = Usage(input_tokens=3, output_tokens=1)
+    assert Usage.of(usage) is usage
+
+
+def test_an_sdk_object_with_none_cache_fields_reads_as_zero() -> None:
+    sdk = SimpleNamespace(
+        usage=SimpleNamespace(
+            input_tokens=50,
+            output_tokens=12,
+            cache_creation_input_tokens=None,
+            cache_read_input_tokens=None,
+            cache_creation=None,
+        )
+    )
+    assert Usage.of(sdk) == Usage(input_tokens=50, output_tokens=12)
+
+
+def test_the_lifetime_split_is_read_when_given() -> None:
+    usage = Usage.of(
+        {
+            "input_tokens": 2_048,
+            "output_tokens": 503,
+            "cache_read_input_tokens": 1_800,
+            "cache_creation_input_tokens": 248,
+            "cache_creation": {"ephemeral_5m_input_tokens": 148, "ephemeral_1h_input_tokens": 100},
+        }
+    )
+    assert (usage.ephemeral_5m_input_tokens, usage.ephemeral_1h_input_tokens) == (148, 100)
+    assert usage.prompt_tokens == 4_096
+    assert usage.window_tokens == 4_599
+
+
+def test_without_the_split_every_write_is_a_five_minute_one() -> None:
+    usage = Usage.of({"input_tokens": 1, "output_tokens": 1, "cache_creation_input_tokens": 40})
+    assert (usage.ephemeral_5m_input_tokens, usage.ephemeral_1h_input_tokens) == (40, 0)
+
+
+@pytest.mark.parametrize("missing", ["input_tokens", "output_tokens"])
+def test_a_missing_required_field_is_named(missing: str) -> None:
+    fields = {"input_tokens": 1, "output_tokens": 1}
+    del fields[missing]
+    with pytest.raises(ValueError, match=f"usage has no '{missing}'"):
+        Usage.of(fields)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "3", True])
+def test_a_field_that_is_not_a_count_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"Usage\.input_tokens must be a non-negative int"):
+        Usage(input_tokens=bad)  # type: ignore[arg-type]
+
+
+@given(COUNTS, COUNTS, COUNTS, COUNTS, COUNTS, COUNTS)
+def test_as_dict_reads_back_as_the_same_usage(
+    inp: int, out: int, write: int, read: int, short: int, long: int
+) -> None:
+    usage = Usage(inp, out, write, read, short, long)
+    assert Usage.of(usage.as_dict()) == usage
+    assert Usage.of({"usage": usage.as_dict()}) == usage
+
+
+@given(COUNTS, COUNTS, COUNTS)
+def test_track_usage_adds_input_and_output_only(counter: int, inp: int, out: int) -> None:
+    response = {"usage": {"input_tokens": inp, "output_tokens": out, "cache_read_input_tokens": 9}}
+    assert track_usage(counter, response) == counter + inp + out
+
+
+def test_should_compact_triggers_at_the_threshold_itself() -> None:
+    assert should_compact(1_400, 2_000, 0.7) is True
+    assert should_compact(1_399, 2_000, 0.7) is False
+
+
+@pytest.mark.parametrize(
+    ("window", "ratio", "message"),
+    [
+        (0, 0.7, "context_window must be a positive int, got 0"),
+        (2_000.0, 0.7, "context_window must be a positive int, got 2000.0"),
+        (2_000, 0, "compact_ratio must be strictly between 0 and 1, got 0"),
+        (2_000, 1, "compact_ratio must be strictly between 0 and 1, got 1"),
+    ],
+)
+def test_bad_settings_are_named(window: object, ratio: float, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        should_compact(0, window, ratio)  # type: ignore[arg-type]
