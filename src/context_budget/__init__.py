@@ -1,6 +1,8 @@
 """context-budget: count, layer, clear and compact an LLM agent's context.
 
-Every public name is importable from ``context_budget`` directly.
+The library's public names are importable from `context_budget` directly.
+Scenario data and the unit graders live in their subpackages: import them
+from `context_budget.scenarios.lucy` and `context_budget.grading.unit_a`.
 """
 
 from context_budget.budget import LoopStep, loop_cost, loop_steps, tokens_read
@@ -8,27 +10,21 @@ from context_budget.clearing import clear_old_tool_results
 from context_budget.compaction import KEEP_TOOL_RESULTS, SUMMARY_PREFIX, Summarizer, compact
 from context_budget.cuts import head, head_and_tail, transfer_filter
 from context_budget.errors import ContextBudgetError, ContextOverflowError
-from context_budget.grading import (
-    TRANSFER_CASES,
-    contract_status,
-    format_grade,
-    grade_unit,
-    run_transfer,
-)
 from context_budget.history import HistoryProblem, validate_history
 from context_budget.layers import BudgetReport, Layers, budget_report
 from context_budget.messages import Message, message_text, tool_message
-from context_budget.scenarios.lucy import (
-    FLAVORS,
-    PINNED,
-    QUESTIONS,
-    SYSTEM,
+from context_budget.summarizers import forget_everything, keep_numbers
+from context_budget.survival import (
+    Compactor,
+    Plan,
+    Scenario,
     format_survival,
-    lucy_day,
+    size_after_clearing,
+    survival_grid,
     survival_table,
     survives,
+    whole_size,
 )
-from context_budget.summarizers import forget_everything, keep_numbers
 from context_budget.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
     TokenCounter,
@@ -44,43 +40,38 @@ __version__ = "0.1.0"
 # put the UPPER_CASE constants first instead.
 __all__ = [  # noqa: RUF022
     "BudgetReport",
+    "Compactor",
     "ContextBudgetError",
     "ContextOverflowError",
-    "FLAVORS",
     "HistoryProblem",
     "KEEP_TOOL_RESULTS",
     "Layers",
     "LoopStep",
     "MESSAGE_OVERHEAD_TOKENS",
     "Message",
-    "PINNED",
-    "QUESTIONS",
+    "Plan",
     "SUMMARY_PREFIX",
-    "SYSTEM",
+    "Scenario",
     "Summarizer",
-    "TRANSFER_CASES",
     "TokenCounter",
     "Usage",
     "budget_report",
     "clear_old_tool_results",
     "compact",
-    "contract_status",
     "estimate_tokens",
     "forget_everything",
-    "format_grade",
     "format_survival",
-    "grade_unit",
     "head",
     "head_and_tail",
     "keep_numbers",
     "loop_cost",
     "loop_steps",
-    "lucy_day",
     "message_text",
     "message_tokens",
     "qwen_counter",
-    "run_transfer",
     "should_compact",
+    "size_after_clearing",
+    "survival_grid",
     "survival_table",
     "survives",
     "tokens_read",
@@ -88,4 +79,5 @@ __all__ = [  # noqa: RUF022
     "track_usage",
     "transfer_filter",
     "validate_history",
+    "whole_size",
 ]

@@ -1,24 +1,18 @@
-"""Grading Unit A: the visible cases for clearing and compaction, and the transfer task.
+"""Unit A's cases: the nine visible cases for clearing and compaction, and the transfer task.
 
-A grader calls a learner's function on fixed inputs and turns what happened
-into rows, one per case. A row is a dict::
+`grade_unit` grades a learner's `clear_old_tool_results` and `compact`;
+`run_transfer` grades the transfer task's `transfer_filter` on
+`TRANSFER_CASES`. Both hand the candidate copies of their inputs and fail a
+case whose candidate changed them. The notebook helpers at the end build the
+unit's reports and save its evidence, one file per edition.
 
-    {"case": str,                 # the property checked, in words
-     "observed": object,          # what the candidate did: a count, a short
-                                  # text, or the name of the exception it raised
-     "status": "PASS" | "FAIL"}
+The fixtures of `grade_unit` (private, described here so that a failing row
+can be traced):
 
-Transfer rows add ``"expected"`` (the exact output wanted) and ``"passed"``
-(the status as a bool). A grader never lets a candidate's exception escape:
-the exception's class name becomes the observed value and the row fails. It
-also hands the candidate a copy of each input and checks afterwards that the
-copy was not changed, so a function that edits its input in place fails.
-
-The fixtures of ``grade_unit`` (private, shown here so a failing row can be
-traced): ``_TOOL`` is a ``stock_level`` tool result of 40 ``"vanilla 12"``
-rows; ``_SMALL`` is a two-message exchange; ``_LONG`` is 8 rounds
-of (user ``q{i}``, ``_TOOL``, assistant ``a{i}``), 24 messages and 8 tool
-results.
+- `_TOOL`: a `stock_level` tool result of 40 `"vanilla 12"` rows;
+- `_SMALL`: a two-message exchange;
+- `_LONG`: 8 rounds of (user `q{i}`, `_TOOL`, assistant `a{i}`), so 24
+  messages and 8 tool results.
 
 Examples:
     >>> from context_budget.clearing import clear_old_tool_results
@@ -34,20 +28,55 @@ Examples:
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from context_budget.clearing import clear_old_tool_results
 from context_budget.compaction import SUMMARY_PREFIX
-from context_budget.errors import ContextOverflowError
+from context_budget.grading import (
+    Attempt,
+    Row,
+    Rows,
+    attempt,
+    contract_status,
+    evidence_name,
+    format_grade,
+    save_evidence,
+    status,
+)
 from context_budget.layers import Layers, budget_report
 from context_budget.messages import Message, tool_message
 from context_budget.summarizers import forget_everything
 
-__all__ = ["TRANSFER_CASES", "contract_status", "format_grade", "grade_unit", "run_transfer"]
+__all__ = [
+    "EDITIONS",
+    "TRANSFER_CASES",
+    "UNIT",
+    "WORK_FOLDER",
+    "contract_status",
+    "course_report",
+    "exercise_report",
+    "format_grade",
+    "grade_unit",
+    "run_transfer",
+    "save_work",
+    "transfer_status",
+]
 
-#: One graded case: {"case": str, "observed": object, "status": "PASS" | "FAIL"}.
-Row = dict[str, Any]
+#: The unit's name, as its reports and file names spell it.
+UNIT = "unit-a"
+#: The two notebook editions; each saves files of its own.
+EDITIONS = ("student", "worked")
+#: Where the notebooks save, relative to the notebook's working folder.
+WORK_FOLDER = Path("practical-work") / UNIT
+
+
+def _attempt(function: Callable[..., Any], *arguments: object) -> tuple[Any, str | None]:
+    """(result, None) when the call returns, (None, exception class name) when it raises."""
+    outcome = attempt(function, *arguments)
+    return outcome.value, outcome.error_name
+
 
 _TOOL = tool_message("stock_level", {"rows": ["vanilla 12"] * 40})
 _SMALL: list[Message] = [
@@ -68,21 +97,6 @@ _SUMMARY_BUDGET = 250  # tokens: below the cleared size of _LONG, above its last
 _TIGHT_BUDGET = 100  # tokens: less than a 4,000-character record or turn alone
 
 
-def _error_name(error: Exception) -> str:
-    # subtle: any ContextOverflowError subclass reports as the contract's name
-    if isinstance(error, ContextOverflowError):
-        return "ContextOverflowError"
-    return type(error).__name__
-
-
-def _attempt(function: Callable[..., Any], *arguments: object) -> tuple[Any, str | None]:
-    """(result, None) when the call returns, (None, exception class name) when it raises."""
-    try:
-        return function(*arguments), None
-    except Exception as error:
-        return None, _error_name(error)
-
-
 def _cleared_count(messages: Sequence[Message]) -> int:
     """How many messages hold a clearing marker."""
     return sum("cleared to save context" in str(message["content"]) for message in messages)
@@ -92,24 +106,6 @@ def _total(layers: Layers) -> int:
     return budget_report(layers)["total"]
 
 
-class _Rows:
-    """Collects rows; a check that raises while reading a candidate's output fails its row."""
-
-    def __init__(self) -> None:
-        self.rows: list[Row] = []
-
-    def add(self, case: str, check: Callable[[], tuple[bool, object]]) -> None:
-        try:
-            passed, observed = check()
-        except Exception as error:  # the output was not the shape the contract promises
-            passed, observed = False, f"unreadable output ({type(error).__name__})"
-        self.rows.append({"case": case, "observed": observed, "status": _status(passed)})
-
-
-def _status(passed: bool) -> str:
-    return "PASS" if passed else "FAIL"
-
-
 def grade_unit(
     clear: Callable[..., Any],
     compactor: Callable[..., Any],
@@ -117,20 +113,19 @@ def grade_unit(
     """Run the nine visible cases of Unit A against a learner's two functions.
 
     Args:
-        clear: the candidate ``clear_old_tool_results(messages, keep_last)``.
-        compactor: the candidate ``compact(layers, budget, summarize)``; budgets
-            are in tokens by ``estimate_tokens``.
+        clear: the candidate `clear_old_tool_results(messages, keep_last)`.
+        compactor: the candidate `compact(layers, budget, summarize)`; budgets
+            are in tokens by `estimate_tokens`.
 
     Returns:
         Nine rows, in this order: clears all but the last two; keeps every
-        message and the order; keep_last beyond the count clears nothing; a
-        context that fits is unchanged; step one alone when it is enough;
-        summarizes up to the latest question; pinned records are untouched;
-        pinned records over the budget raise; a latest turn over the budget
-        raises. The budget of "step one alone" is the size of the context after
-        this package's own ``clear_old_tool_results``.
-
-    A starter that clears nothing fails the first case only.
+            message and the order; keep_last beyond the count clears nothing; a
+            context that fits is unchanged; step one alone when it is enough;
+            summarizes up to the latest question; pinned records are untouched;
+            pinned records over the budget raise; a latest turn over the budget
+            raises. The budget of "step one alone" is the size of the context
+            after this package's own `clear_old_tool_results`. A starter that
+            clears nothing fails the first case only.
 
     Examples:
         >>> from context_budget.compaction import compact
@@ -138,7 +133,7 @@ def grade_unit(
         >>> [row["status"] for row in rows[:3]], rows[0]["observed"]
         (['FAIL', 'PASS', 'PASS'], 0)
     """
-    grade = _Rows()
+    grade = Rows()
 
     # 1-3: clearing, on a copy of _LONG
     given = copy.deepcopy(_LONG)
@@ -289,18 +284,42 @@ TRANSFER_CASES: list[tuple[str, list[Any], str]] = [
 ]
 
 
+def _observed(outcome: Attempt) -> object:
+    """What a transfer row shows: the return value, or what stopped the candidate."""
+    if outcome.error is None:
+        return outcome.value
+    if isinstance(outcome.error, NotImplementedError):
+        return {"unfinished": True}  # the starter's own signal: not written yet
+    return {"raises": outcome.error_name}
+
+
+def _equal(left: object, right: object) -> bool:
+    """`left == right`, and `False` for values that cannot even be compared."""
+    try:
+        return bool(left == right)
+    except Exception:
+        return False
+
+
 def run_transfer(
     candidate: Callable[..., Any], cases: Sequence[tuple[str, list[Any], object]]
 ) -> list[Row]:
-    """Call ``candidate(*arguments)`` for each case and compare with the expected output.
+    """Grade `candidate` on each `(label, arguments, expected)` case.
 
-    A ``NotImplementedError`` is observed as ``{"unfinished": True}``, any other
-    exception as ``{"raises": class name}``. A case passes when the output
-    equals the expected one and the candidate left its arguments unchanged.
+    The candidate is called on copies of the arguments. A case passes when
+    what it returned equals `expected` and the copies are still equal to the
+    originals afterwards. A `NotImplementedError` (a starter not written yet)
+    is observed as `{"unfinished": True}`; any other exception as
+    `{"raises": "<class name>"}`.
+
+    Args:
+        candidate: the learner's `transfer_filter(text, needle, budget)`, or any
+            function of the cases' arguments.
+        cases: such as `TRANSFER_CASES`.
 
     Returns:
-        One row per case: ``{"case", "expected", "observed", "passed": bool,
-        "status": "PASS" | "FAIL"}``.
+        One row per case, in order, with the keys `"case"`, `"expected"`,
+        `"observed"`, `"passed"` (bool) and `"status"` (`"PASS"` or `"FAIL"`).
 
     Examples:
         >>> def unfinished(text, needle, budget):
@@ -311,54 +330,91 @@ def run_transfer(
     """
     rows: list[Row] = []
     for label, arguments, expected in cases:
-        supplied = copy.deepcopy(arguments)
-        actual: object
-        try:
-            actual = candidate(*supplied)
-        except NotImplementedError:
-            actual = {"unfinished": True}
-        except Exception as error:
-            actual = {"raises": type(error).__name__}
-        try:
-            passed = bool(actual == expected) and supplied == arguments
-        except Exception:  # an output that cannot even be compared
-            passed = False
-        rows.append(
-            {
-                "case": label,
-                "expected": expected,
-                "observed": actual,
-                "passed": passed,
-                "status": _status(passed),
-            }
-        )
+        given = [copy.deepcopy(argument) for argument in arguments]
+        observed = _observed(attempt(candidate, *given))
+        passed = _equal(given, arguments) and _equal(observed, expected)
+        row = {"case": label, "expected": expected, "observed": observed}
+        rows.append({**row, "passed": passed, "status": status(passed)})
     return rows
 
 
-def _shown(observed: object) -> str:
-    # a multi-line output is shown on one line, with its newlines escaped
-    if isinstance(observed, str):
-        return repr(observed) if "\n" in observed else observed
-    return repr(observed)
+def transfer_status(rows: Sequence[Row]) -> str:
+    """`"PASS"` when every transfer row passed (and there is one), else `"NEEDS_WORK"`."""
+    return "PASS" if contract_status(rows) == "PASSED" else "NEEDS_WORK"
 
 
-def format_grade(rows: Sequence[Row]) -> str:
-    """Rows as text, one line each: ``STATUS  case -> observed``.
+def exercise_report(
+    rows: Sequence[Row], *, compaction_done: bool, handoff: str | None
+) -> dict[str, Any]:
+    """The unit's core report, printed as the `EXERCISE_REPORT=` line and saved.
 
-    Examples:
-        >>> print(format_grade([{"case": "no match", "observed": 0, "status": "FAIL"}]))
-        FAIL  no match -> 0
-    """
-    return "\n".join(
-        f"{row['status']:<4}  {row['case']} -> {_shown(row['observed'])}" for row in rows
-    )
+    Args:
+        rows: `grade_unit`'s rows for the edition's own functions.
+        compaction_done: whether the survival lists were computed.
+        handoff: the handoff file's path, or `None` when it was not written.
 
-
-def contract_status(rows: Sequence[Row]) -> str:
-    """``"PASSED"`` when there are rows and every one passed, else ``"NEEDS_WORK"``.
+    Returns:
+        `{"unit", "visible_cases", "passed", "contract", "compaction", "handoff"}`:
+        counts of cases, the contract status, and `"DONE"`/`"NOT_READY"`,
+        `"WRITTEN"`/`"NOT_WRITTEN"`.
 
     Examples:
-        >>> contract_status([{"case": "a", "observed": 1, "status": "PASS"}]), contract_status([])
-        ('PASSED', 'NEEDS_WORK')
+        >>> report = exercise_report([], compaction_done=False, handoff=None)
+        >>> report["contract"], report["handoff"]
+        ('NEEDS_WORK', 'NOT_WRITTEN')
     """
-    return "PASSED" if rows and all(row["status"] == "PASS" for row in rows) else "NEEDS_WORK"
+    passed = [row for row in rows if row["status"] == "PASS"]
+    return {
+        "unit": UNIT,
+        "visible_cases": len(rows),
+        "passed": len(passed),
+        "contract": contract_status(rows),
+        "compaction": "DONE" if compaction_done else "NOT_READY",
+        "handoff": "NOT_WRITTEN" if handoff is None else "WRITTEN",
+    }
+
+
+def course_report(
+    edition: str, visible_contract: str, transfer_rows: Sequence[Row], starting_evidence: str
+) -> dict[str, Any]:
+    """The last line a notebook prints (`COURSE_REPORT=`): one summary of the session.
+
+    Returns:
+        `{"unit", "edition", "visible_contract", "transfer_passed": bool,
+        "starting_evidence"}`.
+    """
+    _check_edition(edition)
+    return {
+        "unit": UNIT,
+        "edition": edition,
+        "visible_contract": visible_contract,
+        "transfer_passed": transfer_status(transfer_rows) == "PASS",
+        "starting_evidence": starting_evidence,
+    }
+
+
+def _check_edition(edition: str) -> None:
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
+
+
+def save_work(
+    edition: str, kind: str, data: Mapping[str, Any], folder: Path | str = WORK_FOLDER
+) -> str:
+    """Save one piece of the unit's evidence under the edition's own name.
+
+    Args:
+        edition: `"student"` or `"worked"`.
+        kind: what the file holds, e.g. `"handoff"` or `"submission"`.
+        data: the evidence; saved as JSON, atomically.
+        folder: relative to the notebook's working folder by default.
+
+    Returns:
+        The path written, with forward slashes, e.g.
+        `practical-work/unit-a/unit-a-student-handoff-v1.json`.
+
+    Raises:
+        ValueError: an unknown edition, or a kind that is not a plain name.
+    """
+    _check_edition(edition)
+    return save_evidence(folder, evidence_name(UNIT, edition, kind), dict(data)).as_posix()
