@@ -82,6 +82,19 @@ def _not_a_number(answer: object) -> str:
     return _needs_work(f"answer with a whole number (an int), got {_shown(answer)}")
 
 
+def _difference(expected: object, observed: object) -> str:
+    """What differs, in words; for two dicts, only the keys whose values differ."""
+    if isinstance(expected, dict) and isinstance(observed, dict):
+        keys = [key for key in expected if observed.get(key, None) != expected[key]]
+        keys += [key for key in observed if key not in expected]
+        if keys:
+            return "; ".join(
+                f"{key} expected {_shown(expected.get(key))}, got {_shown(observed.get(key))}"
+                for key in keys[:2]
+            )
+    return f"expected {_shown(expected)}, got {_shown(observed)}"
+
+
 def _run_cases(
     candidate: Callable[..., Any],
     cases: Sequence[Case],
@@ -104,7 +117,7 @@ def _run_cases(
             except Exception:  # an output of the wrong shape
                 right = False
             if not right:
-                wrong.append(f"{label}: expected {_shown(expected)}, got {_shown(outcome.value)}")
+                wrong.append(f"{label}: {_difference(expected, outcome.value)}")
     if not wrong:
         return PASS
     return _needs_work(f"{len(wrong)} of {len(cases)} cases wrong; first, {wrong[0]}")
