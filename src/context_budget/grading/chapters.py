@@ -92,6 +92,17 @@ def _difference(expected: object, observed: object) -> str:
                 f"{key} expected {_shown(expected.get(key))}, got {_shown(observed.get(key))}"
                 for key in keys[:2]
             )
+    if isinstance(expected, str) and isinstance(observed, str):
+        want, got = expected.splitlines(), observed.splitlines()
+        for number, (line, seen) in enumerate(zip(want, got, strict=False), 1):
+            if line != seen:
+                return f"line {number} should be {_shown(line)}, got {_shown(seen)}"
+        if len(want) < len(got):
+            return (
+                f"{len(got)} lines where {len(want)} fit; the extra one is {_shown(got[len(want)])}"
+            )
+        if len(want) > len(got):
+            return f"{len(got)} lines where {len(want)} fit; missing {_shown(want[len(got)])}"
     return f"expected {_shown(expected)}, got {_shown(observed)}"
 
 
@@ -363,8 +374,10 @@ def check_tail(function: Callable[[str, int], str]) -> str:
 
     Examples:
         >>> verdict = check_tail(lambda text, budget: text)
-        >>> print(verdict[:63])
-        NEEDS_WORK: 2 of 5 cases wrong; first, a budget of 30: expected
+        >>> for part in verdict.split("; first, "):
+        ...     print(part)
+        NEEDS_WORK: 2 of 5 cases wrong
+        a budget of 30: line 1 should be '[... 23 lines left out ...]', got '10:00 | sale 1'
     """
     return _run_cases(function, _cut_cases(_tail))
 
