@@ -332,7 +332,14 @@ def check_budget_report(function: Callable[[Layers], dict[str, int]]) -> str:
 
 # --- Cutting ------------------------------------------------------------------------
 
-_LOG = "\n".join(f"{10 + i // 12}:{i % 12 * 5:02} | sale {i + 1}" for i in range(30))
+
+def _sales_rows(count: int) -> str:
+    """`count` sales, one every five minutes from 10:00: `10:05 | sale 2`."""
+    stamps = [divmod(10 * 60 + 5 * n, 60) for n in range(count)]
+    return "\n".join(f"{hour}:{minute:02} | sale {n}" for n, (hour, minute) in enumerate(stamps, 1))
+
+
+_LOG = _sales_rows(30)
 
 
 def _tail(text: str, budget: int) -> str:

@@ -83,23 +83,37 @@ _SMALL: list[Message] = [
     {"role": "user", "content": "hi"},
     {"role": "assistant", "content": "hello"},
 ]
-_LONG: list[Message] = [
-    message
-    for i in range(8)
-    for message in (
-        {"role": "user", "content": f"q{i}"},
-        _TOOL,
-        {"role": "assistant", "content": f"a{i}"},
-    )
-]
+
+
+def _rounds(count: int) -> list[Message]:
+    """`count` rounds of question `q<n>`, the `_TOOL` result, answer `a<n>`."""
+    messages: list[Message] = []
+    for number in range(count):
+        messages += [
+            {"role": "user", "content": f"q{number}"},
+            _TOOL,
+            {"role": "assistant", "content": f"a{number}"},
+        ]
+    return messages
+
+
+_LONG = _rounds(8)
 _RULE = "Never order mango from Frostline."
 _SUMMARY_BUDGET = 250  # tokens: below the cleared size of _LONG, above its last round
 _TIGHT_BUDGET = 100  # tokens: less than a 4,000-character record or turn alone
 
 
+_MARK = "cleared to save context"  # part of the marker clearing leaves behind
+
+
+def _role(message: Message) -> object:
+    return message["role"]
+
+
 def _cleared_count(messages: Sequence[Message]) -> int:
     """How many messages hold a clearing marker."""
-    return sum("cleared to save context" in str(message["content"]) for message in messages)
+    marked = [message for message in messages if _MARK in str(message["content"])]
+    return len(marked)
 
 
 def _total(layers: Layers) -> int:
@@ -150,10 +164,15 @@ def grade_unit(
     def keeps_order() -> tuple[bool, object]:
         if error:
             return False, error
-        same_roles = [m["role"] for m in out] == [m["role"] for m in _LONG]
-        others = [m for m in out if m["role"] != "tool"]
-        same_others = others == [m for m in _LONG if m["role"] != "tool"]
-        return same_roles and same_others, len(out)
+        roles = list(map(_role, out))
+        # every message other than a tool result must come through as it was
+        talk = [
+            (before, after)
+            for before, after in zip(_LONG, out, strict=False)
+            if _role(before) != "tool"
+        ]
+        unchanged = all(before == after for before, after in talk)
+        return roles == list(map(_role, _LONG)) and unchanged, len(out)
 
     def clears_nothing_beyond() -> tuple[bool, object]:
         beyond, failed = _attempt(clear, copy.deepcopy(_LONG), 99)
