@@ -89,7 +89,7 @@ def _turn(rng: random.Random, counter: list[int]) -> list[Message]:
     """One turn: a question, one to four rounds of calls and results, an answer."""
     messages: list[Message] = [{"role": "user", "content": _question(rng)}]
     for _ in range(rng.randint(1, 4)):
-        calls = []
+        calls: list[dict[str, Any]] = []
         for _ in range(rng.choices([1, 2, 3], weights=[6, 3, 1])[0]):
             counter[0] += 1
             name = rng.choice(_TOOLS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given
@@ -13,13 +14,8 @@ from context_budget.clearing import clear_old_tool_results
 from context_budget.compaction import compact
 from context_budget.cuts import transfer_filter
 from context_budget.errors import ContextOverflowError
-from context_budget.grading import (
-    TRANSFER_CASES,
-    contract_status,
-    format_grade,
-    grade_unit,
-    run_transfer,
-)
+from context_budget.grading import contract_status, format_grade
+from context_budget.grading.unit_a import TRANSFER_CASES, grade_unit, run_transfer
 from context_budget.layers import Layers, budget_report
 from context_budget.messages import Message
 
@@ -252,3 +248,72 @@ def test_contract_status_needs_every_row_to_pass() -> None:
     assert contract_status([passed]) == "PASSED"
     assert contract_status([passed, failed]) == "NEEDS_WORK"
     assert contract_status([]) == "NEEDS_WORK"
+
+
+# --- the engine: attempts, report lines, evidence files ---------------------------------
+
+
+def test_attempt_records_a_return_or_the_exception() -> None:
+    from context_budget.grading import attempt
+
+    assert attempt(len, "abc").value == 3 and attempt(len, "abc").error is None
+    failed = attempt(len, 5)
+    assert failed.value is None and failed.error_name == "TypeError"
+
+
+def test_report_line_is_the_tag_and_sorted_json() -> None:
+    import json
+
+    import pytest
+
+    from context_budget.grading import report_line
+
+    line = report_line("EXERCISE_REPORT", {"unit": "unit-a", "passed": 9})
+    tag, _, body = line.partition("=")
+    assert tag == "EXERCISE_REPORT" and json.loads(body) == {"unit": "unit-a", "passed": 9}
+    assert body.index('"passed"') < body.index('"unit"')
+    with pytest.raises(ValueError, match="'lower case'"):
+        report_line("lower case", {})
+
+
+def test_evidence_names_carry_the_edition_and_refuse_odd_parts() -> None:
+    import pytest
+
+    from context_budget.grading import evidence_name
+
+    assert evidence_name("unit-a", "worked", "handoff") == "unit-a-worked-handoff-v1.json"
+    for bad in ("", "../x", "a b", "é"):
+        with pytest.raises(ValueError, match="edition must be"):
+            evidence_name("unit-a", bad, "handoff")
+
+
+def test_save_evidence_replaces_the_file_whole_and_leaves_no_temporary(tmp_path: Path) -> None:
+    import json
+
+    import pytest
+
+    from context_budget.grading import save_evidence
+
+    target = save_evidence(tmp_path / "new", "e.json", {"b": 1, "a": "ü"})
+    assert json.loads(target.read_text(encoding="utf-8")) == {"a": "ü", "b": 1}
+    save_evidence(tmp_path / "new", "e.json", [1, 2])
+    assert json.loads(target.read_text(encoding="utf-8")) == [1, 2]
+    with pytest.raises(TypeError):
+        save_evidence(tmp_path / "new", "e.json", {"x": object()})
+    assert json.loads(target.read_text(encoding="utf-8")) == [1, 2]  # the old file is whole
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["e.json"]
+    for bad in ("", "..", "sub/e.json"):
+        with pytest.raises(ValueError, match="bare file name"):
+            save_evidence(tmp_path, bad, {})
+
+
+def test_save_work_refuses_an_unknown_edition(tmp_path: Path) -> None:
+    import pytest
+
+    from context_budget.grading.unit_a import save_work
+
+    assert save_work("student", "handoff", {"x": 1}, tmp_path).endswith(
+        "/unit-a-student-handoff-v1.json"
+    )
+    with pytest.raises(ValueError, match=r"one of \('student', 'worked'\), got 'teacher'"):
+        save_work("teacher", "handoff", {}, tmp_path)

@@ -12,17 +12,9 @@ from context_budget.compaction import SUMMARY_PREFIX, compact
 from context_budget.history import validate_history
 from context_budget.layers import Layers, budget_report
 from context_budget.messages import Message, message_text, tool_message
-from context_budget.scenarios import (
-    FLAVORS,
-    PINNED,
-    QUESTIONS,
-    SYSTEM,
-    format_survival,
-    lucy_day,
-    survival_table,
-    survives,
-)
+from context_budget.scenarios.lucy import FLAVORS, LUCY, PINNED, PLANS, QUESTIONS, SYSTEM, lucy_day
 from context_budget.summarizers import keep_numbers
+from context_budget.survival import format_survival, survival_table, survives
 from context_budget.tokens import message_tokens
 
 FACTS = [fact for fact, _, _ in QUESTIONS]
@@ -199,7 +191,7 @@ def test_at_400_tokens_with_pinned_rules_every_rule_is_kept_and_it_fits() -> Non
 
 
 def test_the_seeds_four_assertions_hold() -> None:
-    table = survival_table()
+    table = survival_table(LUCY, PLANS)
     assert len(table["whole day"]["kept"]) == len(QUESTIONS)
     assert A_4817 not in table["clear only"]["kept"]
     assert MANGO in table["clear only"]["kept"]
@@ -208,7 +200,7 @@ def test_the_seeds_four_assertions_hold() -> None:
 
 
 def test_survival_table_reports_budgets_and_sizes_in_tokens() -> None:
-    table = survival_table()
+    table = survival_table(LUCY, PLANS)
     assert list(table) == ["whole day", "clear only", "400", "400+pinned"]
     assert table["whole day"]["budget"] == whole_day_tokens()
     assert table["clear only"]["budget"] == after_clearing_tokens()
@@ -218,7 +210,7 @@ def test_survival_table_reports_budgets_and_sizes_in_tokens() -> None:
 
 
 def test_format_survival_marks_each_fact_kept_or_lost() -> None:
-    text = format_survival(survival_table())
+    text = format_survival(survival_table(LUCY, PLANS), LUCY)
     lines = text.splitlines()
     assert len(lines) == 4 * (1 + len(QUESTIONS))
     assert lines[0].startswith("whole day ")

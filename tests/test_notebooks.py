@@ -226,3 +226,42 @@ def test_a_package_change_drops_the_cached_pages(site_config: MkDocsConfig, tmp_
         assert not (tmp_path / "cache" / "new.json").exists()
     finally:
         jupyter.config["cache_dir"] = saved
+
+
+def test_the_lab_goes_on_without_matplotlib() -> None:
+    """With matplotlib unimportable, the lab prints one line naming it and runs to the end."""
+    lab = ROOT / "docs" / "notebooks" / "the-bill.py"
+    nb = _read_lesson(lab)
+    blocker = "import sys\nsys.modules['matplotlib'] = None  # import matplotlib now fails\n"
+    nb.cells.insert(0, nbformat.v4.new_code_cell(blocker))
+    run_notebook(nb, name="the-bill.py without matplotlib", cwd=ROOT, source_text=lab.read_text())
+    printed = [
+        line
+        for cell in nb.cells
+        for output in cell.get("outputs", [])
+        if output["output_type"] == "stream"
+        for line in output["text"].splitlines()
+    ]
+    missing = [line for line in printed if "matplotlib" in line]
+    assert missing == ["No plot here: install matplotlib (pip install matplotlib) to draw it."]
+    assert not any(
+        o["output_type"] == "display_data" for c in nb.cells for o in c.get("outputs", [])
+    )
+    assert any(line.startswith(" 60 steps: $") for line in printed), printed
+
+
+def test_the_labs_plot_is_drawn_on_a_transparent_background() -> None:
+    lab = ROOT / "docs" / "notebooks" / "the-bill.py"
+    nb = run_notebook(_read_lesson(lab), name="the-bill.py", cwd=ROOT, source_text=lab.read_text())
+    images = [
+        o["data"]["image/png"]
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if o["output_type"] == "display_data" and "image/png" in o.get("data", {})
+    ]
+    assert len(images) == 1
+    from PIL import Image  # matplotlib's own dependency
+
+    image = Image.open(io.BytesIO(base64.b64decode(images[0])))
+    assert image.mode == "RGBA" and image.getpixel((2, 2))[3] == 0, "the corner is not see-through"
+    assert image.width >= 700, f"the plot is {image.width} px wide"

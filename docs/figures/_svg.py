@@ -12,6 +12,8 @@ Shapes:
     Series: `(label, [(x, y), ...])` for line charts.
     Bars: `(label, [(part_label, value), ...])`, one stacked bar per label.
     Grid: row labels, column labels and `cells[row][column]`, a bool each.
+    Signed bars: `[(label, value), ...]`, drawn either side of zero.
+    Strips: `[(label, [bool, ...]), ...]`, one thin cell per item.
 """
 
 from __future__ import annotations
@@ -59,10 +61,10 @@ def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
             step *= factor
             break
     first = math.floor(low / step) * step
-    ticks = [round(first, 10)]
+    ticks = [round(first, 10) + 0.0]  # + 0.0 turns -0.0 into 0.0
     # subtle: the last tick is the first at or above `high`, so no point falls off the axis
     while ticks[-1] < high - step * 1e-9:
-        ticks.append(round(ticks[-1] + step, 10))
+        ticks.append(round(ticks[-1] + step, 10) + 0.0)
     return ticks
 
 
@@ -121,6 +123,7 @@ def line_chart(
     markers: bool = True,
     width: int = 720,
     height: int = 360,
+    x_ticks: Sequence[float] | None = None,
 ) -> str:
     """A line chart of one or more series, with optional log axes and reference lines.
 
@@ -136,6 +139,7 @@ def line_chart(
         markers: draw a dot at every point.
         width: the picture's width in pixels.
         height: the picture's height in pixels.
+        x_ticks: the x axis ticks, when the automatic ones do not suit (e.g. steps).
 
     Returns:
         The SVG document, as text.
@@ -145,10 +149,16 @@ def line_chart(
     if not xs:
         raise ValueError("line_chart needs at least one point")
     left, right, top, bottom = 78, width - 170, 28, height - 52
-    x_ticks = _log_ticks(min(xs), max(xs)) if log_x else _nice_ticks(min(xs), max(xs))
+    ticks_x: list[float]
+    if x_ticks is not None:
+        ticks_x = sorted(x_ticks)
+    elif log_x:
+        ticks_x = _log_ticks(min(xs), max(xs))
+    else:
+        ticks_x = _nice_ticks(min(xs), max(xs))
     y_low = min(ys) if log_y else min(0.0, min(ys))
     y_ticks = _log_ticks(y_low, max(ys)) if log_y else _nice_ticks(y_low, max(ys))
-    fx = _Axis(x_ticks, left, right, log_x)
+    fx = _Axis(ticks_x, left, right, log_x)
     fy = _Axis(y_ticks, bottom, top, log_y)
     out = _open(width, height, title, desc)
     for tick in y_ticks:
@@ -160,7 +170,7 @@ def line_chart(
         out.append(
             f'<text x="{left - 6}" y="{_fmt(y + 4)}" text-anchor="end">{_label(tick)}</text>'
         )
-    for tick in x_ticks:
+    for tick in ticks_x:
         x = fx(tick)
         out.append(
             f'<line x1="{_fmt(x)}" x2="{_fmt(x)}" y1="{bottom}" y2="{bottom + 5}" '
@@ -348,5 +358,156 @@ def grid(
         f'stroke="{PALETTE[3]}" stroke-width="2" stroke-dasharray="4 3"/>'
     )
     out.append(f'<text x="{legend_x + 20}" y="{top + 40}">{escape(no)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def signed_bars(
+    bars: Sequence[tuple[str, float]],
+    *,
+    title: str,
+    desc: str,
+    value_label: str,
+    percent: bool = False,
+    width: int = 720,
+    bar_height: int = 30,
+) -> str:
+    """Horizontal bars around a zero line: positive values to the right, negative to the left.
+
+    Args:
+        bars: `(label, value)` pairs in data units, drawn top to bottom.
+        title: the figure's accessible name (its alt text).
+        desc: one or two sentences saying what the figure shows.
+        value_label: the value axis title, with its unit.
+        percent: values are fractions, labelled as signed percentages (`-0.49` -> `-49%`).
+        width: the picture's width in pixels.
+        bar_height: each bar's height in pixels.
+
+    Returns:
+        The SVG document, as text.
+    """
+    if not bars:
+        raise ValueError("signed_bars needs at least one bar")
+
+    def text(value: float) -> str:
+        return f"{value:+.0%}" if percent else f"{value:+,.3g}"
+
+    values = [value for _, value in bars]
+    left, right, top = 120, width - 40, 16
+    bottom = top + len(bars) * (bar_height + 12)
+    height = bottom + 50
+    ticks = _nice_ticks(min(0.0, min(values)), max(0.0, max(values)))
+    fx = _Axis(ticks, left, right, False)
+    out = _open(width, height, title, desc)
+    for tick in ticks:
+        x = fx(tick)
+        out.append(
+            f'<line x1="{_fmt(x)}" x2="{_fmt(x)}" y1="{top - 4}" y2="{bottom}" '
+            f'stroke="currentColor" stroke-opacity="{0.7 if tick == 0 else 0.15}"/>'
+        )
+        tick_text = ("0%" if tick == 0 else f"{tick:+.0%}") if percent else _label(tick)
+        out.append(f'<text x="{_fmt(x)}" y="{bottom + 18}" text-anchor="middle">{tick_text}</text>')
+    zero = fx(0.0)
+    for i, (label, value) in enumerate(bars):
+        y = top + i * (bar_height + 12)
+        middle = _fmt(y + bar_height / 2 + 4)
+        out.append(f'<text x="{left - 8}" y="{middle}" text-anchor="end">{escape(label)}</text>')
+        x0, x1 = sorted((zero, fx(value)))
+        colour = PALETTE[0] if value >= 0 else PALETTE[3]
+        out.append(
+            f'<rect x="{_fmt(x0)}" y="{y}" width="{_fmt(x1 - x0)}" height="{bar_height}" '
+            f'fill="{colour}"/>'
+        )
+        if value >= 0:
+            out.append(f'<text x="{_fmt(x1 + 6)}" y="{middle}">{text(value)}</text>')
+        else:
+            out.append(
+                f'<text x="{_fmt(x0 - 6)}" y="{middle}" text-anchor="end">{text(value)}</text>'
+            )
+    out.append(
+        f'<text x="{(left + right) // 2}" y="{height - 8}" text-anchor="middle">'
+        f"{escape(value_label)}</text>"
+    )
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def strips(
+    rows: Sequence[tuple[str, Sequence[bool]]],
+    *,
+    title: str,
+    desc: str,
+    axis_label: str,
+    yes: str = "kept",
+    no: str = "dropped",
+    width: int = 720,
+    strip_height: int = 26,
+) -> str:
+    """One strip per row, a thin cell per item: filled where the item is kept.
+
+    Made for "which lines of a log does each cut keep": a row per cut, a cell
+    per line of the log, oldest on the left.
+
+    Args:
+        rows: `(label, flags)` pairs; every row has the same number of flags.
+        title: the figure's accessible name (its alt text).
+        desc: one or two sentences saying what the figure shows.
+        axis_label: what the cells are, left to right, e.g. "line of the log".
+        yes: the legend's word for a filled cell.
+        no: the legend's word for an empty cell.
+        width: the picture's width in pixels.
+        strip_height: each strip's height in pixels.
+
+    Returns:
+        The SVG document, as text.
+    """
+    if not rows or len({len(flags) for _, flags in rows}) != 1 or not rows[0][1]:
+        raise ValueError(
+            f"strips needs rows with the same, non-zero number of cells, "
+            f"got {[len(flags) for _, flags in rows]}"
+        )
+    count = len(rows[0][1])
+    left, right, top = 150, width - 110, 16
+    step = (right - left) / count
+    bottom = top + len(rows) * (strip_height + 12)
+    height = bottom + 50
+    out = _open(width, height, title, desc)
+    for i, (label, flags) in enumerate(rows):
+        y = top + i * (strip_height + 12)
+        kept = sum(flags)
+        out.append(
+            f'<text x="{left - 8}" y="{_fmt(y + strip_height / 2 + 4)}" text-anchor="end">'
+            f"{escape(label)}</text>"
+        )
+        out.append(
+            f'<rect x="{left}" y="{y}" width="{right - left}" height="{strip_height}" '
+            f'fill="none" stroke="currentColor" stroke-opacity="0.35"/>'
+        )
+        for j, flag in enumerate(flags):
+            if flag:
+                out.append(
+                    f'<rect x="{_fmt(left + j * step)}" y="{y}" width="{_fmt(max(step, 1))}" '
+                    f'height="{strip_height}" fill="{PALETTE[0]}"/>'
+                )
+        out.append(
+            f'<text x="{right + 8}" y="{_fmt(y + strip_height / 2 + 4)}">{kept} of {count}</text>'
+        )
+    for tick in (1, count):
+        x = left + (tick - 0.5) * step
+        out.append(f'<text x="{_fmt(x)}" y="{bottom + 16}" text-anchor="middle">{tick}</text>')
+    out.append(
+        f'<text x="{(left + right) // 2}" y="{height - 8}" text-anchor="middle">'
+        f"{escape(axis_label)}</text>"
+    )
+    legend_y = bottom + 12
+    out.append(
+        f'<rect x="{right + 8}" y="{legend_y}" width="12" height="10" fill="{PALETTE[0]}"/>'
+        f'<text x="{right + 24}" y="{legend_y + 9}">{escape(yes)}</text>'
+    )
+    out.append(
+        f'<rect x="{right + 8}" y="{legend_y + 16}" width="12" height="10" fill="none" '
+        f'stroke="currentColor" stroke-opacity="0.35"/>'
+        f'<text x="{right + 24}" y="{legend_y + 25}">{escape(no)}</text>'
+    )
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -17,7 +17,8 @@
 # every step re-sends the whole history. This lab draws it: tokens read per
 # call and in total, with and without a prompt cache. Everything comes from
 # `context_budget`; the downloaded notebook carries the package in its first
-# cell, so it runs on any Python 3.11+ kernel with matplotlib.
+# cell, so it runs on any Python 3.11+ kernel. The plot needs matplotlib; without
+# it the lab says so in one line and prints its numbers all the same.
 
 # %%
 from context_budget import loop_cost, loop_steps, tokens_read
@@ -35,21 +36,53 @@ print(f"the last call alone sends {plain[-1].context:,} tokens")
 # %%
 import itertools
 
-import matplotlib.pyplot as plt
+try:
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+except ImportError:  # a bare kernel: the numbers still work, only the picture needs it
+    plt = None
+    print("No plot here: install matplotlib (pip install matplotlib) to draw it.")
 
 steps = [call.step for call in plain]
 running = list(itertools.accumulate(call.context for call in plain))
 running_uncached = list(itertools.accumulate(call.uncached for call in cached))
 
-fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-left.plot(steps, [call.context for call in plain], color="tab:blue")
-left.set(title="Context sent per call", xlabel="step", ylabel="tokens")
-right.plot(steps, running, label="read in total", color="tab:blue")
-right.plot(steps, running_uncached, label="of which uncached", color="tab:orange")
-right.set(title="Tokens read so far", xlabel="step", ylabel="tokens")
-right.legend()
-fig.tight_layout()
-plt.show()
+if plt is not None:
+    INK = "#8a8a8a"  # mid grey: reads on a white page and on a dark one
+    thousands = FuncFormatter(lambda value, _: f"{value / 1_000:,.0f}k")
+    millions = FuncFormatter(lambda value, _: f"{value / 1_000_000:g}M")
+    with plt.rc_context(
+        {
+            "font.size": 12,
+            "text.color": INK,
+            "axes.labelcolor": INK,
+            "axes.edgecolor": INK,
+            "xtick.color": INK,
+            "ytick.color": INK,
+            "axes.facecolor": "none",
+            "figure.facecolor": "none",
+            "savefig.facecolor": "none",
+            "legend.frameon": False,
+        }
+    ):
+        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+        left.plot(steps, [call.context for call in plain], color="tab:blue", linewidth=2.5)
+        left.set(title="Context sent with each call", xlabel="step (model call)")
+        left.set_ylabel("tokens sent with the call")
+        left.yaxis.set_major_formatter(thousands)
+        right.plot(steps, running, label="read in total", color="tab:blue", linewidth=2.5)
+        right.plot(
+            steps, running_uncached, label="of which uncached", color="tab:orange", linewidth=2.5
+        )
+        right.set(title="Tokens read so far", xlabel="step (model call)")
+        right.set_ylabel("tokens read, running total")
+        right.yaxis.set_major_formatter(millions)
+        right.legend()
+        for axes in (left, right):
+            axes.grid(alpha=0.3)
+            axes.spines[["top", "right"]].set_visible(False)
+        fig.tight_layout()
+        plt.show()
 
 # %% [markdown]
 # ## The same loop in dollars

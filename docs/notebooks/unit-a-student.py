@@ -27,9 +27,10 @@
 #   exactly one layer;
 # - predict a token count from length alone, and name the kinds of text on
 #   which that prediction misses;
-# - implement `clear_old_tool_results` and `compact`, which bring a
-#   conversation under a budget in at most two steps and leave the
-#   application's pinned records alone;
+# - write `clear_old_tool_results`, which blanks the tool results the agent
+#   has already used, and `compact`, which calls on it first and writes a
+#   summary only when blanking was not enough, passing pinned records through
+#   untouched;
 # - demonstrate on Lucy's day that compaction can erase a rule living in the
 #   transcript, and cannot erase the same rule held as a pinned record.
 #
@@ -53,29 +54,18 @@
 # library is used, with no model and no network. The two functions start as
 # unfinished starters, so the grade reports `NEEDS_WORK` until you replace
 # them; that is the expected first result. Files you save land in
-# `practical-work/unit-a/` inside the notebook's working folder. Save your own
-# attempt before looking at the worked edition.
+# `practical-work/unit-a/` inside the notebook's working folder, each with
+# `student` in its name; the worked edition saves under names of its own.
+# Save your own attempt before looking at the worked edition.
 
 # %%
 import json
-import os
-from pathlib import Path
 
-WORK = Path("practical-work") / "unit-a"
-WORK.mkdir(parents=True, exist_ok=True)
+from context_budget.grading import report_line
+from context_budget.grading.unit_a import WORK_FOLDER, save_work
 
-
-def save_json(name, data):
-    """Write `data` to WORK/name through a temporary file, then rename it."""
-    target = WORK / name
-    temporary = target.with_name(target.name + ".tmp")
-    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, target)
-    return target.as_posix()
-
-
-print("work folder:", WORK.as_posix())
+EDITION = "student"  # every file this notebook saves carries this name
+print("work folder:", WORK_FOLDER.as_posix())
 
 # %% [markdown]
 # ## 1. Before any output: your prediction
@@ -121,7 +111,8 @@ prediction_notes = {
 # token count and a share for each layer.
 
 # %%
-from context_budget import PINNED, SYSTEM, Layers, budget_report, lucy_day
+from context_budget import Layers, budget_report
+from context_budget.scenarios.lucy import PINNED, SYSTEM, lucy_day
 
 day = lucy_day()
 without_records = budget_report(Layers(SYSTEM, [], day))
@@ -197,12 +188,13 @@ for sample in MEASURED:
 # cannot read those lines, but it is told they existed.
 
 # %%
-from context_budget import FLAVORS, head, head_and_tail
+from context_budget import head, head_and_tail
+from context_budget.scenarios.lucy import FLAVORS
 
-rows = []
-for i in range(80):  # one sale every five minutes from ten o'clock
-    time, flavor = f"{10 + i // 12}:{i * 5 % 60:02}", FLAVORS[i % len(FLAVORS)]
-    rows.append(f"{time} | {flavor} x{1 + i % 3}")
+rows, clock = [], 10 * 60  # the clock counts minutes after midnight
+for sale, flavor in enumerate(FLAVORS * 8):  # 80 sales, the flavours taking turns
+    rows.append(f"{clock // 60}:{clock % 60:02} | {flavor} x{sale % 3 + 1}")
+    clock += 5  # a sale every five minutes
 sales = "\n".join(rows)
 print(head(sales, 60))
 print("---")
@@ -290,28 +282,42 @@ def compact(layers, budget, summarize):
 # %% [markdown]
 # ### Hints
 #
-# Open one only when you are stuck.
+# Each hint is folded; open the next one only when the last did not get you
+# moving.
 #
-# **Hint 1: why tool results are first in line.** Look back at the budget
-# report: freezer counts and sales logs are where the tokens sit. Clearing one
-# does erase anything that appeared only in it, yet the tool is still there
-# and the agent can ask again. A rule Lucy typed into the chat has no tool
-# behind it. Once it is gone, only Lucy can supply it again.
+# <details><summary>Hint 1: why tool results are first in line</summary>
 #
-# **Hint 2: what the cut protects.** The question the agent is working on
-# right now is the latest user message; fold it into a summary and the agent
-# ends up answering a paraphrase that nobody wrote. In this unit's messages it
-# is simply the last message with role `"user"`. A caution for real agents:
-# in Anthropic's message format, tool results travel back inside user
-# messages. A user message that carries only tool results is the answer to
-# the agent's own calls, not a question from Lucy, so it must not be taken as
-# the cut.
+# Ask two things of every message in the budget report of section 2: how many
+# tokens it holds, and what it would take to get it back. A freezer count is
+# large and cheap to recover, because the call that fetched it stays in the
+# transcript and the tool will answer again. A rule Lucy typed is small, and
+# nobody but Lucy can type it again.
 #
-# **Hint 3: why an exception rather than a slightly closer fit.** An
-# oversized request does not quietly work: the API rejects it, or something
-# further along truncates it at a point you never picked. An exception shows
-# up at once, with the numbers, where a person can act on it. A truncation
-# shows up much later, disguised as a wrong answer.
+# </details>
+#
+# <details><summary>Hint 2: where the cut goes</summary>
+#
+# Whatever the agent does next answers the newest thing Lucy said. Fold that
+# turn into the summary and the agent is answering a retelling of her words
+# rather than the words themselves. Walk the list back from the end to the
+# first message whose role is `"user"`: that index is the cut, and everything
+# from it onwards stays word for word. Real agents need one more rule: in
+# Anthropic's format, tool results travel inside user messages, and a user
+# message made only of tool results is the agent hearing back from its own
+# calls, so a real cut passes over it.
+#
+# </details>
+#
+# <details><summary>Hint 3: why raise rather than return a near miss</summary>
+#
+# Think of whoever calls `compact`: they trust the result to fit. Hand back
+# 401 tokens for a 400-token budget and the API refuses the request, or a
+# layer further down trims it wherever it likes. An exception puts the budget
+# and the size in front of a person now, while the cause is fresh; a quiet
+# overshoot turns up much later as an answer that is wrong for no visible
+# reason.
+#
+# </details>
 
 # %% [markdown]
 # ## 7. The grade table
@@ -322,7 +328,7 @@ def compact(layers, budget, summarize):
 # cell after every edit.
 
 # %%
-from context_budget import contract_status, format_grade, grade_unit
+from context_budget.grading.unit_a import contract_status, format_grade, grade_unit
 
 visible_rows = grade_unit(clear_old_tool_results, compact)
 print(format_grade(visible_rows))
@@ -347,14 +353,15 @@ print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
 # Write down your expectation for every budget before you run it.
 
 # %%
-from context_budget import QUESTIONS, format_survival, keep_numbers, survival_table
+from context_budget import format_survival, keep_numbers, survival_table
+from context_budget.scenarios.lucy import LUCY, PLANS, QUESTIONS
 
 MANGO = "mango is never ordered from Frostline"
 DELIVERY = "delivery A-4817 was 20 tubs"
 survival = None
 if VISIBLE_CONTRACT == "PASSED":
-    survival = survival_table(compact, keep_numbers)
-    print(format_survival(survival))
+    survival = survival_table(LUCY, PLANS, compact, keep_numbers)
+    print(format_survival(survival, LUCY))
     visible = {label: set(row["kept"]) for label, row in survival.items()}
     assert visible["whole day"] == {fact for fact, _, _ in QUESTIONS}
     assert DELIVERY not in visible["clear only"]
@@ -384,14 +391,14 @@ handoff_path = None
 if survival is not None:
     handoff = {
         "unit": "unit-a",
-        "edition": "student",
+        "edition": EDITION,
         "status": "COMPLETED",
         "budgets": {label: row["budget"] for label, row in survival.items()},
         "summarizer": "keep_numbers",
         "pinned": PINNED,
         "survival": survival,
     }
-    handoff_path = save_json("unit-a-handoff-v1.json", handoff)
+    handoff_path = save_work(EDITION, "handoff", handoff)
     print("handoff written:", handoff_path)
 else:
     print("HANDOFF_NOT_WRITTEN: the survival lists come first.")
@@ -410,15 +417,12 @@ else:
 #    context?
 
 # %%
-exercise_report = {
-    "unit": "unit-a",
-    "visible_cases": len(visible_rows),
-    "passed": sum(row["status"] == "PASS" for row in visible_rows),
-    "contract": VISIBLE_CONTRACT,
-    "compaction": "DONE" if survival is not None else "NOT_READY",
-    "handoff": "WRITTEN" if handoff_path else "NOT_WRITTEN",
-}
-print("EXERCISE_REPORT=" + json.dumps(exercise_report, sort_keys=True))
+from context_budget.grading.unit_a import exercise_report
+
+core_report = exercise_report(
+    visible_rows, compaction_done=survival is not None, handoff=handoff_path
+)
+print(report_line("EXERCISE_REPORT", core_report))
 
 # %% [markdown]
 # ## 11. Changed constraint: a filter for matching lines
@@ -453,14 +457,13 @@ def transfer_filter(text, needle, budget):
 
 
 # %%
-from context_budget import TRANSFER_CASES, run_transfer
+from context_budget.grading.unit_a import TRANSFER_CASES, run_transfer, transfer_status
 
 transfer_rows = run_transfer(transfer_filter, TRANSFER_CASES)
 for row in transfer_rows:
     status = "PASS" if row["passed"] else "NEEDS_WORK"
     print(status, row["case"], "->", repr(row["observed"]))
-passed = all(row["passed"] for row in transfer_rows)
-TRANSFER_STATUS = "PASS" if passed else "NEEDS_WORK"
+TRANSFER_STATUS = transfer_status(transfer_rows)
 print("TRANSFER_STATUS", TRANSFER_STATUS)
 
 # %% [markdown]
@@ -485,10 +488,15 @@ else:
 # ## 13. Write up and save
 #
 # Fill in `prediction_notes` (section 1) and the notes below, then run the
-# cell. A strong write-up quotes one value you actually observed together
-# with the input behind it, points at the line of your code responsible,
-# names one prediction that the outputs overturned, and states the strongest
-# claim that this evidence does not back.
+# cell. Someone reading your notes later should be able to retrace the run
+# from them:
+#
+# - a number or a line this notebook printed, copied as it appeared, and the
+#   input it came from;
+# - the line of your own code that decided that value;
+# - a guess you made, here or in section 1, that an output contradicted;
+# - the largest conclusion a reader might draw from this notebook that none
+#   of its checks actually supports.
 #
 # On that last point, be honest about the reach of this unit. Every check
 # here asks whether a fact is *present* in what the model is sent. None asks
@@ -503,20 +511,16 @@ explanation_notes = {
 }
 submission = {
     "unit": "unit-a",
-    "edition": "student",
+    "edition": EDITION,
     "explanation_review": "HUMAN_REVIEW_REQUIRED",
     "starting_evidence": "INDEPENDENT_UNIT_A",
-    "core_report": exercise_report,
+    "core_report": core_report,
     "transfer": transfer_rows,
     "prediction": prediction_notes,
     "explanation": explanation_notes,
 }
-print("saved:", save_json("unit-a-submission-v1.json", submission))
-course_report = {
-    "unit": "unit-a",
-    "edition": "student",
-    "visible_contract": VISIBLE_CONTRACT,
-    "transfer_passed": TRANSFER_STATUS == "PASS",
-    "starting_evidence": submission["starting_evidence"],
-}
-print("COURSE_REPORT=" + json.dumps(course_report, sort_keys=True))
+print("saved:", save_work(EDITION, "submission", submission))
+from context_budget.grading.unit_a import course_report
+
+course = course_report(EDITION, VISIBLE_CONTRACT, transfer_rows, submission["starting_evidence"])
+print(report_line("COURSE_REPORT", course))

@@ -34,28 +34,17 @@
 #
 # Only the standard library runs here: no model, no network. This edition
 # saves into `practical-work/unit-a/` inside the notebook's working folder,
-# under a submission name of its own, so your student files stay untouched.
+# under file names of its own (each has `worked` in it), so your student
+# files stay untouched.
 
 # %%
 import json
-import os
-from pathlib import Path
 
-WORK = Path("practical-work") / "unit-a"
-WORK.mkdir(parents=True, exist_ok=True)
+from context_budget.grading import report_line
+from context_budget.grading.unit_a import WORK_FOLDER, save_work
 
-
-def save_json(name, data):
-    """Write `data` to WORK/name through a temporary file, then rename it."""
-    target = WORK / name
-    temporary = target.with_name(target.name + ".tmp")
-    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, target)
-    return target.as_posix()
-
-
-print("work folder:", WORK.as_posix())
+EDITION = "worked"  # every file this notebook saves carries this name
+print("work folder:", WORK_FOLDER.as_posix())
 
 # %% [markdown]
 # ## 1. The prediction
@@ -95,7 +84,8 @@ prediction_notes = {
 # share.
 
 # %%
-from context_budget import PINNED, SYSTEM, Layers, budget_report, lucy_day
+from context_budget import Layers, budget_report
+from context_budget.scenarios.lucy import PINNED, SYSTEM, lucy_day
 
 day = lucy_day()
 without_records = budget_report(Layers(SYSTEM, [], day))
@@ -175,12 +165,13 @@ for sample in MEASURED:
 # removed, so the model is at least told that there was more.
 
 # %%
-from context_budget import FLAVORS, head, head_and_tail
+from context_budget import head, head_and_tail
+from context_budget.scenarios.lucy import FLAVORS
 
-rows = []
-for i in range(80):  # one sale every five minutes from ten o'clock
-    time, flavor = f"{10 + i // 12}:{i * 5 % 60:02}", FLAVORS[i % len(FLAVORS)]
-    rows.append(f"{time} | {flavor} x{1 + i % 3}")
+rows, clock = [], 10 * 60  # the clock counts minutes after midnight
+for sale, flavor in enumerate(FLAVORS * 8):  # 80 sales, the flavours taking turns
+    rows.append(f"{clock // 60}:{clock % 60:02} | {flavor} x{sale % 3 + 1}")
+    clock += 5  # a sale every five minutes
 sales = "\n".join(rows)
 print(head(sales, 60))
 print("---")
@@ -281,7 +272,7 @@ def compact(layers, budget, summarize):
 
 # %%
 import context_budget as library
-from context_budget import contract_status, format_grade, grade_unit
+from context_budget.grading.unit_a import contract_status, format_grade, grade_unit
 
 worked_rows = grade_unit(clear_old_tool_results, compact)
 library_rows = grade_unit(library.clear_old_tool_results, library.compact)
@@ -302,10 +293,11 @@ print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
 # each it lists the facts the model could still find.
 
 # %%
-from context_budget import QUESTIONS, format_survival, keep_numbers, survival_table
+from context_budget import format_survival, keep_numbers, survival_table
+from context_budget.scenarios.lucy import LUCY, PLANS, QUESTIONS
 
-survival = survival_table(compact, keep_numbers)
-print(format_survival(survival))
+survival = survival_table(LUCY, PLANS, compact, keep_numbers)
+print(format_survival(survival, LUCY))
 
 # %% [markdown]
 # The unit makes four claims about these lists, checked below: at the whole
@@ -324,7 +316,7 @@ assert MANGO in visible["clear only"]
 assert MANGO not in visible["400"]
 assert MANGO in visible["400+pinned"]
 print("SURVIVAL_ASSERTIONS HELD")
-assert survival == survival_table(library.compact, keep_numbers)
+assert survival == survival_table(LUCY, PLANS, library.compact, keep_numbers)
 print("the library's compact keeps the same facts at every budget")
 
 # %% [markdown]
@@ -369,14 +361,14 @@ print(small.conversation[0]["content"])
 # %%
 handoff = {
     "unit": "unit-a",
-    "edition": "worked",
+    "edition": EDITION,
     "status": "COMPLETED",
     "budgets": {label: row["budget"] for label, row in survival.items()},
     "summarizer": "keep_numbers",
     "pinned": PINNED,
     "survival": survival,
 }
-handoff_path = save_json("unit-a-handoff-v1.json", handoff)
+handoff_path = save_work(EDITION, "handoff", handoff)
 print("handoff written:", handoff_path)
 
 # %% [markdown]
@@ -401,15 +393,10 @@ print("handoff written:", handoff_path)
 #    the question. A silent truncation surfaces later as a wrong answer.
 
 # %%
-exercise_report = {
-    "unit": "unit-a",
-    "visible_cases": len(worked_rows),
-    "passed": sum(row["status"] == "PASS" for row in worked_rows),
-    "contract": VISIBLE_CONTRACT,
-    "compaction": "DONE",
-    "handoff": "WRITTEN",
-}
-print("EXERCISE_REPORT=" + json.dumps(exercise_report, sort_keys=True))
+from context_budget.grading.unit_a import exercise_report
+
+core_report = exercise_report(worked_rows, compaction_done=True, handoff=handoff_path)
+print(report_line("EXERCISE_REPORT", core_report))
 
 # %% [markdown]
 # ## 11. Changed constraint, worked: a filter for matching lines
@@ -445,14 +432,13 @@ def transfer_filter(text, needle, budget):
 
 
 # %%
-from context_budget import TRANSFER_CASES, run_transfer
+from context_budget.grading.unit_a import TRANSFER_CASES, run_transfer, transfer_status
 
 transfer_rows = run_transfer(transfer_filter, TRANSFER_CASES)
 for row in transfer_rows:
     status = "PASS" if row["passed"] else "NEEDS_WORK"
     print(status, row["case"], "->", repr(row["observed"]))
-passed = all(row["passed"] for row in transfer_rows)
-TRANSFER_STATUS = "PASS" if passed else "NEEDS_WORK"
+TRANSFER_STATUS = transfer_status(transfer_rows)
 print("TRANSFER_STATUS", TRANSFER_STATUS)
 
 # %% [markdown]
@@ -518,20 +504,16 @@ explanation_notes = {
 }
 submission = {
     "unit": "unit-a",
-    "edition": "worked",
+    "edition": EDITION,
     "explanation_review": "HUMAN_REVIEW_REQUIRED",
     "starting_evidence": "INDEPENDENT_UNIT_A",
-    "core_report": exercise_report,
+    "core_report": core_report,
     "transfer": transfer_rows,
     "prediction": prediction_notes,
     "explanation": explanation_notes,
 }
-print("saved:", save_json("unit-a-worked-submission-v1.json", submission))
-course_report = {
-    "unit": "unit-a",
-    "edition": "worked",
-    "visible_contract": VISIBLE_CONTRACT,
-    "transfer_passed": TRANSFER_STATUS == "PASS",
-    "starting_evidence": submission["starting_evidence"],
-}
-print("COURSE_REPORT=" + json.dumps(course_report, sort_keys=True))
+print("saved:", save_work(EDITION, "submission", submission))
+from context_budget.grading.unit_a import course_report
+
+course = course_report(EDITION, VISIBLE_CONTRACT, transfer_rows, submission["starting_evidence"])
+print(report_line("COURSE_REPORT", course))

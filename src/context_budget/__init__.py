@@ -1,6 +1,8 @@
 """context-budget: count, layer, clear and compact an LLM agent's context.
 
-Every public name is importable from ``context_budget`` directly.
+The library's public names are importable from `context_budget` directly.
+Scenario data and the unit graders live in their subpackages: import them
+from `context_budget.scenarios.lucy` and `context_budget.grading.unit_a`.
 """
 
 from context_budget.budget import (
@@ -59,13 +61,6 @@ from context_budget.errors import (
     ScriptExhaustedError,
     TooManyBreakpointsError,
 )
-from context_budget.grading import (
-    TRANSFER_CASES,
-    contract_status,
-    format_grade,
-    grade_unit,
-    run_transfer,
-)
 from context_budget.harness import (
     COMPACT_INSTRUCTION,
     DEFAULT_MODEL,
@@ -105,22 +100,23 @@ from context_budget.pricing import (
     cost,
     loop_cost,
 )
-from context_budget.scenarios.lucy import (
-    FLAVORS,
-    PINNED,
-    QUESTIONS,
-    SYSTEM,
-    format_survival,
-    lucy_day,
-    survival_table,
-    survives,
-)
 from context_budget.simulated import (
     SimulatedModel,
 )
 from context_budget.summarizers import (
     forget_everything,
     keep_numbers,
+)
+from context_budget.survival import (
+    Compactor,
+    Plan,
+    Scenario,
+    format_survival,
+    size_after_clearing,
+    survival_grid,
+    survival_table,
+    survives,
+    whole_size,
 )
 from context_budget.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -148,6 +144,7 @@ __all__ = [  # noqa: RUF022
     "CacheTTLOrderError",
     "ClearResult",
     "CompactionStormError",
+    "Compactor",
     "ContextBudgetError",
     "ContextManagementError",
     "ContextOverflowError",
@@ -155,7 +152,6 @@ __all__ = [  # noqa: RUF022
     "DEFAULT_MODEL",
     "EMPTY_NOTES",
     "EmulatedClient",
-    "FLAVORS",
     "HANDOFF_PREFIX",
     "HistoryProblem",
     "InvalidRequestError",
@@ -174,23 +170,21 @@ __all__ = [  # noqa: RUF022
     "NOTES_PREFIX",
     "NOTES_TOOL",
     "NotesFile",
-    "PINNED",
     "PLACEHOLDER",
     "PRICES",
+    "Plan",
     "PrefixGuard",
     "PrefixReport",
     "Price",
     "PromptCache",
-    "QUESTIONS",
     "Reply",
     "SUMMARY_PREFIX",
-    "SYSTEM",
+    "Scenario",
     "ScriptExhaustedError",
     "ScriptedClient",
     "SimulatedClock",
     "SimulatedModel",
     "Summarizer",
-    "TRANSFER_CASES",
     "TTL_SECONDS",
     "TokenCounter",
     "TooManyBreakpointsError",
@@ -203,27 +197,24 @@ __all__ = [  # noqa: RUF022
     "compact",
     "compact_history",
     "content_blocks",
-    "contract_status",
     "cost",
     "estimate_tokens",
     "forget_everything",
-    "format_grade",
     "format_survival",
-    "grade_unit",
     "head",
     "head_and_tail",
     "keep_numbers",
     "loop_cost",
     "loop_steps",
-    "lucy_day",
     "message_text",
     "message_tokens",
     "qwen_counter",
     "response_field",
     "run_agent",
-    "run_transfer",
     "scripted_response",
     "should_compact",
+    "size_after_clearing",
+    "survival_grid",
     "survival_table",
     "survives",
     "tokens_read",
@@ -231,4 +222,5 @@ __all__ = [  # noqa: RUF022
     "track_usage",
     "transfer_filter",
     "validate_history",
+    "whole_size",
 ]

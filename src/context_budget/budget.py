@@ -2,9 +2,9 @@
 
 An agent loop sends its entire history on every step, so whatever it fetched
 early is billed again in every later call. If each step adds
-about the same number of tokens, the context read at step ``k`` is
-``start + k * growth`` and the tokens read over ``n`` steps add up to
-``n * start + growth * n * (n + 1) / 2``: they grow with the square of ``n``.
+about the same number of tokens, the context read at step `k` is
+`start + k * growth` and the tokens read over `n` steps add up to
+`n * start + growth * n * (n + 1) / 2`: they grow with the square of `n`.
 
 A prompt cache changes the price, not the count: the part of each request that
 repeats the previous one is read from the cache at a fraction of the input
@@ -12,8 +12,11 @@ price, and only the new tail is processed (and written to the cache) at full
 price or a little more. What that costs in dollars is `pricing.py`'s business
 (`loop_cost`, `cost`); this module keeps only the token arithmetic.
 
-Example: ``loop_steps(3, growth=100)`` -> contexts of 100, 200 and 300 tokens;
-``tokens_read(3, growth=100)`` -> 600.
+Examples:
+    >>> [step.context for step in loop_steps(3, growth=100)]
+    [100, 200, 300]
+    >>> tokens_read(3, growth=100)
+    600
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ class LoopStep:
     Attributes:
         step: the call's number, from 1.
         context: tokens sent with this call (the whole history so far).
-        cached: tokens of ``context`` served from a prompt cache (0 without one).
+        cached: tokens of `context` served from a prompt cache (0 without one).
     """
 
     step: int
@@ -52,17 +55,25 @@ def _check_counts(steps: int, growth: int, start: int) -> None:
 
 
 def loop_steps(steps: int, growth: int, start: int = 0, *, cached: bool = False) -> list[LoopStep]:
-    """The context of every call in a loop of ``steps`` calls.
+    """The context of every call in a loop of `steps` calls.
 
     Args:
         steps: number of model calls.
         growth: tokens each step adds to the history (a tool call and its result).
         start: tokens present before the first step (system prompt and task).
         cached: when true, each call reads the previous call's whole context from
-            the cache, and only the newly added ``growth`` tokens are uncached.
+            the cache, and only the newly added `growth` tokens are uncached.
 
     Returns:
-        One ``LoopStep`` per call; call ``k`` carries ``start + k * growth`` tokens.
+        One `LoopStep` per call; call `k` carries `start + k * growth` tokens.
+
+    Raises:
+        TypeError: a count is not an int.
+        ValueError: a count is negative.
+
+    Examples:
+        >>> [(s.context, s.cached) for s in loop_steps(3, growth=10, start=5, cached=True)]
+        [(15, 0), (25, 15), (35, 25)]
     """
     _check_counts(steps, growth, start)
     out = []
@@ -78,7 +89,19 @@ def loop_steps(steps: int, growth: int, start: int = 0, *, cached: bool = False)
 def tokens_read(steps: int, growth: int, start: int = 0) -> int:
     """Input tokens read over the whole loop, cached or not (closed form).
 
-    ``steps * start + growth * steps * (steps + 1) // 2``: quadratic in ``steps``.
+    The sum is `steps * start + growth * steps * (steps + 1) // 2`: quadratic in `steps`.
+
+    Args:
+        steps: number of model calls.
+        growth: tokens each step adds to the history.
+        start: tokens present before the first step.
+
+    Returns:
+        Tokens read, summed over every call.
+
+    Examples:
+        >>> tokens_read(10, growth=100, start=1_000)
+        15500
     """
     _check_counts(steps, growth, start)
     return steps * start + growth * steps * (steps + 1) // 2

@@ -10,45 +10,35 @@ The conversation is built so that compaction has real choices to make:
   hold most of the day's tokens, and two facts live only inside them;
 - the very last user turn says where the tasting-club sign-up sheet goes.
 
-``QUESTIONS`` pairs each fact with a *needle*, a phrase that is visible to the
+`QUESTIONS` pairs each fact with a *needle*, a phrase that is visible to the
 model exactly when the fact is, and with where the fact lives. Each needle
 appears in one place of the day only, never on a digit-free line that a
 summary would drop by accident, and never inside the small tool results that
-clearing keeps. ``survives`` looks a needle up in everything the model sees.
+clearing keeps. `context_budget.survival.survives` looks a needle up in
+everything the model sees; `LUCY` and `PLANS` are the day and Unit A's four
+budgets in the shape `context_budget.survival.survival_table` takes.
 
-Shapes: ``lucy_day()`` -> list of message dicts (35 messages, a few
-thousand tokens by ``estimate_tokens``); ``QUESTIONS`` -> list of
-``(fact, needle, where)`` strings.
+Shapes:
+
+- `lucy_day()` -> list of message dicts (35 messages, a few thousand tokens
+  by `estimate_tokens`);
+- `QUESTIONS` -> list of `(fact, needle, where)` strings.
 
 Examples:
     >>> day = lucy_day()
-    >>> day[0]["role"], day[-2]["role"]
-    ('user', 'user')
-    >>> survives(Layers(SYSTEM, PINNED, []), "NEVER ORDERED FROM FROSTLINE")
-    True
+    >>> day[0]["role"], day[-2]["role"], len(day)
+    ('user', 'user', 35)
+    >>> from context_budget.survival import survival_table
+    >>> [len(row["kept"]) for row in survival_table(LUCY, PLANS).values()]
+    [11, 9, 5, 9]
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
-
-from context_budget.clearing import clear_old_tool_results
-from context_budget.compaction import Summarizer, compact
-from context_budget.layers import Layers, budget_report
 from context_budget.messages import Message, tool_message
-from context_budget.summarizers import keep_numbers
+from context_budget.survival import Plan, Scenario, size_after_clearing, whole_size
 
-__all__ = [
-    "FLAVORS",
-    "PINNED",
-    "QUESTIONS",
-    "SYSTEM",
-    "format_survival",
-    "lucy_day",
-    "survival_table",
-    "survives",
-]
+__all__ = ["FLAVORS", "LUCY", "PINNED", "PLANS", "QUESTIONS", "SYSTEM", "lucy_day"]
 
 #: The system prompt. It names neither the shop nor a rule, so whatever the
 #: model knows of those comes from the pinned records or the conversation.
@@ -137,7 +127,7 @@ def _freezer_count(time: str, tubs: list[int], pans: list[int], dry: list[int]) 
 
 
 def _sales_log(start_hour: int, minutes: int, sales: int, offset: int) -> Message:
-    """One row per sale, ``sales`` of them spread evenly over ``minutes`` from ``start_hour``."""
+    """One row per sale, `sales` of them spread evenly over `minutes` from `start_hour`."""
     rows = []
     for i in range(sales):
         at = (i * minutes) // sales + (i * offset) % 3  # minutes after start_hour o'clock
@@ -153,8 +143,8 @@ def lucy_day() -> list[Message]:
     """The whole day, oldest message first: a new list of new dicts on every call.
 
     Returns:
-        35 messages: user turns, assistant replies, and ``"tool"`` shorthand
-        results (``tool_message``), the last being Lucy's final word and the
+        35 messages: user turns, assistant replies, and `"tool"` shorthand
+        results (`tool_message`), the last being Lucy's final word and the
         assistant's answer to it.
     """
     return [
@@ -240,108 +230,15 @@ def lucy_day() -> list[Message]:
     ]
 
 
-def _strings(value: object) -> Iterable[str]:
-    """Every string inside a message's content: its text, blocks and nested results."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            # block bookkeeping is not text the model reads
-            if key not in {"type", "id", "tool_use_id", "signature"}:
-                yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
+#: Lucy's day as a scenario for `context_budget.survival`.
+LUCY = Scenario(system=SYSTEM, pinned=PINNED, conversation=lucy_day, questions=QUESTIONS)
 
-
-def survives(layers: Layers, needle: str) -> bool:
-    """True when ``needle`` appears anywhere the model sees, ignoring case.
-
-    Looks in the system prompt, every pinned record and the content of every
-    message (plain text, content blocks and the results nested in them). It
-    reads the layers without checking them, so it also works on a candidate's
-    malformed output.
-
-    Examples:
-        >>> layers = Layers("s", [], [{"role": "user", "content": [
-        ...     {"type": "text", "text": "Pin it on the Corkboard."}]}])
-        >>> survives(layers, "corkboard"), survives(layers, "green scoop")
-        (True, False)
-    """
-    wanted = needle.casefold()
-    texts = [layers.system, *layers.pinned]
-    for message in layers.conversation:
-        # subtle: a malformed message is searched whole rather than skipped
-        texts += _strings(message.get("content") if isinstance(message, dict) else message)
-    return any(wanted in text.casefold() for text in texts)
-
-
-#: A compaction function: (layers, budget in tokens, summarizer) -> layers.
-Compactor = Callable[[Layers, int, Summarizer], Layers]
-
-#: The unit's budgets, in the order it runs them: (label, whether PINNED is
-#: sent, budget in tokens or None when it is measured from the day).
-_PLANS: list[tuple[str, bool, int | None]] = [
-    ("whole day", False, None),
-    ("clear only", False, None),
-    ("400", False, 400),
-    ("400+pinned", True, 400),
+#: Unit A's four plans, in the order it runs them: the whole day's own size;
+#: its size after clearing (where clearing alone suffices); 400 tokens; and 400
+#: tokens with `PINNED` sent as pinned records.
+PLANS = [
+    Plan("whole day", whole_size),
+    Plan("clear only", size_after_clearing),
+    Plan("400", 400),
+    Plan("400+pinned", 400, pinned=True),
 ]
-
-
-def survival_table(
-    compactor: Compactor = compact,
-    summarize: Callable[[list[Message]], str] = keep_numbers,
-) -> dict[str, dict[str, Any]]:
-    """Compact Lucy's day at the unit's four budgets and list the facts still visible.
-
-    The budgets, in tokens by ``estimate_tokens``: the whole day's size; its
-    size after clearing all but the last two tool results (measured with this
-    package's ``clear_old_tool_results``); 400; and 400 again with ``PINNED``
-    as pinned records. Exceptions from ``compactor`` are not caught.
-
-    Returns:
-        label -> ``{"budget": tokens, "tokens": tokens after compaction,
-        "kept": [fact, ...]}``, the facts in ``QUESTIONS`` order.
-
-    Examples:
-        >>> table = survival_table()
-        >>> [len(table[label]["kept"]) for label in table]
-        [11, 9, 5, 9]
-    """
-    whole = budget_report(Layers(SYSTEM, [], lucy_day()))["total"]
-    cleared = clear_old_tool_results(lucy_day(), 2)
-    after_clearing = budget_report(Layers(SYSTEM, [], cleared))["total"]
-    budgets = {"whole day": whole, "clear only": after_clearing}
-    table: dict[str, dict[str, Any]] = {}
-    for label, pinned, fixed in _PLANS:
-        budget = budgets[label] if fixed is None else fixed
-        layers = Layers(SYSTEM, list(PINNED) if pinned else [], lucy_day())
-        out = compactor(layers, budget, summarize)
-        table[label] = {
-            "budget": budget,
-            "tokens": budget_report(out)["total"],
-            "kept": [fact for fact, needle, _ in QUESTIONS if survives(out, needle)],
-        }
-    return table
-
-
-def format_survival(table: dict[str, dict[str, Any]]) -> str:
-    """``survival_table``'s result as text: one line per budget, then each fact kept or LOST.
-
-    Examples:
-        >>> text = format_survival(survival_table())
-        >>> print(text.splitlines()[0])
-        whole day   budget 2,997 tokens, used 2,997: 11 of 11 facts visible
-    """
-    lines = []
-    for label, row in table.items():
-        kept = row["kept"]
-        lines.append(
-            f"{label:<11} budget {row['budget']:,} tokens, used {row['tokens']:,}: "
-            f"{len(kept)} of {len(QUESTIONS)} facts visible"
-        )
-        for fact, _, where in QUESTIONS:
-            status = "kept" if fact in kept else "LOST"
-            lines.append(f"    {status}  {fact}  ({where})")
-    return "\n".join(lines)
