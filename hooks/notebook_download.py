@@ -65,7 +65,9 @@ def on_pre_build(config: MkDocsConfig) -> None:
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add the generated ``notebooks/X.ipynb`` beside every lesson ``notebooks/X.py``."""
     package = package_dir(config)
-    for lesson in [f for f in files if is_lesson(f.src_uri) and f.abs_src_path]:
+    for lesson in list(files):
+        if not (is_lesson(lesson.src_uri) and lesson.abs_src_path):
+            continue
         src_uri = lesson.src_uri.removesuffix(".py") + ".ipynb"
         if files.get_file_from_path(src_uri) is not None:
             raise PluginError(f"docs/{src_uri} exists: it would hide the generated download")
