@@ -9,7 +9,8 @@ those gaps:
   fence with a ``>>>`` line is a doctest (its output is compared); any other
   fence runs as plain Python, and what it prints is captured.
 - An ``output`` fence right after a plain Python fence must equal what that
-  block printed (trailing spaces and blank lines aside).
+  block printed (trailing spaces and blank lines aside). Only the line that
+  opens a fold (``??? success "Check"``) may stand between them.
 - A ``console`` fence shows ``$ command`` lines and their output; the command
   is run (only the project's own commands) and its output compared.
 - ``<!-- skip: next "reason" -->`` skips the next block and must give a reason.
@@ -74,6 +75,11 @@ _TABLE = re.compile(
     rf"^[ \t]*<!--+\s*{TABLE_MARKER}\b[^\n]*?--+>[ \t]*\n"
     r"(?P<table>(?:[ \t]*\|[^\n]*(?:\n|\Z))+)",
     re.MULTILINE,
+)
+#: The line that opens a fold or a box (``??? success "Check"``, ``!!! note``): an
+#: output may sit in a fold of its own right under the block that printed it.
+_FOLD_OPENER = re.compile(
+    r"^[ \t]*(?:\?\?\?\+?|!!!)[ \t]+[\w-]+(?:[ \t]+\"[^\"\n]*\")?[ \t]*$", re.MULTILINE
 )
 _ANY_TABLE_MARKER = re.compile(rf"<!--+\s*{TABLE_MARKER}\b", re.MULTILINE)
 
@@ -259,7 +265,8 @@ class PageParser:
             language = region.lexemes.get("language", "python")
             source = region.lexemes["source"]
             block_before = previous_python
-            if block_before is not None and document.text[block_before.end : region.start].strip():
+            between = document.text[block_before.end : region.start] if block_before else ""
+            if block_before is not None and _FOLD_OPENER.sub("", between).strip():
                 block_before = None
             previous_python = None
             if language in PYTHON_LANGUAGES and (language == "pycon" or _is_doctest(source)):
