@@ -73,19 +73,20 @@ def blank_page(chromium: Browser) -> Iterator[Page]:
         context.close()
 
 
-def test_output_blocks_fit_at_1280(open_page: OpenPage, page_path: str) -> None:
-    """At 1280 px, no output block on any page is wider than its box."""
-    loaded = open_page(page_path)
-    problems = _overflowing(loaded.page, OUTPUT_BLOCKS)
-    assert not problems, _report(loaded.url, problems)
+def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
+    open_page: OpenPage, page_path: str
+) -> None:
+    """One load per page at 1280 px, three checks on it.
 
-
-def test_code_blocks_fit_at_1280(open_page: OpenPage, page_path: str) -> None:
-    """At 1280 px, the code lines of a Markdown page fit its content column."""
-    if page_path.startswith(("notebooks/", *CODE_FIT_EXEMPT)):
-        pytest.skip("notebook cells and reference pages are fitted where they are written")
+    No output block is wider than its box; the code lines of a Markdown page fit
+    its content column (notebook cells and reference pages aside); every
+    "Predict" box is visible and followed by a closed "Check" fold.
+    """
     loaded = open_page(page_path)
-    problems = _overflowing(loaded.page, CODE_BLOCKS)
+    problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
+    if not page_path.startswith(("notebooks/", *CODE_FIT_EXEMPT)):
+        problems += [f"code: {line}" for line in _overflowing(loaded.page, CODE_BLOCKS)]
+    problems += [f"predict: {line}" for line in loaded.page.evaluate(PREDICT_JS)]
     assert not problems, _report(loaded.url, problems)
 
 
@@ -106,13 +107,6 @@ def test_the_overflow_check_fails_on_a_long_line(blank_page: Page) -> None:
     assert len(_overflowing(blank_page, CODE_BLOCKS.removeprefix(".md-typeset "))) == 1
     blank_page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
     assert _overflowing(blank_page, OUTPUT_BLOCKS) == []
-
-
-def test_predict_answers_stay_folded(open_page: OpenPage, page_path: str) -> None:
-    """Every "Predict" box is visible and followed by a closed "Check" fold."""
-    loaded = open_page(page_path)
-    problems = list(loaded.page.evaluate(PREDICT_JS))
-    assert not problems, _report(loaded.url, problems)
 
 
 def test_the_predict_check_fails_on_answers_given_away(blank_page: Page) -> None:
