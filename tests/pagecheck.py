@@ -19,7 +19,8 @@ those gaps:
   that exists for CI, not for the reader); ``<!-- invisible-code-block: python
   ... -->`` is the same for hidden setup. Both run in order with the page.
 - A result shown as a table: ``<!-- output-table: the output of the block
-  above, as a table -->`` followed by a Markdown table. The plain Python block
+  above, as a table -->`` followed by a Markdown table (after one blank line,
+  which a table inside a fold needs to render). The plain Python block
   just above must print a Markdown table with the same cells.
 
 Page shape -> examples: every fence, hidden block and output table becomes at
@@ -72,7 +73,7 @@ HIDDEN_DIRECTIVES = ("check", "invisible-code-block")
 #: The marker before a Markdown table that shows what the block above printed.
 TABLE_MARKER = "output-table"
 _TABLE = re.compile(
-    rf"^[ \t]*<!--+\s*{TABLE_MARKER}\b[^\n]*?--+>[ \t]*\n"
+    rf"^[ \t]*<!--+\s*{TABLE_MARKER}\b[^\n]*?--+>[ \t]*\n(?:[ \t]*\n)?"
     r"(?P<table>(?:[ \t]*\|[^\n]*(?:\n|\Z))+)",
     re.MULTILINE,
 )

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 #: Output blocks: the page checker's ``output`` fences and notebook outputs.
 OUTPUT_BLOCKS = ".language-output pre, .jp-OutputArea-output pre"
+#: Tables: Material puts each in a box that scrolls sideways when the table is too wide.
+TABLES = ".md-typeset__scrollwrap"
 #: Code blocks on a Markdown page (not output, not a notebook cell, not a signature).
 CODE_BLOCKS = ".md-typeset .highlight:not(.language-output):not(.doc-signature) pre"
 
@@ -29,6 +31,7 @@ OVERFLOW_JS = """
 (selector) => [...document.querySelectorAll(`article ${selector}`)]
   .map(pre => {
     // Material makes `pre > code` the scrolling box; a bare inline code has no box.
+    // (A table's box is its scroll wrapper: it holds no code, and measures as itself.)
     const code = pre.querySelector(':scope > code');
     const box = code && code.clientWidth > 0 ? code : pre;
     const width = Math.max(pre.scrollWidth, box.scrollWidth);

@@ -19,6 +19,7 @@ from .reader_checks import (
     OUTPUT_BLOCKS,
     OVERFLOW_JS,
     PREDICT_JS,
+    TABLES,
     api_modules,
     api_page_problems,
 )
@@ -92,10 +93,13 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
 
 @pytest.mark.parametrize("chapter", chapter_pages() or ["<no chapter page>"])
 def test_output_blocks_fit_on_a_phone(open_page: OpenPage, chapter: str) -> None:
-    """At 390 px, no output block of a chapter page is wider than its box."""
+    """At 390 px, no output block or table of a chapter page is wider than its box."""
     require_site()
     loaded = open_page(chapter, viewport=PHONE)
-    problems = _overflowing(loaded.page, OUTPUT_BLOCKS)
+    # subtle: a closed fold has no layout; open them all, so tables inside are measured.
+    loaded.page.evaluate("() => document.querySelectorAll('details').forEach(d => (d.open = true))")
+    problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
+    problems += [f"table: {line}" for line in _overflowing(loaded.page, TABLES)]
     assert not problems, _report(loaded.url, problems)
 
 
