@@ -172,3 +172,27 @@ def test_the_api_check_fails_on_unrendered_docstrings() -> None:
 def test_fixture_paths_exist() -> None:
     for name in ("long_output.html", "predict_answer_shown.html", "api_unrendered.html"):
         assert Path(FIXTURES / name).is_file(), name
+
+
+def test_notebook_toc_keeps_inline_code_and_its_links_land(
+    open_page: OpenPage, notebook_path: str
+) -> None:
+    """Every entry of a notebook's table of contents points at a heading of the page,
+    and a heading with inline code keeps it there (hooks/notebook_toc.py)."""
+    loaded = open_page(notebook_path)
+    entries = loaded.page.locator("nav.md-nav--secondary a.md-nav__link")
+    problems: list[str] = []
+    for index in range(entries.count()):
+        entry = entries.nth(index)
+        href = entry.get_attribute("href") or ""
+        target = href.removeprefix("#")
+        if not href.startswith("#") or loaded.page.locator(f"[id='{target}']").count() != 1:
+            problems.append(f"{entry.inner_text()!r} -> {href!r}: no such heading")
+    headings_with_code = loaded.page.locator(f"{'article'} :is(h2, h3):has(code)")
+    toc_code = entries.locator("code")
+    if headings_with_code.count() and toc_code.count() < headings_with_code.count():
+        problems.append(
+            f"{headings_with_code.count()} headings hold inline code, the TOC shows "
+            f"{toc_code.count()}"
+        )
+    assert not problems, _report(loaded.url, problems)
