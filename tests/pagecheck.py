@@ -119,13 +119,15 @@ def _output_tables(document: Document) -> Iterable[Region]:
 
 
 def table_cells(text: str) -> list[list[str]]:
-    """The cells of a Markdown pipe table, row by row, without its delimiter row.
+    """The cells of a Markdown pipe table, row by row, without its delimiter row
+    (the row of dashes right under the header; a later row of dashes is content).
 
     Cells are stripped of surrounding spaces, and escaped pipes (``\\|``) stay in
     their cell. Lines that are not table rows are kept as one-cell rows, so a
     printed line that is not part of the table still shows up in a diff.
     """
     rows: list[list[str]] = []
+    delimiter_seen = False
     for line in text.strip("\n").splitlines():
         line = line.strip()
         if not line:
@@ -135,8 +137,10 @@ def table_cells(text: str) -> list[list[str]]:
             continue
         body = line[1:-1] if line.endswith("|") and not line.endswith("\\|") else line[1:]
         cells = [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", body)]
-        if all(re.fullmatch(r":?-+:?", cell) for cell in cells):
-            continue  # the delimiter row: alignment, not content
+        delimiter = all(re.fullmatch(r":?-+:?", cell) for cell in cells)
+        if delimiter and len(rows) == 1 and not delimiter_seen:
+            delimiter_seen = True
+            continue  # the delimiter row, under the header: alignment, not content
         rows.append(cells)
     return rows
 

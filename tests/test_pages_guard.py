@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pagecheck import ROOT, PageCoverage, page_coverage, run_page, table_cells
 from sybil.example import SybilFailure
 
@@ -117,3 +119,36 @@ def test_an_output_table_needs_a_block_above() -> None:
 )
 def test_table_cells(text: str, cells: list[list[str]]) -> None:
     assert table_cells(text) == cells
+
+
+_CELL = st.one_of(
+    st.sampled_from(["-", "---", ":-:", "LOST", "é 🍦", "a | b"]),
+    st.text(
+        st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\\`"),
+        max_size=12,
+    ),
+).map(str.strip)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(_CELL, min_size=1, max_size=5), min_size=1, max_size=6), st.data())
+def test_table_cells_reads_back_any_printed_table(
+    rows: list[list[str]], data: st.DataObject
+) -> None:
+    """Any cells (unicode, pipes, dashes, spaces): print a table, read the same cells back."""
+    width = len(rows[0])
+    rows = [(row + [""] * width)[:width] for row in rows]
+    rows = [row for row in rows if any(row)] or [["x"] * width]
+    padding = data.draw(st.sampled_from(["", " ", "   "]))
+
+    def line(cells: list[str]) -> str:
+        escaped = [cell.replace("|", "\\|") for cell in cells]
+        return "|" + "|".join(f"{padding}{cell}{padding}" for cell in escaped) + "|"
+
+    delimiter = (
+        "|"
+        + "|".join(data.draw(st.sampled_from(["---", ":--", "--:", ":-:"])) for _ in range(width))
+        + "|"
+    )
+    text = "\n".join([line(rows[0]), delimiter, *(line(row) for row in rows[1:])])
+    assert table_cells(text) == rows
