@@ -11,8 +11,11 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "context_budget"
@@ -98,15 +101,6 @@ def test_the_toc_keeps_inline_code_and_the_heading_ids() -> None:
     assert [item.title for item in chapters[0].children] == ["Hints &amp; <em>tips</em> 🍦"]
 
 
-def test_the_toc_of_a_real_lesson_keeps_its_code() -> None:
-    """mkdocs-jupyter's own TOC drops the code; the headings of the rendered page keep it."""
-    from mkdocs_jupyter.plugin import _get_nb_toc_tokens
-
-    tokens, _ = _get_nb_toc_tokens(str(ROOT / "docs/notebooks/unit-a-student.py"), 6)
-    names = [child["name"] for token in tokens for child in token["children"]]
-    assert "5. Exercise 1:" in names, "mkdocs-jupyter fixed its TOC: this hook may go"
-
-
 def _load_download_hook() -> ModuleType:
     # notebook_download imports `selfcontained` by that name, as mkdocs' hook loader allows.
     return _load("notebook_download")
@@ -132,3 +126,19 @@ def test_what_a_download_needs(source: str, needs: list[str]) -> None:
 def test_the_lab_says_it_needs_matplotlib() -> None:
     lab = (ROOT / "docs" / "notebooks" / "the-bill.py").read_text(encoding="utf-8")
     assert _load_download_hook().third_party_imports(lab) == ["matplotlib"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=6), max_size=20))
+def test_the_nested_toc_keeps_every_heading_in_order(levels: list[int]) -> None:
+    found = [(level, f"h-{index}", f"<code>{index}</code>") for index, level in enumerate(levels)]
+    toc = notebook_toc.nested_toc(found)
+
+    def walk(items: list[Any], parent: int) -> list[tuple[int, str]]:
+        seen: list[tuple[int, str]] = []
+        for item in items:
+            assert item.level > parent, "a child sits deeper than its parent"
+            seen += [(item.level, item.id), *walk(item.children, item.level)]
+        return seen
+
+    assert walk(list(toc), 0) == [(level, anchor) for level, anchor, _ in found]
