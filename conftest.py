@@ -3,26 +3,31 @@
 The parsers live in tests/pagecheck.py (on sys.path through pytest's ``pythonpath``).
 """
 
+from collections.abc import Callable, Generator
 from pathlib import Path
 
+import pluggy
 import pytest
 from pagecheck import docstring_sybil, page_sybil
 
-_pages = page_sybil()
-_docstrings = docstring_sybil()
+_Collect = Callable[[Path, pytest.Collector], pytest.Collector | None]
+_collect_page: _Collect = page_sybil().pytest()
+_collect_docstrings: _Collect = docstring_sybil().pytest()
 
 
-def pytest_collect_file(file_path, parent):  # type: ignore[no-untyped-def]
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """Collect Markdown pages under docs/ and the README, and the package's modules."""
     relative = file_path.relative_to(parent.config.rootpath).as_posix()
     if relative == "README.md" or relative.startswith("docs/"):
-        return _pages.pytest()(file_path, parent)
+        return _collect_page(file_path, parent)
     if relative.startswith("src/context_budget/"):
-        return _docstrings.pytest()(file_path, parent)
+        return _collect_docstrings(file_path, parent)
     return None
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: ignore[no-untyped-def]
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
     """Report, over every page, how many fences there are and how many the checks ran."""
     try:
         from test_pages_guard import COVERAGE
@@ -35,14 +40,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # type: igno
     checked = sum(page.checked for page in pages)
     examples = sum(page.examples for page in pages)
     skips = sum(page.skips for page in pages)
+    hidden = sum(page.hidden for page in pages)
+    tables = sum(page.tables for page in pages)
+    unchecked = sum(len(page.unchecked) for page in pages)
     terminalreporter.write_line(
         f"pages guard: {len(pages)} pages, {fences} fences, {checked} checked, "
-        f"{fences - checked} unchecked, {examples} examples, {skips} reasoned skips"
+        f"{unchecked} unchecked, {hidden} hidden checks, {tables} output tables, "
+        f"{examples} examples, {skips} reasoned skips"
     )
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):  # type: ignore[no-untyped-def]
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     """Report a skipped page block at its page and line, not inside unittest."""
     outcome = yield
     report = outcome.get_result()

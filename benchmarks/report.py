@@ -137,7 +137,7 @@ def render(timings: Sequence[Timing], machine_line: str | None = None) -> str:
                 f"| {_LABELS[operation]} | {size:,} | {time * 1e3:,.2f} | "
                 f"{time * 1e6 / size:,.2f} | {time / floor:.2f} | {growth} |"
             )
-    lines += ["", "Goals, from the issue:", "", *goal_lines(timings), ""]
+    lines += ["", "Goals:", "", *goal_lines(timings), ""]
     lines.append(
         f"Setup: histories from seed {SEED} in Anthropic format with tool pairs; "
         f"`compact` and `trim_messages` share a budget of {BUDGET:,} tokens "

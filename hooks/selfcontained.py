@@ -1,10 +1,17 @@
 """Build the self-contained ``.ipynb`` download of a notebook lesson.
 
 A lesson is a jupytext percent-format ``.py`` file. Its download is the same notebook,
-unexecuted (no outputs), with one cell put in front: that first cell carries the core
-package (every file under ``src/context_budget/`` but caches) as a base64 zip, unpacks it
-into a folder of the temp dir and puts that folder on ``sys.path``. The notebook then runs
-on a bare Python 3.11+ kernel, such as a hosted notebook service, with nothing to install.
+unexecuted (no outputs), with one setup cell added right after the title cell: the first
+code cell, which carries the core package (every file under ``src/context_budget/`` but
+caches) as a base64 zip, unpacks it into a folder of the temp dir and puts that folder on
+``sys.path``. The notebook then runs on a bare Python 3.11+ kernel, such as a hosted
+notebook service, with nothing to install.
+
+The setup cell opens with one line that says what it is (``SETUP_TITLE``), and its
+metadata folds it away: ``jupyter.source_hidden`` hides its code in JupyterLab and
+Notebook 7, ``outputs_hidden`` and ``collapsed`` fold its one line of output (in
+JupyterLab and in the classic Notebook), and Colab's
+``cellView: form`` shows only that first line (written as a ``#@title``).
 
 The output is deterministic: files are zipped in sorted order with a fixed timestamp and
 fixed attributes, and cells get positional ids, so the same lesson and package give
@@ -19,8 +26,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import json
 import zipfile
 from pathlib import Path
+from typing import cast
 
 import jupytext
 import nbformat
@@ -31,6 +40,8 @@ __all__ = [
     "package_digest",
     "package_files",
     "package_zip",
+    "setup_cell",
+    "setup_index",
     "setup_source",
 ]
 
@@ -38,11 +49,24 @@ __all__ = [
 ZIP_DATE_TIME = (1980, 1, 1, 0, 0, 0)
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
-SETUP_TEMPLATE = """\
-# Setup: this cell carries its own copy of the `{name}` package ({size_kb} kB zip,
-# base64, on its last line). It unpacks the package into a folder of the temp dir and puts
-# that folder on sys.path, so `import {name}` works on a bare Python 3.11+ kernel with
-# nothing to install. Running it again is harmless.
+#: The setup cell's first line: Colab shows it as the folded cell's title.
+SETUP_TITLE = (
+    "#@title Setup: run this cell first; it unpacks the {name} package, installing nothing"
+)
+#: Metadata that folds the setup cell in Jupyter (code and output) and in Colab.
+SETUP_METADATA = {
+    "jupyter": {"source_hidden": True, "outputs_hidden": True},
+    "collapsed": True,
+    "cellView": "form",
+    "tags": ["setup"],
+}
+SETUP_TEMPLATE = (
+    SETUP_TITLE
+    + """
+# This cell carries its own copy of the `{name}` package ({size_kb} kB zip, base64, on
+# its last line). It unpacks the package into a folder of the temp dir and puts that
+# folder on sys.path, so `import {name}` works on a bare Python 3.11+ kernel with
+# nothing to install. Run it again after a kernel restart; running it twice is harmless.
 def _unpack_{name}(digest: str, payload: str) -> None:
     import base64, importlib, io, sys, tempfile, zipfile
     from pathlib import Path
@@ -59,6 +83,7 @@ def _unpack_{name}(digest: str, payload: str) -> None:
 
 _unpack_{name}(digest="{digest}", payload="{payload}")
 """
+)
 
 
 def package_files(package_dir: Path) -> list[Path]:
@@ -114,6 +139,27 @@ def setup_source(package_dir: Path) -> str:
     ).rstrip("\n")
 
 
+def setup_cell(package_dir: Path) -> nbformat.NotebookNode:
+    """The setup code cell: ``setup_source(package_dir)``, folded by ``SETUP_METADATA``."""
+    cell = cast(nbformat.NotebookNode, nbformat.v4.new_code_cell(setup_source(package_dir)))  # type: ignore[no-untyped-call]
+    cell.metadata.update(json_copy(SETUP_METADATA))
+    return cell
+
+
+def json_copy(value: dict[str, object]) -> dict[str, object]:
+    """A deep copy of a JSON-shaped dict, so no two cells share metadata objects."""
+    return cast(dict[str, object], json.loads(json.dumps(value)))
+
+
+def _title_cells(nb: nbformat.NotebookNode) -> int:
+    """How many cells come before the setup cell: 1 if the first is a Markdown title."""
+    if not nb.cells:
+        return 0
+    first = nb.cells[0]
+    starts_with_title = str(first.source).lstrip().startswith("# ")
+    return 1 if first.cell_type == "markdown" and starts_with_title else 0
+
+
 def build_notebook(source_py: Path, package_dir: Path) -> nbformat.NotebookNode:
     """The self-contained, unexecuted notebook (nbformat 4.5) of one percent-format lesson.
 
@@ -122,14 +168,18 @@ def build_notebook(source_py: Path, package_dir: Path) -> nbformat.NotebookNode:
         package_dir: the package folder to embed, e.g. ``src/context_budget``.
 
     Returns:
-        A notebook whose cell 0 is the setup cell and whose cells ``1..n`` are the
-        lesson's cells, with ids ``cell-0``, ``cell-1``, ... and no outputs.
+        A notebook whose title cell (a Markdown cell opening with ``# ``, when the
+        lesson starts with one) comes first, then the setup cell, then the rest of
+        the lesson's cells, with ids ``cell-0``, ``cell-1``, ... and no outputs.
     """
-    nb = jupytext.reads(source_py.read_text(encoding="utf-8"), fmt="py:percent")
+    nb = cast(
+        nbformat.NotebookNode,
+        jupytext.reads(source_py.read_text(encoding="utf-8"), fmt="py:percent"),
+    )
     nb.metadata.pop("jupytext", None)  # a plain notebook, not paired with a script
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
-    nb.cells.insert(0, nbformat.v4.new_code_cell(setup_source(package_dir)))
+    nb.cells.insert(_title_cells(nb), setup_cell(package_dir))
     for index, cell in enumerate(nb.cells):
         cell.id = f"cell-{index}"
         if cell.cell_type == "code":
@@ -140,6 +190,14 @@ def build_notebook(source_py: Path, package_dir: Path) -> nbformat.NotebookNode:
     return nb
 
 
+def setup_index(nb: nbformat.NotebookNode) -> int:
+    """The position of the setup cell in a notebook ``build_notebook`` made (0 or 1)."""
+    for index, cell in enumerate(nb.cells):
+        if "setup" in cell.metadata.get("tags", []):
+            return index
+    raise ValueError("the notebook has no cell tagged 'setup'")
+
+
 def notebook_text(nb: nbformat.NotebookNode) -> str:
     """The ``.ipynb`` JSON text of ``nb`` (sorted keys, one-space indent, final newline)."""
-    return nbformat.writes(nb, version=4) + "\n"
+    return str(nbformat.writes(nb, version=4)) + "\n"  # type: ignore[no-untyped-call]

@@ -9,15 +9,23 @@ those gaps:
   fence with a ``>>>`` line is a doctest (its output is compared); any other
   fence runs as plain Python, and what it prints is captured.
 - An ``output`` fence right after a plain Python fence must equal what that
-  block printed (trailing spaces and blank lines aside).
+  block printed (trailing spaces and blank lines aside). Only the line that
+  opens a fold (``??? success "Check"``) may stand between them.
 - A ``console`` fence shows ``$ command`` lines and their output; the command
   is run (only the project's own commands) and its output compared.
 - ``<!-- skip: next "reason" -->`` skips the next block and must give a reason.
-- Hidden setup goes in ``<!-- invisible-code-block: python ... -->`` comments.
+- Hidden checked blocks: ``<!-- check: pycon ... -->`` or ``<!-- check: python
+  ... -->`` hold code the checker runs and the page does not show (a check
+  that exists for CI, not for the reader); ``<!-- invisible-code-block: python
+  ... -->`` is the same for hidden setup. Both run in order with the page.
+- A result shown as a table: ``<!-- output-table: the output of the block
+  above, as a table -->`` followed by a Markdown table (after one blank line,
+  which a table inside a fold needs to render). The plain Python block
+  just above must print a Markdown table with the same cells.
 
-Page shape -> examples: every fence becomes at least one Sybil example (a
-doctest fence one per ``>>>`` statement); ``page_coverage`` counts both so the
-guard test can prove that no fence escaped.
+Page shape -> examples: every fence, hidden block and output table becomes at
+least one Sybil example (a doctest one per ``>>>`` statement);
+``page_coverage`` counts them so the guard test can prove that none escaped.
 """
 
 from __future__ import annotations
@@ -32,12 +40,12 @@ import subprocess
 import sys
 import textwrap
 import unittest
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from sybil import Document, Example, Region, Sybil
+from sybil import Document, Example, Lexeme, Region, Sybil
 from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.evaluators.python import pad
 from sybil.evaluators.skip import Skipper
@@ -60,6 +68,21 @@ PRINTED = "__printed_by_block__"
 # Info string: a language word, then optional attributes (title="...", hl_lines="...").
 _INFO = re.compile(r"[ \t]*(?P<language>[\w+-]*)(?P<attributes>[^\n]*)$\n", re.MULTILINE)
 _SKIP = re.compile(r"^[ \t]*<!--+\s*skip:?\s*(?P<arguments>[^\n]*?)\s*--+>", re.MULTILINE)
+#: Comment directives that hold code the checker runs and the page does not show.
+HIDDEN_DIRECTIVES = ("check", "invisible-code-block")
+#: The marker before a Markdown table that shows what the block above printed.
+TABLE_MARKER = "output-table"
+_TABLE = re.compile(
+    rf"^[ \t]*<!--+\s*{TABLE_MARKER}\b[^\n]*?--+>[ \t]*\n(?:[ \t]*\n)?"
+    r"(?P<table>(?:[ \t]*\|[^\n]*(?:\n|\Z))+)",
+    re.MULTILINE,
+)
+#: The line that opens a fold or a box (``??? success "Check"``, ``!!! note``): an
+#: output may sit in a fold of its own right under the block that printed it.
+_FOLD_OPENER = re.compile(
+    r"^[ \t]*(?:\?\?\?\+?|!!!)[ \t]+[\w-]+(?:[ \t]+\"[^\"\n]*\")?[ \t]*$", re.MULTILINE
+)
+_ANY_TABLE_MARKER = re.compile(rf"<!--+\s*{TABLE_MARKER}\b", re.MULTILINE)
 
 
 def _fences(document: Document) -> Iterable[Region]:
@@ -70,9 +93,56 @@ def _fences(document: Document) -> Iterable[Region]:
     return lexer(document)
 
 
-def _invisible_blocks(document: Document) -> Iterable[Region]:
-    lexer = DirectiveInHTMLCommentLexer(directive=r"invisible-code-block", arguments=r"python")
-    return lexer(document)
+def _hidden_blocks(document: Document) -> Iterable[Region]:
+    """Code in ``<!-- check: pycon|python`` and ``<!-- invisible-code-block: python`` comments."""
+    lexer = DirectiveInHTMLCommentLexer(
+        directive="|".join(HIDDEN_DIRECTIVES), arguments=r"python|pycon|py"
+    )
+    for region in lexer(document):
+        region.lexemes["language"] = region.lexemes.get("arguments") or "python"
+        region.lexemes["hidden"] = True
+        yield region
+
+
+def _output_tables(document: Document) -> Iterable[Region]:
+    """A Markdown table after an ``<!-- output-table ... -->`` marker."""
+    for match in _TABLE.finditer(document.text):
+        table = match.group("table")
+        yield Region(
+            match.start(),
+            match.end("table"),
+            lexemes={
+                "language": TABLE_MARKER,
+                "source": Lexeme(table, offset=match.start("table") - match.start(), line_offset=1),
+            },
+        )
+
+
+def table_cells(text: str) -> list[list[str]]:
+    """The cells of a Markdown pipe table, row by row, without its delimiter row
+    (the row of dashes right under the header; a later row of dashes is content).
+
+    Cells are stripped of surrounding spaces, and escaped pipes (``\\|``) stay in
+    their cell. Lines that are not table rows are kept as one-cell rows, so a
+    printed line that is not part of the table still shows up in a diff.
+    """
+    rows: list[list[str]] = []
+    delimiter_seen = False
+    for line in text.strip("\n").splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if not line.startswith("|"):
+            rows.append([line])
+            continue
+        body = line[1:-1] if line.endswith("|") and not line.endswith("\\|") else line[1:]
+        cells = [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", body)]
+        delimiter = all(re.fullmatch(r":?-+:?", cell) for cell in cells)
+        if delimiter and len(rows) == 1 and not delimiter_seen:
+            delimiter_seen = True
+            continue  # the delimiter row, under the header: alignment, not content
+        rows.append(cells)
+    return rows
 
 
 def _is_doctest(source: str) -> bool:
@@ -113,12 +183,35 @@ class _OutputCheck:
     block_start: int  # offset of the python fence whose output this is
 
 
-def _check_output(example: Example) -> str | None:
-    check: _OutputCheck = example.parsed
-    printed = example.namespace.get(PRINTED, {})
+def _printed_by(example: Example, check: _OutputCheck) -> str:
+    printed: dict[int, str] = example.namespace.get(PRINTED, {})
     if check.block_start not in printed:
         pytest.skip("the block this output belongs to did not run (skipped)")
-    return _compare(check.expected, printed[check.block_start], "the code block above")
+    return printed[check.block_start]
+
+
+def _check_output(example: Example) -> str | None:
+    check: _OutputCheck = example.parsed
+    return _compare(check.expected, _printed_by(example, check), "the code block above")
+
+
+def _check_table(example: Example) -> str | None:
+    """The table on the page must have the cells of the table the block above printed."""
+    check: _OutputCheck = example.parsed
+    printed = _printed_by(example, check)
+    want, got = table_cells(check.expected), table_cells(printed)
+    if want == got:
+        return None
+    diff = "\n".join(
+        difflib.unified_diff(
+            [" | ".join(row) for row in want],
+            [" | ".join(row) for row in got],
+            "the table on the page",
+            "the table the code block above printed",
+            lineterm="",
+        )
+    )
+    return f"the page shows a table that the code block above does not print:\n{diff}"
 
 
 def _console_commands(source: str) -> list[tuple[str, list[str]]]:
@@ -157,7 +250,7 @@ def _check_console(example: Example) -> str | None:
     return None
 
 
-def _reject(message: str):  # type: ignore[no-untyped-def]
+def _reject(message: str) -> Callable[[Example], str]:
     def evaluate(example: Example) -> str:
         return message
 
@@ -172,12 +265,13 @@ class PageParser:
 
     def __call__(self, document: Document) -> Iterable[Region]:
         previous_python: Region | None = None  # the plain python fence just before, if any
-        blocks = [*_fences(document), *_invisible_blocks(document)]
+        blocks = [*_fences(document), *_hidden_blocks(document), *_output_tables(document)]
         for region in sorted(blocks, key=lambda block: block.start):
             language = region.lexemes.get("language", "python")
             source = region.lexemes["source"]
             block_before = previous_python
-            if block_before is not None and document.text[block_before.end : region.start].strip():
+            between = document.text[block_before.end : region.start] if block_before else ""
+            if block_before is not None and _FOLD_OPENER.sub("", between).strip():
                 block_before = None
             previous_python = None
             if language in PYTHON_LANGUAGES and (language == "pycon" or _is_doctest(source)):
@@ -195,6 +289,13 @@ class PageParser:
             elif language == OUTPUT_LANGUAGE:
                 region.evaluator = _reject(
                     "an output block must directly follow a plain python block"
+                )
+            elif language == TABLE_MARKER and block_before is not None:
+                region.parsed = _OutputCheck(source, block_before.start)
+                region.evaluator = _check_table
+            elif language == TABLE_MARKER:
+                region.evaluator = _reject(
+                    "an output table must directly follow a plain python block"
                 )
             elif language == CONSOLE_LANGUAGE:
                 region.parsed = source
@@ -248,7 +349,11 @@ class PageCoverage:
         checked: fences covered by at least one Sybil example.
         examples: Sybil examples on the page (doctest statements counted one by one).
         skips: reasoned skip directives on the page.
-        unchecked: line numbers (1-based) of fences that no example covers.
+        unchecked: line numbers (1-based) of fences, hidden blocks and output
+            tables that no example covers, and of table markers with no table.
+        hidden: hidden checked blocks (``check`` and ``invisible-code-block``
+            comments) found in the file.
+        tables: output tables (a marker and the Markdown table under it).
     """
 
     fences: int
@@ -256,27 +361,48 @@ class PageCoverage:
     examples: int
     skips: int
     unchecked: tuple[int, ...]
+    hidden: int = 0
+    tables: int = 0
 
 
 def page_coverage(path: Path) -> PageCoverage:
-    """Count a page's fences and the examples Sybil made of them."""
+    """Count a page's fences, hidden blocks and output tables, and the examples made of them."""
     document = page_sybil().parse(path)
     examples = [
         example for example in document if not isinstance(example.region.evaluator, Skipper)
     ]
     starts = sorted(example.region.start for example in examples)
+
+    def line(offset: int) -> int:
+        return document.text.count("\n", 0, offset) + 1
+
+    def uncovered(regions: list[Region]) -> list[int]:
+        return [
+            line(region.start)
+            for region in regions
+            if not any(region.start <= start < region.end for start in starts)
+        ]
+
     fences = list(_fences(document))
+    hidden = list(_hidden_blocks(document))
+    tables = list(_output_tables(document))
+    unchecked_fences = uncovered(fences)
+    orphan_markers = [
+        line(marker.start())
+        for marker in _ANY_TABLE_MARKER.finditer(document.text)
+        if not any(table.start <= marker.start() < table.end for table in tables)
+    ]
     unchecked = tuple(
-        document.text.count("\n", 0, fence.start) + 1
-        for fence in fences
-        if not any(fence.start <= start < fence.end for start in starts)
+        sorted([*unchecked_fences, *uncovered(hidden), *uncovered(tables), *orphan_markers])
     )
     return PageCoverage(
         fences=len(fences),
-        checked=len(fences) - len(unchecked),
+        checked=len(fences) - len(unchecked_fences),
         examples=len(examples),
         skips=len(_SKIP.findall(document.text)),
         unchecked=unchecked,
+        hidden=len(hidden),
+        tables=len(tables),
     )
 
 
@@ -285,7 +411,7 @@ def run_page(path: Path) -> list[str]:
 
     Raises the first failure; returns the reasons of the examples that were skipped.
     """
-    skipped = []
+    skipped: list[str] = []
     for example in page_sybil().parse(path):
         try:
             example.evaluate()

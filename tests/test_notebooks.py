@@ -125,14 +125,15 @@ def test_download_runs_on_a_bare_kernel(
     came from the unpacked payload, on ``sys.path`` once.
     """
     nb = selfcontained.build_notebook(lesson, PACKAGE)
-    setup = nb.cells[0].source
+    setup_at = selfcontained.setup_index(nb) + 1  # after the probe cell put in front
+    setup = nb.cells[setup_at - 1].source
     nb.cells.insert(0, nbformat.v4.new_code_cell(PROBE))
     nb.cells += [nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(AFTER)]
     workdir = tmp_path / "work"
     workdir.mkdir()
     name = f"self-contained {_rel(lesson)}"
     run_notebook(nb, name=name, cwd=workdir, km=bare_kernel, source_text=lesson.read_text())
-    assert re.match(r"context_budget \S+ unpacked in ", nb.cells[1].outputs[0]["text"])
+    assert re.match(r"context_budget \S+ unpacked in ", nb.cells[setup_at].outputs[0]["text"])
 
 
 def test_a_raising_cell_fails_the_gate_and_is_named() -> None:
@@ -147,7 +148,8 @@ def test_a_raising_cell_fails_the_gate_and_is_named() -> None:
 
 
 def _payload(nb: nbformat.NotebookNode) -> zipfile.ZipFile:
-    match = re.search(r'payload="([A-Za-z0-9+/=]+)"\)$', nb.cells[0].source)
+    setup = nb.cells[selfcontained.setup_index(nb)].source
+    match = re.search(r'payload="([A-Za-z0-9+/=]+)"\)$', setup)
     assert match, "the setup cell ends with the payload"
     return zipfile.ZipFile(io.BytesIO(base64.b64decode(match.group(1))))
 

@@ -25,7 +25,10 @@ def draw() -> str:
         (LABELS[v], [(k + 1, call.usd * 100) for k, call in enumerate(calls)])
         for v, calls in runs.items()
     ]
-    totals = ", ".join(f"{LABELS[v]} ${sum(c.usd for c in calls):.2f}" for v, calls in runs.items())
+    totals = ", ".join(
+        f"{LABELS[v]} ${sum(c.usd for c in calls):.2f}"
+        for v, calls in runs.items()
+    )
     return line_chart(
         series,
         title="Cost of each call: a timestamp in the system prompt makes every call "

@@ -22,7 +22,9 @@ def runs() -> dict[str, list[tuple[int, int]]]:
     """measure -> (call number, counter after the call) for every call, compactions included."""
     out = {}
     for measure in ("accumulated", "window"):
-        run, _ = play(ROUNDS, context_window=WINDOW, compact_ratio=RATIO, measure=measure)
+        run, _ = play(
+            ROUNDS, context_window=WINDOW, compact_ratio=RATIO, measure=measure
+        )
         out[measure] = [(call.number, call.tokens_used) for call in run.calls]
     return out
 

@@ -22,7 +22,13 @@ from context_budget import (
 )
 from context_budget.scenarios.lucy import PINNED, SYSTEM, lucy_day
 
-PARTS = ("system", "pinned", "user messages", "assistant replies", "tool results")
+PARTS = (
+    "system",
+    "pinned",
+    "user messages",
+    "assistant replies",
+    "tool results",
+)
 
 
 def _parts(layers: Layers) -> list[tuple[str, float]]:
@@ -30,7 +36,9 @@ def _parts(layers: Layers) -> list[tuple[str, float]]:
     report = budget_report(layers)
 
     def by(role: str) -> int:
-        return sum(message_tokens(m) for m in layers.conversation if m["role"] == role)
+        return sum(
+            message_tokens(m) for m in layers.conversation if m["role"] == role
+        )
 
     return [
         ("system", report["system"]),
@@ -44,7 +52,11 @@ def _parts(layers: Layers) -> list[tuple[str, float]]:
 def requests() -> list[tuple[str, list[tuple[str, float]]]]:
     """`(stage, [(part, tokens), ...])` for the three stages of the request."""
     sent = Layers(SYSTEM, list(PINNED), lucy_day())
-    cleared = Layers(SYSTEM, list(PINNED), clear_old_tool_results(lucy_day(), KEEP_TOOL_RESULTS))
+    cleared = Layers(
+        SYSTEM,
+        list(PINNED),
+        clear_old_tool_results(lucy_day(), KEEP_TOOL_RESULTS),
+    )
     compacted = compact(sent, 400, keep_numbers)
     return [
         ("as sent", _parts(sent)),

@@ -18,7 +18,9 @@ def draw() -> str:
     """The figure as SVG text."""
     table = survival_table(LUCY, PLANS)
     rows = survival_grid(table, LUCY)
-    counts = ", ".join(f"{label} {len(row['kept'])}" for label, row in table.items())
+    counts = ", ".join(
+        f"{label} {len(row['kept'])}" for label, row in table.items()
+    )
     return grid(
         [fact for fact, _, _ in rows],
         list(table),

@@ -36,6 +36,7 @@ from playwright.sync_api import (
     Request,
     Response,
     Route,
+    ViewportSize,
     sync_playwright,
 )
 
@@ -54,6 +55,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 LOCAL_HOST = "127.0.0.1"
+DESKTOP: ViewportSize = {"width": 1280, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 NAVIGATION_TIMEOUT_MS = 30_000
 ACTION_TIMEOUT_MS = 15_000
 MISSING_SITE = f"site/ is missing: run make site (looked for {SITE_DIR / 'index.html'})"
@@ -179,7 +182,8 @@ class LoadedPage:
 class OpenPage:
     """Opens pages of the served site, each in a fresh browser context.
 
-    ``open_page(path)`` loads one page and waits for the network to settle;
+    ``open_page(path)`` loads one page at 1280 px (``viewport=PHONE``: 390 px) and
+    waits for the network to settle;
     ``open_page.all(paths)`` starts every load before waiting for any, so the
     browser fetches them side by side. Each page records its own problems; no
     listener, cache or route is shared, and every context closes with the test.
@@ -191,11 +195,11 @@ class OpenPage:
         self._checked = checked
         self._contexts: list[BrowserContext] = []
 
-    def __call__(self, path: str) -> LoadedPage:
-        return self.all([path])[0]
+    def __call__(self, path: str, viewport: ViewportSize = DESKTOP) -> LoadedPage:
+        return self.all([path], viewport)[0]
 
-    def all(self, paths: Sequence[str]) -> list[LoadedPage]:
-        started = [self._start(path) for path in paths]
+    def all(self, paths: Sequence[str], viewport: ViewportSize = DESKTOP) -> list[LoadedPage]:
+        started = [self._start(path, viewport) for path in paths]
         for loaded in started:
             loaded.page.wait_for_load_state("networkidle")
         return started
@@ -204,11 +208,11 @@ class OpenPage:
         for context in self._contexts:
             context.close()
 
-    def _start(self, path: str) -> LoadedPage:
+    def _start(self, path: str, viewport: ViewportSize) -> LoadedPage:
         if path == NO_PAGES:
             pytest.fail(f"no such page was found in {SITE_DIR}", pytrace=False)
         problems = PageProblems()
-        context = self._chromium.new_context(viewport={"width": 1280, "height": 900})
+        context = self._chromium.new_context(viewport=viewport)
         self._contexts.append(context)
         context.set_default_timeout(ACTION_TIMEOUT_MS)
         context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)

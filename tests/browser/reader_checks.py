@@ -1,0 +1,143 @@
+"""What a reader meets first, as checks a test can run on a built page.
+
+- ``OVERFLOW_JS``: run in the browser, lists the output blocks (and, with a
+  selector, the code blocks) of a page that are wider than their box
+  (``scrollWidth > clientWidth``): a line the reader cannot see without
+  scrolling.
+- ``PREDICT_JS``: run in the browser, lists every "Predict" box whose answer is
+  on show before it is asked for: the box must be visible itself and be followed
+  by a closed ``<details>`` fold whose summary starts with "Check" (only code
+  blocks, never their output, may stand between the two).
+- ``api_page_problems``: on the HTML of the built API page, the traces of
+  docstrings that mkdocstrings did not render: a literal double backtick, a line
+  ending in ``::`` (reStructuredText's literal block), and a *Returns* table
+  that splits one documented value into several rows.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+#: Output blocks: the page checker's ``output`` fences and notebook outputs.
+OUTPUT_BLOCKS = ".language-output pre, .jp-OutputArea-output pre"
+#: Tables: Material puts each in a box that scrolls sideways when the table is too wide.
+TABLES = ".md-typeset__scrollwrap"
+#: Code blocks on a Markdown page (not output, not a notebook cell, not a signature).
+CODE_BLOCKS = ".md-typeset .highlight:not(.language-output):not(.doc-signature) pre"
+
+OVERFLOW_JS = """
+(selector) => [...document.querySelectorAll(`article ${selector}`)]
+  .map(pre => {
+    // Material makes `pre > code` the scrolling box; a bare inline code has no box.
+    // (A table's box is its scroll wrapper: it holds no code, and measures as itself.)
+    const code = pre.querySelector(':scope > code');
+    const box = code && code.clientWidth > 0 ? code : pre;
+    const width = Math.max(pre.scrollWidth, box.scrollWidth);
+    return { pre, width, room: box.clientWidth };
+  })
+  .filter(({ width, room }) => width > room + 1)
+  .map(({ pre, width, room }) => {
+    const longest = pre.innerText.split('\\n')
+      .reduce((a, b) => (a.length >= b.length ? a : b), '');
+    return `${width} px in a ${room} px box: ${longest.slice(0, 80)}`;
+  })
+"""
+
+PREDICT_JS = """
+() => {
+  const problems = [];
+  const title = el => (el.querySelector(':scope > .admonition-title, :scope > summary')
+    ?.textContent || '').trim();
+  const boxes = [...document.querySelectorAll('article .admonition, article details')]
+    .filter(el => /^Predict\\b/.test(title(el)));
+  for (const box of boxes) {
+    const name = title(box).slice(0, 60);
+    if (box.tagName === 'DETAILS') {
+      problems.push(`"${name}": the question is itself a fold; keep it visible`);
+      continue;
+    }
+    // Code the reader runs may sit between the question and its fold; its output may not.
+    let fold = box.nextElementSibling;
+    while (fold && fold.matches('.highlight:not(.language-output)')) {
+      fold = fold.nextElementSibling;
+    }
+    if (!fold || fold.tagName !== 'DETAILS' || !/^Check\\b/.test(title(fold))) {
+      problems.push(`"${name}": no closed "Check" fold right after it`);
+    } else if (fold.open) {
+      problems.push(`"${name}": its "Check" fold is open before it is asked for`);
+    } else {
+      const shown = [...fold.children].filter(el => el.tagName !== 'SUMMARY')
+        .some(el => el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null);
+      if (shown) problems.push(`"${name}": the answer in its fold is visible`);
+    }
+  }
+  return problems;
+}
+"""
+
+
+@dataclass(frozen=True)
+class ApiProblem:
+    """One rendering problem on the API page, located by the module it is in."""
+
+    module: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.module}: {self.what}"
+
+
+_MODULE_HEADING = re.compile(
+    r'<h\d id="(?P<id>[\w.]+)" class="doc doc-heading">\s*'
+    r'<span class="doc doc-object-name doc-module-name">'
+)
+_PRE = re.compile(r"<pre\b.*?</pre>", re.DOTALL)
+_BLOCK_END = re.compile(r"</(?:p|li|td|th|dd|dt|h\d|div|tr)>|<br\s*/?>", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]+>")
+_RETURNS = re.compile(
+    r'doc-section-title">Returns:</span></p>\s*<table>(?P<table>.*?)</table>', re.DOTALL
+)
+_ROW = re.compile(r'<tr class="doc-section-item">', re.DOTALL)
+
+
+def _text_lines(fragment: str) -> list[str]:
+    """The visible text of an HTML fragment outside ``<pre>``, one block per line."""
+    text = _TAG.sub("", _BLOCK_END.sub("\n", _PRE.sub("\n", fragment)))
+    return [line.strip() for line in html.unescape(text).splitlines() if line.strip()]
+
+
+def _modules(page: str) -> list[tuple[str, str]]:
+    """``(module name, its HTML)`` for each module section of the API page."""
+    starts = list(_MODULE_HEADING.finditer(page))
+    return [
+        (match.group("id"), page[match.start() : ends.start() if ends else len(page)])
+        for match, ends in zip(starts, [*starts[1:], None], strict=True)
+    ]
+
+
+def api_page_problems(page: str) -> list[ApiProblem]:
+    """Every sign of an unrendered docstring on the built API page, module by module."""
+    problems: list[ApiProblem] = []
+    for module, section in _modules(page):
+        for line in _text_lines(section):
+            if "``" in line:
+                problems.append(ApiProblem(module, f"literal double backticks: {line[:70]!r}"))
+            if line.endswith("::"):
+                problems.append(ApiProblem(module, f"a line ending in '::': {line[-70:]!r}"))
+        for match in _RETURNS.finditer(section):
+            table = match.group("table")
+            rows = len(_ROW.findall(table))
+            named = re.search(r"<th>\s*Name\s*</th>", table) is not None
+            if rows > 1 and not named:
+                first = _text_lines(table.split("</thead>")[-1])[:2]
+                problems.append(
+                    ApiProblem(module, f"one return value split into {rows} rows: {first}")
+                )
+    return problems
+
+
+def api_modules(page: str) -> list[str]:
+    """The modules documented on the API page, in page order."""
+    return [module for module, _ in _modules(page)]

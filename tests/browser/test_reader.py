@@ -1,0 +1,198 @@
+"""What a reader meets first, in the built site: nothing cut off, answers folded,
+an API page without reStructuredText left in it.
+
+Each check has a fixture under tests/fixtures/pages/ on which it must fail.
+Run after ``make site`` with ``make browser``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from .conftest import DESKTOP, PHONE, REPO, SITE_DIR, OpenPage, require_site, site_pages
+from .reader_checks import (
+    CODE_BLOCKS,
+    OUTPUT_BLOCKS,
+    OVERFLOW_JS,
+    PREDICT_JS,
+    TABLES,
+    api_modules,
+    api_page_problems,
+)
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = REPO / "tests" / "fixtures" / "pages"
+STYLESHEET = REPO / "docs" / "stylesheets" / "extra.css"
+API_PAGE = SITE_DIR / "reference" / "api" / "index.html"
+#: Pages that are chapters of the book: checked at phone width too.
+CHAPTER_FOLDERS = ("budget/", "spending/", "measured/", "units/", "notebooks/")
+#: Pages whose code blocks are not this check's to fit: the generated API page
+#: (docstring examples) and the CLI page's console transcripts.
+CODE_FIT_EXEMPT = ("reference/",)
+#: Modules whose docstrings are still in reStructuredText: each is converted on
+#: the branch that owns the module. strict: once a module renders, its entry fails
+#: as XPASS and must be deleted here.
+API_PENDING = {
+    "context_budget.messages",
+    "context_budget.layers",
+    "context_budget.clearing",
+    "context_budget.compaction",
+    "context_budget.errors",
+    "context_budget.scenarios.lucy",
+    "context_budget.grading",
+}
+
+
+def _overflowing(page: Page, selector: str) -> list[str]:
+    return list(page.evaluate(OVERFLOW_JS, selector))
+
+
+def _report(url: str, problems: list[str]) -> str:
+    return f"{url}\n  " + "\n  ".join(problems)
+
+
+def chapter_pages() -> list[str]:
+    """The chapter pages of the built site (none when there is no site)."""
+    if not (SITE_DIR / "index.html").is_file():
+        return []
+    return [path for path in site_pages() if path.startswith(CHAPTER_FOLDERS)]
+
+
+@pytest.fixture
+def blank_page(chromium: Browser) -> Iterator[Page]:
+    """A page of its own, off the network, for the fixtures' HTML."""
+    context = chromium.new_context(viewport=DESKTOP)
+    context.route("**/*", lambda route: route.abort())
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
+    open_page: OpenPage, page_path: str
+) -> None:
+    """One load per page at 1280 px, three checks on it.
+
+    No output block is wider than its box; the code lines of a Markdown page fit
+    its content column (notebook cells and reference pages aside); every
+    "Predict" box is visible and followed by a closed "Check" fold.
+    """
+    loaded = open_page(page_path)
+    problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
+    if not page_path.startswith(("notebooks/", *CODE_FIT_EXEMPT)):
+        problems += [f"code: {line}" for line in _overflowing(loaded.page, CODE_BLOCKS)]
+    problems += [f"predict: {line}" for line in loaded.page.evaluate(PREDICT_JS)]
+    assert not problems, _report(loaded.url, problems)
+
+
+@pytest.mark.parametrize("chapter", chapter_pages() or ["<no chapter page>"])
+def test_output_blocks_fit_on_a_phone(open_page: OpenPage, chapter: str) -> None:
+    """At 390 px, no output block or table of a chapter page is wider than its box."""
+    require_site()
+    loaded = open_page(chapter, viewport=PHONE)
+    # subtle: a closed fold has no layout; open them all, so tables inside are measured.
+    loaded.page.evaluate("() => document.querySelectorAll('details').forEach(d => (d.open = true))")
+    problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
+    problems += [f"table: {line}" for line in _overflowing(loaded.page, TABLES)]
+    assert not problems, _report(loaded.url, problems)
+
+
+def test_the_overflow_check_fails_on_a_long_line(blank_page: Page) -> None:
+    """The fixture's long output line overflows without the site's CSS, and wraps with it."""
+    blank_page.set_content((FIXTURES / "long_output.html").read_text(encoding="utf-8"))
+    output = _overflowing(blank_page, OUTPUT_BLOCKS)
+    assert len(output) == 1 and "px box: " in output[0], output
+    assert len(_overflowing(blank_page, CODE_BLOCKS.removeprefix(".md-typeset "))) == 1
+    blank_page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
+    assert _overflowing(blank_page, OUTPUT_BLOCKS) == []
+
+
+def test_the_predict_check_fails_on_answers_given_away(blank_page: Page) -> None:
+    blank_page.set_content((FIXTURES / "predict_answer_shown.html").read_text(encoding="utf-8"))
+    problems = list(blank_page.evaluate(PREDICT_JS))
+    assert problems == [
+        '"Predict, then check: question and answer in one fold": the question is itself'
+        " a fold; keep it visible",
+        '"Predict: an open check": its "Check" fold is open before it is asked for',
+        '"Predict: no fold at all": no closed "Check" fold right after it',
+    ]
+
+
+def _api_params() -> list[object]:
+    if not API_PAGE.is_file():
+        return ["<no API page>"]
+    return [
+        pytest.param(
+            module,
+            marks=pytest.mark.xfail(
+                strict=True, reason="docstrings not yet converted on their owner's branch"
+            ),
+        )
+        if module in API_PENDING
+        else module
+        for module in api_modules(API_PAGE.read_text(encoding="utf-8"))
+    ]
+
+
+@pytest.mark.parametrize("module", _api_params())
+def test_the_api_page_renders(module: str) -> None:
+    """No double backticks, no '::' at a line's end, one row per documented return value."""
+    require_site()
+    problems = [
+        str(problem)
+        for problem in api_page_problems(API_PAGE.read_text(encoding="utf-8"))
+        if problem.module == module
+    ]
+    assert not problems, f"{API_PAGE}:\n  " + "\n  ".join(problems)
+
+
+def test_every_api_module_is_known() -> None:
+    """The pending list names only modules that are on the page."""
+    require_site()
+    assert set(api_modules(API_PAGE.read_text(encoding="utf-8"))) >= API_PENDING
+
+
+def test_the_api_check_fails_on_unrendered_docstrings() -> None:
+    page = (FIXTURES / "api_unrendered.html").read_text(encoding="utf-8")
+    problems = [str(problem) for problem in api_page_problems(page)]
+    assert problems == [
+        "context_budget.fixture: literal double backticks:"
+        " 'Returns a dict shaped like ``{\"total\": int}`` in tokens.'",
+        "context_budget.fixture: a line ending in '::': 'Example::'",
+        "context_budget.fixture: one return value split into 2 rows: ['dict', 'The report, with']",
+    ]
+
+
+def test_fixture_paths_exist() -> None:
+    for name in ("long_output.html", "predict_answer_shown.html", "api_unrendered.html"):
+        assert Path(FIXTURES / name).is_file(), name
+
+
+def test_notebook_toc_keeps_inline_code_and_its_links_land(
+    open_page: OpenPage, notebook_path: str
+) -> None:
+    """Every entry of a notebook's table of contents points at a heading of the page,
+    and a heading with inline code keeps it there (hooks/notebook_toc.py)."""
+    loaded = open_page(notebook_path)
+    entries = loaded.page.locator("nav.md-nav--secondary a.md-nav__link")
+    problems: list[str] = []
+    for index in range(entries.count()):
+        entry = entries.nth(index)
+        href = entry.get_attribute("href") or ""
+        target = href.removeprefix("#")
+        if not href.startswith("#") or loaded.page.locator(f"[id='{target}']").count() != 1:
+            problems.append(f"{entry.inner_text()!r} -> {href!r}: no such heading")
+    headings_with_code = loaded.page.locator(f"{'article'} :is(h2, h3):has(code)")
+    toc_code = entries.locator("code")
+    if headings_with_code.count() and toc_code.count() < headings_with_code.count():
+        problems.append(
+            f"{headings_with_code.count()} headings hold inline code, the TOC shows "
+            f"{toc_code.count()}"
+        )
+    assert not problems, _report(loaded.url, problems)
