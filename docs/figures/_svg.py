@@ -70,20 +70,13 @@ def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
 
 def _log_ticks(low: float, high: float) -> list[float]:
     """Powers of ten covering `[low, high]` (both > 0)."""
-    return [
-        10.0**k
-        for k in range(
-            math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1
-        )
-    ]
+    return [10.0**k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)]
 
 
 class _Axis:
     """Maps data values to pixels along one axis, linear or log."""
 
-    def __init__(
-        self, ticks: list[float], start: float, end: float, log: bool
-    ) -> None:
+    def __init__(self, ticks: list[float], start: float, end: float, log: bool) -> None:
         self.ticks, self.start, self.end, self.log = ticks, start, end, log
         self.low, self.high = self._t(ticks[0]), self._t(ticks[-1])
 
@@ -113,9 +106,7 @@ def _legend(labels: Sequence[str], x: float, y: float) -> list[str]:
         out.append(
             f'<rect x="{_fmt(x)}" y="{_fmt(top - 9)}" width="12" height="10" fill="{colour}"/>'
         )
-        out.append(
-            f'<text x="{_fmt(x + 18)}" y="{_fmt(top)}">{escape(label)}</text>'
-        )
+        out.append(f'<text x="{_fmt(x + 18)}" y="{_fmt(top)}">{escape(label)}</text>')
     return out
 
 
@@ -166,9 +157,7 @@ def line_chart(
     else:
         ticks_x = _nice_ticks(min(xs), max(xs))
     y_low = min(ys) if log_y else min(0.0, min(ys))
-    y_ticks = (
-        _log_ticks(y_low, max(ys)) if log_y else _nice_ticks(y_low, max(ys))
-    )
+    y_ticks = _log_ticks(y_low, max(ys)) if log_y else _nice_ticks(y_low, max(ys))
     fx = _Axis(ticks_x, left, right, log_x)
     fy = _Axis(y_ticks, bottom, top, log_y)
     out = _open(width, height, title, desc)
@@ -217,9 +206,7 @@ def line_chart(
             f"{'M' if j == 0 else 'L'}{_fmt(fx(x))} {_fmt(fy(y))}"
             for j, (x, y) in enumerate(points)
         )
-        out.append(
-            f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="2.5"/>'
-        )
+        out.append(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="2.5"/>')
         if markers:
             out.extend(
                 f'<circle cx="{_fmt(fx(x))}" cy="{_fmt(fy(y))}" r="3.5" fill="{colour}"/>'
@@ -326,9 +313,7 @@ def grid(
     Returns:
         The SVG document, as text.
     """
-    if len(cells) != len(rows) or any(
-        len(row) != len(columns) for row in cells
-    ):
+    if len(cells) != len(rows) or any(len(row) != len(columns) for row in cells):
         raise ValueError(
             f"grid needs {len(rows)} rows of {len(columns)} cells, "
             f"got {[len(row) for row in cells]}"
@@ -420,19 +405,13 @@ def signed_bars(
             f'<line x1="{_fmt(x)}" x2="{_fmt(x)}" y1="{top - 4}" y2="{bottom}" '
             f'stroke="currentColor" stroke-opacity="{0.7 if tick == 0 else 0.15}"/>'
         )
-        tick_text = (
-            ("0%" if tick == 0 else f"{tick:+.0%}") if percent else _label(tick)
-        )
-        out.append(
-            f'<text x="{_fmt(x)}" y="{bottom + 18}" text-anchor="middle">{tick_text}</text>'
-        )
+        tick_text = ("0%" if tick == 0 else f"{tick:+.0%}") if percent else _label(tick)
+        out.append(f'<text x="{_fmt(x)}" y="{bottom + 18}" text-anchor="middle">{tick_text}</text>')
     zero = fx(0.0)
     for i, (label, value) in enumerate(bars):
         y = top + i * (bar_height + 12)
         middle = _fmt(y + bar_height / 2 + 4)
-        out.append(
-            f'<text x="{left - 8}" y="{middle}" text-anchor="end">{escape(label)}</text>'
-        )
+        out.append(f'<text x="{left - 8}" y="{middle}" text-anchor="end">{escape(label)}</text>')
         x0, x1 = sorted((zero, fx(value)))
         colour = PALETTE[0] if value >= 0 else PALETTE[3]
         out.append(
@@ -440,9 +419,7 @@ def signed_bars(
             f'fill="{colour}"/>'
         )
         if value >= 0:
-            out.append(
-                f'<text x="{_fmt(x1 + 6)}" y="{middle}">{text(value)}</text>'
-            )
+            out.append(f'<text x="{_fmt(x1 + 6)}" y="{middle}">{text(value)}</text>')
         else:
             out.append(
                 f'<text x="{_fmt(x0 - 6)}" y="{middle}" text-anchor="end">{text(value)}</text>'
@@ -484,11 +461,7 @@ def strips(
     Returns:
         The SVG document, as text.
     """
-    if (
-        not rows
-        or len({len(flags) for _, flags in rows}) != 1
-        or not rows[0][1]
-    ):
+    if not rows or len({len(flags) for _, flags in rows}) != 1 or not rows[0][1]:
         raise ValueError(
             f"strips needs rows with the same, non-zero number of cells, "
             f"got {[len(flags) for _, flags in rows]}"
@@ -521,9 +494,7 @@ def strips(
         )
     for tick in (1, count):
         x = left + (tick - 0.5) * step
-        out.append(
-            f'<text x="{_fmt(x)}" y="{bottom + 16}" text-anchor="middle">{tick}</text>'
-        )
+        out.append(f'<text x="{_fmt(x)}" y="{bottom + 16}" text-anchor="middle">{tick}</text>')
     out.append(
         f'<text x="{(left + right) // 2}" y="{height - 8}" text-anchor="middle">'
         f"{escape(axis_label)}</text>"

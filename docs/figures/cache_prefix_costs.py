@@ -7,9 +7,9 @@ Drawn from `prefix_run` (`context_budget.scenarios.cache_runs`): the same
 
 from __future__ import annotations
 
-from _svg import line_chart
-
 from context_budget.scenarios.cache_runs import prefix_run
+
+from _svg import line_chart
 
 LABELS = {
     "stable": "stable start",
@@ -25,10 +25,7 @@ def draw() -> str:
         (LABELS[v], [(k + 1, call.usd * 100) for k, call in enumerate(calls)])
         for v, calls in runs.items()
     ]
-    totals = ", ".join(
-        f"{LABELS[v]} ${sum(c.usd for c in calls):.2f}"
-        for v, calls in runs.items()
-    )
+    totals = ", ".join(f"{LABELS[v]} ${sum(c.usd for c in calls):.2f}" for v, calls in runs.items())
     return line_chart(
         series,
         title="Cost of each call: a timestamp in the system prompt makes every call "

@@ -10,8 +10,6 @@ do not hide one another.
 
 from __future__ import annotations
 
-from _svg import line_chart
-
 from context_budget import (
     KEEP_TOOL_RESULTS,
     Layers,
@@ -21,6 +19,8 @@ from context_budget import (
     keep_numbers,
 )
 from context_budget.scenarios.lucy import LUCY, PLANS
+
+from _svg import line_chart
 
 NUDGE = 0.03  # of a step, between neighbouring plans' lines
 
@@ -34,20 +34,12 @@ def sizes() -> list[tuple[str, list[tuple[float, float]]]]:
         start = Layers(LUCY.system, pinned, LUCY.conversation())
         steps = [budget_report(start)["total"]]
         if steps[-1] > budget:
-            cleared = clear_old_tool_results(
-                start.conversation, KEEP_TOOL_RESULTS
-            )
-            steps.append(
-                budget_report(Layers(start.system, pinned, cleared))["total"]
-            )
+            cleared = clear_old_tool_results(start.conversation, KEEP_TOOL_RESULTS)
+            steps.append(budget_report(Layers(start.system, pinned, cleared))["total"])
         if steps[-1] > budget:
-            steps.append(
-                budget_report(compact(start, budget, keep_numbers))["total"]
-            )
+            steps.append(budget_report(compact(start, budget, keep_numbers))["total"])
         shift = (index - (len(PLANS) - 1) / 2) * NUDGE
-        points = [
-            (step + shift, float(size)) for step, size in enumerate(steps)
-        ]
+        points = [(step + shift, float(size)) for step, size in enumerate(steps)]
         out.append((f"{plan.label} ({budget:,})", points))
     return out
 
@@ -62,8 +54,7 @@ def draw() -> str:
         "(step 1) and after the summary (step 2); each line stops where its budget is "
         "met: "
         + "; ".join(
-            f"{label}: " + " then ".join(f"{y:,.0f}" for _, y in points)
-            for label, points in series
+            f"{label}: " + " then ".join(f"{y:,.0f}" for _, y in points) for label, points in series
         )
         + ".",
         x_label="step (0 as sent, 1 cleared, 2 summarized)",

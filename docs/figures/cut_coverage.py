@@ -8,10 +8,10 @@ filter looks for "pistachio".
 
 from __future__ import annotations
 
-from _svg import strips
-
 from context_budget import head, head_and_tail, transfer_filter
 from context_budget.scenarios.lucy import FLAVORS
+
+from _svg import strips
 
 BUDGET = 60  # tokens, by estimate_tokens
 NEEDLE = "pistachio"
@@ -22,9 +22,7 @@ def sale(i: int) -> str:
     minute = 11 * 60 + 5 * i
     scoops = 1 + i % 3
     noun = "scoop" if scoops == 1 else "scoops"
-    return (
-        f"{minute // 60}:{minute % 60:02} | {FLAVORS[i % 10]} | {scoops} {noun}"
-    )
+    return f"{minute // 60}:{minute % 60:02} | {FLAVORS[i % 10]} | {scoops} {noun}"
 
 
 def kept() -> list[tuple[str, list[bool]]]:
@@ -37,10 +35,7 @@ def kept() -> list[tuple[str, list[bool]]]:
         f'filter "{NEEDLE}"': transfer_filter(log, NEEDLE, BUDGET),
     }
     # subtle: every line of the log is unique (its time), so membership is exact
-    return [
-        (name, [line in set(out.splitlines()) for line in lines])
-        for name, out in cuts.items()
-    ]
+    return [(name, [line in set(out.splitlines()) for line in lines]) for name, out in cuts.items()]
 
 
 def draw() -> str:

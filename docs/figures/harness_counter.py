@@ -9,9 +9,9 @@ climbs far more slowly and compacts once.
 
 from __future__ import annotations
 
-from _svg import line_chart
-
 from context_budget.scenarios.race_fix import play
+
+from _svg import line_chart
 
 ROUNDS = 30
 WINDOW = 4_000  # tokens
@@ -22,9 +22,7 @@ def runs() -> dict[str, list[tuple[int, int]]]:
     """measure -> (call number, counter after the call) for every call, compactions included."""
     out = {}
     for measure in ("accumulated", "window"):
-        run, _ = play(
-            ROUNDS, context_window=WINDOW, compact_ratio=RATIO, measure=measure
-        )
+        run, _ = play(ROUNDS, context_window=WINDOW, compact_ratio=RATIO, measure=measure)
         out[measure] = [(call.number, call.tokens_used) for call in run.calls]
     return out
 

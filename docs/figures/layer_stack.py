@@ -9,8 +9,6 @@ user message.
 
 from __future__ import annotations
 
-from _svg import stacked_bars
-
 from context_budget import (
     KEEP_TOOL_RESULTS,
     Layers,
@@ -21,6 +19,8 @@ from context_budget import (
     message_tokens,
 )
 from context_budget.scenarios.lucy import PINNED, SYSTEM, lucy_day
+
+from _svg import stacked_bars
 
 PARTS = (
     "system",
@@ -36,9 +36,7 @@ def _parts(layers: Layers) -> list[tuple[str, float]]:
     report = budget_report(layers)
 
     def by(role: str) -> int:
-        return sum(
-            message_tokens(m) for m in layers.conversation if m["role"] == role
-        )
+        return sum(message_tokens(m) for m in layers.conversation if m["role"] == role)
 
     return [
         ("system", report["system"]),

@@ -7,9 +7,9 @@ the model has read climbs with the square of the number of steps.
 
 from __future__ import annotations
 
-from _svg import line_chart
-
 from context_budget import loop_steps, tokens_read
+
+from _svg import line_chart
 
 STEPS = 20
 GROWTH = 1_000  # tokens each step adds to the history

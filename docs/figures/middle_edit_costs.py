@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import itertools
 
-from _svg import line_chart
-
 from context_budget.scenarios.cache_runs import middle_run
+
+from _svg import line_chart
 
 LABELS = {
     "append": "append only",
@@ -26,13 +26,8 @@ def draw() -> str:
     series = []
     for strategy, calls in runs.items():
         running = itertools.accumulate(call.usd * 100 for call in calls)
-        series.append(
-            (LABELS[strategy], [(k + 1, usd) for k, usd in enumerate(running)])
-        )
-    totals = ", ".join(
-        f"{LABELS[s]} ${sum(c.usd for c in calls):.3f}"
-        for s, calls in runs.items()
-    )
+        series.append((LABELS[strategy], [(k + 1, usd) for k, usd in enumerate(running)]))
+    totals = ", ".join(f"{LABELS[s]} ${sum(c.usd for c in calls):.3f}" for s, calls in runs.items())
     return line_chart(
         series,
         title="Running cost of one run: clearing shrinks the context but rewrites the "

@@ -6,9 +6,9 @@ the emulated `clear_tool_uses_20250919` edit (keep 2) on a 17-call run.
 
 from __future__ import annotations
 
-from _svg import stacked_bars
-
 from context_budget.scenarios.cache_runs import middle_run
+
+from _svg import stacked_bars
 
 
 def draw() -> str:

@@ -15,9 +15,7 @@ from _svg import line_chart
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results.md"
 # | operation | messages | ms per call | µs per message | ...
-_ROW = re.compile(
-    r"^\| (.+?) \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) \|", re.MULTILINE
-)
+_ROW = re.compile(r"^\| (.+?) \| ([\d,]+) \| ([\d.]+) \| ([\d.]+) \|", re.MULTILINE)
 
 
 def _short(operation: str) -> str:
@@ -49,9 +47,7 @@ def timings(
     series: dict[str, list[tuple[float, float]]] = {}
     for name, messages, _, per_message in _ROW.findall(text):
         label = _short(name)
-        series.setdefault(label, []).append(
-            (float(messages.replace(",", "")), float(per_message))
-        )
+        series.setdefault(label, []).append((float(messages.replace(",", "")), float(per_message)))
     if not series:
         raise ValueError(f"{RESULTS} holds no benchmark rows")
     return list(series.items())

@@ -8,19 +8,17 @@ where it was lost.
 
 from __future__ import annotations
 
-from _svg import grid
-
 from context_budget import survival_grid, survival_table
 from context_budget.scenarios.lucy import LUCY, PLANS
+
+from _svg import grid
 
 
 def draw() -> str:
     """The figure as SVG text."""
     table = survival_table(LUCY, PLANS)
     rows = survival_grid(table, LUCY)
-    counts = ", ".join(
-        f"{label} {len(row['kept'])}" for label, row in table.items()
-    )
+    counts = ", ".join(f"{label} {len(row['kept'])}" for label, row in table.items())
     return grid(
         [fact for fact, _, _ in rows],
         list(table),

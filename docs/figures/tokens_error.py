@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _svg import signed_bars
-
 from context_budget import estimate_tokens, qwen_counter
+
+from _svg import signed_bars
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 #: kind of text -> the shipped sample of it
