@@ -58,8 +58,16 @@ def test_the_marker_gives_the_old_size_in_tokens() -> None:
 
 
 def test_the_marker_uses_the_counter_it_is_given() -> None:
-    out = clear_old_tool_results(LONG, 7, counter=lambda text: 999)
-    assert out[1]["content"] == MARKER.format(999)
+    out = clear_old_tool_results(LONG, 7, counter=len)  # one token a character
+    assert out[1]["content"] == MARKER.format(len(LONG[1]["content"]))
+
+
+def test_a_result_is_never_cleared_into_a_bigger_marker() -> None:
+    # break 9: the CLI cleared these and reported negative savings; now the
+    # rule lives here, so every caller gets it
+    small = [user("q"), tool_message("stock", {"v": 1}), tool_message("stock", {"v": 2})]
+    assert clear_old_tool_results(small, 0) == small
+    assert clear_old_tool_results(LONG, 7, counter=lambda text: 999) == LONG
 
 
 def test_clearing_twice_changes_nothing_more() -> None:
@@ -120,7 +128,7 @@ def test_a_shorthand_error_is_never_cleared() -> None:
 
 
 def test_tool_result_with_text_blocks_or_no_content() -> None:
-    blocks = [{"type": "text", "text": "x" * 8}, {"type": "text", "text": "y" * 8}]
+    blocks = [{"type": "text", "text": "x" * 80}, {"type": "text", "text": "y" * 80}]
     day: list[Message] = [
         user("q"),
         call("t1", "t2"),
@@ -132,9 +140,9 @@ def test_tool_result_with_text_blocks_or_no_content() -> None:
     ]
     out = clear_old_tool_results(day, 0)
     assert out[2]["content"][0]["content"] == MARKER.format(
-        estimate_tokens("x" * 8 + "\n" + "y" * 8)
+        estimate_tokens("x" * 80 + "\n" + "y" * 80)
     )
-    assert out[2]["content"][1]["content"] == MARKER.format(0)
+    assert "content" not in out[2]["content"][1]  # nothing to clear; a marker would add
 
 
 def test_the_input_is_never_mutated_and_unchanged_messages_are_equal() -> None:

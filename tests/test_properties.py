@@ -22,8 +22,10 @@ from context_budget import (
     budget_report,
     clear_old_tool_results,
     compact,
+    estimate_tokens,
     forget_everything,
     keep_numbers,
+    message_text,
     message_tokens,
     tool_message,
     validate_history,
@@ -220,14 +222,29 @@ def test_clearing_keeps_length_roles_order_and_calls(messages: list[Message], ke
                 (b["type"], b.get("tool_use_id")) for b in old["content"]
             ]
     assert validate_history(out) == validate_history(messages)
-    results = [result for message in messages for result in _results(message)]
-    ordinary = [result for result in results if result.get("is_error") is not True]
-    changed = sum(
-        a != b
+    # only old, ordinary results are cleared; each into a smaller marker; a
+    # message that holds one result loses it exactly when the marker is smaller
+    found = [
+        (old, a, b)
         for old, new in zip(messages, out, strict=True)
         for a, b in zip(_results(old), _results(new), strict=True)
-    )
-    assert changed == max(0, len(ordinary) - keep)
+    ]
+    ordinary = [(old, a, b) for old, a, b in found if a.get("is_error") is not True]
+    old_results = ordinary[: max(0, len(ordinary) - keep)]
+    assert all(a == b for _, a, b in ordinary[len(old_results) :])
+    assert all(a == b for _, a, b in found if a.get("is_error") is True)
+    for message, a, b in old_results:
+        text = message_text({"role": "tool", "content": a.get("content", "")})
+        marker = MARKER.format(estimate_tokens(text))
+        smaller = estimate_tokens(marker) < estimate_tokens(text)
+        if a != b:
+            assert smaller and b["content"] == marker
+        elif len(_results(message)) == 1:
+            assert not smaller
+    assert sum(map(message_tokens, out)) <= sum(map(message_tokens, messages))
+
+
+MARKER = "[tool result cleared to save context: {} tokens]"
 
 
 def _results(message: Message) -> list[dict[str, Any]]:

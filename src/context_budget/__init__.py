@@ -36,6 +36,7 @@ from context_budget.tokens import (
     message_tokens,
     qwen_counter,
 )
+from context_budget.transcripts import FORMATS, load_transcript
 from context_budget.usage import Usage, should_compact, track_usage
 
 __version__ = "0.1.0"
@@ -47,6 +48,7 @@ __all__ = [  # noqa: RUF022
     "ContextBudgetError",
     "ContextOverflowError",
     "FLAVORS",
+    "FORMATS",
     "HistoryProblem",
     "KEEP_TOOL_RESULTS",
     "Layers",
@@ -73,6 +75,7 @@ __all__ = [  # noqa: RUF022
     "head",
     "head_and_tail",
     "keep_numbers",
+    "load_transcript",
     "loop_cost",
     "loop_steps",
     "lucy_day",
