@@ -61,7 +61,11 @@ def head(text: str, budget: int, counter: TokenCounter | None = None) -> str:
     text, budget, counter = _check_text(text), _check_budget(budget), _resolve(counter)
     lines = text.splitlines()
     kept, _ = _take(lines, budget, counter)
-    return text if kept == len(lines) else "\n".join(lines[:kept])
+    if kept == len(lines) and _count(text, counter) <= budget:
+        return text
+    # subtle: lines are charged as if they ended in "\n", so the text itself is
+    # returned only when it fits as it is (a "\r\n" ending costs more)
+    return "\n".join(lines[:kept])
 
 
 def head_and_tail(text: str, budget: int, counter: TokenCounter | None = None) -> str:
@@ -82,7 +86,7 @@ def head_and_tail(text: str, budget: int, counter: TokenCounter | None = None) -
     text, budget, counter = _check_text(text), _check_budget(budget), _resolve(counter)
     lines = text.splitlines()
     if _take(lines, budget, counter)[0] == len(lines):
-        return text
+        return text if _count(text, counter) <= budget else "\n".join(lines)
     first, used = _take(lines, budget // 2, counter)
     last, _ = _take(lines[first:][::-1], budget - used, counter)
     left_out = len(lines) - first - last
