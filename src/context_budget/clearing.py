@@ -29,17 +29,23 @@ the same objects as in the input, so treat messages as values.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from context_budget.messages import Message, _check_messages, _result_text, _tool_results
+from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS as OVERHEAD
 from context_budget.tokens import TokenCounter, _count, _message_size, _resolve
 
 __all__ = ["clear_old_tool_results"]
 
 CLEARED_MARKER = "[tool result cleared to save context: {tokens} tokens]"
 _CLEARED = re.compile(r"\[tool result cleared to save context: \d+ tokens\]")
+
+
+def _marker_size(marker: str) -> int:
+    """The tokens a marker reports: `[... 133 tokens]` -> 133."""
+    return int(marker.rsplit(" ", 2)[1])
 
 
 def _is_cleared(text: str) -> bool:
@@ -65,11 +71,13 @@ def _clear(
     keep_last: int,
     counter: TokenCounter,
     sizes: Sequence[int] | None = None,
+    result_tokens: Mapping[tuple[int, int | None], int] | None = None,
 ) -> _Clearing:
     """`clear_old_tool_results` on messages already checked, with what it did.
 
     `sizes`, when given, are the messages' sizes in tokens (index -> tokens),
-    so that a message is not counted again to compare it with its cleared copy.
+    so that a message is not counted again to compare it with its cleared copy;
+    `result_tokens` likewise maps a result's (message, block) to its tokens.
     """
     clearable = [
         result
@@ -80,7 +88,11 @@ def _clear(
     markers: dict[int, dict[int | None, str]] = {}  # message index -> block -> marker
     marker_tokens: dict[int, int] = {}  # a result's tokens -> its marker's tokens
     for result in old:
-        tokens = _count(_result_text(result.content), counter)
+        place = (result.message, result.block)
+        if result_tokens is not None and place in result_tokens:
+            tokens = result_tokens[place]
+        else:
+            tokens = _count(_result_text(result.content), counter)
         marker = CLEARED_MARKER.format(tokens=tokens)
         if tokens not in marker_tokens:
             marker_tokens[tokens] = _count(marker, counter)
@@ -99,7 +111,10 @@ def _clear(
                 assert number is not None
                 content[number] = {**content[number], "content": marker}
             new = {**message, "content": content}
-        size = _message_size(new, counter)
+        if None in by_block or len(new["content"]) == 1:  # its text is the marker alone
+            size = marker_tokens[_marker_size(next(iter(by_block.values())))] + OVERHEAD
+        else:
+            size = _message_size(new, counter)
         before = sizes[index] if sizes is not None else _message_size(message, counter)
         if size < before:  # subtle: a counter need not add up block by block
             out[index] = new

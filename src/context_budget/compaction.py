@@ -191,15 +191,16 @@ def _compact(
     single_task: bool = False,
     sizes: Sequence[int] | None = None,
     clearing: _Clearing | None = None,
+    fixed_tokens: tuple[int, int] | None = None,
 ) -> _Compacted:
     """`compact` on checked arguments, with a record of what it did.
 
-    `sizes` (message index -> tokens) and `clearing` (step 1's result), when
-    given, spare counting the conversation again: the `inspect` command
-    passes the ones it already has.
+    `sizes` (message index -> tokens), `clearing` (step 1's result) and
+    `fixed_tokens` (system and pinned tokens), when given, spare counting the
+    context again: the `inspect` command passes the ones it already has.
     """
     conversation = layers.conversation
-    system, pinned = _fixed_tokens(layers, counter)
+    system, pinned = fixed_tokens or _fixed_tokens(layers, counter)
     fixed = system + pinned
     if fixed > budget:
         raise ContextOverflowError(

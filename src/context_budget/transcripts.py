@@ -31,12 +31,13 @@ claude-code.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from context_budget.layers import Layers
-from context_budget.messages import Message, _check_message
+from context_budget.messages import Message, _bad_scalar, _check_message
 
 __all__ = ["FORMATS", "load_transcript"]
 
@@ -77,27 +78,46 @@ def _kind(value: object) -> str:
     return _KINDS.get(type(value), type(value).__name__)
 
 
+def _loads(text: str) -> object:
+    """`json.loads`, with a number too long for Python refused as bad JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # subtle: int("9" * 5000) is refused by Python, not by the parser
+        limit = sys.get_int_max_str_digits()
+        raise ValueError(f"a number has more than {limit:,} digits, too long to read") from None
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply to read") from None
+
+
 def _json(text: str) -> tuple[object, bool]:
     """(the parsed document, True) or (None, False) when `text` is not one JSON document."""
     try:
-        return json.loads(text), True
+        return _loads(text), True
     except json.JSONDecodeError:
         return None, False
 
 
+def _records(text: str) -> bool:
+    """True when the first line of `text` that is not blank is a JSON record with a type."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(record, dict) and "type" in record
+
+
 def _detect(text: str, data: object, parsed: bool) -> str:
-    if not parsed or (isinstance(data, dict) and "type" in data and "conversation" not in data):
+    if not parsed:
+        if _records(text):
+            return "claude-code"
+        _strict_json(text)  # raises, naming where the JSON breaks
+    if isinstance(data, dict) and "type" in data and "conversation" not in data:
         return "claude-code"
-    if isinstance(data, dict):
-        if "conversation" in data:
-            return "layers"
-        if "messages" in data:
-            return "openai"
-        keys = ", ".join(repr(key) for key in list(data)[:3])
-        raise ValueError(
-            f"an object with keys {keys}: expected 'conversation' (layers), 'messages' "
-            "(openai) or Claude Code records, one a line"
-        )
+    if isinstance(data, dict):  # layers, unless it holds an OpenAI messages list
+        return "openai" if "messages" in data and "conversation" not in data else "layers"
     if isinstance(data, list):
         openai = any(
             isinstance(message, dict)
@@ -110,8 +130,8 @@ def _detect(text: str, data: object, parsed: bool) -> str:
         )
         return "openai" if openai else "messages"
     raise ValueError(
-        f"{_kind(data)}: expected a list of messages, an object with 'conversation' or "
-        "'messages', or Claude Code records, one a line"
+        "expected a list of messages, an object with 'conversation' or 'messages', "
+        f"or Claude Code records one a line; found {_kind(data)}"
     )
 
 
@@ -131,14 +151,14 @@ def _parse(text: str, format: str = "auto") -> _Transcript:
     if chosen == "layers":
         return _Transcript(_layers(data), chosen, format == "auto")
     if chosen == "openai":
-        return _Transcript(_openai(data), chosen, format == "auto")
+        return _Transcript(_checked(_openai(data)), chosen, format == "auto")
     layers, skipped = _claude_code(text)
-    return _Transcript(layers, chosen, format == "auto", skipped)
+    return _Transcript(_checked(layers), chosen, format == "auto", skipped)
 
 
 def _strict_json(text: str) -> object:
     try:
-        return json.loads(text)
+        return _loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
@@ -146,6 +166,12 @@ def _strict_json(text: str) -> object:
 
 
 def _checked(layers: Layers) -> Layers:
+    """The layers, once every message and every string in them is known to be sound."""
+    for where, text in [("system", layers.system)] + [
+        (f"pinned record {number}", record) for number, record in enumerate(layers.pinned)
+    ]:
+        if (problem := _bad_scalar(text)) is not None:
+            raise ValueError(f"{where}: {problem}")
     for index, message in enumerate(layers.conversation):
         _check_message(message, index)
     return layers
@@ -179,9 +205,11 @@ def _claude_code(text: str) -> tuple[Layers, int]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = _loads(line)
         except json.JSONDecodeError as error:
             raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
+        except ValueError as error:
+            raise ValueError(f"line {number}: {error}") from None
         if not isinstance(record, dict):
             raise ValueError(f"line {number}: expected a record (an object), found {_kind(record)}")
         message = record.get("message")
