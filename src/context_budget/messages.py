@@ -226,24 +226,25 @@ def _is_json_data(message: dict[str, Any]) -> bool:
     stack: list[tuple[Any, int]] = [(message, 1)]
     while stack:
         value, depth = stack.pop()
-        if isinstance(value, dict):
-            if depth > MAX_DEPTH:
+        if depth > MAX_DEPTH:
+            return False
+        items = value.values() if type(value) is dict else value
+        if type(value) is dict and not all(type(key) is str and key.isascii() for key in value):
+            if any(not isinstance(key, str) or _bad_scalar(key) is not None for key in value):
                 return False
-            for key, item in value.items():
-                if not isinstance(key, str) or _bad_scalar(key) is not None:
+        for item in items:
+            kind = type(item)
+            if kind is str:
+                if not item.isascii() and _bad_scalar(item) is not None:
                     return False
-                if isinstance(item, dict | list):
-                    stack.append((item, depth + 1))
-                elif _bad_scalar(item) is not None:
-                    return False
-        elif isinstance(value, list):
-            if depth > MAX_DEPTH:
+            elif kind is dict or kind is list:
+                stack.append((item, depth + 1))
+            elif kind is bool or item is None or kind is float:
+                continue
+            elif isinstance(item, dict | list):
+                stack.append((item, depth + 1))
+            elif _bad_scalar(item) is not None:
                 return False
-            for item in value:
-                if isinstance(item, dict | list):
-                    stack.append((item, depth + 1))
-                elif _bad_scalar(item) is not None:
-                    return False
     return True
 
 
