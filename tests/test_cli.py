@@ -687,7 +687,7 @@ def test_every_line_fits_80_columns(run: Run, tmp_path: Path) -> None:
             _, out, _ = run("inspect", path, "--budget", budget)
             assert max(map(len, out.splitlines())) <= 80, path
     _, out, _ = run("inspect", "--help")
-    assert out.rstrip().splitlines()[-1].strip().startswith("context-budget inspect")
+    assert out.rstrip().splitlines()[-1].startswith("example: context-budget inspect")
 
 
 def test_the_estimate_warns_when_it_likely_undercounts(run: Run, tmp_path: Path) -> None:

@@ -92,10 +92,7 @@ def _max_bytes(text: str) -> int:
     return value
 
 
-_EPILOG = """\
-example:
-  context-budget inspect ~/.claude/projects/my-app/SESSION.jsonl --budget 50000
-"""
+_EPILOG = "example: context-budget inspect session.jsonl --budget 50000 --counter qwen"
 
 
 def _parser() -> _Parser:
@@ -109,7 +106,6 @@ def _parser() -> _Parser:
         "inspect",
         help="a budget report for a saved conversation",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
         description=(
             "A budget report for a saved conversation: tokens per layer, the ten largest "
             "messages, the tool results' share, broken tool-call pairs and, with --budget, "
@@ -137,7 +133,8 @@ def _parser() -> _Parser:
         "--format",
         choices=FORMATS,
         default="auto",
-        help="how to read FILE (default: auto, detected from its shape)",
+        metavar="FORMAT",
+        help=f"how to read FILE: {', '.join(FORMATS)} (default: auto, from its shape)",
     )
     inspect.add_argument(
         "--max-bytes",
