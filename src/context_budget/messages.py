@@ -229,9 +229,11 @@ def _is_json_data(message: dict[str, Any]) -> bool:
         if depth > MAX_DEPTH:
             return False
         items = value.values() if type(value) is dict else value
-        if type(value) is dict and not all(type(key) is str and key.isascii() for key in value):
-            if any(not isinstance(key, str) or _bad_scalar(key) is not None for key in value):
-                return False
+        odd_keys = type(value) is dict and not all(
+            type(key) is str and key.isascii() for key in value
+        )
+        if odd_keys and any(not isinstance(key, str) or _bad_scalar(key) for key in value):
+            return False
         for item in items:
             kind = type(item)
             if kind is str:
