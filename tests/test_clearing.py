@@ -160,3 +160,17 @@ def test_bad_keep_last_is_named() -> None:
         clear_old_tool_results(LONG, -1)
     with pytest.raises(TypeError, match="keep_last must be an int, got '2'"):
         clear_old_tool_results(LONG, "2")  # type: ignore[arg-type]
+
+
+def test_a_tool_message_with_list_content_is_one_result_cleared_whole() -> None:
+    # break 5: clearing reached inside such a message, clearing an error result
+    # and deleting a call; now the message is one result and its blocks are results' blocks
+    listed = {"role": "tool", "name": "stock", "content": [{"type": "text", "text": "x" * 400}]}
+    failed = {**listed, "is_error": True}
+    day: list[Message] = [user("q"), listed, failed, assistant("a"), user("q2"), listed]
+    out = clear_old_tool_results(day, 1)
+    assert out[1]["content"] == MARKER.format(estimate_tokens("x" * 400))
+    assert out[2] == failed and out[5] == listed  # the error stays; the last is kept
+    stray = {"role": "tool", "content": [{"type": "tool_use", "id": "t", "name": "n", "input": {}}]}
+    with pytest.raises(ValueError, match="message 1, block 0 has type 'tool_use'"):
+        clear_old_tool_results([user("q"), stray], 0)

@@ -1,11 +1,11 @@
 """The package's exceptions, in one place.
 
-Exception tree::
+The exception tree:
 
-    ContextBudgetError          base class of every error raised on purpose
-    └── ContextOverflowError    a context cannot be made to fit its budget
+- `ContextBudgetError`: the base class of every error raised on purpose;
+    - `ContextOverflowError`: a context cannot be made to fit its budget.
 
-Bad arguments raise the built-in ``TypeError`` or ``ValueError``, with a message
+Bad arguments raise the built-in `TypeError` or `ValueError`, with a message
 that names the offending index or value and the limit it broke.
 """
 
