@@ -99,10 +99,11 @@ def _render(report: dict[str, Any]) -> str:
         f"tokens: {_COUNTERS[report['counter']]}, plus {MESSAGE_OVERHEAD_TOKENS} per message",
     ]
     if report["undercount"]:
-        lines.append(
-            f"note: {_percent(report['dense_share'])} of this text is digits and JSON "
-            "punctuation, which the estimate undercounts; try --counter qwen"
-        )
+        lines += [
+            f"note: {_percent(report['dense_share'])} of the text is digits, punctuation "
+            "or line breaks,",
+            "      which the estimate likely undercounts: try --counter qwen",
+        ]
     lines += ["", *_layer_lines(report["layers"]), ""]
 
     largest = report["largest"]

@@ -17,8 +17,9 @@ the context's total rounded to 4 places. Its keys:
   "share"}`;
 - `history`: `[{"index", "tool_use_id", "problem"}]`;
 - `undercount`: True when the counter is the estimate and the text is heavy
-  in JSON and digits (`dense_share` of its characters, at least
-  `DENSE_SHARE`), where the estimate counts too few;
+  in digits, punctuation and line breaks (`dense_share`, the share of
+  characters that are not letters or spaces, is at least `DENSE_SHARE`), as
+  JSON, code and logs are, where the estimate counts too few;
 - `budget`: None without `--budget`, else `{"budget", "total", "fits",
   "clearing", "compaction", "single_task", "smallest"}`, where `clearing`
   is `{"keep_last", "cleared", "freed", "total", "fits"}`, `compaction` (the
@@ -33,6 +34,7 @@ the ones clearing, compaction and the tables reuse.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,10 +50,11 @@ from context_budget.transcripts import _Transcript
 
 #: How many messages the "largest" table lists.
 LARGEST = 10
-#: The share of digits and JSON punctuation from which the estimate likely undercounts.
-DENSE_SHARE = 0.12
+#: The share of characters other than letters and spaces (digits, punctuation,
+#: line breaks) from which the estimate likely undercounts.
+DENSE_SHARE = 0.15
 
-_DENSE = '0123456789{}[]":,'
+_WORDS = re.compile(r"(?:[^\W\d_]| )+")  # runs of letters and spaces
 _SHAPES = {"messages": "list", "layers": "object", "claude-code": "lines", "openai": "list"}
 
 
@@ -135,10 +138,10 @@ def _result_rows(
 
 
 def _dense_share(layers: Layers, conversation: Sequence[Message]) -> float:
-    """The share of the context's characters that are digits or JSON punctuation."""
+    """The share of the context's characters that are neither letters nor spaces."""
     texts = [layers.system, *layers.pinned, *(_message_text(m) for m in conversation)]
     characters = sum(map(len, texts))
-    dense = sum(text.count(char) for text in texts for char in _DENSE)
+    dense = sum(len(_WORDS.sub("", text)) for text in texts)
     return round(dense / characters, 4) if characters else 0.0
 
 
