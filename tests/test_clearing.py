@@ -174,3 +174,12 @@ def test_a_tool_message_with_list_content_is_one_result_cleared_whole() -> None:
     stray = {"role": "tool", "content": [{"type": "tool_use", "id": "t", "name": "n", "input": {}}]}
     with pytest.raises(ValueError, match="message 1, block 0 has type 'tool_use'"):
         clear_old_tool_results([user("q"), stray], 0)
+
+
+def test_a_result_beside_other_blocks_is_cleared_only_if_its_message_shrinks() -> None:
+    # found by make soak: the marker (12 tokens) is smaller than the result
+    # (13), but with the empty text block beside it the message stays 13 tokens
+    text = "closing 7 pm\nA-4817: 20 tubs\nvanilla 12 tubs\nmint"
+    answer = {"role": "user", "content": [result_block("t1", text), {"type": "text", "text": ""}]}
+    day: list[Message] = [user("q"), call("t1"), answer]
+    assert clear_old_tool_results(day, 0) == day
