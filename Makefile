@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 export NO_MKDOCS_2_WARNING := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: serve test setup lint typecheck unit site browser bench lock clean
+.PHONY: serve test setup lint typecheck unit site browser bench soak lock clean
 
 setup: $(STAMP)
 
@@ -52,6 +52,12 @@ site: $(STAMP)
 browser: $(STAMP)
 	bash tools/ensure-chromium.sh
 	$(BIN)/pytest -m browser -q
+
+# The property suite at 20,000 cases a property, with a fresh seed each run (not in CI).
+soak: $(STAMP)
+	seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); echo "make soak: hypothesis seed $$seed"; \
+	PROPERTY_EXAMPLES=20000 $(BIN)/pytest -q -p no:cacheprovider tests/test_properties.py \
+		--hypothesis-seed=$$seed --hypothesis-show-statistics
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks --write-page

@@ -59,10 +59,12 @@ def _freezer_table() -> str:
 
 def _sales_log() -> str:
     # one line per sale: time | flavor | tubs
-    return "\n".join(
-        f"{10 + i // 6}:{(i * 10) % 60:02d} | {FLAVORS[(i * 3) % 10]} | {1 + i % 3} tubs"
-        for i in range(36)
-    )
+    lines = []
+    for sale in range(36):
+        hour, minute = 10 + sale // 6, (sale * 10) % 60
+        tubs = 1 + sale % 3
+        lines.append(f"{hour}:{minute:02d} | {FLAVORS[(sale * 3) % 10]} | {tubs} tubs")
+    return "\n".join(lines)
 
 
 def _text(text: str) -> dict[str, Any]:

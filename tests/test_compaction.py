@@ -253,3 +253,113 @@ def test_a_summarizer_that_edits_its_messages_changes_neither_input_nor_result()
     out = compact(layers, budget, vandal)
     assert layers == snapshot
     assert budget_report(out)["total"] <= budget
+
+
+# a single-task run: one task, then nothing but tool rounds
+
+
+def single_task_run(rounds: int) -> list[Message]:
+    day: list[Message] = [user("Fix the failing test in shop.py")]
+    for n in range(rounds):
+        day += [call(f"t{n}", text=f"step {n}"), results(f"t{n}")]
+    return day
+
+
+def test_the_default_cannot_summarize_a_single_task_run() -> None:
+    layers = Layers("s", [], single_task_run(6))
+    with pytest.raises(ContextOverflowError, match="nothing older than the latest question"):
+        compact(layers, 150, forget_everything)
+
+
+def test_single_task_keeps_the_task_and_the_latest_whole_rounds() -> None:
+    day = single_task_run(6)
+    layers = Layers("s", [], day)
+    out = compact(layers, 200, keep_numbers, single_task=True)
+    assert budget_report(out)["total"] <= 200
+    task, summary, *tail = out.conversation
+    assert task == day[0]
+    assert summary["content"].startswith(SUMMARY_PREFIX)
+    assert tail[0]["role"] == "assistant" and len(tail) % 2 == 0  # whole rounds
+    assert validate_history(out.conversation) == []
+    # the tail is the cleared conversation's end, as many rounds as fit
+    cleared = clear_old_tool_results(day, 2)
+    assert tail == cleared[len(cleared) - len(tail) :]
+    more = compact(layers, 250, keep_numbers, single_task=True)
+    assert len(more.conversation) > len(out.conversation)
+
+
+def test_single_task_with_no_round_between_task_and_the_last_raises() -> None:
+    layers = Layers("s", [], single_task_run(1))
+    with pytest.raises(ContextOverflowError, match="no whole round between the task"):
+        compact(layers, 10, forget_everything, single_task=True)
+
+
+def test_single_task_retries_with_the_latest_round_when_the_summary_is_long() -> None:
+    layers = Layers("s", [], single_task_run(6))
+    calls: list[int] = []
+
+    def wordy(messages: list[Message]) -> str:
+        calls.append(len(messages))
+        return "x" * 200 if len(calls) == 1 else ""
+
+    out = compact(layers, 250, wordy, single_task=True)
+    assert len(calls) == 2 and calls[1] > calls[0]  # the second summary covers more
+    assert len(out.conversation) == 4  # task, summary, the latest call and its result
+    assert budget_report(out)["total"] <= 250
+
+
+def test_still_is_said_only_when_the_context_was_bigger_before() -> None:
+    # the summary of a tiny history can make it bigger than it was
+    day = [user("a"), assistant("b"), user("c" * 40)]
+    layers = Layers("", [], day)
+    with pytest.raises(ContextOverflowError) as caught:
+        compact(layers, 20, lambda messages: "y" * 100)
+    assert "is still" not in str(caught.value) and caught.value.size > total(layers)
+    with pytest.raises(ContextOverflowError, match="is still"):
+        compact(
+            Layers("", [], [user("x" * 400), assistant("b"), user("c" * 40)]), 20, forget_everything
+        )
+
+
+def test_a_summarizer_cannot_reach_nested_dicts_of_the_input() -> None:
+    # break 2: the copy was one level deep; cache_control, an image's source,
+    # image items in a result and extra message keys were shared
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"},
+    }
+    day: list[Message] = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "look", "cache_control": {"type": "ephemeral"}},
+                image,
+            ],
+            "meta": {"n": [1]},
+        },
+        call("t1"),
+        {
+            "role": "user",
+            "content": [result_block("t1", [image, {"type": "text", "text": "x" * 400}])],
+        },
+        assistant("a"),
+        user("and now?"),
+    ]
+    layers = Layers("", [], day)
+    snapshot = copy.deepcopy(layers)
+
+    def vandal(messages: list[Message]) -> str:
+        stack: list[Any] = list(messages)
+        while stack:
+            value = stack.pop()
+            if isinstance(value, dict):
+                stack.extend(value.values())
+                value["vandal"] = True
+            elif isinstance(value, list):
+                stack.extend(value)
+                value.append("vandal")
+        return ""
+
+    out = compact(layers, 60, vandal)
+    assert layers == snapshot
+    assert "vandal" not in repr(out)

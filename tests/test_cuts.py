@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import pytest
 
@@ -141,3 +142,22 @@ def test_transfer_filter_rejects_a_bad_needle_and_budget() -> None:
         transfer_filter(SALES, "mint", -3)
     with pytest.raises(TypeError, match="text must be a str"):
         transfer_filter(["mint"], "mint", 3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("ending", ["\r\n", "\r", "\n", "\u2028"])
+@pytest.mark.parametrize("cut", [head, head_and_tail])
+def test_every_cut_stays_within_its_budget_whatever_the_line_ending(
+    cut: Callable[[str, int], str], ending: str
+) -> None:
+    # break 8: head("abc\r\n" * 100, 100) returned all 125 tokens
+    text = ("abc" + ending) * 100
+    for budget in (0, 50, 99, 100, 101, 124, 125, 200):
+        out = cut(text, budget)
+        kept = [line for line in out.split("\n") if not line.startswith("[...")]
+        assert estimate_tokens("\n".join(kept)) <= budget, (budget, out[:40])
+
+
+def test_head_returns_crlf_text_itself_only_when_it_fits_as_it_is() -> None:
+    text = "abc\r\n" * 100
+    assert head(text, 125) == text
+    assert head(text, 124) == "\n".join(["abc"] * 100)

@@ -74,6 +74,13 @@ def test_an_unknown_block_is_counted_by_its_json_not_for_free() -> None:
     assert message_tokens(message) > 100
 
 
+def _nested(depth: int) -> Any:
+    value: Any = {}
+    for _ in range(depth):
+        value = {"x": value}
+    return value
+
+
 # every public function that takes messages checks them, and names the bad one
 TAKES_MESSAGES: list[Callable[[list[Any]], object]] = [
     lambda messages: clear_old_tool_results(messages, 2),
@@ -105,6 +112,46 @@ BAD_THIRD_MESSAGE = [
         {"role": "user", "content": [{"type": "text", "text": None}]},
         TypeError,
         r"message 3, block 0 \(text\) has 'text' of type NoneType",
+    ),
+    # break 7: each names the message, the block and what is wrong
+    (
+        {"role": ["user"], "content": "hi"},
+        ValueError,
+        r"message 3 has role \['user'\]",
+    ),
+    (
+        {"role": "assistant", "content": [call("t9")["content"][0] | {"input": {"f": {1, 2}}}]},
+        TypeError,
+        r"message 3 at content\[0\]\.input\.f: a set is not JSON data",
+    ),
+    (
+        {"role": "assistant", "content": [call("t9")["content"][0] | {"input": {"f": b"x"}}]},
+        TypeError,
+        r"message 3 at content\[0\]\.input\.f: a bytes is not JSON data",
+    ),
+    # break 6: a string is_error would silently protect the result from clearing
+    (
+        {"role": "user", "content": [result_block("t1", is_error="false")]},
+        TypeError,
+        r"message 3, block 0 \(tool_result\) has 'is_error' of type str, not bool",
+    ),
+    ({"role": "tool", "content": "x", "is_error": 1}, TypeError, "message 3 has 'is_error'"),
+    # break 5: a role "tool" message holds one result, never a call
+    (
+        {"role": "tool", "content": call("t9")["content"]},
+        ValueError,
+        r"message 3, block 0 has type 'tool_use'; a tool message holds only",
+    ),
+    # break 1: what the API could not take, refused where it is
+    (
+        {"role": "user", "content": [{"type": "text", "text": "ok \ud800"}]},
+        TypeError,
+        r"message 3 at content\[0\]\.text: a string holds a lone surrogate \(U\+D800\)",
+    ),
+    (
+        {"role": "user", "content": "x", "extra": _nested(80)},
+        TypeError,
+        "message 3 at extra.*nested more than 64 levels deep",
     ),
 ]
 

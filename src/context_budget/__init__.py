@@ -125,6 +125,10 @@ from context_budget.tokens import (
     message_tokens,
     qwen_counter,
 )
+from context_budget.transcripts import (
+    FORMATS,
+    load_transcript,
+)
 from context_budget.usage import (
     Usage,
     should_compact,
@@ -152,6 +156,7 @@ __all__ = [  # noqa: RUF022
     "DEFAULT_MODEL",
     "EMPTY_NOTES",
     "EmulatedClient",
+    "FORMATS",
     "HANDOFF_PREFIX",
     "HistoryProblem",
     "InvalidRequestError",
@@ -204,6 +209,7 @@ __all__ = [  # noqa: RUF022
     "head",
     "head_and_tail",
     "keep_numbers",
+    "load_transcript",
     "loop_cost",
     "loop_steps",
     "message_text",

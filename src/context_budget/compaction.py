@@ -1,26 +1,37 @@
 """Compaction: fit a context into a token budget in at most two steps.
 
-``compact(layers, budget, summarize)`` returns new ``Layers`` whose
-``budget_report(...)["total"]`` is at most ``budget`` tokens:
+`compact(layers, budget, summarize)` returns new `Layers` whose
+`budget_report(...)["total"]` is at most `budget` tokens:
 
 0. if the layers already fit, a copy of them, unchanged;
-1. otherwise clear old tool results, keeping the last ``KEEP_TOOL_RESULTS``;
+1. otherwise clear old tool results, keeping the last `KEEP_TOOL_RESULTS`;
    if that fits, stop;
-2. otherwise replace every message before the latest user question with one
-   user message, ``SUMMARY_PREFIX + summarize(older_messages)``, and keep the
-   question and everything after it (as step 1 left them).
+2. otherwise summarize. By default the kept tail starts at the latest user
+   question: the messages before it become one user message,
+   `SUMMARY_PREFIX + summarize(those_messages)`, and the question and all
+   that follows it stay as step 1 left them.
 
 System and pinned are never changed. When no such context fits, the function
-raises ``ContextOverflowError`` rather than return one over the budget.
+raises `ContextOverflowError` rather than return one over the budget.
 
 The cut of step 2. The latest *question* is the latest user message that is
-not only ``tool_result`` blocks (a turn that only answers tool calls is part of
+not only `tool_result` blocks (a turn that only answers tool calls is part of
 the agent's work, not a question). The kept tail must not hold a tool result
 whose call was summarized away, since the API refuses such a history: when a
 kept message answers a call made before the cut, the cut moves back to the
 assistant message holding that call, and the check repeats for the newly kept
 messages. The summary stays a message of its own even when a user message
 follows it; Anthropic's API combines consecutive user turns into one.
+
+A single-task run. An agent's transcript is often one task and then nothing
+but tool rounds, so nothing comes before its latest question but the task
+itself, and step 2 has nothing to summarize. With `single_task=True`, step 2
+instead keeps the task (the first question, with anything before it), then the
+summary, then as many of the latest whole rounds as fit: the tail starts at an
+assistant turn, and every result in it has its call in it too. The rounds
+between the task and the tail are what gets summarized. The summarizer is
+called once, or twice when the first summary is too long to fit beside the
+rounds chosen for it (the second time the tail is the latest round alone).
 
 Cost: linear in the number of messages. Each message is counted once; the
 messages step 1 changes are counted once more; nothing is recounted in a loop.
@@ -29,9 +40,10 @@ messages step 1 changes are counted once more; nothing is recounted in a loop.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from context_budget.clearing import _clear
+from context_budget.clearing import _clear, _Clearing
 from context_budget.errors import ContextOverflowError
 from context_budget.layers import Layers, _fixed_tokens
 from context_budget.messages import Message, _check_messages, _tool_result_ids, _tool_use_ids
@@ -48,6 +60,26 @@ SUMMARY_PREFIX = "Summary of the earlier conversation:\n"
 Summarizer = Callable[[list[Message]], str]
 
 
+@dataclass(frozen=True)
+class _Compacted:
+    """What `compact` did, for a caller that reports it.
+
+    Attributes:
+        layers: the compacted layers.
+        step: 0 (it fitted), 1 (clearing was enough) or 2 (a summary).
+        summarized: the input indexes the summary replaced, `range(0)` unless
+            step 2.
+        size: tokens of the result, as `budget_report` counts them.
+        cleared: tool results step 1 cleared (0 for step 0).
+    """
+
+    layers: Layers
+    step: int
+    summarized: range
+    size: int
+    cleared: int
+
+
 def _is_question(message: Message) -> bool:
     """A user message with something besides tool results in it."""
     if message["role"] != "user":
@@ -57,7 +89,7 @@ def _is_question(message: Message) -> bool:
 
 
 def _unanswered(messages: Sequence[Message], start: int, stop: int) -> set[str]:
-    """Ids of the tool results in ``messages[start:stop]`` whose call is not in that span."""
+    """Ids of the tool results in `messages[start:stop]` whose call is not in that span."""
     calls: set[str] = set()
     missing: set[str] = set()
     for message in messages[start:stop]:
@@ -90,31 +122,38 @@ def _cut_index(messages: Sequence[Message]) -> int | None:
     return cut
 
 
-def _fresh(messages: Sequence[Message]) -> list[Message]:
-    """A copy of ``messages``: new message dicts, content lists, blocks and tool inputs.
+def _round_starts(messages: Sequence[Message], first: int) -> list[int]:
+    """Indexes >= `first` where a tail of whole rounds may start, latest first.
 
-    Strings are shared (they cannot change); so are values nested in keys other
-    than those, which no part of a message this package reads.
+    A start is an assistant message after a message that is not, such that
+    every tool result from there on answers a call from there on.
+    Example: [task, call t1, result t1, call t2, result t2], first 2 -> [3].
     """
-    return [
-        {**message, "content": [_fresh_block(block) for block in message["content"]]}
-        if isinstance(message["content"], list)
-        else {**message}
-        for message in messages
-    ]
+    starts: list[int] = []
+    pending: set[str] = set()  # results in messages[index:] whose call is before index
+    for index in range(len(messages) - 1, first - 1, -1):
+        message = messages[index]
+        pending.difference_update(_tool_use_ids(message))
+        pending.update(_tool_result_ids(message))
+        if (
+            not pending
+            and message["role"] == "assistant"
+            and messages[index - 1]["role"] != "assistant"
+        ):
+            starts.append(index)
+    return starts
 
 
-def _fresh_block(block: dict[str, Any]) -> dict[str, Any]:
-    if block["type"] == "tool_use":
-        return {**block, "input": _copy_json(block["input"])}
-    content = block.get("content")
-    if isinstance(content, list):  # a tool_result's own text or image blocks
-        return {**block, "content": [{**item} for item in content]}
-    return {**block}
+def _fresh(messages: Sequence[Message]) -> list[Message]:
+    """A deep copy of `messages`: every dict and list in them is new; strings are shared."""
+    return [_copy_json(message) for message in messages]
 
 
 def _copy_json(value: Any) -> Any:
-    """A copy of nested dicts and lists; anything else is shared (strings, numbers)."""
+    """A copy of nested dicts and lists; anything else is shared (strings, numbers).
+
+    Recursion is safe: every message is checked to nest at most `MAX_DEPTH` levels.
+    """
     if isinstance(value, dict):
         return {key: _copy_json(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -133,32 +172,164 @@ def _check_arguments(layers: object, budget: object, summarize: object) -> None:
         raise TypeError(f"summarize must be callable (messages -> str), got {summarize!r}")
 
 
+def _summary(summarize: Summarizer, messages: Sequence[Message]) -> Message:
+    # subtle: the summarizer gets its own deep copy of the messages, so a
+    # summarizer that edits what it is given can change neither the input nor
+    # the kept tail
+    text = summarize(_fresh(messages))
+    if not isinstance(text, str):
+        raise TypeError(f"summarize must return a str, got {type(text).__name__}: {text!r:.80}")
+    return {"role": "user", "content": SUMMARY_PREFIX + text}
+
+
+def _compact(
+    layers: Layers,
+    budget: int,
+    summarize: Summarizer,
+    counter: TokenCounter,
+    *,
+    single_task: bool = False,
+    sizes: Sequence[int] | None = None,
+    clearing: _Clearing | None = None,
+    fixed_tokens: tuple[int, int] | None = None,
+) -> _Compacted:
+    """`compact` on checked arguments, with a record of what it did.
+
+    `sizes` (message index -> tokens), `clearing` (step 1's result) and
+    `fixed_tokens` (system and pinned tokens), when given, spare counting the
+    context again: the `inspect` command passes the ones it already has.
+    """
+    conversation = layers.conversation
+    system, pinned = fixed_tokens or _fixed_tokens(layers, counter)
+    fixed = system + pinned
+    if fixed > budget:
+        raise ContextOverflowError(
+            f"budget {budget} tokens, system and pinned alone are {fixed} tokens",
+            budget=budget,
+            size=fixed,
+        )
+    sizes = list(sizes) if sizes is not None else _sizes(conversation, counter)
+    before = fixed + sum(sizes)
+    if before <= budget:
+        copy = Layers(layers.system, list(layers.pinned), list(conversation))
+        return _Compacted(copy, 0, range(0), before, 0)
+
+    # step 1: the shared clearing rule; only the messages it changed are recounted
+    if clearing is None:
+        clearing = _clear(conversation, KEEP_TOOL_RESULTS, counter, sizes)
+    cleared = clearing.messages
+    for index, size in clearing.sizes.items():
+        sizes[index] = size
+    total = fixed + sum(sizes)
+    if total <= budget:
+        out = Layers(layers.system, list(layers.pinned), list(cleared))
+        return _Compacted(out, 1, range(0), total, clearing.cleared)
+
+    # step 2: one summary message between what is kept at each end
+    if single_task:
+        summarized, summary = _task_summary(cleared, sizes, budget - fixed, summarize, counter)
+        what = "the task, the latest round and what follows it"
+    else:
+        cut = _cut_index(cleared)
+        summarized = range(0, cut or 0)
+        summary = _summary(summarize, cleared[:cut]) if cut else None
+        what = "the latest question and what follows it"
+    if summary is None:
+        nothing = (
+            "no whole round between the task and the latest round"
+            if single_task
+            else "nothing older than the latest question"
+        )
+        raise ContextOverflowError(
+            f"budget {budget} tokens, the context is {total:,} tokens after clearing old "
+            f"tool results, and there is {nothing} to summarize",
+            budget=budget,
+            size=total,
+        )
+    kept = sum(sizes[: summarized.start]) + sum(sizes[summarized.stop :])
+    size = fixed + _message_size(summary, counter) + kept
+    if size > budget:
+        still = "still " if size < before else ""
+        raise ContextOverflowError(
+            f"budget {budget} tokens, the compacted context is {still}{size} tokens "
+            f"({what} alone are {kept} tokens)",
+            budget=budget,
+            size=size,
+        )
+    messages = [*cleared[: summarized.start], summary, *cleared[summarized.stop :]]
+    out = Layers(layers.system, list(layers.pinned), messages)
+    return _Compacted(out, 2, summarized, size, clearing.cleared)
+
+
+def _task_summary(
+    messages: Sequence[Message],
+    sizes: Sequence[int],
+    room: int,
+    summarize: Summarizer,
+    counter: TokenCounter,
+) -> tuple[range, Message | None]:
+    """Single-task step 2: (the indexes summarized, the summary or None).
+
+    `room` is the budget left for the conversation, in tokens.
+    """
+    task = next((i for i, message in enumerate(messages) if _is_question(message)), None)
+    starts = [] if task is None else _round_starts(messages, task + 2)
+    if task is None or not starts:  # no task, or no round between it and the last
+        return range(0), None
+    head = sum(sizes[: task + 1])
+    empty = _message_size({"role": "user", "content": SUMMARY_PREFIX}, counter)
+    tail = 0
+    cut = starts[0]  # the latest round alone, unless more fit
+    stop = len(messages)
+    for start in starts:  # latest first: each adds the rounds between it and the last
+        tail += sum(sizes[start:stop])
+        stop = start
+        if head + empty + tail > room:
+            break
+        cut = start
+    summary = _summary(summarize, messages[task + 1 : cut])
+    if cut != starts[0]:
+        size = head + _message_size(summary, counter) + sum(sizes[cut:])
+        if size > room:  # the summary was longer than the room left: keep less
+            cut = starts[0]
+            summary = _summary(summarize, messages[task + 1 : cut])
+    return range(task + 1, cut), summary
+
+
 def compact(
     layers: Layers,
     budget: int,
     summarize: Summarizer,
     counter: TokenCounter | None = None,
+    *,
+    single_task: bool = False,
 ) -> Layers:
-    """New layers that fit in ``budget`` tokens, by clearing, then summarizing.
+    """New layers that fit in `budget` tokens, by clearing, then summarizing.
 
     Args:
         layers: the context to fit; it is not changed.
-        budget: the most tokens the result may hold, as ``budget_report``
-            counts them with the same ``counter``.
+        budget: the most tokens the result may hold, as `budget_report`
+            counts them with the same `counter`.
         summarize: the older messages (oldest first, as step 1 left them, so
-            old tool results arrive cleared; do not change them) -> the text
-            of their summary.
-        counter: text -> tokens; ``estimate_tokens`` when None.
+            old tool results arrive cleared; a deep copy, so editing it
+            changes nothing) -> the text of their summary.
+        counter: text -> tokens; `estimate_tokens` when None.
+        single_task: keep the task and the latest whole rounds, and summarize
+            the rounds between, instead of keeping the latest question and
+            summarizing what came before it (see the module's docstring).
 
     Returns:
-        ``Layers`` with the same system and pinned records, and a conversation
-        that is the original, the original with old tool results cleared, or a
-        summary message followed by the latest question and what came after.
+        `Layers` with the same system and pinned records, and a conversation
+        that is the original, the original with old tool results cleared, or
+        one with a summary message in place of the older messages.
 
     Raises:
         ContextOverflowError: system and pinned alone exceed the budget, there
-            is nothing older to summarize, or the summarized context still does
-            not fit. ``budget`` and ``size`` (tokens) are on the error.
+            is nothing to summarize, or the summarized context still does not
+            fit. `budget` and `size` (tokens) are on the error.
+        TypeError: an argument has the wrong type, or the summarizer returned
+            something other than a str.
+        ValueError: the budget is negative.
 
     Examples:
         >>> from context_budget import forget_everything, tool_message
@@ -174,58 +345,5 @@ def compact(
     """
     _check_arguments(layers, budget, summarize)
     counter = _resolve(counter)
-    conversation = layers.conversation
-    _check_messages(conversation)
-
-    system, pinned = _fixed_tokens(layers, counter)
-    fixed = system + pinned
-    if fixed > budget:
-        raise ContextOverflowError(
-            f"budget {budget} tokens, system and pinned alone are {fixed} tokens",
-            budget=budget,
-            size=fixed,
-        )
-    sizes = _sizes(conversation, counter)  # message index -> tokens
-    total = fixed + sum(sizes)
-    if total <= budget:
-        return Layers(layers.system, list(layers.pinned), list(conversation))
-
-    # step 1: only the messages clearing replaced need counting again; a message
-    # whose results were too small to be worth a marker keeps its results.
-    cleared = _clear(conversation, KEEP_TOOL_RESULTS, counter)
-    for index, (new, old) in enumerate(zip(cleared, conversation, strict=True)):
-        if new is not old:
-            size = _message_size(new, counter)
-            if size < sizes[index]:
-                sizes[index] = size
-            else:
-                cleared[index] = old
-    total = fixed + sum(sizes)
-    if total <= budget:
-        return Layers(layers.system, list(layers.pinned), cleared)
-
-    # step 2: one summary message, then the latest question and what follows it
-    cut = _cut_index(cleared)
-    if not cut:  # None (no question at all) or 0 (nothing before the question)
-        raise ContextOverflowError(
-            f"budget {budget} tokens, the context is {total} tokens after clearing old "
-            "tool results, and there is nothing older than the latest question to summarize",
-            budget=budget,
-            size=total,
-        )
-    # subtle: the summarizer gets its own copy of the messages, so a summarizer
-    # that edits what it is given can change neither the input nor the kept tail.
-    text = summarize(_fresh(cleared[:cut]))
-    if not isinstance(text, str):
-        raise TypeError(f"summarize must return a str, got {type(text).__name__}: {text!r:.80}")
-    summary: Message = {"role": "user", "content": SUMMARY_PREFIX + text}
-    kept = sum(sizes[cut:])
-    size = fixed + _message_size(summary, counter) + kept
-    if size > budget:
-        raise ContextOverflowError(
-            f"budget {budget} tokens, the compacted context is still {size} tokens "
-            f"(the latest question and what follows it alone are {kept} tokens)",
-            budget=budget,
-            size=size,
-        )
-    return Layers(layers.system, list(layers.pinned), [summary, *cleared[cut:]])
+    _check_messages(layers.conversation)
+    return _compact(layers, budget, summarize, counter, single_task=bool(single_task)).layers

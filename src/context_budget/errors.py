@@ -1,19 +1,19 @@
 """The package's exceptions, in one place.
 
-Exception tree::
+The exception tree:
 
-    ContextBudgetError          base class of every error raised on purpose
-    ├── ContextOverflowError    a context cannot be made to fit its budget
-    ├── InvalidRequestError     a request the Messages API would refuse (HTTP 400)
-    │   ├── TooManyBreakpointsError       more than 4 cache_control breakpoints
-    │   ├── CacheTTLOrderError            a 1-hour breakpoint after a 5-minute one
-    │   ├── AutomaticCacheConflictError   top-level cache_control clashes
-    │   └── ContextManagementError        a context_management edit the API refuses
-    ├── MiddleEditError         strict PrefixGuard: the history was edited in the middle
-    ├── ScriptExhaustedError    a scripted model was asked for one response too many
-    └── CompactionStormError    compaction after compaction failed to make room
+- `ContextBudgetError`: the base class of every error raised on purpose;
+    - `ContextOverflowError`: a context cannot be made to fit its budget;
+    - `InvalidRequestError`: a request the Messages API would refuse (HTTP 400);
+        - `TooManyBreakpointsError`: more than 4 `cache_control` breakpoints;
+        - `CacheTTLOrderError`: a 1-hour breakpoint after a 5-minute one;
+        - `AutomaticCacheConflictError`: the top-level `cache_control` clashes;
+        - `ContextManagementError`: a `context_management` edit the API refuses;
+    - `MiddleEditError`: a strict `PrefixGuard` saw the history edited in the middle;
+    - `ScriptExhaustedError`: a scripted model was asked for one response too many;
+    - `CompactionStormError`: compaction after compaction failed to make room.
 
-Bad arguments raise the built-in ``TypeError`` or ``ValueError``, with a message
+Bad arguments raise the built-in `TypeError` or `ValueError`, with a message
 that names the offending index or value and the limit it broke.
 """
 

@@ -1,25 +1,33 @@
 """Checking a history for broken tool-call pairs before an API refuses it.
 
-In Anthropic's format an assistant message calls tools with ``tool_use``
-blocks, and the very next message, a user message, answers each call with a
-``tool_result`` block carrying the call's id, results before any text. A trim
-or a summary that cuts between the two leaves a history the API rejects
-("tool_use ids were found without tool_result blocks immediately after"): the
-bug class most reported against context-trimming code.
+In Anthropic's format an assistant turn calls tools with `tool_use` blocks,
+and the very next turn, a user turn, answers each call with a `tool_result`
+block carrying the call's id, results before any text. A trim or a summary
+that cuts between the two leaves a history the API rejects ("tool_use ids were
+found without tool_result blocks immediately after"): the bug class most
+reported against context-trimming code.
 
-``validate_history`` reports every break, each as a ``HistoryProblem`` naming
-the message index, the tool_use id and one of four problems:
+A *turn* is a run of consecutive messages with the same role: the API merges
+them into one, and so does this check. A parallel call stored as two assistant
+messages and answered in two user messages (how Claude Code writes its
+transcripts) is one call turn and one answer turn, with nothing broken.
 
-- ``"orphan result"``: a tool_result whose id no earlier tool_use carries;
-- ``"misplaced result"``: a tool_result whose call exists but not in the
-  message just before, or that is not in a user message, follows text, or
+`validate_history` reports every break, each as a `HistoryProblem` naming the
+message index, the tool_use id and one of five problems:
+
+- `"orphan result"`: a tool_result whose id no earlier tool_use carries;
+- `"misplaced result"`: a tool_result whose call exists but not in the turn
+  just before, or that is not in a user turn, follows text in its turn, or
   answers the same call twice;
-- ``"unanswered call"``: a tool_use that the next message does not answer. A
-  call in the last message is pending, not a problem;
-- ``"duplicate call id"``: a tool_use whose id an earlier tool_use already
-  carries (the API refuses a reused id).
+- `"unanswered call"`: a tool_use that the next turn does not answer. A call
+  in the last turn is pending, not a problem, unless a later message of that
+  turn moved on to something other than calls;
+- `"duplicate call id"`: a tool_use whose id an earlier tool_use already
+  carries (the API refuses a reused id);
+- `"misplaced call"`: a tool_use in a message that is not the assistant's.
 
-Shorthand ``"tool"`` messages carry no call id, so they are not checked.
+Shorthand `"tool"` messages carry no call id, so they are not checked. Cost:
+linear in the number of blocks.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from context_budget.messages import Message, _blocks, _check_messages, _tool_use_ids
+from context_budget.messages import Message, _blocks, _check_messages
 
 __all__ = ["HistoryProblem", "validate_history"]
 
@@ -35,6 +43,7 @@ ORPHAN_RESULT = "orphan result"
 MISPLACED_RESULT = "misplaced result"
 UNANSWERED_CALL = "unanswered call"
 DUPLICATE_CALL = "duplicate call id"
+MISPLACED_CALL = "misplaced call"
 
 
 @dataclass(frozen=True)
@@ -44,8 +53,8 @@ class HistoryProblem:
     Attributes:
         index: the index of the message holding the bad block.
         tool_use_id: the id of the call (or of the call a result claims).
-        problem: ``"orphan result"``, ``"misplaced result"``, ``"unanswered call"``
-            or ``"duplicate call id"``.
+        problem: `"orphan result"`, `"misplaced result"`, `"unanswered call"`,
+            `"duplicate call id"` or `"misplaced call"`.
 
     Examples:
         >>> print(HistoryProblem(0, "toolu_01", "orphan result"))
@@ -60,38 +69,29 @@ class HistoryProblem:
         return f"message {self.index}: {self.problem} {self.tool_use_id}"
 
 
-def _answered(
-    index: int, message: Message, asked: list[str], seen: set[str]
-) -> tuple[set[str], list[HistoryProblem]]:
-    """The calls in ``asked`` that ``message`` answers, and its bad results."""
-    answered: set[str] = set()
-    problems: list[HistoryProblem] = []
-    after_text = False
-    for block in _blocks(message):
-        if block["type"] != "tool_result":
-            after_text = True
-            continue
-        call_id = block["tool_use_id"]
-        in_place = message["role"] == "user" and not after_text and call_id not in answered
-        if call_id in asked and message["role"] == "user":
-            if not in_place:
-                problems.append(HistoryProblem(index, call_id, MISPLACED_RESULT))
-            answered.add(call_id)
-        elif call_id in seen:
-            problems.append(HistoryProblem(index, call_id, MISPLACED_RESULT))
-        else:
-            problems.append(HistoryProblem(index, call_id, ORPHAN_RESULT))
-    return answered, problems
+def _turns(messages: Sequence[Message]) -> list[tuple[str, int, int]]:
+    """(role, start, stop) of each run of consecutive same-role messages, in order."""
+    turns: list[tuple[str, int, int]] = []
+    start = 0
+    for index in range(1, len(messages) + 1):
+        if index == len(messages) or messages[index]["role"] != messages[start]["role"]:
+            turns.append((messages[start]["role"], start, index))
+            start = index
+    return turns
 
 
 def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
-    """Every broken tool-call pair in ``messages``; an empty list means none.
+    """Every broken tool-call pair in `messages`; an empty list means none.
 
     Args:
         messages: the conversation, oldest first.
 
     Returns:
-        ``HistoryProblem`` records, ordered by message index.
+        `HistoryProblem` records, ordered by message index (then by block).
+
+    Raises:
+        TypeError: a message is malformed; the error names it.
+        ValueError: a message lacks a key or has an unknown role.
 
     Examples:
         >>> trimmed = [
@@ -106,23 +106,55 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
     _check_messages(messages)
     problems: list[HistoryProblem] = []
     seen: set[str] = set()  # ids of every tool_use so far
-    asked: list[str] = []  # ids the previous message called, if it was an assistant's
-    for index, message in enumerate(messages):
-        answered, bad = _answered(index, message, asked, seen)
+    asked: dict[str, int] = {}  # id -> message index, of the calls the previous turn made
+    for role, start, stop in _turns(messages):
+        answered: set[str] = set()
+        after_text = False
+        calls: dict[str, int] = {}  # this turn's calls: id -> message index
+        moved_on = -1  # the last message of the turn holding more than calls
+        for index in range(start, stop):
+            message = messages[index]
+            if isinstance(message["content"], str) or any(
+                block["type"] != "tool_use" for block in _blocks(message)
+            ):
+                moved_on = index
+            for block in _blocks(message):
+                kind = block["type"]
+                if kind == "tool_use":
+                    call_id = block["id"]
+                    if role != "assistant":
+                        problems.append(HistoryProblem(index, call_id, MISPLACED_CALL))
+                    else:
+                        if call_id in seen:
+                            problems.append(HistoryProblem(index, call_id, DUPLICATE_CALL))
+                        calls.setdefault(call_id, index)
+                    seen.add(call_id)
+                elif kind == "tool_result":
+                    call_id = block["tool_use_id"]
+                    if role == "user" and call_id in asked:
+                        if after_text or call_id in answered:
+                            problems.append(HistoryProblem(index, call_id, MISPLACED_RESULT))
+                        answered.add(call_id)
+                    elif call_id in seen:
+                        problems.append(HistoryProblem(index, call_id, MISPLACED_RESULT))
+                    else:
+                        problems.append(HistoryProblem(index, call_id, ORPHAN_RESULT))
+                else:
+                    after_text = True
         problems.extend(
-            HistoryProblem(index - 1, call_id, UNANSWERED_CALL)
-            for call_id in asked
+            HistoryProblem(index, call_id, UNANSWERED_CALL)
+            for call_id, index in asked.items()
             if call_id not in answered
         )
-        problems.extend(bad)
-        calls = _tool_use_ids(message)
+        asked = calls if role == "assistant" else {}
+    if asked:  # the last turn's calls are pending, unless the turn went on past them
         problems.extend(
-            HistoryProblem(index, call_id, DUPLICATE_CALL)
-            for number, call_id in enumerate(calls)
-            if call_id in seen or call_id in calls[:number]
+            HistoryProblem(index, call_id, UNANSWERED_CALL)
+            for call_id, index in asked.items()
+            if index < moved_on
         )
-        seen.update(calls)
-        asked = calls if message["role"] == "assistant" else []
+    # subtle: a turn's unanswered calls are found one turn later; sorting is stable
+    problems.sort(key=lambda problem: problem.index)
     return problems
 
 

@@ -1,16 +1,16 @@
 """Layers: what the model sees in one request, split by how often it changes.
 
-``Layers(system, pinned, conversation)`` lists the stable parts first:
+`Layers(system, pinned, conversation)` lists the stable parts first:
 
-- ``system``: the system prompt (str), which almost never changes;
-- ``pinned``: records the application keeps and always sends (list[str]),
+- `system`: the system prompt (str), which almost never changes;
+- `pinned`: records the application keeps and always sends (list[str]),
   which change rarely and are never compacted;
-- ``conversation``: the messages, which grow every turn (list of messages).
+- `conversation`: the messages, which grow every turn (list of messages).
 
-``budget_report`` charges every token of a request to one layer. The system
+`budget_report` charges every token of a request to one layer. The system
 prompt is counted as one message (text plus the per-message framing; an empty
 system prompt is not sent and costs 0), each pinned record as one message, and
-the conversation message by message. Example: ``Layers("s", ["rule"], [])`` ->
+the conversation message by message. Example: `Layers("s", ["rule"], [])` ->
 system 1 + 5, pinned 1 + 5, total 12 tokens.
 """
 
@@ -67,9 +67,9 @@ class Layers:
 class BudgetReport(dict[str, int]):
     """Tokens per layer: a dict with keys system, pinned, conversation, total.
 
-    Being a dict, it indexes (``report["total"]``) and serializes with
-    ``json.dumps`` like one; ``str()`` renders it as a table of tokens and each
-    layer's share of the total, the way a coding agent's ``/context`` does.
+    Being a dict, it indexes (`report["total"]`) and serializes with
+    `json.dumps` like one; `str()` renders it as a table of tokens and each
+    layer's share of the total, the way a coding agent's `/context` does.
     """
 
     def __str__(self) -> str:
@@ -89,15 +89,15 @@ def _fixed_tokens(layers: Layers, counter: TokenCounter) -> tuple[int, int]:
 
 
 def budget_report(layers: Layers, counter: TokenCounter | None = None) -> BudgetReport:
-    """Tokens in each layer of ``layers`` and in all of them.
+    """Tokens in each layer of `layers` and in all of them.
 
     Args:
         layers: the request's context.
-        counter: text -> tokens; ``estimate_tokens`` when None.
+        counter: text -> tokens; `estimate_tokens` when None.
 
     Returns:
-        A ``BudgetReport``: ``{"system": int, "pinned": int, "conversation": int,
-        "total": int}``, all in tokens, framing overhead included.
+        A `BudgetReport`: `{"system": int, "pinned": int, "conversation": int,
+        "total": int}`, all in tokens, framing overhead included.
 
     Examples:
         >>> report = budget_report(Layers(

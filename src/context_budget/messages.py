@@ -1,41 +1,50 @@
 """Chat messages: the shapes this package reads, and the text of each that counts.
 
-A message is a dict with a ``role`` and a ``content``::
+A message is a dict with a `role` and a `content`, for example
+`{"role": "user", "content": "How much vanilla is left?"}`.
 
-    {"role": "user", "content": "How much vanilla is left?"}
-
-``role`` is one of ``"system"``, ``"user"``, ``"assistant"`` or ``"tool"``.
-``content`` is a string, or a list of Anthropic Messages content blocks, each a
-dict with a ``type``::
-
-    {"type": "text", "text": str}
-    {"type": "tool_use", "id": str, "name": str, "input": dict}
-    {"type": "tool_result", "tool_use_id": str,
-     "content": str | list[block],     # optional; usually text blocks
-     "is_error": bool}                 # optional
-    {"type": "thinking", "thinking": str, "signature": str}
+- `role` is one of `"system"`, `"user"`, `"assistant"` or `"tool"`.
+- `content` is a string, or a list of Anthropic Messages content blocks, each a
+  dict with a `type`:
+    - `{"type": "text", "text": str}`;
+    - `{"type": "tool_use", "id": str, "name": str, "input": dict}`;
+    - `{"type": "tool_result", "tool_use_id": str, "content": str | list,
+      "is_error": bool}`, where `content` (a string, or a list of text, image,
+      document or search result blocks) and `is_error` may be left out;
+    - `{"type": "thinking", "thinking": str, "signature": str}`.
 
 Blocks of any other type (images, redacted thinking) are accepted and counted
 by their compact JSON, so nothing in a message is ever free.
 
-The lessons also use a shorthand: one message with role ``"tool"`` holds one
-tool result as JSON text and keeps the tool's ``name`` beside it
-(``tool_message``). Shorthand results carry no call id, so nothing pairs them
-with a call.
+The lessons also use a shorthand: one message with role `"tool"` holds one
+tool result, as text (`tool_message` writes its payload as JSON text) or as a
+list of the blocks a `tool_result` may hold, and keeps the tool's `name`
+beside it. Shorthand results carry no call id, so nothing pairs them with a
+call; a true `is_error` on the message marks the result as an error.
+
+Every value anywhere in a message must be JSON data (dict with `str` keys,
+list, `str`, `int`, `float`, `bool`, `None`) nested at most `MAX_DEPTH` levels
+deep, with no lone surrogate in any string and no integer longer than Python
+prints (4,300 digits): the API could not receive anything else, and the
+package's own copying and counting stay safe on what is left.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any, TypeAlias
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple, TypeAlias
 
 __all__ = ["Message", "message_text", "tool_message"]
 
-#: One chat message: ``{"role": str, "content": str | list[block], ...}``.
+#: One chat message: `{"role": str, "content": str | list[block], ...}`.
 Message: TypeAlias = dict[str, Any]
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+#: How many levels of dicts and lists a message may nest (the message itself is level 1).
+MAX_DEPTH = 64
 
 # block type -> (required key, the type its value must have)
 _REQUIRED: dict[str, tuple[tuple[str, type], ...]] = {
@@ -48,16 +57,29 @@ _REQUIRED: dict[str, tuple[tuple[str, type], ...]] = {
 # block types a tool_result's content list may hold (so a result never nests a result)
 _RESULT_CONTENT = frozenset({"text", "image", "document", "search_result"})
 
+_SCALARS = (str, int, float, bool, type(None))
+
 
 def _compact_json(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def tool_message(name: str, payload: object) -> Message:
-    """A shorthand tool result: role ``"tool"``, the payload as compact JSON text.
+    """A shorthand tool result: role `"tool"`, the payload as compact JSON text.
 
     The JSON has sorted keys and no spaces, so the same payload always gives
     the same text (and the same token count).
+
+    Args:
+        name: the tool's name, a non-empty string.
+        payload: any JSON data: what the tool returned.
+
+    Returns:
+        The message, `{"role": "tool", "name": name, "content": json_text}`.
+
+    Raises:
+        TypeError: the name is not a non-empty string, or the payload is not
+            JSON data.
 
     Examples:
         >>> tool_message("stock_level", {"vanilla": 12, "mango": 0})
@@ -67,7 +89,7 @@ def tool_message(name: str, payload: object) -> Message:
         raise TypeError(f"a tool name must be a non-empty str, got {name!r}")
     try:
         content = _compact_json(payload)
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, RecursionError) as error:
         raise TypeError(f"tool {name!r}: payload is not JSON-serializable: {error}") from None
     return {"role": "tool", "name": name, "content": content}
 
@@ -84,6 +106,12 @@ def _place(message: int | None, block: int | None = None, inner: int | None = No
     if inner is not None:
         where += f", content block {inner}"
     return where
+
+
+def _check_is_error(holder: dict[str, Any], where: str) -> None:
+    flag = holder.get("is_error", False)
+    if not isinstance(flag, bool):
+        raise TypeError(f"{where} has 'is_error' of type {type(flag).__name__}, not bool: {flag!r}")
 
 
 def _check_block(block: object, message: int | None, number: int, inner: int | None = None) -> None:
@@ -105,34 +133,56 @@ def _check_block(block: object, message: int | None, number: int, inner: int | N
         raise ValueError(
             f"{where} has type {kind!r}; a tool result holds only {sorted(_RESULT_CONTENT)} blocks"
         )
-    if kind == "tool_result" and "content" in block:
-        content = block["content"]
-        if isinstance(content, list):
-            for item_number, item in enumerate(content):
+    if kind == "tool_result":
+        _check_is_error(block, f"{_place(message, number)} (tool_result)")
+        if "content" in block:
+            _check_result_content(block["content"], message, number)
+
+
+def _check_result_content(content: object, message: int | None, number: int | None) -> None:
+    """A result's content is a str or a list of text, image, document or search result blocks."""
+    if isinstance(content, list):
+        for item_number, item in enumerate(content):
+            if number is None:  # the blocks of a role "tool" message
+                _check_block(item, message, item_number, None)
+                if item["type"] not in _RESULT_CONTENT:
+                    raise ValueError(
+                        f"{_place(message, item_number)} has type {item['type']!r}; a tool "
+                        f"message holds only {sorted(_RESULT_CONTENT)} blocks"
+                    )
+            else:
                 _check_block(item, message, number, item_number)
-        elif not isinstance(content, str):
-            found = type(content).__name__
-            where = _place(message, number, inner)
-            raise TypeError(f"{where} (tool_result) has content of type {found}, not str or list")
+    elif not isinstance(content, str):
+        found = type(content).__name__
+        what = f"{_place(message, number)} (tool_result)" if number is not None else _place(message)
+        raise TypeError(f"{what} has content of type {found}, not str or list")
 
 
 def _check_message(message: object, index: int | None = None) -> None:
-    """Raise TypeError or ValueError, naming message ``index``, if ``message`` is malformed."""
+    """Raise TypeError or ValueError, naming message `index`, if `message` is malformed."""
     if not isinstance(message, dict):
         raise TypeError(f"{_place(index)} has type {type(message).__name__}, not dict")
     for key in ("role", "content"):
         if key not in message:
             raise ValueError(f"{_place(index)} has no {key!r}")
     role = message["role"]
-    if role not in ROLES:
+    if not isinstance(role, str) or role not in ROLES:
         raise ValueError(f"{_place(index)} has role {role!r}; expected one of {sorted(ROLES)}")
     content = message["content"]
-    if isinstance(content, list):
+    if role == "tool":
+        _check_is_error(message, _place(index))
+        _check_result_content(content, index, None)
+    elif isinstance(content, list):
         for number, block in enumerate(content):
             _check_block(block, index, number)
     elif not isinstance(content, str):
         found = type(content).__name__
         raise TypeError(f"{_place(index)} has content of type {found}, not str or list of blocks")
+    if not _is_json_data(message):
+        path, problem = _first_bad_value(message)
+        if len(path) > 60:  # subtle: a path 64 levels deep would fill the screen
+            path = path[:57] + "..."
+        raise TypeError(f"{_place(index)} at {path}: {problem}")
 
 
 def _check_messages(messages: object) -> None:
@@ -141,6 +191,92 @@ def _check_messages(messages: object) -> None:
         raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
     for index, message in enumerate(messages):
         _check_message(message, index)
+
+
+# ------------------------------------------------------------ JSON data only
+
+_JSON_DATA = "expected JSON data (dict, list, str, int, float, bool or None)"
+
+
+def _bad_scalar(value: object) -> str | None:
+    """What is wrong with a value that is not a dict or a list, or None if nothing is."""
+    if isinstance(value, str):
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as error:
+                code = ord(value[error.start])
+                return f"a string holds a lone surrogate (U+{code:04X}) at character {error.start}"
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        limit = sys.get_int_max_str_digits()
+        if limit and value.bit_length() > 3 * limit:  # only a huge int can be too long
+            try:
+                str(value)
+            except ValueError:
+                return f"an integer has more than {limit:,} digits"
+        return None
+    if isinstance(value, _SCALARS):
+        return None
+    return f"a {type(value).__name__} is not JSON data; {_JSON_DATA}"
+
+
+def _is_json_data(message: dict[str, Any]) -> bool:
+    """True when every value in `message` is JSON data within `MAX_DEPTH` (no recursion)."""
+    stack: list[tuple[Any, int]] = [(message, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return False
+        items = value.values() if type(value) is dict else value
+        odd_keys = type(value) is dict and not all(
+            type(key) is str and key.isascii() for key in value
+        )
+        if odd_keys and any(not isinstance(key, str) or _bad_scalar(key) for key in value):
+            return False
+        for item in items:
+            kind = type(item)
+            if kind is str:
+                if not item.isascii() and _bad_scalar(item) is not None:
+                    return False
+            elif kind is dict or kind is list:
+                stack.append((item, depth + 1))
+            elif kind is bool or item is None or kind is float:
+                continue
+            elif isinstance(item, dict | list):
+                stack.append((item, depth + 1))
+            elif _bad_scalar(item) is not None:
+                return False
+    return True
+
+
+def _first_bad_value(message: dict[str, Any]) -> tuple[str, str]:
+    """Where the first value `_is_json_data` refuses is, as a path like `content[1].input`."""
+    stack: list[tuple[Any, int, str]] = [(message, 1, "")]
+    while stack:
+        value, depth, path = stack.pop()
+        if isinstance(value, dict | list) and depth > MAX_DEPTH:
+            return path, f"nested more than {MAX_DEPTH} levels deep"
+        if isinstance(value, dict):
+            items: list[tuple[str, Any]] = []
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    return path or "the message", f"a key of type {type(key).__name__}, not str"
+                if (problem := _bad_scalar(key)) is not None:
+                    return path or "the message", f"a key: {problem}"
+                items.append((f"{path}.{key}" if path else key, item))
+        elif isinstance(value, list):
+            items = [(f"{path}[{number}]", item) for number, item in enumerate(value)]
+        else:
+            continue
+        for item_path, item in reversed(items):
+            if not isinstance(item, dict | list) and (problem := _bad_scalar(item)) is not None:
+                return item_path, problem
+            stack.append((item, depth + 1, item_path))
+    return "the message", _JSON_DATA  # not reached for a message `_is_json_data` refused
+
+
+# ------------------------------------------------------------ text and results
 
 
 def _result_text(content: object) -> str:
@@ -166,10 +302,21 @@ def _block_text(block: dict[str, Any]) -> str:
 
 
 def message_text(message: Message) -> str:
-    """The text of ``message`` that a token count covers, blocks joined by newlines.
+    """The text of `message` that a token count covers, blocks joined by newlines.
 
-    Text blocks give their text, a ``tool_use`` its name and compact JSON input,
-    a ``tool_result`` its content's text, a ``thinking`` block its thinking.
+    Text blocks give their text, a `tool_use` its name and compact JSON input,
+    a `tool_result` its content's text, a `thinking` block its thinking.
+
+    Args:
+        message: a message, in either shape this module describes.
+
+    Returns:
+        The text, as one string.
+
+    Raises:
+        TypeError: the message, or a value in it, has the wrong type; the
+            error names the block and the value.
+        ValueError: a key is missing or the role is unknown.
 
     Examples:
         >>> message_text({"role": "assistant", "content": [
@@ -183,7 +330,7 @@ def message_text(message: Message) -> str:
 
 
 def _message_text(message: Message) -> str:
-    """``message_text`` for a message already checked."""
+    """`message_text` for a message already checked."""
     content = message["content"]
     if isinstance(content, str):
         return content
@@ -191,9 +338,9 @@ def _message_text(message: Message) -> str:
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
-    """The content blocks of a message (none for string content)."""
+    """The content blocks of a message (none for string content or a role "tool" message)."""
     content = message["content"]
-    return content if isinstance(content, list) else []
+    return content if isinstance(content, list) and message["role"] != "tool" else []
 
 
 def _tool_use_ids(message: Message) -> list[str]:
@@ -202,3 +349,26 @@ def _tool_use_ids(message: Message) -> list[str]:
 
 def _tool_result_ids(message: Message) -> list[str]:
     return [block["tool_use_id"] for block in _blocks(message) if block["type"] == "tool_result"]
+
+
+class _ToolResult(NamedTuple):
+    """One tool result and where it sits."""
+
+    message: int  # the message's index
+    block: int | None  # the block's index, None for a role "tool" message
+    content: Any  # str, list of blocks, or None (a tool_result without content)
+    is_error: bool
+
+
+def _tool_results(messages: Sequence[Message]) -> Iterator[_ToolResult]:
+    """Every tool result in checked `messages`, in order of position (message, then block)."""
+    for index, message in enumerate(messages):
+        if message["role"] == "tool":
+            yield _ToolResult(index, None, message["content"], message.get("is_error", False))
+            continue
+        content = message["content"]
+        if isinstance(content, list):
+            for number, block in enumerate(content):
+                if block["type"] == "tool_result":
+                    flag = block.get("is_error", False)
+                    yield _ToolResult(index, number, block.get("content"), flag)

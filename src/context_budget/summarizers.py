@@ -1,12 +1,12 @@
 """Deterministic stand-ins for a model that writes a summary.
 
 A summarizer takes the messages to summarize (oldest first) and returns the
-summary's text; ``compact`` puts that text in one user message. Both here are
+summary's text; `compact` puts that text in one user message. Both here are
 deterministic, so a lesson prints the same thing on every run:
 
-- ``keep_numbers`` keeps only the lines holding a digit: quantities, times
+- `keep_numbers` keeps only the lines holding a digit: quantities, times
   and ids survive, and rules stated in words are lost;
-- ``forget_everything`` keeps nothing, the worst summary possible.
+- `forget_everything` keeps nothing, the worst summary possible.
 """
 
 from __future__ import annotations
@@ -25,8 +25,14 @@ _DIGIT = re.compile(r"[0-9]")
 def keep_numbers(messages: Sequence[Message]) -> str:
     """The lines of all the messages' text that hold a digit, in order, one per line.
 
-    Each message's text is ``message_text``'s; a clearing marker is not a fact
+    Each message's text is `message_text`'s; a clearing marker is not a fact
     and is skipped although it holds a number.
+
+    Args:
+        messages: the messages to summarize, oldest first.
+
+    Returns:
+        The kept lines joined by newlines (empty when no line has a digit).
 
     Examples:
         >>> keep_numbers([
@@ -50,7 +56,13 @@ def forget_everything(messages: Sequence[Message]) -> str:
 
     It never reads a message, so it checks only that it was given a list
     (constant time: the cheapest summarizer there is, which the benchmarks use
-    to time ``compact``'s own work).
+    to time `compact`'s own work).
+
+    Args:
+        messages: the messages to summarize; only their type is checked.
+
+    Returns:
+        The empty string.
 
     Examples:
         >>> forget_everything([{"role": "user", "content": "Never order mango."}])

@@ -209,9 +209,11 @@ def test_notebook_payload_imports_in_bare_python(
     assert first, f"{href}: no code cell"
     magics = [line for line in first.splitlines() if re.match(r"\s*[%!]", line)]
     assert not magics, f"{href}: the first code cell needs IPython ({magics[0]!r}); keep it plain"
-    script = first + "\n" + _PAYLOAD_CHECK
+    # subtle: a file, not -c: the payload is larger than one argument may be.
+    script = tmp_path / "first_cell.py"
+    script.write_text(first + "\n" + _PAYLOAD_CHECK, encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", script, str(REPO)],
+        [sys.executable, "-I", "-S", str(script), str(REPO)],
         cwd=tmp_path,
         capture_output=True,
         text=True,

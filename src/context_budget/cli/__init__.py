@@ -1,35 +1,39 @@
-"""The ``context-budget`` command: a budget report for a saved conversation.
+"""The `context-budget` command: a budget report for a saved conversation.
 
-Usage::
+Usage: `context-budget inspect FILE [--budget N] [--counter estimate|qwen]
+[--format auto|messages|layers|claude-code|openai] [--max-bytes N] [--json]`.
 
-    context-budget inspect FILE.json [--budget N] [--counter estimate|qwen] [--json]
+FILE is a transcript in one of the formats `load_transcript` reads (a list of
+messages, an object with system, pinned and conversation, a Claude Code
+session, OpenAI messages); `--format auto`, the default, detects which, and
+the report's first line says what it chose. The report is read-only and
+deterministic:
 
-FILE holds a JSON list of messages, or an object
-``{"system": str, "pinned": [str, ...], "conversation": [message, ...]}``
-(``system`` and ``pinned`` optional), in either message shape the
-``messages`` module describes. The report is read-only and deterministic:
-
-- tokens per layer (``budget_report``), as ``/context`` shows them in a coding agent;
-- the ten largest messages (``message_tokens``), ties in message order;
+- tokens per layer (`budget_report`), as `/context` shows them in a coding agent;
+- the ten largest messages (`message_tokens`), ties in message order;
 - the tool results: how many, the tokens of their content, and per tool;
-- broken tool-call pairs (``validate_history``);
-- with ``--budget N``: what ``clear_old_tool_results`` (keeping the last
-  ``KEEP_TOOL_RESULTS``) and ``compact`` (with ``keep_numbers``) would free, or
-  why compaction cannot fit the budget. An overflow is a finding, not a failure.
+- broken tool-call pairs (`validate_history`);
+- with `--budget N`: what clearing old tool results (keeping the last
+  `KEEP_TOOL_RESULTS`) and `compact` (with `keep_numbers`) would free, or why
+  compaction cannot fit the budget; when the default cannot, what the
+  single-task mode reaches; and the smallest budget compaction can reach. An
+  overflow is a finding, not a failure.
 
-Exit status: 0 for a report; 2 for bad input (a file missing, unreadable, not
-JSON, of the wrong shape, or holding an invalid message) and for usage errors,
-after one line on stderr: ``context-budget: error: <what is wrong>``.
+Exit status: 0 for a report; 2 for bad input (a file missing, unreadable, not a
+regular file, over `--max-bytes`, not JSON, of the wrong shape, or holding an
+invalid message) and for usage errors, after one line on stderr:
+`context-budget: error: <what is wrong>`.
 
 Every figure comes from the package's own counting functions; this package only
 arranges them, in three steps, one module each:
 
-- ``_input``: the file -> ``(Layers, shape)``, or an ``_InputError``;
-- ``_report``: the layers -> the report, a dict of plain data (its keys are
-  drawn there), which ``--json`` prints as is;
-- ``_render``: the report -> the text.
+- `_input`: the file -> a transcript (`Layers` and what was read), or an
+  `_InputError`;
+- `_report`: the transcript -> the report, a dict of plain data (its keys are
+  listed there), which `--json` prints as is;
+- `_render`: the report -> the text.
 
-This module holds the argument parser and ``main``, which runs the three.
+This module holds the argument parser and `main`, which runs the three.
 """
 
 from __future__ import annotations
@@ -37,15 +41,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from context_budget import __version__
-from context_budget.cli._input import _InputError, _layers, _read
+from context_budget.cli._input import MAX_BYTES, _InputError, _load, _read
 from context_budget.cli._render import _COUNTERS, _render
 from context_budget.cli._report import LARGEST as LARGEST
 from context_budget.cli._report import _report
-from context_budget.layers import budget_report
 from context_budget.tokens import TokenCounter, estimate_tokens, qwen_counter
+from context_budget.transcripts import FORMATS
 
 PROG = "context-budget"
 #: Exit status for bad input and usage errors (argparse's own).
@@ -72,10 +76,23 @@ def _budget(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r:.40}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0 tokens, got {value}")
     return value
+
+
+def _max_bytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r:.40}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1 byte, got {value}")
+    return value
+
+
+_EPILOG = "example: context-budget inspect session.jsonl --budget 50000 --counter qwen"
 
 
 def _parser() -> _Parser:
@@ -88,6 +105,7 @@ def _parser() -> _Parser:
     inspect = commands.add_parser(
         "inspect",
         help="a budget report for a saved conversation",
+        epilog=_EPILOG,
         description=(
             "A budget report for a saved conversation: tokens per layer, the ten largest "
             "messages, the tool results' share, broken tool-call pairs and, with --budget, "
@@ -97,7 +115,7 @@ def _parser() -> _Parser:
     inspect.add_argument(
         "file",
         metavar="FILE",
-        help="JSON: a list of messages, or an object with system, pinned and conversation",
+        help="a transcript: messages, layers, a Claude Code session or OpenAI messages",
     )
     inspect.add_argument(
         "--budget",
@@ -110,6 +128,20 @@ def _parser() -> _Parser:
         choices=sorted(_COUNTERS),
         default="estimate",
         help="how to count tokens: estimate (default) or qwen (needs the tokenizer extra)",
+    )
+    inspect.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="auto",
+        metavar="FORMAT",
+        help=f"how to read FILE: {', '.join(FORMATS)} (default: auto, from its shape)",
+    )
+    inspect.add_argument(
+        "--max-bytes",
+        type=_max_bytes,
+        default=MAX_BYTES,
+        metavar="N",
+        help=f"refuse a file over N bytes (default: {MAX_BYTES:,})",
     )
     inspect.add_argument(
         "--json", action="store_true", help="print the report as JSON with stable keys"
@@ -131,15 +163,20 @@ def _counter(name: str) -> TokenCounter:
 
 def _inspect(args: argparse.Namespace) -> str:
     counter = _counter(args.counter)
-    layers, shape = _layers(_read(args.file), args.file)
-    try:
-        budget_report(layers, counter)  # checks every message; names the first bad one
-    except (TypeError, ValueError) as error:
-        raise _InputError(f"{args.file}: {error}") from None
-    report = _report(layers, shape, args.file, args.counter, counter, args.budget)
+    transcript = _load(_read(args.file, args.max_bytes), args.file, args.format)
+    report = _report(transcript, args.file, args.counter, counter, args.budget)
     if args.json:
         return json.dumps(report, indent=2) + "\n"
     return _render(report)
+
+
+def _write(stream: TextIO, text: str) -> None:
+    """Write `text`, escaping what the stream's encoding cannot hold (a path's odd bytes)."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        encoding = stream.encoding or "utf-8"
+        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def _exit_status(code: object) -> int:
@@ -150,7 +187,10 @@ def _exit_status(code: object) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``context-budget`` with ``argv`` (``sys.argv[1:]`` when None).
+    """Run `context-budget` with `argv` (`sys.argv[1:]` when None).
+
+    Args:
+        argv: the command's arguments, without the program's name.
 
     Returns:
         The exit status: 0 after a report, 2 after bad input or a usage error
@@ -163,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         text = _inspect(args)
     except _InputError as error:
-        sys.stderr.write(_error_line(str(error)))
+        _write(sys.stderr, _error_line(str(error)))
         return EXIT_BAD_INPUT
-    sys.stdout.write(text)
+    _write(sys.stdout, text)
     return 0

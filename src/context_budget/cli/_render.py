@@ -1,24 +1,36 @@
-"""The report as text: what ``inspect`` prints without ``--json``.
+"""The report as text: what `inspect` prints without `--json`.
 
-``_render(report)`` takes the dict ``_report`` builds (its keys are drawn in
-``context_budget.cli._report``) and gives the whole text, sections separated by
+`_render(report)` takes the dict `_report` builds (its keys are listed in
+`context_budget.cli._report`) and gives the whole text, sections separated by
 a blank line and ending in a newline: the header, the layer table, the largest
-messages, the tool results, the history, then the budget (``_budget_lines``).
+messages, the tool results, the history, then the budget (`_budget_lines`).
 Counts print with thousands separators, shares as percentages to one place.
+No line is wider than `WIDTH` columns: a longer one is wrapped, its
+continuation indented.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from context_budget.layers import BudgetReport
 from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS
 
+#: The widest line the report prints, in columns.
+WIDTH = 80
+
 # --counter name -> how the header describes it
 _COUNTERS = {
     "estimate": "estimate_tokens (4 characters a token, rounded up)",
     "qwen": "the Qwen2.5 tokenizer",
+}
+_FORMATS = {
+    "messages": "messages",
+    "layers": "layers",
+    "claude-code": "a Claude Code session",
+    "openai": "OpenAI messages",
 }
 
 
@@ -31,7 +43,7 @@ def _percent(share: float) -> str:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> list[str]:
-    """Aligned columns; those in ``right`` right-aligned; the last column is not padded."""
+    """Aligned columns; those in `right` right-aligned; the last column is not padded."""
     widths = [max(len(row[c]) for row in [header, *rows]) for c in range(len(header))]
     lines = []
     for row in [header, *rows]:
@@ -43,27 +55,56 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]
     return lines
 
 
+def _fit(line: str) -> list[str]:
+    """`line` as lines of at most `WIDTH` columns, continuations indented by 4."""
+    if len(line) <= WIDTH:
+        return [line]
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return textwrap.wrap(
+        line,
+        WIDTH,
+        subsequent_indent=indent,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    )
+
+
 def _over(total: int, budget: int) -> str:
     return "fits" if total <= budget else f"{total - budget:,} over"
 
 
-def _render(report: dict[str, Any]) -> str:
+def _header(report: dict[str, Any]) -> str:
     layers = report["layers"]
     messages = _plural(report["messages"], "message")
-    if report["shape"] == "object":
+    fmt = report["format"]
+    how = "detected" if report["detected"] else "from --format"
+    if fmt == "layers":
         system = "a system prompt" if layers["system"] else "no system prompt"
         pinned = _plural(report["pinned_records"], "pinned record")
         what = f"an object with {system}, {pinned} and {messages}"
-    else:
+    elif fmt == "messages":
         what = f"a list of {messages}"
+    elif fmt == "openai":
+        system = "a system prompt" if layers["system"] else "no system prompt"
+        what = f"OpenAI messages, {system} and {messages}"
+    else:
+        skipped = _plural(report["skipped_records"], "other record")
+        what = f"a Claude Code session, {messages} ({skipped} skipped)"
+    return f"{report['file']}: {what} [{fmt}, {how}]"
+
+
+def _render(report: dict[str, Any]) -> str:
     lines = [
-        f"{report['file']}: {what}",
-        f"tokens: {_COUNTERS[report['counter']]}, "
-        f"plus {MESSAGE_OVERHEAD_TOKENS} a message for its framing",
-        "",
-        *_layer_lines(layers),
-        "",
+        _header(report),
+        f"tokens: {_COUNTERS[report['counter']]}, plus {MESSAGE_OVERHEAD_TOKENS} per message",
     ]
+    if report["undercount"]:
+        lines += [
+            f"note: {_percent(report['dense_share'])} of the text is digits, punctuation "
+            "or line breaks,",
+            "      which the estimate likely undercounts: try --counter qwen",
+        ]
+    lines += ["", *_layer_lines(report["layers"]), ""]
 
     largest = report["largest"]
     lines.append(f"largest messages ({len(largest)} of {report['messages']:,})")
@@ -110,41 +151,52 @@ def _render(report: dict[str, Any]) -> str:
     lines.append("")
 
     lines += _budget_lines(report["budget"])
-    return "\n".join(lines) + "\n"
+    return "\n".join(part for line in lines for part in _fit(line) or [""]) + "\n"
 
 
 def _layer_lines(layers: dict[str, int]) -> list[str]:
-    # the core's own table, the same one ``print(budget_report(...))`` shows
+    # the core's own table, the same one `print(budget_report(...))` shows
     return str(BudgetReport(layers)).splitlines()
+
+
+def _compaction_line(outcome: dict[str, Any], budget: int, label: str) -> str:
+    if outcome["error"] is not None:
+        return f"{label}: impossible, ContextOverflowError: {outcome['error']}"
+    step = outcome["step"]
+    if step == 0:
+        return f"{label}: nothing to do, the context already fits"
+    if step == 1:
+        how = "step 1, clearing old tool results, is enough"
+    else:
+        first, count = outcome["first"], outcome["summarized"]
+        span = f"message {first}" if count == 1 else f"messages {first}-{first + count - 1}"
+        how = f"step 2, {span} summarized into one"
+    return (
+        f"{label}: {how}; frees {outcome['freed']:,} tokens "
+        f"-> {outcome['total']:,} tokens, {_over(outcome['total'], budget)}"
+    )
 
 
 def _budget_lines(section: dict[str, Any] | None) -> list[str]:
     if section is None:
         return ["budget: none given; add --budget N to see what clearing and compaction free"]
     budget, total = section["budget"], section["total"]
-    clearing, compaction = section["clearing"], section["compaction"]
+    clearing = section["clearing"]
     lines = [
         f"budget: {budget:,} tokens; the context is {total:,} tokens, {_over(total, budget)}",
         f"clearing old tool results (all but the last {clearing['keep_last']}): "
         f"clears {clearing['cleared']}, frees {clearing['freed']:,} tokens "
         f"-> {clearing['total']:,} tokens, {_over(clearing['total'], budget)}",
+        _compaction_line(section["compaction"], budget, "compaction"),
     ]
-    if compaction["error"] is not None:
-        lines.append(f"compaction: impossible, ContextOverflowError: {compaction['error']}")
-        return lines
-    step = compaction["step"]
-    if step == 0:
-        lines.append("compaction: nothing to do, the context already fits")
-        return lines
-    if step == 1:
-        how = "step 1, clearing old tool results, is enough"
-    else:
-        summarized = compaction["summarized"]
-        how = (
-            f"step 2, messages 0-{summarized - 1} summarized into one by {compaction['summarizer']}"
+    single = section["single_task"]
+    if single is not None:
+        lines.append(
+            _compaction_line(single, budget, "compaction keeping the task and the latest rounds")
         )
-    lines.append(
-        f"compaction: {how}; frees {compaction['freed']:,} tokens "
-        f"-> {compaction['total']:,} tokens, {_over(compaction['total'], budget)}"
-    )
+    lines += [
+        f"smallest budget compaction can reach for this file: {section['smallest']:,} tokens",
+        f"(compaction's summaries come from {section['compaction']['summarizer']}, a "
+        "deterministic stand-in that keeps lines with a digit, not a model)",
+    ]
     return lines

@@ -1,56 +1,65 @@
-"""The report as plain data: what ``inspect`` prints, before it is turned into text.
+"""The report as plain data: what `inspect` prints, before it is turned into text.
 
-``_report`` gives one dict, printed as is by ``--json`` and as text by
-``_render``; every count is in tokens, framing included, and every share is a
-fraction of the context's total rounded to 4 places::
+`_report` gives one dict, printed as is by `--json` and as text by `_render`;
+every count is in tokens, framing included, and every share is a fraction of
+the context's total rounded to 4 places. Its keys:
 
-    {
-        "file": str,                  # the path as given
-        "counter": str,               # "estimate" or "qwen"
-        "shape": str,                 # "list" or "object"
-        "messages": int,              # messages in the conversation
-        "pinned_records": int,
-        "layers": {"system": int, "pinned": int, "conversation": int, "total": int},
-        "largest": [                  # at most LARGEST, most tokens first, ties in order
-            {"index": int, "role": str, "kind": str, "tools": [str, ...],
-             "tokens": int, "share": float},
-        ],
-        "tool_results": {             # tokens of the results' content alone
-            "count": int, "tokens": int, "share": float,
-            "by_tool": [{"tool": str, "count": int, "tokens": int, "share": float}],
-        },
-        "history": [{"index": int, "tool_use_id": str, "problem": str}],
-        "budget": None or {           # None without --budget; see _budget_section
-            "budget": int, "total": int, "fits": bool,
-            "clearing": {"keep_last": int, "cleared": int, "freed": int,
-                         "total": int, "fits": bool},
-            "compaction": {"summarizer": str, "fits": bool, "step": 0 | 1 | 2 | None,
-                           "summarized": int | None, "freed": int | None,
-                           "total": int | None, "error": str | None},
-        },
-    }
+- `file` (the path as given), `format` (`"messages"`, `"layers"`,
+  `"claude-code"` or `"openai"`), `detected` (True when `--format auto`
+  chose it), `skipped_records` (Claude Code records that are not messages),
+  `counter` (`"estimate"` or `"qwen"`), `shape` (`"list"`, `"object"` or
+  `"lines"`), `messages`, `pinned_records`;
+- `layers`: `{"system", "pinned", "conversation", "total"}`, in tokens;
+- `largest`: at most `LARGEST` rows, most tokens first, ties in order, each
+  `{"index", "role", "kind", "tools", "tokens", "share"}`;
+- `tool_results`: `{"count", "tokens", "share", "by_tool"}`, the tokens of
+  the results' content alone; `by_tool` rows are `{"tool", "count", "tokens",
+  "share"}`;
+- `history`: `[{"index", "tool_use_id", "problem"}]`;
+- `undercount`: True when the counter is the estimate and the text is heavy
+  in digits, punctuation and line breaks (`dense_share`, the share of
+  characters that are not letters or spaces, is at least `DENSE_SHARE`), as
+  JSON, code and logs are, where the estimate counts too few;
+- `budget`: None without `--budget`, else `{"budget", "total", "fits",
+  "clearing", "compaction", "single_task", "smallest"}`, where `clearing`
+  is `{"keep_last", "cleared", "freed", "total", "fits"}`, `compaction` (the
+  default) and `single_task` (None unless the default cannot fit) are
+  `{"summarizer", "fits", "step", "first", "summarized", "freed", "total",
+  "error"}`, and `smallest` is the smallest budget, in tokens, that
+  compaction reaches for this file in either mode.
+
+Each message is counted once per run: the sizes found for the layer table are
+the ones clearing, compaction and the tables reuse.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from context_budget.clearing import clear_old_tool_results
-from context_budget.compaction import KEEP_TOOL_RESULTS, compact
+from context_budget.clearing import _clear, _Clearing
+from context_budget.compaction import KEEP_TOOL_RESULTS, _compact
 from context_budget.errors import ContextOverflowError
 from context_budget.history import validate_history
-from context_budget.layers import Layers, budget_report
-from context_budget.messages import Message
+from context_budget.layers import Layers, _fixed_tokens
+from context_budget.messages import Message, _message_text, _result_text, _tool_results
 from context_budget.summarizers import keep_numbers
-from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, message_tokens
+from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, _count, _sizes
+from context_budget.transcripts import _Transcript
 
 #: How many messages the "largest" table lists.
 LARGEST = 10
+#: The share of characters other than letters and spaces (digits, punctuation,
+#: line breaks) from which the estimate likely undercounts.
+DENSE_SHARE = 0.15
+
+_WORDS = re.compile(r"(?:[^\W\d_]| )+")  # runs of letters and spaces
+_SHAPES = {"messages": "list", "layers": "object", "claude-code": "lines", "openai": "list"}
 
 
 def _share(part: int, total: int) -> float:
-    """``part / total`` as a fraction rounded to 4 places (0.0 for an empty context)."""
+    """`part / total` as a fraction rounded to 4 places (0.0 for an empty context)."""
     return round(part / total, 4) if total else 0.0
 
 
@@ -59,20 +68,20 @@ def _call_names(conversation: Sequence[Message]) -> dict[str, str]:
     return {
         block["id"]: block["name"]
         for message in conversation
-        if isinstance(message["content"], list)
+        if isinstance(message["content"], list) and message["role"] != "tool"
         for block in message["content"]
         if block["type"] == "tool_use"
     }
 
 
 def _shorthand_name(message: Message) -> str:
-    """The tool a role "tool" message reports on; its ``name`` is optional."""
+    """The tool a role "tool" message reports on; its `name` is optional."""
     name = message.get("name")
     return name if isinstance(name, str) and name else "(unnamed)"
 
 
 def _kind(message: Message) -> str:
-    """What a message holds: ``text``, ``tool_result``, or block types joined by ``+``.
+    """What a message holds: `text`, `tool_result`, or block types joined by `+`.
 
     Example: [text, tool_use] -> "text+tool_use"; role "tool" -> "tool_result".
     """
@@ -83,31 +92,6 @@ def _kind(message: Message) -> str:
         return "text"
     kinds = list(dict.fromkeys(block["type"] for block in content))
     return "+".join(kinds) if kinds else "empty"
-
-
-def _tool_results(
-    conversation: Sequence[Message], names: dict[str, str], counter: TokenCounter
-) -> list[tuple[int, str, int]]:
-    """(message index, tool name, tokens of the result's content), in order.
-
-    A result whose call is not in the conversation is named ``(no call)``.
-
-    A result's tokens are those of its content alone: ``message_tokens`` of a
-    message holding only that result, less the per-message framing.
-    """
-    found: list[tuple[int, str, int]] = []
-    for index, message in enumerate(conversation):
-        content = message["content"]
-        if message["role"] == "tool":
-            tokens = message_tokens(message, counter) - MESSAGE_OVERHEAD_TOKENS
-            found.append((index, _shorthand_name(message), tokens))
-        elif isinstance(content, list):
-            for block in content:
-                if block["type"] == "tool_result":
-                    alone: Message = {"role": message["role"], "content": [block]}
-                    tokens = message_tokens(alone, counter) - MESSAGE_OVERHEAD_TOKENS
-                    found.append((index, names.get(block["tool_use_id"], "(no call)"), tokens))
-    return found
 
 
 def _tools_of(message: Message, names: dict[str, str]) -> list[str]:
@@ -126,80 +110,160 @@ def _tools_of(message: Message, names: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(tools))
 
 
-def _results_cleared(before: Sequence[Message], after: Sequence[Message]) -> int:
-    """How many tool results differ between a conversation and its cleared copy."""
-    changed = 0
-    for old, new in zip(before, after, strict=True):
-        if old["role"] == "tool" or not isinstance(old["content"], list):
-            changed += old["content"] != new["content"]
+def _result_rows(
+    conversation: Sequence[Message],
+    sizes: Sequence[int],
+    names: dict[str, str],
+    counter: TokenCounter,
+) -> list[tuple[int, int | None, str, int]]:
+    """(message index, block index, tool name, tokens of the result's content), in order.
+
+    A result alone in its message has the message's text, so its tokens are
+    the message's size less the framing, not counted again.
+    """
+    rows: list[tuple[int, int | None, str, int]] = []
+    for result in _tool_results(conversation):
+        message = conversation[result.message]
+        alone = result.block is None or len(message["content"]) == 1
+        if alone:
+            tokens = sizes[result.message] - MESSAGE_OVERHEAD_TOKENS
         else:
-            changed += sum(a != b for a, b in zip(old["content"], new["content"], strict=True))
-    return changed
+            tokens = _count(_result_text(result.content), counter)
+        if result.block is None:
+            tool = _shorthand_name(message)
+        else:
+            tool = names.get(message["content"][result.block]["tool_use_id"], "(no call)")
+        rows.append((result.message, result.block, tool, tokens))
+    return rows
 
 
-def _budget_section(
-    layers: Layers, total: int, budget: int, counter: TokenCounter
+def _dense_share(layers: Layers, conversation: Sequence[Message]) -> float:
+    """The share of the context's characters that are neither letters nor spaces."""
+    texts = [layers.system, *layers.pinned, *(_message_text(m) for m in conversation)]
+    characters = sum(map(len, texts))
+    dense = sum(len(_WORDS.sub("", text)) for text in texts)
+    return round(dense / characters, 4) if characters else 0.0
+
+
+def _outcome(
+    layers: Layers,
+    budget: int,
+    counter: TokenCounter,
+    sizes: Sequence[int],
+    clearing: _Clearing,
+    total: int,
+    fixed_tokens: tuple[int, int],
+    *,
+    single_task: bool,
 ) -> dict[str, Any]:
-    conversation = layers.conversation
-    cleared = clear_old_tool_results(conversation, KEEP_TOOL_RESULTS, counter)
-    after_clearing = budget_report(Layers(layers.system, layers.pinned, cleared), counter)["total"]
-    compaction: dict[str, Any] = {
+    outcome: dict[str, Any] = {
         "summarizer": "keep_numbers",
         "fits": False,
         "step": None,
+        "first": None,
         "summarized": None,
         "freed": None,
         "total": None,
         "error": None,
     }
     try:
-        compacted = compact(layers, budget, keep_numbers, counter)
-    except ContextOverflowError as error:
-        compaction["error"] = str(error)
-    else:
-        size = budget_report(compacted, counter)["total"]
-        if compacted.conversation == conversation:
-            step, summarized = 0, 0
-        elif len(compacted.conversation) == len(conversation) and all(
-            # step 1 clears a result only where its marker is the smaller of the two
-            new in (old, clear)
-            for new, old, clear in zip(compacted.conversation, conversation, cleared, strict=True)
-        ):
-            step, summarized = 1, 0
-        else:  # one summary message replaced the messages before the kept tail
-            step, summarized = 2, len(conversation) - len(compacted.conversation) + 1
-        compaction.update(
-            fits=True, step=step, summarized=summarized, freed=total - size, total=size
+        done = _compact(
+            layers,
+            budget,
+            keep_numbers,
+            counter,
+            single_task=single_task,
+            sizes=sizes,
+            clearing=clearing,
+            fixed_tokens=fixed_tokens,
         )
+    except ContextOverflowError as error:
+        outcome["error"] = str(error)
+        return outcome
+    outcome.update(
+        fits=True,
+        step=done.step,
+        first=done.summarized.start if done.step == 2 else None,
+        summarized=len(done.summarized),
+        freed=total - done.size,
+        total=done.size,
+    )
+    return outcome
+
+
+def _smallest(
+    layers: Layers,
+    fixed_tokens: tuple[int, int],
+    counter: TokenCounter,
+    sizes: Sequence[int],
+    clearing: _Clearing,
+) -> int:
+    """The smallest size, in tokens, compaction reaches in either mode."""
+    reached = []
+    for single_task in (False, True):
+        try:
+            done = _compact(
+                layers,
+                sum(fixed_tokens),
+                keep_numbers,
+                counter,
+                single_task=single_task,
+                sizes=sizes,
+                clearing=clearing,
+                fixed_tokens=fixed_tokens,
+            )
+        except ContextOverflowError as error:
+            reached.append(error.size)
+        else:
+            reached.append(done.size)
+    return min(reached)
+
+
+def _budget_section(
+    layers: Layers,
+    budget: int,
+    counter: TokenCounter,
+    sizes: Sequence[int],
+    fixed_tokens: tuple[int, int],
+    result_tokens: dict[tuple[int, int | None], int],
+) -> dict[str, Any]:
+    total = sum(fixed_tokens) + sum(sizes)
+    clearing = _clear(layers.conversation, KEEP_TOOL_RESULTS, counter, sizes, result_tokens)
+    after = total - sum(sizes[index] - size for index, size in clearing.sizes.items())
+    args = (layers, budget, counter, sizes, clearing, total, fixed_tokens)
+    default = _outcome(*args, single_task=False)
+    single = _outcome(*args, single_task=True) if not default["fits"] else None
     return {
         "budget": budget,
         "total": total,
         "fits": total <= budget,
         "clearing": {
             "keep_last": KEEP_TOOL_RESULTS,
-            "cleared": _results_cleared(conversation, cleared),
-            "freed": total - after_clearing,
-            "total": after_clearing,
-            "fits": after_clearing <= budget,
+            "cleared": clearing.cleared,
+            "freed": total - after,
+            "total": after,
+            "fits": after <= budget,
         },
-        "compaction": compaction,
+        "compaction": default,
+        "single_task": single,
+        "smallest": _smallest(layers, fixed_tokens, counter, sizes, clearing),
     }
 
 
 def _report(
-    layers: Layers,
-    shape: str,
+    transcript: _Transcript,
     path: str,
     counter_name: str,
     counter: TokenCounter,
     budget: int | None,
 ) -> dict[str, Any]:
-    """The whole report as plain data; the text form and ``--json`` both print this."""
+    """The whole report as plain data; the text form and `--json` both print this."""
+    layers = transcript.layers
     conversation = layers.conversation
-    layer_tokens = dict(budget_report(layers, counter))
-    total = layer_tokens["total"]
+    system, pinned = _fixed_tokens(layers, counter)
+    sizes = _sizes(conversation, counter)  # message index -> tokens, counted once
+    total = system + pinned + sum(sizes)
     names = _call_names(conversation)
-    sizes = [message_tokens(message, counter) for message in conversation]  # index -> tokens
     order = sorted(range(len(conversation)), key=lambda i: (-sizes[i], i))
     largest = [
         {
@@ -212,20 +276,30 @@ def _report(
         }
         for i in order[:LARGEST]
     ]
-    results = _tool_results(conversation, names, counter)
+    results = _result_rows(conversation, sizes, names, counter)
     by_tool: dict[str, list[int]] = {}  # tool name -> [results, tokens]
-    for _, tool, tokens in results:
+    for _, _, tool, tokens in results:
         count = by_tool.setdefault(tool, [0, 0])
         count[0] += 1
         count[1] += tokens
-    result_tokens = sum(tokens for _, _, tokens in results)
+    result_tokens = sum(tokens for *_, tokens in results)
+    dense = _dense_share(layers, conversation)
+    shape = _SHAPES[transcript.format]
     return {
         "file": path,
+        "format": transcript.format,
+        "detected": transcript.detected,
+        "skipped_records": transcript.skipped,
         "counter": counter_name,
         "shape": shape,
         "messages": len(conversation),
         "pinned_records": len(layers.pinned),
-        "layers": layer_tokens,
+        "layers": {
+            "system": system,
+            "pinned": pinned,
+            "conversation": total - system - pinned,
+            "total": total,
+        },
         "largest": largest,
         "tool_results": {
             "count": len(results),
@@ -240,5 +314,16 @@ def _report(
             {"index": p.index, "tool_use_id": p.tool_use_id, "problem": p.problem}
             for p in validate_history(conversation)
         ],
-        "budget": None if budget is None else _budget_section(layers, total, budget, counter),
+        "dense_share": dense,
+        "undercount": counter_name == "estimate" and dense >= DENSE_SHARE,
+        "budget": None
+        if budget is None
+        else _budget_section(
+            layers,
+            budget,
+            counter,
+            sizes,
+            (system, pinned),
+            {(index, block): tokens for index, block, _, tokens in results},
+        ),
     }
