@@ -9,7 +9,7 @@ it did. This module applies the documented edits the same way, offline:
   (true, or a list of tool names) also empties the calls' inputs (to `{}`, our
   choice); if the edit cannot win back `clear_at_least` tokens it is not applied
   at all (a veto). Which results can be cleared at all (not errors, not already
-  cleared) is decided by `clearing.clear_old_tool_results`.
+  cleared) comes from `messages._tool_results`, as for client-side clearing.
 - `clear_thinking_20251015`: thinking blocks of all but the last `keep`
   assistant turns are dropped; it must come first when edits are combined.
 - `compact_20260112`: once the prompt reaches the trigger (at least 50,000
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from context_budget.cache import PromptCache, SimulatedClock, _block_text
-from context_budget.clearing import clear_old_tool_results
+from context_budget.clearing import _is_cleared
 from context_budget.errors import ContextManagementError
-from context_budget.messages import Message, _check_messages, _result_text
+from context_budget.messages import Message, _check_messages, _result_text, _tool_results
 from context_budget.tokens import TokenCounter, _count, _resolve
 
 __all__ = [
@@ -113,16 +113,19 @@ def _uses(messages: Sequence[Message]) -> list[_Use]:
 
 
 def _clearable(messages: Sequence[Message], placeholder: str) -> set[tuple[int, int]]:
-    """(message, block) of each result clearing.py would clear: not an error, not cleared."""
-    cleared = clear_old_tool_results(messages, keep_last=0)
+    """(message, block) of each result the server may clear: not an error, not cleared yet.
+
+    Read from `messages._tool_results`, the one place that finds tool results.
+    Unlike client-side clearing, the server clears a result even when its
+    placeholder is no smaller: it does not weigh each result.
+    """
     found = set()
-    for index, (old, new) in enumerate(zip(messages, cleared, strict=True)):
-        if old == new or not isinstance(old["content"], list):
+    for result in _tool_results(messages):
+        if result.block is None or result.is_error:
             continue
-        for number, (a, b) in enumerate(zip(old["content"], new["content"], strict=True)):
-            changed = a != b and a["type"] == "tool_result"
-            if changed and _result_text(a.get("content")) != placeholder:
-                found.add((index, number))
+        text = _result_text(result.content)
+        if text != placeholder and not _is_cleared(text):
+            found.add((result.message, result.block))
     return found
 
 
