@@ -18,9 +18,12 @@ from context_budget import (
     NOTES_PREFIX,
     AgentRun,
     CompactionStormError,
+    MiddleEditError,
     NotesFile,
+    PrefixGuard,
     ScriptedClient,
     ScriptExhaustedError,
+    clear_old_tool_results,
     compact_history,
     message_text,
     run_agent,
@@ -344,3 +347,52 @@ def test_the_caller_s_tools_are_not_changed(tmp_path: Path) -> None:
     tools = [dict(t) for t in race_fix.TOOLS]
     _opening(tmp_path)
     assert tools == race_fix.TOOLS
+
+
+def test_strict_mode_passes_append_only_and_the_restart_after_compaction(
+    tmp_path: Path,
+) -> None:
+    guard = PrefixGuard(strict=True)
+    run, _, _ = _opening(tmp_path, guard=guard)
+    assert [call.tokens_used for call in run.calls] == [400, 1_050, 1_850, 0, 280, 490]
+    # five loop requests were checked (the compaction call goes out on its own)
+    assert [report.kind for report in guard.reports] == [
+        "first",
+        "append",
+        "append",
+        "replaced",
+        "append",
+    ]
+
+
+def test_strict_mode_refuses_a_client_side_clear_in_the_middle(tmp_path: Path) -> None:
+    def clear(history: list[Any]) -> list[Any]:
+        return clear_old_tool_results(history, keep_last=1)
+
+    with pytest.raises(MiddleEditError) as caught:
+        _opening(tmp_path, edit_history=clear, strict=True)
+    report = caught.value.report
+    assert report.kind == "edited" and report.part == "messages"
+    assert report.first_changed is not None and report.first_changed >= 1
+    assert report.lost_tokens > 0
+
+
+def test_a_reporting_guard_sees_each_edit_and_the_loop_keeps_its_own_history(
+    tmp_path: Path,
+) -> None:
+    guard = PrefixGuard()
+
+    def clear(history: list[Any]) -> list[Any]:
+        return clear_old_tool_results(history, keep_last=1)
+
+    run, client, _ = _opening(tmp_path, edit_history=clear, guard=guard)
+    assert "edited" in [report.kind for report in guard.reports]
+    sent = [message_text(m) for m in client.requests[2]["messages"]]
+    kept = [message_text(m) for m in run.messages]
+    assert any("cleared to save context" in text for text in sent)
+    assert not any("cleared to save context" in text for text in kept)
+
+
+def test_strict_with_a_guard_that_only_reports_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="strict guard"):
+        _opening(tmp_path, guard=PrefixGuard(), strict=True)

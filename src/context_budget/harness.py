@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from context_budget.clients import ModelClient, content_blocks, response_field
 from context_budget.errors import CompactionStormError
+from context_budget.history import PrefixGuard
 from context_budget.messages import Message, message_text
 from context_budget.notes import NotesFile
 from context_budget.usage import Usage, should_compact, track_usage
@@ -262,6 +263,9 @@ def run_agent(
     system: str | None = None,
     notes_in_system: bool = False,
     max_tokens: int = 1024,
+    edit_history: Callable[[list[Message]], list[Message]] | None = None,
+    strict: bool = False,
+    guard: PrefixGuard | None = None,
 ) -> AgentRun:
     """Run the loop until the model stops asking for tools, compacting on the way.
 
@@ -290,6 +294,16 @@ def run_agent(
             every request (the proposal the chapter measures).
         max_tokens: each loop call's output limit, in tokens (a summarizing
             call gets twice as many).
+        edit_history: a client-side edit applied to the history before each
+            request (say, `clear_old_tool_results`); the loop keeps its own
+            history unedited and sends the edited copy.
+        strict: refuse a request that edits the history anywhere but its end
+            (the rule of 2026): a `PrefixGuard(strict=True)` checks every
+            request before it is sent. Appending, server-side editing and the
+            wholesale restart after compaction pass it.
+        guard: a `PrefixGuard` of your own to check every request with (its
+            `reports` then tell what each request did to the cached prefix);
+            with `strict`, it must be a strict one.
 
     Returns:
         The run: reply, stop reason, calls, compactions and final history.
@@ -298,10 +312,16 @@ def run_agent(
         ValueError: `context_window`, `compact_ratio` or `measure` is out of range.
         CompactionStormError: three compactions in a row each left the next
             call's counter at or above the threshold.
+        MiddleEditError: in strict mode, a request edited the history in the
+            middle (the error's `report` says where and what it cost).
     """
     should_compact(0, context_window, compact_ratio)  # validates both
     if measure not in ("accumulated", "window"):
         raise ValueError(f"measure must be 'accumulated' or 'window', got {measure!r}")
+    if guard is None and strict:
+        guard = PrefixGuard(strict=True)
+    elif guard is not None and strict and not guard.strict:
+        raise ValueError("strict=True needs a strict guard: pass PrefixGuard(strict=True)")
     threshold = context_window * compact_ratio
     calls: list[ModelCall] = []
     compactions: list[int] = []
@@ -315,7 +335,10 @@ def run_agent(
             request["system"] = prompt
         if tools:
             request["tools"] = list(tools)
-        return client.messages.create(**request, messages=history)
+        sent = history if edit_history is None else list(edit_history(history))
+        if guard is not None:
+            guard.check_request({**request, "messages": sent})
+        return client.messages.create(**request, messages=sent)
 
     def record(kind: Literal["turn", "compaction"], response: Any, counter: int) -> None:
         usage = Usage.of(response)
