@@ -68,7 +68,7 @@ from context_budget.editing import (
 )
 from context_budget.erosion import (
     NEXT_TURN,
-    NOTES_PREFIX,
+    READBACK_PREFIX,
     Strategy,
     format_rounds,
     keep_rules_and_decisions,
@@ -209,6 +209,7 @@ __all__ = [  # noqa: RUF022
     "PrefixReport",
     "Price",
     "PromptCache",
+    "READBACK_PREFIX",
     "Reply",
     "RequestRow",
     "SAFETY_MARGIN",

@@ -43,7 +43,7 @@ from context_budget.survival import Scenario, survives
 
 __all__ = [
     "NEXT_TURN",
-    "NOTES_PREFIX",
+    "READBACK_PREFIX",
     "Strategy",
     "format_rounds",
     "keep_rules_and_decisions",
@@ -57,7 +57,7 @@ NEXT_TURN: list[Message] = [
     {"role": "user", "content": "Keep going with the rest of the day's jobs."},
 ]
 #: The start of the message that reads the notes file back after a restart.
-NOTES_PREFIX = "Notes read back from notes.md:\n"
+READBACK_PREFIX = "Notes read back from notes.md:\n"
 
 # words that mark a line as a rule or a decision: kept by the repaired summary
 _RULE_WORDS = re.compile(
@@ -124,7 +124,7 @@ def _one_round(messages: list[Message], summarize: Summarizer, notes: str | None
     cut = _latest_question(messages)
     summary: Message = {"role": "user", "content": SUMMARY_PREFIX + summarize(messages[:cut])}
     readback: list[Message] = (
-        [] if notes is None else [{"role": "user", "content": NOTES_PREFIX + notes}]
+        [] if notes is None else [{"role": "user", "content": READBACK_PREFIX + notes}]
     )
     return [summary, *readback, *messages[cut:]]
 
