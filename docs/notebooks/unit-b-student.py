@@ -218,8 +218,8 @@ if samples is not None:
 # As given, each starter raises `NotImplementedError`.
 
 # %%
-from context_budget.scenarios.layouts import TOOLS
-from context_budget.scenarios.lucy import PINNED, SYSTEM
+from context_budget.scenarios.layouts import TOOLS  # noqa: F401 (for build_request)
+from context_budget.scenarios.lucy import PINNED, SYSTEM  # noqa: F401 (for build_request)
 
 
 def estimate(text):
