@@ -292,6 +292,7 @@ def needs_compaction(text, window):
     raise NotImplementedError("write needs_compaction: a margin on a calibrated count")
 
 
+# %%
 from context_budget.grading.unit_b import run_transfer_b, transfer_status
 
 transfer_rows = run_transfer_b(needs_compaction, samples) if samples is not None else []

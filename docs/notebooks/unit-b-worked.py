@@ -279,6 +279,7 @@ def needs_compaction(text, window):
     return with_margin(calibrated_estimate, 0.15)(text) > window
 
 
+# %%
 from context_budget.grading.unit_b import run_transfer_b, transfer_status
 
 transfer_rows = run_transfer_b(needs_compaction, samples) if samples is not None else []
