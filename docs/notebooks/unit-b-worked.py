@@ -16,8 +16,9 @@
 # Every exercise of the student edition is solved here and every question
 # answered. Do the student edition first; this one is for comparing.
 #
-# Three things go wrong with a context on purpose: a summary that forgets, a
-# layout that defeats the prompt cache, and a token estimate that undercounts.
+# Three things are broken here on purpose: the summary forgets rules, the
+# prompt layout stops the cache from reading, and the token estimate counts
+# too low.
 # Each break is shown by one number, and each repair is judged by the same
 # number. The minutes plan a session; they were not measured.
 #
