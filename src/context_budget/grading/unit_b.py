@@ -266,8 +266,7 @@ def run_transfer_b(
     """
     texts = dict(samples) if samples is not None else sample_texts()
     cases = [(label, [texts[kind], window], want) for label, (kind, window), want in TRANSFER_CASES]
-    rows = run_transfer(candidate, cases)
-    return [{**row, "case": row["case"]} for row in rows]
+    return run_transfer(candidate, cases)
 
 
 def starting_evidence(folder: Path | str = UNIT_A_FOLDER) -> tuple[str, dict[str, Any] | None]:
