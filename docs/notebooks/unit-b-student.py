@@ -104,10 +104,10 @@ assert counts["lossy+notes"] == counts["keeps rules"] == [len(QUESTIONS)] * 4
 print("EROSION_SHOWN_AND_REPAIRED")
 
 # %% [markdown]
-# Pinning keeps the four rules whatever the summary does, but not the facts
-# that lived only in the conversation. The notes and the rule-keeping summary
-# keep all 11, round after round: the number that showed the damage (facts
-# kept after round 4) is the number that judges the repair.
+# **Check yourself.** Which facts does pinning keep, and which does it not
+# save? Why do the notes never wear down, though the summary that runs
+# beside them is the same lossy one? Write the number that judges each
+# repair (facts kept after round 4) into your notes.
 
 # %% [markdown]
 # ## 3. Break 2: a layout that defeats the cache
@@ -133,11 +133,9 @@ assert all(repaired.cost < reports[name].cost for name in LAYOUTS[1:])
 print("LAYOUT_SHOWN_AND_REPAIRED")
 
 # %% [markdown]
-# The *diverges at* column names the first prompt block that differs from the
-# previous request. With the timestamp it is block 3, the system prompt, right
-# after the three tools: nothing after it can be read. Records placed last
-# make the divergence walk forward with the conversation; reordered tools
-# diverge at block 0.
+# **Check yourself.** Read the *diverges at* column: which block is the
+# first to differ from the previous request, and what is in it? Where does
+# it sit for records placed last, and for reordered tools?
 
 # %% [markdown]
 # ## 4. Break 3: an estimate that undercounts
