@@ -75,6 +75,7 @@ def test_worked_edition_shows_every_break_and_passes(
         "ESTIMATE_SHOWN_AND_REPAIRED",
         "VISIBLE_CONTRACT PASSED",
         "TRANSFER_STATUS PASS\n",
+        "BEFORE_AFTER_TABLE 3 breaks",
     ):
         assert line in worked.text, line
     assert "FAIL" not in worked.text and "NEEDS_WORK" not in worked.text

@@ -329,6 +329,42 @@ submission = {
     "prediction": prediction_notes,
 }
 print("saved:", save_work(EDITION, "submission", submission))
+
+# %% [markdown]
+# ## 10. Closing note: each break, before and after
+#
+# One line per break: the number that showed the damage, then the same number
+# after the repair.
+
+# %%
+lines = [
+    (
+        "a summary that forgets",
+        "facts kept after round 4",
+        f"lossy {counts['lossy'][-1]} of {len(QUESTIONS)}",
+        f"keeps rules {counts['keeps rules'][-1]} of {len(QUESTIONS)}",
+    ),
+    (
+        "a layout that defeats the cache",
+        "cache-read share, cost",
+        f"timestamp {reports['timestamp'].hit_share:.0%} ${reports['timestamp'].cost:.4f}",
+        f"append only {repaired.hit_share:.0%} ${repaired.cost:.4f}",
+    ),
+]
+if samples is not None:
+    numbers = samples["numbers"]
+    real = real_count(numbers) if real_count else SAMPLE_TOKENS["numbers"]
+    lines.append(
+        (
+            "an estimate that undercounts",
+            "error on the till export",
+            f"chars/4 {estimate_tokens(numbers) / real - 1:+.0%}",
+            f"calibrated {calibrated_estimate(numbers) / real - 1:+.0%}",
+        )
+    )
+for row in lines:
+    print(" | ".join(row))
+print("BEFORE_AFTER_TABLE", len(lines), "breaks")
 course = {
     "unit": "unit-b",
     "edition": EDITION,
