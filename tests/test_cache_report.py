@@ -1,0 +1,77 @@
+"""The cache report: hit share, first divergence and cost, on the layouts of Lucy's day."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from context_budget import PromptCache, SimulatedClock, cache_report, cost
+from context_budget.pricing import PRICES
+from context_budget.scenarios.layouts import BROKEN_LAYOUTS, LAYOUTS, MODEL, layout_requests
+
+
+def test_the_report_agrees_with_the_cache_model_request_by_request() -> None:
+    requests = layout_requests("append only")
+    report = cache_report(requests, MODEL, seconds_between=30)
+    clock = SimulatedClock()
+    cache = PromptCache(MODEL, clock=clock)
+    for number, (request, row) in enumerate(zip(requests, report.rows, strict=True)):
+        if number:
+            clock.advance(30)
+        usage = cache.usage(request)
+        assert row.cache_read == usage.cache_read_input_tokens
+        assert row.prompt_tokens == usage.prompt_tokens
+        assert row.cost == pytest.approx(cost(usage, PRICES[MODEL]).total)
+    assert report.cost == pytest.approx(sum(row.cost for row in report.rows))
+
+
+def test_the_repaired_layout_reads_more_and_costs_less_than_every_break() -> None:
+    reports = {layout: cache_report(layout_requests(layout), MODEL) for layout in LAYOUTS}
+    repaired = reports["append only"]
+    assert repaired.hit_share > 0.6
+    assert all(row.first_divergence is None for row in repaired.rows)
+    for layout in BROKEN_LAYOUTS:
+        assert reports[layout].hit_share < repaired.hit_share, layout
+        assert reports[layout].cost > repaired.cost, layout
+        assert any(row.first_divergence is not None for row in reports[layout].rows), layout
+
+
+def test_first_divergence_names_the_changed_block() -> None:
+    rows = cache_report(layout_requests("timestamp"), MODEL).rows
+    assert {row.first_divergence for row in rows[1:]} == {3}  # three tools, then the system
+    rows = cache_report(layout_requests("tools reordered"), MODEL).rows
+    assert {row.first_divergence for row in rows[1:]} == {0}
+
+
+def test_the_report_never_changes_its_requests() -> None:
+    requests = layout_requests("records last")
+    before = copy.deepcopy(requests)
+    cache_report(requests, MODEL)
+    assert requests == before
+
+
+def test_a_shortened_request_diverges_at_its_end() -> None:
+    long = {"messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}]}
+    short = {"messages": [{"role": "user", "content": "a"}]}
+    rows = cache_report([long, short], MODEL).rows
+    assert rows[1].first_divergence == 1
+
+
+@pytest.mark.parametrize(
+    ("requests", "model", "words"),
+    [([], MODEL, "at least one"), ([{}], "no-such-model", "no price")],
+)
+def test_bad_input_is_named(requests: list[dict[str, object]], model: str, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        cache_report(requests, model)
+
+
+def test_a_request_that_is_not_a_dict_is_named() -> None:
+    with pytest.raises(TypeError, match=r"requests\[1\]"):
+        cache_report([{}, "nope"], MODEL)  # type: ignore[list-item]
+
+
+def test_an_unknown_layout_is_refused() -> None:
+    with pytest.raises(ValueError, match="layout must be one of"):
+        layout_requests("sideways")

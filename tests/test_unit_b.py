@@ -1,0 +1,117 @@
+"""Unit B's two notebook editions run and reach the outcomes the unit states.
+
+- The student edition runs to the end with its starters in place and reports
+  `NEEDS_WORK`, without a traceback, and says it starts on its own.
+- The worked edition shows all three breaks and their repairs (each cell prints its
+  line only after its asserts held), passes the grade table and the transfer task,
+  and reads Unit A's handoff when one is in the folder.
+- The editions never overwrite each other: a finished student edition, then the
+  worked edition, in one folder; all four files are there, each naming its edition,
+  and the student's are byte for byte what the student edition wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_unit_a import Run, _execute
+
+from context_budget import survival_table
+from context_budget.grading.unit_a import save_work as save_unit_a
+from context_budget.scenarios.lucy import LUCY, PLANS
+
+pytestmark = pytest.mark.notebooks
+
+WORK = Path("practical-work") / "unit-b"
+FINISHED = {
+    "def estimate(text):": "from context_budget import calibrated_estimate as estimate",
+    "def summarize(messages):": (
+        "from context_budget import keep_rules_and_decisions as summarize"
+    ),
+    "def build_request(conversation, turn):": (
+        "from context_budget.grading.unit_b import reference_request as build_request"
+    ),
+    "def needs_compaction(text, window):": (
+        "def needs_compaction(text, window):\n"
+        "    return with_margin(calibrated_estimate)(text) > window"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return _execute("unit-b-student.py", tmp_path_factory.mktemp("student-b"))
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, dict[str, bytes], Run]:
+    folder = tmp_path_factory.mktemp("both-b")
+    unit_a = {"unit": "unit-a", "edition": "worked", "survival": survival_table(LUCY, PLANS)}
+    save_unit_a("worked", "handoff", unit_a, folder / "practical-work" / "unit-a")
+    finished = _execute("unit-b-student.py", folder, FINISHED)
+    files = {path.name: path.read_bytes() for path in sorted((folder / WORK).iterdir())}
+    return finished, files, _execute("unit-b-worked.py", folder)
+
+
+def test_student_edition_runs_and_needs_work(student: Run) -> None:
+    assert student.errors == [] and "Traceback" not in student.text
+    assert "VISIBLE_CONTRACT NEEDS_WORK" in student.text
+    assert "TRANSFER_STATUS NEEDS_WORK" in student.text
+    assert "this unit starts on its own" in student.text
+    handoff = json.loads((student.cwd / WORK / "unit-b-student-handoff-v1.json").read_text())
+    assert (handoff["edition"], handoff["status"]) == ("student", "NEEDS_WORK")
+
+
+def test_worked_edition_shows_every_break_and_passes(
+    both: tuple[Run, dict[str, bytes], Run],
+) -> None:
+    worked = both[2]
+    assert worked.errors == []
+    for line in (
+        "EROSION_SHOWN_AND_REPAIRED",
+        "LAYOUT_SHOWN_AND_REPAIRED",
+        "ESTIMATE_SHOWN_AND_REPAIRED",
+        "VISIBLE_CONTRACT PASSED",
+        "TRANSFER_STATUS PASS\n",
+        "BEFORE_AFTER_TABLE 3 breaks",
+    ):
+        assert line in worked.text, line
+    assert "FAIL" not in worked.text and "NEEDS_WORK" not in worked.text
+    assert (
+        "starting from Unit A's handoff: practical-work/unit-a/unit-a-worked-handoff" in worked.text
+    )
+
+
+def test_the_worked_edition_never_overwrites_the_students_evidence(
+    both: tuple[Run, dict[str, bytes], Run],
+) -> None:
+    finished, student_files, worked = both
+    assert finished.errors == [] and "VISIBLE_CONTRACT PASSED" in finished.text
+    assert "TRANSFER_STATUS PASS\n" in finished.text
+    folder = worked.cwd / WORK
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "unit-b-student-handoff-v1.json",
+        "unit-b-student-submission-v1.json",
+        "unit-b-worked-handoff-v1.json",
+        "unit-b-worked-submission-v1.json",
+    ]
+    for name, before in student_files.items():
+        assert (folder / name).read_bytes() == before, name
+    for edition in ("student", "worked"):
+        handoff = json.loads((folder / f"unit-b-{edition}-handoff-v1.json").read_text())
+        assert handoff["edition"] == edition
+        assert handoff["starting_evidence"].endswith("unit-a-worked-handoff-v1.json")
+        assert handoff["rounds"]["keeps rules"] == [11, 11, 11, 11]
+
+
+def test_the_student_hints_are_folded_one_by_one() -> None:
+    source = (Path(__file__).resolve().parents[1] / "docs/notebooks/unit-b-student.py").read_text()
+    labels = [
+        line.split("<summary>")[1].split(":")[0]
+        for line in source.splitlines()
+        if "<details><summary>Hint" in line
+    ]
+    assert labels == ["Hint 1", "Hint 2", "Hint 3"]
+    assert source.count("# </details>") == 3
