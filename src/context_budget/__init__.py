@@ -250,11 +250,8 @@ __all__ = [  # noqa: RUF022
     "head",
     "head_and_tail",
     "keep_numbers",
-<<<<<<< HEAD
-    "load_transcript",
-=======
     "keep_rules_and_decisions",
->>>>>>> wt-11
+    "load_transcript",
     "loop_cost",
     "loop_steps",
     "message_text",
