@@ -92,9 +92,16 @@ def test_compact_is_the_cheapest_of_the_seeds_three(runs: dict[str, RunResult]) 
     assert runs["compact"].cost_usd < min(runs["naive"].cost_usd, runs["clear"].cost_usd)
 
 
-@pytest.mark.xfail(strict=True, reason="cache-aware is 1.59x the floor")
+def test_cache_aware_is_closest_to_the_floor_of_one_context(runs: dict[str, RunResult]) -> None:
+    # 1.25 is the least any cached run can reach: a cache write costs 1.25x input
+    ratio = runs["cache-aware"].floor_ratio
+    assert 1.25 <= ratio < 1.5
+    assert ratio < min(runs[n].floor_ratio for n in ("naive", "clear", "compact"))
+
+
+@pytest.mark.xfail(strict=True, reason="cache-aware is 1.40x the floor")
 def test_cache_aware_within_1_3_of_the_floor(runs: dict[str, RunResult]) -> None:
-    assert runs["cache-aware"].cost_usd <= 1.3 * cost_floor()
+    assert runs["cache-aware"].floor_ratio <= 1.3
 
 
 def test_the_cost_floor_is_below_every_run(runs: dict[str, RunResult]) -> None:

@@ -61,7 +61,7 @@ CLEAR_TRIGGER = 14_000
 #: `compact`: a summary is asked for once the prompt passes this, in tokens.
 COMPACT_TRIGGER = 30_000
 #: `cache-aware`: the cut jumps once the tool results after it pass this, in tokens.
-CHUNK_TOKENS = 16_000
+CHUNK_TOKENS = 12_000
 #: `cache-aware`: tool uses kept after a jump (a step's notes and reads).
 KEEP_USES = 4
 #: `subagents`: reports per sub-agent.
@@ -129,6 +129,7 @@ class RunResult:
         answer: the final answer's text.
         reads: every `read_file` path, in call order, repeats included.
         notes: the notes saved, oldest first.
+        model: the model id the run was priced as.
     """
 
     strategy: str
@@ -137,6 +138,7 @@ class RunResult:
     answer: str
     reads: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    model: str = MODEL
 
     @property
     def steps(self) -> int:
@@ -178,6 +180,16 @@ class RunResult:
         return incidents.is_correct(self.answer)
 
     @property
+    def output_tokens(self) -> int:
+        """Tokens written by the model over every call."""
+        return sum(r.usage.output_tokens for r in self.records)
+
+    @property
+    def floor_ratio(self) -> float:
+        """`cost_usd` over `cost_floor` with this run's own output: 1.0 is the least possible."""
+        return self.cost_usd / cost_floor(self.model, output_tokens=self.output_tokens)
+
+    @property
     def rereads(self) -> int:
         """`read_file` calls beyond the first for each report."""
         return len(self.reads) - len(set(self.reads))
@@ -201,6 +213,7 @@ class RunResult:
             },
             "answer": self.answer,
             "correct": self.correct,
+            "floor_ratio": round(self.floor_ratio, 4),
             "rereads": self.rereads,
             "per_step": [record.as_dict() for record in self.records],
         }
@@ -486,7 +499,9 @@ def run_strategy(
         answer = _agent(loop, history, impls, plan=_chunked_plan())
     else:
         answer = _subagents(loop, history, impls)
-    return RunResult(strategy, with_notes, tuple(records), answer, tuple(reads), tuple(notes))
+    return RunResult(
+        strategy, with_notes, tuple(records), answer, tuple(reads), tuple(notes), model
+    )
 
 
 def _subagents(

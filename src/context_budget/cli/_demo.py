@@ -65,15 +65,13 @@ def run(args: argparse.Namespace, *, client: Any = None) -> str:
     if args.model is not None:
         options = {"model": args.model, "client": client or _client(args.model)}
     results = [run_strategy(name, with_notes=with_notes, **options) for name in names]
-    model = options.get("model")
     if args.json:
-        floor = cost_floor(model) if model else cost_floor()
-        data = [{**r.as_dict(), "floor_ratio": round(r.cost_usd / floor, 4)} for r in results]
-        body: Any = data[0] if len(data) == 1 else {"cost_floor_usd": round(floor, 6), "runs": data}
+        data = [r.as_dict() for r in results]
+        body: Any = data[0] if len(data) == 1 else {"runs": data}
         return json.dumps(body, indent=2, ensure_ascii=False) + "\n"
     if len(results) == 1:
         return _one(results[0])
-    return _table(results, cost_floor(model) if model else cost_floor())
+    return _table(results)
 
 
 def _one(result: RunResult) -> str:
@@ -96,13 +94,14 @@ def _one(result: RunResult) -> str:
         f"from cache    {result.cache_read_share:.0%}",
         f"cost          ${bill.total:.3f} (uncached ${bill.uncached_input:.3f}, writes "
         f"${bill.cache_writes:.3f}, reads ${bill.cache_reads:.3f}, output ${bill.output:.3f})",
+        f"x floor       {result.floor_ratio:.2f}",
         f"answer        {result.answer}",
         f"correct       {'yes' if result.correct else 'no'}",
     ]
     return "\n".join(lines) + "\n"
 
 
-def _table(results: list[RunResult], floor: float) -> str:
+def _table(results: list[RunResult]) -> str:
     head = (
         f"{'strategy':<12} {'steps':>5} {'peak':>8} {'read':>9} {'cache':>6} "
         f"{'cost':>7} {'x floor':>7}  correct"
@@ -111,8 +110,12 @@ def _table(results: list[RunResult], floor: float) -> str:
     for r in results:
         lines.append(
             f"{r.strategy:<12} {r.steps:>5} {r.peak_context:>8,} {r.tokens_read:>9,} "
-            f"{r.cache_read_share:>6.0%} {r.cost_usd:>7.3f} {r.cost_usd / floor:>7.2f}  "
+            f"{r.cache_read_share:>6.0%} {r.cost_usd:>7.3f} {r.floor_ratio:>7.2f}  "
             f"{'yes' if r.correct else 'no'}"
         )
-    lines.append(f"cost floor: ${floor:.3f} (every report read once uncached)")
+    floor = cost_floor(results[0].model)
+    lines.append(
+        f"x floor: cost over the floor (every report read once uncached, ${floor:.3f}, "
+        "plus the run's own output)"
+    )
     return "\n".join(lines) + "\n"
