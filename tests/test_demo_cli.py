@@ -39,7 +39,7 @@ def test_all_prints_the_comparison_table(capsys: pytest.CaptureFixture[str]) -> 
     out = capsys.readouterr().out
     rows = [line.split()[0] for line in out.splitlines()[1:] if line.split()[:1]]
     assert [r for r in rows if r in STRATEGIES] == list(STRATEGIES)
-    assert "cost floor" in out
+    assert "x floor" in out
 
 
 def test_no_notes_is_marked(capsys: pytest.CaptureFixture[str]) -> None:
