@@ -188,3 +188,14 @@ def test_the_beta_is_sent_only_by_clearing_strategies() -> None:
     calls.clear()
     run_strategy("clear", client=Spy())
     assert all(beta and "context_management" in r for beta, r in calls)
+
+
+def test_the_benchmark_times_every_strategy_well_under_its_goal() -> None:
+    from benchmarks.experiment import GOAL_SECONDS, render, time_strategies
+
+    best = time_strategies(repeats=1)
+    assert list(best) == list(STRATEGIES)
+    assert sum(best.values()) < GOAL_SECONDS
+    assert "all five" in render(best)
+    with pytest.raises(ValueError, match="repeats"):
+        time_strategies(0)
