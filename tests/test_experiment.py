@@ -199,3 +199,20 @@ def test_the_benchmark_times_every_strategy_well_under_its_goal() -> None:
     assert "all five" in render(best)
     with pytest.raises(ValueError, match="repeats"):
         time_strategies(0)
+
+
+def test_the_graders_pass_right_answers_and_name_wrong_ones() -> None:
+    from context_budget.grading.experiment import (
+        check_cheapest_of_three,
+        check_floor_ratio,
+        check_rereads,
+    )
+
+    assert check_cheapest_of_three("everything").startswith("NEEDS_WORK: answer one of")
+    assert check_rereads(lambda run: run.rereads).startswith("PASS")
+    assert check_rereads(lambda run: len(run.reads)).startswith("NEEDS_WORK: clear with notes")
+    assert "ZeroDivisionError" in check_rereads(lambda run: 1 // 0)
+    assert check_floor_ratio(lambda run: run.cost_usd / cost_floor()).startswith("NEEDS_WORK")
+    assert check_floor_ratio(
+        lambda run: run.cost_usd / cost_floor(output_tokens=run.output_tokens)
+    ).startswith("PASS")
