@@ -9,8 +9,8 @@ strategy and returns a `RunResult` with a `StepRecord` per model call:
   trigger `CLEAR_TRIGGER` tokens, keep 2, `save_note` excluded). Once past the
   trigger the cut moves every step, so the cache is rebuilt every step.
 - `compact`: past `COMPACT_TRIGGER` tokens, an append-only summary request
-  (the history plus a question at the end, tools off), then a restart from
-  the task, the summary and the saved notes.
+  (the history plus a question at the end, tools off), then a fresh start
+  whose one message holds the task, that summary and every note so far.
 - `cache-aware`: clearing in big chunks. The cut stays put until the
   results after it pass `CHUNK_TOKENS`; then it jumps forward, keeping the
   latest `KEEP_USES` tool uses, with `clear_at_least` so a clear is worth
@@ -70,8 +70,8 @@ BATCH = 6
 SECONDS_PER_CALL = 6.0
 #: The compaction question, appended at the end of the history (tools off).
 SUMMARY_QUESTION = (
-    "Stop for a moment. In under 150 words, summarize your progress: which "
-    "reports are done, and anything not yet in your notes."
+    "Pause here. In under 150 words, summarize where you stand: the reports "
+    "finished, and any facts your notes still lack."
 )
 _MAX_CALLS = 120
 
