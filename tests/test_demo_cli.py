@@ -144,3 +144,22 @@ def test_real_path_compact_turns_tools_off_for_the_summary() -> None:
     summaries = [body for _, body in seen if body.get("tool_choice") == {"type": "none"}]
     assert summaries and all("summarize" in body["messages"][-1]["content"] for body in summaries)
     assert all("anthropic-beta" not in headers for headers, _ in seen)
+
+
+def test_client_with_a_key_is_the_sdks(monkeypatch: pytest.MonkeyPatch) -> None:
+    anthropic = pytest.importorskip("anthropic")
+    from context_budget.cli._demo import _client
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    assert isinstance(_client(MODEL), anthropic.Anthropic)
+
+
+def test_client_without_the_extra_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from context_budget.cli._demo import DemoError, _client
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    with pytest.raises(DemoError, match="anthropic extra"):
+        _client(MODEL)

