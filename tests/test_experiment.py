@@ -10,6 +10,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from context_budget import (
     STRATEGIES,
@@ -244,3 +246,13 @@ def test_a_model_that_never_answers_ends_at_the_call_limit() -> None:
 def test_an_empty_run_has_zero_totals() -> None:
     empty = RunResult("naive", True, (), "")
     assert (empty.peak_context, empty.tokens_read, empty.cache_read_share) == (0, 0, 0.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_any_other_strategy_name_is_refused_by_name(name: str) -> None:
+    if name in STRATEGIES:
+        return
+    with pytest.raises(ValueError) as caught:
+        run_strategy(name)
+    assert repr(name) in str(caught.value)
