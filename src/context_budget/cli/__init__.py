@@ -44,6 +44,7 @@ import sys
 from typing import NoReturn, TextIO
 
 from context_budget import __version__
+from context_budget.cli import _demo
 from context_budget.cli._input import MAX_BYTES, _InputError, _load, _read
 from context_budget.cli._render import _COUNTERS, _render
 from context_budget.cli._report import LARGEST as LARGEST
@@ -146,6 +147,7 @@ def _parser() -> _Parser:
     inspect.add_argument(
         "--json", action="store_true", help="print the report as JSON with stable keys"
     )
+    _demo.add_parser(commands)
     return parser
 
 
@@ -201,8 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # --help, --version, or a usage error already printed
         return _exit_status(stop.code)
     try:
-        text = _inspect(args)
-    except _InputError as error:
+        text = _demo.run(args) if args.command == "demo" else _inspect(args)
+    except (_InputError, _demo.DemoError) as error:
         _write(sys.stderr, _error_line(str(error)))
         return EXIT_BAD_INPUT
     _write(sys.stdout, text)

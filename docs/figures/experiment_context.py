@@ -1,0 +1,31 @@
+"""The incident experiment: the context each call of the lead agent read, per strategy.
+
+Drawn from `run_all()`: the simulated model on the 24 incident reports, priced
+as Opus 5.5. `naive` climbs to the whole pile; `clear` levels off once the
+server starts clearing; `compact` falls back after its summary; `cache-aware`
+saws in a few big teeth; the lead of `subagents` stays near the floor.
+"""
+
+from __future__ import annotations
+
+from context_budget import run_all
+
+from _svg import line_chart
+
+
+def draw() -> str:
+    """The figure as SVG text."""
+    runs = run_all()
+    series = []
+    for name, run in runs.items():
+        lead = [r for r in run.records if r.agent == "lead"]
+        series.append((name, [(n, r.context) for n, r in enumerate(lead, 1)]))
+    naive, clear = runs["naive"], runs["clear"]
+    return line_chart(
+        series,
+        title="Context per call of the lead agent, for each strategy on the incident task",
+        desc=f"naive peaks at {naive.peak_context:,} tokens; clear at {clear.peak_context:,}; "
+        f"the lead of subagents at {runs['subagents'].peak_context:,}.",
+        x_label="call of the lead agent",
+        y_label="tokens in the context",
+    )

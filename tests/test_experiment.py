@@ -1,0 +1,258 @@
+"""The incident-report experiment: the done-when targets, computed from the runs.
+
+Targets the simulation does not meet are `xfail(strict=True)` with the numbers
+in the reason: they fail loudly the day a change makes them pass.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from context_budget import (
+    STRATEGIES,
+    EmulatedClient,
+    PromptCache,
+    RunResult,
+    SimulatedModel,
+    cost_floor,
+    run_all,
+    run_strategy,
+)
+from context_budget.experiment import CONTEXT_BETA, MODEL
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, RunResult]:
+    return run_all()
+
+
+@pytest.fixture(scope="module")
+def clear_no_notes() -> RunResult:
+    return run_strategy("clear", with_notes=False)
+
+
+@pytest.mark.parametrize("name", STRATEGIES)
+def test_every_strategy_answers_correctly_with_notes(runs: dict[str, RunResult], name: str) -> None:
+    assert runs[name].correct, runs[name].answer
+
+
+def test_clear_has_the_smallest_peak_of_the_seeds_three(runs: dict[str, RunResult]) -> None:
+    assert runs["clear"].peak_context < min(
+        runs["naive"].peak_context, runs["compact"].peak_context
+    )
+
+
+def test_naive_has_the_largest_peak(runs: dict[str, RunResult]) -> None:
+    others = [r.peak_context for name, r in runs.items() if name != "naive"]
+    assert runs["naive"].peak_context > max(others)
+
+
+def test_cache_aware_costs_less_than_compact_and_clear(runs: dict[str, RunResult]) -> None:
+    assert runs["cache-aware"].cost_usd < runs["compact"].cost_usd
+    assert runs["cache-aware"].cost_usd < runs["clear"].cost_usd
+
+
+def test_subagents_lead_peak_is_below_every_other_strategy(runs: dict[str, RunResult]) -> None:
+    lead = runs["subagents"].peak_context
+    assert all(lead < r.peak_context for name, r in runs.items() if name != "subagents")
+    assert any(record.agent.startswith("sub-") for record in runs["subagents"].records)
+
+
+def test_subagent_calls_are_billed(runs: dict[str, RunResult]) -> None:
+    run = runs["subagents"]
+    lead_only = sum(r.cost.total for r in run.records if r.agent == "lead")
+    assert run.cost_usd > 3 * lead_only
+
+
+def test_without_notes_clear_reads_reports_again(
+    runs: dict[str, RunResult], clear_no_notes: RunResult
+) -> None:
+    assert runs["clear"].rereads == 0
+    assert clear_no_notes.rereads > 0
+    assert "again" in clear_no_notes.answer
+
+
+def test_cache_is_rebuilt_after_a_clear(runs: dict[str, RunResult]) -> None:
+    records = runs["cache-aware"].records
+    jumps = [i for i in range(1, len(records)) if records[i].context < records[i - 1].context]
+    assert jumps, "cache-aware never cleared"
+    assert all(records[i].written > records[i].cached for i in jumps)
+
+
+@pytest.mark.xfail(strict=True, reason="clear $0.319 < compact $0.416 and naive $0.322")
+def test_clear_costs_the_most(runs: dict[str, RunResult]) -> None:
+    assert runs["clear"].cost_usd == max(r.cost_usd for r in runs.values())
+
+
+@pytest.mark.xfail(strict=True, reason="compact $0.416 > naive $0.322: tool_choice none misses")
+def test_compact_is_the_cheapest_of_the_seeds_three(runs: dict[str, RunResult]) -> None:
+    assert runs["compact"].cost_usd < min(runs["naive"].cost_usd, runs["clear"].cost_usd)
+
+
+def test_cache_aware_is_closest_to_the_floor_of_one_context(runs: dict[str, RunResult]) -> None:
+    # 1.25 is the least any cached run can reach: a cache write costs 1.25x input
+    ratio = runs["cache-aware"].floor_ratio
+    assert 1.25 <= ratio < 1.5
+    assert ratio < min(runs[n].floor_ratio for n in ("naive", "clear", "compact"))
+
+
+@pytest.mark.xfail(strict=True, reason="cache-aware is 1.40x the floor")
+def test_cache_aware_within_1_3_of_the_floor(runs: dict[str, RunResult]) -> None:
+    assert runs["cache-aware"].floor_ratio <= 1.3
+
+
+def test_the_cost_floor_is_below_every_run(runs: dict[str, RunResult]) -> None:
+    floor = cost_floor()
+    assert all(r.cost_usd > floor for r in runs.values())
+    assert cost_floor(output_tokens=1_000) > floor
+    with pytest.raises(ValueError, match="output_tokens"):
+        cost_floor(output_tokens=-1)
+    with pytest.raises(ValueError, match="no prices"):
+        cost_floor("gpt-nothing")
+
+
+def test_totals_add_up(runs: dict[str, RunResult]) -> None:
+    for run in runs.values():
+        data = run.as_dict()
+        assert data["steps"] == len(data["per_step"])
+        assert data["tokens_read"] == sum(s["context"] for s in data["per_step"])
+        assert abs(run.cost_usd - sum(r.cost.total for r in run.records)) < 1e-9
+        assert 0 <= run.cache_read_share <= 1
+        json.dumps(data)
+
+
+def test_runs_are_deterministic(runs: dict[str, RunResult]) -> None:
+    assert run_strategy("cache-aware").as_dict() == runs["cache-aware"].as_dict()
+
+
+def _client(fresh: bool) -> EmulatedClient:
+    shared = SimulatedModel()
+
+    def reply(request: dict[str, Any]) -> dict[str, Any]:
+        model = SimulatedModel() if fresh else shared
+        response = model.respond(request)
+        return {
+            "content": response["content"],
+            "stop_reason": response["stop_reason"],
+            "output_tokens": response["usage"]["output_tokens"],
+        }
+
+    return EmulatedClient(MODEL, reply, cache=PromptCache(MODEL))
+
+
+@pytest.mark.parametrize("name", ["clear", "compact"])
+def test_a_fresh_model_per_call_gives_the_same_run(name: str) -> None:
+    one = run_strategy(name, client=_client(fresh=False))
+    fresh = run_strategy(name, client=_client(fresh=True))
+    assert one.as_dict() == fresh.as_dict()
+    assert one.correct
+
+
+def test_bad_strategy_and_model_are_named() -> None:
+    with pytest.raises(ValueError, match="'everything'"):
+        run_strategy("everything")
+    with pytest.raises(ValueError, match="'gpt-x'"):
+        run_strategy("naive", model="gpt-x")
+
+
+def test_the_beta_is_sent_only_by_clearing_strategies() -> None:
+    calls: list[tuple[bool, dict[str, Any]]] = []
+
+    class Spy:
+        def __init__(self) -> None:
+            inner = _client(fresh=False)
+            spy = self
+
+            class Plain:
+                def create(self, **request: Any) -> dict[str, Any]:
+                    calls.append((False, request))
+                    return inner.messages.create(**request)
+
+            class BetaMessages:
+                def create(self, **request: Any) -> dict[str, Any]:
+                    calls.append((True, request))
+                    assert request["betas"] == [CONTEXT_BETA]
+                    return inner.beta.messages.create(**request)
+
+            class Beta:
+                messages = BetaMessages()
+
+            spy.messages = Plain()
+            spy.beta = Beta()
+
+    run_strategy("naive", client=Spy())
+    assert calls and not any(beta for beta, _ in calls)
+    calls.clear()
+    run_strategy("clear", client=Spy())
+    assert all(beta and "context_management" in r for beta, r in calls)
+
+
+def test_the_benchmark_times_every_strategy() -> None:
+    # the 2 s goal is the benchmark's to measure: under coverage a test runs several times slower
+    from benchmarks.experiment import render, time_strategies
+
+    best = time_strategies(repeats=1)
+    assert list(best) == list(STRATEGIES)
+    assert all(seconds > 0 for seconds in best.values())
+    assert "| all five |" in render(best)
+    assert "missed" in render(dict.fromkeys(STRATEGIES, 1.0))
+    with pytest.raises(ValueError, match="repeats"):
+        time_strategies(0)
+
+
+def test_the_graders_pass_right_answers_and_name_wrong_ones() -> None:
+    from context_budget.grading.experiment import (
+        check_cheapest_of_three,
+        check_floor_ratio,
+        check_rereads,
+    )
+
+    assert check_cheapest_of_three("everything").startswith("NEEDS_WORK: answer one of")
+    assert check_rereads(lambda run: run.rereads).startswith("PASS")
+    assert check_rereads(lambda run: len(run.reads)).startswith("NEEDS_WORK: clear with notes")
+    assert "ZeroDivisionError" in check_rereads(lambda run: 1 // 0)
+    assert check_floor_ratio(lambda run: run.cost_usd / cost_floor()).startswith("NEEDS_WORK")
+    assert "KeyError" in check_floor_ratio(lambda run: {}[run])
+    assert check_cheapest_of_three("compact").startswith("NEEDS_WORK: compact costs")
+    assert check_floor_ratio(
+        lambda run: run.cost_usd / cost_floor(output_tokens=run.output_tokens)
+    ).startswith("PASS")
+
+
+def test_a_response_of_the_wrong_type_is_named() -> None:
+    from context_budget.experiment import _as_dict
+
+    with pytest.raises(TypeError, match="got int"):
+        _as_dict(3)
+
+
+def test_a_model_that_never_answers_ends_at_the_call_limit() -> None:
+    from context_budget.experiment import _MAX_CALLS
+
+    def stuck(request: dict[str, Any]) -> dict[str, Any]:
+        use = {"type": "tool_use", "id": "t", "name": "list_files", "input": {}}
+        return {"content": [use], "stop_reason": "tool_use", "output_tokens": 5}
+
+    client = EmulatedClient(MODEL, stuck, cache=PromptCache(MODEL))
+    run = run_strategy("naive", client=client)
+    assert run.steps == _MAX_CALLS and run.answer == "" and not run.correct
+
+
+def test_an_empty_run_has_zero_totals() -> None:
+    empty = RunResult("naive", True, (), "")
+    assert (empty.peak_context, empty.tokens_read, empty.cache_read_share) == (0, 0, 0.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_any_other_strategy_name_is_refused_by_name(name: str) -> None:
+    if name in STRATEGIES:
+        return
+    with pytest.raises(ValueError) as caught:
+        run_strategy(name)
+    assert repr(name) in str(caught.value)
