@@ -133,7 +133,7 @@ def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
     _pages[name] = {
         "page": page.file.src_uri,
         "blocks": [
-            {key: value for key, value in asdict(block).items() if key != "start"}
+            {key: value for key, value in asdict(block).items() if key not in {"start", "end"}}
             for block in blocks
         ],
     }

@@ -318,6 +318,7 @@ class BrowserBlock:
         order: the block's place among the page's Python blocks (0-based, page order,
             hidden setup blocks included).
         start: the block's character offset in the Markdown file.
+        end: the offset just past the block's closing fence.
         line: the 1-based line of the block's fence.
         hidden: True for an `invisible-code-block` (setup the page does not show).
         doctest: True when the block is run as a doctest (`pycon`, or `>>>` lines).
@@ -334,6 +335,7 @@ class BrowserBlock:
 
     order: int
     start: int
+    end: int
     line: int
     hidden: bool
     doctest: bool
@@ -525,6 +527,7 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
             BrowserBlock(
                 order=len(blocks),
                 start=region.start,
+                end=region.end,
                 line=line,
                 hidden=region.start in hidden_starts,
                 doctest=doctest,
