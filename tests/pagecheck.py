@@ -307,6 +307,10 @@ BROWSER_BLOCKERS = {
     "http": "starts a server, which a browser cannot do",
     "socket": "opens a socket, which a browser cannot do",
     "anthropic": "calls the Anthropic SDK, which is not shipped to the browser",
+    "importlib.metadata": (
+        "reads the installed package's metadata, which the browser's copy of the package "
+        "does not carry"
+    ),
 }
 
 
@@ -409,6 +413,7 @@ def _imported_roots(tree: ast.AST) -> set[str]:
             roots.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             roots.add((node.module or "").split(".")[0])
+            roots.add(node.module or "")
             roots.update(alias.name for alias in node.names)
     return roots
 
