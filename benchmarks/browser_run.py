@@ -1,0 +1,226 @@
+"""``python -m benchmarks.browser_run``: time the pages' Python blocks in headless Chromium.
+
+For every page with a block list (``site/pyodide/pages/*.json``, so run ``make site``
+first) it serves ``site/`` on 127.0.0.1, opens the page in Debian's Chromium and clicks
+Run on the first runnable block (the first-run time: Pyodide's start-up included), then
+on the last one, which runs every block in between (the page's blocks after start-up).
+It prints a Markdown table, writes it to ``benchmarks/browser_results.md`` and, with
+``--write-page``, into ``docs/measured/speed.md`` between its browser-bench markers.
+
+Times are wall-clock seconds, rounded to a tenth; sizes are MB (10^6 bytes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import functools
+import json
+import os
+import platform
+import re
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from benchmarks.page import PAGE, ROOT, write_atomic
+from benchmarks.report import _cpu_model
+
+__all__ = [
+    "BROWSER_RESULTS",
+    "PageRun",
+    "browser_region",
+    "main",
+    "render",
+    "replace_browser_region",
+]
+
+SITE = ROOT / "site"
+BROWSER_RESULTS = ROOT / "benchmarks" / "browser_results.md"
+START = "<!-- browser-bench:start -->"
+END = "<!-- browser-bench:end -->"
+_REGION = re.compile(
+    rf"^{re.escape(START)}[ \t]*\n(?P<body>.*?)^{re.escape(END)}[ \t]*$", re.MULTILINE | re.DOTALL
+)
+#: Files the in-browser runs add to the site (the rest is the site as it was before).
+ADDED = (
+    "pyodide",
+    "javascripts/run-blocks.js",
+    "javascripts/run-worker.mjs",
+    "javascripts/cb_runner.py",
+    "stylesheets/run-blocks.css",
+)
+DONE = """div => {
+  const panel = div._cbPanel;
+  return panel && panel.dataset.status !== 'busy'
+    && !div.querySelector('button.cb-run').classList.contains('cb-stop');
+}"""
+REVEAL = """b => {
+  for (let d = b.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
+  for (let t = b.closest('.tabbed-block'); t; t = t.parentElement?.closest('.tabbed-block')) {
+    const i = [...t.parentElement.children].indexOf(t);
+    const input = t.closest('.tabbed-set').querySelectorAll(':scope > input')[i];
+    if (input) input.checked = true;
+  }
+}"""
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        """No access-log line per request."""
+
+
+@dataclass(frozen=True)
+class PageRun:
+    """One page's timings.
+
+    Attributes:
+        page: the Markdown source, e.g. `budget/tokens.md`.
+        runnable: visible blocks the browser runs.
+        not_runnable: visible blocks that say why they cannot run.
+        first_run_s: seconds from the first Run click to its result, start-up included.
+        rest_s: seconds to run every later block of the page, after start-up.
+        matched: how many runnable blocks printed what CI checked (or ran clean).
+    """
+
+    page: str
+    runnable: int
+    not_runnable: int
+    first_run_s: float
+    rest_s: float
+    matched: int
+
+
+def _size_mb(path: Path) -> float:
+    files = [path] if path.is_file() else [p for p in path.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files) / 1e6
+
+
+def _url(page: str) -> str:
+    path = page.removesuffix(".md")
+    path = "" if path == "index" else path.removesuffix("/index")
+    return f"{path}/" if path else ""
+
+
+def _click(page: Any, order: int) -> float:
+    div = page.locator(f"div[data-cb-order='{order}']")
+    button = div.locator("button.cb-run")
+    button.evaluate(REVEAL)
+    started = time.perf_counter()
+    button.click()
+    page.wait_for_function(DONE, arg=div.element_handle(), timeout=300_000)
+    return time.perf_counter() - started
+
+
+def measure_pages(site: Path = SITE) -> list[PageRun]:
+    """Open every page with a block list in headless Chromium and time its blocks."""
+    from playwright.sync_api import sync_playwright
+
+    handler = functools.partial(_Quiet, directory=str(site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    root = f"http://127.0.0.1:{server.server_address[1]}/"
+    runs = []
+    try:
+        with sync_playwright() as driver:
+            browser = driver.chromium.launch(
+                executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
+            )
+            for listing in sorted((site / "pyodide" / "pages").glob("*.json")):
+                data = json.loads(listing.read_text(encoding="utf-8"))
+                visible = [b for b in data["blocks"] if not b["hidden"]]
+                runnable = [b for b in visible if b["runnable"]]
+                if not runnable:
+                    runs.append(PageRun(data["page"], 0, len(visible), 0.0, 0.0, 0))
+                    continue
+                context = browser.new_context()
+                page = context.new_page()
+                page.goto(root + _url(data["page"]), wait_until="networkidle")
+                first = _click(page, runnable[0]["order"])
+                rest = _click(page, runnable[-1]["order"]) if len(runnable) > 1 else 0.0
+                statuses = page.eval_on_selector_all(
+                    "div[data-cb-order]", "ds => ds.map(d => d._cbPanel?.dataset.status)"
+                )
+                matched = sum(status in {"match", "ran"} for status in statuses)
+                runs.append(
+                    PageRun(
+                        data["page"],
+                        len(runnable),
+                        len(visible) - len(runnable),
+                        first,
+                        rest,
+                        matched,
+                    )
+                )
+                context.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    return runs
+
+
+def render(runs: Sequence[PageRun], site: Path = SITE) -> str:
+    """The Markdown table, the site's size with and without the additions, the machine."""
+    lines = [
+        "| page | runnable blocks | not runnable | as CI | first run, s | the rest, s |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
+    for run in runs:
+        lines.append(
+            f"| `{run.page}` | {run.runnable} | {run.not_runnable} | {run.matched} "
+            f"| {run.first_run_s:.1f} | {run.rest_s:.1f} |"
+        )
+    total = _size_mb(site)
+    added = sum(_size_mb(site / name) for name in ADDED if (site / name).exists())
+    cores = os.cpu_count() or 0
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    lines += [
+        "",
+        f"Site: {total - added:.1f} MB before, {total:.1f} MB after "
+        f"({added:.1f} MB added: the Pyodide core, the package zip, the block lists, the "
+        "script); none of it loads until a reader presses Run.",
+        "",
+        f"Machine: {_cpu_model()}, {cores} cores, {platform.system()}, headless Debian "
+        f"Chromium, run on {today}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def browser_region(page_text: str) -> str:
+    """The text between the page's browser-bench marker lines."""
+    found = list(_REGION.finditer(page_text))
+    if len(found) != 1:
+        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
+    return found[0]["body"]
+
+
+def replace_browser_region(page_text: str, body: str) -> str:
+    """`page_text` with the text between its browser-bench markers replaced by `body`."""
+    found = list(_REGION.finditer(page_text))
+    if len(found) != 1:
+        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
+    match = found[0]
+    return page_text[: match.start("body")] + body + page_text[match.end("body") :]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.browser_run")
+    parser.add_argument("--write-page", action="store_true", help=f"rewrite the table on {PAGE}")
+    args = parser.parse_args(argv)
+    if not (SITE / "pyodide" / "pages").is_dir():
+        print("browser_run: site/pyodide/pages is missing: run make site first")
+        return 2
+    table = render(measure_pages())
+    print(table, end="")
+    write_atomic(BROWSER_RESULTS, table)
+    if args.write_page:
+        write_atomic(PAGE, replace_browser_region(PAGE.read_text(encoding="utf-8"), table))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,152 @@
+"""mkdocs hook: let the reader run a page's Python blocks in the browser, offline.
+
+Three things go into the built site:
+
+- `pyodide/`: the Pyodide core (`tools/fetch-pyodide.sh` fetches it from the npm
+  registry at a pinned version and checksum into `.cache/pyodide/<version>/`);
+- `pyodide/context_budget.zip`: the package, the same deterministic zip the notebook
+  downloads carry (`selfcontained.package_zip`): one build product, two uses;
+- `pyodide/pages/<page>.json`: for each page, its Python blocks in page order with the
+  checker's verdict on each (`tests/pagecheck.py`'s `browser_blocks`): the source, the
+  output CI compared, whether the browser can run it and why not.
+
+Each Python block's `<div class="language-... highlight">` gets `data-cb-order`, and,
+when it cannot run, `data-cb-why`; `docs/javascripts/run-blocks.js` reads them. A page
+whose rendered code blocks do not line up one to one with its fences (the API reference,
+drawn by mkdocstrings) is left as it is.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from selfcontained import package_zip
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
+
+from pagecheck import PYTHON_LANGUAGES, browser_blocks, page_sybil  # noqa: E402
+
+log = logging.getLogger("mkdocs.hooks.browser_run")
+
+PYODIDE_VERSION = "314.0.7"
+PYODIDE_CACHE = ROOT / ".cache" / "pyodide" / PYODIDE_VERSION
+PYODIDE_CORE = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+SITE_FOLDER = "pyodide"
+PACKAGE_ZIP = f"{SITE_FOLDER}/context_budget.zip"
+PAGES_FOLDER = f"{SITE_FOLDER}/pages"
+_CODE_DIV = re.compile(r'<div class="language-([\w+-]*) highlight"')
+
+_pages: dict[str, dict[str, Any]] = {}
+
+
+def data_name(src_uri: str) -> str:
+    """The block list's site path for the page at `src_uri`: `pyodide/pages/a--b.json`."""
+    return f"{PAGES_FOLDER}/{src_uri.removesuffix('.md').replace('/', '--')}.json"
+
+
+def fence_languages(path: Path) -> list[str]:
+    """The language of every rendered fence of a page, in page order (hidden blocks out)."""
+    from pagecheck import _fences  # the checker's own lexer
+
+    return [region.lexemes.get("language", "") for region in _fences(page_sybil().parse(path))]
+
+
+def annotate(text: str, languages: list[str], blocks: list[Any], data_url: str) -> str | None:
+    """`text` with the Python blocks' divs marked, or None when the divs do not line up."""
+    found = _CODE_DIV.findall(text)
+    if found != languages:
+        return None
+    visible = iter([block for block in blocks if not block.hidden])
+    position = 0
+
+    def mark(match: re.Match[str]) -> str:
+        nonlocal position
+        language = languages[position]
+        position += 1
+        if language not in PYTHON_LANGUAGES:
+            return match.group(0)
+        block = next(visible)
+        extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
+        if not block.runnable:
+            extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
+        return match.group(0) + extra
+
+    return _CODE_DIV.sub(mark, text)
+
+
+def on_pre_build(config: Any) -> None:
+    """Forget the previous build's pages (`mkdocs serve` rebuilds in one process)."""
+    _pages.clear()
+
+
+def on_files(files: Files, config: Any) -> Files:
+    """Add the Pyodide core and the package zip to the site."""
+    missing = [name for name in PYODIDE_CORE if not (PYODIDE_CACHE / name).is_file()]
+    if missing:
+        raise PluginError(
+            f"the Pyodide core is not in {PYODIDE_CACHE} (missing {missing[0]}): "
+            "run `bash tools/fetch-pyodide.sh` (make site does)"
+        )
+    for name in PYODIDE_CORE:
+        files.append(
+            File.generated(config, f"{SITE_FOLDER}/{name}", abs_src_path=str(PYODIDE_CACHE / name))
+        )
+    package = Path(config.config_file_path).parent / "src" / "context_budget"
+    files.append(File.generated(config, PACKAGE_ZIP, content=package_zip(package)))
+    return files
+
+
+def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
+    """Mark the page's Python blocks and keep its block list for `on_post_build`."""
+    source = page.file.abs_src_path
+    if not source or not page.file.src_uri.endswith(".md"):
+        return text
+    path = Path(source)
+    blocks = browser_blocks(path)
+    if not any(not block.hidden for block in blocks):
+        return text
+    depth = page.url.count("/") if config.get("use_directory_urls", True) else 0
+    name = data_name(page.file.src_uri)
+    marked = annotate(text, fence_languages(path), blocks, "../" * depth + name)
+    if marked is None:
+        log.info("%s: code blocks do not line up with fences; no Run buttons", page.file.src_uri)
+        return text
+    _pages[name] = {
+        "page": page.file.src_uri,
+        "blocks": [
+            {key: value for key, value in asdict(block).items() if key not in {"start", "end"}}
+            for block in blocks
+        ],
+    }
+    return marked
+
+
+def on_post_build(config: Any) -> None:
+    """Write each page's block list into the site, atomically."""
+    for name, data in _pages.items():
+        target = Path(config["site_dir"]) / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(data, stream, indent=1, sort_keys=True, ensure_ascii=False)
+            stream.write("\n")
+        os.replace(temporary, target)

@@ -1,0 +1,208 @@
+"""The reader runs a page's Python blocks in the browser: outputs equal CI's, offline.
+
+Every page with a block list (`site/pyodide/pages/*.json`, written by
+`hooks/browser_run.py`) is opened and each runnable block is run through its Run
+button, in page order: each must print what CI checked (or, where CI compares
+nothing, run without an error). Pyodide starts once per page. The fixture page
+`tests/fixtures/browser/raises.md` is rendered by the test itself and served beside
+the site, to show a traceback, a page that stays usable, and the Stop button.
+
+Run after `make site` with `make browser` (`pytest -m browser`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import markdown
+import pytest
+from playwright.sync_api import Locator, Page, Route
+
+from .conftest import REPO, SITE_DIR, LoadedPage, OpenPage
+
+sys.path.insert(0, str(REPO / "hooks"))
+sys.path.insert(0, str(REPO / "tests"))
+
+from browser_run import annotate
+from pagecheck import browser_blocks
+
+pytestmark = pytest.mark.browser
+
+PAGES_DIR = SITE_DIR / "pyodide" / "pages"
+FIXTURE = REPO / "tests" / "fixtures" / "browser" / "raises.md"
+FIXTURE_PATH = "__fixtures__/raises/"
+#: Pyodide's start (about 5-9 s here) plus a chapter's blocks, on a busy machine.
+RUN_TIMEOUT_MS = 120_000
+#: Opens the `<details>` and selects the tab a block sits in, so its button can be clicked.
+REVEAL = """button => {
+  for (let d = button.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
+  for (let t = button.closest('.tabbed-block'); t; t = t.parentElement?.closest('.tabbed-block')) {
+    const index = [...t.parentElement.children].indexOf(t);
+    const input = t.closest('.tabbed-set').querySelectorAll(':scope > input')[index];
+    if (input) input.checked = true;
+  }
+}"""
+DONE = """div => {
+  const button = div.querySelector('button.cb-run');
+  const panel = div._cbPanel;
+  return panel && panel.dataset.status !== 'busy' && !button.classList.contains('cb-stop');
+}"""
+
+
+def _block_lists() -> list[Path]:
+    return sorted(PAGES_DIR.glob("*.json")) if PAGES_DIR.is_dir() else []
+
+
+def _url_path(data: dict[str, Any]) -> str:
+    page = str(data["page"]).removesuffix(".md")
+    page = "" if page == "index" else page.removesuffix("/index")
+    return f"{page}/" if page else ""
+
+
+def _problems(loaded: LoadedPage) -> list[str]:
+    return loaded.problems.lines()
+
+
+def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str, str]:
+    """Click block `order`'s Run button and wait for its verdict."""
+    div = page.locator(f"div[data-cb-order='{order}']")
+    button = div.locator("button.cb-run")
+    button.evaluate(REVEAL)
+    button.click()
+    page.wait_for_function(DONE, arg=div.element_handle(), timeout=timeout)
+    return _verdict(div)
+
+
+def _verdict(div: Locator) -> dict[str, str]:
+    return dict(
+        div.evaluate(
+            """div => ({
+              status: div._cbPanel.dataset.status,
+              text: div._cbPanel.textContent,
+              output: div._cbPanel.querySelector('.cb-run-output')?.textContent ?? '',
+              diff: div._cbPanel.querySelector('.cb-run-diff')?.textContent ?? '',
+              traceback: div._cbPanel.querySelector('.cb-run-traceback')?.textContent ?? '',
+            })"""
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "block_list", _block_lists() or [PAGES_DIR / "<none>"], ids=lambda path: path.stem
+)
+def test_every_runnable_block_prints_what_ci_checked(open_page: OpenPage, block_list: Path) -> None:
+    """Run each runnable block of the page in order, through its button."""
+    assert block_list.is_file(), f"no block list in {PAGES_DIR}: run make site"
+    data = json.loads(block_list.read_text(encoding="utf-8"))
+    loaded = open_page(_url_path(data))
+    page = loaded.page
+    visible = [block for block in data["blocks"] if not block["hidden"]]
+    runnable = [block for block in visible if block["runnable"]]
+    assert page.locator("button.cb-run").count() == len(runnable), loaded.url
+    assert page.locator(".cb-run-why").count() == len(visible) - len(runnable), loaded.url
+    failures = []
+    for block in runnable:
+        verdict = _run(page, block["order"])
+        wanted = "ran" if block["expected"] is None else "match"
+        if verdict["status"] != wanted:
+            failures.append(f"block {block['order'] + 1} (line {block['line']}): {verdict['text']}")
+    assert not failures, f"{loaded.url}\n" + "\n".join(failures)
+    problems = _problems(loaded)
+    assert not problems, f"{loaded.url}\n  " + "\n  ".join(problems)
+
+
+def test_nothing_loads_before_the_first_run(open_page: OpenPage) -> None:
+    """A reader who only reads fetches no Pyodide file and no block list."""
+    loaded = open_page("budget/context-is-a-budget/")
+    requested: list[str] = []
+    loaded.page.on("request", lambda request: requested.append(request.url))
+    loaded.page.reload(wait_until="networkidle")
+    assert loaded.page.locator("button.cb-run").count() > 0
+    assert not [url for url in requested if "/pyodide/" in url or "run-worker" in url], requested
+
+
+def test_an_edited_block_is_reported_as_not_matching(open_page: OpenPage) -> None:
+    """Edit a checked block to print something else: the verdict says so, with the diff."""
+    loaded = open_page("budget/context-is-a-budget/")
+    page = loaded.page
+    data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
+    first = next(b for b in data["blocks"] if b["runnable"] and b["expected"] and not b["doctest"])
+    code = page.locator(f"div[data-cb-order='{first['order']}'] pre > code")
+    assert code.get_attribute("contenteditable") == "plaintext-only"
+    code.evaluate("code => { code.textContent = 'print(\"something else\")\\n'; }")
+    code.focus()
+    page.keyboard.press("Shift+Enter")
+    div = page.locator(f"div[data-cb-order='{first['order']}']")
+    page.wait_for_function(DONE, arg=div.element_handle(), timeout=RUN_TIMEOUT_MS)
+    verdict = _verdict(div)
+    assert verdict["status"] == "mismatch", verdict["text"]
+    assert "+something else" in verdict["diff"], verdict["diff"]
+    assert verdict["output"].strip() == "something else"
+    assert not _problems(loaded), _problems(loaded)
+
+
+def _fixture_html(site_url: str) -> tuple[str, str]:
+    """The fixture page rendered as the site renders fences, and its block list."""
+    blocks = browser_blocks(FIXTURE)
+    body = markdown.markdown(
+        FIXTURE.read_text(encoding="utf-8"),
+        extensions=["pymdownx.superfences", "pymdownx.highlight"],
+        extension_configs={"pymdownx.highlight": {"pygments_lang_class": True}},
+    )
+    marked = annotate(
+        body, ["python", "output", "python", "python", "output", "python"], blocks, "../raises.json"
+    )
+    assert marked is not None, "the fixture's fences do not line up with its code blocks"
+    page = (
+        "<!doctype html><html><head><meta charset='utf-8'><title>fixture</title>"
+        "<link rel='stylesheet' href='../../stylesheets/run-blocks.css'></head>"
+        f"<body><article class='md-typeset'>{marked}</article>"
+        "<script src='../../javascripts/run-blocks.js'></script></body></html>"
+    )
+    listing = {
+        "page": "raises.md",
+        "blocks": [{k: v for k, v in vars(b).items() if k not in {"start", "end"}} for b in blocks],
+    }
+    return page, json.dumps(listing)
+
+
+def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
+    open_page: OpenPage, site_url: str
+) -> None:
+    loaded = open_page("")
+    page = loaded.page
+    html, listing = _fixture_html(site_url)
+
+    def serve(route: Route) -> None:
+        if route.request.url.endswith(".json"):
+            route.fulfill(status=200, content_type="application/json", body=listing)
+        else:
+            route.fulfill(status=200, content_type="text/html", body=html)
+
+    page.route(f"{site_url}__fixtures__/**", serve)
+    page.goto(site_url + FIXTURE_PATH, wait_until="networkidle")
+    raised = _run(page, 1)
+    assert raised["status"] == "error", raised["text"]
+    assert "First ran the earlier block 1" in raised["text"]
+    traceback = raised["traceback"]
+    assert traceback.startswith('Traceback (most recent call last):\n  File "<block 2>"')
+    assert "KeyError: 'missing'" in traceback and "cb_runner" not in traceback
+    assert _run(page, 2)["status"] == "match"
+    # A runaway loop: Stop ends it, Python restarts, and the page still runs blocks.
+    runaway = page.locator("div[data-cb-order='3'] button.cb-run")
+    runaway.click()
+    page.wait_for_function(
+        "() => document.querySelector(\"div[data-cb-order='3'] button.cb-stop\")"
+    )
+    page.wait_for_timeout(1_500)
+    assert runaway.get_attribute("aria-label") == "Stop this block (restarts Python)"
+    runaway.click()
+    stopped = _verdict(page.locator("div[data-cb-order='3']"))
+    assert stopped["status"] == "stopped", stopped["text"]
+    again = _run(page, 2)
+    assert again["status"] == "match", again["text"]
+    assert "First ran the earlier blocks 1, 2" in again["text"]
+    assert not _problems(loaded), _problems(loaded)

@@ -1,0 +1,166 @@
+"""The browser runner's view of a page agrees with the page checker's.
+
+`pagecheck.browser_blocks` says, for every Python block of a page, its order, the
+output CI compares and whether the reader's browser can run it. These tests check
+that view against the Sybil document the checker runs, and run every block the
+browser would run through the browser's own runner (`docs/javascripts/cb_runner.py`)
+in CPython, in an empty folder holding only the files the blocks are said to read:
+each must print what CI checked.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from pagecheck import ROOT, _OutputCheck, browser_blocks, page_sybil
+from sybil.evaluators.skip import Skipper
+
+FIXTURES = Path(__file__).parent / "fixtures" / "browser"
+PAGES = sorted((ROOT / "docs").rglob("*.md"))
+RUNNER = ROOT / "docs" / "javascripts" / "cb_runner.py"
+
+
+def _runner() -> ModuleType:
+    """A fresh copy of the browser's runner (its own namespace, as a new page has)."""
+    spec = importlib.util.spec_from_file_location("cb_runner_under_test", RUNNER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _ids(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids)
+def test_blocks_are_the_checkers_python_blocks(page: Path) -> None:
+    """Same blocks, same order, same expected outputs, same skips as the checker's."""
+    document = page_sybil().parse(page)
+    blocks = browser_blocks(page)
+    examples = [e for e in document if not isinstance(e.region.evaluator, Skipper)]
+    outputs = {
+        e.region.parsed.block_start: e.region.parsed.expected
+        for e in examples
+        if isinstance(e.region.parsed, _OutputCheck)
+    }
+    assert [b.order for b in blocks] == list(range(len(blocks)))
+    for block in blocks:
+        inside = [e for e in examples if block.start <= e.region.start < block.end]
+        assert inside, f"{page}:{block.line}: the checker runs nothing there"
+        if block.doctest:
+            wants = [e.region.parsed.want for e in inside]
+            assert all(isinstance(e.region.parsed, doctest.Example) for e in inside)
+            assert block.expected == "".join(wants), f"{page}:{block.line}"
+        else:
+            assert block.expected == outputs.get(block.start), f"{page}:{block.line}"
+    # A skip directive skips the example right after it; the browser says so on that block.
+    starts = [e.region.start for e in document]
+    kinds = [isinstance(e.region.evaluator, Skipper) for e in document]
+    skipped_by_checker = {
+        starts[index + 1]
+        for index, example in enumerate(document)
+        if kinds[index] and example.region.parsed[0] == "next" and index + 1 < len(starts)
+    }
+    for block in blocks:
+        skipped = any(block.start <= start < block.end for start in skipped_by_checker)
+        assert skipped == (block.why or "").startswith("skipped in CI"), f"{page}:{block.line}"
+
+
+def _run_page(page: Path, tmp_path: Path) -> list[str]:
+    """Every runnable block through the browser's runner; the problems found."""
+    runner = _runner()
+    problems = []
+    for block in browser_blocks(page):
+        for name in block.files:
+            target = tmp_path / "docs" / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ROOT / "docs" / name, target)
+    here = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        for block in browser_blocks(page):
+            if not block.runnable:
+                if block.prelude:
+                    runner.run_block(block.order, block.prelude, False, None)
+                continue
+            result = runner.run_block(block.order, block.source, block.doctest, block.expected)
+            if result["error"] or result["match"] is False:
+                problems.append(f"{page.name}:{block.line}: {result['error'] or result['diff']}")
+    finally:
+        os.chdir(here)
+    return problems
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids)
+def test_runnable_blocks_print_what_ci_checked(page: Path, tmp_path: Path) -> None:
+    """Run in an empty folder, the blocks the browser would run print what CI checked."""
+    saved = dict(sys.modules)
+    try:
+        problems = _run_page(page, tmp_path)
+    finally:
+        for name in set(sys.modules) - set(saved):
+            if name.startswith("cb_runner"):
+                del sys.modules[name]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_fixture_page_gets_each_verdict() -> None:
+    blocks = browser_blocks(FIXTURES / "blocks.md")
+    verdicts = [(b.hidden, b.doctest, b.runnable, b.why, b.files) for b in blocks]
+    tokenizer = "needs the real Qwen tokenizer, which is not shipped to the browser"
+    assert verdicts == [
+        (True, False, True, None, ()),
+        (False, False, True, None, ()),
+        (False, True, True, None, ()),
+        (False, False, False, tokenizer, ()),
+        (False, False, False, "uses `count`, which a block that cannot run defines", ()),
+        (False, False, False, "skipped in CI: needs the network", ()),
+        (False, False, True, None, ("samples/prose.txt",)),
+        (False, False, False, "imports numpy, which is not shipped to the browser", ()),
+        (False, False, True, None, ()),
+    ]
+    assert [b.expected for b in blocks] == [
+        None,
+        "42\n",
+        "21\n",
+        None,
+        None,
+        None,
+        "True\n",
+        None,
+        None,
+    ]
+    # the tokenizer block's harmless import runs in its place, so later blocks find it
+    assert blocks[3].prelude == "from context_budget import qwen_counter\n"
+
+
+def test_a_wrong_output_is_a_mismatch_with_a_diff() -> None:
+    runner = _runner()
+    result = runner.run_block(0, "print('six')\n", False, "seven\n")
+    assert result["match"] is False
+    assert "-seven" in result["diff"] and "+six" in result["diff"]
+    assert runner.run_block(1, ">>> 1 + 1\n3\n", True, "3\n")["match"] is False
+    assert runner.run_block(2, ">>> 1 + 1\n2\n", True, "2\n")["match"] is True
+
+
+def test_a_traceback_starts_at_the_readers_code() -> None:
+    runner = _runner()
+    source = (FIXTURES / "raises.md").read_text(encoding="utf-8")
+    define = source.split("```python\n")[1].split("```")[0]
+    assert runner.run_block(0, define, False, "before\n")["match"] is True
+    result = runner.run_block(1, 'explode("missing")\n', False, None)
+    error = result["error"]
+    assert error.startswith('Traceback (most recent call last):\n  File "<block 2>", line 1')
+    assert "cb_runner" not in error
+    assert "KeyError: 'missing'" in error and 'File "<block 1>", line 2, in explode' in error
+    assert runner.run_block(2, "print('still usable')\n", False, "still usable\n")["match"]
+    doctest_error = runner.run_block(3, ">>> explode(1)\n", True, "")["error"]
+    assert "KeyError: 1" in doctest_error and "cb_runner" not in doctest_error
