@@ -198,3 +198,60 @@ def test_an_unwritten_starter_is_not_yet_written(check: Any) -> None:
 def test_a_function_returning_anything_gets_a_verdict_not_an_exception(value: object) -> None:
     for check in (chapters.check_estimate, chapters.check_head, chapters.check_budget_report):
         assert check(lambda *arguments: value).startswith(("PASS", "NEEDS_WORK: "))
+
+
+@pytest.mark.parametrize("answer", ["16", 16.0, False, None])
+def test_the_other_number_answers_also_refuse_a_wrong_type(answer: object) -> None:
+    for check in (
+        chapters.check_message_size,
+        chapters.check_rule_cost,
+        chapters.check_visible_at_400,
+    ):
+        assert check(answer) == f"NEEDS_WORK: answer with a whole number (an int), got {answer!r}"
+
+
+def test_a_wrong_number_gets_a_hint_not_a_pass() -> None:
+    _wrong(chapters.check_message_size(0), "not 0", "per-message framing")
+    _wrong(chapters.check_rule_cost(0), "not 0", "costs what the same text costs as a message")
+    _wrong(chapters.check_visible_at_400(3), "not 3", "keep_numbers")
+
+
+def test_a_case_that_raises_is_named_with_the_exception() -> None:
+    def divides(text: str) -> int:  # right on "", raises on "abc"
+        return len(text) // (len(text) - 3)
+
+    verdict = chapters.check_estimate(divides)
+    _wrong(verdict, "first, 'abc' (3 characters): raised ZeroDivisionError: integer division")
+    assert not verdict.startswith("NEEDS_WORK: 6 of 6")  # the empty text passed
+
+
+def test_a_function_that_changes_its_input_is_caught_even_when_its_answer_is_right() -> None:
+    def appends(layers: Layers) -> dict[str, int]:
+        report = dict(budget_report(layers))
+        layers.pinned.append("a rule of my own")
+        return report
+
+    assert chapters.check_budget_report(appends) == (
+        "NEEDS_WORK: 4 of 4 cases wrong; first, empty layers: changed its input"
+    )
+
+
+def test_a_trim_that_raises_returns_junk_or_keeps_an_old_message_is_named() -> None:
+    def crashes(layers: Layers, budget: int) -> Layers:
+        raise ValueError("no budget")
+
+    def junk(layers: Layers, budget: int) -> Any:
+        return list(layers.conversation)
+
+    def keeps_the_first(layers: Layers, budget: int) -> Layers:
+        return replace(layers, conversation=layers.conversation[:1])
+
+    assert chapters.check_safe_trim(crashes) == (
+        "NEEDS_WORK: at a budget of 0 tokens it raised ValueError"
+    )
+    assert chapters.check_safe_trim(junk) == (
+        "NEEDS_WORK: it returned no readable Layers (AttributeError)"
+    )
+    assert chapters.check_safe_trim(keeps_the_first) == (
+        "NEEDS_WORK: at a budget of 0 tokens it kept more than the newest messages"
+    )

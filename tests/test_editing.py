@@ -567,3 +567,100 @@ def test_property_cleared_tokens_are_exactly_what_the_prompt_lost(
         if b.get("is_error")
     ]
     assert all(b["content"] != PLACEHOLDER for b in errors)
+
+
+# Parameters of the wrong shape, and LangChain's skips -------------------------
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"keep": {"type": "input_tokens", "value": 3}}, "keep must be {'type': 'tool_uses'"),
+        ({"keep": 3}, r"keep must be \{'type': 'tool_uses', 'value': N\}, got 3"),
+        ({"keep": keep(-1)}, r"keep.value must be an int >= 0, got -1"),
+        ({"keep": keep(True)}, r"keep.value must be an int >= 0, got True"),
+        ({"clear_at_least": {"type": "input_tokens", "value": "9"}}, "got '9'"),
+        ({"trigger": {"type": "input_tokens"}}, r"trigger.value must be an int >= 0, got None"),
+        ({"trigger": {"type": "turns", "value": 2}}, "trigger must be {'type': 'input_tokens'"),
+        ({"clear_tool_inputs": "yes"}, "clear_tool_inputs must be a bool or a list, got 'yes'"),
+    ],
+    ids=[
+        "keep-wrong-type",
+        "keep-bare-int",
+        "keep-negative",
+        "keep-bool",
+        "at-least-text",
+        "trigger-without-value",
+        "trigger-unknown-type",
+        "inputs-text",
+    ],
+)
+def test_a_parameter_of_the_wrong_shape_is_refused_naming_it(
+    params: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ContextManagementError, match=message):
+        clear_tool_uses_20250919(pairs(4), edit(**params), counter=big_results)
+
+
+def test_langchain_below_its_trigger_returns_an_unchanged_copy() -> None:
+    history = pairs(2)
+    result = clear_tool_uses_langchain(history, trigger=30_000, keep=0, counter=big_results)
+    assert (result.cleared_tool_uses, result.cleared_input_tokens) == (0, 0)
+    assert result.messages == history and result.messages is not history
+
+
+def test_langchain_skips_excluded_and_already_cleared_results() -> None:
+    history = pairs(4, names=["save_note", "read", "read", "read"])
+    once = clear_tool_uses_langchain(
+        history, trigger=0, keep=1, exclude_tools=["save_note"], counter=big_results
+    )
+    texts = [m["content"][0]["content"] for m in once.messages[2::2]]
+    assert texts == ["R0", "[cleared]", "[cleared]", "R3"]
+    again = clear_tool_uses_langchain(
+        once.messages, trigger=0, keep=1, exclude_tools=["save_note"], counter=big_results
+    )
+    assert (again.cleared_tool_uses, again.messages) == (0, once.messages)
+
+
+def test_langchain_clear_tool_inputs_empties_the_inputs_and_counts_them() -> None:
+    history = pairs(3)
+    result = clear_tool_uses_langchain(
+        history, trigger=0, keep=1, clear_tool_inputs=True, counter=big_results
+    )
+    inputs = [m["content"][0]["input"] for m in result.messages[1::2]]
+    assert inputs == [{}, {}, {"n": 2}]
+    per_input = estimate_tokens('read {"n":0}') - estimate_tokens("read {}")
+    assert result.cleared_input_tokens == 2 * (10_000 - estimate_tokens("[cleared]") + per_input)
+    count = PromptCache(MODEL, counter=big_results).prompt_tokens
+    assert count(messages=history) - count(messages=result.messages) == result.cleared_input_tokens
+
+
+@pytest.mark.parametrize("keep_spec", ["all", {"type": "all"}])
+def test_clear_thinking_keeping_all_turns_changes_nothing(keep_spec: object) -> None:
+    turn = {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "hmm " * 50, "signature": "s"},
+            {"type": "text", "text": "a"},
+        ],
+    }
+    history = [{"role": "user", "content": "q"}, turn, {"role": "user", "content": "q2"}, turn]
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    reply = client.beta.messages.create(
+        model=MODEL,
+        max_tokens=64,
+        messages=history,
+        context_management={"edits": [{"type": "clear_thinking_20251015", "keep": keep_spec}]},
+    )
+    assert reply["context_management"] == {"applied_edits": []}
+    assert client.sent[0]["messages"] == history
+
+
+@pytest.mark.parametrize("management", [{"edits": {}}, {}, [{"type": CLEAR}], "clear"])
+def test_context_management_without_an_edits_list_is_refused(management: object) -> None:
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    with pytest.raises(ContextManagementError, match=r"context_management must be \{'edits'"):
+        client.beta.messages.create(
+            model=MODEL, max_tokens=64, messages=pairs(1), context_management=management
+        )
+    assert client.sent == []

@@ -317,3 +317,77 @@ def test_save_work_refuses_an_unknown_edition(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match=r"one of \('student', 'worked'\), got 'teacher'"):
         save_work("teacher", "handoff", {}, tmp_path)
+
+
+def test_a_failed_save_leaves_the_old_file_whole_and_no_temporary(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    import json
+    import os
+
+    import pytest
+
+    from context_budget.grading import save_evidence
+
+    target = save_evidence(tmp_path, "e.json", {"version": 1})
+
+    def disk_full(source: str, destination: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        save_evidence(tmp_path, "e.json", {"version": 2})
+    assert json.loads(target.read_text(encoding="utf-8")) == {"version": 1}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.json"]
+
+
+class _Uncomparable:
+    """A value whose comparison raises, like a NumPy array's truth value."""
+
+    def __eq__(self, other: object) -> bool:
+        raise ValueError("the truth value is ambiguous")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_a_transfer_value_that_cannot_be_compared_fails_its_row_without_raising() -> None:
+    value = _Uncomparable()
+    rows = run_transfer(lambda text, needle, budget: value, TRANSFER_CASES[:2])
+    assert [(row["observed"] is value, row["passed"], row["status"]) for row in rows] == [
+        (True, False, "FAIL"),
+        (True, False, "FAIL"),
+    ]
+
+
+def test_the_transfer_status_needs_every_row_and_at_least_one() -> None:
+    from context_budget.grading.unit_a import transfer_status
+
+    passing = run_transfer(transfer_filter, TRANSFER_CASES)
+    one_wrong = run_transfer(
+        lambda text, needle, budget: (
+            "" if needle == "mango" else transfer_filter(text, needle, budget)
+        ),
+        TRANSFER_CASES,
+    )
+    assert [row["passed"] for row in one_wrong].count(False) == 1
+    assert transfer_status(passing) == "PASS"
+    assert transfer_status(one_wrong) == "NEEDS_WORK"
+    assert transfer_status([]) == "NEEDS_WORK"
+
+
+def test_the_course_report_summarizes_the_session_for_a_known_edition() -> None:
+    import pytest
+
+    from context_budget.grading.unit_a import course_report
+
+    rows = run_transfer(transfer_filter, TRANSFER_CASES)
+    assert course_report("worked", "PASSED", rows, "fresh") == {
+        "unit": "unit-a",
+        "edition": "worked",
+        "visible_contract": "PASSED",
+        "transfer_passed": True,
+        "starting_evidence": "fresh",
+    }
+    assert course_report("student", "NEEDS_WORK", [], "resumed")["transfer_passed"] is False
+    with pytest.raises(ValueError, match="edition must be one of"):
+        course_report("teacher", "PASSED", rows, "fresh")

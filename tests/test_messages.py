@@ -180,3 +180,67 @@ def test_forget_everything_reads_no_message_but_wants_a_list() -> None:
     assert forget_everything([{"no role": 1}]) == ""  # never reads a message
     with pytest.raises(TypeError, match="messages must be a list of dicts, got str"):
         forget_everything("not a list")  # type: ignore[arg-type]
+
+
+def _assistant_input(value: Any) -> dict[str, Any]:
+    block = {"type": "tool_use", "id": "t1", "name": "stock", "input": value}
+    return {"role": "assistant", "content": [block]}
+
+
+def test_a_tool_result_inside_a_tool_result_names_the_inner_block() -> None:
+    inner = [{"type": "text", "text": "12 tubs"}, result_block("t0")]
+    messages = [user("q"), call("t1"), {"role": "user", "content": [result_block("t1", inner)]}]
+    with pytest.raises(
+        ValueError,
+        match=r"^message 2, block 0, content block 1 has type 'tool_result'; a tool result "
+        r"holds only \['document', 'image', 'search_result', 'text'\] blocks$",
+    ):
+        validate_history(messages)
+
+
+def test_an_integer_over_the_digit_limit_is_refused_one_under_it_counts() -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"^message 1 at content\[0\]\.input\.n: an integer has more than 4,300 digits$",
+    ):
+        validate_history([user("q"), _assistant_input({"n": 10**5000})])
+    # 4,001 digits: over the quick bit-length test, under the limit; it is data
+    under = _assistant_input({"n": 10**4000})
+    assert message_tokens(under) == -(-len('stock {"n":1' + "0" * 4000 + "}") // 4) + 5
+
+
+def test_the_bad_value_is_named_past_floats_nulls_and_booleans() -> None:
+    value = {"a": 1.5, "b": None, "c": True, "d": [0.25, False, {"e": {1, 2}}]}
+    with pytest.raises(TypeError, match=r"^message at content\[0\]\.input\.d\[2\]\.e: a set"):
+        message_tokens(_assistant_input(value))
+
+
+def test_a_key_that_is_not_a_string_is_named_with_its_dict() -> None:
+    with pytest.raises(TypeError, match=r"^message at content\[0\]\.input: a key of type int"):
+        message_tokens(_assistant_input({"ok": 1, 7: "seven"}))
+    with pytest.raises(TypeError, match=r"^message at the message: a key of type tuple, not str$"):
+        message_tokens({"role": "user", "content": "hi", (1, 2): "pair"})
+
+
+def test_a_key_with_a_lone_surrogate_is_refused_a_non_ascii_key_is_not() -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"^message at content\[0\]\.input: a key: a string holds a lone surrogate "
+        r"\(U\+DC80\) at character 1$",
+    ):
+        message_tokens(_assistant_input({"a\udc80": 1}))
+    accented = _assistant_input({"crème": "glacée"})
+    assert message_text(accented) == 'stock {"crème":"glacée"}'
+
+
+def test_a_dict_subclass_is_checked_like_a_dict() -> None:
+    # a bug: the values of a dict subclass were never checked, so this set reached
+    # json.dumps and message_tokens raised without naming the message
+    from collections import OrderedDict
+
+    with pytest.raises(TypeError, match=r"^message at content\[0\]\.input\.f: a set is not JSON"):
+        message_tokens(_assistant_input(OrderedDict(f={1, 2})))
+    with pytest.raises(TypeError, match=r"^message at content\[0\]\.input: a key of type int"):
+        message_tokens(_assistant_input(OrderedDict({1: "one"})))
+    good = OrderedDict(flavor="mango", tubs=[1, 2])
+    assert message_tokens(_assistant_input(good)) == message_tokens(_assistant_input(dict(good)))

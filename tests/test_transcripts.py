@@ -222,3 +222,174 @@ def test_the_real_mini_swe_agent_trajectory_reads_as_openai() -> None:
     assert [m["content"] for m in layers.conversation] == [m["content"] for m in raw[1:]]
     report = budget_report(layers)
     assert report["conversation"] == sum(estimate_tokens(m["content"]) + 5 for m in raw[1:])
+
+
+# ---------------------------------------------------------------- odd shapes and records
+
+
+def test_json_nested_too_deeply_is_refused_as_a_value_error_not_a_crash() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    for format in ("auto", "messages", "openai"):
+        with pytest.raises(ValueError, match="the JSON is nested too deeply to read"):
+            _parse(deep, format)
+
+
+def test_a_forced_format_refuses_the_other_top_level_shape() -> None:
+    with pytest.raises(ValueError, match=r"^expected a list of messages, found an object$"):
+        _parse('{"conversation": []}', "messages")
+    with pytest.raises(ValueError, match=r"expected an object with system, .* found a list$"):
+        _parse("[]", "layers")
+    with pytest.raises(ValueError, match=r"^the object has no 'messages' list$"):
+        _parse('{"conversation": []}', "openai")
+    with pytest.raises(ValueError, match=r"^expected a list of messages, found an object$"):
+        _parse('{"messages": {"role": "user"}}')  # detected as openai
+
+
+def test_claude_code_line_numbers_count_the_blank_lines() -> None:
+    text = records(user_record("q")) + "\n   \n" + '{"type": "user", "message": [1}\n'
+    with pytest.raises(ValueError, match=r"^line 4: not valid JSON"):
+        _parse(text)
+    blank_between = records(user_record("q")) + "\n" + records(user_record("again"))
+    layers = _parse(blank_between).layers
+    assert [m["content"] for m in layers.conversation] == ["q", "again"]
+
+
+def test_a_claude_code_line_with_a_huge_number_is_named() -> None:
+    text = records(user_record("q")) + '{"type": "user", "n": ' + "9" * 5000 + "}\n"
+    with pytest.raises(ValueError, match=r"^line 2: a number has more than 4,300 digits"):
+        _parse(text)
+
+
+def test_a_claude_code_line_that_is_not_an_object_is_named() -> None:
+    text = records(user_record("q")) + "[1, 2]\n"
+    with pytest.raises(ValueError, match=r"^line 2: expected a record \(an object\), found a list"):
+        _parse(text)
+    with pytest.raises(ValueError, match=r"^line 1: expected a record .* found a string"):
+        _parse('"hello"\n', "claude-code")
+
+
+def test_openai_text_parts_are_joined_line_by_line() -> None:
+    parts = [{"type": "text", "text": "Be brief."}, {"type": "text", "text": "Be kind."}]
+    messages = [
+        {"role": "system", "content": parts},
+        {"role": "user", "content": None},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "text"}]},
+    ]
+    layers = _parse(json.dumps(messages)).layers
+    assert layers.system == "Be brief.\nBe kind."
+    assert layers.conversation == [
+        {"role": "user", "content": ""},
+        {"role": "assistant", "content": "ok\n"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("message", "error", "fragment"),
+    [
+        (
+            {"role": "assistant", "content": ["plain"]},
+            TypeError,
+            "message 1, part 0: expected a text part, found a string",
+        ),
+        (
+            {"role": "assistant", "content": [{"type": "text", "text": 3}]},
+            TypeError,
+            "message 1, part 0: expected a text part, found an object",
+        ),
+        (
+            {"role": "tool", "tool_call_id": "c", "content": 5},
+            TypeError,
+            "message 1: content is a number, not a string or a list of parts",
+        ),
+        (
+            {"role": "user", "content": 5},
+            TypeError,
+            "message 1: content is a number, not a string or a list of parts",
+        ),
+        (
+            {"role": "user", "content": [{"type": "text", "text": "a"}, {"text": "b"}]},
+            TypeError,
+            "message 1, part 1: expected a part with a 'type'",
+        ),
+        (7, TypeError, "message 1 has type a number, not an object"),
+        (
+            {"role": "assistant", "tool_calls": {"id": "c"}},
+            TypeError,
+            "message 1: tool_calls is an object, not a list",
+        ),
+        (
+            {"role": "robot", "content": "beep"},
+            ValueError,
+            r"message 1 \(openai\): message 0 has role 'robot'",
+        ),
+        (
+            {"role": "user", "content": [{"type": "text", "text": None}]},
+            TypeError,
+            r"message 1 \(openai\): message 0, block 0 \(text\) has 'text' of type NoneType",
+        ),
+    ],
+    ids=[
+        "part-not-an-object",
+        "text-not-a-string",
+        "tool-content-a-number",
+        "user-content-a-number",
+        "part-without-type",
+        "message-not-an-object",
+        "tool-calls-not-a-list",
+        "unknown-role",
+        "user-text-part-not-a-string",
+    ],
+)
+def test_a_bad_openai_message_names_its_place_in_the_file(
+    message: Any, error: type[Exception], fragment: str
+) -> None:
+    # message 0 is a system message: the file's index is named, not the conversation's
+    messages = [{"role": "system", "content": "s"}, message]
+    with pytest.raises(error, match=f"^{fragment}"):
+        _parse(json.dumps(messages), "openai")
+
+
+def test_openai_tool_call_arguments_become_the_tool_use_input() -> None:
+    calls = [
+        {"id": "c1", "function": {"name": "ls", "arguments": "  "}},
+        {"id": "c2", "function": {"name": "ls", "arguments": "[1, 2]"}},
+        {"id": "c3", "function": {"name": "ls", "arguments": {"path": "."}}},
+        {"id": "c4", "function": {"name": "ls"}},
+    ]
+    messages = [{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": calls}]
+    blocks = _parse(json.dumps(messages)).layers.conversation[1]["content"]
+    assert [block["input"] for block in blocks] == [
+        {},  # blank arguments: no arguments
+        {"arguments": "[1, 2]"},  # JSON, but not an object: kept as text
+        {"path": "."},  # already an object
+        {},
+    ]
+    assert [block["id"] for block in blocks] == ["c1", "c2", "c3", "c4"]
+
+
+def test_an_assistant_text_beside_tool_calls_is_a_text_block_first() -> None:
+    call = {"id": "c1", "function": {"name": "ls", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "Listing.", "tool_calls": [call]},
+    ]
+    content = _parse(json.dumps(messages)).layers.conversation[1]["content"]
+    assert content == [
+        {"type": "text", "text": "Listing."},
+        {"type": "tool_use", "id": "c1", "name": "ls", "input": {}},
+    ]
+
+
+def test_a_file_that_is_not_utf8_names_the_byte_and_its_offset(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.json"
+    raw = '[{"role": "user", "content": "caf\xe9"}]'.encode("latin-1")
+    path.write_bytes(raw)
+    where = rf"latin1\.json: not UTF-8 text \(byte 0xe9 at offset {raw.index(0xE9)}\)$"
+    with pytest.raises(ValueError, match=where):
+        load_transcript(path)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_json(tmp_path: Path) -> None:
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + b'[{"role": "user", "content": "hi"}]')
+    assert load_transcript(path).conversation == [{"role": "user", "content": "hi"}]

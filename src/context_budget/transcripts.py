@@ -293,7 +293,7 @@ def _tool_use(call: object, where: str) -> dict[str, Any]:
     if isinstance(arguments, str):
         try:
             parsed = json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
+        except (ValueError, RecursionError):  # subtle: arguments nested too deeply to parse
             parsed = None
     tool_input = parsed if isinstance(parsed, dict) else {"arguments": arguments}
     return {

@@ -75,5 +75,5 @@ def _load(text: str, path: str, format: str) -> _Transcript:
         return _parse(text, format)
     except (TypeError, ValueError) as error:
         raise _InputError(f"{path}: {error}") from None
-    except RecursionError:
+    except RecursionError:  # pragma: no cover - defensive: _parse turns every one into a ValueError
         raise _InputError(f"{path}: the JSON is nested too deeply to read") from None
