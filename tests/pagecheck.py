@@ -604,10 +604,8 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
     for example in document:
         if isinstance(example.region.parsed, _OutputCheck):
             output_of[example.region.parsed.block_start] = example.region.parsed.expected
-    regions = sorted(
-        [*_fences(document), *_invisible_blocks(document)], key=lambda block: block.start
-    )
-    hidden_starts = {region.start for region in _invisible_blocks(document)}
+    regions = sorted([*_fences(document), *_hidden_blocks(document)], key=lambda block: block.start)
+    hidden_starts = {region.start for region in _hidden_blocks(document)}
     example_starts = [example.region.start for example in document]
     blocks: list[BrowserBlock] = []
     unavailable: dict[str, str] = {}  # name -> why the block that defines it cannot run
