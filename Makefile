@@ -39,7 +39,7 @@ typecheck: $(STAMP)
 # Unit and property tests, Sybil over every page and docstring, every notebook executed;
 # fails when the tests cover less than COVERAGE_FLOOR percent of src/context_budget.
 COVERAGE_FLOOR := 98
-unit: $(STAMP)
+unit: $(STAMP) pyodide
 	$(BIN)/pytest -m "not browser" -q --cov=context_budget --cov-report=term-missing:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 
 # The strict site build into site/ (a hanging notebook cell cannot hang the gate).
