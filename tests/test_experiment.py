@@ -256,3 +256,14 @@ def test_any_other_strategy_name_is_refused_by_name(name: str) -> None:
     with pytest.raises(ValueError) as caught:
         run_strategy(name)
     assert repr(name) in str(caught.value)
+
+
+def test_the_reads_per_step_checker_passes_the_measured_count_and_names_it_otherwise() -> None:
+    from context_budget.grading.experiment import check_reads_per_step
+
+    steps = run_strategy("naive", simulated=SimulatedModel(reads_per_step=3)).steps
+    assert check_reads_per_step(3, steps).startswith("PASS")
+    wrong = check_reads_per_step(3, steps - 1)
+    assert wrong.startswith("NEEDS_WORK") and f"takes {steps} calls" in wrong
+    assert "int from 1 to 6" in check_reads_per_step(0, steps)
+    assert "must be an int" in check_reads_per_step(3, "eleven")

@@ -17,8 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from context_budget.experiment import RunResult, run_strategy
+from context_budget.simulated import SimulatedModel
 
-__all__ = ["check_cheapest_of_three", "check_floor_ratio", "check_rereads"]
+__all__ = [
+    "check_cheapest_of_three",
+    "check_floor_ratio",
+    "check_reads_per_step",
+    "check_rereads",
+]
 
 PASS = "PASS"
 NEEDS_WORK = "NEEDS_WORK"
@@ -89,3 +95,27 @@ def check_floor_ratio(ratio: Callable[[RunResult], float]) -> str:
         if not isinstance(got, int | float) or abs(got - run.floor_ratio) > 0.01:
             return f"{NEEDS_WORK}: {name}: expected about {run.floor_ratio:.2f}, got {got!r}"
     return f"{PASS}: ratio matches on naive and cache-aware"
+
+
+def check_reads_per_step(reads: object, steps: object) -> str:
+    """Exercise: predict the calls of the just-in-time run when the agent reads more a step.
+
+    The `naive` run reads two reports a step. With `reads` reports a step
+    (`SimulatedModel(reads_per_step=reads)`), how many calls does it take?
+
+    Args:
+        reads: reports read per step, an int from 1 to 6.
+        steps: the learner's prediction of the run's calls (`RunResult.steps`).
+
+    Returns:
+        One line, PASS or NEEDS_WORK, with the measured count.
+    """
+    if type(reads) is not int or not 1 <= reads <= 6:
+        return f"{NEEDS_WORK}: reads must be an int from 1 to 6, got {reads!r}"
+    if type(steps) is not int:
+        return f"{NEEDS_WORK}: steps must be an int (a number of calls), got {steps!r}"
+    run = run_strategy("naive", simulated=SimulatedModel(reads_per_step=reads))
+    if steps == run.steps:
+        return f"{PASS}: {reads} a step takes {run.steps} calls, ${run.cost_usd:.3f}"
+    hint = "one call lists the files and one answers; the rest read"
+    return f"{NEEDS_WORK}: {reads} a step takes {run.steps} calls, not {steps} ({hint})"
