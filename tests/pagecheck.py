@@ -572,16 +572,25 @@ def _python_source(source: str, doctest: bool) -> str:
 
 
 def _files_read(tree: ast.AST) -> list[str]:
-    return [
-        node.value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant)
-        and isinstance(node.value, str)
-        and "/" in node.value
-        and "\n" not in node.value
-        and len(node.value) < 200
-        and (ROOT / node.value).is_file()
-    ]
+    """Repository paths a block names: files, and each file of a folder it names."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and "/" in node.value
+            and "\n" not in node.value
+            and len(node.value) < 200
+        ):
+            continue
+        path = ROOT / node.value
+        if path.is_file():
+            found.append(node.value)
+        elif path.is_dir() and path != ROOT:
+            # subtle: a folder handed to a function (`sample_texts("docs/samples")`)
+            # is read file by file, so each of its files goes to the browser too.
+            found += sorted(str(p.relative_to(ROOT)) for p in path.iterdir() if p.is_file())
+    return found
 
 
 def _doctest_expected(source: str) -> str:
