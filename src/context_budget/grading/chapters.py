@@ -50,6 +50,7 @@ __all__ = [
     "check_digit_aware",
     "check_doubling_steps",
     "check_estimate",
+    "check_first_kept_trim",
     "check_head",
     "check_layer_order",
     "check_message_size",
@@ -517,4 +518,58 @@ def check_safe_trim(function: Callable[[Layers, int], Layers]) -> str:
                 f"at a budget of {budget} tokens it keeps {len(kept)} messages "
                 f"where {safest} can stay"
             )
+    return PASS
+
+
+def _keep_first_reference(messages: Sequence[Message], budget: int) -> list[Message]:
+    """The task (message 0) plus the newest messages after it that fit with it."""
+    sizes = [message_tokens(m) for m in messages]
+    total, start = sum(sizes), 1
+    while start < len(sizes) and total > budget:
+        total -= sizes[start]
+        start += 1
+    return [messages[0], *messages[start:]] if messages else []
+
+
+def check_first_kept_trim(
+    function: Callable[[list[Message], int, Callable[[Message], int]], list[Message]],
+) -> str:
+    """Exercise (How fast is it): trim the oldest turns but keep the task, counting once.
+
+    `function(messages, budget, count)` keeps `messages[0]` (the task) and drops
+    the oldest messages after it until the sizes, by `count(message)`, add up
+    to at most `budget`. It must call `count` once per message.
+
+    Args:
+        function: the learner's trim.
+
+    Returns:
+        `"PASS"`, or `"NEEDS_WORK: ..."` naming the first history that went wrong.
+    """
+    for n in (10, 100, 400):
+        history: list[Message] = [
+            {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} " * (1 + i % 7)}
+            for i in range(n)
+        ]
+        budget = sum(message_tokens(m) for m in history) // 3
+        calls = 0
+
+        def count(message: Message) -> int:
+            nonlocal calls
+            calls += 1
+            return message_tokens(message)
+
+        expected = _keep_first_reference(history, budget)
+        try:
+            kept = function(copy.deepcopy(history), budget, count)
+        except Exception as error:  # a learner's bug is a verdict, not a crash
+            return _needs_work(f"{n} messages: raised {type(error).__name__}: {error}")
+        if kept != expected:
+            got = len(kept) if isinstance(kept, list) else _shown(kept)
+            return _needs_work(
+                f"{n} messages, budget {budget}: kept {got} messages, expected "
+                f"{len(expected)} (the task, then the newest that fit with it)"
+            )
+        if calls != n:
+            return _needs_work(f"{n} messages: count was called {calls:,} times, not {n}")
     return PASS
