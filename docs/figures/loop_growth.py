@@ -2,7 +2,7 @@
 
 Drawn from `loop_steps` and `tokens_read`: a loop whose history grows 1,000
 tokens a step, over 20 steps. The context climbs in a straight line; the total
-the model has read climbs with the square of the number of steps.
+the model has read climbs quadratically as the steps add up.
 """
 
 from __future__ import annotations
