@@ -137,13 +137,43 @@ def test_real_path_clear_sends_the_beta_and_reads_applied_edits() -> None:
     assert sum(step["cleared"] for step in data["per_step"]) > 0
 
 
-def test_real_path_compact_turns_tools_off_for_the_summary() -> None:
+def test_real_path_compact_asks_for_the_summary_in_words_and_keeps_the_prefix() -> None:
     client, seen = _server()
     data = json.loads(run(_args("compact"), client=client))
     assert data["correct"] is True
-    summaries = [body for _, body in seen if body.get("tool_choice") == {"type": "none"}]
-    assert summaries and all("summarize" in body["messages"][-1]["content"] for body in summaries)
+    summaries = [
+        (index, body)
+        for index, (_, body) in enumerate(seen)
+        if isinstance(body["messages"][-1]["content"], str)
+        and "do not call any tools" in body["messages"][-1]["content"]
+    ]
+    assert summaries
+    for index, body in summaries:
+        before = seen[index - 1][1]
+        # append-only: the same tools and settings, the previous messages as a prefix
+        assert "tool_choice" not in body and body["tools"] == before["tools"]
+        assert body["cache_control"] == {"type": "ephemeral"}
+        assert body["messages"][: len(before["messages"])] == before["messages"]
+        assert data["per_step"][index]["kind"] == "summary"
+        assert data["per_step"][index]["cached"] > 0
     assert all("anthropic-beta" not in headers for headers, _ in seen)
+
+
+def test_real_path_cache_aware_marks_the_newest_turns_and_keeps_their_uses() -> None:
+    client, seen = _server()
+    data = json.loads(run(_args("cache-aware"), client=client))
+    assert data["correct"] is True
+    assert "context_management" not in seen[0][1]
+    for headers, body in seen[1:]:
+        assert headers.get("anthropic-beta") == CONTEXT_BETA
+        assert "cache_control" not in body  # no automatic breakpoint on the newest results
+        turns = [m for m in body["messages"] if m["role"] == "assistant"]
+        marked = [m for m in turns if "cache_control" in m["content"][-1]]
+        assert marked == turns[-2:]
+        newest = sum(block["type"] == "tool_use" for block in turns[-1]["content"])
+        edit = body["context_management"]["edits"][0]
+        assert edit["keep"] == {"type": "tool_uses", "value": newest}
+    assert sum(step["cleared"] for step in data["per_step"]) > 0
 
 
 def test_client_with_a_key_is_the_sdks(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,8 +1,4 @@
-"""The incident-report experiment: the done-when targets, computed from the runs.
-
-Targets the simulation does not meet are `xfail(strict=True)` with the numbers
-in the reason: they fail loudly the day a change makes them pass.
-"""
+"""The incident-report experiment: the done-when targets, computed from the runs."""
 
 from __future__ import annotations
 
@@ -77,33 +73,64 @@ def test_without_notes_clear_reads_reports_again(
     assert "again" in clear_no_notes.answer
 
 
-def test_cache_is_rebuilt_after_a_clear(runs: dict[str, RunResult]) -> None:
-    records = runs["cache-aware"].records
+def test_chunked_rebuilds_the_cache_after_each_jump(runs: dict[str, RunResult]) -> None:
+    records = runs["chunked"].records
     jumps = [i for i in range(1, len(records)) if records[i].context < records[i - 1].context]
-    assert jumps, "cache-aware never cleared"
+    assert 1 <= len(jumps) <= 4, "chunked should clear a few times, not every step"
     assert all(records[i].written > records[i].cached for i in jumps)
 
 
-@pytest.mark.xfail(strict=True, reason="clear $0.319 < compact $0.416 and naive $0.322")
+def test_cache_aware_clears_every_step_and_never_rebuilds(runs: dict[str, RunResult]) -> None:
+    records = runs["cache-aware"].records
+    assert sum(r.cleared > 0 for r in records) >= len(records) - 3
+    # what is read from the cache only grows: no clear ever cuts into it
+    cached = [r.cached for r in records]
+    assert cached == sorted(cached) and cached[-1] > 0
+    # each call writes only the agent's newest turn, never a report
+    assert max(r.written for r in records) < 1_100
+
+
+def test_cache_aware_sends_each_report_once_at_the_plain_input_price(
+    runs: dict[str, RunResult],
+) -> None:
+    run = runs["cache-aware"]
+    reports_only = cost_floor()  # every report once, uncached, no output
+    assert reports_only <= run.cost.uncached_input < 1.1 * reports_only
+
+
 def test_clear_costs_the_most(runs: dict[str, RunResult]) -> None:
     assert runs["clear"].cost_usd == max(r.cost_usd for r in runs.values())
 
 
-@pytest.mark.xfail(strict=True, reason="compact $0.416 > naive $0.322: tool_choice none misses")
 def test_compact_is_the_cheapest_of_the_seeds_three(runs: dict[str, RunResult]) -> None:
     assert runs["compact"].cost_usd < min(runs["naive"].cost_usd, runs["clear"].cost_usd)
 
 
-def test_cache_aware_is_closest_to_the_floor_of_one_context(runs: dict[str, RunResult]) -> None:
-    # 1.25 is the least any cached run can reach: a cache write costs 1.25x input
+def test_the_summary_request_reads_its_prefix_from_the_cache(runs: dict[str, RunResult]) -> None:
+    summaries = [r for r in runs["compact"].records if r.kind == "summary"]
+    assert summaries, "compact never compacted"
+    assert all(r.cached > 0.85 * r.context and r.usage.output_tokens > 0 for r in summaries)
+
+
+def test_tool_choice_none_on_the_summary_request_costs_the_cache() -> None:
+    worded = run_strategy("compact")
+    switched = run_strategy("compact", summary_tool_choice=True)
+    assert switched.correct
+    summary = next(r for r in switched.records if r.kind == "summary")
+    assert summary.cached == 0
+    assert switched.cost_usd > worded.cost_usd + 0.05
+
+
+def test_cache_aware_is_closest_to_the_floor(runs: dict[str, RunResult]) -> None:
     ratio = runs["cache-aware"].floor_ratio
-    assert 1.25 <= ratio < 1.5
-    assert ratio < min(runs[n].floor_ratio for n in ("naive", "clear", "compact"))
+    assert 1.0 < ratio <= 1.3
+    assert ratio < min(r.floor_ratio for name, r in runs.items() if name != "cache-aware")
 
 
-@pytest.mark.xfail(strict=True, reason="cache-aware is 1.40x the floor")
-def test_cache_aware_within_1_3_of_the_floor(runs: dict[str, RunResult]) -> None:
-    assert runs["cache-aware"].floor_ratio <= 1.3
+def test_cache_aware_without_notes_clears_nothing_and_stays_correct() -> None:
+    run = run_strategy("cache-aware", with_notes=False)
+    assert run.correct and run.rereads == 0
+    assert all(r.cleared == 0 for r in run.records)
 
 
 def test_the_cost_floor_is_below_every_run(runs: dict[str, RunResult]) -> None:
@@ -218,7 +245,8 @@ def test_the_graders_pass_right_answers_and_name_wrong_ones() -> None:
     assert "ZeroDivisionError" in check_rereads(lambda run: 1 // 0)
     assert check_floor_ratio(lambda run: run.cost_usd / cost_floor()).startswith("NEEDS_WORK")
     assert "KeyError" in check_floor_ratio(lambda run: {}[run])
-    assert check_cheapest_of_three("compact").startswith("NEEDS_WORK: compact costs")
+    assert check_cheapest_of_three("clear").startswith("NEEDS_WORK: clear costs")
+    assert check_cheapest_of_three("compact").startswith("PASS: compact costs")
     assert check_floor_ratio(
         lambda run: run.cost_usd / cost_floor(output_tokens=run.output_tokens)
     ).startswith("PASS")

@@ -186,6 +186,34 @@ def test_a_summary_keeps_within_its_word_limit() -> None:
     assert "Facts so far:" in result.summaries[0]
 
 
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "In under 80 words, summarize progress. Do not call any tools.",
+        "Summarise where you are, without using tools.",
+        "SUMMARY please; no tool calls this time.",
+    ],
+)
+def test_a_summary_asked_for_in_words_is_written_with_the_tools_still_offered(ask: str) -> None:
+    first = {"role": "user", "content": "Which service was down longest?"}
+    listing = SimulatedModel().respond({"tools": TOOLS, "messages": [first]})
+    results = [
+        {"type": "tool_result", "tool_use_id": b["id"], "content": "\n".join(FILES)}
+        for b in listing["content"]
+        if b["type"] == "tool_use"
+    ]
+    history = [first, {"role": "assistant", "content": listing["content"]}]
+    history.append({"role": "user", "content": [*results, {"type": "text", "text": ask}]})
+    reply = SimulatedModel().respond({"tools": TOOLS, "messages": history})
+    assert reply["stop_reason"] == "end_turn"
+    assert reply["content"][0]["text"].startswith("Progress: 0 of 24 reports done.")
+    # the same question without the words keeps the tools in use
+    history[-1] = {"role": "user", "content": [*results, {"type": "text", "text": "Summarize."}]}
+    assert SimulatedModel().respond({"tools": TOOLS, "messages": history})["stop_reason"] == (
+        "tool_use"
+    )
+
+
 def test_a_restart_by_hand_continues_to_the_right_answer() -> None:
     notes = [f"INC-{1001 + i}: x{i}, 1 min, y" for i in range(20)]
     summary = (

@@ -8,14 +8,23 @@ strategy and returns a `RunResult` with a `StepRecord` per model call:
 - `clear`: the server clears old tool results (`clear_tool_uses_20250919`:
   trigger `CLEAR_TRIGGER` tokens, keep 2, `save_note` excluded). Once past the
   trigger the cut moves every step, so the cache is rebuilt every step.
-- `compact`: past `COMPACT_TRIGGER` tokens, an append-only summary request
-  (the history plus a question at the end, tools off), then a fresh start
-  whose one message holds the task, that summary and every note so far.
-- `cache-aware`: clearing in big chunks. The cut stays put until the
-  results after it pass `CHUNK_TOKENS`; then it jumps forward, keeping the
-  latest `KEEP_USES` tool uses, with `clear_at_least` so a clear is worth
-  its cache rebuild. An extra breakpoint on the system prompt keeps the
-  stable start cached through every clear.
+- `compact`: past `COMPACT_TRIGGER` tokens, an append-only summary request:
+  the same request plus a question at the end that asks for text and no tool
+  calls, so the cached prefix is read, not rebuilt. Then a fresh start whose
+  one message holds the task, that summary and every note so far. With
+  `summary_tool_choice=True` the request also sets `tool_choice` to none,
+  which turns tools off in the API but invalidates every cached message.
+- `chunked`: the clearing the seed recommends, rarely and in big chunks. The
+  cut stays put until the results after it pass `CHUNK_TOKENS`; then it jumps
+  forward, keeping the latest `KEEP_USES` tool uses, with `clear_at_least`
+  so a clear is worth its cache rebuild, and a breakpoint on the system prompt.
+- `cache-aware`: clearing behind the cache breakpoint. The breakpoints sit on
+  the agent's two newest messages, before the newest tool results, and the
+  server clears every result older than the newest message's. A report is
+  sent once at the plain input price, noted, and cleared before any request
+  would write it to the cache: no clear cuts into the cached prefix, so the
+  cache is never rebuilt. Without `save_note` nothing is kept elsewhere, so
+  it clears nothing and caches like `naive`.
 - `subagents`: the lead lists the files and hands batches of `BATCH` reports
   to sub-agents, each with a fresh context; each returns its notes as a
   short table, which is all the lead sees. Every sub-agent call is billed.
@@ -53,25 +62,27 @@ __all__ = ["STRATEGIES", "RunResult", "StepRecord", "cost_floor", "run_all", "ru
 #: The model the runs are priced as: Opus 5.5 (September 2026), cache reads at a twentieth.
 MODEL = "claude-opus-5-5"
 #: The strategies, in the order the comparison table lists them.
-STRATEGIES = ("naive", "clear", "compact", "cache-aware", "subagents")
+STRATEGIES = ("naive", "clear", "compact", "chunked", "cache-aware", "subagents")
 #: The beta flag of server-side context management.
 CONTEXT_BETA = "context-management-2025-06-27"
 #: `clear`: the server starts clearing once the prompt passes this, in tokens.
 CLEAR_TRIGGER = 14_000
 #: `compact`: a summary is asked for once the prompt passes this, in tokens.
 COMPACT_TRIGGER = 30_000
-#: `cache-aware`: the cut jumps once the tool results after it pass this, in tokens.
+#: `chunked`: the cut jumps once the tool results after it pass this, in tokens.
 CHUNK_TOKENS = 12_000
-#: `cache-aware`: tool uses kept after a jump (a step's notes and reads).
+#: `chunked`: tool uses kept after a jump (a step's notes and reads).
 KEEP_USES = 4
 #: `subagents`: reports per sub-agent.
 BATCH = 6
 #: Simulated seconds per model call (well inside the 5-minute cache lifetime).
 SECONDS_PER_CALL = 6.0
-#: The compaction question, appended at the end of the history (tools off).
+#: The compaction question, appended at the end of the history. It turns the
+#: tools off in words, so the request's prefix, and with it the cache, stays put.
 SUMMARY_QUESTION = (
     "Pause here. In under 150 words, summarize where you stand: the reports "
-    "finished, and any facts your notes still lack."
+    "finished, and any facts your notes still lack. Reply in text only; do "
+    "not call any tools."
 )
 _MAX_CALLS = 120
 
@@ -280,7 +291,9 @@ class _Loop:
             StepRecord(
                 number=len(self.records) + 1,
                 agent=self.agent,
-                kind="answer" if response.get("stop_reason") != "tool_use" else kind,
+                kind="answer"
+                if kind == "turn" and response.get("stop_reason") != "tool_use"
+                else kind,
                 context=usage.prompt_tokens,
                 cached=usage.cache_read_input_tokens,
                 written=usage.cache_creation_input_tokens,
@@ -327,6 +340,7 @@ def _agent(
     *,
     plan: Plan,
     compact_at: int | None = None,
+    summary_tool_choice: bool = False,
 ) -> str:
     """Run one agent to its answer; `plan(history, last prompt)` -> (extra request keys, beta)."""
     last = 0
@@ -342,8 +356,9 @@ def _agent(
         }
         if compact_at is not None and last > compact_at:
             request["messages"].append({"role": "user", "content": SUMMARY_QUESTION})
-            request["tool_choice"] = {"type": "none"}
-            request.pop("cache_control", None)  # nothing after the summary reuses this prefix
+            if summary_tool_choice:
+                request["tool_choice"] = {"type": "none"}  # invalidates every cached message
+                request.pop("cache_control", None)  # a write nothing would read again
             summary = _text(loop.call("summary", request, beta))
             history[:] = [_restart(summary, loop.notes)]
             last = 0
@@ -406,8 +421,28 @@ def _uses(history: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     ]
 
 
+def _behind_plan(history: list[dict[str, Any]], last: int) -> tuple[dict[str, Any], bool]:
+    """`cache-aware`: breakpoints before the newest results, which alone survive clearing."""
+    turns = [i for i, message in enumerate(history) if message["role"] == "assistant"]
+    if not turns:
+        return {}, False
+    messages = list(history)
+    for index in turns[-2:]:  # the older one is where the last request wrote: a sure read
+        message = copy.deepcopy(history[index])
+        message["content"][-1]["cache_control"] = {"type": "ephemeral"}
+        messages[index] = message
+    newest = sum(block.get("type") == "tool_use" for block in history[turns[-1]]["content"])
+    edit = {
+        "type": "clear_tool_uses_20250919",
+        "trigger": {"type": "input_tokens", "value": 1},
+        "keep": {"type": "tool_uses", "value": newest},
+        "exclude_tools": ["save_note"],
+    }
+    return {"messages": messages, "context_management": {"edits": [edit]}}, True
+
+
 def _chunked_plan() -> Plan:
-    """`cache-aware`: a cut that moves rarely, in big jumps, and a breakpoint on the system."""
+    """`chunked`: a cut that moves rarely, in big jumps, and a breakpoint on the system."""
     cut = 0  # tool uses before the cut are cleared on the server
 
     def plan(history: list[dict[str, Any]], last: int) -> tuple[dict[str, Any], bool]:
@@ -453,6 +488,7 @@ def run_strategy(
     model: str = MODEL,
     client: Any = None,
     simulated: SimulatedModel | None = None,
+    summary_tool_choice: bool = False,
 ) -> RunResult:
     """Run the incident task under one strategy.
 
@@ -464,6 +500,8 @@ def run_strategy(
             `beta.messages.create`); an `EmulatedClient` over a
             `SimulatedModel` with a fresh `SimulatedClock` when None.
         simulated: the simulated model's settings, when `client` is None.
+        summary_tool_choice: `compact` only: also send `tool_choice` none
+            with the summary request (tools off in the API, not in words).
 
     Returns:
         A `RunResult`.
@@ -491,12 +529,21 @@ def run_strategy(
     elif strategy == "clear":
         answer = _agent(loop, history, impls, plan=_clear_plan)
     elif strategy == "compact":
-        answer = _agent(loop, history, impls, plan=_cached, compact_at=COMPACT_TRIGGER)
-    elif strategy == "cache-aware":
+        answer = _agent(
+            loop,
+            history,
+            impls,
+            plan=_cached,
+            compact_at=COMPACT_TRIGGER,
+            summary_tool_choice=summary_tool_choice,
+        )
+    elif strategy == "chunked":
         loop.system = [
             {"type": "text", "text": loop.system, "cache_control": {"type": "ephemeral"}}
         ]
         answer = _agent(loop, history, impls, plan=_chunked_plan())
+    elif strategy == "cache-aware":
+        answer = _agent(loop, history, impls, plan=_behind_plan if with_notes else _cached)
     else:
         answer = _subagents(loop, history, impls)
     return RunResult(

@@ -21,8 +21,9 @@ What it reads in the request:
 
 What it does, in this order:
 
-1. Tools off (`tools` absent or empty, or `tool_choice` `{"type": "none"}`)
-   and the last user message asks for a summary: a progress summary (reports
+1. Tools off (`tools` absent or empty, or `tool_choice` `{"type": "none"}`,
+   or the last user message says in words not to call any tool) and the last
+   user message asks for a summary: a progress summary (reports
    done, facts not yet in notes, files still to read) within the word limit
    the question states (`under N words`). Facts that do not fit are left out
    and nothing else keeps them: a summary's brevity bias.
@@ -93,6 +94,12 @@ _REPORT_ID = re.compile(r"\bINC-\d+")
 _SUMMARY_ASKED = re.compile(r"\bsummar(?:y|ies|ise|ize|ising|izing)\b", re.I)
 _WORD_LIMIT = re.compile(
     r"\b(?:under|at most|no more than|fewer than|within)\s+(\d+)\s+words", re.I
+)
+# "do not call any tools", "don't use tools", "without calling tools", "no tool calls"
+_NO_TOOLS = re.compile(
+    r"\b(?:(?:do not|don't|without)\s+(?:call|use|calling|using)\s+(?:any\s+)?tools?"
+    r"|no\s+tool\s+(?:calls|use))\b",
+    re.I,
 )
 _TOTAL = re.compile(r"^Progress: \d+ of (\d+) reports", re.M)
 _NOTES_HEADING = "Saved notes:"
@@ -285,6 +292,8 @@ def _read_request(request: Mapping[str, Any]) -> _View:
                 str(b.get("text")) for b in _blocks(message, index) if b["type"] == "text"
             )
             view.summary_asked = bool(_SUMMARY_ASKED.search(asked))
+            if view.summary_asked and _NO_TOOLS.search(asked):
+                view.tools_on = False  # asked in words: the tools stay, unused
             limit = _WORD_LIMIT.search(asked)
             view.word_limit = int(limit.group(1)) if limit else None
         for number, block in enumerate(_blocks(message, index)):

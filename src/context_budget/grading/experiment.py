@@ -6,10 +6,10 @@ runs, and returns one line: `"PASS: ..."` with what was measured, or
 NEEDS_WORK with its class name, never raised.
 
 Examples:
-    >>> print(check_cheapest_of_three("clear"))
-    PASS: clear costs $0.319, the least of naive, clear and compact
     >>> print(check_cheapest_of_three("compact"))
-    NEEDS_WORK: compact costs $0.416; clear costs $0.319
+    PASS: compact costs $0.306, the least of naive, clear and compact
+    >>> print(check_cheapest_of_three("clear"))
+    NEEDS_WORK: clear costs $0.355; compact costs $0.306
 """
 
 from __future__ import annotations

@@ -78,7 +78,61 @@ TASK = (
     "most of its downtime."
 )
 
-#: The system prompt with note-taking; the example note shows the format.
+#: The standing brief every request carries: the catalogue and the counting rules.
+#: It is the "small, stable material the agent always needs" that belongs in the
+#: system prompt, where it stays cached (about 1,000 tokens by `estimate_tokens`).
+BRIEF = """\
+Reporting brief for incident reviews, first half of 2026 (edition 3).
+
+Services in scope, with their owners and tiers:
+- auth: login, token issuing and sessions. Owner: Identity team. Tier 1.
+- payments: card capture, refunds and the ledger. Owner: Money team. Tier 1.
+- checkout: cart, order placement and the order database. Owner: Storefront. Tier 1.
+- search: product search and the query router. Owner: Discovery team. Tier 2.
+- notifications: push, e-mail and the message queue. Owner: Messaging. Tier 2.
+- inventory: stock levels and the warehouse feed. Owner: Supply team. Tier 2.
+Use these names exactly as written, in lower case, even where a report says
+"Auth API", "the payments stack" or a component name such as token-svc.
+
+How to count downtime:
+- The figure that counts is the one on the report's Downtime line. It runs
+  from "Outage began" to "Service restored" on the timeline; time spent on
+  follow-ups, monitoring or the postmortem is not downtime.
+- Partial outages count in full if the report gives them a Downtime line.
+- A report covers one incident. Never split one report's minutes between
+  services, and never count a report twice, even if you open it again.
+- When you total a service, add the Downtime figures of every report whose
+  Service line names it. Do not round until the final answer.
+
+How to name a cause:
+- Use the report's Cause category line, word for word (for example
+  "database failover", "bad deploy", "expired certificate"). The narrative
+  may mention other contributing factors; they do not change the category.
+- The cause behind most of a service's downtime is the category whose
+  reports add up to the most minutes for that service, not the category
+  that appears most often.
+
+What the answer must contain:
+- The service with the most downtime in total, its total in minutes and
+  the number of incidents behind it.
+- The cause category behind most of those minutes, with its own minutes.
+- The runner-up service and its total, so a reader can see the margin.
+- Anything you could not check yourself: a report you could not open, a
+  figure you took from a summary instead of the report, a report you had
+  to read twice. Say it plainly; a reader will re-check those.
+
+Working rules:
+- Reports are long and mostly timeline, logs and chatter. The header lines
+  (Service, Downtime, Cause category) hold what this review needs.
+- Keep your replies short between tool calls: a sentence on what you are
+  doing is enough. Do not restate report contents in your replies.
+- If a tool returns an error, say so in your next reply and try once more
+  before you move on. Never guess a figure you have not seen.
+- Confidential: reports name on-call engineers. Do not quote people's names
+  in the answer.
+"""
+
+#: The system prompt with note-taking: the job, the note format, then `BRIEF`.
 SYSTEM = (
     "You are an operations analyst. The incident reports are files: call "
     "list_files to see them and read_file to open one. Read only what you "
@@ -86,13 +140,15 @@ SYSTEM = (
     "save_note with one short line for it: id, service, minutes of downtime "
     "and cause, for example 'INC-1007: auth, 42 min, bad deploy'. Your notes "
     "are kept outside this conversation. Answer once every report is covered."
+    "\n\n" + BRIEF
 )
 
-#: The system prompt of the no-notes variant: same job, no note-taking.
+#: The system prompt of the no-notes variant: same job and `BRIEF`, no note-taking.
 SYSTEM_NO_NOTES = (
     "You are an operations analyst. The incident reports are files: call "
     "list_files to see them and read_file to open one. Read only what you "
     "need, a report or two at a time. Answer once every report is covered."
+    "\n\n" + BRIEF
 )
 
 _LIST_FILES = {
