@@ -1,8 +1,9 @@
-"""``python -m benchmarks.experiment``: the five strategies of the incident experiment, timed.
+"""`python -m benchmarks.experiment`: every strategy of the incident experiment, timed.
 
 Each strategy runs once per repeat in one process (simulated model, emulated
 API, prompt-cache model); the table gives the best of the repeats per strategy
-and the total of those bests, in seconds. The goal: under 2 s for all five.
+and the total of those bests, in seconds. The goal: under 2 s for all of them
+(the issue asked it of five; `chunked` makes six).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def render(best: dict[str, float]) -> str:
     lines += [f"| `{name}` | {seconds:.3f} |" for name, seconds in best.items()]
     total = sum(best.values())
     verdict = "met" if total < GOAL_SECONDS else "missed"
-    lines.append(f"| all five | {total:.3f} (goal < {GOAL_SECONDS:g} s: {verdict}) |")
+    label = f"all {len(best)}"
+    lines.append(f"| {label} | {total:.3f} (goal < {GOAL_SECONDS:g} s: {verdict}) |")
     return "\n".join(lines) + "\n"
 
 

@@ -213,3 +213,15 @@ def test_scenario_names_stay_out_of_the_top_level() -> None:
 
     assert "GROUND_TRUTH" not in context_budget.__all__
     assert set(incidents.__all__) <= set(dir(incidents))
+
+
+def test_both_system_prompts_carry_the_brief_and_it_agrees_with_the_reports() -> None:
+    assert incidents.SYSTEM.endswith(incidents.BRIEF)
+    assert incidents.SYSTEM_NO_NOTES.endswith(incidents.BRIEF)
+    assert 600 <= estimate_tokens(incidents.BRIEF) <= 800
+    # every service the reports name is in the brief's catalogue, under that name
+    services = {re.search(r"^Service: (\S+)", t, re.M).group(1) for t in reports().values()}  # type: ignore[union-attr]
+    catalogue = set(re.findall(r"^- ([a-z]+):", incidents.BRIEF, re.M))
+    assert services == catalogue
+    # the brief names no report and no figure a model could take for a fact
+    assert not re.search(r"INC-\d|\b\d+ min", incidents.BRIEF)

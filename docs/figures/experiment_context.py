@@ -2,8 +2,9 @@
 
 Drawn from `run_all()`: the simulated model on the 24 incident reports, priced
 as Opus 5.5. `naive` climbs to the whole pile; `clear` levels off once the
-server starts clearing; `compact` falls back after its summary; `cache-aware`
-saws in a few big teeth; the lead of `subagents` stays near the floor.
+server starts clearing; `compact` falls back after its summary; `chunked`
+saws in a few big teeth; `cache-aware` stays at about two reports, since it
+clears every result but the newest; the lead of `subagents` stays near the floor.
 """
 
 from __future__ import annotations

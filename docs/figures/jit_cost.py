@@ -2,7 +2,7 @@
 
 Drawn from `run_strategy`: the simulated model on the 24 incident reports,
 priced as Opus 5.5. `naive` reads two reports a step and keeps them all;
-`cache-aware` reads the same way and clears in big chunks.
+`cache-aware` reads the same way and clears each result once it is noted.
 """
 
 from __future__ import annotations

@@ -79,8 +79,8 @@ TASK = (
 )
 
 #: The standing brief every request carries: the catalogue and the counting rules.
-#: It is the "small, stable material the agent always needs" that belongs in the
-#: system prompt, where it stays cached (about 1,000 tokens by `estimate_tokens`).
+#: Short, unchanging and needed on every call, it sits in the system prompt,
+#: ahead of everything that changes (600 to 800 tokens by `estimate_tokens`).
 BRIEF = """\
 Reporting brief for incident reviews, first half of 2026 (edition 3).
 
