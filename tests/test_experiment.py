@@ -106,6 +106,34 @@ def test_compact_is_the_cheapest_of_the_seeds_three(runs: dict[str, RunResult]) 
     assert runs["compact"].cost_usd < min(runs["naive"].cost_usd, runs["clear"].cost_usd)
 
 
+@pytest.mark.parametrize("reads", [1, 3])
+def test_the_order_of_the_bills_holds_at_other_reading_speeds(reads: int) -> None:
+    runs = {
+        name: run_strategy(name, simulated=SimulatedModel(reads_per_step=reads))
+        for name in STRATEGIES
+    }
+    costs = {name: run.cost_usd for name, run in runs.items()}
+    assert all(run.correct for run in runs.values())
+    assert max(costs, key=costs.__getitem__) == "clear"
+    assert min(costs, key=costs.__getitem__) == "cache-aware"
+    assert costs["compact"] < min(costs["naive"], costs["clear"])
+
+
+def test_cache_aware_marks_only_blocks_that_exist() -> None:
+    from context_budget.experiment import _behind_plan
+
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "task"},
+        {"role": "assistant", "content": []},
+        {"role": "user", "content": "go on"},
+    ]
+    extra, beta = _behind_plan(history, 0)
+    assert beta and extra["messages"][1] == {"role": "assistant", "content": []}
+    assert extra["context_management"]["edits"][0]["keep"]["value"] == 0
+    assert history[1] == {"role": "assistant", "content": []}
+    assert _behind_plan(history[:1], 0) == ({}, False)
+
+
 def test_the_summary_request_reads_its_prefix_from_the_cache(runs: dict[str, RunResult]) -> None:
     summaries = [r for r in runs["compact"].records if r.kind == "summary"]
     assert summaries, "compact never compacted"

@@ -429,9 +429,13 @@ def _behind_plan(history: list[dict[str, Any]], last: int) -> tuple[dict[str, An
     messages = list(history)
     for index in turns[-2:]:  # the older one is where the last request wrote: a sure read
         message = copy.deepcopy(history[index])
-        message["content"][-1]["cache_control"] = {"type": "ephemeral"}
+        if isinstance(message["content"], list) and message["content"]:
+            message["content"][-1]["cache_control"] = {"type": "ephemeral"}
         messages[index] = message
-    newest = sum(block.get("type") == "tool_use" for block in history[turns[-1]]["content"])
+    newest = sum(
+        isinstance(block, Mapping) and block.get("type") == "tool_use"
+        for block in history[turns[-1]]["content"]
+    )
     edit = {
         "type": "clear_tool_uses_20250919",
         "trigger": {"type": "input_tokens", "value": 1},
