@@ -41,9 +41,11 @@ from context_budget.errors import ContextOverflowError
 
 __all__ = [
     "Attempt",
+    "EDITIONS",
     "Row",
     "Rows",
     "attempt",
+    "check_edition",
     "contract_status",
     "evidence_name",
     "format_grade",
@@ -54,6 +56,15 @@ __all__ = [
 
 #: One graded case: {"case": str, "observed": object, "status": "PASS" | "FAIL"}.
 Row = dict[str, Any]
+
+#: A unit's two notebook editions; each saves files of its own.
+EDITIONS = ("student", "worked")
+
+
+def check_edition(edition: object) -> None:
+    """Raise ValueError naming `edition` unless it is one of `EDITIONS`."""
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,12 @@ from typing import Any
 from context_budget.clearing import clear_old_tool_results
 from context_budget.compaction import SUMMARY_PREFIX
 from context_budget.grading import (
+    EDITIONS,
     Attempt,
     Row,
     Rows,
     attempt,
+    check_edition,
     contract_status,
     evidence_name,
     format_grade,
@@ -66,8 +68,6 @@ __all__ = [
 
 #: The unit's name, as its reports and file names spell it.
 UNIT = "unit-a"
-#: The two notebook editions; each saves files of its own.
-EDITIONS = ("student", "worked")
 #: Where the notebooks save, relative to the notebook's working folder.
 WORK_FOLDER = Path("practical-work") / UNIT
 
@@ -402,7 +402,7 @@ def course_report(
         `{"unit", "edition", "visible_contract", "transfer_passed": bool,
         "starting_evidence"}`.
     """
-    _check_edition(edition)
+    check_edition(edition)
     return {
         "unit": UNIT,
         "edition": edition,
@@ -410,11 +410,6 @@ def course_report(
         "transfer_passed": transfer_status(transfer_rows) == "PASS",
         "starting_evidence": starting_evidence,
     }
-
-
-def _check_edition(edition: str) -> None:
-    if edition not in EDITIONS:
-        raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
 
 
 def save_work(
@@ -435,5 +430,5 @@ def save_work(
     Raises:
         ValueError: an unknown edition, or a kind that is not a plain name.
     """
-    _check_edition(edition)
+    check_edition(edition)
     return save_evidence(folder, evidence_name(UNIT, edition, kind), dict(data)).as_posix()

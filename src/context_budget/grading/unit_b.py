@@ -36,9 +36,11 @@ from typing import Any
 from context_budget.cache_report import cache_report
 from context_budget.erosion import Strategy, survival_rounds
 from context_budget.grading import (
+    EDITIONS,
     Row,
     Rows,
     attempt,
+    check_edition,
     contract_status,
     evidence_name,
     format_grade,
@@ -73,8 +75,6 @@ __all__ = [
 
 #: The unit's name, as its reports and file names spell it.
 UNIT = "unit-b"
-#: The two notebook editions; each saves files of its own.
-EDITIONS = ("student", "worked")
 #: Where the notebooks save, relative to the notebook's working folder.
 WORK_FOLDER = Path("practical-work") / UNIT
 #: Where Unit A's notebooks saved.
@@ -288,11 +288,6 @@ def starting_evidence(folder: Path | str = UNIT_A_FOLDER) -> tuple[str, dict[str
     return "none", None
 
 
-def _check_edition(edition: str) -> None:
-    if edition not in EDITIONS:
-        raise ValueError(f"edition must be one of {EDITIONS}, got {edition!r}")
-
-
 def save_work(
     edition: str, kind: str, data: Mapping[str, Any], folder: Path | str = WORK_FOLDER
 ) -> str:
@@ -304,5 +299,5 @@ def save_work(
     Raises:
         ValueError: an unknown edition, or a kind that is not a plain name.
     """
-    _check_edition(edition)
+    check_edition(edition)
     return save_evidence(folder, evidence_name(UNIT, edition, kind), dict(data)).as_posix()
