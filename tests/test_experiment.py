@@ -323,3 +323,9 @@ def test_the_reads_per_step_checker_passes_the_measured_count_and_names_it_other
     assert wrong.startswith("NEEDS_WORK") and f"takes {steps} calls" in wrong
     assert "int from 1 to 6" in check_reads_per_step(0, steps)
     assert "must be an int" in check_reads_per_step(3, "eleven")
+
+
+@pytest.mark.parametrize("flag", ["with_notes", "summary_tool_choice"])
+def test_a_flag_that_is_not_a_bool_is_named(flag: str) -> None:
+    with pytest.raises(TypeError, match=f"{flag} must be True or False, got 'no'"):
+        run_strategy("compact", **{flag: "no"})

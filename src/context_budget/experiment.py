@@ -512,9 +512,13 @@ def run_strategy(
 
     Raises:
         ValueError: an unknown strategy or model.
+        TypeError: `with_notes` or `summary_tool_choice` is not a bool.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    for name, flag in (("with_notes", with_notes), ("summary_tool_choice", summary_tool_choice)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
     price = _price(model)
     clock = None
     if client is None:

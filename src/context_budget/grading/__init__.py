@@ -40,8 +40,8 @@ from typing import Any
 from context_budget.errors import ContextOverflowError
 
 __all__ = [
-    "Attempt",
     "EDITIONS",
+    "Attempt",
     "Row",
     "Rows",
     "attempt",
