@@ -49,8 +49,9 @@ except ImportError:  # a bare kernel: the numbers work, only the plot needs it
     )
 
 steps = [call.step for call in plain]
+# running totals (tokens): all that is read, and what the cache did not serve
 running = list(itertools.accumulate(call.context for call in plain))
-running_uncached = list(itertools.accumulate(call.uncached for call in cached))
+uncached = list(itertools.accumulate(call.uncached for call in cached))
 
 if plt is not None:
     INK = "#8a8a8a"  # mid grey: reads on a white page and on a dark one
@@ -68,33 +69,19 @@ if plt is not None:
             "figure.facecolor": "none",
             "savefig.facecolor": "none",
             "legend.frameon": False,
+            "lines.linewidth": 2.5,
         }
     ):
         fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
-        left.plot(
-            steps,
-            [call.context for call in plain],
-            color="tab:blue",
-            linewidth=2.5,
-        )
+        left.plot(steps, [call.context for call in plain], color="tab:blue")
         left.set(
             title="Context sent with each call", xlabel="step (model call)"
         )
         left.set_ylabel("tokens sent with the call")
         left.yaxis.set_major_formatter(thousands)
+        right.plot(steps, running, label="read in total", color="tab:blue")
         right.plot(
-            steps,
-            running,
-            label="read in total",
-            color="tab:blue",
-            linewidth=2.5,
-        )
-        right.plot(
-            steps,
-            running_uncached,
-            label="of which uncached",
-            color="tab:orange",
-            linewidth=2.5,
+            steps, uncached, label="of which uncached", color="tab:orange"
         )
         right.set(title="Tokens read so far", xlabel="step (model call)")
         right.set_ylabel("tokens read, running total")
