@@ -29,11 +29,14 @@ floor = cost_floor()
 head = f"{'strategy':<12} {'steps':>5} {'peak':>7} {'read':>8} {'cache':>6}"
 print(f"{head} {'cost $':>7} {'x floor':>7}")
 for name, run in runs.items():
-    row = (
-        f"{run.steps:>5} {run.peak_context:>7,} {run.tokens_read:>8,} {run.cache_read_share:>6.0%}"
-    )
-    print(f"{name:<12} {row} {run.cost_usd:>7.3f} {run.floor_ratio:>7.2f}  correct={run.correct}")
-print(f"cost floor: ${floor:.3f} for the reports, read once uncached, before any output")
+    size = f"{run.steps:>5} {run.peak_context:>7,} {run.tokens_read:>8,}"
+    bill = f"{run.cost_usd:>7.3f} {run.floor_ratio:>7.2f}"
+    share = f"{run.cache_read_share:>6.0%}"
+    print(f"{name:<12} {size} {share} {bill}  correct={run.correct}")
+print(
+    f"cost floor: ${floor:.3f} for the reports, read once uncached,"
+    " before any output"
+)
 
 # %% [markdown]
 # `x floor` divides each run's cost by its floor: the reports read once at the
@@ -48,9 +51,11 @@ import itertools
 
 try:
     import matplotlib.pyplot as plt
-except ImportError:  # a bare kernel: the numbers still work, only the picture needs it
+except ImportError:  # a bare kernel: the numbers work, only the plot needs it
     plt = None
-    print("No plot here: install matplotlib (pip install matplotlib) to draw it.")
+    print(
+        "No plot here: install matplotlib (pip install matplotlib) to draw it."
+    )
 
 if plt is not None:
     INK = "#8a8a8a"
@@ -69,7 +74,9 @@ if plt is not None:
         fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
         for name, run in runs.items():
             calls = range(1, run.steps + 1)
-            left.plot(calls, [r.context for r in run.records], label=name, linewidth=2)
+            left.plot(
+                calls, [r.context for r in run.records], label=name, linewidth=2
+            )
             spent = itertools.accumulate(r.cost.total for r in run.records)
             right.plot(calls, list(spent), label=name, linewidth=2)
         left.set(title="Context of each call", xlabel="call", ylabel="tokens")
@@ -102,7 +109,8 @@ for name in ("clear", "compact", "chunked", "cache-aware"):
 # table, and ours, cell by cell:
 
 # %%
-SEED = {  # strategy: (peak context, tokens read, share from cache, cost USD), measured
+# strategy: (peak context, tokens read, share from cache, cost USD), measured
+SEED = {
     "naive": (72_432, 546_693, 0.87, 0.51),
     "clear": (11_620, 274_673, 0.38, 0.96),
     "compact": (25_456, 204_873, 0.74, 0.38),
@@ -119,7 +127,8 @@ for name, (peak, read, share, dollars) in SEED.items():
     print(f"{name:<8} " + "  ".join(cells))
 for name, (*_, dollars) in SEED.items():
     ours = runs[name].cost_usd / runs["naive"].cost_usd
-    print(f"{name:<8} cost over naive's: seed {dollars / SEED['naive'][3]:.2f}, ours {ours:.2f}")
+    seed = dollars / SEED["naive"][3]
+    print(f"{name:<8} cost over naive's: seed {seed:.2f}, ours {ours:.2f}")
 
 # %% [markdown]
 # What the simulation reproduces: every strategy answers correctly with notes;

@@ -17,16 +17,19 @@
 # every step re-sends the whole history. This lab draws it: tokens read per
 # call and in total, with and without a prompt cache. Everything comes from
 # `context_budget`; the downloaded notebook carries the package in its first
-# cell, so it runs on any Python 3.11+ kernel. The plot needs matplotlib; without
-# it the lab says so in one line and prints its numbers all the same.
+# cell, so it runs on any Python 3.11+ kernel. The plot needs matplotlib;
+# without it the lab says so in one line and prints its numbers all the same.
 
 # %%
 from context_budget import loop_cost, loop_steps, tokens_read
 
-START, GROWTH, STEPS = 2_000, 1_875, 60  # tokens before step 1, tokens per step, steps
+START = 2_000  # tokens in the context before step 1
+GROWTH = 1_875  # tokens each step adds
+STEPS = 60
 plain = loop_steps(STEPS, growth=GROWTH, start=START)
 cached = loop_steps(STEPS, growth=GROWTH, start=START, cached=True)
-print(f"{STEPS} steps read {tokens_read(STEPS, growth=GROWTH, start=START):,} input tokens")
+total = tokens_read(STEPS, growth=GROWTH, start=START)
+print(f"{STEPS} steps read {total:,} input tokens")
 print(f"the last call alone sends {plain[-1].context:,} tokens")
 
 # %% [markdown]
@@ -39,13 +42,16 @@ import itertools
 try:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
-except ImportError:  # a bare kernel: the numbers still work, only the picture needs it
+except ImportError:  # a bare kernel: the numbers work, only the plot needs it
     plt = None
-    print("No plot here: install matplotlib (pip install matplotlib) to draw it.")
+    print(
+        "No plot here: install matplotlib (pip install matplotlib) to draw it."
+    )
 
 steps = [call.step for call in plain]
+# running totals (tokens): all that is read, and what the cache did not serve
 running = list(itertools.accumulate(call.context for call in plain))
-running_uncached = list(itertools.accumulate(call.uncached for call in cached))
+uncached = list(itertools.accumulate(call.uncached for call in cached))
 
 if plt is not None:
     INK = "#8a8a8a"  # mid grey: reads on a white page and on a dark one
@@ -63,16 +69,19 @@ if plt is not None:
             "figure.facecolor": "none",
             "savefig.facecolor": "none",
             "legend.frameon": False,
+            "lines.linewidth": 2.5,
         }
     ):
         fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
-        left.plot(steps, [call.context for call in plain], color="tab:blue", linewidth=2.5)
-        left.set(title="Context sent with each call", xlabel="step (model call)")
+        left.plot(steps, [call.context for call in plain], color="tab:blue")
+        left.set(
+            title="Context sent with each call", xlabel="step (model call)"
+        )
         left.set_ylabel("tokens sent with the call")
         left.yaxis.set_major_formatter(thousands)
-        right.plot(steps, running, label="read in total", color="tab:blue", linewidth=2.5)
+        right.plot(steps, running, label="read in total", color="tab:blue")
         right.plot(
-            steps, running_uncached, label="of which uncached", color="tab:orange", linewidth=2.5
+            steps, uncached, label="of which uncached", color="tab:orange"
         )
         right.set(title="Tokens read so far", xlabel="step (model call)")
         right.set_ylabel("tokens read, running total")
@@ -94,8 +103,13 @@ if plt is not None:
 # %%
 for n in (15, 30, 60):
     no_cache = loop_cost(plain[:n], input_price=5.0)
-    with_cache = loop_cost(cached[:n], input_price=5.0, read_multiplier=0.1, write_multiplier=1.25)
-    print(f"{n:3} steps: ${no_cache:6.2f} without a cache, ${with_cache:5.2f} with one")
+    with_cache = loop_cost(
+        cached[:n], input_price=5.0, read_multiplier=0.1, write_multiplier=1.25
+    )
+    print(
+        f"{n:3} steps: ${no_cache:6.2f} without a cache,"
+        f" ${with_cache:5.2f} with one"
+    )
 
 # %% [markdown]
 # Try it: change `GROWTH` to a tenth (a loop that clears old tool results keeps

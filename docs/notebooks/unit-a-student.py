@@ -44,10 +44,10 @@
 # | minutes | work | evidence you keep |
 # |---|---|---|
 # | 0–10 | guess which facts outlive a cut of Lucy's day | prediction notes |
-# | 10–25 | layers, the budget report, the estimate, two cuts | printed outputs |
-# | 25–55 | write the two functions; pass the visible cases | your code, the grade table |
+# | 10–25 | layers, the budget report, the estimate, two cuts | printed output |
+# | 25–55 | write both functions; pass the visible cases | your code, grades |
 # | 55–70 | run compaction on the day at four budgets | the survival lists |
-# | 70–85 | changed constraint: a filter for matching lines | the transfer table |
+# | 70–85 | changed constraint: filter the matching lines | the transfer table |
 # | 85–90 | explain records versus transcript; save | the submission file |
 #
 # **Running it.** Run All works from the first cell: only the standard
@@ -102,7 +102,7 @@ prediction_notes = {
 # | layer | what it holds | how often it changes |
 # |---|---|---|
 # | system | the system prompt | almost never |
-# | pinned | records the app always sends: Lucy's rules, suppliers | rarely; never compacted |
+# | pinned | records always sent: rules, suppliers | rarely; never compacted |
 # | conversation | the messages | every turn |
 #
 # Sending the steady layers first is what lets a prompt cache keep working,
@@ -167,7 +167,8 @@ ROW = "{:8} {:>6} {:>9} {:>10} {:>7}"
 print(ROW.format("kind", "chars", "estimate", "tokenizer", "error"))
 for sample in MEASURED:
     kind, chars, measured = sample["kind"], sample["chars"], sample["tokenizer"]
-    estimate = estimate_tokens("x" * chars)  # the estimate reads only the length
+    # the estimate reads only the length
+    estimate = estimate_tokens("x" * chars)
     error = f"{estimate / measured - 1:+.0%}"
     print(ROW.format(kind, chars, estimate, measured, error))
 
@@ -192,7 +193,8 @@ from context_budget import head, head_and_tail
 from context_budget.scenarios.lucy import FLAVORS
 
 rows, clock = [], 10 * 60  # the clock counts minutes after midnight
-for sale, flavor in enumerate(FLAVORS * 8):  # 80 sales, the flavours taking turns
+# 80 sales, the flavours taking turns
+for sale, flavor in enumerate(FLAVORS * 8):
     rows.append(f"{clock // 60}:{clock % 60:02} | {flavor} x{sale % 3 + 1}")
     clock += 5  # a sale every five minutes
 sales = "\n".join(rows)
@@ -263,7 +265,8 @@ def clear_old_tool_results(messages, keep_last):
 # total fits.
 
 # %%
-from context_budget import ContextOverflowError  # noqa: F401 (compact raises it)
+# compact raises it
+from context_budget import ContextOverflowError  # noqa: F401
 
 
 def compact(layers, budget, summarize):
@@ -328,7 +331,11 @@ def compact(layers, budget, summarize):
 # cell after every edit.
 
 # %%
-from context_budget.grading.unit_a import contract_status, format_grade, grade_unit
+from context_budget.grading.unit_a import (
+    contract_status,
+    format_grade,
+    grade_unit,
+)
 
 visible_rows = grade_unit(clear_old_tool_results, compact)
 print(format_grade(visible_rows))
@@ -453,11 +460,17 @@ print(report_line("EXERCISE_REPORT", core_report))
 # %%
 def transfer_filter(text, needle, budget):
     """STARTER: not written yet."""
-    raise NotImplementedError("write transfer_filter: matches from the end, then a count")
+    raise NotImplementedError(
+        "write transfer_filter: matches from the end, then a count"
+    )
 
 
 # %%
-from context_budget.grading.unit_a import TRANSFER_CASES, run_transfer, transfer_status
+from context_budget.grading.unit_a import (
+    TRANSFER_CASES,
+    run_transfer,
+    transfer_status,
+)
 
 transfer_rows = run_transfer(transfer_filter, TRANSFER_CASES)
 for row in transfer_rows:
@@ -522,5 +535,7 @@ submission = {
 print("saved:", save_work(EDITION, "submission", submission))
 from context_budget.grading.unit_a import course_report
 
-course = course_report(EDITION, VISIBLE_CONTRACT, transfer_rows, submission["starting_evidence"])
+course = course_report(
+    EDITION, VISIBLE_CONTRACT, transfer_rows, submission["starting_evidence"]
+)
 print(report_line("COURSE_REPORT", course))

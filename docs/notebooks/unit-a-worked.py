@@ -26,10 +26,10 @@
 # | minutes | work | evidence you keep |
 # |---|---|---|
 # | 0–10 | guess which facts outlive a cut of Lucy's day | prediction notes |
-# | 10–25 | layers, the budget report, the estimate, two cuts | printed outputs |
-# | 25–55 | write the two functions; pass the visible cases | your code, the grade table |
+# | 10–25 | layers, the budget report, the estimate, two cuts | printed output |
+# | 25–55 | write both functions; pass the visible cases | your code, grades |
 # | 55–70 | run compaction on the day at four budgets | the survival lists |
-# | 70–85 | changed constraint: a filter for matching lines | the transfer table |
+# | 70–85 | changed constraint: filter the matching lines | the transfer table |
 # | 85–90 | explain records versus transcript; save | the submission file |
 #
 # Only the standard library runs here: no model, no network. This edition
@@ -137,7 +137,8 @@ ROW = "{:8} {:>6} {:>9} {:>10} {:>7}"
 print(ROW.format("kind", "chars", "estimate", "tokenizer", "error"))
 for sample in MEASURED:
     kind, chars, measured = sample["kind"], sample["chars"], sample["tokenizer"]
-    estimate = estimate_tokens("x" * chars)  # the estimate reads only the length
+    # the estimate reads only the length
+    estimate = estimate_tokens("x" * chars)
     error = f"{estimate / measured - 1:+.0%}"
     print(ROW.format(kind, chars, estimate, measured, error))
 
@@ -169,7 +170,8 @@ from context_budget import head, head_and_tail
 from context_budget.scenarios.lucy import FLAVORS
 
 rows, clock = [], 10 * 60  # the clock counts minutes after midnight
-for sale, flavor in enumerate(FLAVORS * 8):  # 80 sales, the flavours taking turns
+# 80 sales, the flavours taking turns
+for sale, flavor in enumerate(FLAVORS * 8):
     rows.append(f"{clock // 60}:{clock % 60:02} | {flavor} x{sale % 3 + 1}")
     clock += 5  # a sale every five minutes
 sales = "\n".join(rows)
@@ -200,7 +202,11 @@ MARKER = "[tool result cleared to save context: {} tokens]"
 
 def clear_old_tool_results(messages, keep_last):
     """A new list: all but the last `keep_last` tool results cleared."""
-    tool_indexes = [index for index, message in enumerate(messages) if message["role"] == "tool"]
+    tool_indexes = [
+        index
+        for index, message in enumerate(messages)
+        if message["role"] == "tool"
+    ]
     old = set(tool_indexes[: max(0, len(tool_indexes) - keep_last)])
     cleared = []
     for index, message in enumerate(messages):
@@ -237,7 +243,9 @@ def compact(layers, budget, summarize):
     system, pinned = layers.system, list(layers.pinned)
     fixed = budget_report(Layers(system, pinned, []))["total"]
     if fixed > budget:
-        raise ContextOverflowError("system and pinned", budget=budget, size=fixed)
+        raise ContextOverflowError(
+            "system and pinned", budget=budget, size=fixed
+        )
 
     # step 0: the layers already fit
     size = fixed + sum(map(message_tokens, layers.conversation))
@@ -251,11 +259,15 @@ def compact(layers, budget, summarize):
         return Layers(system, pinned, cleared)
 
     # step 2: summarize everything before the latest user message
-    users = [i for i, message in enumerate(cleared) if message["role"] == "user"]
+    users = [
+        i for i, message in enumerate(cleared) if message["role"] == "user"
+    ]
     latest = users[-1] if users else 0
     if latest == 0:
         size = fixed + sum(sizes)
-        raise ContextOverflowError("nothing to summarize", budget=budget, size=size)
+        raise ContextOverflowError(
+            "nothing to summarize", budget=budget, size=size
+        )
     text = SUMMARY_PREFIX + summarize(cleared[:latest])
     summary = {"role": "user", "content": text}
     size = fixed + message_tokens(summary) + sum(sizes[latest:])
@@ -272,7 +284,11 @@ def compact(layers, budget, summarize):
 
 # %%
 import context_budget as library
-from context_budget.grading.unit_a import contract_status, format_grade, grade_unit
+from context_budget.grading.unit_a import (
+    contract_status,
+    format_grade,
+    grade_unit,
+)
 
 worked_rows = grade_unit(clear_old_tool_results, compact)
 library_rows = grade_unit(library.clear_old_tool_results, library.compact)
@@ -395,7 +411,9 @@ print("handoff written:", handoff_path)
 # %%
 from context_budget.grading.unit_a import exercise_report
 
-core_report = exercise_report(worked_rows, compaction_done=True, handoff=handoff_path)
+core_report = exercise_report(
+    worked_rows, compaction_done=True, handoff=handoff_path
+)
 print(report_line("EXERCISE_REPORT", core_report))
 
 # %% [markdown]
@@ -432,7 +450,11 @@ def transfer_filter(text, needle, budget):
 
 
 # %%
-from context_budget.grading.unit_a import TRANSFER_CASES, run_transfer, transfer_status
+from context_budget.grading.unit_a import (
+    TRANSFER_CASES,
+    run_transfer,
+    transfer_status,
+)
 
 transfer_rows = run_transfer(transfer_filter, TRANSFER_CASES)
 for row in transfer_rows:
@@ -453,7 +475,9 @@ print("TRANSFER_STATUS", TRANSFER_STATUS)
 
 # %%
 sales_text = TRANSFER_CASES[0][1][0]
-pistachio = [line for line in sales_text.splitlines() if "pistachio" in line.casefold()]
+pistachio = [
+    line for line in sales_text.splitlines() if "pistachio" in line.casefold()
+]
 tight = sum(estimate_tokens(line + "\n") for line in pistachio[-2:]) - 1
 print("one token short of the two latest pistachio lines:", tight)
 COUNT = "[kept 1 of {} matching lines; 5 lines in total]"
@@ -515,5 +539,7 @@ submission = {
 print("saved:", save_work(EDITION, "submission", submission))
 from context_budget.grading.unit_a import course_report
 
-course = course_report(EDITION, VISIBLE_CONTRACT, transfer_rows, submission["starting_evidence"])
+course = course_report(
+    EDITION, VISIBLE_CONTRACT, transfer_rows, submission["starting_evidence"]
+)
 print(report_line("COURSE_REPORT", course))

@@ -26,9 +26,9 @@
 # |---|---|---|
 # | 0–10 | predict each break's number before running | prediction notes |
 # | 10–30 | break 1: compact Lucy's day again and again | the rounds table |
-# | 30–45 | break 2: five prompt layouts through the cache | hit share and cost |
+# | 30–45 | break 2: five prompt layouts through the cache | hit share, cost |
 # | 45–60 | break 3: the estimate against the tokenizer | the error table |
-# | 60–75 | write the three repairs; pass the grade table | your code, the grades |
+# | 60–75 | write the three repairs; pass the grade table | your code, grades |
 # | 75–85 | changed constraint: decide when to compact | the transfer table |
 # | 85–90 | exit ticket; save the handoff | the handoff file |
 #
@@ -38,15 +38,23 @@
 
 # %%
 from context_budget.grading import report_line
-from context_budget.grading.unit_b import WORK_FOLDER, save_work, starting_evidence
+from context_budget.grading.unit_b import (
+    WORK_FOLDER,
+    save_work,
+    starting_evidence,
+)
 
 EDITION = "worked"  # every file this notebook saves carries this name
 print("work folder:", WORK_FOLDER.as_posix())
 evidence_path, unit_a = starting_evidence()
 if unit_a is None:
-    print("No Unit A handoff found: this unit starts on its own, from Lucy's day.")
+    print(
+        "No Unit A handoff found: this unit starts on its own, from Lucy's day."
+    )
 else:
-    kept = {label: len(row["kept"]) for label, row in unit_a["survival"].items()}
+    kept = {
+        label: len(row["kept"]) for label, row in unit_a["survival"].items()
+    }
     print("starting from Unit A's handoff:", evidence_path)
     print("facts kept per plan in Unit A:", kept)
 
@@ -60,13 +68,14 @@ else:
 
 # %%
 prediction_notes = {
-    "prediction": "Half the facts after four rounds; a timestamp costs a little; "
-    "the estimate is off by a fifth on numbers.",
+    "prediction": "Half the facts after four rounds; a timestamp costs a "
+    "little; the estimate is off by a fifth on numbers.",
     "reason": "Each round keeps most of what the last one kept.",
-    "falsifier": "One fact or none after four rounds, or a 0% cache-read share.",
-    "revision": "The first round already lost the rules, and by the second only one "
-    "fact was left. A timestamp in the system prompt stops every read. On the "
-    "till export the estimate is about a third of the real count.",
+    "falsifier": "One fact or none after four rounds, "
+    "or a 0% cache-read share.",
+    "revision": "The first round already lost the rules, and by the second "
+    "only one fact was left. A timestamp in the system prompt stops every "
+    "read. On the till export the estimate is about a third of the real count.",
 }
 
 # %% [markdown]
@@ -101,7 +110,8 @@ STRATEGIES = [
 rounds = survival_rounds(LUCY, STRATEGIES, rounds=4)
 print(format_rounds(rounds, LUCY))
 counts = {label: [len(kept) for kept in row] for label, row in rounds.items()}
-assert counts["lossy"][-1] < counts["lossy"][0] < len(QUESTIONS)  # worn down, round by round
+# worn down, round by round
+assert counts["lossy"][-1] < counts["lossy"][0] < len(QUESTIONS)
 assert counts["lossy+notes"] == counts["keeps rules"] == [len(QUESTIONS)] * 4
 print("EROSION_SHOWN_AND_REPAIRED")
 
@@ -123,7 +133,9 @@ print("EROSION_SHOWN_AND_REPAIRED")
 from context_budget import cache_report
 from context_budget.scenarios.layouts import LAYOUTS, MODEL, layout_requests
 
-reports = {layout: cache_report(layout_requests(layout), MODEL) for layout in LAYOUTS}
+reports = {
+    layout: cache_report(layout_requests(layout), MODEL) for layout in LAYOUTS
+}
 for layout, report in reports.items():
     print(f"{layout:<16} {report.summary()}")
 print()
@@ -167,7 +179,10 @@ try:
     samples = sample_texts()
 except FileNotFoundError:
     samples = None
-    print("The shipped samples are not here (a download): the error table is skipped.")
+    print(
+        "The shipped samples are not here (a download):"
+        " the error table is skipped."
+    )
 
 if samples is not None:
     ROW = "{:8} {:>6} {:>7} {:>9} {:>11} {:>9}"
@@ -178,7 +193,12 @@ if samples is not None:
         rough, fitted = estimate_tokens(text), calibrated_estimate(text)
         print(
             ROW.format(
-                kind, real, rough, f"{rough / real - 1:+.0%}", fitted, f"{fitted / real - 1:+.0%}"
+                kind,
+                real,
+                rough,
+                f"{rough / real - 1:+.0%}",
+                fitted,
+                f"{fitted / real - 1:+.0%}",
             )
         )
         assert abs(fitted / real - 1) <= 0.10
@@ -195,12 +215,16 @@ if samples is not None:
     WINDOW = 1_500
     context = [SYSTEM, samples["numbers"]]
     safe = with_margin(calibrated_estimate)
-    for name, counter in (("chars/4", estimate_tokens), ("calibrated+15%", safe)):
+    counters = {"chars/4": estimate_tokens, "calibrated+15%": safe}
+    for name, counter in counters.items():
         size = sum(map(counter, context))
-        print(f"{name:<15} {size:>5} tokens: {'compact' if size > WINDOW else 'fits'}")
+        verdict = "compact" if size > WINDOW else "fits"
+        print(f"{name:<15} {size:>5} tokens: {verdict}")
     if real_count:
         print(f"{'real':<15} {sum(map(real_count, context)):>5} tokens")
-    assert sum(map(estimate_tokens, context)) <= WINDOW < sum(map(safe, context))
+    assert (
+        sum(map(estimate_tokens, context)) <= WINDOW < sum(map(safe, context))
+    )
     print("ESTIMATE_SHOWN_AND_REPAIRED")
 
 # %% [markdown]
@@ -213,7 +237,12 @@ import math
 
 from context_budget.calibration import text_kind
 
-RATIOS = {"prose": 4.631, "code": 3.587, "json": 2.048, "numbers": 1.262}  # chars per token
+RATIOS = {
+    "prose": 4.631,
+    "code": 3.587,
+    "json": 2.048,
+    "numbers": 1.262,
+}  # chars per token
 
 
 def estimate(text):
@@ -221,7 +250,16 @@ def estimate(text):
     return math.ceil(len(text) / RATIOS[text_kind(text)]) if text else 0
 
 
-RULE_WORDS = ("never", "always", "only", "stays", "called", "approved", "now", "goes on")
+RULE_WORDS = (
+    "never",
+    "always",
+    "only",
+    "stays",
+    "called",
+    "approved",
+    "now",
+    "goes on",
+)
 
 
 def summarize(messages):
@@ -232,7 +270,9 @@ def summarize(messages):
     for message in messages:
         for line in message_text(message).splitlines():
             lowered = line.lower()
-            if any(ch.isdigit() for ch in line) or any(w in lowered for w in RULE_WORDS):
+            if any(ch.isdigit() for ch in line) or any(
+                w in lowered for w in RULE_WORDS
+            ):
                 lines.append(line)
     return "\n".join(lines)
 
@@ -242,8 +282,11 @@ from context_budget.scenarios.lucy import PINNED
 
 
 def build_request(conversation, turn):
-    """Stable first, append only: tools, system, records, then the conversation."""
-    records = {"role": "user", "content": "Standing records:\n" + "\n".join(PINNED)}
+    """Stable first, append only: tools, system, records, conversation."""
+    records = {
+        "role": "user",
+        "content": "Standing records:\n" + "\n".join(PINNED),
+    }
     return {
         "tools": TOOLS,
         "system": SYSTEM,
@@ -256,12 +299,18 @@ def build_request(conversation, turn):
 # ## 6. The grade table
 
 # %%
-from context_budget.grading.unit_b import contract_status, format_grade, grade_unit
+from context_budget.grading.unit_b import (
+    contract_status,
+    format_grade,
+    grade_unit,
+)
 
 if samples is not None:
     visible_rows = grade_unit(estimate, summarize, build_request, samples)
 else:
-    visible_rows = grade_unit(estimate, summarize, build_request, {"prose": ""})[4:]
+    visible_rows = grade_unit(
+        estimate, summarize, build_request, {"prose": ""}
+    )[4:]
 print(format_grade(visible_rows))
 VISIBLE_CONTRACT = contract_status(visible_rows)
 print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
@@ -283,10 +332,14 @@ def needs_compaction(text, window):
 # %%
 from context_budget.grading.unit_b import run_transfer_b, transfer_status
 
-transfer_rows = run_transfer_b(needs_compaction, samples) if samples is not None else []
+transfer_rows = (
+    run_transfer_b(needs_compaction, samples) if samples is not None else []
+)
 for row in transfer_rows:
     print(row["status"], row["case"], "->", repr(row["observed"]))
-TRANSFER_STATUS = transfer_status(transfer_rows) if samples is not None else "SKIPPED"
+TRANSFER_STATUS = (
+    transfer_status(transfer_rows) if samples is not None else "SKIPPED"
+)
 print("TRANSFER_STATUS", TRANSFER_STATUS)
 
 # %% [markdown]
@@ -337,6 +390,7 @@ print("saved:", save_work(EDITION, "submission", submission))
 # after the repair.
 
 # %%
+stamped = reports["timestamp"]
 lines = [
     (
         "a summary that forgets",
@@ -347,7 +401,7 @@ lines = [
     (
         "a layout that defeats the cache",
         "cache-read share, cost",
-        f"timestamp {reports['timestamp'].hit_share:.0%} ${reports['timestamp'].cost:.4f}",
+        f"timestamp {stamped.hit_share:.0%} ${stamped.cost:.4f}",
         f"append only {repaired.hit_share:.0%} ${repaired.cost:.4f}",
     ),
 ]

@@ -4,6 +4,10 @@
   selector, the code blocks) of a page that are wider than their box
   (``scrollWidth > clientWidth``): a line the reader cannot see without
   scrolling.
+- ``NOTEBOOK_CODE``: the code cells of a notebook page, for ``OVERFLOW_JS``.
+- ``PAINTED_PLOTS_JS``: run in the browser, lists the notebook plots that have a
+  background of their own instead of the page's (nbconvert's
+  ``jp-needs-dark-background`` box behind a transparent plot).
 - ``PREDICT_JS``: run in the browser, lists every "Predict" box whose answer is
   on show before it is asked for: the box must be visible itself and be followed
   by a closed ``<details>`` fold whose summary starts with "Check" (only code
@@ -26,6 +30,15 @@ OUTPUT_BLOCKS = ".language-output pre, .jp-OutputArea-output pre"
 TABLES = ".md-typeset__scrollwrap"
 #: Code blocks on a Markdown page (not output, not a notebook cell, not a signature).
 CODE_BLOCKS = ".md-typeset .highlight:not(.language-output):not(.doc-signature) pre"
+#: Code cells of a notebook page (mkdocs-jupyter): each ``pre`` scrolls in its own box.
+NOTEBOOK_CODE = ".jupyter-wrapper .jp-InputArea-editor pre"
+
+PAINTED_PLOTS_JS = """
+() => [...document.querySelectorAll('article .jupyter-wrapper .jp-RenderedImage img')]
+  .map(img => ({ img, paint: getComputedStyle(img).backgroundColor }))
+  .filter(({ paint }) => paint !== 'rgba(0, 0, 0, 0)' && paint !== 'transparent')
+  .map(({ img, paint }) => `${img.className || 'a plot'} on ${paint}: ${img.alt.slice(0, 40)}`)
+"""
 
 OVERFLOW_JS = """
 (selector) => [...document.querySelectorAll(`article ${selector}`)]
