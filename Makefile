@@ -24,9 +24,24 @@ $(STAMP): pyproject.toml requirements/lock.txt
 serve: $(STAMP) pyodide
 	$(BIN)/mkdocs serve --livereload --dev-addr 127.0.0.1:8000
 
+# pytest-xdist workers for the unit and browser runs: one a core (`auto`) unless told;
+# `make test JOBS=0` runs each in one process.
+JOBS ?= auto
+BROWSER_JOBS ?= $(JOBS)
+
+# One stage of make test, then its time: $(call stage,name,targets and make options).
+stage = s=$$(date +%s); $(MAKE) --no-print-directory $(2) && \
+	echo "make test: $(1) took $$(( $$(date +%s) - s )) s"
+
+# mypy and the site build each keep one core busy, so they run side by side
+# (--output-sync keeps each one's output together); the unit and browser runs
+# spread over every core themselves.
 test: $(STAMP)
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory lint typecheck unit site browser && \
+	$(call stage,lint,lint) && \
+	$(call stage,typecheck + site,-j2 --output-sync=target typecheck site) && \
+	$(call stage,unit,unit) && \
+	$(call stage,browser,browser) && \
 	echo "make test: every check passed in $$(( $$(date +%s) - start )) s"
 
 lint: $(STAMP)
@@ -38,9 +53,10 @@ typecheck: $(STAMP)
 
 # Unit and property tests, Sybil over every page and docstring, every notebook executed;
 # fails when the tests cover less than COVERAGE_FLOOR percent of src/context_budget.
+# --dist loadfile: a page's blocks share one namespace, so one worker runs a file whole.
 COVERAGE_FLOOR := 98
 unit: $(STAMP) pyodide
-	$(BIN)/pytest -m "not browser" -q --cov=context_budget --cov-report=term-missing:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
+	$(BIN)/pytest -m "not browser" -q -n $(JOBS) --dist loadfile --cov=context_budget --cov-report=term-missing:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 
 # The strict site build into site/ (a hanging notebook cell cannot hang the gate).
 site: $(STAMP) pyodide
@@ -52,10 +68,12 @@ site: $(STAMP) pyodide
 pyodide:
 	bash tools/fetch-pyodide.sh
 
-# The built site, served on 127.0.0.1, opened in headless Chromium.
+# The built site, served on 127.0.0.1, opened in headless Chromium (one browser a worker).
+# Only tests/browser is collected; conftest.py fails any run that finds a browser test
+# anywhere else.
 browser: $(STAMP)
 	bash tools/ensure-chromium.sh
-	$(BIN)/pytest -m browser -q
+	$(BIN)/pytest -m browser -q -n $(BROWSER_JOBS) tests/browser
 
 # The property suite at 20,000 cases a property, with a fresh seed each run (not in CI).
 soak: $(STAMP)

@@ -25,6 +25,25 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+#: Where every test marked `browser` lives: `make browser` collects this folder only.
+BROWSER_TESTS = "tests/browser/"
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects the browser tests of a unit run
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Refuse a browser test outside tests/browser/: `make browser` would never run it."""
+    stray = [
+        item.nodeid
+        for item in items
+        if item.get_closest_marker("browser") and not item.nodeid.startswith(BROWSER_TESTS)
+    ]
+    if stray:
+        raise pytest.UsageError(
+            f"{len(stray)} test(s) marked browser outside {BROWSER_TESTS}, which `make browser`"
+            f" never collects; move them there: {', '.join(stray[:3])}"
+        )
+
+
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
 ) -> None:

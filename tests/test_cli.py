@@ -928,14 +928,16 @@ def test_a_report_the_terminal_cannot_encode_is_escaped_not_lost(
 ) -> None:
     import io
 
-    path = tmp_path / "crème.json"
-    path.write_text(json.dumps([{"role": "user", "content": "hi"}]))
-    assert main(["inspect", str(path)]) == 0
+    # subtle: a relative name, so the report never wraps it: a long temp folder
+    # (pytest-xdist adds one per worker) would split the name across two lines.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "crème.json").write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    assert main(["inspect", "crème.json"]) == 0
     expected = capsys.readouterr().out
     raw = io.BytesIO()
     stdout = io.TextIOWrapper(raw, encoding="ascii")
     monkeypatch.setattr(sys, "stdout", stdout)
-    assert main(["inspect", str(path)]) == 0
+    assert main(["inspect", "crème.json"]) == 0
     stdout.flush()
     written = raw.getvalue().decode("ascii")
     assert "cr\\xe8me.json" in written

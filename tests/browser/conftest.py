@@ -260,6 +260,20 @@ def open_page(
         opener.close()
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under pytest-xdist, hand this worker's checked pages to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["pages_checked"] = sorted(session.config.stash.get(PAGES_CHECKED, set()))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """The controller side of pytest-xdist: add up the pages every worker checked."""
+    pages = getattr(node, "workeroutput", {}).get("pages_checked", [])
+    node.config.stash.setdefault(PAGES_CHECKED, set()).update(pages)
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     checked = config.stash.get(PAGES_CHECKED, set())
     if checked:

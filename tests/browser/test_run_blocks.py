@@ -52,6 +52,16 @@ DONE = """div => {
 }"""
 
 
+def _prepared(page: Page) -> None:
+    """Wait until run-blocks.js has put its buttons in: network idle does not promise it.
+
+    The script adds them in a zero-delay timer queued at `load` (readyState "complete"
+    comes in the same task); a zero-delay timer queued after that runs after it.
+    """
+    page.wait_for_function("() => document.readyState === 'complete'")
+    page.evaluate("() => new Promise(resolve => setTimeout(resolve, 0))")
+
+
 def _block_lists() -> list[Path]:
     return sorted(PAGES_DIR.glob("*.json")) if PAGES_DIR.is_dir() else []
 
@@ -99,6 +109,7 @@ def test_every_runnable_block_prints_what_ci_checked(open_page: OpenPage, block_
     data = json.loads(block_list.read_text(encoding="utf-8"))
     loaded = open_page(_url_path(data))
     page = loaded.page
+    _prepared(page)
     visible = [block for block in data["blocks"] if not block["hidden"]]
     runnable = [block for block in visible if block["runnable"]]
     assert page.locator("button.cb-run").count() == len(runnable), loaded.url
@@ -120,6 +131,7 @@ def test_nothing_loads_before_the_first_run(open_page: OpenPage) -> None:
     requested: list[str] = []
     loaded.page.on("request", lambda request: requested.append(request.url))
     loaded.page.reload(wait_until="networkidle")
+    _prepared(loaded.page)
     assert loaded.page.locator("button.cb-run").count() > 0
     assert not [url for url in requested if "/pyodide/" in url or "run-worker" in url], requested
 
@@ -128,6 +140,7 @@ def test_an_edited_block_is_reported_as_not_matching(open_page: OpenPage) -> Non
     """Edit a checked block to print something else: the verdict says so, with the diff."""
     loaded = open_page("budget/context-is-a-budget/")
     page = loaded.page
+    _prepared(page)
     data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
     first = next(b for b in data["blocks"] if b["runnable"] and b["expected"] and not b["doctest"])
     code = page.locator(f"div[data-cb-order='{first['order']}'] pre > code")

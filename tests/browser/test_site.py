@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from .conftest import (
@@ -39,6 +39,13 @@ CHAPTER_PATH = "budget/context-is-a-budget/"
 COPY_BUTTON = "button.md-clipboard, button.md-code__button[data-md-type='copy']"
 CONTENT = "article.md-content__inner"
 NOTEBOOK_CONTENT = f"{CONTENT} .jupyter-wrapper"
+CODE_IN_CONTENT = f"{CONTENT} pre:has(> code)"
+#: `[place among the content's code blocks (0-based), its first 60 characters]` for each
+#: `pre > code` of the content that holds no copy button.
+MISSING_COPY_JS = """([blocks, copy]) => [...document.querySelectorAll(blocks)]
+  .map((pre, index) => [index, pre])
+  .filter(([, pre]) => pre.querySelector(copy) === null)
+  .map(([index, pre]) => [index, pre.querySelector('code').innerText.slice(0, 60)])"""
 PAYLOAD_TIMEOUT_S = 60
 SEARCH_TIMEOUT_MS = 10_000
 
@@ -111,12 +118,28 @@ def test_code_blocks_have_copy_buttons(open_page: OpenPage) -> None:
     assert CHAPTER_PATH in pages, f"the chapter {CHAPTER_PATH} has no code block"
     missing: list[str] = []
     for path, loaded in zip(pages, open_page.all(pages), strict=True):
-        blocks = loaded.page.locator(f"{CONTENT} pre:has(> code)")
-        for index in range(blocks.count()):
-            if blocks.nth(index).locator(COPY_BUTTON).count() == 0:
-                code = blocks.nth(index).locator("code").inner_text()[:60]
-                missing.append(f"{path} block {index + 1}: {code!r}")
+        # One evaluation a page, not two round trips a block: the same blocks, in order.
+        for index, code in loaded.page.evaluate(MISSING_COPY_JS, [CODE_IN_CONTENT, COPY_BUTTON]):
+            missing.append(f"{path} block {index + 1}: {code!r}")
     assert not missing, "code blocks with no copy button:\n  " + "\n  ".join(missing)
+
+
+def test_the_copy_button_check_names_a_block_without_one(chromium: Browser) -> None:
+    """On a page whose second code block lost its button, the check names that block only."""
+    context = chromium.new_context()
+    context.route("**/*", lambda route: route.abort())
+    try:
+        page = context.new_page()
+        page.set_content(
+            "<article class='md-content__inner'>"
+            "<pre><nav class='md-code__nav'><button class='md-code__button'"
+            " data-md-type='copy'></button></nav><code>print('kept')</code></pre>"
+            "<pre><code>print('lost')</code></pre><pre>no code here</pre></article>"
+        )
+        found = page.evaluate(MISSING_COPY_JS, [CODE_IN_CONTENT, COPY_BUTTON])
+    finally:
+        context.close()
+    assert found == [[1, "print('lost')"]]
 
 
 def _png_widths(page: Page) -> list[int]:
@@ -148,8 +171,9 @@ def test_a_notebook_shows_its_plot(open_page: OpenPage) -> None:
     pages = notebook_pages()
     assert pages, f"no notebook page under {SITE_DIR / 'notebooks'}"
     seen: dict[str, list[int]] = {}
-    for path, loaded in zip(pages, open_page.all(pages), strict=True):
-        seen[path] = _png_widths(loaded.page)
+    # One page at a time: the first that shows a plot ends the test, the others never load.
+    for path in pages:
+        seen[path] = _png_widths(open_page(path).page)
         if any(width > 0 for width in seen[path]):
             return
     pytest.fail(f"no notebook page shows a plot (inline PNG widths per page: {seen})")
