@@ -100,7 +100,7 @@ if plt is not None:
 for name in ("clear", "compact", "chunked", "cache-aware"):
     records = runs[name].records
     rebuilt = [r.number for r in records[1:] if r.written > r.cached]
-    print(f"{name:<12} wrote more than it read at calls {rebuilt}")
+    print(f"{name:<12} writes > reads at calls {rebuilt}")
 
 # %% [markdown]
 # ## Beside the seed's measurement
