@@ -44,28 +44,64 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         )
 
 
+def _guard_counts() -> dict[str, dict[str, int]]:
+    """This process's page-guard counts: page -> {field: count}, plain data for xdist."""
+    try:
+        from test_pages_guard import COVERAGE
+    except ImportError:  # the guard test was not collected
+        return {}
+    return {
+        page: {
+            "fences": c.fences,
+            "checked": c.checked,
+            "examples": c.examples,
+            "skips": c.skips,
+            "hidden": c.hidden,
+            "tables": c.tables,
+            "unchecked": len(c.unchecked),
+        }
+        for page, c in COVERAGE.items()
+    }
+
+
+_GUARD = pytest.StashKey[dict[str, dict[str, int]]]()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under pytest-xdist, hand this worker's page-guard counts to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["pages_guard"] = _guard_counts()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """The controller side of pytest-xdist: gather every worker's page-guard counts."""
+    counts = getattr(node, "workeroutput", {}).get("pages_guard", {})
+    config: pytest.Config = getattr(node, "config")  # noqa: B009 (an xdist node)
+    config.stash.setdefault(_GUARD, {}).update(counts)
+
+
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
 ) -> None:
     """Report, over every page, how many fences there are and how many the checks ran."""
-    try:
-        from test_pages_guard import COVERAGE
-    except ImportError:  # the guard test was not collected
+    pages: dict[str, dict[str, int]] = {}
+    if _GUARD in config.stash:
+        stored = config.stash[_GUARD]
+        pages.update(stored)
+    pages.update(_guard_counts())
+    if not pages:
         return
-    if not COVERAGE:
-        return
-    pages = list(COVERAGE.values())
-    fences = sum(page.fences for page in pages)
-    checked = sum(page.checked for page in pages)
-    examples = sum(page.examples for page in pages)
-    skips = sum(page.skips for page in pages)
-    hidden = sum(page.hidden for page in pages)
-    tables = sum(page.tables for page in pages)
-    unchecked = sum(len(page.unchecked) for page in pages)
+
+    def total(field: str) -> int:
+        return sum(page[field] for page in pages.values())
+
     terminalreporter.write_line(
-        f"pages guard: {len(pages)} pages, {fences} fences, {checked} checked, "
-        f"{unchecked} unchecked, {hidden} hidden checks, {tables} output tables, "
-        f"{examples} examples, {skips} reasoned skips"
+        f"pages guard: {len(pages)} pages, {total('fences')} fences, "
+        f"{total('checked')} checked, {total('unchecked')} unchecked, "
+        f"{total('hidden')} hidden checks, {total('tables')} output tables, "
+        f"{total('examples')} examples, {total('skips')} reasoned skips"
     )
 
 
