@@ -391,14 +391,24 @@ def _cached(history: list[dict[str, Any]], last: int) -> tuple[dict[str, Any], b
     return {"cache_control": {"type": "ephemeral"}}, False
 
 
-def _clear_plan(history: list[dict[str, Any]], last: int) -> tuple[dict[str, Any], bool]:
-    edit = {
+def _clearing(trigger: int, keep: int, at_least: int = 0) -> dict[str, Any]:
+    """The `context_management` of a server-side clear that never touches `save_note`."""
+    edit: dict[str, Any] = {
         "type": "clear_tool_uses_20250919",
-        "trigger": {"type": "input_tokens", "value": CLEAR_TRIGGER},
-        "keep": {"type": "tool_uses", "value": 2},
+        "trigger": {"type": "input_tokens", "value": trigger},
+        "keep": {"type": "tool_uses", "value": keep},
         "exclude_tools": ["save_note"],
     }
-    return {"cache_control": {"type": "ephemeral"}, "context_management": {"edits": [edit]}}, True
+    if at_least:
+        edit["clear_at_least"] = {"type": "input_tokens", "value": at_least}
+    return {"edits": [edit]}
+
+
+def _clear_plan(history: list[dict[str, Any]], last: int) -> tuple[dict[str, Any], bool]:
+    return {
+        "cache_control": {"type": "ephemeral"},
+        "context_management": _clearing(CLEAR_TRIGGER, 2),
+    }, True
 
 
 def _uses(history: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
@@ -436,13 +446,7 @@ def _behind_plan(history: list[dict[str, Any]], last: int) -> tuple[dict[str, An
         isinstance(block, Mapping) and block.get("type") == "tool_use"
         for block in history[turns[-1]]["content"]
     )
-    edit = {
-        "type": "clear_tool_uses_20250919",
-        "trigger": {"type": "input_tokens", "value": 1},
-        "keep": {"type": "tool_uses", "value": newest},
-        "exclude_tools": ["save_note"],
-    }
-    return {"messages": messages, "context_management": {"edits": [edit]}}, True
+    return {"messages": messages, "context_management": _clearing(1, newest)}, True
 
 
 def _chunked_plan() -> Plan:
@@ -457,14 +461,7 @@ def _chunked_plan() -> Plan:
             cut = len(uses) - KEEP_USES
         extra: dict[str, Any] = {"cache_control": {"type": "ephemeral"}}
         if cut:
-            edit = {
-                "type": "clear_tool_uses_20250919",
-                "trigger": {"type": "input_tokens", "value": 1},
-                "keep": {"type": "tool_uses", "value": len(uses) - cut},
-                "clear_at_least": {"type": "input_tokens", "value": CHUNK_TOKENS // 2},
-                "exclude_tools": ["save_note"],
-            }
-            extra["context_management"] = {"edits": [edit]}
+            extra["context_management"] = _clearing(1, len(uses) - cut, CHUNK_TOKENS // 2)
         return extra, bool(cut)
 
     return plan
