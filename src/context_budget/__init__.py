@@ -83,6 +83,7 @@ from context_budget.errors import (
     ContextManagementError,
     ContextOverflowError,
     InvalidRequestError,
+    MalformedResponseError,
     MiddleEditError,
     ScriptExhaustedError,
     TooManyBreakpointsError,
@@ -99,6 +100,7 @@ from context_budget.harness import (
     COMPACT_INSTRUCTION,
     DEFAULT_MODEL,
     HANDOFF_PREFIX,
+    MAX_PAUSES,
     NOTES_PREFIX,
     AgentRun,
     ModelCall,
@@ -167,6 +169,7 @@ from context_budget.usage import (
     Usage,
     should_compact,
     track_usage,
+    window_usage,
 )
 
 __version__ = "0.1.0"
@@ -203,8 +206,10 @@ __all__ = [  # noqa: RUF022
     "Layers",
     "LoopStep",
     "MAX_BREAKPOINTS",
+    "MAX_PAUSES",
     "MESSAGE_OVERHEAD_TOKENS",
     "MIN_CACHEABLE_TOKENS",
+    "MalformedResponseError",
     "Message",
     "MiddleEditError",
     "MinimumLength",
@@ -288,5 +293,6 @@ __all__ = [  # noqa: RUF022
     "validate_history",
     "wearing_summary",
     "whole_size",
+    "window_usage",
     "with_margin",
 ]
