@@ -761,3 +761,42 @@ def test_every_argument_is_checked_before_any_call(
             **arguments,
         )
     assert client.requests == []
+
+
+def test_strict_mode_hashes_and_checks_each_message_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_budget import history as module
+
+    seen = {"hashed": 0, "checked": 0}
+    hash_, check = module._fingerprint, module._check_message
+
+    def counting_hash(value: object) -> str:
+        seen["hashed"] += 1
+        return hash_(value)
+
+    def counting_check(message: object, index: int | None = None) -> None:
+        seen["checked"] += 1
+        check(message, index)
+
+    monkeypatch.setattr(module, "_fingerprint", counting_hash)
+    monkeypatch.setattr(module, "_check_message", counting_check)
+    turns = 60
+    script = [
+        scripted_response(_call(n, "run_tests"), input_tokens=1, output_tokens=1)
+        for n in range(turns)
+    ]
+    client = ScriptedClient([*script, scripted_response("done", input_tokens=1, output_tokens=1)])
+    _run([], tmp_path, client=client, strict=True, context_window=10**9)
+    sent = len(client.requests[-1]["messages"])
+    assert sent == 1 + 2 * turns
+    # once per message, plus the tools and the (empty) system prompt once each
+    assert seen == {"hashed": sent + 2, "checked": sent}
+
+
+def test_a_paused_turn_holding_a_client_call_is_a_named_error(tmp_path: Path) -> None:
+    client = ScriptedClient([_pause("Searching.", _call(1, "run_tests"))])
+    with pytest.raises(MalformedResponseError) as caught:
+        _run([], tmp_path, client=client)
+    assert (caught.value.field, caught.value.call) == ("content[1]", 1)
+    assert len(client.requests) == 1

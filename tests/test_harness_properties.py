@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from context_budget import (
     COMPACT_INSTRUCTION,
     AgentRun,
+    ContextBudgetError,
     NotesFile,
     ScriptedClient,
     message_text,
@@ -114,3 +115,75 @@ def test_no_request_carries_an_orphaned_tool_result(
     _, requests = _play(*case)
     for request in requests:
         assert validate_history(request["messages"]) == []
+
+
+# Hostile responses ---------------------------------------------------------------
+
+IDS = st.sampled_from(["t1", "t2", "t3"])  # a small pool, so ids repeat
+
+
+@st.composite
+def hostile_blocks(draw: st.DrawFn) -> dict[str, Any]:
+    kind = draw(st.sampled_from(["text", "tool_use", "server_tool_use", "thinking"]))
+    if kind == "text":
+        return {"type": "text", "text": draw(st.sampled_from(["", "ok", " ", "é🙂"]))}
+    if kind == "tool_use":
+        block = {"type": "tool_use", "id": draw(IDS), "name": "probe", "input": {"n": 1}}
+        for key in draw(st.lists(st.sampled_from(["id", "name", "input"]), max_size=1)):
+            del block[key]
+        return block
+    if kind == "server_tool_use":
+        return {"type": "server_tool_use", "id": "srv", "name": "web_search", "input": {}}
+    return {"type": "thinking", "thinking": "hm", "signature": "s"}
+
+
+REASONS = st.sampled_from(["tool_use", "end_turn", "pause_turn", "max_tokens", "refusal", None])
+
+
+@st.composite
+def hostile_scripts(draw: st.DrawFn) -> list[dict[str, Any]]:
+    script = []
+    for _ in range(draw(st.integers(1, 8))):
+        blocks = draw(st.lists(hostile_blocks(), max_size=3))
+        response = scripted_response(*blocks, input_tokens=1, output_tokens=1)
+        response["stop_reason"] = draw(REASONS)
+        script.append(response)
+    return script
+
+
+@settings(deadline=None)
+@given(hostile_scripts())
+def test_property_hostile_responses_end_the_run_or_raise_a_named_error_never_send_empty(
+    script: list[dict[str, Any]],
+) -> None:
+    client = ScriptedClient(script)
+    try:
+        run = run_agent(
+            "go",
+            [],
+            {"probe": lambda tool_input: tool_input.pop("n")},
+            client=client,
+            model="m",
+            context_window=10**6,
+            compact_ratio=0.5,
+            notes=_NOTES,
+            strict=True,
+        )
+    except ContextBudgetError:
+        run = None
+    for request in client.requests:
+        for message in request["messages"]:
+            assert message["content"], "an empty turn went out"
+            if isinstance(message["content"], list):
+                assert all(b.get("text") != "" for b in message["content"])
+        assert validate_history(request["messages"]) == []
+        uses = [
+            b
+            for m in request["messages"]
+            if isinstance(m["content"], list)
+            for b in m["content"]
+            if b["type"] == "tool_use"
+        ]
+        assert all(b["input"] == {"n": 1} for b in uses)  # the tool's pop changed no call
+    if run is not None:
+        assert all(message["content"] for message in run.messages)

@@ -489,10 +489,10 @@ def run_agent(
             `user_input`, a lone surrogate in `user_input` or `system`), or
             `strict` with a guard that only reports. Nothing is sent.
         MalformedResponseError: a response the loop cannot answer or send
-            back: `"tool_use"` with no tool_use block, a tool_use without id,
-            name or input, a tool id used twice (in one response or in the
-            history), or unreadable usage. The error names the field and the
-            call.
+            back: `"tool_use"` with no tool_use block, `"pause_turn"` with
+            one, a tool_use without id, name or input, a tool id used twice
+            (in one response or in the history), or unreadable usage. The
+            error names the field and the call.
         CompactionStormError: three compactions in a row each left the next
             call's counter at or above the threshold.
         MiddleEditError: in strict mode, a request edited the history in the
@@ -563,6 +563,14 @@ def run_agent(
             # resume as the API asks: send the paused turn back as it is, and call again
             if not blocks or pauses >= MAX_PAUSES:
                 break
+            for index, block in enumerate(blocks):
+                if block.get("type") == "tool_use":
+                    raise MalformedResponseError(
+                        f"content[{index}]",
+                        "is a tool_use block in a paused turn (stop_reason 'pause_turn'); "
+                        "a call to a client tool ends a turn with 'tool_use'",
+                        call=len(calls),
+                    )
             pauses += 1
             messages = [*messages, {"role": "assistant", "content": blocks}]
         elif stop == "tool_use":
