@@ -127,6 +127,7 @@ from context_budget.messages import (
 from context_budget.notes import (
     EMPTY_NOTES,
     NOTES_TOOL,
+    STALE_SECONDS,
     NotesFile,
 )
 from context_budget.pricing import (
@@ -232,6 +233,7 @@ __all__ = [  # noqa: RUF022
     "RequestRow",
     "RunResult",
     "SAFETY_MARGIN",
+    "STALE_SECONDS",
     "STRATEGIES",
     "SUMMARY_PREFIX",
     "Scenario",
