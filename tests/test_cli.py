@@ -976,3 +976,84 @@ def test_the_module_run_as_main_exits_with_the_commands_status(
     code, out, err = run_as_main("inspect", str(tmp_path / "gone.json"))
     assert isinstance(code, int)
     assert_one_error_line(code, out, err, "gone.json: no such file")
+
+
+# ---------------------------------------------------------------- writing the report
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("options", [["--json"], []], ids=["json", "text"])
+def test_a_full_disk_is_one_line_and_exit_2_not_a_traceback(options: list[str]) -> None:
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "context_budget", "inspect", str(SESSION), *options],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+    assert_one_error_line(
+        done.returncode,
+        "",
+        done.stderr,
+        "cannot write the report to stdout: No space left on device",
+    )
+
+
+def test_a_failed_write_in_process_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Full:
+        encoding = "utf-8"
+
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+
+        def flush(self) -> None:
+            pass
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert main(["inspect", str(SESSION), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"{ERROR_PREFIX}cannot write the report to stdout: No space left on device\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("two\nlines.json", "two\\nlines.json"),
+        ("cr\rlf.json", "cr\\rlf.json"),
+        ("tab\there.json", "tab\\there.json"),
+        ("esc\x1b[2J.json", "esc\\x1b[2J.json"),
+        ("sep\u2028ara\x85tor.json", "sep\\u2028ara\\x85tor.json"),
+    ],
+    ids=["newline", "carriage return", "tab", "escape", "unicode separators"],
+)
+def test_a_line_break_in_the_file_name_is_escaped_in_the_report(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, shown: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / name).write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    code, out, err = run("inspect", name)
+    assert (code, err) == (0, "")
+    first = out.splitlines()[0]
+    assert first == f"{shown}: a list of 1 message [messages, detected]"
+    assert out.splitlines()[1].startswith("tokens: ")
+    assert report(run, name)["file"] == name  # the JSON keeps the name as it is
+
+
+def test_a_line_break_in_a_tool_name_is_escaped_in_the_report(run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    call = {"type": "tool_use", "id": "t\n1", "name": "evil\nname", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t\n1", "content": "ok " * 50}
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result]},
+    ]
+    path.write_text(json.dumps(messages))
+    code, out, _ = run("inspect", path)
+    assert code == 0
+    assert "evil\\nname" in out
+    assert not any(line.startswith("name") for line in out.splitlines())

@@ -21,8 +21,10 @@ deterministic:
 
 Exit status: 0 for a report; 2 for bad input (a file missing, unreadable, not a
 regular file, over `--max-bytes`, not JSON, of the wrong shape, or holding an
-invalid message) and for usage errors, after one line on stderr:
-`context-budget: error: <what is wrong>`.
+invalid message), for usage errors and for a report that cannot be written
+(a full disk, a closed pipe), after one line on stderr:
+`context-budget: error: <what is wrong>`. A line break or control character
+in a file name (or a tool name) is printed escaped, so every line stays one.
 
 Every figure comes from the package's own counting functions; this package only
 arranges them, in three steps, one module each:
@@ -39,14 +41,16 @@ This module holds the argument parser and `main`, which runs the three.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from typing import NoReturn, TextIO
 
 from context_budget import __version__
 from context_budget.cli import _demo
 from context_budget.cli._input import MAX_BYTES, _InputError, _load, _read
-from context_budget.cli._render import _COUNTERS, _render
+from context_budget.cli._render import _COUNTERS, _one_line, _render
 from context_budget.cli._report import LARGEST as LARGEST
 from context_budget.cli._report import _report
 from context_budget.tokens import TokenCounter, estimate_tokens, qwen_counter
@@ -69,8 +73,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _error_line(message: str) -> str:
     # subtle: a path or a key from the file may hold a newline; the error stays one line
-    flat = message.replace("\r", "\\r").replace("\n", "\\n")
-    return f"{PROG}: error: {flat}\n"
+    return f"{PROG}: error: {_one_line(message)}\n"
 
 
 def _budget(text: str) -> int:
@@ -181,6 +184,25 @@ def _write(stream: TextIO, text: str) -> None:
         stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
 
+def _write_out(text: str) -> str | None:
+    """Print `text` on stdout and flush it; what went wrong, or None.
+
+    A full disk (`> /dev/full`), a closed pipe or any other failed write is
+    reported, not raised; stdout is then pointed at the null device, so the
+    interpreter's own flush at exit does not fail a second time with a traceback.
+    """
+    try:
+        _write(sys.stdout, text)
+        sys.stdout.flush()
+    except OSError as error:
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # no real file: a capture
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+        return f"cannot write the report to stdout: {error.strerror or error}"
+    return None
+
+
 def _exit_status(code: object) -> int:
     # SystemExit.code: None means 0, an int is the status, anything else was printed
     if code is None:
@@ -207,5 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     except (_InputError, _demo.DemoError) as error:
         _write(sys.stderr, _error_line(str(error)))
         return EXIT_BAD_INPUT
-    _write(sys.stdout, text)
+    problem = _write_out(text)
+    if problem is not None:
+        _write(sys.stderr, _error_line(problem))
+        return EXIT_BAD_INPUT
     return 0

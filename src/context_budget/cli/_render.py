@@ -12,6 +12,7 @@ continuation indented.
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +33,35 @@ _FORMATS = {
     "claude-code": "a Claude Code session",
     "openai": "OpenAI messages",
 }
+
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _one_line(text: str) -> str:
+    """`text` with every line break and control character escaped, so it prints on one line.
+
+    Escaped: the C0 and C1 controls and DEL (as `\\n`, `\\r`, `\\t` or
+    `\\xNN`) and the Unicode line and paragraph separators (`\\uNNNN`),
+    every character `str.splitlines` or a terminal would break a line at or
+    act on. Anything else, backslashes included, is left as it is.
+
+    Examples:
+        >>> print(_one_line("two\\nlines\\x1b[2J.json"))
+        two\\nlines\\x1b[2J.json
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char in _NAMED_ESCAPES:
+            out.append(_NAMED_ESCAPES[char])
+        elif unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def _plural(count: int, word: str) -> str:
@@ -90,7 +120,7 @@ def _header(report: dict[str, Any]) -> str:
     else:
         skipped = _plural(report["skipped_records"], "other record")
         what = f"a Claude Code session, {messages} ({skipped} skipped)"
-    return f"{report['file']}: {what} [{fmt}, {how}]"
+    return f"{_one_line(report['file'])}: {what} [{fmt}, {how}]"
 
 
 def _render(report: dict[str, Any]) -> str:
@@ -116,7 +146,7 @@ def _render(report: dict[str, Any]) -> str:
                 row["kind"],
                 f"{row['tokens']:,}",
                 _percent(row["share"]),
-                ", ".join(row["tools"]),
+                _one_line(", ".join(row["tools"])),
             ]
             for row in largest
         ]
@@ -131,7 +161,7 @@ def _render(report: dict[str, Any]) -> str:
             f"{_percent(results['share'])} of the total"
         )
         rows = [
-            [t["tool"], str(t["count"]), f"{t['tokens']:,}", _percent(t["share"])]
+            [_one_line(t["tool"]), str(t["count"]), f"{t['tokens']:,}", _percent(t["share"])]
             for t in results["by_tool"]
         ]
         lines += _table(["tool", "results", "tokens", "share"], rows, {1, 2, 3})
@@ -145,7 +175,10 @@ def _render(report: dict[str, Any]) -> str:
             f"history: {_plural(len(problems), 'broken tool-call pair')}; "
             "the API would refuse this history"
         )
-        lines += [f"  message {p['index']}: {p['problem']} {p['tool_use_id']}" for p in problems]
+        lines += [
+            f"  message {p['index']}: {p['problem']} {_one_line(p['tool_use_id'])}"
+            for p in problems
+        ]
     else:
         lines.append("history: no broken tool-call pairs")
     lines.append("")
