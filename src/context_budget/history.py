@@ -292,6 +292,8 @@ class _Part:
     """One accepted part of a request (tools or system): its snapshot and fingerprint."""
 
     __slots__ = ("fingerprint", "snapshot")
+    fingerprint: str
+    snapshot: _Any
 
     def __init__(self, value: _Any, known: _Part | None = None) -> None:
         # subtle: equal to the last snapshot means the same fingerprint, with no hashing
