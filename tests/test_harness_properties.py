@@ -20,6 +20,7 @@ from context_budget import (
     AgentRun,
     ContextBudgetError,
     NotesFile,
+    PrefixGuard,
     ScriptedClient,
     message_text,
     run_agent,
@@ -187,3 +188,48 @@ def test_property_hostile_responses_end_the_run_or_raise_a_named_error_never_sen
         assert all(b["input"] == {"n": 1} for b in uses)  # the tool's pop changed no call
     if run is not None:
         assert all(message["content"] for message in run.messages)
+
+
+@settings(deadline=None)
+@given(runs(), st.booleans())
+def test_property_the_loop_s_guard_reports_what_a_fresh_guard_reports_on_the_requests(
+    case: tuple[list[Turn], int, float, str], edit: bool
+) -> None:
+    """The loop tells its guard which part of the history it left untouched; that is the truth."""
+    turns, window, ratio, measure = case
+    queue = list(turns)
+    ids = iter(range(1_000_000))
+
+    def respond(request: dict[str, Any]) -> dict[str, Any]:
+        if message_text(request["messages"][0]).startswith(COMPACT_INSTRUCTION):
+            return scripted_response("summary", input_tokens=1, output_tokens=1)
+        calls, inp, out = queue.pop(0)
+        blocks = [
+            {"type": "tool_use", "id": f"t{next(ids)}", "name": "probe", "input": {}}
+            for _ in range(calls)
+        ]
+        return scripted_response("step", *blocks, input_tokens=inp, output_tokens=out)
+
+    client = ScriptedClient(respond)
+    guard = PrefixGuard()
+    run = run_agent(
+        "go",
+        [],
+        {"probe": lambda _: "ok"},
+        client=client,
+        model="m",
+        context_window=window,
+        compact_ratio=ratio,
+        notes=_NOTES,
+        measure=measure,  # type: ignore[arg-type]
+        guard=guard,
+        edit_history=(lambda history: history[:1] + history[3:]) if edit else None,
+    )
+    fresh = PrefixGuard()
+    after_compaction = set(run.compactions)  # the request after compaction n has index n
+    expected = [
+        fresh.check_request(request, restart=index in after_compaction)
+        for index, request in enumerate(client.requests)
+        if not message_text(request["messages"][0]).startswith(COMPACT_INSTRUCTION)
+    ]
+    assert guard.reports == expected

@@ -473,7 +473,8 @@ def run_agent(
             wholesale restart after compaction pass it (the restart is
             declared to the guard, so it passes even when the new first
             message equals the old one). The check costs time in proportion
-            to what each request adds to the loop's own history.
+            to what each request adds to the loop's own history (the loop
+            changes no message it has sent; a client must not either).
         guard: a `PrefixGuard` of your own to check every request with (its
             `reports` then tell what each request did to the cached prefix);
             with `strict`, it must be a strict one.

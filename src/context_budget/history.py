@@ -419,6 +419,8 @@ class PrefixGuard:
         added = [messages[index] for index in range(same, len(messages))]
         for index, message in enumerate(added, start=same):
             _check_message(message, index)
+        if system is not None and not isinstance(system, str | Sequence):
+            raise TypeError(f"system must be a str or a list of blocks, got {system!r:.60}")
         blocks = [{"type": "text", "text": system}] if isinstance(system, str) else system or []
         tools_part = _Part(list(tools or []), self._tools)
         system_part = _Part(list(blocks), self._system)

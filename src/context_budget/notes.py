@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -187,7 +188,10 @@ class NotesFile:
         )
         try:
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)  # held until the file is closed, or we die
+                # held until the file is closed, or we die; a file system without
+                # locks only means the cleaner will not remove this file
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_EX)
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
                 for start in range(0, len(content), _CHUNK_CHARS):
                     handle.write(content[start : start + _CHUNK_CHARS])
