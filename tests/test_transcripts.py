@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from context_budget import (
     FORMATS,
@@ -706,3 +709,142 @@ def test_events_with_no_conversation_are_refused() -> None:
         match=r"^OpenHands events with no conversation: 1 event \(agent_state_changed 1\)",
     ):
         _parse(json.dumps(events))
+
+
+# ---------------------------------------------------------------- generated sessions
+
+
+def link(chain: list[dict[str, Any]], record: dict[str, Any]) -> None:
+    """Append `record` to a thread's chain, its parent the chain's last record."""
+    head = chain[0]
+    parent = chain[-1]["uuid"] if len(chain) > 1 else None
+    uuid = f"{head['thread']}-{len(chain)}"
+    chain.append(record | {"isSidechain": head["side"], "uuid": uuid, "parentUuid": parent})
+
+
+@st.composite
+def interleaved_session(draw: st.DrawFn) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Sub-agent threads (each a list of records, in order) and one interleaving of them.
+
+    Thread 0 is the main conversation. Each thread opens with a prompt whose
+    parent is null, then rounds of an assistant reply (one record per block:
+    text, then one or more parallel calls, all with one message id) and a user
+    record per result; the records of all threads are then shuffled, each
+    thread's own order kept, as parallel sub-agents write them.
+    """
+    count = draw(st.integers(1, 4))
+    threads = []
+    for number in range(count):
+        side = number > 0
+        chain: list[dict[str, Any]] = [{"thread": number, "side": side}]  # dropped below
+
+        link(chain, user_record(draw(st.text("ab é\u2028😀", min_size=1, max_size=8))))
+        for round_number in range(draw(st.integers(0, 3))):
+            calls = [f"t{number}-{round_number}-{n}" for n in range(draw(st.integers(1, 3)))]
+            message_id = f"msg-{number}-{round_number}"
+            text = {"type": "text", "text": "checking"}
+            link(chain, assistant_record(message_id, text, sidechain=side))
+            for call_id in calls:
+                link(chain, assistant_record(message_id, use(call_id), sidechain=side))
+            for call_id in calls:
+                link(chain, user_record([result(call_id)]))
+        threads.append(chain[1:])
+    order = draw(st.permutations([n for n, chain in enumerate(threads) for _ in chain]))
+    cursors = [0] * count
+    lines = []
+    for thread in order:
+        lines.append(threads[thread][cursors[thread]])
+        cursors[thread] += 1
+    return threads, lines
+
+
+@settings(deadline=None)
+@given(interleaved_session())
+def test_interleaved_threads_read_back_as_each_was_written(
+    session: tuple[list[list[dict[str, Any]]], list[dict[str, Any]]],
+) -> None:
+    threads, lines = session
+
+    def raw(*lines: dict[str, Any]) -> str:
+        # as a JavaScript writer leaves them: U+2028 and emoji unescaped inside strings
+        return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+    transcript = _parse(raw(*lines))
+    alone = [_parse(raw(*chain)).layers.conversation for chain in threads]
+    assert transcript.layers.conversation == alone[0]
+    # the threads come in the order they start in the file
+    starts = sorted(range(1, len(threads)), key=lambda n: lines.index(threads[n][0]))
+    assert [thread.messages for thread in transcript.threads] == [alone[n] for n in starts]
+    for messages in alone:
+        assert validate_history(messages) == []
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {
+            "type": "user",
+            "isSidechain": True,
+            "parentUuid": 5,
+            "uuid": ["x"],
+            "message": {"content": "q"},
+        },
+        {
+            "type": "user",
+            "isSidechain": "true",
+            "parentUuid": {"a": 1},
+            "message": {"content": "q"},
+        },
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"preTokens": True}},
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": [1]},
+    ],
+    ids=["odd-ids", "sidechain-as-text", "pre-tokens-a-boolean", "metadata-a-list"],
+)
+def test_odd_linking_fields_never_crash_the_reader(record: dict[str, Any]) -> None:
+    transcript = _parse(records(user_record("first"), record, user_record("last")))
+    assert transcript.layers.conversation[0]["content"] == "first"
+    assert all(boundary.pre_tokens is None for boundary in transcript.boundaries)
+
+
+@pytest.mark.parametrize(
+    ("payload", "error", "fragment"),
+    [
+        (
+            {"type": "message", "role": "user", "content": 5},
+            TypeError,
+            "line 1: content is a number",
+        ),
+        (
+            {"type": "message", "role": None, "content": "x"},
+            ValueError,
+            "line 1 (codex): message 0",
+        ),
+        ({"type": "function_call", "name": "ls", "arguments": "{}"}, TypeError, "'id' of type"),
+    ],
+    ids=["content-a-number", "no-role", "call-without-id"],
+)
+def test_a_bad_codex_item_names_its_line(
+    payload: dict[str, Any], error: type[Exception], fragment: str
+) -> None:
+    with pytest.raises(error, match=re.escape(fragment)):
+        _parse(records({"timestamp": "t", "type": "response_item", "payload": payload}))
+
+
+def test_a_line_separator_inside_a_string_is_not_a_line_end() -> None:
+    # a bug: U+2028, which JavaScript writers leave unescaped, split a record in two
+    text = json.dumps(user_record("one\u2028two\x85three\x0cfour"), ensure_ascii=False) + "\r\n"
+    assert "\u2028" in text
+    layers = _parse(text).layers
+    assert layers.conversation == [{"role": "user", "content": "one\u2028two\x85three\x0cfour"}]
+
+
+def test_an_exit_message_with_nulls_gives_an_empty_status_not_none() -> None:
+    trajectory = {
+        "trajectory_format": "mini-swe-agent-1.1",
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "exit", "content": None, "extra": {"exit_status": None, "submission": None}},
+        ],
+    }
+    final = _parse(json.dumps(trajectory)).final
+    assert final is not None and (final.status, final.text) == ("", "")

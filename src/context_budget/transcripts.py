@@ -50,6 +50,7 @@ from context_budget._transcripts._common import (
     _json,
     _kind,
     _loads,
+    _split_lines,
     _strict_json,
     _Transcript,
 )
@@ -78,7 +79,7 @@ _TOP_KEYS = ("system", "pinned", "conversation")
 
 def _first_record(text: str) -> dict[str, object] | None:
     """The first line of `text` that is not blank, when it is a JSON record with a type."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    first = next((line for line in _split_lines(text) if line.strip()), "")
     try:
         record = json.loads(first)
     except (ValueError, RecursionError):

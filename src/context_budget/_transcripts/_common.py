@@ -142,10 +142,19 @@ def _strict_json(text: str) -> object:
         ) from None
 
 
+def _split_lines(text: str) -> list[str]:
+    """The lines of JSON Lines text: split at line feeds only.
+
+    A JSON string may hold U+2028, U+0085 or a form feed unescaped (JavaScript
+    writers leave them so), which `str.splitlines` would take for line ends.
+    """
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def _lines(text: str) -> list[tuple[int, dict[str, Any]]]:
     """The records of a JSON Lines text, each with its line number (1-based), blank lines aside."""
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_split_lines(text), start=1):
         if not line.strip():
             continue
         try:

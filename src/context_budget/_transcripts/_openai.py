@@ -157,10 +157,10 @@ def _mini_swe_agent(data: object) -> tuple[Layers, _Final | None]:
     if exits:
         last = messages[-1]
         extra, info = _object(last, "extra"), _object(data, "info")
-        status = extra.get("exit_status", info.get("exit_status", ""))
+        status = extra.get("exit_status", info.get("exit_status"))
         submission = extra.get("submission", info.get("submission"))
         text = submission if isinstance(submission, str) and submission else last.get("content")
         where = f"message {exits[0]} (exit)"
-        final = _Final(str(status), _text_of(text, where))
+        final = _Final(status if isinstance(status, str) else "", _text_of(text, where))
         messages = messages[:-1]
     return _openai(messages), final
