@@ -848,3 +848,14 @@ def test_an_exit_message_with_nulls_gives_an_empty_status_not_none() -> None:
     }
     final = _parse(json.dumps(trajectory)).final
     assert final is not None and (final.status, final.text) == ("", "")
+
+
+def test_an_agent_file_with_an_id_of_its_own_still_joins_the_session() -> None:
+    agent = records(sidechain(user_record("look") | {"sessionId": "agent-own"}, "a", None))
+    session = records(user_record("q") | {"sessionId": "s1"})
+    transcript = _parse_files([_File("s1.jsonl", session), _File("agent-9.jsonl", agent)])
+    assert [t.name for t in transcript.threads] == ["agent-9"]
+    with pytest.raises(ValueError, match=r"^the files hold 2 sessions \(s1\.jsonl, s2\.jsonl\)"):
+        _parse_files(
+            [_File("s1.jsonl", session), _File("s2.jsonl", session.replace('"s1"', '"s2"'))]
+        )

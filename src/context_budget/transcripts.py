@@ -167,7 +167,9 @@ def _parse_files(files: Sequence[_File], format: str = "auto") -> _Transcript:
     """Several Claude Code files (a session and its sub-agents' files) read as one session."""
     _check_format(format)
     if format not in ("auto", "claude-code"):
-        raise ValueError(f"several files are read as one Claude Code session, not as {format}")
+        raise ValueError(
+            f"a folder or several files are read as one Claude Code session, not as {format}"
+        )
     session = _claude_code(files)
     layers = _checked(Layers("", [], session.messages))
     for thread in session.threads:

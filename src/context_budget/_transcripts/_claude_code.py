@@ -81,10 +81,14 @@ def _session_id(records: list[tuple[int, dict[str, Any]]]) -> str | None:
 def _check_one_session(
     files: Sequence[_File], parsed: list[list[tuple[int, dict[str, Any]]]]
 ) -> None:
-    """Several files are one session and its sub-agents: refuse files of different sessions."""
+    """Several files are one session and its sub-agents: refuse two session files.
+
+    Session files are told apart by the `sessionId` of their records; a
+    sub-agent's own file (`agent-*.jsonl`) is not checked, whatever id it carries.
+    """
     sessions: dict[str, str] = {}  # session id -> the first file naming it
     for file, records in zip(files, parsed, strict=True):
-        session = _session_id(records)
+        session = None if _is_agent_file(file.name) else _session_id(records)
         if session is not None:
             sessions.setdefault(session, file.name)
     if len(sessions) > 1:

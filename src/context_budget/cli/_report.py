@@ -13,7 +13,8 @@ the context's total rounded to 4 places. Its keys:
   `pinned_records`;
 - `threads`: the sub-agents' conversations, kept out of the main one (Claude
   Code only; else empty), each `{"name", "description", "file", "messages",
-  "tokens", "broken_pairs"}`, its tokens its messages' own, framing included;
+  "tokens", "broken_pairs"}`, its tokens its messages' own, framing included,
+  its `file` None when it was read from the one file given;
 - `segments`: the main conversation cut at its compaction boundaries, each
   `{"first", "messages", "tokens", "line", "trigger", "pre_tokens"}`: the
   index of its first message, its size, and for all but the first the
