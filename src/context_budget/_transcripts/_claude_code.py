@@ -21,7 +21,7 @@ that no boundary announced, starts a new segment of the main conversation: a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
@@ -49,12 +49,27 @@ class _File:
 
 @dataclass
 class _Building:
-    """A thread while it is read: its messages, their API message ids, where it started."""
+    """A thread while it is read: its name, file and task, its messages and their API ids."""
 
     name: str
     file: str
-    messages: list[Message]
-    ids: list[object]
+    description: str = ""
+    messages: list[Message] = field(default_factory=list)
+    ids: list[object] = field(default_factory=list)
+
+
+def _new_thread(file: _File, line: int, first_in_file: bool) -> _Building:
+    """A sub-agent thread starting at `line` of `file`, named for its file or its line.
+
+    A sub-agent's own file names its first thread (`agent-<id>`), and gives it
+    the file's description; any other thread is named for the line it starts at.
+    """
+    if not _is_agent_file(file.name):
+        return _Building(f"sidechain at line {line}", file.name)
+    stem = PurePath(file.name).stem
+    if first_in_file:
+        return _Building(stem, file.name, file.description)
+    return _Building(f"{stem}, sidechain at line {line}", file.name)
 
 
 @dataclass(frozen=True)
@@ -109,25 +124,17 @@ def _claude_code(files: Sequence[_File]) -> _Session:
             raise ValueError(f"{file.name}: {error}" if len(files) > 1 else str(error)) from None
     if len(files) > 1:
         _check_one_session(files, parsed)
-    threads: dict[str, _Building] = {_MAIN: _Building("main", "", [], [])}
+    threads: dict[str, _Building] = {_MAIN: _Building("main", "")}
     thread_of: dict[str, str] = {}  # record uuid -> thread key
     boundaries: list[_Boundary] = []
     skipped: dict[str, int] = {}
-    descriptions: dict[str, str] = {}  # thread key -> its .meta.json description
     for file, records in zip(files, parsed, strict=True):
-        agent_file = _is_agent_file(file.name)
         started = False  # has this file started a thread yet
         for number, record in records:
             key = _thread_key(record, thread_of)
             if key is None:  # a sub-agent's first record
                 key = f"{file.name}:{number}"
-                stem = PurePath(file.name).stem
-                name = stem if agent_file and not started else f"sidechain at line {number}"
-                if agent_file and started:
-                    name = f"{stem}, sidechain at line {number}"
-                threads[key] = _Building(name, file.name, [], [])
-                if agent_file and not started and file.description:
-                    descriptions[key] = file.description
+                threads[key] = _new_thread(file, number, not started)
                 started = True
             if isinstance(record.get("uuid"), str):
                 thread_of[record["uuid"]] = key
@@ -146,8 +153,8 @@ def _claude_code(files: Sequence[_File]) -> _Session:
             _add(threads[key], record, where)
     main = threads.pop(_MAIN).messages
     built = [
-        _Thread(thread.name, thread.messages, descriptions.get(key, ""), thread.file)
-        for key, thread in threads.items()
+        _Thread(thread.name, thread.messages, thread.description, thread.file)
+        for thread in threads.values()
         if thread.messages
     ]
     if not main and not built:
