@@ -5,6 +5,14 @@ Scenario data and the unit graders live in their subpackages: import them
 from `context_budget.scenarios.lucy` and `context_budget.grading.unit_a`.
 """
 
+from context_budget.bills import (
+    BILL_FORMATS,
+    Bill,
+    Call,
+    Rebuild,
+    WhatIf,
+    read_bill,
+)
 from context_budget.budget import (
     LoopStep,
     loop_steps,
@@ -133,6 +141,8 @@ from context_budget.pricing import (
     Price,
     cost,
     loop_cost,
+    model_family,
+    price_for,
 )
 from context_budget.simulated import (
     SimulatedModel,
@@ -176,6 +186,8 @@ __version__ = "0.1.0"
 __all__ = [  # noqa: RUF022
     "AgentRun",
     "AutomaticCacheConflictError",
+    "BILL_FORMATS",
+    "Bill",
     "BudgetReport",
     "CHARS_PER_TOKEN",
     "CODE_LINE_SHARE",
@@ -183,6 +195,7 @@ __all__ = [  # noqa: RUF022
     "COMPACT_INSTRUCTION",
     "CacheReport",
     "CacheTTLOrderError",
+    "Call",
     "ClearResult",
     "CompactionStormError",
     "Compactor",
@@ -223,6 +236,7 @@ __all__ = [  # noqa: RUF022
     "Price",
     "PromptCache",
     "READBACK_PREFIX",
+    "Rebuild",
     "Reply",
     "RequestRow",
     "RunResult",
@@ -241,6 +255,7 @@ __all__ = [  # noqa: RUF022
     "TokenCounter",
     "TooManyBreakpointsError",
     "Usage",
+    "WhatIf",
     "append_tool_results",
     "budget_report",
     "cache_report",
@@ -268,7 +283,10 @@ __all__ = [  # noqa: RUF022
     "loop_steps",
     "message_text",
     "message_tokens",
+    "model_family",
+    "price_for",
     "qwen_counter",
+    "read_bill",
     "response_field",
     "run_agent",
     "run_all",
