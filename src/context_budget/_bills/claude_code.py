@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from context_budget._bills.call import Call, Message, Reading
-from context_budget._bills.fields import count, epoch
+from context_budget._bills.fields import count, epoch, short
 
 __all__ = ["read_claude_code"]
 
@@ -70,13 +70,13 @@ class _Session:
     def thread(self, line: dict[str, Any], uuid: str | None, parent: str | None) -> str:
         session = self.session or self.path.stem
         if self.agent_file:
-            return f"{session[:8]}/{self.path.stem}"
+            return f"{short(session)}/{self.path.stem}"
         if not line.get("isSidechain"):
-            return f"{session[:8]}/main"
+            return f"{short(session)}/main"
         name = self.sidechains.get(parent) if parent is not None else None
         if name is None:
             self.roots += 1
-            name = f"{session[:8]}/sidechain-{self.roots}"
+            name = f"{short(session)}/sidechain-{self.roots}"
         if uuid is not None:
             self.sidechains[uuid] = name
         return name

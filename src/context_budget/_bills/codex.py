@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from context_budget._bills.call import Call, Reading
-from context_budget._bills.fields import count, epoch
+from context_budget._bills.fields import count, epoch, short
 
 __all__ = ["KINDS", "read_codex"]
 
@@ -77,7 +77,7 @@ def read_codex(path: Path) -> Reading:
                     raise ValueError(f"{where}: more cached tokens ({cached}) than input ({sent})")
                 reading.calls.append(
                     Call(
-                        thread=f"{session[:8]}/main",
+                        thread=f"{short(session)}/main",
                         timestamp=epoch(line.get("timestamp"), f"{where} timestamp"),
                         model=model,
                         input_tokens=sent - cached,

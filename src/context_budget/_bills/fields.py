@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["count", "epoch"]
+__all__ = ["count", "epoch", "short"]
 
 
 def count(value: Any, where: str) -> int:
@@ -45,3 +45,8 @@ def epoch(value: Any, where: str) -> float | None:
             moment = moment.replace(tzinfo=UTC)
         return moment.timestamp()
     raise ValueError(f"{where}: a time must be an ISO string or a number, got {value!r:.60}")
+
+
+def short(session: str) -> str:
+    """A session id's first dash-separated part (a UUID's first 8 hex digits)."""
+    return session.split("-", 1)[0] or session
