@@ -124,7 +124,7 @@ def claude_code() -> list[dict[str, Any]]:
     a3 = w.call(w.result(a2, 40, 2), 42, read=13_500, write=800, out=160, text="Found it.")
     # a pause of twelve minutes: the 5-minute entries are gone
     a4 = w.call(w.result(a3, 60, 3), 780, read=0, write=14_600, out=120, text="Back to it.")
-    a5 = w.call(w.result(a4, 800, 4), 802, read=14_600, write=900, out=140, text="Patching.")
+    w.call(w.result(a4, 800, 4), 802, read=14_600, write=900, out=140, text="Patching.")
     # the user rewinds and edits their message after call 2: the history changes in the middle
     edit = w.user(a2, 840, "Actually, fix the time zone test first.")
     a6 = w.call(edit, 842, read=11_000, write=2_000, out=170, text="Switching to it.")

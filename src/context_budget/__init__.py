@@ -7,6 +7,7 @@ from `context_budget.scenarios.lucy` and `context_budget.grading.unit_a`.
 
 from context_budget.bills import (
     BILL_FORMATS,
+    LOST_PREFIX_TOKENS,
     Bill,
     Call,
     Rebuild,
@@ -213,6 +214,7 @@ __all__ = [  # noqa: RUF022
     "KEEP_TOOL_RESULTS",
     "KINDS",
     "LOOKBACK_BLOCKS",
+    "LOST_PREFIX_TOKENS",
     "Layers",
     "LoopStep",
     "MAX_BREAKPOINTS",

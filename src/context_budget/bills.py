@@ -15,7 +15,8 @@ response twice; Codex totals are cumulative).
 
 Example:
     >>> from context_budget import read_bill
-    >>> bill = read_bill("docs/measured/sessions/sample-project/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    >>> folder = "docs/measured/sessions/sample-project/"
+    >>> bill = read_bill(folder + "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
     >>> len(bill.calls), round(bill.cost().total, 2), f"{bill.cache_read_share:.1%}"
     (170, 2.39, '96.3%')
 """

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from context_budget.bills import BILL_FORMATS, Bill, read_bill
-from context_budget.pricing import price_for
 
 __all__ = ["BillError", "add_parser", "report", "run"]
 
@@ -151,11 +150,16 @@ def render(data: dict[str, Any]) -> str:
         f"tokens: input {tokens['input']:,} · cache read {tokens['cache_read']:,} · "
         f"written 5m {tokens['cache_write_5m']:,} · written 1h {tokens['cache_write_1h']:,} · "
         f"output {tokens['output']:,}",
-        f"cost: {_money(data['cost_usd'])} = input {_money(cost['uncached_input'])} + writes "
-        f"{_money(cost['cache_writes'])} + reads {_money(cost['cache_reads'])} + output "
-        f"{_money(cost['output'])}",
-        f"  counting every usage line instead: {_money(data['every_line_cost_usd'])}",
     ]
+    if data["cost_usd"] is None:
+        lines.append("cost: no call is on a model with a list price")
+    else:
+        lines.append(
+            f"cost: {_money(data['cost_usd'])} = input {_money(cost['uncached_input'])} + writes "
+            f"{_money(cost['cache_writes'])} + reads {_money(cost['cache_reads'])} + output "
+            f"{_money(cost['output'])}"
+        )
+        lines.append(f"  counting every usage line instead: {_money(data['every_line_cost_usd'])}")
     if data["unpriced_models"]:
         lines.append(f"  not priced (no list price): {', '.join(data['unpriced_models'])}")
     if data["recorded_cost_usd"] is not None:
@@ -172,12 +176,13 @@ def render(data: dict[str, Any]) -> str:
         if r["first_difference"]:
             lines.append(f"  first message that differs: {r['first_difference']}")
     w = data["what_if"]
-    lines.append(
-        f"what if (input side; actual {_money(w['actual'])}): no caching "
-        f"{_money(w['no_caching'])} · every write at 1h {_money(w['all_writes_1h'])} · "
-        f"rebuilds read {_money(w['rebuilds_read'])} · parallel sub-agents staggered "
-        f"{_money(w['staggered_starts'])}"
-    )
+    if w["actual"] is not None:
+        lines.append(
+            f"what if (input side; actual {_money(w['actual'])}): no caching "
+            f"{_money(w['no_caching'])} · every write at 1h {_money(w['all_writes_1h'])} · "
+            f"rebuilds read {_money(w['rebuilds_read'])} · parallel sub-agents staggered "
+            f"{_money(w['staggered_starts'])}"
+        )
     if "per_call" in data:
         lines.extend(_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]}))
     return "\n".join(lines) + "\n"
