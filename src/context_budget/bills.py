@@ -320,25 +320,24 @@ class Bill:
             ),
             key=lambda c: c.timestamp or 0.0,
         )
-        saving = 0.0
-        group: list[Call] = []
-        for call in [*cold, None]:
-            lead = group[0].timestamp if group else None
-            if (
-                call is not None
-                and lead is not None
-                and (call.timestamp or 0.0) - lead <= (SAME_MOMENT_SECONDS)
+        groups: list[list[Call]] = []
+        for first in cold:
+            if groups and (first.timestamp or 0.0) - (groups[-1][0].timestamp or 0.0) <= (
+                SAME_MOMENT_SECONDS
             ):
-                group.append(call)
+                groups[-1].append(first)
+            else:
+                groups.append([first])
+        saving = 0.0
+        for group in groups:
+            if len(group) < 2:
                 continue
-            if len(group) > 1:
-                shared = max(warm) if warm else min(c.cache_creation_input_tokens for c in group)
-                for later in group[1:]:
-                    price = price_for(later.model, prices)
-                    if price is not None:
-                        moved = min(shared, later.cache_creation_input_tokens)
-                        saving += moved * (_write_rate(later, price) - price.read) / _PER
-            group = [call] if call is not None else []
+            shared = max(warm) if warm else min(c.cache_creation_input_tokens for c in group)
+            for later in group[1:]:
+                price = price_for(later.model, prices)
+                if price is not None:
+                    moved = min(shared, later.cache_creation_input_tokens)
+                    saving += moved * (_write_rate(later, price) - price.read) / _PER
         return saving
 
 

@@ -37,6 +37,10 @@ def _cost(value: Any, where: str) -> float | None:
     return float(value)
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def read_mini_swe_agent(data: dict[str, Any], path: Path) -> Reading:
     """Read a loaded trajectory (thread `<instance>/main`).
 
@@ -47,14 +51,14 @@ def read_mini_swe_agent(data: dict[str, Any], path: Path) -> Reading:
     messages = data.get("messages")
     if not isinstance(messages, list):
         raise ValueError(f"{path.name}: messages must be a list, got {type(messages).__name__}")
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    config = info.get("config") if isinstance(info.get("config"), dict) else {}
-    model_config = config.get("model") if isinstance(config.get("model"), dict) else {}
+    info = _object(data.get("info"))
+    model_config = _object(_object(info.get("config")).get("model"))
     default_model = model_config.get("model_name", "unknown")
-    name = data.get("instance_id") if isinstance(data.get("instance_id"), str) else path.stem
+    ident = data.get("instance_id")
+    name = ident if isinstance(ident, str) else path.stem
     for index, message in enumerate(messages):
-        extra = message.get("extra") if isinstance(message, dict) else None
-        response = extra.get("response") if isinstance(extra, dict) else None
+        extra = _object(message.get("extra") if isinstance(message, dict) else None)
+        response = extra.get("response")
         if message.get("role") != "assistant" or not isinstance(response, dict):
             continue
         where = f"{path.name} messages[{index}]"
@@ -77,7 +81,7 @@ def read_mini_swe_agent(data: dict[str, Any], path: Path) -> Reading:
             )
         )
     reading.lines = list(reading.calls)
-    stats = info.get("model_stats") if isinstance(info.get("model_stats"), dict) else {}
+    stats = _object(info.get("model_stats"))
     reading.recorded_cost = _cost(stats.get("instance_cost"), f"{path.name} instance_cost")
     calls = stats.get("api_calls")
     if isinstance(calls, int) and not isinstance(calls, bool):
