@@ -44,19 +44,24 @@ END = "<!-- bill-bench:end -->"
 _WORDS = ("cache", "prefix", "token", "budget", "agent", "tool", "result", "session", "write")
 
 
-_POOL: dict[int, list[str]] = {}
+class _Rng(random.Random):
+    """A seeded generator with a pool of filler texts, so generating stays fast."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.pool: dict[int, list[str]] = {}
 
 
-def _text(rng: random.Random, words: int) -> str:
-    """Words of filler text; drawn from a seeded pool, so generating stays fast."""
-    pool = _POOL.setdefault(words // 50, [])
+def _text(rng: _Rng, words: int) -> str:
+    """Words of filler text, from the generator's own pool once it holds 64 of a size."""
+    pool = rng.pool.setdefault(words // 50, [])
     if len(pool) < 64:
         pool.append(" ".join(rng.choice(_WORDS) for _ in range(words)))
         return pool[-1]
     return rng.choice(pool)
 
 
-def _session_lines(rng: random.Random, session: str, turns: int) -> tuple[list[str], list[str]]:
+def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list[str]]:
     """(the session's lines, one sub-agent file's lines) as JSON text."""
     lines: list[str] = []
     agent: list[str] = []
@@ -210,7 +215,7 @@ def _session_lines(rng: random.Random, session: str, turns: int) -> tuple[list[s
 
 def generate_project(folder: Path, target_bytes: int = TARGET_BYTES, seed: int = SEED) -> int:
     """Write a Claude Code project folder of about `target_bytes` under `folder`; its size."""
-    rng = random.Random(seed)
+    rng = _Rng(seed)
     written = 0
     number = 0
     while written < target_bytes:

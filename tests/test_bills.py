@@ -432,3 +432,80 @@ def test_every_rebuild_lost_over_1024_tokens_and_the_bill_adds_up(calls: list[Ca
     what = bill.what_if()
     assert what.rebuilds_read <= what.actual + 1e-9
     assert what.staggered_starts <= what.actual + 1e-9
+
+
+def test_a_malformed_time_names_its_line(tmp_path: Path) -> None:
+    line = _assistant("yesterday", 0, 2_000, ident="a")
+    with pytest.raises(ValueError, match=r"s\.jsonl:1 timestamp: not an ISO time"):
+        read_bill(_session(tmp_path, [line]))
+    line = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")
+    line["message"]["usage"] = None
+    with pytest.raises(ValueError, match="usage must be an object"):
+        read_bill(_session(tmp_path, [line]))
+
+
+def test_a_litellm_usage_with_more_cached_than_sent_is_refused(tmp_path: Path) -> None:
+    data = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    first = next(m for m in data["messages"] if m["role"] == "assistant")
+    first["extra"]["response"]["usage"]["prompt_tokens_details"]["cached_tokens"] = 10**9
+    path = tmp_path / "t.traj.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"messages\[2\].*exceed prompt_tokens"):
+        read_bill(path)
+
+
+_SPLIT = st.lists(
+    st.tuples(
+        st.integers(0, 50_000),  # read
+        st.integers(0, 50_000),  # write
+        st.lists(st.integers(0, 4_000), min_size=1, max_size=4),  # output on each line
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(_SPLIT)
+def test_a_response_split_over_lines_is_one_call_with_its_largest_output(
+    responses: list[tuple[int, int, list[int]]],
+) -> None:
+    import tempfile
+
+    lines = []
+    for number, (read, write, outputs) in enumerate(responses):
+        for part, output in enumerate(outputs):
+            lines.append(
+                _assistant(
+                    f"2026-01-01T00:{number:02d}:{part:02d}Z",
+                    read,
+                    write,
+                    ident=f"r{number}",
+                    output=output,
+                    uuid=f"u-{number}-{part}",
+                )
+            )
+    with tempfile.TemporaryDirectory() as folder:
+        bill = read_bill(_session(Path(folder), lines))
+    assert len(bill.calls) == len(responses)
+    assert len(bill.every_line().calls) == sum(len(o) for _, _, o in responses)
+    assert [c.output_tokens for c in bill.calls] == [max(o) for _, _, o in responses]
+    assert [c.cache_read_input_tokens for c in bill.calls] == [r for r, _, _ in responses]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+        "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+        "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
+    ],
+)
+def test_each_real_session_has_one_call_per_response_id(name: str) -> None:
+    keys = set()
+    for text in (PROJECT / name).read_text(encoding="utf-8").splitlines():
+        line = json.loads(text)
+        if line.get("type") == "assistant" and "usage" in line.get("message", {}):
+            keys.add((line["message"]["id"], line.get("requestId")))
+    bill = read_bill(PROJECT / name)
+    assert len(bill.calls) == len(keys)
+    assert bill.unpriced_models() == ()
