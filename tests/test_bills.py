@@ -509,3 +509,20 @@ def test_each_real_session_has_one_call_per_response_id(name: str) -> None:
     bill = read_bill(PROJECT / name)
     assert len(bill.calls) == len(keys)
     assert bill.unpriced_models() == ()
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "claude-sonnet-4",
+        "claude-opus-4",
+        "claude-opus-4-1",
+        "claude-3-7-sonnet",
+        "claude-3-5-haiku",
+    ],
+)
+def test_older_priced_models_have_a_minimum_cacheable_length(model: str) -> None:
+    from context_budget import MIN_CACHEABLE_TOKENS, PromptCache
+
+    assert MIN_CACHEABLE_TOKENS[model].source
+    PromptCache(model)  # the cache model runs on every priced model
