@@ -526,3 +526,9 @@ def test_older_priced_models_have_a_minimum_cacheable_length(model: str) -> None
 
     assert MIN_CACHEABLE_TOKENS[model].source
     PromptCache(model)  # the cache model runs on every priced model
+
+
+def test_a_session_opening_with_a_line_type_of_a_later_version_is_read(tmp_path: Path) -> None:
+    opening = {"type": "custom-title", "customTitle": "x", "uuid": "t-1"}
+    path = _session(tmp_path, [opening, _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")])
+    assert read_bill(path).format == "claude-code"

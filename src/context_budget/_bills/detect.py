@@ -68,7 +68,9 @@ def _sniff(path: Path) -> tuple[str, Any]:
     first = _first_line(path)
     if isinstance(first, dict) and first.get("type") in KINDS and "payload" in first:
         return "codex", None
-    if isinstance(first, dict) and (first.get("type") in _CLAUDE_KINDS or "sessionId" in first):
+    if isinstance(first, dict) and (
+        first.get("type") in _CLAUDE_KINDS or {"sessionId", "leafUuid", "uuid"} & set(first)
+    ):
         return "claude-code", None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
