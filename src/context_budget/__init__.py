@@ -5,6 +5,15 @@ Scenario data and the unit graders live in their subpackages: import them
 from `context_budget.scenarios.lucy` and `context_budget.grading.unit_a`.
 """
 
+from context_budget.bills import (
+    BILL_FORMATS,
+    LOST_PREFIX_TOKENS,
+    Bill,
+    Call,
+    Rebuild,
+    WhatIf,
+    read_bill,
+)
 from context_budget.budget import (
     LoopStep,
     loop_steps,
@@ -136,6 +145,8 @@ from context_budget.pricing import (
     Price,
     cost,
     loop_cost,
+    model_family,
+    price_for,
 )
 from context_budget.simulated import (
     SimulatedModel,
@@ -180,6 +191,8 @@ __version__ = "0.1.0"
 __all__ = [  # noqa: RUF022
     "AgentRun",
     "AutomaticCacheConflictError",
+    "BILL_FORMATS",
+    "Bill",
     "BudgetReport",
     "CHARS_PER_TOKEN",
     "CODE_LINE_SHARE",
@@ -187,6 +200,7 @@ __all__ = [  # noqa: RUF022
     "COMPACT_INSTRUCTION",
     "CacheReport",
     "CacheTTLOrderError",
+    "Call",
     "ClearResult",
     "CompactionStormError",
     "Compactor",
@@ -204,6 +218,7 @@ __all__ = [  # noqa: RUF022
     "KEEP_TOOL_RESULTS",
     "KINDS",
     "LOOKBACK_BLOCKS",
+    "LOST_PREFIX_TOKENS",
     "Layers",
     "LoopStep",
     "MAX_BREAKPOINTS",
@@ -229,6 +244,7 @@ __all__ = [  # noqa: RUF022
     "Price",
     "PromptCache",
     "READBACK_PREFIX",
+    "Rebuild",
     "Reply",
     "RequestRow",
     "RunResult",
@@ -248,6 +264,7 @@ __all__ = [  # noqa: RUF022
     "TokenCounter",
     "TooManyBreakpointsError",
     "Usage",
+    "WhatIf",
     "append_tool_results",
     "budget_report",
     "cache_report",
@@ -275,7 +292,10 @@ __all__ = [  # noqa: RUF022
     "loop_steps",
     "message_text",
     "message_tokens",
+    "model_family",
+    "price_for",
     "qwen_counter",
+    "read_bill",
     "response_field",
     "run_agent",
     "run_all",

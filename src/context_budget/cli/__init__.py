@@ -56,7 +56,7 @@ import sys
 from typing import NoReturn, TextIO
 
 from context_budget import __version__
-from context_budget.cli import _demo
+from context_budget.cli import _bill, _demo
 from context_budget.cli._input import MAX_BYTES, _InputError, _load_paths
 from context_budget.cli._render import _COUNTERS, _one_line, _render
 from context_budget.cli._report import LARGEST as LARGEST
@@ -164,6 +164,7 @@ def _parser() -> _Parser:
         "--json", action="store_true", help="print the report as JSON with stable keys"
     )
     _demo.add_parser(commands)
+    _bill.add_parser(commands)
     return parser
 
 
@@ -238,8 +239,11 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # --help, --version, or a usage error already printed
         return _exit_status(stop.code)
     try:
-        text = _demo.run(args) if args.command == "demo" else _inspect(args)
-    except (_InputError, _demo.DemoError) as error:
+        if args.command == "bill":
+            text = _bill.run(args)
+        else:
+            text = _demo.run(args) if args.command == "demo" else _inspect(args)
+    except (_InputError, _demo.DemoError, _bill.BillError) as error:
         _write(sys.stderr, _error_line(str(error)))
         return EXIT_BAD_INPUT
     problem = _write_out(text)
