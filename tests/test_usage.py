@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import Usage, should_compact, track_usage
@@ -65,7 +65,6 @@ def test_a_field_that_is_not_a_count_is_refused(bad: object) -> None:
         Usage(input_tokens=bad)  # type: ignore[arg-type]
 
 
-@settings(deadline=None)
 @given(COUNTS, COUNTS, COUNTS, COUNTS, COUNTS, COUNTS)
 def test_as_dict_reads_back_as_the_same_usage(
     inp: int, out: int, write: int, read: int, short: int, long: int
@@ -75,7 +74,6 @@ def test_as_dict_reads_back_as_the_same_usage(
     assert Usage.of({"usage": usage.as_dict()}) == usage
 
 
-@settings(deadline=None)
 @given(COUNTS, COUNTS, COUNTS)
 def test_track_usage_adds_input_and_output_only(counter: int, inp: int, out: int) -> None:
     response = {"usage": {"input_tokens": inp, "output_tokens": out, "cache_read_input_tokens": 9}}
