@@ -296,6 +296,7 @@ def site_page(
 PAGE_PARAMETERS = ("page_path", "notebook_path", "chapter")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Put every test of one page in one ``xdist_group``, named for the page."""
     for item in items:
