@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
@@ -73,11 +73,6 @@ def _play(turns: list[Turn], window: int, ratio: float, measure: str) -> tuple[A
     return run, client.requests
 
 
-# 250 each: a run is a dozen calls, and the three together stay near 3 s
-EXAMPLES = settings(max_examples=250, deadline=None)
-
-
-@EXAMPLES
 @given(runs())
 def test_the_counter_overshoots_the_threshold_by_at_most_one_call(
     case: tuple[list[Turn], int, float, str],
@@ -95,7 +90,6 @@ def test_the_counter_overshoots_the_threshold_by_at_most_one_call(
         before = call.tokens_used
 
 
-@EXAMPLES
 @given(runs())
 def test_every_compaction_is_followed_by_a_window_of_one_message(
     case: tuple[list[Turn], int, float, str],
@@ -108,7 +102,6 @@ def test_every_compaction_is_followed_by_a_window_of_one_message(
     )
 
 
-@EXAMPLES
 @given(runs())
 def test_no_request_carries_an_orphaned_tool_result(
     case: tuple[list[Turn], int, float, str],

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
@@ -198,7 +198,6 @@ def edited_histories(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[dict[s
     return history, later, at
 
 
-@settings(max_examples=1000, deadline=None)
 @given(edited_histories())
 def test_property_an_edit_in_the_middle_is_reported_at_its_first_changed_message(
     case: tuple[list[dict[str, Any]], list[dict[str, Any]], int],

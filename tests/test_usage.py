@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import Usage, should_compact, track_usage, window_usage
@@ -66,7 +66,6 @@ def test_a_field_that_is_not_a_count_is_refused(bad: object) -> None:
         Usage(input_tokens=bad)  # type: ignore[arg-type]
 
 
-@settings(deadline=None)
 @given(COUNTS, COUNTS, COUNTS, COUNTS, COUNTS, COUNTS)
 def test_as_dict_reads_back_as_the_same_usage(
     inp: int, out: int, write: int, read: int, short: int, long: int
@@ -76,7 +75,6 @@ def test_as_dict_reads_back_as_the_same_usage(
     assert Usage.of({"usage": usage.as_dict()}) == usage
 
 
-@settings(deadline=None)
 @given(COUNTS, COUNTS, COUNTS)
 def test_track_usage_adds_input_and_output_only(counter: int, inp: int, out: int) -> None:
     response = {"usage": {"input_tokens": inp, "output_tokens": out, "cache_read_input_tokens": 9}}
