@@ -145,7 +145,6 @@ def hostile_scripts(draw: st.DrawFn) -> list[dict[str, Any]]:
     return script
 
 
-@settings(deadline=None)
 @given(hostile_scripts())
 def test_property_hostile_responses_end_the_run_or_raise_a_named_error_never_send_empty(
     script: list[dict[str, Any]],
@@ -183,7 +182,6 @@ def test_property_hostile_responses_end_the_run_or_raise_a_named_error_never_sen
         assert all(message["content"] for message in run.messages)
 
 
-@settings(deadline=None)
 @given(runs(), st.booleans())
 def test_property_the_loop_s_guard_reports_what_a_fresh_guard_reports_on_the_requests(
     case: tuple[list[Turn], int, float, str], edit: bool

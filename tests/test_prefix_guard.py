@@ -360,7 +360,6 @@ def request_sequences(draw: st.DrawFn) -> list[tuple[str, Any]]:
     return draw(st.lists(steps, min_size=1, max_size=12))
 
 
-@settings(deadline=None)
 @given(request_sequences())
 def test_property_the_guard_reports_what_a_full_re_hash_reports(
     steps: list[tuple[str, Any]],

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
@@ -758,7 +758,6 @@ def interleaved_session(draw: st.DrawFn) -> tuple[list[list[dict[str, Any]]], li
     return threads, lines
 
 
-@settings(deadline=None)
 @given(interleaved_session())
 def test_interleaved_threads_read_back_as_each_was_written(
     session: tuple[list[list[dict[str, Any]]], list[dict[str, Any]]],
