@@ -123,16 +123,13 @@ def test_every_corpus_file_is_listed_with_its_origin_and_licence_and_nothing_els
     None
 ):
     listed = {sample.file for sample in CORPUS}
-    on_disk = {
-        path.relative_to(CORPUS_FOLDER).as_posix()
-        for path in CORPUS_FOLDER.rglob("*")
-        if path.is_file() and path.parent != CORPUS_FOLDER
-    }
-    assert listed == on_disk
+    on_disk = {path.name for path in CORPUS_FOLDER.iterdir()}
+    assert on_disk == listed | {"corpus.json", "SOURCES.txt"}
     sources = (CORPUS_FOLDER / "SOURCES.txt").read_text(encoding="utf-8")
     for name in listed:
         entry = sources.split(f"\n{name}\n", 1)[1].split("\n\n", 1)[0]
         assert "origin: " in entry and "licence: " in entry, name
+        assert f"split: {dict((s.file, s.split) for s in CORPUS)[name]}" in entry, name
     assert sum(path.stat().st_size for path in CORPUS_FOLDER.rglob("*")) < 300_000
     assert not list(CORPUS_FOLDER.rglob("*.py")) and not list(CORPUS_FOLDER.rglob("*.md"))
 

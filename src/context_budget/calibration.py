@@ -10,10 +10,10 @@ costs more than one inside it, by how well the vocabulary knows its script.
 
 `calibrated_estimate` counts those classes (`character_classes`) and adds
 them up with one weight each, tokens per unit (`TOKENS_PER_CLASS`). The
-weights are fitted with the Qwen2.5 tokenizer on the fit half of the course's
+weights are fitted with the Qwen2.5 tokenizer on the fit samples of the course's
 calibration corpus (`docs/samples/calibration/`: prose, code in several
 languages, JSON, tables, logs, shell output, diffs and non-ASCII text, each
-sample's origin and licence in its `SOURCES.txt`); the other half is held out,
+sample's origin and licence in its `SOURCES.txt`); the other samples are held out,
 never fitted, and is where the course measures the counter's error. The tests
 re-fit the weights from the corpus with that tokenizer and check that they
 agree. `calibrated_estimate` needs no tokenizer at run time, and
@@ -98,8 +98,8 @@ CHARS_PER_TOKEN: dict[str, float] = {
 
 #: What `character_classes` counts in a text, each in its own unit:
 #: `words` (runs of letters, any script), `long_word_letters` (letters past the
-#: sixth of an ASCII word), `latin_word_letters` (letters of a Latin-script word
-#: holding a letter outside ASCII, such as "Müller"), `digits` (ASCII digits),
+#: sixth of an ASCII word), `latin_word_letters` (the Latin letters of a word
+#: holding a Latin letter outside ASCII, such as "Müller"), `digits` (ASCII digits),
 #: `punctuation_runs` and `punctuation` (runs of ASCII punctuation, and their
 #: characters), `cjk_letters` (letters of Chinese, Japanese and Korean scripts),
 #: `cyrillic_letters`, `other_letters` (letters of any other script outside
@@ -123,7 +123,7 @@ CHARACTER_CLASSES = (
 )
 
 #: Tokens per unit of each of `CHARACTER_CLASSES`, fitted with the Qwen2.5
-#: tokenizer on the fit half of `docs/samples/calibration/` by
+#: tokenizer on the fit samples of `docs/samples/calibration/` by
 #: `fit_class_weights`, rounded to 3 places. Data, not a guess:
 #: `tests/test_calibration.py` re-fits it from the corpus.
 TOKENS_PER_CLASS: dict[str, float] = {
@@ -313,8 +313,8 @@ def character_classes(text: str) -> dict[str, int]:
     counts["newlines"] = text.count("\n")
     if _NOT_ASCII.search(text):
         for word in _WORD.findall(text):
-            if not word.isascii() and all(map(_is_latin, word)):
-                counts["latin_word_letters"] += len(word)
+            if not word.isascii() and any(not c.isascii() and _is_latin(c) for c in word):
+                counts["latin_word_letters"] += sum(map(_is_latin, word))
         for character in _NOT_ASCII.findall(text):
             code = ord(character)
             if not character.isalpha():
@@ -339,7 +339,7 @@ def calibrated_estimate(text: str) -> int:
 
     Stdlib only, no tokenizer needed, and linear in the length of the text.
     The sum is rounded up, and any non-empty text costs at least one token.
-    Its error against the Qwen2.5 tokenizer on the held-out half of the
+    Its error against the Qwen2.5 tokenizer on the held-out samples of the
     calibration corpus is printed, kind by kind, in Unit B; on text unlike
     the corpus, wrap it in `with_margin`.
 
@@ -360,8 +360,7 @@ CORPUS_FOLDER = Path(__file__).resolve().parents[2] / "docs" / "samples" / "cali
 class CorpusSample(NamedTuple):
     """One sample of the calibration corpus.
 
-    `file` is its path inside the corpus folder (`fit/...` or `held-out/...`),
-    `kind` what it is (`"prose"`, `"code"`, `"json"`, `"tables"`, `"logs"`,
+    `file` is its name inside the corpus folder, `kind` what it is (`"prose"`, `"code"`, `"json"`, `"tables"`, `"logs"`,
     `"shell"`, `"diff"` or `"non-ascii"`), `split` `"fit"` or `"held-out"`,
     `text` its text and `tokens` its Qwen2.5 token count, stored in the
     corpus's `corpus.json` (the tests check it against the tokenizer).
@@ -390,7 +389,7 @@ def calibration_corpus(folder: Path | str | None = None) -> list[CorpusSample]:
         CorpusSample(
             entry["file"],
             entry["kind"],
-            entry["file"].split("/")[0],
+            entry["split"],
             (where / entry["file"]).read_text(encoding="utf-8"),
             entry["qwen_tokens"],
         )
