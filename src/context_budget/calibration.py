@@ -360,8 +360,9 @@ CORPUS_FOLDER = Path(__file__).resolve().parents[2] / "docs" / "samples" / "cali
 class CorpusSample(NamedTuple):
     """One sample of the calibration corpus.
 
-    `file` is its name inside the corpus folder, `kind` what it is (`"prose"`, `"code"`, `"json"`, `"tables"`, `"logs"`,
-    `"shell"`, `"diff"` or `"non-ascii"`), `split` `"fit"` or `"held-out"`,
+    `file` is its name inside the corpus folder, `kind` what it is
+    (`"prose"`, `"code"`, `"json"`, `"tables"`, `"logs"`, `"shell"`, `"diff"`
+    or `"non-ascii"`), `split` `"fit"` or `"held-out"`,
     `text` its text and `tokens` its Qwen2.5 token count, stored in the
     corpus's `corpus.json` (the tests check it against the tokenizer).
     """
@@ -462,7 +463,8 @@ def fit_class_weights(samples: Iterable[str], counter: TokenCounter) -> dict[str
             sample 0 tokens; the message names the index.
 
     Examples:
-        >>> weights = fit_class_weights(["1 22 333", "4444 55555"], lambda t: sum(map(str.isdigit, t)))
+        >>> digits = lambda text: sum(map(str.isdigit, text))
+        >>> weights = fit_class_weights(["1 22 333", "4444 55555"], digits)
         >>> weights["digits"], weights["words"]
         (1.0, 0.0)
     """
