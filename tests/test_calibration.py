@@ -18,8 +18,11 @@ from context_budget import (
     CHARACTER_CLASSES,
     CHARS_PER_TOKEN,
     KINDS,
+    MESSAGE_OVERHEAD_TOKENS,
     SAFETY_MARGIN,
     TOKENS_PER_CLASS,
+    Layers,
+    budget_report,
     calibrate,
     calibrated_estimate,
     calibration_corpus,
@@ -28,7 +31,9 @@ from context_budget import (
     estimate_tokens,
     fit_class_weights,
     fit_ratios,
+    head_and_tail,
     load_transcript,
+    message_tokens,
     text_kind,
     with_margin,
 )
@@ -211,6 +216,14 @@ def test_deeply_nested_brackets_are_counted_and_sorted_without_recursion() -> No
     assert text_kind("[" * 1000 + "]" * 999) == "prose"
     assert text_kind('{"a": ' * 5000 + "1" + "}" * 5000) == "json"
     assert with_margin(calibrated_estimate)(DEEP) >= calibrated_estimate(DEEP)
+
+
+def test_what_counts_with_the_calibrated_counter_takes_deep_text() -> None:
+    message = {"role": "user", "content": DEEP}
+    assert message_tokens(message, calibrated_estimate) > MESSAGE_OVERHEAD_TOKENS
+    report = budget_report(Layers(DEEP, [DEEP], [message]), calibrated_estimate)
+    assert report["total"] >= 3 * calibrated_estimate(DEEP)
+    assert head_and_tail(DEEP + "\n" + DEEP, 10, calibrated_estimate).startswith("[...")
 
 
 def test_counters_fitted_from_deep_text_do_not_recurse() -> None:
