@@ -148,13 +148,19 @@ def test_the_class_weights_refit_from_the_fit_half_with_the_real_tokenizer(real)
     assert list(TOKENS_PER_CLASS) == list(CHARACTER_CLASSES)
 
 
-def test_on_held_out_samples_every_kind_but_non_ascii_is_within_ten_percent() -> None:
+def test_on_held_out_samples_every_kind_is_within_ten_percent() -> None:
     # uses the stored counts, so it runs without the tokenizer
     errors = error_by_kind(calibrated_estimate, HELD_OUT)
-    assert {kind: abs(error) <= 0.10 for kind, error in errors.items()} == {
-        kind: kind != "non-ascii" for kind in errors
-    }, errors
-    assert -0.15 <= errors["non-ascii"] < 0  # few scripts fitted: it under-counts
+    assert len(errors) == 8
+    assert all(abs(error) <= 0.10 for error in errors.values()), errors
+
+
+def test_no_held_out_sample_in_english_or_a_fitted_language_is_off_by_a_fifth() -> None:
+    # the two Central European languages no fit sample is written in are the exceptions
+    unseen = {"nonascii2-czech.txt", "nonascii2-hungarian.txt"}
+    for sample in HELD_OUT:
+        error = calibrated_estimate(sample.text) / sample.tokens - 1
+        assert (abs(error) <= 0.20) == (sample.file not in unseen), (sample.file, error)
 
 
 def test_one_ratio_per_kind_missed_held_out_samples_by_more_than_twenty_percent() -> None:
@@ -195,7 +201,7 @@ def test_fit_class_weights_rejects_bad_input_by_name(samples, counter, error, wo
 def test_character_classes_counts_each_class() -> None:
     counts = character_classes("Résumé: 3 tubs\t\tÜber  Москва Αθήνα 東京 🍦\n")
     assert counts["digits"] == 1 and counts["tabs"] == 2 and counts["newlines"] == 1
-    assert counts["latin_word_letters"] == len("Résumé") + len("Über")
+    assert counts["non_ascii_line_words"] == 6
     assert counts["cyrillic_letters"] == 6 and counts["other_letters"] == 5
     assert counts["cjk_letters"] == 2 and counts["symbol_bytes"] == 4
     assert counts["space_runs"] == 1 and counts["words"] == 6

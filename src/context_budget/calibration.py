@@ -98,8 +98,9 @@ CHARS_PER_TOKEN: dict[str, float] = {
 
 #: What `character_classes` counts in a text, each in its own unit:
 #: `words` (runs of letters, any script), `long_word_letters` (letters past the
-#: sixth of an ASCII word), `latin_word_letters` (the Latin letters of a word
-#: holding a Latin letter outside ASCII, such as "Müller"), `digits` (ASCII digits),
+#: sixth of an ASCII word), `non_ascii_line_words` (words on a line holding a
+#: letter outside ASCII: a word of a language other than English costs more,
+#: and such a line is most often in another language), `digits` (ASCII digits),
 #: `punctuation_runs` and `punctuation` (runs of ASCII punctuation, and their
 #: characters), `cjk_letters` (letters of Chinese, Japanese and Korean scripts),
 #: `cyrillic_letters`, `other_letters` (letters of any other script outside
@@ -109,7 +110,7 @@ CHARS_PER_TOKEN: dict[str, float] = {
 CHARACTER_CLASSES = (
     "words",
     "long_word_letters",
-    "latin_word_letters",
+    "non_ascii_line_words",
     "digits",
     "punctuation_runs",
     "punctuation",
@@ -127,18 +128,18 @@ CHARACTER_CLASSES = (
 #: `fit_class_weights`, rounded to 3 places. Data, not a guess:
 #: `tests/test_calibration.py` re-fits it from the corpus.
 TOKENS_PER_CLASS: dict[str, float] = {
-    "words": 1.072,
-    "long_word_letters": 0.053,
-    "latin_word_letters": 0.17,
-    "digits": 1.224,
-    "punctuation_runs": 0.803,
-    "punctuation": 0.055,
-    "cjk_letters": 0.532,
-    "cyrillic_letters": 0.181,
-    "other_letters": 0.821,
-    "symbol_bytes": 0.934,
-    "space_runs": 1.43,
-    "tabs": 1.037,
+    "words": 1.037,
+    "long_word_letters": 0.088,
+    "non_ascii_line_words": 0.575,
+    "digits": 1.223,
+    "punctuation_runs": 0.783,
+    "punctuation": 0.074,
+    "cjk_letters": 0.416,
+    "cyrillic_letters": 0.171,
+    "other_letters": 0.716,
+    "symbol_bytes": 0.879,
+    "space_runs": 1.467,
+    "tabs": 1.043,
     "newlines": 0.0,
 }
 
@@ -272,6 +273,7 @@ _ASCII_WORD = re.compile(r"[A-Za-z]+")
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]+")
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 _SPACE_RUN = re.compile(r" {2,}")
+_NON_ASCII_LINE = re.compile(r"[^\n]*[^\x00-\x7f][^\n]*")
 
 
 def _is_latin(character: str) -> bool:
@@ -294,9 +296,9 @@ def character_classes(text: str) -> dict[str, int]:
         TypeError: `text` is not a str.
 
     Examples:
-        >>> counts = character_classes("Frau Müller: 12 tubs")
-        >>> counts["words"], counts["latin_word_letters"], counts["digits"]
-        (3, 6, 2)
+        >>> counts = character_classes("Frau Müller: 12 tubs\\nclosing at 7")
+        >>> counts["words"], counts["non_ascii_line_words"], counts["digits"]
+        (5, 3, 3)
     """
     _check_text(text)
     punctuation = _PUNCTUATION.findall(text)
@@ -312,9 +314,9 @@ def character_classes(text: str) -> dict[str, int]:
     counts["tabs"] = text.count("\t")
     counts["newlines"] = text.count("\n")
     if _NOT_ASCII.search(text):
-        for word in _WORD.findall(text):
-            if not word.isascii() and any(not c.isascii() and _is_latin(c) for c in word):
-                counts["latin_word_letters"] += sum(map(_is_latin, word))
+        for line in _NON_ASCII_LINE.findall(text):
+            if any(character.isalpha() for character in _NOT_ASCII.findall(line)):
+                counts["non_ascii_line_words"] += len(_WORD.findall(line))
         for character in _NOT_ASCII.findall(text):
             code = ord(character)
             if not character.isalpha():
