@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import string
+import time
 from pathlib import Path
 
 import pytest
@@ -314,3 +315,26 @@ def test_any_text_gets_a_kind_and_a_count_that_grows_with_it(text: str) -> None:
 def test_digit_heavy_text_is_numbers(text: str) -> None:
     if sum(c.isdigit() for c in text) / len(text) >= 0.3:
         assert text_kind(text) == "numbers"
+
+
+def test_counting_stays_linear_on_a_long_line_beside_one_letter_outside_ascii() -> None:
+    # a regex around the non-ASCII letter took 15 s on 40,000 characters
+    text = "a" * 1_000_000 + "\né"
+    started = time.perf_counter()
+    assert calibrated_estimate(text) > 0
+    assert time.perf_counter() - started < 2
+
+
+ENGLISH_WITH_A_NAME = "The supplier, Müller & Söhne, called at ten; " + (
+    "we agreed to keep the order as it was and to check the freezer door again "
+    "tomorrow before noon, " * 3
+)
+
+
+def test_an_english_line_naming_mueller_once_is_not_counted_as_another_language() -> None:
+    assert character_classes(ENGLISH_WITH_A_NAME)["non_ascii_line_words"] == 0
+    assert character_classes("Frau Müller öffnet um zehn")["non_ascii_line_words"] == 5
+
+
+def test_an_english_line_naming_mueller_once_is_counted_within_ten_percent(real) -> None:  # type: ignore[no-untyped-def]
+    assert abs(calibrated_estimate(ENGLISH_WITH_A_NAME) / real(ENGLISH_WITH_A_NAME) - 1) <= 0.10

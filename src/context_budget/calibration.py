@@ -63,6 +63,7 @@ __all__ = [
     "CODE_LINE_SHARE",
     "CORPUS_FOLDER",
     "KINDS",
+    "NON_ASCII_LINE_SHARE",
     "NUMBERS_DIGIT_SHARE",
     "SAFETY_MARGIN",
     "TOKENS_PER_CLASS",
@@ -98,9 +99,10 @@ CHARS_PER_TOKEN: dict[str, float] = {
 
 #: What `character_classes` counts in a text, each in its own unit:
 #: `words` (runs of letters, any script), `long_word_letters` (letters past the
-#: sixth of an ASCII word), `non_ascii_line_words` (words on a line holding a
-#: letter outside ASCII: a word of a language other than English costs more,
-#: and such a line is most often in another language), `digits` (ASCII digits),
+#: sixth of an ASCII word), `non_ascii_line_words` (words on a line where at
+#: least `NON_ASCII_LINE_SHARE` of the letters are outside ASCII: a word of a
+#: language other than English costs more, and such a line is most often in
+#: another language, while an English line naming "Müller" once is not), `digits` (ASCII digits),
 #: `punctuation_runs` and `punctuation` (runs of ASCII punctuation, and their
 #: characters), `cjk_letters` (letters of Chinese, Japanese and Korean scripts),
 #: `cyrillic_letters`, `other_letters` (letters of any other script outside
@@ -123,22 +125,26 @@ CHARACTER_CLASSES = (
     "newlines",
 )
 
+#: A line counts its words as `non_ascii_line_words` when at least this share
+#: of its letters are outside ASCII (0.01 is 1%).
+NON_ASCII_LINE_SHARE = 0.01
+
 #: Tokens per unit of each of `CHARACTER_CLASSES`, fitted with the Qwen2.5
 #: tokenizer on the fit samples of `docs/samples/calibration/` by
 #: `fit_class_weights`, rounded to 3 places. Data, not a guess:
 #: `tests/test_calibration.py` re-fits it from the corpus.
 TOKENS_PER_CLASS: dict[str, float] = {
-    "words": 1.037,
-    "long_word_letters": 0.088,
-    "non_ascii_line_words": 0.575,
-    "digits": 1.223,
-    "punctuation_runs": 0.783,
-    "punctuation": 0.074,
-    "cjk_letters": 0.416,
-    "cyrillic_letters": 0.171,
-    "other_letters": 0.716,
-    "symbol_bytes": 0.879,
-    "space_runs": 1.467,
+    "words": 1.043,
+    "long_word_letters": 0.096,
+    "non_ascii_line_words": 0.602,
+    "digits": 1.225,
+    "punctuation_runs": 0.78,
+    "punctuation": 0.068,
+    "cjk_letters": 0.409,
+    "cyrillic_letters": 0.166,
+    "other_letters": 0.71,
+    "symbol_bytes": 0.877,
+    "space_runs": 1.459,
     "tabs": 1.043,
     "newlines": 0.0,
 }
@@ -273,7 +279,6 @@ _ASCII_WORD = re.compile(r"[A-Za-z]+")
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]+")
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
 _SPACE_RUN = re.compile(r" {2,}")
-_NON_ASCII_LINE = re.compile(r"[^\n]*[^\x00-\x7f][^\n]*")
 
 
 def _is_latin(character: str) -> bool:
@@ -314,8 +319,13 @@ def character_classes(text: str) -> dict[str, int]:
     counts["tabs"] = text.count("\t")
     counts["newlines"] = text.count("\n")
     if _NOT_ASCII.search(text):
-        for line in _NON_ASCII_LINE.findall(text):
-            if any(character.isalpha() for character in _NOT_ASCII.findall(line)):
+        # subtle: lines are split, not matched by a regex around a non-ASCII
+        # character, which backtracks over every long ASCII line (quadratic time)
+        for line in text.split("\n"):
+            if line.isascii():
+                continue
+            foreign = sum(map(str.isalpha, _NOT_ASCII.findall(line)))
+            if foreign and foreign >= NON_ASCII_LINE_SHARE * sum(map(str.isalpha, line)):
                 counts["non_ascii_line_words"] += len(_WORD.findall(line))
         for character in _NOT_ASCII.findall(text):
             code = ord(character)
