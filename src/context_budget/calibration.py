@@ -6,18 +6,20 @@ pieces by the class of each character, then merges each piece with its
 vocabulary: a run of letters is a word, often one token; every digit is a
 token of its own; a run of punctuation is one token or a few; a run of spaces
 or tabs used for indentation costs tokens of its own; a letter outside ASCII
-costs more than one inside it, by how well the vocabulary knows its script.
+costs more or less by how well the vocabulary knows its script, and a word
+of a language other than English costs more than an English one.
 
 `calibrated_estimate` counts those classes (`character_classes`) and adds
 them up with one weight each, tokens per unit (`TOKENS_PER_CLASS`). The
-weights are fitted with the Qwen2.5 tokenizer on the fit samples of the course's
-calibration corpus (`docs/samples/calibration/`: prose, code in several
-languages, JSON, tables, logs, shell output, diffs and non-ASCII text, each
-sample's origin and licence in its `SOURCES.txt`); the other samples are held out,
-never fitted, and is where the course measures the counter's error. The tests
-re-fit the weights from the corpus with that tokenizer and check that they
-agree. `calibrated_estimate` needs no tokenizer at run time, and
-`fit_class_weights` fits new weights to your own samples with any counter.
+weights are fitted with the Qwen2.5 tokenizer on the fit samples of the
+course's calibration corpus (`docs/samples/calibration/`: prose, code in
+several languages, JSON, tables, logs, shell output, diffs and non-ASCII
+text, each sample's origin and licence in its `SOURCES.txt`). The other
+samples are held out: no fit uses them, and the course measures the
+counter's error on them. The tests re-fit the weights from the corpus with
+that tokenizer and check that they agree. `calibrated_estimate` needs no
+tokenizer at run time, and `fit_class_weights` fits new weights to your own
+samples with any counter.
 
 The simpler model this one replaced is still here: `text_kind` sorts a text
 into one of four kinds and `CHARS_PER_TOKEN` keeps one ratio per kind, fitted
@@ -102,13 +104,14 @@ CHARS_PER_TOKEN: dict[str, float] = {
 #: sixth of an ASCII word), `non_ascii_line_words` (words on a line where at
 #: least `NON_ASCII_LINE_SHARE` of the letters are outside ASCII: a word of a
 #: language other than English costs more, and such a line is most often in
-#: another language, while an English line naming "Müller" once is not), `digits` (ASCII digits),
-#: `punctuation_runs` and `punctuation` (runs of ASCII punctuation, and their
-#: characters), `cjk_letters` (letters of Chinese, Japanese and Korean scripts),
-#: `cyrillic_letters`, `other_letters` (letters of any other script outside
-#: ASCII, such as Greek), `symbol_bytes` (UTF-8 bytes of characters outside
-#: ASCII that are not letters: emoji, dashes, "°"), `space_runs` (runs of two
-#: spaces or more), `tabs` and `newlines`.
+#: another language, while an English line naming "Müller" once is not),
+#: `digits` (ASCII digits), `punctuation_runs` and `punctuation` (runs of
+#: ASCII punctuation, and their characters), `cjk_letters` (letters from
+#: U+2E80 up: Chinese, Japanese and Korean, mostly), `cyrillic_letters`, `other_letters`
+#: (letters of any other script outside ASCII, such as Greek), `symbol_bytes`
+#: (UTF-8 bytes of characters outside ASCII that are not letters: emoji,
+#: dashes, "°"), `space_runs` (runs of two spaces or more), `tabs` and
+#: `newlines`.
 CHARACTER_CLASSES = (
     "words",
     "long_word_letters",
