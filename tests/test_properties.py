@@ -7,7 +7,8 @@ sometimes a trailing pending call), and shorthand ones made of `tool` messages.
 A turn is sometimes split across consecutive same-role messages, one block
 each (how Claude Code stores a parallel call); blocks and tool inputs hold
 nested dicts (`cache_control`, an image's `source`, images inside a result);
-a shorthand result is sometimes a list of text blocks.
+a shorthand result is sometimes a list of text blocks. The calibrated counter
+gets texts built to break it: nesting thousands deep, odd unicode, long runs.
 
 Each property runs the loaded Hypothesis profile's count of cases (`ci` in the
 gate, `soak` in `make soak`; see tests/profiles.py).
@@ -16,17 +17,22 @@ gate, `soak` in `make soak`; see tests/profiles.py).
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
+    KINDS,
     SUMMARY_PREFIX,
+    TOKENS_PER_CLASS,
     ContextOverflowError,
     Layers,
     Message,
     budget_report,
+    calibrated_estimate,
+    character_classes,
     clear_old_tool_results,
     compact,
     estimate_tokens,
@@ -34,8 +40,10 @@ from context_budget import (
     keep_numbers,
     message_text,
     message_tokens,
+    text_kind,
     tool_message,
     validate_history,
+    with_margin,
 )
 
 IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
@@ -305,3 +313,33 @@ def _results(message: Message) -> list[dict[str, Any]]:
         return [message]
     content = message["content"]
     return [b for b in content if b["type"] == "tool_result"] if isinstance(content, list) else []
+
+
+# the calibrated counter, on text built to break it: deep nesting, odd unicode,
+# long runs of one class, lone surrogates
+PIECES = ["[", "]", "{", "}", '"a":', "1", "0.5e-3", " ", "  ", "\t", "\n", "\r\n", "word",
+          "Müller", "Москва", "東京", "🍦", "\u200d", "\ud800", "ß", "-->", "NaN"]  # fmt: skip
+odd_texts = st.one_of(
+    st.lists(st.sampled_from(PIECES), max_size=60).map("".join),
+    st.integers(0, 3000).map(lambda depth: "[" * depth + "]" * depth),
+    st.integers(0, 3000).map(lambda depth: '{"k": ' * depth + "0" + "}" * depth),
+    st.text(max_size=80),
+)
+
+
+@given(odd_texts, odd_texts)
+def test_calibrated_counts_are_sane_on_any_text(first: str, second: str) -> None:
+    for text in (first, second, first + second):
+        assert text_kind(text) in KINDS
+        count = calibrated_estimate(text)
+        assert (count == 0) == (text == "")
+        assert count <= 2 * len(text.encode("utf-8", "surrogatepass"))
+        assert with_margin(calibrated_estimate)(text) >= count
+    # joining two texts can merge a word or a run at the seam, and make the line
+    # there one whose words cost extra as a line outside ASCII; nothing more
+    whole = calibrated_estimate(first + second)
+    parts = calibrated_estimate(first) + calibrated_estimate(second)
+    seam = first.split("\n")[-1] + second.split("\n")[0]
+    extra = TOKENS_PER_CLASS["non_ascii_line_words"] * character_classes(seam)["words"]
+    assert whole <= parts + 2 + math.ceil(extra)
+    assert whole >= parts - 3 - math.ceil(extra)
