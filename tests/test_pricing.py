@@ -6,7 +6,19 @@ from types import SimpleNamespace
 
 import pytest
 
-from context_budget import PRICES, Cost, Price, Usage, cost, loop_cost, loop_steps
+from context_budget import (
+    MIN_CACHEABLE_TOKENS,
+    PRICES,
+    Cost,
+    EmulatedClient,
+    Price,
+    Usage,
+    cache_report,
+    cost,
+    loop_cost,
+    loop_steps,
+    run_strategy,
+)
 
 MIXED_TTL = {
     "input_tokens": 2048,
@@ -118,3 +130,42 @@ def test_loop_cost_lives_in_pricing_and_is_still_exported() -> None:
     assert pricing.loop_cost is loop_cost
     calls = loop_steps(10, growth=1_000)
     assert loop_cost(calls, input_price=5.0) == pytest.approx(55_000 * 5.0 / 1e6)
+
+
+def test_every_priced_model_has_a_dated_minimum_cacheable_length() -> None:
+    """A key of PRICES without a minimum made the cache, the report and the client refuse it."""
+    missing = [model for model in PRICES if model not in MIN_CACHEABLE_TOKENS]
+    assert missing == []
+    for model in PRICES:
+        minimum = MIN_CACHEABLE_TOKENS[model]
+        assert minimum.tokens in (512, 1024, 2048, 4096), model
+        assert minimum.as_of and minimum.source, model
+
+
+@pytest.mark.parametrize("model", ["claude-fable-5-1", "claude-mythos-5-1"])
+def test_the_5_1_flagships_read_at_a_quarter_dollar_with_a_512_token_minimum(model: str) -> None:
+    price = PRICES[model]
+    assert (price.input, price.write_5m, price.write_1h, price.read, price.output) == (
+        10.0,
+        12.5,
+        20.0,
+        0.25,
+        50.0,
+    )
+    assert "pricing" in price.source and price.as_of.startswith("2026-09")
+    assert MIN_CACHEABLE_TOKENS[model].tokens == 512
+    assert "assumed" in MIN_CACHEABLE_TOKENS[model].source
+
+
+def test_a_model_priced_after_the_snapshot_runs_through_the_cache_the_report_and_the_client() -> (
+    None
+):
+    model = "claude-sonnet-5-5"
+    assert run_strategy("naive", model=model).cost_usd > 0
+    turns = [{"system": "s" * 8000, "messages": [{"role": "user", "content": "q"}]}]
+    assert cache_report(turns, model).rows[0].prompt_tokens == 2001
+    client = EmulatedClient(model, [{"content": "ok"}])
+    reply = client.messages.create(
+        model=model, max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+    )
+    assert reply["stop_reason"] == "end_turn"

@@ -119,10 +119,21 @@ def _minimums() -> dict[str, MinimumLength]:
         for tokens, models in table.items()
         for model in models
     }
-    # subtle: the 2026-08-21 table predates Opus 5.5; we assume Opus 5's tier and say so.
-    out["claude-opus-5-5"] = MinimumLength(
-        512, "2026-09-30", "assumed equal to Opus 5 (not in the 2026-08-21 table)"
+    # Sonnet 3.7 left the table after May 2026; its last listed figure, dated.
+    out["claude-3-7-sonnet"] = MinimumLength(
+        1024, "2026-05-06", "Anthropic, prompt-caching.md (llms-txt-archive snapshot 2026-05-06)"
     )
+    # subtle: the 2026-08-21 table predates the models below; each takes the tier of
+    # the model it follows, and its source says that this is an assumption.
+    for model, tokens, follows in (
+        ("claude-opus-5-5", 512, "Opus 5"),
+        ("claude-sonnet-5-5", 1024, "Sonnet 5"),
+        ("claude-fable-5-1", 512, "Fable 5"),
+        ("claude-mythos-5-1", 512, "Mythos 5"),
+    ):
+        out[model] = MinimumLength(
+            tokens, "2026-09-30", f"assumed equal to {follows} (not in the 2026-08-21 table)"
+        )
     return out
 
 

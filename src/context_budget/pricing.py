@@ -3,7 +3,9 @@
 Prices are data, not constants: each `Price` carries the date it was read and
 where. Every rate is in US dollars per million tokens, and the cache rates are
 the model's own (most models read at a tenth of input; Opus 5.5 in September
-2026 reads at a twentieth, the seed's claim and the model page's figure).
+2026 reads at a twentieth, the seed's claim and the model page's figure, and
+Fable 5.1 / Mythos 5.1 at a fortieth). Every model here also has a minimum
+cacheable length in `cache.MIN_CACHEABLE_TOKENS`.
 
 `cost` splits one call's usage into its four charges. A usage with
 `iterations` (server-side compaction) is billed as the sum of its iterations:
@@ -36,6 +38,10 @@ _OPUS_55 = (
     "cached input a twentieth of uncached"
 )
 _SONNET_55 = "Anthropic, models/sonnet-5-5 overview (later docs, Sept 2026)"
+_FABLE_51 = (
+    "Anthropic, https://platform.claude.com/docs/en/about-claude/pricing (Fable 5.1 row, "
+    "later docs, Sept 2026): reads $0.25 on $10 input"
+)
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,8 @@ def _prices() -> dict[str, Price]:
         table[model] = _rates(10.0, 50.0, 1.0, "2026-08-21", _PRICING)
     table["claude-opus-5-5"] = _rates(4.0, 20.0, 0.20, "2026-09-30", _OPUS_55)
     table["claude-sonnet-5-5"] = _rates(2.0, 10.0, 0.20, "2026-09-30", _SONNET_55)
+    for model in ("claude-fable-5-1", "claude-mythos-5-1"):
+        table[model] = _rates(10.0, 50.0, 0.25, "2026-09-30", _FABLE_51)
     return dict(sorted(table.items()))
 
 
