@@ -11,6 +11,9 @@ from context_budget.budget import (
     tokens_read,
 )
 from context_budget.cache import (
+    DEFAULT_EFFORT,
+    EFFORTS,
+    LAST_TURN_THINKING_ONLY,
     LOOKBACK_BLOCKS,
     MAX_BREAKPOINTS,
     MIN_CACHEABLE_TOKENS,
@@ -190,7 +193,9 @@ __all__ = [  # noqa: RUF022
     "ContextManagementError",
     "ContextOverflowError",
     "Cost",
+    "DEFAULT_EFFORT",
     "DEFAULT_MODEL",
+    "EFFORTS",
     "EMPTY_NOTES",
     "EmulatedClient",
     "FORMATS",
@@ -199,6 +204,7 @@ __all__ = [  # noqa: RUF022
     "InvalidRequestError",
     "KEEP_TOOL_RESULTS",
     "KINDS",
+    "LAST_TURN_THINKING_ONLY",
     "LOOKBACK_BLOCKS",
     "Layers",
     "LoopStep",
