@@ -583,6 +583,15 @@ def test_cache_control_where_the_api_refuses_it_is_a_400(
     assert error.value.status_code == 400
 
 
+def test_counting_tokens_does_not_refuse_a_marker_the_api_would() -> None:
+    """A guard or a clearing edit can count a history that `usage` would refuse."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(10))
+    messages = [{"role": "user", "content": [marked("q", None), marked("")]}]
+    assert cache.prompt_tokens(messages=messages) == 20
+    with pytest.raises(InvalidRequestError):
+        cache.usage(messages=messages)
+
+
 def result_message(text: str, control: dict[str, str] | None, *, outer: bool = False) -> Any:
     inner = marked(text, None if outer else control)
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": "t", "content": [inner]}

@@ -302,12 +302,18 @@ def _ttl(control: object, where: str) -> str:
     return ttl
 
 
-def _marker(block: Mapping[str, Any], where: str) -> str | None:
-    """The TTL of `block`'s own `cache_control`, None without one; refused places raise."""
+def _marker(block: Mapping[str, Any], where: str, refuse: bool) -> str | None:
+    """The TTL of `block`'s own `cache_control`, None without one.
+
+    A marker where the API refuses one raises when `refuse`, and is no marker
+    otherwise (counting tokens does not need the request to be valid).
+    """
     control = block.get("cache_control")
     if control is None:
         return None
     kind = block.get("type")
+    if not refuse and (kind in _THINKING or (kind == "text" and block.get("text") == "")):
+        return None
     if kind in _THINKING:
         # the API's thinking blocks have no cache_control field at all
         raise InvalidRequestError(f"{where}.{kind}.cache_control: Extra inputs are not permitted")
@@ -318,7 +324,7 @@ def _marker(block: Mapping[str, Any], where: str) -> str | None:
     return _ttl(control, where)
 
 
-def _markers(block: Mapping[str, Any], where: str) -> tuple[str, ...]:
+def _markers(block: Mapping[str, Any], where: str, refuse: bool = True) -> tuple[str, ...]:
     """TTLs of every marker a block holds: inside a tool_result's content, then its own.
 
     A `cache_control` on a block inside a `tool_result`'s content is how the
@@ -330,10 +336,10 @@ def _markers(block: Mapping[str, Any], where: str) -> tuple[str, ...]:
     content = block.get("content") if block.get("type") == "tool_result" else None
     if isinstance(content, list):
         for number, inner in enumerate(content):
-            ttl = _marker(inner, f"{where}.content.{number}")
+            ttl = _marker(inner, f"{where}.content.{number}", refuse)
             if ttl is not None:
                 found.append(ttl)
-    own = _marker(block, where)
+    own = _marker(block, where, refuse)
     if own is not None:
         found.append(own)
     return tuple(found)
@@ -477,8 +483,12 @@ class PromptCache:
         self._counter = _resolve(counter)
         self._entries: dict[str, _Entry] = {}  # prefix hash -> entry
 
-    def _row(self, request: Mapping[str, Any]) -> list[_Block]:
-        """The request's prompt as blocks, each keyed by its cumulative hash."""
+    def _row(self, request: Mapping[str, Any], *, refuse: bool = True) -> list[_Block]:
+        """The request's prompt as blocks, each keyed by its cumulative hash.
+
+        `refuse=False` lets a marker where the API refuses one pass (as no
+        marker), for counting tokens only.
+        """
         tools = request.get("tools") or []
         system = request.get("system") or []
         messages = request.get("messages") or []
@@ -499,7 +509,7 @@ class PromptCache:
         row: list[_Block] = []
 
         def add(where: str, block: Mapping[str, Any], text: str, hashed: Mapping[str, Any]) -> None:
-            markers = _markers(block, where)
+            markers = _markers(block, where, refuse)
             digest.update(b"\x00" + _json(hashed).encode())
             tokens = _count(text, self._counter)
             row.append(_Block(digest.hexdigest(), tokens, _eligible(block), markers))
@@ -544,9 +554,11 @@ class PromptCache:
         Returns:
             The sum of every block's tokens: what `input_tokens`,
             `cache_creation_input_tokens` and `cache_read_input_tokens` of
-            `usage` add up to for the same request.
+            `usage` add up to for the same request. A `cache_control` the API
+            would refuse (on a thinking or empty text block) does not stop the
+            count; `usage` refuses it.
         """
-        return sum(block.tokens for block in self._row(_request(request, kwargs)))
+        return sum(block.tokens for block in self._row(_request(request, kwargs), refuse=False))
 
     def _breakpoints(self, request: Mapping[str, Any], row: list[_Block]) -> list[tuple[int, str]]:
         """(block index, ttl) of every breakpoint, in prefix order; refused ones raise.
