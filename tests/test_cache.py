@@ -716,6 +716,7 @@ def test_a_malformed_request_raises_a_named_error(
         (float("inf"), ValueError),
         ("0", TypeError),
     ],
+    ids=["huge", "nan", "inf", "text"],
 )
 def test_a_clock_that_cannot_start_says_why(start: Any, error: type[Exception]) -> None:
     with pytest.raises(error, match="start"):
@@ -732,6 +733,7 @@ def test_a_clock_that_cannot_start_says_why(start: Any, error: type[Exception]) 
         (True, TypeError),
         ("3", TypeError),
     ],
+    ids=["nan", "inf", "negative", "huge", "bool", "text"],
 )
 def test_a_clock_refuses_to_move_by_a_bad_amount(seconds: Any, error: type[Exception]) -> None:
     clock = SimulatedClock(5)
