@@ -747,3 +747,14 @@ def test_a_clock_never_reaches_infinity() -> None:
     with pytest.raises(ValueError, match="finite"):
         clock.advance(1e308)
     assert clock.now == 1e308
+
+
+def test_a_bad_model_min_tokens_or_request_is_named_briefly() -> None:
+    with pytest.raises(TypeError, match="model must be a str"):
+        PromptCache(deep(10_000))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="min_tokens must be an int >= 0") as raised:
+        PromptCache("claude-sonnet-4-6", min_tokens=-(10**5000))
+    assert len(str(raised.value)) < 200
+    with pytest.raises(TypeError, match="request must be a dict") as wrong:
+        PromptCache("claude-sonnet-4-6").usage([deep(10_000)])  # type: ignore[arg-type]
+    assert len(str(wrong.value)) < 200

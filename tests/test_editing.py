@@ -854,3 +854,15 @@ def test_an_error_about_a_deep_value_is_short() -> None:
     with pytest.raises(ValueError, match="got model=") as wrong:
         client.messages.create(model=DEEP, max_tokens=8, messages=pairs(1))
     assert len(str(wrong.value)) < 200
+
+
+def test_an_unknown_edit_type_that_is_deep_is_named_briefly() -> None:
+    client = EmulatedClient(MODEL, [])
+    with pytest.raises(ContextManagementError, match="unknown edit type") as raised:
+        client.beta.messages.create(
+            model=MODEL,
+            max_tokens=8,
+            messages=pairs(1),
+            context_management={"edits": [{"type": DEEP}]},
+        )
+    assert len(str(raised.value)) < 300

@@ -160,3 +160,13 @@ def test_should_compact_refuses_what_no_threshold_can_judge(
 
 def test_should_compact_takes_a_huge_counter() -> None:
     assert should_compact(10**400, 2_000, 0.7) is True
+
+
+def test_a_deep_or_huge_field_is_refused_with_a_short_message() -> None:
+    deep: list[object] = []
+    for _ in range(10_000):
+        deep = [deep]
+    for bad in (deep, -(10**5000)):
+        with pytest.raises(ValueError, match=r"Usage\.input_tokens must be") as raised:
+            Usage.of({"input_tokens": bad, "output_tokens": 1})
+        assert len(str(raised.value)) < 200

@@ -456,6 +456,7 @@ class PromptCache:
             `MIN_CACHEABLE_TOKENS[model]`.
 
     Raises:
+        TypeError: `model` is not a str.
         ValueError: the model is not in `MIN_CACHEABLE_TOKENS` and no
             `min_tokens` was given, or `min_tokens` is not an int >= 0.
     """
@@ -468,6 +469,8 @@ class PromptCache:
         clock: SimulatedClock | None = None,
         min_tokens: int | None = None,
     ) -> None:
+        if not isinstance(model, str):
+            raise TypeError(f"model must be a str, got {_shown(model)}")
         if min_tokens is None:
             if model not in MIN_CACHEABLE_TOKENS:
                 raise ValueError(
@@ -476,7 +479,7 @@ class PromptCache:
                 )
             min_tokens = MIN_CACHEABLE_TOKENS[model].tokens
         if isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0:
-            raise ValueError(f"min_tokens must be an int >= 0, got {min_tokens!r}")
+            raise ValueError(f"min_tokens must be an int >= 0, got {_shown(min_tokens)}")
         self.model = model
         self.min_tokens = min_tokens
         self.clock = clock if clock is not None else SimulatedClock()
@@ -655,5 +658,7 @@ class PromptCache:
 
 def _request(request: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     if request is not None and not isinstance(request, Mapping):
-        raise TypeError(f"request must be a dict of messages.create arguments, got {request!r}")
+        raise TypeError(
+            f"request must be a dict of messages.create arguments, got {_shown(request)}"
+        )
     return {**(request or {}), **kwargs}

@@ -404,7 +404,7 @@ def _check_edits(management: object) -> list[Mapping[str, Any]]:
         kind = edit.get("type") if isinstance(edit, Mapping) else None
         if kind not in _EDIT_TYPES:
             raise ContextManagementError(
-                f"context_management.edits.{number}: unknown edit type {kind!r}; "
+                f"context_management.edits.{number}: unknown edit type {_shown(kind)}; "
                 f"expected one of {', '.join(_EDIT_TYPES)}"
             )
         if kind == "clear_thinking_20251015" and number != 0:

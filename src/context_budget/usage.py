@@ -69,7 +69,7 @@ class Usage:
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
             if type(value) is not int or value < 0:
-                raise ValueError(f"Usage.{name} must be a non-negative int, got {value!r}")
+                raise ValueError(f"Usage.{name} must be a non-negative int, got {_brief(value)}")
 
     @property
     def prompt_tokens(self) -> int:
