@@ -335,16 +335,43 @@ def test_clear_thinking_drops_all_but_the_last_thinking_turns() -> None:
     }
     history = [{"role": "user", "content": "q"}, turn, {"role": "user", "content": "q2"}, turn]
     client = EmulatedClient(MODEL, [{"content": "ok"}])
+    keep_one = {"type": "thinking_turns", "value": 1}
     reply = client.beta.messages.create(
         model=MODEL,
         max_tokens=64,
         messages=history,
-        context_management={"edits": [{"type": "clear_thinking_20251015"}]},
+        context_management={"edits": [{"type": "clear_thinking_20251015", "keep": keep_one}]},
     )
     assert reply["context_management"]["applied_edits"] == [
         {"type": "clear_thinking_20251015", "cleared_thinking_turns": 1, "cleared_input_tokens": 50}
     ]
     assert [b["type"] for b in client.sent[0]["messages"][1]["content"]] == ["text"]
+
+
+@pytest.mark.parametrize(("model", "cleared"), [("claude-sonnet-4-6", 0), ("claude-haiku-4-5", 1)])
+def test_clear_thinking_keeps_by_default_what_the_model_keeps(model: str, cleared: int) -> None:
+    """Without `keep`: all turns on Opus 4.5+ / Sonnet 4.6+, the last turn on older models."""
+    turn = {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "hmm " * 50, "signature": "s"},
+            {"type": "tool_use", "id": "t", "name": "read", "input": {}},
+        ],
+    }
+    result = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "t", "content": "R"}],
+    }
+    history = [{"role": "user", "content": "q"}, turn, result, {**turn}, result]
+    client = EmulatedClient(model, [{"content": "ok"}])
+    reply = client.beta.messages.create(
+        model=model,
+        max_tokens=64,
+        messages=history,
+        context_management={"edits": [{"type": "clear_thinking_20251015"}]},
+    )
+    applied = reply["context_management"]["applied_edits"]
+    assert [edit["cleared_thinking_turns"] for edit in applied] == ([cleared] if cleared else [])
 
 
 def test_an_unknown_edit_type_is_refused() -> None:

@@ -11,7 +11,9 @@ it did. This module applies the documented edits the same way, offline:
   at all (a veto). Which results can be cleared at all (not errors, not already
   cleared) comes from `messages._tool_results`, as for client-side clearing.
 - `clear_thinking_20251015`: thinking blocks of all but the last `keep`
-  assistant turns are dropped; it must come first when edits are combined.
+  assistant turns are dropped (`keep` defaults to the model's own preservation:
+  the last turn on `LAST_TURN_THINKING_ONLY` models, every turn on the others);
+  it must come first when edits are combined.
 - `compact_20260112`: once the prompt reaches the trigger (at least 50,000
   tokens), the history is summarized into a `compaction` block that opens the
   reply; a later request drops every block before its last compaction block.
@@ -34,7 +36,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from context_budget.cache import PromptCache, SimulatedClock, _block_text, _shown
+from context_budget.cache import (
+    LAST_TURN_THINKING_ONLY,
+    PromptCache,
+    SimulatedClock,
+    _block_text,
+    _shown,
+)
 from context_budget.clearing import _is_cleared
 from context_budget.errors import ContextManagementError, InvalidRequestError
 from context_budget.messages import Message, _check_messages, _result_text, _tool_results
@@ -335,9 +343,12 @@ def clear_tool_uses_langchain(
 
 
 def _clear_thinking(
-    messages: Sequence[Message], edit: Mapping[str, Any], count: TokenCounter
+    messages: Sequence[Message], edit: Mapping[str, Any], count: TokenCounter, model: str
 ) -> tuple[list[Message], dict[str, Any] | None]:
-    keep_spec = edit.get("keep", {"type": "thinking_turns", "value": 1})
+    # the default `keep` is the model's own preservation: the last turn on the
+    # models that keep only that one, all turns on the others (context-editing docs)
+    default = {"type": "thinking_turns", "value": 1} if model in LAST_TURN_THINKING_ONLY else "all"
+    keep_spec = edit.get("keep", default)
     if keep_spec == "all" or (isinstance(keep_spec, Mapping) and keep_spec.get("type") == "all"):
         return list(messages), None
     keep = _value(keep_spec, "thinking_turns", 1, "keep", least=1)  # the docs: N must be > 0
@@ -606,7 +617,9 @@ class EmulatedClient:
         for edit in _check_edits(management) if management is not None else []:
             kind = edit["type"]
             if kind == "clear_thinking_20251015":
-                view["messages"], entry = _clear_thinking(view["messages"], edit, self._counter)
+                view["messages"], entry = _clear_thinking(
+                    view["messages"], edit, self._counter, self.model
+                )
             elif kind == "clear_tool_uses_20250919":
                 result = clear_tool_uses_20250919(
                     view["messages"],
