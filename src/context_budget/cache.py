@@ -73,7 +73,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,7 +90,7 @@ from context_budget.messages import (
     _result_text,
 )
 from context_budget.tokens import TokenCounter, _count, _resolve
-from context_budget.usage import Usage
+from context_budget.usage import Usage, _shown
 
 __all__ = [
     "DEFAULT_EFFORT",
@@ -137,22 +136,6 @@ LAST_TURN_THINKING_ONLY = frozenset(
 
 _DOCS = "Anthropic, prompt-caching.md (llms-txt-archive snapshot 2026-08-21)"
 _THINKING = ("thinking", "redacted_thinking")
-
-_SHOWN = reprlib.Repr()
-_SHOWN.maxlevel, _SHOWN.maxdict, _SHOWN.maxlist = 3, 4, 4
-_SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlong = 60, 60, 40
-
-
-def _shown(value: object) -> str:
-    """A short repr of a bad value for an error message: bounded in depth and length.
-
-    A value nested thousands of levels deep, or an int too long to print, never
-    makes the error itself fail.
-    """
-    try:
-        return _SHOWN.repr(value)
-    except Exception:  # a value whose repr fails is named by its type
-        return f"<{type(value).__name__}>"
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget.cache import PromptCache, SimulatedClock, _seconds, _shown
+from context_budget.cache import PromptCache, SimulatedClock, _seconds
 from context_budget.pricing import PRICES, Price, cost
 from context_budget.tokens import TokenCounter
+from context_budget.usage import _shown
 
 __all__ = ["CacheReport", "RequestRow", "cache_report"]
 

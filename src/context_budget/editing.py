@@ -41,12 +41,12 @@ from context_budget.cache import (
     PromptCache,
     SimulatedClock,
     _block_text,
-    _shown,
 )
 from context_budget.clearing import _is_cleared
 from context_budget.errors import ContextManagementError, InvalidRequestError
 from context_budget.messages import Message, _check_messages, _result_text, _tool_results
 from context_budget.tokens import TokenCounter, _count, _resolve
+from context_budget.usage import _shown
 
 __all__ = [
     "COMPACTION_MIN_TRIGGER",

@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from context_budget.budget import LoopStep
-from context_budget.cache import _shown
-from context_budget.usage import Usage
+from context_budget.usage import Usage, _shown
 
 __all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost"]
 
