@@ -5,6 +5,15 @@ Scenario data and the unit graders live in their subpackages: import them
 from `context_budget.scenarios.lucy` and `context_budget.grading.unit_a`.
 """
 
+from context_budget.bills import (
+    BILL_FORMATS,
+    LOST_PREFIX_TOKENS,
+    Bill,
+    Call,
+    Rebuild,
+    WhatIf,
+    read_bill,
+)
 from context_budget.budget import (
     LoopStep,
     loop_steps,
@@ -86,6 +95,7 @@ from context_budget.errors import (
     ContextManagementError,
     ContextOverflowError,
     InvalidRequestError,
+    MalformedResponseError,
     MiddleEditError,
     ScriptExhaustedError,
     TooManyBreakpointsError,
@@ -102,6 +112,7 @@ from context_budget.harness import (
     COMPACT_INSTRUCTION,
     DEFAULT_MODEL,
     HANDOFF_PREFIX,
+    MAX_PAUSES,
     NOTES_PREFIX,
     AgentRun,
     ModelCall,
@@ -128,6 +139,7 @@ from context_budget.messages import (
 from context_budget.notes import (
     EMPTY_NOTES,
     NOTES_TOOL,
+    STALE_SECONDS,
     NotesFile,
 )
 from context_budget.pricing import (
@@ -136,6 +148,8 @@ from context_budget.pricing import (
     Price,
     cost,
     loop_cost,
+    model_family,
+    price_for,
 )
 from context_budget.simulated import (
     SimulatedModel,
@@ -170,6 +184,7 @@ from context_budget.usage import (
     Usage,
     should_compact,
     track_usage,
+    window_usage,
 )
 
 __version__ = "0.1.0"
@@ -179,6 +194,8 @@ __version__ = "0.1.0"
 __all__ = [  # noqa: RUF022
     "AgentRun",
     "AutomaticCacheConflictError",
+    "BILL_FORMATS",
+    "Bill",
     "BudgetReport",
     "CHARS_PER_TOKEN",
     "CODE_LINE_SHARE",
@@ -186,6 +203,7 @@ __all__ = [  # noqa: RUF022
     "COMPACT_INSTRUCTION",
     "CacheReport",
     "CacheTTLOrderError",
+    "Call",
     "ClearResult",
     "CompactionStormError",
     "Compactor",
@@ -206,11 +224,14 @@ __all__ = [  # noqa: RUF022
     "KINDS",
     "LAST_TURN_THINKING_ONLY",
     "LOOKBACK_BLOCKS",
+    "LOST_PREFIX_TOKENS",
     "Layers",
     "LoopStep",
     "MAX_BREAKPOINTS",
+    "MAX_PAUSES",
     "MESSAGE_OVERHEAD_TOKENS",
     "MIN_CACHEABLE_TOKENS",
+    "MalformedResponseError",
     "Message",
     "MiddleEditError",
     "MinimumLength",
@@ -229,10 +250,12 @@ __all__ = [  # noqa: RUF022
     "Price",
     "PromptCache",
     "READBACK_PREFIX",
+    "Rebuild",
     "Reply",
     "RequestRow",
     "RunResult",
     "SAFETY_MARGIN",
+    "STALE_SECONDS",
     "STRATEGIES",
     "SUMMARY_PREFIX",
     "Scenario",
@@ -247,6 +270,7 @@ __all__ = [  # noqa: RUF022
     "TokenCounter",
     "TooManyBreakpointsError",
     "Usage",
+    "WhatIf",
     "append_tool_results",
     "budget_report",
     "cache_report",
@@ -274,7 +298,10 @@ __all__ = [  # noqa: RUF022
     "loop_steps",
     "message_text",
     "message_tokens",
+    "model_family",
+    "price_for",
     "qwen_counter",
+    "read_bill",
     "response_field",
     "run_agent",
     "run_all",
@@ -294,5 +321,6 @@ __all__ = [  # noqa: RUF022
     "validate_history",
     "wearing_summary",
     "whole_size",
+    "window_usage",
     "with_margin",
 ]
