@@ -20,6 +20,9 @@ from context_budget.budget import (
     tokens_read,
 )
 from context_budget.cache import (
+    DEFAULT_EFFORT,
+    EFFORTS,
+    LAST_TURN_THINKING_ONLY,
     LOOKBACK_BLOCKS,
     MAX_BREAKPOINTS,
     MIN_CACHEABLE_TOKENS,
@@ -220,7 +223,9 @@ __all__ = [  # noqa: RUF022
     "ContextOverflowError",
     "CorpusSample",
     "Cost",
+    "DEFAULT_EFFORT",
     "DEFAULT_MODEL",
+    "EFFORTS",
     "EMPTY_NOTES",
     "EmulatedClient",
     "FORMATS",
@@ -229,6 +234,7 @@ __all__ = [  # noqa: RUF022
     "InvalidRequestError",
     "KEEP_TOOL_RESULTS",
     "KINDS",
+    "LAST_TURN_THINKING_ONLY",
     "LOOKBACK_BLOCKS",
     "LOST_PREFIX_TOKENS",
     "Layers",
