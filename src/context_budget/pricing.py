@@ -3,7 +3,8 @@
 Prices are data, not constants: each `Price` carries the date it was read and
 where. Every rate is in US dollars per million tokens, and the cache rates are
 the model's own (most models read at a tenth of input; Opus 5.5 in September
-2026 reads at a twentieth, the seed's claim and the model page's figure).
+2026 reads at a twentieth, the figure of its model page, which the pricing
+page does not list).
 
 `cost` splits one call's usage into its four charges. A usage with
 `iterations` (server-side compaction) is billed as the sum of its iterations:
@@ -32,8 +33,8 @@ __all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost"]
 
 _PRICING = "Anthropic, pricing.md (llms-txt-archive snapshot 2026-08-21)"
 _OPUS_55 = (
-    "Anthropic, models/opus-5-5 overview (later docs, Sept 2026); seed 004: "
-    "cached input a twentieth of uncached"
+    "Anthropic, Claude Opus 5.5 model page (platform.claude.com/docs/en/models/opus-5-5/"
+    "overview, Sept 2026): cached input a twentieth of uncached; not on the pricing page"
 )
 _SONNET_55 = "Anthropic, models/sonnet-5-5 overview (later docs, Sept 2026)"
 
