@@ -29,7 +29,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "pages"
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)(?P<info>[^\n]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$", re.DOTALL | re.MULTILINE)
 _H2 = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 _LINK = re.compile(r"\[[^\]]+\]\(([^)\s]+)[^)]*\)")
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d{3})*(?:\.\d+)?")
 
 
 def nav() -> list[Any]:
@@ -125,12 +125,13 @@ def frame_problems(text: str) -> list[str]:
     parts_ = sections(text)
     if "Key numbers" in parts_:
         key = parts_["Key numbers"]
-        shown = outputs(text)
+        # 1,850 and 1850 are one number; a number is compared whole, never as a part.
+        shown = {n.replace(",", "") for n in _NUMBER.findall(outputs(text))}
         stated = _NUMBER.findall(_without_code(key))
         if not stated and "```output" not in key:
             problems.append("the key numbers section states no number")
         for number in stated:
-            if not re.search(rf"(?<![\w.]){re.escape(number)}(?![\d])", shown):
+            if number.replace(",", "") not in shown:
                 problems.append(f"key number {number} is printed by no block on the page")
     if "Sources" in parts_:
         items = re.split(r"^- ", parts_["Sources"].strip(), flags=re.MULTILINE)[1:]
