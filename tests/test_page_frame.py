@@ -185,6 +185,55 @@ def test_every_chapter_opens_with_time_and_closes_with_numbers_and_linked_source
     assert frame_problems((DOCS / page).read_text(encoding="utf-8")) == []
 
 
+# --- notebook chapters -----------------------------------------------------------------
+
+#: The notebooks that are chapters of a part (the practical units carry their own plan).
+NOTEBOOK_CHAPTERS = ("notebooks/the-bill.py", "notebooks/experiment.py")
+
+
+def markdown_cells(source: str) -> list[str]:
+    """The Markdown cells of a percent-format notebook, comment marks removed."""
+    cells = re.split(r"^# %%.*$", source, flags=re.MULTILINE)
+    heads = re.findall(r"^# %%.*$", source, flags=re.MULTILINE)
+    return [
+        re.sub(r"^# ?", "", body, flags=re.MULTILINE).strip()
+        for head, body in zip(heads, cells[1:], strict=True)
+        if "[markdown]" in head
+    ]
+
+
+def notebook_frame_problems(source: str) -> list[str]:
+    """What a notebook chapter's frame lacks: time and prerequisites first, linked sources last."""
+    cells = markdown_cells(source)
+    if not cells:
+        return ["the notebook has no Markdown cell"]
+    problems = []
+    if not re.search(r"\*\*Time:\*\* about \d+ minutes", cells[0]):
+        problems.append("its first cell gives no **Time:** about N minutes")
+    if "**Prerequisites:**" not in cells[0]:
+        problems.append("its first cell gives no **Prerequisites:**")
+    last = sections(cells[-1])
+    if list(last)[-1:] != ["Sources"]:
+        problems.append("its last section is not ## Sources")
+    else:
+        for item in re.split(r"^- ", last["Sources"], flags=re.MULTILINE)[1:]:
+            if not _LINK.search(item):
+                problems.append(f"a source without a link: {' '.join(item.split())[:60]}")
+    return problems
+
+
+def test_the_notebook_frame_check_fails_on_a_notebook_without_its_frame() -> None:
+    problems = notebook_frame_problems((FIXTURES / "notebook_unframed.py").read_text("utf-8"))
+    assert any("**Time:**" in p for p in problems), problems
+    assert any("a source without a link" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("page", NOTEBOOK_CHAPTERS)
+def test_every_notebook_chapter_opens_with_time_and_ends_with_linked_sources(page: str) -> None:
+    assert page in [p for pages in parts().values() for p in pages]
+    assert notebook_frame_problems((DOCS / page).read_text(encoding="utf-8")) == []
+
+
 # --- the home page ----------------------------------------------------------------------
 
 

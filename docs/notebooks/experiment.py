@@ -20,6 +20,10 @@
 # bills every call, priced as Opus 5.5 (September 2026). Every run is
 # deterministic. The plots need matplotlib; without it the notebook says so in
 # one line and prints its numbers all the same.
+#
+# **Time:** about 30 minutes. **Prerequisites:** the chapters *Trim
+# deliberately* and *Write things down*, where the strategies and the notes
+# they rely on are introduced.
 
 # %%
 from context_budget import cost_floor, run_all
@@ -169,8 +173,9 @@ for name, (*_, dollars) in PUBLISHED.items():
 #
 # ## Sources
 #
-# - The guide *Context is a budget*: its run of naive, clear and compact on
-#   Claude Opus 5.5 (September 2026), the table above.
+# The run on the real model is the one the guide *Context is a budget*
+# published, described above. The rules the simulation follows:
+#
 # - Anthropic,
 #   [context editing documentation](https://platform.claude.com/docs/en/build-with-claude/context-editing):
 #   `clear_tool_uses_20250919`, `clear_at_least` and `applied_edits`, which the
