@@ -270,7 +270,9 @@ def _over_count(text: str) -> list[str]:
 
 
 def _refusal(text: str) -> list[str]:
-    unsourced = re.compile(r"refuse\w* a request whose earlier turns", re.IGNORECASE)
+    unsourced = re.compile(
+        r"(refuse|reject)\w* a request whose (earlier turns|middle)", re.IGNORECASE
+    )
     return [
         "an unsourced claim that providers refuse an edited history"
         for p in paragraphs(text)
