@@ -93,10 +93,11 @@ if plt is not None:
 # %% [markdown]
 # In the cost plot a rebuilt cache is a step up: a call that writes more to
 # the cache than it reads from it pays the write price for everything after
-# the change. The cell below lists those calls. Every run has the first one
-# early (call 3, or call 2 for `cache-aware`), where the first reports come in
-# and nothing is cached yet to read them from. After that, `clear` steps up on
-# every call from its first clear on, because its cut moves each time;
+# the change. The cell below lists those calls for four of the runs. Each has
+# its first one early (call 3, or call 2 for `cache-aware`), where the first
+# reports come in and nothing is cached yet to read them from. After that,
+# `clear` steps up on every call from its first clear on, because its cut
+# moves each time;
 # `chunked` steps up three times, at calls 6, 9 and 12, once per jump of its
 # cut, the same three rebuilds *Trim deliberately* counts; `compact` steps up
 # twice, at the restart (call 12) and at the call after it, which writes the
@@ -122,7 +123,7 @@ for name in ("clear", "compact", "chunked", "cache-aware"):
 # cost. That table, and ours, cell by cell:
 
 # %%
-# strategy: (peak context, tokens read, share from cache, cost USD), as published
+# strategy: (peak context, tokens read, cache share, cost USD), as published
 PUBLISHED = {
     "naive": (72_432, 546_693, 0.87, 0.51),
     "clear": (11_620, 274_673, 0.38, 0.96),
@@ -141,7 +142,7 @@ for name, (peak, read, share, dollars) in PUBLISHED.items():
 for name, (*_, dollars) in PUBLISHED.items():
     ours = runs[name].cost_usd / runs["naive"].cost_usd
     theirs = dollars / PUBLISHED["naive"][3]
-    print(f"{name:<8} cost over naive's: published {theirs:.2f}, ours {ours:.2f}")
+    print(f"{name:<8} cost over naive's: theirs {theirs:.2f}, ours {ours:.2f}")
 
 # %% [markdown]
 # What the simulation reproduces: every strategy answers correctly with notes;
