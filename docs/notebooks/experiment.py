@@ -117,10 +117,11 @@ for name in ("clear", "compact", "chunked", "cache-aware"):
 # %% [markdown]
 # ## Beside a run on the real model
 #
-# The guide *Context is a budget* published a run of its own: naive, clear
-# and compact, each once, against Claude Opus 5.5 in September 2026, with a
-# table of peak context, tokens read, share read from the cache and estimated
-# cost. That table, and ours, cell by cell:
+# The guide *Context is a budget* (a published guide to context engineering,
+# not this course's chapter of the same name) reports a run of its own:
+# naive, clear and compact, each once, against Claude Opus 5.5 in September
+# 2026, with a table of peak context, tokens read, share read from the cache
+# and estimated cost. That table, and ours, cell by cell:
 
 # %%
 # strategy: (peak context, tokens read, cache share, cost USD), as published
