@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
@@ -420,7 +420,6 @@ def growing_runs(draw: st.DrawFn) -> tuple[list[list[dict[str, Any]]], list[int]
     return runs, gaps, draw(st.booleans())
 
 
-@settings(max_examples=1000, deadline=None)
 @given(growing_runs())
 def test_property_the_three_input_fields_add_up_to_the_prompt(
     run: tuple[list[list[dict[str, Any]]], list[int], bool],
@@ -436,7 +435,6 @@ def test_property_the_three_input_fields_add_up_to_the_prompt(
         check_fields_add_up(usage, cache.prompt_tokens(request))
 
 
-@settings(max_examples=1000, deadline=None)
 @given(growing_runs())
 def test_property_an_append_only_request_never_reads_less_than_the_one_before(
     run: tuple[list[list[dict[str, Any]]], list[int], bool],

@@ -9,8 +9,9 @@ import string
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from profiles import cases
 
 from context_budget import (
     CHARS_PER_TOKEN,
@@ -113,7 +114,6 @@ def test_the_counters_reject_a_non_string() -> None:
         calibrated_estimate(b"bytes")  # type: ignore[arg-type]
 
 
-@settings(max_examples=1000, deadline=None)
 @given(st.text())
 def test_any_text_gets_a_kind_and_a_count_that_grows_with_it(text: str) -> None:
     assert text_kind(text) in KINDS
@@ -123,7 +123,7 @@ def test_any_text_gets_a_kind_and_a_count_that_grows_with_it(text: str) -> None:
     assert with_margin(calibrated_estimate)(text) >= count
 
 
-@settings(max_examples=200, deadline=None)
+@cases(0.5)
 @given(st.text(alphabet=string.digits + " .:\n", min_size=10))
 def test_digit_heavy_text_is_numbers(text: str) -> None:
     if sum(c.isdigit() for c in text) / len(text) >= 0.3:

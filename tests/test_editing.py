@@ -7,7 +7,7 @@ import itertools
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
@@ -544,7 +544,6 @@ def tool_histories(draw: st.DrawFn) -> tuple[list[dict[str, Any]], dict[str, Any
     return history, spec
 
 
-@settings(max_examples=300, deadline=None)
 @given(tool_histories())
 def test_property_cleared_tokens_are_exactly_what_the_prompt_lost(
     case: tuple[list[dict[str, Any]], dict[str, Any]],

@@ -9,17 +9,16 @@ each (how Claude Code stores a parallel call); blocks and tool inputs hold
 nested dicts (`cache_control`, an image's `source`, images inside a result);
 a shorthand result is sometimes a list of text blocks.
 
-Each property runs `PROPERTY_EXAMPLES` cases (1,000 unless the environment
-sets it; `make soak` runs 20,000 with a fresh seed).
+Each property runs the loaded Hypothesis profile's count of cases (`ci` in the
+gate, `soak` in `make soak`; see tests/profiles.py).
 """
 
 from __future__ import annotations
 
 import copy
-import os
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
@@ -39,8 +38,6 @@ from context_budget import (
     validate_history,
 )
 
-PROPERTY_EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "1000"))
-EXAMPLES = settings(max_examples=PROPERTY_EXAMPLES, deadline=None)
 IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
 EPHEMERAL = {"type": "ephemeral"}
 
@@ -183,7 +180,6 @@ def run(
         return error
 
 
-@EXAMPLES
 @given(cases())
 def test_compact_fits_the_budget_or_raises(case: Case) -> None:
     budget = case[1]
@@ -202,7 +198,6 @@ def step_one(conversation: list[Message]) -> list[Message]:
     ]
 
 
-@EXAMPLES
 @given(cases())
 def test_compact_never_raises_when_clearing_alone_would_fit(case: Case) -> None:
     layers, budget, *_ = case
@@ -212,7 +207,6 @@ def test_compact_never_raises_when_clearing_alone_would_fit(case: Case) -> None:
         assert isinstance(out, Layers), out
 
 
-@EXAMPLES
 @given(cases())
 def test_compact_never_changes_system_or_pinned(case: Case) -> None:
     layers = case[0]
@@ -221,7 +215,6 @@ def test_compact_never_changes_system_or_pinned(case: Case) -> None:
         assert out.system == layers.system and out.pinned == layers.pinned
 
 
-@EXAMPLES
 @given(cases())
 def test_compact_leaves_its_input_unchanged(case: Case) -> None:
     snapshot = copy.deepcopy(case[0])
@@ -229,7 +222,6 @@ def test_compact_leaves_its_input_unchanged(case: Case) -> None:
     assert case[0] == snapshot
 
 
-@EXAMPLES
 @given(cases())
 def test_compact_keeps_order_and_a_suffix_of_the_cleared_conversation(
     case: Case,
@@ -257,7 +249,6 @@ def test_compact_keeps_order_and_a_suffix_of_the_cleared_conversation(
         )
 
 
-@EXAMPLES
 @given(cases())
 def test_compact_never_makes_an_orphan(case: Case) -> None:
     layers = case[0]
@@ -267,7 +258,6 @@ def test_compact_never_makes_an_orphan(case: Case) -> None:
         assert validate_history(out.conversation) == []
 
 
-@EXAMPLES
 @given(conversations, st.integers(0, 5))
 def test_clearing_keeps_length_roles_order_and_calls(messages: list[Message], keep: int) -> None:
     snapshot = copy.deepcopy(messages)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from context_budget import Usage, should_compact, track_usage
+from context_budget import Usage, should_compact, track_usage, window_usage
 
 COUNTS = st.integers(0, 10**7)
 
@@ -65,7 +66,6 @@ def test_a_field_that_is_not_a_count_is_refused(bad: object) -> None:
         Usage(input_tokens=bad)  # type: ignore[arg-type]
 
 
-@settings(deadline=None)
 @given(COUNTS, COUNTS, COUNTS, COUNTS, COUNTS, COUNTS)
 def test_as_dict_reads_back_as_the_same_usage(
     inp: int, out: int, write: int, read: int, short: int, long: int
@@ -75,7 +75,6 @@ def test_as_dict_reads_back_as_the_same_usage(
     assert Usage.of({"usage": usage.as_dict()}) == usage
 
 
-@settings(deadline=None)
 @given(COUNTS, COUNTS, COUNTS)
 def test_track_usage_adds_input_and_output_only(counter: int, inp: int, out: int) -> None:
     response = {"usage": {"input_tokens": inp, "output_tokens": out, "cache_read_input_tokens": 9}}
@@ -99,3 +98,75 @@ def test_should_compact_triggers_at_the_threshold_itself() -> None:
 def test_bad_settings_are_named(window: object, ratio: float, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         should_compact(0, window, ratio)  # type: ignore[arg-type]
+
+
+# The window after a call with server tools: the last message iteration
+
+
+def test_the_window_is_the_last_message_iteration_not_the_top_level_sum() -> None:
+    usage = {
+        "input_tokens": 6_000,
+        "output_tokens": 2_400,
+        "cache_read_input_tokens": 243_000,
+        "iterations": [
+            {
+                "type": "message",
+                "input_tokens": 2_000,
+                "output_tokens": 700,
+                "cache_read_input_tokens": 60_000,
+            },
+            {
+                "type": "message",
+                "input_tokens": 2_000,
+                "output_tokens": 1_000,
+                "cache_read_input_tokens": 61_350,
+            },
+        ],
+    }
+    assert Usage.of(usage).window_tokens == 251_400
+    assert window_usage({"usage": usage}).window_tokens == 64_350
+
+
+def test_a_compaction_iteration_is_skipped_for_the_message_after_it() -> None:
+    usage = {
+        "input_tokens": 23_000,
+        "output_tokens": 1_000,
+        "iterations": [
+            {"type": "compaction", "input_tokens": 180_000, "output_tokens": 3_500},
+            {"type": "message", "input_tokens": 23_000, "output_tokens": 1_000},
+        ],
+    }
+    assert window_usage(usage) == Usage(input_tokens=23_000, output_tokens=1_000)
+
+
+def test_sdk_iteration_objects_are_read_too() -> None:
+    last = SimpleNamespace(
+        type="message",
+        input_tokens=40,
+        output_tokens=5,
+        cache_read_input_tokens=None,
+        cache_creation_input_tokens=7,
+        cache_creation=None,
+    )
+    first = SimpleNamespace(type="message", input_tokens=1, output_tokens=1)
+    sdk = SimpleNamespace(
+        usage=SimpleNamespace(input_tokens=41, output_tokens=6, iterations=[first, last])
+    )
+    assert window_usage(sdk).window_tokens == 52
+
+
+@pytest.mark.parametrize(
+    "iterations", [None, [], [{"type": "compaction", "input_tokens": 9, "output_tokens": 1}]]
+)
+def test_without_a_message_iteration_the_top_level_is_the_window(iterations: Any) -> None:
+    usage = {"input_tokens": 30, "output_tokens": 3, "iterations": iterations}
+    assert window_usage(usage) == Usage.of(usage) == Usage(input_tokens=30, output_tokens=3)
+    assert window_usage(Usage.of(usage)) == Usage.of(usage)
+
+
+def test_malformed_iterations_are_named() -> None:
+    with pytest.raises(ValueError, match=r"usage\.iterations must be a list"):
+        window_usage({"input_tokens": 1, "output_tokens": 1, "iterations": "message"})
+    broken = {"input_tokens": 1, "output_tokens": 1, "iterations": [{"type": "message"}]}
+    with pytest.raises(ValueError, match=r"usage.iterations\[0\]: usage has no 'input_tokens'"):
+        window_usage(broken)

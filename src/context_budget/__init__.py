@@ -5,6 +5,15 @@ Scenario data and the unit graders live in their subpackages: import them
 from `context_budget.scenarios.lucy` and `context_budget.grading.unit_a`.
 """
 
+from context_budget.bills import (
+    BILL_FORMATS,
+    LOST_PREFIX_TOKENS,
+    Bill,
+    Call,
+    Rebuild,
+    WhatIf,
+    read_bill,
+)
 from context_budget.budget import (
     LoopStep,
     loop_steps,
@@ -83,6 +92,7 @@ from context_budget.errors import (
     ContextManagementError,
     ContextOverflowError,
     InvalidRequestError,
+    MalformedResponseError,
     MiddleEditError,
     ScriptExhaustedError,
     TooManyBreakpointsError,
@@ -99,6 +109,7 @@ from context_budget.harness import (
     COMPACT_INSTRUCTION,
     DEFAULT_MODEL,
     HANDOFF_PREFIX,
+    MAX_PAUSES,
     NOTES_PREFIX,
     AgentRun,
     ModelCall,
@@ -125,6 +136,7 @@ from context_budget.messages import (
 from context_budget.notes import (
     EMPTY_NOTES,
     NOTES_TOOL,
+    STALE_SECONDS,
     NotesFile,
 )
 from context_budget.pricing import (
@@ -133,6 +145,8 @@ from context_budget.pricing import (
     Price,
     cost,
     loop_cost,
+    model_family,
+    price_for,
 )
 from context_budget.simulated import (
     SimulatedModel,
@@ -167,6 +181,7 @@ from context_budget.usage import (
     Usage,
     should_compact,
     track_usage,
+    window_usage,
 )
 
 __version__ = "0.1.0"
@@ -176,6 +191,8 @@ __version__ = "0.1.0"
 __all__ = [  # noqa: RUF022
     "AgentRun",
     "AutomaticCacheConflictError",
+    "BILL_FORMATS",
+    "Bill",
     "BudgetReport",
     "CHARS_PER_TOKEN",
     "CODE_LINE_SHARE",
@@ -183,6 +200,7 @@ __all__ = [  # noqa: RUF022
     "COMPACT_INSTRUCTION",
     "CacheReport",
     "CacheTTLOrderError",
+    "Call",
     "ClearResult",
     "CompactionStormError",
     "Compactor",
@@ -200,11 +218,14 @@ __all__ = [  # noqa: RUF022
     "KEEP_TOOL_RESULTS",
     "KINDS",
     "LOOKBACK_BLOCKS",
+    "LOST_PREFIX_TOKENS",
     "Layers",
     "LoopStep",
     "MAX_BREAKPOINTS",
+    "MAX_PAUSES",
     "MESSAGE_OVERHEAD_TOKENS",
     "MIN_CACHEABLE_TOKENS",
+    "MalformedResponseError",
     "Message",
     "MiddleEditError",
     "MinimumLength",
@@ -223,10 +244,12 @@ __all__ = [  # noqa: RUF022
     "Price",
     "PromptCache",
     "READBACK_PREFIX",
+    "Rebuild",
     "Reply",
     "RequestRow",
     "RunResult",
     "SAFETY_MARGIN",
+    "STALE_SECONDS",
     "STRATEGIES",
     "SUMMARY_PREFIX",
     "Scenario",
@@ -241,6 +264,7 @@ __all__ = [  # noqa: RUF022
     "TokenCounter",
     "TooManyBreakpointsError",
     "Usage",
+    "WhatIf",
     "append_tool_results",
     "budget_report",
     "cache_report",
@@ -268,7 +292,10 @@ __all__ = [  # noqa: RUF022
     "loop_steps",
     "message_text",
     "message_tokens",
+    "model_family",
+    "price_for",
     "qwen_counter",
+    "read_bill",
     "response_field",
     "run_agent",
     "run_all",
@@ -288,5 +315,6 @@ __all__ = [  # noqa: RUF022
     "validate_history",
     "wearing_summary",
     "whole_size",
+    "window_usage",
     "with_margin",
 ]

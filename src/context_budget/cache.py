@@ -123,6 +123,14 @@ def _minimums() -> dict[str, MinimumLength]:
     out["claude-opus-5-5"] = MinimumLength(
         512, "2026-09-30", "assumed equal to Opus 5 (not in the 2026-08-21 table)"
     )
+    # Sonnet 3.7, which older saved sessions name; the same documentation, listing it
+    # as deprecated, quoted in anthropics/anthropic-sdk-python#1194.
+    out["claude-3-7-sonnet"] = MinimumLength(
+        1024,
+        "2026-12-01",
+        "Anthropic, prompt caching documentation, as quoted in "
+        "github.com/anthropics/anthropic-sdk-python/issues/1194",
+    )
     return out
 
 

@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ from typing import Any
 from context_budget.budget import LoopStep
 from context_budget.usage import Usage
 
-__all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost"]
+__all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost", "model_family", "price_for"]
 
 _PRICING = "Anthropic, pricing.md (llms-txt-archive snapshot 2026-08-21)"
 _OPUS_55 = (
@@ -85,7 +86,72 @@ def _prices() -> dict[str, Price]:
         table[model] = _rates(10.0, 50.0, 1.0, "2026-08-21", _PRICING)
     table["claude-opus-5-5"] = _rates(4.0, 20.0, 0.20, "2026-09-30", _OPUS_55)
     table["claude-sonnet-5-5"] = _rates(2.0, 10.0, 0.20, "2026-09-30", _SONNET_55)
+    table.update(_older_models())
     return dict(sorted(table.items()))
+
+
+# ---------------------------------------------------------------- older models
+# The models recorded sessions still name (Claude Code 1.0.x ran on Sonnet 4).
+# Kept as their own block: each row is dated and sourced like the ones above.
+
+_PRICING_PAGE = (
+    "Anthropic, platform.claude.com/docs/en/docs/about-claude/pricing "
+    "(model pricing table; read 2026-12-01)"
+)
+
+
+def _older_models() -> dict[str, Price]:
+    table: dict[str, Price] = {}
+    for model in ("claude-opus-4-1", "claude-opus-4"):
+        table[model] = _rates(15.0, 75.0, 1.50, "2026-12-01", _PRICING_PAGE)
+    for model in ("claude-sonnet-4", "claude-3-7-sonnet"):
+        table[model] = _rates(3.0, 15.0, 0.30, "2026-12-01", _PRICING_PAGE)
+    table["claude-3-5-haiku"] = _rates(0.80, 4.0, 0.08, "2026-12-01", _PRICING_PAGE)
+    return table
+
+
+_DATED = re.compile(r"-(?:\d{8}|latest)$")
+
+
+def model_family(model: str) -> str:
+    """The `PRICES` key a recorded model id belongs to.
+
+    A dated id (`claude-sonnet-4-5-20250929`) or a `-latest` alias maps to its
+    family; a provider prefix such as `anthropic/` (LiteLLM) is dropped. Any
+    other id comes back as it is.
+
+    Examples:
+        >>> model_family("claude-sonnet-4-20250514")
+        'claude-sonnet-4'
+        >>> model_family("anthropic/claude-3-5-haiku-latest")
+        'claude-3-5-haiku'
+    """
+    if not isinstance(model, str):
+        raise TypeError(f"model must be a str, got {model!r}")
+    name = model.rsplit("/", 1)[-1]
+    return _DATED.sub("", name)
+
+
+def price_for(model: str, prices: Mapping[str, Price] | None = None) -> Price | None:
+    """The rates of a recorded model id, or None when no price is known.
+
+    Args:
+        model: the id as a session file records it, dated or not.
+        prices: model family -> `Price`; `PRICES` when None.
+
+    Returns:
+        The family's `Price`; None for a model with no price (a DeepSeek or
+        GPT model, `<synthetic>`): such a call is never priced at a guess.
+
+    Examples:
+        >>> price_for("claude-sonnet-4-5-20250929").output
+        15.0
+        >>> price_for("deepseek-chat") is None
+        True
+    """
+    table = PRICES if prices is None else prices
+    found = table.get(model)
+    return found if found is not None else table.get(model_family(model))
 
 
 #: Model id -> `Price`, each dated and sourced. Haiku 5.5's prompt-length bands

@@ -10,7 +10,9 @@ The loop keeps one integer, the counter, and compares it with a threshold:
   since the last reset. Each call's input already repeats the whole history, so
   this sum grows faster than the window really fills.
 - `window_tokens` is what the last request really carried plus its output: the
-  size of the window after that call.
+  size of the window after that call. With server tools one response adds up
+  several sampling iterations, so `window_usage` reads the last `message`
+  entry of `usage.iterations` when the response has one.
 
 Example:
     >>> Usage(input_tokens=300, output_tokens=100, cache_read_input_tokens=1200).window_tokens
@@ -27,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Usage", "should_compact", "track_usage"]
+__all__ = ["Usage", "should_compact", "track_usage", "window_usage"]
 
 _FIELDS = (
     "input_tokens",
@@ -129,6 +131,57 @@ def _get(obj: Any, name: str) -> Any:
     if isinstance(obj, Mapping):
         return obj.get(name)
     return getattr(obj, name, None)
+
+
+def window_usage(source: Any) -> Usage:
+    """The usage of the sampling iteration that saw the whole context last.
+
+    A response that used server tools (or compacted) reports, at its top
+    level, the sum over several internal sampling iterations, and lists each
+    under `usage.iterations` (entries of type `"message"` or `"compaction"`,
+    each with its own token fields). The window after the call is the last
+    `"message"` iteration's prompt plus its output, not the sum: see
+    [context editing, server-side tools](https://platform.claude.com/docs/en/build-with-claude/context-editing).
+    Without `iterations` (or without a `"message"` entry in it) this is
+    `Usage.of(source)`.
+
+    Args:
+        source: a response or a usage, in any shape `Usage.of` reads.
+
+    Returns:
+        A `Usage`, every figure a count of tokens.
+
+    Raises:
+        ValueError: `usage.iterations` is not a list, or the iteration read
+            lacks a required field; the message names it.
+
+    Examples:
+        >>> usage = {"input_tokens": 300, "output_tokens": 90, "cache_read_input_tokens": 9_000,
+        ...     "iterations": [
+        ...         {"type": "message", "input_tokens": 100, "output_tokens": 40,
+        ...          "cache_read_input_tokens": 4_000},
+        ...         {"type": "message", "input_tokens": 200, "output_tokens": 50,
+        ...          "cache_read_input_tokens": 5_000}]}
+        >>> Usage.of(usage).window_tokens, window_usage(usage).window_tokens
+        (9390, 5250)
+    """
+    if isinstance(source, Usage):
+        return source
+    usage = _get(source, "usage")
+    if usage is None:
+        usage = source
+    iterations = _get(usage, "iterations")
+    if iterations is None:
+        return Usage.of(usage)
+    if isinstance(iterations, str | bytes) or not isinstance(iterations, list | tuple):
+        raise ValueError(f"usage.iterations must be a list, got {iterations!r:.80}")
+    for index in range(len(iterations) - 1, -1, -1):
+        if _get(iterations[index], "type") == "message":
+            try:
+                return Usage.of(iterations[index])
+            except ValueError as error:
+                raise ValueError(f"usage.iterations[{index}]: {error}") from None
+    return Usage.of(usage)
 
 
 def track_usage(tokens_used: int, response: Any) -> int:
