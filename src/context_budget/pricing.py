@@ -3,9 +3,9 @@
 Prices are data, not constants: each `Price` carries the date it was read and
 where. Every rate is in US dollars per million tokens, and the cache rates are
 the model's own (most models read at a tenth of input; Opus 5.5 in September
-2026 reads at a twentieth, the seed's claim and the model page's figure, and
-Fable 5.1 / Mythos 5.1 at a fortieth). Every model here also has a minimum
-cacheable length in `cache.MIN_CACHEABLE_TOKENS`.
+2026 reads at a twentieth, the figure of its model page, which the pricing
+page does not list, and Fable 5.1 / Mythos 5.1 at a fortieth). Every model here
+also has a minimum cacheable length in `cache.MIN_CACHEABLE_TOKENS`.
 
 `cost` splits one call's usage into its four charges. A usage with
 `iterations` (server-side compaction) is billed as the sum of its iterations:
@@ -36,8 +36,8 @@ __all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost", "model_family", "pric
 
 _PRICING = "Anthropic, pricing.md (llms-txt-archive snapshot 2026-08-21)"
 _OPUS_55 = (
-    "Anthropic, models/opus-5-5 overview (later docs, Sept 2026); seed 004: "
-    "cached input a twentieth of uncached"
+    "Anthropic, Claude Opus 5.5 model page (platform.claude.com/docs/en/models/opus-5-5/"
+    "overview, Sept 2026): cached input a twentieth of uncached; not on the pricing page"
 )
 _SONNET_55 = "Anthropic, models/sonnet-5-5 overview (later docs, Sept 2026)"
 _FABLE_51 = (
