@@ -13,7 +13,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from .conftest import DESKTOP, PHONE, REPO, SITE_DIR, SitePages, require_site, site_pages
+from .conftest import (
+    DESKTOP,
+    PHONE,
+    REPO,
+    SITE_DIR,
+    SitePages,
+    page_params,
+    require_site,
+    site_pages,
+)
 from .reader_checks import (
     CODE_BLOCKS,
     OUTPUT_BLOCKS,
@@ -83,7 +92,9 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
     assert not problems, _report(loaded.url, problems)
 
 
-@pytest.mark.parametrize("chapter", chapter_pages() or ["<no chapter page>"])
+@pytest.mark.parametrize(
+    "chapter", page_params(chapter_pages() or ["<no chapter page>"], trailing_slash=True)
+)
 def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> None:
     """At 390 px, no output block or table of a chapter page is wider than its box."""
     require_site()
