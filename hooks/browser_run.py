@@ -11,7 +11,9 @@ Three things go into the built site:
   output CI compared, whether the browser can run it and why not.
 
 Each Python block's `<div class="language-... highlight">` gets `data-cb-order`, and,
-when it cannot run, `data-cb-why`; `docs/javascripts/run-blocks.js` reads them. A page
+when it cannot run, `data-cb-why`; an exercise's checker block (`BrowserBlock.checker`:
+its output is a `PASS`/`NEEDS_WORK` verdict) gets `data-cb-checker`, so the reader's run
+is judged by its verdict; `docs/javascripts/run-blocks.js` reads them. A page
 whose rendered code blocks do not line up one to one with its fences (the API reference,
 drawn by mkdocstrings) is left as it is.
 """
@@ -86,6 +88,8 @@ def annotate(text: str, languages: list[str], blocks: list[Any], data_url: str) 
             return match.group(0)
         block = next(visible)
         extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
+        if block.checker:
+            extra += ' data-cb-checker="true"'
         if not block.runnable:
             extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
         return match.group(0) + extra

@@ -38,6 +38,7 @@ import os
 import re
 import shlex
 import subprocess
+import symtable
 import sys
 import textwrap
 import unittest
@@ -461,6 +462,10 @@ class BrowserBlock:
             serves them at the same path).
         prelude: for a block that cannot run (and is not skipped), its top-level imports
             that can: the browser runs them in its place, so later blocks find the names.
+        checker: True for an exercise's checker block, judged in the browser by the
+            verdict it prints (`PASS`, or `NEEDS_WORK` and what is wrong), not by
+            whether its output equals CI's: its expected output carries a verdict
+            (`VERDICT`), or it calls a `check_*` function of `context_budget.grading`.
     """
 
     order: int
@@ -475,6 +480,24 @@ class BrowserBlock:
     why: str | None
     files: tuple[str, ...]
     prelude: str = ""
+    checker: bool = False
+
+
+#: A checker's verdict word, as `context_budget.grading` prints it.
+VERDICT = re.compile(r"\b(?:PASS|NEEDS_WORK)\b")
+#: The package that holds the exercises' checkers.
+GRADING_PACKAGE = "context_budget.grading"
+
+
+def _grading_checks(tree: ast.AST) -> set[str]:
+    """The `check_*` names a block imports from `context_budget.grading` (or a module of it)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(GRADING_PACKAGE):
+            names.update(
+                alias.asname or alias.name for alias in node.names if alias.name.startswith("check")
+            )
+    return names
 
 
 #: The only module outside the standard library that the browser has.
@@ -544,24 +567,62 @@ def _imported_roots(tree: ast.AST) -> set[str]:
     return roots
 
 
+def _module_table(tree: ast.AST) -> symtable.SymbolTable | None:
+    """The block's scopes, as the compiler sees them (None for an empty or odd tree)."""
+    try:
+        return symtable.symtable(ast.unparse(tree), "<block>", "exec")
+    except SyntaxError:  # e.g. `return` at top level, which `ast.parse` accepts
+        return None
+
+
 def _bound_names(tree: ast.AST) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    """The names a block binds in the page's namespace: its module scope.
+
+    Assignments, imports, definitions, `for` and `with` targets, `except ... as`,
+    match captures and `global` assignments in a function count; a function's
+    parameters and locals, a lambda's and a comprehension's do not: they belong
+    to their own scope, and bind nothing a later block can use.
+    """
+    table = _module_table(tree)
+    if table is None:
+        return set()
+    names = {
+        symbol.get_name()
+        for symbol in table.get_symbols()
+        if symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace()
+    }
+    for child in _nested(table):
+        names.update(
+            symbol.get_name()
+            for symbol in child.get_symbols()
+            if symbol.is_declared_global() and symbol.is_assigned()
+        )
     return names
 
 
+def _nested(table: symtable.SymbolTable) -> Iterable[symtable.SymbolTable]:
+    for child in table.get_children():
+        yield child
+        yield from _nested(child)
+
+
 def _loaded_names(tree: ast.AST) -> set[str]:
-    return {
-        node.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
+    """The names a block reads from the page's namespace, in any of its scopes.
+
+    A function's parameter or local, or a comprehension's loop variable, is its
+    own and is not read from the page (`def estimate(text): ...` needs no `text`).
+    """
+    table = _module_table(tree)
+    if table is None:
+        return set()
+    names = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_referenced()}
+    for child in _nested(table):
+        names.update(
+            symbol.get_name()
+            for symbol in child.get_symbols()
+            if symbol.is_referenced() and symbol.is_global()
+        )
+    return names
 
 
 def _python_source(source: str, doctest: bool) -> str:
@@ -618,6 +679,7 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
     example_starts = [example.region.start for example in document]
     blocks: list[BrowserBlock] = []
     unavailable: dict[str, str] = {}  # name -> why the block that defines it cannot run
+    checks: set[str] = set()  # the grading checks the page has imported so far
     for region in regions:
         language = region.lexemes.get("language", "python")
         if language not in PYTHON_LANGUAGES:
@@ -661,6 +723,8 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
                 unavailable.pop(name, None)
         shown = output_of.get(region.start)
         expected = _doctest_expected(source) if doctest else None if shown is None else str(shown)
+        checks |= _grading_checks(tree)
+        checker = bool(VERDICT.search(expected or "")) or bool(_loaded_names(tree) & checks)
         blocks.append(
             BrowserBlock(
                 order=len(blocks),
@@ -675,6 +739,7 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
                 why=why,
                 files=tuple(dict.fromkeys(files)),
                 prelude=prelude,
+                checker=checker,
             )
         )
     return blocks

@@ -164,3 +164,55 @@ def test_a_traceback_starts_at_the_readers_code() -> None:
     assert runner.run_block(2, "print('still usable')\n", False, "still usable\n")["match"]
     doctest_error = runner.run_block(3, ">>> explode(1)\n", True, "")["error"]
     assert "KeyError: 1" in doctest_error and "cb_runner" not in doctest_error
+
+
+def test_an_exercise_binding_its_own_names_runs_after_a_block_that_cannot() -> None:
+    """Function parameters, comprehension, `except ... as`, match and lambda names are
+    the block's own: none of them makes it need the tokenizer block above."""
+    blocks = [block for block in browser_blocks(FIXTURES / "exercise.md") if not block.hidden]
+    assert [(block.runnable, block.why) for block in blocks] == [
+        (False, "needs the real Qwen tokenizer, which is not shipped to the browser"),
+        (True, None),
+        (True, None),
+        (True, None),
+        (True, None),
+        (False, "uses `word`, which a block that cannot run defines"),
+    ]
+
+
+def test_a_checker_block_is_marked_from_its_output_or_its_call() -> None:
+    """An expected verdict (PASS / NEEDS_WORK) or a call of a grading check marks a checker."""
+    blocks = [block for block in browser_blocks(FIXTURES / "exercise.md") if not block.hidden]
+    assert [block.checker for block in blocks] == [False, True, True, False, True, False]
+
+
+def test_a_checker_block_comes_back_with_its_verdict() -> None:
+    runner = _runner()
+    wrong = "NEEDS_WORK: 4 of 6 cases wrong\n"
+    fixed = runner.run_block(0, "print('PASS')\n", False, wrong, True)
+    assert (fixed["verdict"], fixed["match"]) == ("pass", False)
+    again = runner.run_block(
+        1, "print('3 of 5 right')\nprint('NEEDS_WORK: 2 wrong')\n", False, wrong, True
+    )
+    assert again["verdict"] == "needs_work"
+    assert runner.run_block(2, "print('610,500 PASS')\n", False, None, True)["verdict"] == "pass"
+    assert runner.run_block(3, "print('no verdict')\n", False, wrong, True)["verdict"] is None
+    assert runner.run_block(4, "raise SystemExit('PASS')\n", False, wrong, True)["verdict"] is None
+    assert runner.run_block(5, "print('PASS')\n", False, "PASS\n")["verdict"] is None
+    # a word that only contains a verdict is no verdict
+    assert runner.run_block(6, "print('PASSWORD BYPASS')\n", False, None, True)["verdict"] is None
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids)
+def test_every_first_attempt_of_an_exercise_runs_in_the_browser(page: Path) -> None:
+    """A checker block whose CI output is NEEDS_WORK is the reader's starting point:
+    the browser runs it, so the reader can change it and see the verdict change. No
+    checker block is skipped in CI (its first attempt is shown with its NEEDS_WORK)."""
+    stuck = [
+        f"{page.relative_to(ROOT)}:{block.line}: {block.why}"
+        for block in browser_blocks(page)
+        if block.checker
+        and not block.runnable
+        and ("NEEDS_WORK" in (block.expected or "") or (block.why or "").startswith("skipped"))
+    ]
+    assert not stuck, "\n".join(stuck)
