@@ -5,11 +5,15 @@ A page asks for a figure with an HTML comment on a line of its own:
     <!-- figure: tokens_error -->
 
 The hook imports `docs/figures/tokens_error.py`, calls its `draw()` (which
-returns the text of one SVG picture) and puts the picture in the page in place
-of the comment, inside a `<figure>` whose caption is the figure's `<title>` and
-a link to the code that drew it (mkdocs copies `docs/figures/*.py` to the site
-as plain files). An inline SVG takes the page's text colour, so one picture
-reads in light and dark mode.
+returns the text of one SVG picture) twice, once in each layout of
+`docs/figures/_svg.py` (`WIDE`, 720 units, and `NARROW`, 360 units with its
+keys below the plot), and puts both pictures in the page in place of the
+comment, inside a `<figure>` whose caption is the figure's `<title>` and a link
+to the code that drew it (mkdocs copies `docs/figures/*.py` to the site as
+plain files). The stylesheet shows the one that fits the column (a container
+query in `docs/stylesheets/extra.css`), so the text reads at 11 px or more at
+1280 px and on a phone. An inline SVG takes the page's text colour, so one
+picture reads in light and dark mode.
 
 The tests import this file too (`tests/test_figures.py`): every figure draws
 the same bytes twice, every marker names a figure that exists, and every
@@ -53,22 +57,40 @@ def load_figure(name: str, folder: Path) -> ModuleType:
     return module
 
 
-def draw(name: str, folder: Path) -> str:
-    """The SVG text of figure NAME, checked to be one `<svg>` with a `<title>`."""
-    svg = load_figure(name, folder).draw()
+def _checked(name: str, svg: object) -> str:
     if not isinstance(svg, str) or not svg.lstrip().startswith("<svg") or not _TITLE.search(svg):
         raise ValueError(f"figure {name!r}: draw() must return an <svg> with a <title>")
     return svg
 
 
-def figure_html(name: str, svg: str, page_url: str) -> str:
-    """The `<figure>` that replaces a marker on the page at `page_url`."""
+def draw(name: str, folder: Path, *, narrow: bool = False) -> str:
+    """The SVG text of figure NAME, checked to be one `<svg>` with a `<title>`.
+
+    `narrow=True` draws it in `_svg.NARROW`, the phone layout; else in `_svg.WIDE`.
+    """
+    module = load_figure(name, folder)
+    svg = sys.modules.get("_svg")
+    if svg is None:  # a figure that draws without the helpers has one layout
+        return _checked(name, module.draw())
+    with svg.layout(svg.NARROW if narrow else svg.WIDE):
+        return _checked(name, module.draw())
+
+
+def figure_html(name: str, svg: str, page_url: str, narrow: str | None = None) -> str:
+    """The `<figure>` that replaces a marker on the page at `page_url`.
+
+    `svg` is the wide picture; `narrow`, when given, the phone layout shown instead
+    where the column is narrow.
+    """
     match = _TITLE.search(svg)
     caption = match.group(1).strip() if match else name
     here = posixpath.dirname(page_url.rstrip("/")) if not page_url.endswith("/") else page_url
     source = posixpath.relpath(f"{FIGURES_URI}/{name}.py", here or ".")
     # subtle: no blank line inside, so Markdown keeps the block as raw HTML.
-    body = "\n".join(line for line in svg.strip().splitlines() if line.strip())
+    pictures = [svg] if narrow is None else [svg, narrow]
+    body = "\n".join(
+        line for picture in pictures for line in picture.strip().splitlines() if line.strip()
+    )
     return (
         f'<figure class="cb-figure" id="figure-{name.replace("_", "-")}">\n{body}\n'
         f"<figcaption>{caption} · "
@@ -77,7 +99,7 @@ def figure_html(name: str, svg: str, page_url: str) -> str:
     )
 
 
-_cache: dict[str, str] = {}
+_cache: dict[str, tuple[str, str]] = {}
 
 
 def on_pre_build(config: Any) -> None:
@@ -95,9 +117,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         name = match.group(1)
         try:
             if name not in _cache:
-                _cache[name] = draw(name, folder)
+                _cache[name] = (draw(name, folder), draw(name, folder, narrow=True))
         except Exception as error:
             raise PluginError(f"{page.file.src_uri}: figure {name!r}: {error}") from error
-        return figure_html(name, _cache[name], page.url)
+        wide, narrow = _cache[name]
+        return figure_html(name, wide, page.url, narrow)
 
     return MARKER.sub(replace, markdown)
