@@ -15,6 +15,11 @@ query in `docs/stylesheets/extra.css`), so the text reads at 11 px or more at
 1280 px and on a phone. An inline SVG takes the page's text colour, so one
 picture reads in light and dark mode.
 
+On a notebook page (mkdocs-jupyter), each plot's `<img>` takes its alt text
+from the PNG's own `Description` (the notebooks save it with
+`metadata={"Description": ...}`): nbconvert would otherwise write "No
+description has been provided for this image" on every plot.
+
 The tests import this file too (`tests/test_figures.py`): every figure draws
 the same bytes twice, every marker names a figure that exists, and every
 figure is used on a page. A marker naming no figure fails the build.
@@ -22,10 +27,15 @@ figure is used on a page. A marker naming no figure fails the build.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import html
 import importlib.util
 import posixpath
 import re
+import struct
 import sys
+import zlib
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -97,6 +107,67 @@ def figure_html(name: str, svg: str, page_url: str, narrow: str | None = None) -
         f'<a href="{source}" title="the code that drew this figure">code</a></figcaption>\n'
         "</figure>"
     )
+
+
+_NOTEBOOK_IMG = re.compile(
+    r'<img(?P<before>[^>]*?)src="data:image/png;base64,(?P<data>[A-Za-z0-9+/=\s]+)"'
+    r"(?P<after>[^>]*)>"
+)
+_ALT = re.compile(r'\salt="[^"]*"')
+
+
+def png_description(data: bytes) -> str | None:
+    """The `Description` text a PNG carries (a `tEXt`, `zTXt` or `iTXt` chunk), if any."""
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return None
+    position = 8
+    while position + 8 <= len(data):
+        (length,) = struct.unpack(">I", data[position : position + 4])
+        kind = data[position + 4 : position + 8]
+        body = data[position + 8 : position + 8 + length]
+        position += 12 + length
+        key, _, rest = body.partition(b"\0")
+        if key != b"Description":
+            continue
+        try:
+            if kind == b"tEXt":
+                return rest.decode("latin-1")
+            if kind == b"zTXt":
+                return zlib.decompress(rest[1:]).decode("latin-1")
+            if kind == b"iTXt":
+                compressed, rest = rest[0], rest[2:]
+                _, _, rest = rest.partition(b"\0")  # language tag
+                _, _, text = rest.partition(b"\0")  # translated keyword
+                return (zlib.decompress(text) if compressed else text).decode("utf-8")
+        except (zlib.error, UnicodeDecodeError, IndexError):
+            return None
+    return None
+
+
+def describe_plots(page_html: str) -> str:
+    """Each inline PNG of `page_html` with its `Description` as its alt text."""
+
+    def replace(match: re.Match[str]) -> str:
+        try:
+            data = base64.b64decode("".join(match.group("data").split()), validate=True)
+        except (binascii.Error, ValueError):
+            return match.group(0)
+        text = png_description(data)
+        if not text:
+            return match.group(0)
+        before = _ALT.sub("", match.group("before"))
+        after = _ALT.sub("", match.group("after"))
+        alt = html.escape(text, quote=True)
+        return f'<img{before} alt="{alt}" src="data:image/png;base64,{match.group("data")}"{after}>'
+
+    return _NOTEBOOK_IMG.sub(replace, page_html)
+
+
+def on_page_content(html_text: str, page: Any, config: Any, files: Any) -> str:
+    """On a notebook page, give each plot its own alt text."""
+    if page.file.src_uri.endswith(".md"):
+        return html_text
+    return describe_plots(html_text)
 
 
 _cache: dict[str, tuple[str, str]] = {}

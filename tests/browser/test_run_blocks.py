@@ -3,7 +3,9 @@
 Every page with a block list (`site/pyodide/pages/*.json`, written by
 `hooks/browser_run.py`) is opened and each runnable block is run through its Run
 button, in page order: each must print what CI checked (or, where CI compares
-nothing, run without an error). Pyodide starts once per page. The fixture page
+nothing, run without an error); an exercise's checker block must also show the
+verdict it printed (PASS, or NEEDS_WORK and what is wrong), not a comparison.
+Pyodide starts once per page. The fixture page
 `tests/fixtures/browser/raises.md` is rendered by the test itself and served beside
 the site, to show a traceback, a page that stays usable, and the Stop button.
 
@@ -13,6 +15,7 @@ Run after `make site` with `make browser` (`pytest -m browser`).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,11 +89,19 @@ def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str
     return _verdict(div)
 
 
+def _checker_status(printed: str) -> str:
+    """The panel status a checker block that printed `printed` must show."""
+    if re.search(r"\bNEEDS_WORK\b", printed):
+        return "needs_work"
+    return "pass" if re.search(r"\bPASS\b", printed) else "noverdict"
+
+
 def _verdict(div: Locator) -> dict[str, str]:
     return dict(
         div.evaluate(
             """div => ({
               status: div._cbPanel.dataset.status,
+              match: div._cbPanel.dataset.match ?? '',
               text: div._cbPanel.textContent,
               output: div._cbPanel.querySelector('.cb-run-output')?.textContent ?? '',
               diff: div._cbPanel.querySelector('.cb-run-diff')?.textContent ?? '',
@@ -118,6 +129,11 @@ def test_every_runnable_block_prints_what_ci_checked(open_page: OpenPage, block_
     for block in runnable:
         verdict = _run(page, block["order"])
         wanted = "ran" if block["expected"] is None else "match"
+        if block["checker"]:
+            # an exercise's checker: judged by its verdict, and still printing what CI checked
+            wanted = _checker_status(block["expected"] or "")
+            if block["expected"] is not None and verdict["match"] != "true":
+                wanted = "what CI checked"
         if verdict["status"] != wanted:
             failures.append(f"block {block['order'] + 1} (line {block['line']}): {verdict['text']}")
     assert not failures, f"{loaded.url}\n" + "\n".join(failures)
@@ -142,7 +158,11 @@ def test_an_edited_block_is_reported_as_not_matching(open_page: OpenPage) -> Non
     page = loaded.page
     _prepared(page)
     data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
-    first = next(b for b in data["blocks"] if b["runnable"] and b["expected"] and not b["doctest"])
+    first = next(
+        b
+        for b in data["blocks"]
+        if b["runnable"] and b["expected"] and not b["doctest"] and not b["checker"]
+    )
     code = page.locator(f"div[data-cb-order='{first['order']}'] pre > code")
     assert code.get_attribute("contenteditable") == "plaintext-only"
     code.evaluate("code => { code.textContent = 'print(\"something else\")\\n'; }")
