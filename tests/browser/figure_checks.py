@@ -119,7 +119,11 @@ SERIES_JS = """
       const names = along.map(
         other => other.path.dataset.series || `series ${drawn.indexOf(other) + 1}`);
       const said = (path.dataset.overlaps || '').split(', ').filter(Boolean);
-      const text = [...svg.querySelectorAll('text')].map(t => t.textContent).join(' ');
+      // a label's lines are tspans broken at spaces: join them with one
+      const text = [...svg.querySelectorAll('text')].map(t => {
+        const lines = [...t.querySelectorAll('tspan')];
+        return lines.length ? lines.map(line => line.textContent).join(' ') : t.textContent;
+      }).join(' ');
       const named = names.slice(0, 2).every(name => said.includes(name) && text.includes(name));
       if (!said.length || !named) {
         problems.push(`figure ${index + 1}: ${label} is drawn entirely along `
