@@ -42,7 +42,7 @@ import symtable
 import sys
 import textwrap
 import unittest
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -678,8 +678,7 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
     hidden_starts = {region.start for region in _hidden_blocks(document)}
     example_starts = [example.region.start for example in document]
     blocks: list[BrowserBlock] = []
-    unavailable: dict[str, str] = {}  # name -> why the block that defines it cannot run
-    checks: set[str] = set()  # the grading checks the page has imported so far
+    judge = _BlockJudge()
     for region in regions:
         language = region.lexemes.get("language", "python")
         if language not in PYTHON_LANGUAGES:
@@ -688,9 +687,80 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
         doctest = language == "pycon" or _is_doctest(source)
         line = document.text.count("\n", 0, region.start) + 1
         starts = [start for start in example_starts if region.start <= start < region.end]
-        why: str | None = None
         skip = next((skipped[start] for start in starts if start in skipped), None)
         code = _python_source(source, doctest)
+        shown = output_of.get(region.start)
+        expected = _doctest_expected(source) if doctest else None if shown is None else str(shown)
+        why, files, prelude, checker = judge(code, expected, skip)
+        blocks.append(
+            BrowserBlock(
+                order=len(blocks),
+                start=region.start,
+                end=region.end,
+                line=line,
+                hidden=region.start in hidden_starts,
+                doctest=doctest,
+                source=source if doctest else code,
+                expected=expected,
+                runnable=why is None,
+                why=why,
+                files=files,
+                prelude=prelude,
+                checker=checker,
+            )
+        )
+    return blocks
+
+
+def browser_cells(cells: Sequence[tuple[str, str | None]]) -> list[BrowserBlock]:
+    """A notebook's code cells, in order, with whether the browser can run each.
+
+    `cells` holds each code cell's source and the text it printed when the notebook
+    was executed (None where nothing is compared: a cell that shows a value or a
+    plot). The same verdicts as `browser_blocks`: a cell that imports what the
+    browser lacks, reads a file the site does not serve, or uses a name only such a
+    cell defines cannot run; nothing in a notebook is skipped or hidden.
+    """
+    judge = _BlockJudge()
+    blocks: list[BrowserBlock] = []
+    for number, (code, expected) in enumerate(cells):
+        why, files, prelude, checker = judge(code, expected, None)
+        blocks.append(
+            BrowserBlock(
+                order=number,
+                start=0,
+                end=0,
+                line=number + 1,
+                hidden=False,
+                doctest=False,
+                source=code,
+                expected=expected,
+                runnable=why is None,
+                why=why,
+                files=files,
+                prelude=prelude,
+                checker=checker,
+            )
+        )
+    return blocks
+
+
+class _BlockJudge:
+    """Says, block after block of one page, whether the browser can run each.
+
+    It remembers the names that blocks which cannot run define (a later block that
+    uses one cannot run either) and the grading checks the page has imported.
+    """
+
+    def __init__(self) -> None:
+        self.unavailable: dict[str, str] = {}  # name -> why the block defining it cannot run
+        self.checks: set[str] = set()
+
+    def __call__(
+        self, code: str, expected: str | None, skip: str | None
+    ) -> tuple[str | None, tuple[str, ...], str, bool]:
+        """`(why not, files read under docs/, prelude, is a checker)` for one block."""
+        why: str | None = None
         files: list[str] = []
         try:
             tree = ast.parse(code)
@@ -712,34 +782,15 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
                     break
                 files.append(name.removeprefix("docs/"))
         if why is None:
-            needed = sorted((_loaded_names(tree) - _bound_names(tree)) & unavailable.keys())
+            needed = sorted((_loaded_names(tree) - _bound_names(tree)) & self.unavailable.keys())
             if needed:
                 why = f"uses `{needed[0]}`, which a block that cannot run defines"
         prelude, safe = ("", set()) if skip or why is None else _safe_imports(tree, code)
         for name in _bound_names(tree):
             if why is not None and name not in safe:
-                unavailable.setdefault(name, why)
+                self.unavailable.setdefault(name, why)
             else:
-                unavailable.pop(name, None)
-        shown = output_of.get(region.start)
-        expected = _doctest_expected(source) if doctest else None if shown is None else str(shown)
-        checks |= _grading_checks(tree)
-        checker = bool(VERDICT.search(expected or "")) or bool(_loaded_names(tree) & checks)
-        blocks.append(
-            BrowserBlock(
-                order=len(blocks),
-                start=region.start,
-                end=region.end,
-                line=line,
-                hidden=region.start in hidden_starts,
-                doctest=doctest,
-                source=source if doctest else code,
-                expected=expected,
-                runnable=why is None,
-                why=why,
-                files=tuple(dict.fromkeys(files)),
-                prelude=prelude,
-                checker=checker,
-            )
-        )
-    return blocks
+                self.unavailable.pop(name, None)
+        self.checks |= _grading_checks(tree)
+        checker = bool(VERDICT.search(expected or "")) or bool(_loaded_names(tree) & self.checks)
+        return why, tuple(dict.fromkeys(files)), prelude, checker

@@ -59,6 +59,12 @@
       error: "The block raised an error:",
       ran: "Ran (CI compares no output for this block).",
     };
+    if (div.classList.contains("highlight-ipynb")) {
+      // a notebook cell: what it is compared with is the output the build's run shows below
+      words.match = "✓ Matches the output shown below, from the build's run of the notebook.";
+      words.mismatch = "✗ Does not match the output shown below, from the build's run:";
+      words.ran = "Ran (the cell shows a value or a plot, which this runner does not compare).";
+    }
     panel.dataset.status = status;
     if (result.match === true || result.match === false) panel.dataset.match = String(result.match);
     else delete panel.dataset.match;

@@ -100,7 +100,7 @@ if plt is not None:
         "legend.frameon": False,
     }
     with plt.rc_context(style):
-        fig, (left, right) = plt.subplots(2, 1, figsize=(7.5, 10))
+        fig, (left, right) = plt.subplots(2, 1, figsize=(7.5, 11))
         for index, (name, run) in enumerate(runs.items()):
             calls = range(1, run.steps + 1)
             look = {
@@ -125,7 +125,13 @@ if plt is not None:
             color=INK,
         )
         for axes in (left, right):
-            axes.legend(ncols=3, loc="upper left", fontsize=12)
+            # the key below the plot, where it covers no line
+            axes.legend(
+                ncols=3,
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.2),
+                fontsize=12,
+            )
             axes.spines[["top", "right"]].set_visible(False)
         fig.tight_layout()
         show(

@@ -15,6 +15,8 @@ are none), so one page load can serve every check.
   keeps its own accessible name.
 - ``alt_problems``: every image of the page has alt text of its own, not
   nbconvert's "No description has been provided for this image".
+- ``runner_problems``: every code cell of a notebook page has a Run button or a
+  note saying why the browser cannot run it.
 - ``verdict_problems``: every exercise checker block that has been run shows the
   checker's verdict: ``PASS`` as the green passed state, ``NEEDS_WORK`` as what is
   wrong, never "does not match the output CI checked".
@@ -186,6 +188,14 @@ ALT_JS = """
     + ` (${(img.getAttribute('src') || '').slice(0, 30)})`)
 """
 
+RUNNER_JS = """
+() => [...document.querySelectorAll('article .jupyter-wrapper .jp-CodeCell')]
+  .map((cell, index) => ({ cell, index }))
+  .filter(({ cell }) => !cell.querySelector('button.cb-run, .cb-run-why'))
+  .map(({ cell, index }) => `code cell ${index + 1}: no Run button and no note why it cannot run: `
+    + (cell.querySelector('pre')?.textContent || '').trim().split('\\n')[0].slice(0, 60))
+"""
+
 VERDICT_JS = """
 () => {
   const problems = [];
@@ -239,6 +249,11 @@ def id_problems(page: Page) -> list[str]:
 def alt_problems(page: Page) -> list[str]:
     """Images with no alt text, or with nbconvert's placeholder."""
     return list(page.evaluate(ALT_JS, NO_DESCRIPTION))
+
+
+def runner_problems(page: Page) -> list[str]:
+    """Notebook code cells with neither a Run button nor a note why not."""
+    return list(page.evaluate(RUNNER_JS))
 
 
 def verdict_problems(page: Page) -> list[str]:

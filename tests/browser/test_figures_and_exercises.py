@@ -24,6 +24,7 @@ from .figure_checks import (
     alt_problems,
     figure_fit_problems,
     id_problems,
+    runner_problems,
     series_problems,
     verdict_problems,
 )
@@ -166,6 +167,22 @@ def test_a_pages_figures_fit_and_keep_their_names(
     problems = figure_fit_problems(page) + series_problems(page)
     problems += id_problems(page) + alt_problems(page)
     assert not problems, f"{loaded.url} at {width} px\n  " + "\n  ".join(problems)
+
+
+def test_the_runner_check_fails_on_cells_without_a_runner(blank: Page) -> None:
+    _load(blank, FIXTURES / "browser" / "notebook_cell.html")
+    problems = runner_problems(blank)
+    assert len(problems) == 2 and problems[0].startswith("code cell 1: no Run button"), problems
+
+
+def test_every_notebook_cell_runs_or_says_why(open_page: OpenPage, notebook_path: str) -> None:
+    loaded = open_page(notebook_path)
+    loaded.page.wait_for_function("() => document.readyState === 'complete'")
+    loaded.page.evaluate("() => new Promise(resolve => setTimeout(resolve, 0))")
+    cells = loaded.page.locator("article .jupyter-wrapper .jp-CodeCell").count()
+    assert cells > 0, loaded.url
+    problems = runner_problems(loaded.page)
+    assert not problems, f"{loaded.url}\n  " + "\n  ".join(problems)
 
 
 def _run(page: Page, order: int, code: str) -> dict[str, str]:
