@@ -9,6 +9,11 @@ from pathlib import Path
 import pluggy
 import pytest
 from pagecheck import docstring_sybil, page_sybil
+from profiles import register_profiles
+
+#: The Hypothesis profile every property runs under: ``ci`` unless HYPOTHESIS_PROFILE says
+#: ``soak`` (tests/profiles.py). Loaded here, before any test module is imported.
+HYPOTHESIS_PROFILE = register_profiles()
 
 _Collect = Callable[[Path, pytest.Collector], pytest.Collector | None]
 _collect_page: _Collect = page_sybil().pytest()
@@ -31,7 +36,14 @@ BROWSER_TESTS = "tests/browser/"
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects the browser tests of a unit run
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Refuse a browser test outside tests/browser/: `make browser` would never run it."""
+    """Refuse a browser test outside tests/browser/: `make browser` would never run it.
+
+    Also mark every Hypothesis property ``property``, so ``make soak`` (``-m property``)
+    finds them all without a list to keep up to date.
+    """
+    for item in items:
+        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.property)
     stray = [
         item.nodeid
         for item in items

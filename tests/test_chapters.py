@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
@@ -194,7 +194,6 @@ def test_an_unwritten_starter_is_not_yet_written(check: Any) -> None:
     _wrong(check(starter), "not written yet")
 
 
-@settings(deadline=None)
 @given(st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.integers())))
 def test_a_function_returning_anything_gets_a_verdict_not_an_exception(value: object) -> None:
     for check in (chapters.check_estimate, chapters.check_head, chapters.check_budget_report):

@@ -33,6 +33,7 @@ from context_budget import (
     validate_history,
 )
 from context_budget.cli import main
+from context_budget.transcripts import _parse
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -342,8 +343,9 @@ def test_the_json_keys_are_stable(run: Run) -> None:
     plain = report(run, SESSION)
     fits = report(run, SESSION, "--budget", "400")
     overflow = report(run, SESSION, "--budget", "300")
-    top = ["file", "format", "detected", "skipped_records", "counter", "shape", "messages"]
-    top += ["pinned_records", "layers", "largest", "tool_results", "history", "dense_share"]
+    top = ["file", "files", "format", "detected", "skipped_records", "counter", "shape"]
+    top += ["messages", "pinned_records", "threads", "segments", "final"]
+    top += ["layers", "largest", "tool_results", "history", "dense_share"]
     top += ["undercount", "budget"]
     assert list(plain) == list(fits) == list(overflow) == top
     assert list(plain["layers"]) == ["system", "pinned", "conversation", "total"]
@@ -452,7 +454,10 @@ def test_a_missing_file_is_one_line_and_exit_2(run: Run, tmp_path: Path) -> None
 
 
 def test_a_directory_is_one_line_and_exit_2(run: Run, tmp_path: Path) -> None:
-    assert_one_error_line(*run("inspect", tmp_path), f"{tmp_path}: is a directory, not a file")
+    assert_one_error_line(
+        *run("inspect", tmp_path),
+        f"{tmp_path}: is a directory with no .jsonl file (no Claude Code session)",
+    )
 
 
 @pytest.mark.skipif(
@@ -976,3 +981,216 @@ def test_the_module_run_as_main_exits_with_the_commands_status(
     code, out, err = run_as_main("inspect", str(tmp_path / "gone.json"))
     assert isinstance(code, int)
     assert_one_error_line(code, out, err, "gone.json: no such file")
+
+
+# ---------------------------------------------------------------- writing the report
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("options", [["--json"], []], ids=["json", "text"])
+def test_a_full_disk_is_one_line_and_exit_2_not_a_traceback(options: list[str]) -> None:
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "context_budget", "inspect", str(SESSION), *options],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+    assert_one_error_line(
+        done.returncode,
+        "",
+        done.stderr,
+        "cannot write the report to stdout: No space left on device",
+    )
+
+
+def test_a_failed_write_in_process_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Full:
+        encoding = "utf-8"
+
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+
+        def flush(self) -> None:
+            pass
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert main(["inspect", str(SESSION), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"{ERROR_PREFIX}cannot write the report to stdout: No space left on device\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("two\nlines.json", "two\\nlines.json"),
+        ("cr\rlf.json", "cr\\rlf.json"),
+        ("tab\there.json", "tab\\there.json"),
+        ("esc\x1b[2J.json", "esc\\x1b[2J.json"),
+        ("sep\u2028ara\x85tor.json", "sep\\u2028ara\\x85tor.json"),
+    ],
+    ids=["newline", "carriage return", "tab", "escape", "unicode separators"],
+)
+def test_a_line_break_in_the_file_name_is_escaped_in_the_report(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, shown: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / name).write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    code, out, err = run("inspect", name)
+    assert (code, err) == (0, "")
+    first = out.splitlines()[0]
+    assert first == f"{shown}: a list of 1 message [messages, detected]"
+    assert out.splitlines()[1].startswith("tokens: ")
+    assert report(run, name)["file"] == name  # the JSON keeps the name as it is
+
+
+def test_a_line_break_in_a_tool_name_is_escaped_in_the_report(run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    call = {"type": "tool_use", "id": "t\n1", "name": "evil\nname", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t\n1", "content": "ok " * 50}
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result]},
+    ]
+    path.write_text(json.dumps(messages))
+    code, out, _ = run("inspect", path)
+    assert code == 0
+    assert "evil\\nname" in out
+    assert not any(line.startswith("name") for line in out.splitlines())
+
+
+# ---------------------------------------------------------------- threads and formats
+
+PROJECT = FIXTURES / "claude-code-viewer" / "sample-project"
+BIG = PROJECT / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+MEDIUM = PROJECT / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+SMALL = PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+COMPACTED = FIXTURES / "synthetic" / "claude-code-compacted"
+
+
+@pytest.mark.parametrize("path", [BIG, MEDIUM, SMALL], ids=lambda path: path.name[:8])
+def test_each_real_session_reports_its_main_chain_with_no_broken_pair(run: Run, path: Path) -> None:
+    data = report(run, path)
+    assert (data["format"], data["history"]) == ("claude-code", [])
+    assert all(thread["broken_pairs"] == 0 for thread in data["threads"])
+
+
+def test_the_sub_agents_are_named_with_their_sizes_not_merged(run: Run) -> None:
+    # a bug: this session was reported as 71,357 tokens with 10 broken pairs
+    data = report(run, BIG)
+    assert (data["messages"], data["layers"]["total"], data["history"]) == (23, 5_972, [])
+    threads = [(t["name"], t["messages"], t["tokens"], t["description"]) for t in data["threads"]]
+    transcript = _parse(BIG.read_text(encoding="utf-8"))
+    assert threads == [
+        (t.name, len(t.messages), sum(map(message_tokens, t.messages)), t.description)
+        for t in transcript.threads
+    ]
+    assert [name for name, *_ in threads][:2] == ["sidechain at line 16", "sidechain at line 38"]
+    _, out, _ = run("inspect", BIG)
+    flat = " ".join(out.split())
+    assert (
+        "a Claude Code session, main chain of 23 messages (1 other record skipped), and 5 " in flat
+    )
+    assert "sub-agent threads: 5, kept apart; every other figure is the main chain's" in out
+    assert "history: no broken tool-call pairs" in out
+
+
+def test_a_session_and_its_agent_files_are_one_report(run: Run) -> None:
+    agents = sorted(PROJECT.glob("agent-*.jsonl"))
+    data = report(run, MEDIUM, *agents)
+    assert data["file"] == str(MEDIUM) and data["files"] == [str(MEDIUM), *map(str, agents)]
+    assert [t["name"] for t in data["threads"]][2:] == [
+        "agent-test-hash-123",
+        "agent-test-hash-456",
+    ]
+    assert data["messages"] == report(run, MEDIUM)["messages"]
+
+
+def test_a_folder_of_several_sessions_is_one_line_naming_them(run: Run) -> None:
+    assert_one_error_line(*run("inspect", PROJECT), f"{PROJECT}: the files hold 3 sessions (")
+    assert_one_error_line(*run("inspect", BIG, SMALL), "the files hold 2 sessions (")
+    assert_one_error_line(*run("inspect", BIG, SMALL, "--format", "openai"), "not as openai")
+
+
+def test_the_compaction_boundaries_are_reported_where_they_cut(run: Run) -> None:
+    data = report(run, COMPACTED)
+    first, second = data["segments"]
+    assert (first["first"], first["messages"], first["line"]) == (0, 8, None)
+    assert (second["first"], second["line"], second["trigger"], second["pre_tokens"]) == (
+        8,
+        14,
+        "manual",
+        15_342,
+    )
+    assert first["tokens"] + second["tokens"] == data["layers"]["conversation"]
+    assert data["threads"][0]["description"] == "Map total changes"
+    _, out, _ = run("inspect", COMPACTED)
+    assert "compaction: 1 compaction boundary cut the main chain into 2 segments" in out
+    assert "  messages 8-13: " in out and "after the boundary at line 14 (manual, 15,342" in out
+    one = report(run, SMALL)["segments"]
+    assert [(s["first"], s["messages"], s["line"]) for s in one] == [(0, 21, None)]
+
+
+def test_a_codex_rollout_is_read_and_an_empty_one_refused(run: Run, tmp_path: Path) -> None:
+    # a bug: a rollout was reported as an empty Claude Code session, exit 0
+    data = report(run, FIXTURES / "synthetic" / "codex_rollout.jsonl")
+    assert (data["format"], data["shape"], data["messages"], data["history"]) == (
+        "codex",
+        "lines",
+        7,
+        [],
+    )
+    empty = tmp_path / "rollout.jsonl"
+    empty.write_text('{"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}\n')
+    assert_one_error_line(
+        *run("inspect", empty),
+        f"{empty}: a Codex rollout with no conversation: 1 line (session_meta 1)",
+    )
+
+
+def test_a_mini_swe_agent_trajectory_reports_its_final_output_apart(run: Run) -> None:
+    path = FIXTURES / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    data = report(run, path)
+    assert (data["format"], data["messages"], data["history"]) == ("mini-swe-agent", 72, [])
+    submission = raw["info"]["submission"]
+    assert data["final"] == {
+        "status": "Submitted",
+        "characters": len(submission),
+        "tokens": estimate_tokens(submission),
+    }
+    _, out, _ = run("inspect", path)
+    assert "final output (the exit message, not a turn): Submitted, " in out
+
+
+@pytest.mark.parametrize(
+    "path", sorted((FIXTURES / "openhands").glob("*.json")), ids=lambda path: path.stem
+)
+def test_openhands_events_are_read(run: Run, path: Path) -> None:
+    data = report(run, path)
+    assert (data["format"], data["detected"], data["history"]) == ("openhands", True, [])
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (b"42", "no known format: expected a list of messages or events"),
+        (b'{"type": "summary", "summary": "s"}\n', "no conversation: 1 record (summary 1)"),
+        (
+            b'{"trajectory_format": "mini-swe-agent-1.1", "messages": []}',
+            "a mini-swe-agent trajectory with no conversation",
+        ),
+    ],
+    ids=["a-number", "records-without-messages", "empty-trajectory"],
+)
+def test_no_known_format_or_no_conversation_is_one_line_not_a_report(
+    run: Run, tmp_path: Path, content: bytes, fragment: str
+) -> None:
+    path = tmp_path / "odd.json"
+    path.write_bytes(content)
+    assert_one_error_line(*run("inspect", path), f"{path}: {fragment}")

@@ -193,3 +193,56 @@ def test_client_without_the_extra_says_so(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setitem(sys.modules, "anthropic", None)
     with pytest.raises(DemoError, match="anthropic extra"):
         _client(MODEL)
+
+
+def _failing_client(answer: Any) -> Any:
+    """An SDK client whose transport answers every request with `answer(request)`."""
+    anthropic = pytest.importorskip("anthropic")
+    httpx2 = pytest.importorskip("httpx2")
+    return anthropic.Anthropic(
+        api_key="bad-key",
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(answer)),
+    )
+
+
+def _unauthorized(request: Any) -> Any:
+    import httpx2
+
+    body = {
+        "type": "error",
+        "error": {"type": "authentication_error", "message": "invalid x-api-key"},
+    }
+    return httpx2.Response(401, json=body)
+
+
+def _offline(request: Any) -> Any:
+    import httpx2
+
+    raise httpx2.ConnectError("[Errno -3] Temporary failure in name resolution", request=request)
+
+
+@pytest.mark.parametrize(
+    ("answer", "fragments"),
+    [
+        (_unauthorized, ["AuthenticationError", "401", "invalid x-api-key"]),
+        (_offline, ["APIConnectionError", "Connection error"]),
+    ],
+    ids=["bad key", "no network"],
+)
+def test_an_api_error_under_model_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    answer: Any,
+    fragments: list[str],
+) -> None:
+    from context_budget.cli import _demo
+
+    client = _failing_client(answer)
+    monkeypatch.setattr(_demo, "_client", lambda model: client)
+    assert main(["demo", "--model", MODEL]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert err.startswith(f"context-budget: error: --model {MODEL}: the API call failed: ")
+    for fragment in fragments:
+        assert fragment in err

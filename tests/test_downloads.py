@@ -14,8 +14,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from profiles import cases
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "context_budget"
@@ -128,7 +129,7 @@ def test_the_lab_says_it_needs_matplotlib() -> None:
     assert _load_download_hook().third_party_imports(lab) == ["matplotlib"]
 
 
-@settings(max_examples=100, deadline=None)
+@cases(0.5)
 @given(st.lists(st.integers(min_value=1, max_value=6), max_size=20))
 def test_the_nested_toc_keeps_every_heading_in_order(levels: list[int]) -> None:
     found = [(level, f"h-{index}", f"<code>{index}</code>") for index, level in enumerate(levels)]

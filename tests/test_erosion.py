@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
@@ -81,7 +81,6 @@ def test_the_scenario_is_not_changed() -> None:
     assert LUCY.conversation() == before and list(LUCY.pinned) == PINNED
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(), max_size=6))
 def test_the_repaired_summary_is_stable_on_its_own_output(texts: list[str]) -> None:
     messages = [{"role": "user", "content": text} for text in texts]

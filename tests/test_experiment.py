@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from profiles import cases
 
 from context_budget import (
     STRATEGIES,
@@ -304,7 +305,7 @@ def test_an_empty_run_has_zero_totals() -> None:
     assert (empty.peak_context, empty.tokens_read, empty.cache_read_share) == (0, 0, 0.0)
 
 
-@settings(max_examples=200, deadline=None)
+@cases(0.5)
 @given(st.text())
 def test_any_other_strategy_name_is_refused_by_name(name: str) -> None:
     if name in STRATEGIES:

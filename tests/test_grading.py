@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget.clearing import clear_old_tool_results
@@ -225,7 +225,6 @@ _JSONISH = st.recursive(
 )
 
 
-@settings(deadline=None)
 @given(_JSONISH, _JSONISH)
 def test_any_returned_value_is_graded_without_raising(cleared: object, compacted: object) -> None:
     rows = grade_unit(lambda *a: copy.deepcopy(cleared), lambda *a: copy.deepcopy(compacted))

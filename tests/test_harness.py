@@ -15,14 +15,18 @@ import pytest
 from context_budget import (
     COMPACT_INSTRUCTION,
     HANDOFF_PREFIX,
+    MAX_PAUSES,
     NOTES_PREFIX,
     AgentRun,
     CompactionStormError,
+    MalformedResponseError,
     MiddleEditError,
     NotesFile,
     PrefixGuard,
     ScriptedClient,
     ScriptExhaustedError,
+    Usage,
+    append_tool_results,
     clear_old_tool_results,
     compact_history,
     message_text,
@@ -211,7 +215,7 @@ def test_a_tool_returning_a_non_string_is_sent_as_text(tmp_path: Path) -> None:
     assert client.requests[1]["messages"][-1]["content"][0]["content"] == "42"
 
 
-@pytest.mark.parametrize("reason", ["max_tokens", "refusal", "pause_turn", "stop_sequence"])
+@pytest.mark.parametrize("reason", ["max_tokens", "refusal", "stop_sequence"])
 def test_another_stop_reason_ends_the_run_with_that_reason(tmp_path: Path, reason: str) -> None:
     script = [
         scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1),
@@ -396,3 +400,403 @@ def test_a_reporting_guard_sees_each_edit_and_the_loop_keeps_its_own_history(
 def test_strict_with_a_guard_that_only_reports_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="strict guard"):
         _opening(tmp_path, guard=PrefixGuard(), strict=True)
+
+
+def test_strict_mode_passes_a_restart_equal_to_the_last_request_s_first_message(
+    tmp_path: Path,
+) -> None:
+    # two compactions with the same summary and the same notes: the second restart
+    # message is the first message of the request before it, and that is no edit
+    script = [
+        scripted_response(_call(1, "run_tests"), input_tokens=1_450, output_tokens=50),
+        scripted_response("summary", input_tokens=50, output_tokens=5),
+        scripted_response(_call(2, "run_tests"), input_tokens=250, output_tokens=50),
+        scripted_response(_call(3, "run_tests"), input_tokens=1_450, output_tokens=50),
+        scripted_response("summary", input_tokens=50, output_tokens=5),
+        scripted_response("finished", input_tokens=50, output_tokens=5),
+    ]
+    guard = PrefixGuard(strict=True)
+    client = ScriptedClient(script)
+    run = _run(script, tmp_path, client=client, guard=guard)
+    assert run.compactions == (2, 5) and run.text == "finished"
+    before, restart = client.requests[3]["messages"], client.requests[5]["messages"]
+    assert len(before) == 3 and restart == before[:1]  # the same summary and notes
+    kinds = [(report.kind, report.first_changed) for report in guard.reports]
+    assert kinds == [("first", None), ("replaced", 0), ("append", None), ("replaced", 1)]
+
+
+def test_strict_mode_passes_a_restart_after_client_side_edits_too(tmp_path: Path) -> None:
+    script = [
+        scripted_response(_call(1, "run_tests"), input_tokens=1_450, output_tokens=50),
+        scripted_response("summary", input_tokens=50, output_tokens=5),
+        scripted_response(_call(2, "run_tests"), input_tokens=250, output_tokens=50),
+        scripted_response(_call(3, "run_tests"), input_tokens=1_450, output_tokens=50),
+        scripted_response("summary", input_tokens=50, output_tokens=5),
+        scripted_response("finished", input_tokens=50, output_tokens=5),
+    ]
+    run = _run(script, tmp_path, strict=True, edit_history=lambda history: history)
+    assert run.compactions == (2, 5) and run.text == "finished"
+
+
+def _iterations_response(*blocks: Any) -> dict[str, Any]:
+    """A server-tool response: the top level sums three iterations (251,400 tokens)."""
+    response = scripted_response(*blocks, input_tokens=6_000, output_tokens=2_400)
+    response["usage"]["cache_read_input_tokens"] = 243_000
+    response["usage"]["iterations"] = [
+        {
+            "type": "message",
+            "input_tokens": 2_000,
+            "output_tokens": 700,
+            "cache_read_input_tokens": 60_000,
+        },
+        {
+            "type": "message",
+            "input_tokens": 2_000,
+            "output_tokens": 700,
+            "cache_read_input_tokens": 61_000,
+        },
+        {
+            "type": "message",
+            "input_tokens": 2_000,
+            "output_tokens": 1_000,
+            "cache_read_input_tokens": 61_350,
+        },
+    ]
+    return response
+
+
+def test_the_window_measure_reads_the_last_message_iteration(tmp_path: Path) -> None:
+    first = _iterations_response(_call(1, "run_tests"))
+    assert Usage.of(first).window_tokens == 251_400
+    script = [first, scripted_response("done", input_tokens=300, output_tokens=20)]
+    run = _run(script, tmp_path, measure="window", context_window=200_000)
+    assert [call.tokens_used for call in run.calls] == [64_350, 320]
+    assert run.compactions == ()  # 251,400 would have crossed 140,000 after call 1
+    assert run.calls[0].usage.cache_read_input_tokens == 243_000  # billing stays top-level
+
+
+# ---------------------------------------------------------------- hostile responses
+
+
+def test_tool_use_without_a_tool_use_block_is_a_named_error_and_nothing_empty_goes_out(
+    tmp_path: Path,
+) -> None:
+    script = [
+        scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1),
+        scripted_response(
+            "thinking aloud", input_tokens=10, output_tokens=1, stop_reason="tool_use"
+        ),
+        scripted_response("unreachable", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    with pytest.raises(MalformedResponseError, match="response of call 2: content holds no"):
+        _run(script, tmp_path, client=client)
+    assert len(client.requests) == 2
+
+
+def test_an_empty_reply_is_not_kept_as_an_empty_assistant_turn(tmp_path: Path) -> None:
+    script = [
+        scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1),
+        scripted_response(input_tokens=10, output_tokens=0),
+    ]
+    run = _run(script, tmp_path)
+    assert (run.text, run.stop_reason) == ("", "end_turn")
+    assert run.messages[-1]["role"] == "user"
+    assert all(message["content"] for message in run.messages)
+
+
+def test_empty_text_blocks_are_dropped_before_the_turn_is_sent_back(tmp_path: Path) -> None:
+    script = [
+        scripted_response("", _call(1, "run_tests"), input_tokens=10, output_tokens=1),
+        scripted_response("done", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    _run(script, tmp_path, client=client)
+    turn = client.requests[1]["messages"][1]
+    assert turn == {"role": "assistant", "content": [_call(1, "run_tests")]}
+
+
+def test_a_tool_id_used_twice_in_one_response_is_refused(tmp_path: Path) -> None:
+    script = [
+        scripted_response(
+            _call(1, "run_tests"),
+            _call(1, "read_file", path="a.py"),
+            input_tokens=10,
+            output_tokens=1,
+        ),
+        scripted_response("done", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    with pytest.raises(MalformedResponseError) as caught:
+        _run(script, tmp_path, client=client)
+    assert (caught.value.field, caught.value.call) == ("content[1].id", 1)
+    assert "repeats 'toolu_1', the id of content[0]" in str(caught.value)
+    assert len(client.requests) == 1
+
+
+def test_a_tool_id_reused_from_an_earlier_turn_is_refused(tmp_path: Path) -> None:
+    script = [
+        scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1),
+        scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1),
+        scripted_response("done", input_tokens=10, output_tokens=1),
+    ]
+    with pytest.raises(MalformedResponseError, match=r"call 2: content\[0\]\.id repeats"):
+        _run(script, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("drop", "field"),
+    [("id", "content[0].id"), ("name", "content[0].name"), ("input", "content[0].input")],
+)
+def test_a_tool_use_missing_a_field_is_a_named_error(tmp_path: Path, drop: str, field: str) -> None:
+    call = _call(1, "run_tests")
+    del call[drop]
+    script = [scripted_response(call, input_tokens=10, output_tokens=1)]
+    with pytest.raises(MalformedResponseError) as caught:
+        _run(script, tmp_path)
+    assert (caught.value.field, caught.value.call) == (field, 1)
+    assert "is missing" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("block", "field"),
+    [
+        ({"type": "tool_use", "id": "", "name": "run_tests", "input": {}}, "content[0].id"),
+        ({"type": "tool_use", "id": "t", "name": 7, "input": {}}, "content[0].name"),
+        ({"type": "tool_use", "id": "t", "name": "run_tests", "input": "x"}, "content[0].input"),
+        ({"type": "text", "text": None}, "content[0].text"),
+    ],
+)
+def test_a_block_with_a_field_of_the_wrong_kind_is_a_named_error(
+    tmp_path: Path, block: dict[str, Any], field: str
+) -> None:
+    script = [scripted_response(block, input_tokens=10, output_tokens=1, stop_reason="tool_use")]
+    with pytest.raises(MalformedResponseError) as caught:
+        _run(script, tmp_path)
+    assert caught.value.field == field
+
+
+def test_unreadable_usage_is_a_named_error(tmp_path: Path) -> None:
+    response = scripted_response("hi", input_tokens=10, output_tokens=1)
+    del response["usage"]["output_tokens"]
+    with pytest.raises(MalformedResponseError, match="response of call 1: usage is unreadable"):
+        _run([response], tmp_path)
+
+
+def test_append_tool_results_refuses_a_response_without_calls() -> None:
+    with pytest.raises(MalformedResponseError, match=r"^response: content holds no tool_use"):
+        append_tool_results([], {"content": [{"type": "text", "text": "hm"}]}, {})
+
+
+# ---------------------------------------------------------------- pause_turn
+
+
+def _pause(*blocks: Any) -> dict[str, Any]:
+    return scripted_response(*blocks, input_tokens=10, output_tokens=1, stop_reason="pause_turn")
+
+
+SEARCH = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+
+
+def test_a_paused_turn_is_sent_back_as_it_is_and_resumed(tmp_path: Path) -> None:
+    script = [
+        scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1),
+        _pause("Searching.", SEARCH),
+        scripted_response("found it", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    run = _run(script, tmp_path, client=client)
+    assert (run.stop_reason, run.text, len(run.calls)) == ("end_turn", "found it", 3)
+    resumed = client.requests[2]["messages"]
+    assert resumed[:3] == client.requests[1]["messages"]
+    assert resumed[3] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "Searching."}, SEARCH],
+    }
+    assert len(resumed) == 4  # no user turn was added
+    assert run.messages[-2:] == (
+        resumed[3],
+        {"role": "assistant", "content": [{"type": "text", "text": "found it"}]},
+    )
+
+
+def test_a_model_that_always_pauses_ends_the_run_after_max_pauses(tmp_path: Path) -> None:
+    client = ScriptedClient(lambda request: _pause("still searching"))
+    run = _run([], tmp_path, client=client)
+    assert run.stop_reason == "pause_turn"
+    assert len(run.calls) == MAX_PAUSES + 1
+    assert len(client.requests[-1]["messages"]) == 1 + MAX_PAUSES
+
+
+def test_a_pause_with_nothing_in_it_ends_the_run_rather_than_send_an_empty_turn(
+    tmp_path: Path,
+) -> None:
+    client = ScriptedClient([_pause(), scripted_response("late", input_tokens=1, output_tokens=1)])
+    run = _run([], tmp_path, client=client)
+    assert (run.stop_reason, len(client.requests)) == ("pause_turn", 1)
+
+
+def test_a_pause_in_strict_mode_is_an_append(tmp_path: Path) -> None:
+    script = [
+        _pause("Searching.", SEARCH),
+        scripted_response("found", input_tokens=1, output_tokens=1),
+    ]
+    guard = PrefixGuard(strict=True)
+    _run(script, tmp_path, guard=guard)
+    assert [report.kind for report in guard.reports] == ["first", "append"]
+
+
+# ---------------------------------------------------------------- copies
+
+
+def test_an_edit_in_place_cannot_rewrite_the_loop_s_history(tmp_path: Path) -> None:
+    def vandal(history: list[Any]) -> list[Any]:
+        for message in history:
+            message["content"] = "EDITED"
+        return history
+
+    client = ScriptedClient(race_fix.opening_script())
+    notes = NotesFile(tmp_path / "NOTES.md")
+    run = run_agent(
+        race_fix.TASK,
+        race_fix.TOOLS,
+        race_fix.tool_impls(notes),
+        client=client,
+        model="m",
+        context_window=2_000,
+        compact_ratio=0.7,
+        notes=notes,
+        edit_history=vandal,
+    )
+    assert all(message_text(m) == "EDITED" for m in client.requests[1]["messages"])
+    assert run.messages[0]["content"].startswith(HANDOFF_PREFIX)
+    assert "EDITED" not in [message_text(m) for m in run.messages]
+    summarized = message_text(client.requests[3]["messages"][0])
+    assert "41 passed" in summarized  # the summary saw the real history, not the edited copy
+
+
+def test_a_tool_that_changes_its_input_leaves_the_recorded_call_alone(tmp_path: Path) -> None:
+    def greedy(tool_input: dict[str, Any]) -> str:
+        tool_input.pop("path")
+        tool_input["extra"] = [1]
+        return "read"
+
+    script = [
+        scripted_response(_call(1, "read_file", path="a.py"), input_tokens=10, output_tokens=1),
+        scripted_response("done", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    run = _run(script, tmp_path, tool_impls={"read_file": greedy}, client=client)
+    assert client.requests[1]["messages"][1]["content"] == [_call(1, "read_file", path="a.py")]
+    assert run.messages[1]["content"] == [_call(1, "read_file", path="a.py")]
+
+
+# ---------------------------------------------------------------- arguments
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"user_input": 123}, TypeError, "user_input must be a str, got int 123"),
+        ({"user_input": None}, TypeError, "user_input must be a str, got NoneType None"),
+        ({"user_input": ""}, ValueError, "user_input must hold some text, got ''"),
+        ({"user_input": " \n"}, ValueError, "user_input must hold some text"),
+        (
+            {"user_input": "fix \ud800"},
+            ValueError,
+            "user_input holds a lone surrogate \\(U\\+D800\\) at character 4",
+        ),
+        ({"max_tokens": -5}, ValueError, "max_tokens must be a positive int, got -5"),
+        ({"max_tokens": 0}, ValueError, "max_tokens must be a positive int, got 0"),
+        ({"max_tokens": True}, TypeError, "max_tokens must be an int, got bool True"),
+        ({"max_tokens": 10.0}, TypeError, "max_tokens must be an int, got float 10.0"),
+        ({"model": None}, TypeError, "model must be a str, got NoneType None"),
+        ({"model": " "}, ValueError, "model must name a model, got ' '"),
+        ({"system": 5}, TypeError, "system must be a str or None, got int 5"),
+        ({"system": "be \udfff"}, ValueError, "system holds a lone surrogate"),
+        ({"notes": "N.md"}, TypeError, "notes must be a NotesFile, got str 'N.md'"),
+        ({"compact_ratio": "0.5"}, TypeError, "compact_ratio must be a number, got str '0.5'"),
+        ({"compact_ratio": float("nan")}, ValueError, "compact_ratio must be strictly between"),
+        ({"context_window": True}, ValueError, "context_window must be a positive int, got True"),
+        ({"tools": "read_file"}, TypeError, "tools must be a list of tool definitions"),
+        (
+            {"tools": [{"description": "x"}]},
+            TypeError,
+            "tools\\[0\\] must be a dict with a str 'name'",
+        ),
+        ({"tool_impls": ["read_file"]}, TypeError, "tool_impls must be a dict"),
+        (
+            {"tool_impls": {"read_file": "cat"}},
+            TypeError,
+            "tool_impls\\['read_file'\\] must map a str to a function",
+        ),
+        ({"client": object()}, TypeError, "client must have messages.create"),
+        ({"on_compact": 1}, TypeError, "on_compact must be a function or None, got 1"),
+        ({"edit_history": "clear"}, TypeError, "edit_history must be a function or None"),
+        ({"strict": "yes"}, TypeError, "strict must be True or False, got 'yes'"),
+        ({"notes_in_system": 1}, TypeError, "notes_in_system must be True or False, got 1"),
+        ({"guard": "strict"}, TypeError, "guard must be a PrefixGuard or None, got 'strict'"),
+    ],
+)
+def test_every_argument_is_checked_before_any_call(
+    tmp_path: Path, options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    client = ScriptedClient([scripted_response("hi", input_tokens=1, output_tokens=1)])
+    arguments: dict[str, Any] = {
+        "user_input": "go",
+        "tools": race_fix.TOOLS,
+        "tool_impls": {"read_file": lambda _: "x"},
+        "client": client,
+        "model": "m",
+        "context_window": 2_000,
+        "compact_ratio": 0.7,
+        "notes": NotesFile(tmp_path / "NOTES.md"),
+        **options,
+    }
+    with pytest.raises(error, match=message):
+        run_agent(
+            arguments.pop("user_input"),
+            arguments.pop("tools"),
+            arguments.pop("tool_impls"),
+            **arguments,
+        )
+    assert client.requests == []
+
+
+def test_strict_mode_hashes_and_checks_each_message_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_budget import history as module
+
+    seen = {"hashed": 0, "checked": 0}
+    hash_, check = module._fingerprint, module._check_message
+
+    def counting_hash(value: object) -> str:
+        seen["hashed"] += 1
+        return hash_(value)
+
+    def counting_check(message: object, index: int | None = None) -> None:
+        seen["checked"] += 1
+        check(message, index)
+
+    monkeypatch.setattr(module, "_fingerprint", counting_hash)
+    monkeypatch.setattr(module, "_check_message", counting_check)
+    turns = 60
+    script = [
+        scripted_response(_call(n, "run_tests"), input_tokens=1, output_tokens=1)
+        for n in range(turns)
+    ]
+    client = ScriptedClient([*script, scripted_response("done", input_tokens=1, output_tokens=1)])
+    _run([], tmp_path, client=client, strict=True, context_window=10**9)
+    sent = len(client.requests[-1]["messages"])
+    assert sent == 1 + 2 * turns
+    # once per message, plus the tools and the (empty) system prompt once each
+    assert seen == {"hashed": sent + 2, "checked": sent}
+
+
+def test_a_paused_turn_holding_a_client_call_is_a_named_error(tmp_path: Path) -> None:
+    client = ScriptedClient([_pause("Searching.", _call(1, "run_tests"))])
+    with pytest.raises(MalformedResponseError) as caught:
+        _run([], tmp_path, client=client)
+    assert (caught.value.field, caught.value.call) == ("content[1]", 1)
+    assert len(client.requests) == 1

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from conversations import LONG, anthropic_day, assistant, call, result_block, results, user
 
-from context_budget import HistoryProblem, validate_history
+from context_budget import (
+    HistoryProblem,
+    Message,
+    NotesFile,
+    PrefixGuard,
+    ScriptedClient,
+    run_agent,
+    scripted_response,
+    validate_history,
+)
 
 
 def test_a_valid_history_has_no_problem() -> None:
@@ -149,3 +161,53 @@ def test_thousands_of_parallel_calls_answered_in_one_message_are_valid() -> None
     ids = [f"t{n}" for n in range(32_000)]
     day = [user("q"), call(*ids), results(*ids[:-1]), assistant("a")]
     assert validate_history(day) == [HistoryProblem(1, ids[-1], "unanswered call")]
+
+
+# ---------------------------------------------------------------- every result type the SDK lists
+
+
+def _reference(tool_id: str) -> dict[str, Any]:
+    content = [{"type": "tool_reference", "tool_name": "mcp__ci__run_tests"}]
+    return {"role": "user", "content": [result_block(tool_id, content)]}
+
+
+def test_a_tool_reference_result_pairs_and_passes_the_strict_guard() -> None:
+    # a bug: a tool_reference block in a result was refused by every check of a history
+    day = [user("q"), call("t1"), _reference("t1"), assistant("found it")]
+    assert validate_history(day) == []
+    guard = PrefixGuard(strict=True)
+    assert guard.check(day[:3]).kind == "first"
+    assert guard.check(day).kind == "append"
+
+
+def test_strict_run_agent_accepts_a_history_holding_a_tool_reference(tmp_path: Path) -> None:
+    def as_reference(messages: list[Message]) -> list[Message]:
+        # what a tool search leaves in the history: its result names a tool
+        return [
+            _reference(message["content"][0]["tool_use_id"])
+            if message["role"] == "user"
+            and isinstance(message["content"], list)
+            and message["content"][0].get("content") == "ref"
+            else message
+            for message in messages
+        ]
+
+    call_block = {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {}}
+    run = run_agent(
+        "find the test runner",
+        [{"name": "search", "description": "search tools", "input_schema": {"type": "object"}}],
+        {"search": lambda _: "ref"},
+        client=ScriptedClient(
+            [
+                scripted_response(call_block, input_tokens=10, output_tokens=1),
+                scripted_response("found it", input_tokens=10, output_tokens=1),
+            ]
+        ),
+        model="m",
+        context_window=10_000,
+        compact_ratio=0.9,
+        notes=NotesFile(tmp_path / "NOTES.md"),
+        edit_history=as_reference,
+        strict=True,
+    )
+    assert run.stop_reason == "end_turn"

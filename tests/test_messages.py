@@ -193,7 +193,8 @@ def test_a_tool_result_inside_a_tool_result_names_the_inner_block() -> None:
     with pytest.raises(
         ValueError,
         match=r"^message 2, block 0, content block 1 has type 'tool_result'; a tool result "
-        r"holds only \['document', 'image', 'search_result', 'text'\] blocks$",
+        r"holds only \['browser_state', 'document', 'image', 'search_result', 'text', "
+        r"'tool_reference'\] blocks$",
     ):
         validate_history(messages)
 
@@ -244,3 +245,49 @@ def test_a_dict_subclass_is_checked_like_a_dict() -> None:
         message_tokens(_assistant_input(OrderedDict({1: "one"})))
     good = OrderedDict(flavor="mango", tubs=[1, 2])
     assert message_tokens(_assistant_input(good)) == message_tokens(_assistant_input(dict(good)))
+
+
+# ---------------------------------------------------------------- every result type the SDK lists
+
+REFERENCE = {"type": "tool_reference", "tool_name": "mcp__ci__run_tests"}
+BROWSER = {"type": "browser_state", "tabs": [{"id": "1", "url": "https://example.com"}]}
+
+
+def _with_result(*content: dict[str, Any]) -> list[dict[str, Any]]:
+    return [user("q"), call("t1"), {"role": "user", "content": [result_block("t1", list(content))]}]
+
+
+def test_a_tool_reference_in_a_result_is_read_and_counted_as_its_json() -> None:
+    # a bug: a tool search's result, a tool_reference block, made a real session unreadable
+    messages = _with_result(REFERENCE)
+    assert validate_history(messages) == []
+    text = json.dumps(REFERENCE, sort_keys=True, separators=(",", ":"))
+    assert message_text(messages[2]) == text
+    assert message_tokens(messages[2]) == -(-len(text) // 4) + 5
+    assert message_tokens({"role": "tool", "content": [BROWSER]}) > 5  # a shorthand result too
+
+
+def test_the_result_types_accepted_are_the_ones_the_sdk_lists() -> None:
+    import typing
+
+    types_module = pytest.importorskip("anthropic.types.tool_result_block_param")
+    listed = {
+        typing.get_args(typing.get_type_hints(block, include_extras=True)["type"])[0]
+        for block in typing.get_args(types_module.Content)
+    }
+    listed = {typing.get_args(kind)[0] if typing.get_args(kind) else kind for kind in listed}
+    assert {"text", "image", "document", "search_result", "tool_reference"} <= listed
+    for kind in sorted(listed):
+        block = {"type": kind, "text": "x"} if kind == "text" else {"type": kind}
+        assert validate_history(_with_result(block)) == [], kind
+    with pytest.raises(ValueError, match="content block 0 has type 'tool_use'"):
+        validate_history(_with_result(call("t0")["content"][0]))
+
+
+def test_the_prompt_cache_counts_a_tool_reference_like_every_check() -> None:
+    from context_budget import PromptCache
+
+    cache = PromptCache("claude-sonnet-4-6")
+    as_text = {"type": "text", "text": json.dumps(REFERENCE, sort_keys=True, separators=(",", ":"))}
+    tokens = cache.prompt_tokens(messages=_with_result(REFERENCE))
+    assert tokens == cache.prompt_tokens(messages=_with_result(as_text))

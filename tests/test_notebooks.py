@@ -24,6 +24,7 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import nbformat
 import pytest
@@ -32,7 +33,7 @@ from jupyter_client.manager import AsyncKernelManager
 from mkdocs.config import load_config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
-from notebook_runner import NotebookFailure, run_notebook
+from notebook_runner import STAMP_NAME, NotebookFailure, built_page, run_notebook
 
 pytestmark = pytest.mark.notebooks
 
@@ -107,11 +108,63 @@ assert len([p for p in sys.path if p.startswith(str(folder))]) == 1, sys.path
 """
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=_rel)
-def test_lesson_runs(lesson: Path) -> None:
-    """The lesson runs in the venv's kernel from the repository root, as the site build runs it."""
+@pytest.fixture(scope="module")
+def jupyter_settings() -> Any:
+    """mkdocs-jupyter's settings as mkdocs.yml gives them (hooks and plugins loaded)."""
+    return load_config(str(ROOT / "mkdocs.yml")).plugins["mkdocs-jupyter"].config
+
+
+def _built_or_run(lesson: Path, jupyter_settings: Any) -> str | nbformat.NotebookNode:
+    """The site build's page for the lesson if it ran the lesson as it is now, else a run.
+
+    ``make test`` builds the site before the unit run, so each lesson is executed once,
+    by the build, and these tests read that execution (``built_page``); run alone, or
+    after the lesson or the package changed, they execute the lesson themselves.
+    """
+    page = built_page(lesson, jupyter_settings, selfcontained.package_digest(PACKAGE))
+    if page is not None:
+        return page
     text = lesson.read_text(encoding="utf-8")
-    run_notebook(_read_lesson(lesson), name=_rel(lesson), cwd=ROOT, source_text=text)
+    return run_notebook(_read_lesson(lesson), name=_rel(lesson), cwd=ROOT, source_text=text)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=_rel)
+def test_lesson_runs(lesson: Path, jupyter_settings: Any) -> None:
+    """The lesson runs in the venv's kernel from the repository root, as the site build runs it.
+
+    Read from the build when it ran this lesson (it stops at the first cell that raises,
+    so a page in its cache is a clean run), executed here otherwise.
+    """
+    ran = _built_or_run(lesson, jupyter_settings)
+    if isinstance(ran, str):
+        assert "jp-OutputArea-output" in ran, f"{_rel(lesson)}: the built page shows no output"
+
+
+def test_the_runner_and_the_hook_agree_on_the_stamp() -> None:
+    hook = ROOT / "hooks" / "notebook_download.py"
+    assert f'STAMP_NAME = "{STAMP_NAME}"' in hook.read_text(encoding="utf-8")
+
+
+def test_a_build_of_another_lesson_or_package_is_not_read(
+    jupyter_settings: Any, tmp_path: Path
+) -> None:
+    """``built_page`` reads a cached page only for the same lesson bytes and package digest."""
+    from mkdocs_jupyter.plugin import _compute_cache_key
+
+    lesson = tmp_path / "lesson.py"
+    lesson.write_text("# %%\nprint(1)\n", encoding="utf-8")
+    settings = dict(jupyter_settings)
+    settings["cache_dir"] = str(tmp_path / "cache")
+    (tmp_path / "cache").mkdir()
+    key = _compute_cache_key(lesson, settings, True)
+    (tmp_path / "cache" / f"{key}.json").write_text(json.dumps({"content": "<p>ran</p>"}))
+    assert built_page(lesson, settings, "abc") is None  # no stamp: nothing is known
+    (tmp_path / "cache" / STAMP_NAME).write_text("abc\n")
+    assert built_page(lesson, settings, "abc") == "<p>ran</p>"
+    assert built_page(lesson, settings, "another package") is None
+    lesson.write_text("# %%\nprint(2)\n", encoding="utf-8")
+    assert built_page(lesson, settings, "abc") is None
+    assert built_page(lesson, {**settings, "allow_errors": True}, "abc") is None
 
 
 @pytest.mark.parametrize("lesson", [*LESSONS, FIXTURES / "lesson.py"], ids=_rel)
@@ -252,15 +305,17 @@ def test_the_lab_goes_on_without_matplotlib() -> None:
     assert any(line.startswith(" 60 steps: $") for line in printed), printed
 
 
-def test_the_labs_plot_is_drawn_on_a_transparent_background() -> None:
-    lab = ROOT / "docs" / "notebooks" / "the-bill.py"
-    nb = run_notebook(_read_lesson(lab), name="the-bill.py", cwd=ROOT, source_text=lab.read_text())
-    images = [
-        o["data"]["image/png"]
-        for c in nb.cells
-        for o in c.get("outputs", [])
-        if o["output_type"] == "display_data" and "image/png" in o.get("data", {})
-    ]
+def test_the_labs_plot_is_drawn_on_a_transparent_background(jupyter_settings: Any) -> None:
+    ran = _built_or_run(ROOT / "docs" / "notebooks" / "the-bill.py", jupyter_settings)
+    if isinstance(ran, str):
+        images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', ran)
+    else:
+        images = [
+            o["data"]["image/png"]
+            for c in ran.cells
+            for o in c.get("outputs", [])
+            if o["output_type"] == "display_data" and "image/png" in o.get("data", {})
+        ]
     assert len(images) == 1
     from PIL import Image  # matplotlib's own dependency
 

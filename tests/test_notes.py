@@ -8,11 +8,12 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from context_budget import EMPTY_NOTES, NOTES_TOOL, NotesFile
+from context_budget import EMPTY_NOTES, NOTES_TOOL, STALE_SECONDS, NotesFile
 
 
 def test_reading_before_any_write_gives_the_empty_marker(tmp_path: Path) -> None:
@@ -213,3 +214,86 @@ def test_a_failed_rename_removes_the_temporary_file_and_keeps_the_notes(
 def test_the_repr_names_the_path_and_the_root(tmp_path: Path) -> None:
     notes = NotesFile("NOTES.md", root=tmp_path)
     assert repr(notes) == f"NotesFile({str(tmp_path / 'NOTES.md')!r}, root={str(tmp_path)!r})"
+
+
+# Stale temporary files: a killed writer's is removed on open, a live writer's stays.
+
+
+def _hung_writer(path: Path) -> tuple[subprocess.Popen[str], Path]:
+    """A writer stopped half-way through a write, and its temporary file."""
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    assert writer.stdout is not None
+    assert writer.stdout.readline().strip() == "half-way"
+    (partial,) = [p for p in path.parent.iterdir() if p.name != path.name]
+    return writer, partial
+
+
+def _age(path: Path, seconds: float) -> None:
+    """Make `path` look last written `seconds` ago."""
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+def test_opening_removes_the_temporary_file_a_killed_writer_left(tmp_path: Path) -> None:
+    path = tmp_path / "NOTES.md"
+    NotesFile(path).write("## Decisions\n- the previous notes\n")
+    writer, partial = _hung_writer(path)
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait(timeout=10)
+    assert partial.exists() and partial.name.startswith(".NOTES.md.")
+    assert NotesFile(path).removed_temporaries == 0  # written a moment ago: not yet stale
+    _age(partial, STALE_SECONDS + 1)
+    notes = NotesFile(path)
+    assert notes.removed_temporaries == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["NOTES.md"]
+    assert notes.read() == "## Decisions\n- the previous notes\n"
+
+
+def test_opening_leaves_a_live_writer_s_temporary_file_alone(tmp_path: Path) -> None:
+    path = tmp_path / "NOTES.md"
+    writer, partial = _hung_writer(path)
+    try:
+        _age(partial, 3_600)  # a writer stuck for an hour still holds its lock
+        assert NotesFile(path).removed_temporaries == 0
+        assert partial.exists()
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.wait(timeout=10)
+        assert NotesFile(path).removed_temporaries == 1  # now nobody holds it
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    assert not partial.exists()
+
+
+def test_only_this_file_s_regular_temporaries_are_candidates(tmp_path: Path) -> None:
+    keep = [
+        ".OTHER.md.abcd1234.tmp",  # another notes file's
+        ".NOTES.md.abcd1234.bak",
+        ".NOTES.md.short.tmp",
+        "NOTES.md.abcd1234.tmp",
+    ]
+    for name in keep:
+        (tmp_path / name).write_text("x", encoding="utf-8")
+        _age(tmp_path / name, 3_600)
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("do not touch", encoding="utf-8")
+    (tmp_path / ".NOTES.md.link0000.tmp").symlink_to(outside)
+    orphan = tmp_path / ".NOTES.md.q_9zk2ab.tmp"
+    orphan.write_text("half", encoding="utf-8")
+    _age(orphan, 3_600)
+    assert NotesFile(tmp_path / "NOTES.md").removed_temporaries == 1
+    assert not orphan.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [*keep, ".NOTES.md.link0000.tmp", "elsewhere.txt"]
+    )
+    assert outside.read_text(encoding="utf-8") == "do not touch"
+
+
+def test_opening_in_a_folder_that_does_not_exist_yet_is_fine(tmp_path: Path) -> None:
+    notes = NotesFile(tmp_path / "later" / "NOTES.md")
+    assert notes.removed_temporaries == 0
+    notes.write("made")
+    assert notes.read() == "made"

@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from pagecheck import ROOT, PageCoverage, page_coverage, run_page, table_cells
+from profiles import cases
 from sybil.example import SybilFailure
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pages"
@@ -130,7 +131,7 @@ _CELL = st.one_of(
 ).map(str.strip)
 
 
-@settings(max_examples=100, deadline=None)
+@cases(0.5)
 @given(st.lists(st.lists(_CELL, min_size=1, max_size=5), min_size=1, max_size=6), st.data())
 def test_table_cells_reads_back_any_printed_table(
     rows: list[list[str]], data: st.DataObject

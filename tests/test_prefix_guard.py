@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
@@ -198,7 +198,6 @@ def edited_histories(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[dict[s
     return history, later, at
 
 
-@settings(max_examples=1000, deadline=None)
 @given(edited_histories())
 def test_property_an_edit_in_the_middle_is_reported_at_its_first_changed_message(
     case: tuple[list[dict[str, Any]], list[dict[str, Any]], int],
@@ -239,3 +238,169 @@ def test_server_side_compaction_passes_the_strict_guard() -> None:
         model="claude-sonnet-4-6", max_tokens=64, messages=messages, context_management=management
     )
     assert client.sent[-1]["messages"][0]["content"][0]["type"] == "compaction"
+
+
+# A declared restart ---------------------------------------------------------
+
+
+def test_a_declared_restart_is_replaced_even_when_it_keeps_the_first_message() -> None:
+    history = run(3)
+    guard = PrefixGuard(strict=True)
+    guard.check(history)
+    report = guard.check(history[:1], restart=True)
+    assert (report.ok, report.kind, report.first_changed) == (True, "replaced", 1)
+    assert report.lost_tokens == PromptCache("any", min_tokens=0).prompt_tokens(
+        messages=history[1:]
+    )
+    guard.check(history)
+    with pytest.raises(MiddleEditError, match="edited at message 1"):
+        guard.check(history[:1])  # undeclared, the same request is an edit
+
+
+def test_a_declared_restart_still_sees_a_change_of_system_or_tools() -> None:
+    guard = PrefixGuard(strict=True)
+    guard.check(run(2), system="Be brief.")
+    with pytest.raises(MiddleEditError, match="edited at system"):
+        guard.check_request({"system": "Be long.", "messages": run(1)}, restart=True)
+
+
+# Hashing once, and what the snapshot must still catch ------------------------
+
+
+def test_a_change_in_place_to_a_message_already_checked_is_caught() -> None:
+    history = run(3)
+    guard = PrefixGuard()
+    guard.check(history)
+    history[4]["content"][0]["content"] = "cleared"
+    history.append({"role": "assistant", "content": "12 tubs."})
+    report = guard.check(history)
+    assert (report.kind, report.first_changed) == ("edited", 4)
+
+
+@pytest.mark.parametrize(("old", "new"), [(1, True), (1, 1.0), (0.0, -0.0), (True, 1), (2, 2.0)])
+def test_numbers_equal_in_python_but_printed_differently_are_an_edit(old: Any, new: Any) -> None:
+    history = run(2)
+    history[1]["content"][0]["input"] = {"n": old}
+    guard = PrefixGuard()
+    guard.check(history)
+    history[1]["content"][0]["input"]["n"] = new
+    assert guard.check(history).first_changed == 1
+
+
+def test_a_moved_marker_on_an_old_message_is_still_an_append() -> None:
+    history = run(2)
+    guard = PrefixGuard(strict=True)
+    guard.check(history)
+    marked = copy.deepcopy(history)
+    marked[1]["content"][0]["cache_control"] = {"type": "ephemeral"}
+    assert guard.check([*marked, {"role": "assistant", "content": "ok"}]).kind == "append"
+    del marked[1]["content"][0]["cache_control"]
+    assert guard.check([*marked, {"role": "assistant", "content": "ok"}]).kind == "append"
+
+
+def test_each_message_is_hashed_once_over_a_run_of_appends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from context_budget import history as module
+
+    hashed: list[object] = []
+    real = module._fingerprint
+    monkeypatch.setattr(module, "_fingerprint", lambda value: hashed.append(value) or real(value))
+    guard = PrefixGuard(strict=True)
+    tools = [{"name": "stock", "description": "Stock level.", "input_schema": {"minimum": 0}}]
+    for count in range(1, 41):
+        guard.check(run(count), tools=tools, system="Be brief.")  # fresh objects each time
+    # 81 messages, plus tools and system once: not the 1,680 of hashing every request whole
+    assert len(hashed) == len(run(40)) + 2
+
+
+# The guard against a plain re-hash of every request --------------------------
+
+
+def _reference(previous: dict[str, Any] | None, request: dict[str, Any]) -> tuple[Any, ...]:
+    """The report of the definition: hash every part of both requests, compare."""
+    from context_budget.history import _fingerprint
+
+    if previous is None:
+        return ("first", None, None, 0)
+    tokens = PromptCache("any", min_tokens=0).prompt_tokens
+    system = [{"type": "text", "text": request["system"]}]
+    old_system = [{"type": "text", "text": previous["system"]}]
+    if _fingerprint(system) != _fingerprint(old_system):
+        lost = tokens(system=old_system, messages=previous["messages"])
+        return ("edited", "system", None, lost)
+    new = [_fingerprint(m) for m in request["messages"]]
+    old = [_fingerprint(m) for m in previous["messages"]]
+    same = 0
+    while same < min(len(new), len(old)) and new[same] == old[same]:
+        same += 1
+    if same == len(old):
+        return ("append", None, None, 0)
+    kind = "replaced" if same == 0 or request["restart"] else "edited"
+    return (kind, "messages", same, tokens(messages=previous["messages"][same:]))
+
+
+scalars = st.one_of(
+    st.integers(-2, 2), st.booleans(), st.sampled_from([0.0, -0.0, 1.0, 2.5]), words
+)
+
+
+@st.composite
+def request_sequences(draw: st.DrawFn) -> list[tuple[str, Any]]:
+    steps = st.one_of(
+        st.tuples(st.just("append"), st.integers(1, 3)),
+        st.tuples(st.just("edit"), st.integers(0, 40)),
+        st.tuples(st.just("number"), st.tuples(st.integers(0, 40), scalars)),
+        st.tuples(st.just("marker"), st.integers(0, 40)),
+        st.tuples(st.just("copy"), st.just(None)),
+        st.tuples(st.just("truncate"), st.integers(0, 40)),
+        st.tuples(st.just("restart"), words),
+        st.tuples(st.just("system"), st.sampled_from(["Be brief.", "Be brief!"])),
+    )
+    return draw(st.lists(steps, min_size=1, max_size=12))
+
+
+@given(request_sequences())
+def test_property_the_guard_reports_what_a_full_re_hash_reports(
+    steps: list[tuple[str, Any]],
+) -> None:
+    guard = PrefixGuard()
+    history: list[dict[str, Any]] = run(1)
+    system, previous = "Be brief.", None
+    for number, (kind, value) in enumerate(steps):
+        restart = False
+        if kind == "append":
+            for _ in range(value):
+                role = "assistant" if history[-1]["role"] == "user" else "user"
+                history.append({"role": role, "content": f"step {number}"})
+        elif kind == "edit":
+            history[value % len(history)]["content"] = f"edited {number}"
+        elif kind == "number":
+            at, scalar = value
+            message = history[at % len(history)]
+            content = message["content"]
+            if isinstance(content, list) and content[0].get("name") == "n":
+                content[0]["input"]["v"] = scalar  # in place: the snapshot must see it
+            else:
+                message["content"] = [
+                    {"type": "tool_use", "id": "n", "name": "n", "input": {"v": scalar}}
+                ]
+        elif kind == "marker":
+            message = history[value % len(history)]
+            if isinstance(message["content"], str):
+                message["content"] = [{"type": "text", "text": message["content"]}]
+            message["content"][-1]["cache_control"] = {"type": "ephemeral"}
+        elif kind == "copy":
+            history = copy.deepcopy(history)
+        elif kind == "truncate":
+            history = history[: 1 + value % len(history)]
+        elif kind == "restart":
+            history, restart = [{"role": "user", "content": value}], True
+        else:
+            system = value
+        request = {"system": system, "messages": history, "restart": restart}
+        expected = _reference(previous, request)
+        report = guard.check(history, system=system, restart=restart)
+        got = (report.kind, report.part, report.first_changed, report.lost_tokens)
+        assert got == expected
+        previous = copy.deepcopy(request)

@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from incident_driver import (
     PLACEHOLDER,
@@ -19,6 +19,7 @@ from incident_driver import (
     results,
     run,
 )
+from profiles import cases
 
 from context_budget import SimulatedModel, estimate_tokens, simulated
 from context_budget.scenarios.incidents import FILES, TASK, TOOLS, TOOLS_NO_NOTES, is_correct
@@ -269,7 +270,7 @@ def test_a_cleared_listing_is_recovered_from_its_own_plan() -> None:
 # --- random clearing ----------------------------------------------------------------
 
 
-@settings(max_examples=25, deadline=None)
+@cases(0.1)
 @given(seed=st.integers(0, 2**32 - 1), share=st.floats(0.0, 1.0), reads=st.integers(1, 3))
 def test_random_clearing_of_old_results_never_breaks_the_run(
     seed: int, share: float, reads: int
@@ -285,7 +286,7 @@ def test_random_clearing_of_old_results_never_breaks_the_run(
     assert result.reads() == list(FILES)  # every report seen fresh, so noted at once
 
 
-@settings(max_examples=25, deadline=None)
+@cases(0.1)
 @given(seed=st.integers(0, 2**32 - 1), share=st.floats(0.0, 1.0), notes=st.booleans())
 def test_random_clearing_of_anything_never_gives_a_confident_wrong_answer(
     seed: int, share: float, notes: bool
@@ -386,7 +387,7 @@ _messages = st.lists(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@cases(0.5)
 @given(messages=_messages, tools_on=st.booleans(), limit=st.none() | st.integers(0, 50))
 def test_any_history_gets_a_valid_response_or_a_named_error(
     messages: list[dict[str, Any]], tools_on: bool, limit: int | None

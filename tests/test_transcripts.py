@@ -1,12 +1,15 @@
-"""load_transcript: the four formats, detection, and the real fixtures."""
+"""load_transcript: the formats, detection, threads, and the real fixtures."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from context_budget import (
     FORMATS,
@@ -17,9 +20,18 @@ from context_budget import (
     message_tokens,
     validate_history,
 )
-from context_budget.transcripts import _parse
+from context_budget._transcripts._claude_code import _File
+from context_budget.transcripts import _folder, _parse, _parse_files
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
+PROJECT = FIXTURES / "claude-code-viewer" / "sample-project"
+BIG = PROJECT / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+MEDIUM = PROJECT / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+SMALL = PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+COMPACTED = FIXTURES / "synthetic" / "claude-code-compacted"
+ROLLOUT = FIXTURES / "synthetic" / "codex_rollout.jsonl"
+TRAJECTORY = FIXTURES / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+EVENTS = sorted((FIXTURES / "openhands").glob("*.json"))
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -73,15 +85,17 @@ def test_records_of_one_api_message_are_one_message(tmp_path: Path) -> None:
     assert validate_history(transcript.layers.conversation) == []
 
 
-def test_a_sidechain_file_reads_the_same_way(tmp_path: Path) -> None:
+def test_a_sidechain_file_reads_as_its_thread(tmp_path: Path) -> None:
+    # a sub-agent's own file: every record a sidechain, one thread from its null parent
     text = records(
-        user_record("find the bug"),
-        assistant_record("m", use("t1"), sidechain=True),
-        user_record([result("t1")]),
+        user_record("find the bug") | {"isSidechain": True, "parentUuid": None, "uuid": "a"},
+        assistant_record("m", use("t1"), sidechain=True) | {"parentUuid": "a", "uuid": "b"},
+        user_record([result("t1")]) | {"isSidechain": True, "parentUuid": "b", "uuid": "c"},
     )
     path = write(tmp_path, "agent-1234.jsonl", text)
     assert len(load_transcript(path).conversation) == 3
     assert len(load_transcript(str(path), "claude-code").conversation) == 3
+    assert _parse(text).threads == ()
 
 
 def test_a_bad_claude_code_line_is_named(tmp_path: Path) -> None:
@@ -177,7 +191,21 @@ def test_a_bad_openai_message_is_named() -> None:
         ('{"messages": []}', "openai"),
         ('[{"role": "system", "content": "s"}]', "openai"),
         ('[{"role": "tool", "tool_call_id": "c", "content": "x"}]', "openai"),
-        ('{"type": "summary", "summary": "s"}', "claude-code"),
+        ('{"type": "user", "message": {"role": "user", "content": "hi"}}', "claude-code"),
+        (
+            '{"type": "response_item", "payload": {"type": "message", "role": "user", '
+            '"content": [{"type": "input_text", "text": "hi"}]}}',
+            "codex",
+        ),
+        (
+            '{"trajectory_format": "mini-swe-agent-1.1", "messages": '
+            '[{"role": "user", "content": "hi"}]}',
+            "mini-swe-agent",
+        ),
+        (
+            '[{"id": 0, "source": "user", "action": "message", "args": {"content": "hi"}}]',
+            "openhands",
+        ),
     ],
 )
 def test_auto_detection_picks_the_format(text: str, expected: str) -> None:
@@ -194,8 +222,17 @@ def test_an_unknown_shape_is_one_line_naming_what_was_expected() -> None:
         load_transcript(42)  # type: ignore[arg-type]
 
 
-def test_formats_are_the_documented_five() -> None:
-    assert FORMATS == ("auto", "messages", "layers", "claude-code", "openai")
+def test_formats_are_the_documented_eight() -> None:
+    assert FORMATS == (
+        "auto",
+        "messages",
+        "layers",
+        "claude-code",
+        "codex",
+        "mini-swe-agent",
+        "openhands",
+        "openai",
+    )
 
 
 # ---------------------------------------------------------------- the real fixtures
@@ -393,3 +430,431 @@ def test_a_byte_order_mark_is_not_part_of_the_json(tmp_path: Path) -> None:
     path = tmp_path / "bom.json"
     path.write_bytes(b"\xef\xbb\xbf" + b'[{"role": "user", "content": "hi"}]')
     assert load_transcript(path).conversation == [{"role": "user", "content": "hi"}]
+
+
+# ---------------------------------------------------------------- claude code threads
+
+
+def sidechain(record: dict[str, Any], uuid: str, parent: str | None) -> dict[str, Any]:
+    return record | {"isSidechain": True, "uuid": uuid, "parentUuid": parent}
+
+
+def test_sub_agents_are_kept_out_of_the_main_conversation() -> None:
+    # a bug: 775 KB of inline sub-agent records were merged into the main conversation,
+    # reported as 71,357 tokens with 10 broken pairs
+    layers = load_transcript(BIG)
+    assert len(layers.conversation) == 23
+    assert budget_report(layers)["total"] == 5_972
+    assert validate_history(layers.conversation) == []
+
+
+@pytest.mark.parametrize("path", [BIG, MEDIUM, SMALL], ids=lambda path: path.name[:8])
+def test_every_real_session_has_no_broken_pair_in_any_thread(path: Path) -> None:
+    transcript = _parse(path.read_text(encoding="utf-8"))
+    assert validate_history(transcript.layers.conversation) == []
+    for thread in transcript.threads:
+        assert validate_history(thread.messages) == [], thread.name
+
+
+def test_the_inline_threads_are_named_with_the_task_that_started_them() -> None:
+    transcript = _parse(BIG.read_text(encoding="utf-8"))
+    assert [(t.name, len(t.messages), t.description) for t in transcript.threads] == [
+        ("sidechain at line 16", 18, "Build TODO components"),
+        ("sidechain at line 38", 68, "Setup Next.js project"),
+        ("sidechain at line 125", 80, "Create data models"),
+        ("sidechain at line 229", 50, "Implement state management"),
+        ("sidechain at line 295", 106, "Create main page integration"),
+    ]
+    # every user and assistant record is in exactly one thread: none lost, none twice
+    lines = [json.loads(line) for line in BIG.read_text(encoding="utf-8").splitlines()]
+    side_ids = {
+        r["message"].get("id") for r in lines if r.get("isSidechain") and r["type"] == "assistant"
+    }
+    read_ids = {
+        block["id"]
+        for thread in transcript.threads
+        for message in thread.messages
+        if message["role"] == "assistant"
+        for block in message["content"]
+        if block["type"] == "tool_use"
+    }
+    side_uses = {
+        block["id"]
+        for r in lines
+        if r.get("isSidechain") and r["type"] == "assistant"
+        for block in r["message"]["content"]
+        if block["type"] == "tool_use"
+    }
+    assert read_ids == side_uses and len(side_ids) > 5
+
+
+def test_interleaved_sub_agents_are_told_apart_by_their_parents() -> None:
+    # two sub-agents running at once write their lines interleaved
+    text = records(
+        user_record("go") | {"uuid": "m1", "parentUuid": None},
+        sidechain(user_record("agent A"), "a1", None),
+        sidechain(user_record("agent B"), "b1", None),
+        sidechain(assistant_record("ma", use("ta")), "a2", "a1"),
+        sidechain(assistant_record("mb", use("tb")), "b2", "b1"),
+        sidechain(user_record([result("tb")]), "b3", "b2"),
+        sidechain(user_record([result("ta")]), "a3", "a2"),
+        assistant_record("m2", {"type": "text", "text": "both done"}) | {"parentUuid": "m1"},
+    )
+    transcript = _parse(text)
+    assert transcript.layers.conversation[0]["content"] == "go"
+    assert len(transcript.layers.conversation) == 2
+    a, b = transcript.threads
+    assert a.messages[0]["content"] == "agent A"
+    assert b.messages[0]["content"] == "agent B"
+    assert (
+        [m["role"] for m in a.messages]
+        == [m["role"] for m in b.messages]
+        == [
+            "user",
+            "assistant",
+            "user",
+        ]
+    )
+    assert b.messages[2]["content"][0]["tool_use_id"] == "tb"
+    assert validate_history(a.messages) == validate_history(b.messages) == []
+    assert (a.name, b.name) == ("sidechain at line 2", "sidechain at line 3")
+
+
+def test_a_folder_gives_the_session_and_its_subagents_folder() -> None:
+    # the sub-agent's task comes from the .meta.json beside its file
+    transcript = _folder(COMPACTED, "auto")
+    assert [(t.name, len(t.messages), t.description) for t in transcript.threads] == [
+        ("agent-a7c41f2", 5, "Map total changes")
+    ]
+    layers = load_transcript(COMPACTED)
+    assert layers.conversation == transcript.layers.conversation
+    assert validate_history(layers.conversation) == []
+    assert validate_history(transcript.threads[0].messages) == []
+
+
+def test_a_compaction_boundary_starts_a_segment_and_says_where() -> None:
+    session = next(COMPACTED.glob("*.jsonl"))
+    transcript = _parse(session.read_text(encoding="utf-8"))
+    (boundary,) = transcript.boundaries
+    assert (boundary.index, boundary.line, boundary.trigger, boundary.pre_tokens) == (
+        8,
+        14,
+        "manual",
+        15_342,
+    )
+    summary = transcript.layers.conversation[boundary.index]
+    assert summary["content"].startswith("This session is being continued")
+    # the tool search's result, a tool_reference block, is read and paired
+    reference = transcript.layers.conversation[4]["content"][0]["content"][0]
+    assert reference == {"type": "tool_reference", "tool_name": "mcp__ci__run_tests"}
+
+
+def test_a_compact_summary_without_a_boundary_still_starts_a_segment() -> None:
+    text = records(
+        user_record("q"),
+        assistant_record("m1", {"type": "text", "text": "a"}),
+        user_record("Summary: q was asked.") | {"isCompactSummary": True},
+        assistant_record("m2", {"type": "text", "text": "b"}),
+    )
+    assert [(b.index, b.line) for b in _parse(text).boundaries] == [(2, 3)]
+
+
+def test_a_real_project_folder_of_three_sessions_is_refused_naming_them() -> None:
+    with pytest.raises(ValueError, match=r"^the files hold 3 sessions \(1af7fc5e-.*\); give one"):
+        load_transcript(PROJECT)
+
+
+def test_a_session_with_its_agent_files_names_each_thread() -> None:
+    paths = [MEDIUM, *sorted(PROJECT.glob("agent-*.jsonl"))]
+    transcript = _parse_files([_File(p.name, p.read_text(encoding="utf-8")) for p in paths])
+    assert [(t.name, len(t.messages)) for t in transcript.threads] == [
+        ("sidechain at line 16", 6),
+        ("sidechain at line 26", 14),
+        ("agent-test-hash-123", 2),
+        ("agent-test-hash-456", 2),
+    ]
+    assert transcript.files == tuple(p.name for p in paths)
+
+
+def test_records_with_no_conversation_are_refused_saying_what_was_seen() -> None:
+    with pytest.raises(
+        ValueError,
+        match=r"^no conversation: 3 records \(summary 2, file-history-snapshot 1\), none a user",
+    ):
+        _parse(
+            records(
+                {"type": "summary", "summary": "s"},
+                {"type": "file-history-snapshot"},
+                {"type": "summary", "summary": "t"},
+            )
+        )
+    with pytest.raises(ValueError, match=r"^no main conversation, only 2 sub-agent threads"):
+        _parse(
+            records(sidechain(user_record("a"), "a", None), sidechain(user_record("b"), "b", None))
+        )
+
+
+def test_a_line_of_another_file_is_named_with_its_file() -> None:
+    files = [_File("s.jsonl", records(user_record("q"))), _File("agent-1.jsonl", "{bad\n")]
+    with pytest.raises(ValueError, match=r"^agent-1\.jsonl: line 1: not valid JSON"):
+        _parse_files(files)
+    with pytest.raises(ValueError, match="not as openai"):
+        _parse_files(files, "openai")
+
+
+# ---------------------------------------------------------------- codex
+
+
+def test_a_codex_rollout_is_read_not_taken_for_an_empty_claude_code_session() -> None:
+    # a bug: a rollout was read as a Claude Code session with 0 messages, exit 0
+    transcript = _parse(ROLLOUT.read_text(encoding="utf-8"))
+    assert (transcript.format, transcript.detected, transcript.skipped) == ("codex", True, 9)
+    layers = transcript.layers
+    assert layers.system.startswith("You are Codex") and "<permissions" in layers.system
+    roles = [
+        (m["role"], [b["type"] for b in m["content"]] if isinstance(m["content"], list) else "text")
+        for m in layers.conversation
+    ]
+    assert roles == [
+        ("user", "text"),
+        ("user", "text"),
+        ("assistant", ["thinking", "tool_use"]),
+        ("user", ["tool_result"]),
+        ("assistant", ["tool_use"]),  # the reasoning kept only encrypted has no text
+        ("user", ["tool_result"]),
+        ("assistant", ["text"]),
+    ]
+    assert layers.conversation[4]["content"][0]["input"]["input"].startswith("*** Begin Patch")
+    assert validate_history(layers.conversation) == []
+
+
+def test_a_codex_rollout_with_no_conversation_is_refused() -> None:
+    meta = {"timestamp": "t", "type": "session_meta", "payload": {"id": "x"}}
+    count = {"timestamp": "t", "type": "event_msg", "payload": {"type": "token_count"}}
+    with pytest.raises(ValueError, match=r"^a Codex rollout with no conversation: 2 lines"):
+        _parse(records(meta, count))
+    with pytest.raises(ValueError, match=r"^no conversation: 2 records \(event_msg 1, session"):
+        _parse(records(meta, count), "claude-code")
+
+
+# ---------------------------------------------------------------- mini-swe-agent
+
+
+def test_a_mini_swe_agent_trajectory_ends_in_its_final_output_not_a_turn() -> None:
+    # a bug: the last message, role "exit", made the trajectory unreadable
+    raw = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    transcript = _parse(TRAJECTORY.read_text(encoding="utf-8"))
+    assert (transcript.format, transcript.detected) == ("mini-swe-agent", True)
+    conversation = transcript.layers.conversation
+    assert len(conversation) == len(raw["messages"]) - 2  # the system message and the exit
+    assert transcript.final is not None
+    assert (transcript.final.status, transcript.final.text) == (
+        "Submitted",
+        raw["info"]["submission"],
+    )
+    assert (
+        sum(m["role"] == "assistant" for m in conversation)
+        == raw["info"]["model_stats"]["api_calls"]
+    )
+    assert validate_history(conversation) == []
+
+
+def test_an_exit_message_before_the_end_is_refused() -> None:
+    trajectory = {
+        "trajectory_format": "mini-swe-agent-1.1",
+        "messages": [{"role": "exit", "content": "x"}, {"role": "user", "content": "q"}],
+    }
+    with pytest.raises(ValueError, match=r"^message 0 has role 'exit'.* not the last of the 2"):
+        _parse(json.dumps(trajectory))
+
+
+# ---------------------------------------------------------------- openhands
+
+
+@pytest.mark.parametrize("path", EVENTS, ids=lambda path: path.stem)
+def test_real_openhands_events_read_one_reply_per_model_response(path: Path) -> None:
+    events = json.loads(path.read_text(encoding="utf-8"))
+    transcript = _parse(path.read_text(encoding="utf-8"))
+    assert (transcript.format, transcript.detected) == ("openhands", True)
+    conversation = transcript.layers.conversation
+    responses = {
+        e["tool_call_metadata"]["model_response"]["id"]
+        for e in events
+        if (e.get("tool_call_metadata") or {}).get("model_response")
+    }
+    spoken = [e for e in events if e["source"] == "agent" and e.get("action") == "message"]
+    plain = [e for e in spoken if not (e.get("tool_call_metadata") or {}).get("model_response")]
+    assert sum(m["role"] == "assistant" for m in conversation) == len(responses) + len(plain)
+    observed = [
+        e
+        for e in events
+        if "observation" in e and (e.get("tool_call_metadata") or {}).get("tool_call_id")
+    ]
+    results = [
+        b
+        for m in conversation
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b["type"] == "tool_result"
+    ]
+    assert len(results) == len(observed)
+    assert validate_history(conversation) == []
+    assert len(conversation) + transcript.skipped == len(events)
+
+
+def test_events_with_no_conversation_are_refused() -> None:
+    events = [{"id": 0, "source": "environment", "observation": "agent_state_changed"}]
+    with pytest.raises(
+        ValueError,
+        match=r"^OpenHands events with no conversation: 1 event \(agent_state_changed 1\)",
+    ):
+        _parse(json.dumps(events))
+
+
+# ---------------------------------------------------------------- generated sessions
+
+
+def link(chain: list[dict[str, Any]], record: dict[str, Any]) -> None:
+    """Append `record` to a thread's chain, its parent the chain's last record."""
+    head = chain[0]
+    parent = chain[-1]["uuid"] if len(chain) > 1 else None
+    uuid = f"{head['thread']}-{len(chain)}"
+    chain.append(record | {"isSidechain": head["side"], "uuid": uuid, "parentUuid": parent})
+
+
+@st.composite
+def interleaved_session(draw: st.DrawFn) -> tuple[list[list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Sub-agent threads (each a list of records, in order) and one interleaving of them.
+
+    Thread 0 is the main conversation. Each thread opens with a prompt whose
+    parent is null, then rounds of an assistant reply (one record per block:
+    text, then one or more parallel calls, all with one message id) and a user
+    record per result; the records of all threads are then shuffled, each
+    thread's own order kept, as parallel sub-agents write them.
+    """
+    count = draw(st.integers(1, 4))
+    threads = []
+    for number in range(count):
+        side = number > 0
+        chain: list[dict[str, Any]] = [{"thread": number, "side": side}]  # dropped below
+
+        link(chain, user_record(draw(st.text("ab é\u2028😀", min_size=1, max_size=8))))
+        for round_number in range(draw(st.integers(0, 3))):
+            calls = [f"t{number}-{round_number}-{n}" for n in range(draw(st.integers(1, 3)))]
+            message_id = f"msg-{number}-{round_number}"
+            text = {"type": "text", "text": "checking"}
+            link(chain, assistant_record(message_id, text, sidechain=side))
+            for call_id in calls:
+                link(chain, assistant_record(message_id, use(call_id), sidechain=side))
+            for call_id in calls:
+                link(chain, user_record([result(call_id)]))
+        threads.append(chain[1:])
+    order = draw(st.permutations([n for n, chain in enumerate(threads) for _ in chain]))
+    cursors = [0] * count
+    lines = []
+    for thread in order:
+        lines.append(threads[thread][cursors[thread]])
+        cursors[thread] += 1
+    return threads, lines
+
+
+@given(interleaved_session())
+def test_interleaved_threads_read_back_as_each_was_written(
+    session: tuple[list[list[dict[str, Any]]], list[dict[str, Any]]],
+) -> None:
+    threads, lines = session
+
+    def raw(*lines: dict[str, Any]) -> str:
+        # as a JavaScript writer leaves them: U+2028 and emoji unescaped inside strings
+        return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+
+    transcript = _parse(raw(*lines))
+    alone = [_parse(raw(*chain)).layers.conversation for chain in threads]
+    assert transcript.layers.conversation == alone[0]
+    # the threads come in the order they start in the file
+    starts = sorted(range(1, len(threads)), key=lambda n: lines.index(threads[n][0]))
+    assert [thread.messages for thread in transcript.threads] == [alone[n] for n in starts]
+    for messages in alone:
+        assert validate_history(messages) == []
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {
+            "type": "user",
+            "isSidechain": True,
+            "parentUuid": 5,
+            "uuid": ["x"],
+            "message": {"content": "q"},
+        },
+        {
+            "type": "user",
+            "isSidechain": "true",
+            "parentUuid": {"a": 1},
+            "message": {"content": "q"},
+        },
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"preTokens": True}},
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": [1]},
+    ],
+    ids=["odd-ids", "sidechain-as-text", "pre-tokens-a-boolean", "metadata-a-list"],
+)
+def test_odd_linking_fields_never_crash_the_reader(record: dict[str, Any]) -> None:
+    transcript = _parse(records(user_record("first"), record, user_record("last")))
+    assert transcript.layers.conversation[0]["content"] == "first"
+    assert all(boundary.pre_tokens is None for boundary in transcript.boundaries)
+
+
+@pytest.mark.parametrize(
+    ("payload", "error", "fragment"),
+    [
+        (
+            {"type": "message", "role": "user", "content": 5},
+            TypeError,
+            "line 1: content is a number",
+        ),
+        (
+            {"type": "message", "role": None, "content": "x"},
+            ValueError,
+            "line 1 (codex): message 0",
+        ),
+        ({"type": "function_call", "name": "ls", "arguments": "{}"}, TypeError, "'id' of type"),
+    ],
+    ids=["content-a-number", "no-role", "call-without-id"],
+)
+def test_a_bad_codex_item_names_its_line(
+    payload: dict[str, Any], error: type[Exception], fragment: str
+) -> None:
+    with pytest.raises(error, match=re.escape(fragment)):
+        _parse(records({"timestamp": "t", "type": "response_item", "payload": payload}))
+
+
+def test_a_line_separator_inside_a_string_is_not_a_line_end() -> None:
+    # a bug: U+2028, which JavaScript writers leave unescaped, split a record in two
+    text = json.dumps(user_record("one\u2028two\x85three\x0cfour"), ensure_ascii=False) + "\r\n"
+    assert "\u2028" in text
+    layers = _parse(text).layers
+    assert layers.conversation == [{"role": "user", "content": "one\u2028two\x85three\x0cfour"}]
+
+
+def test_an_exit_message_with_nulls_gives_an_empty_status_not_none() -> None:
+    trajectory = {
+        "trajectory_format": "mini-swe-agent-1.1",
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "exit", "content": None, "extra": {"exit_status": None, "submission": None}},
+        ],
+    }
+    final = _parse(json.dumps(trajectory)).final
+    assert final is not None and (final.status, final.text) == ("", "")
+
+
+def test_an_agent_file_with_an_id_of_its_own_still_joins_the_session() -> None:
+    agent = records(sidechain(user_record("look") | {"sessionId": "agent-own"}, "a", None))
+    session = records(user_record("q") | {"sessionId": "s1"})
+    transcript = _parse_files([_File("s1.jsonl", session), _File("agent-9.jsonl", agent)])
+    assert [t.name for t in transcript.threads] == ["agent-9"]
+    with pytest.raises(ValueError, match=r"^the files hold 2 sessions \(s1\.jsonl, s2\.jsonl\)"):
+        _parse_files(
+            [_File("s1.jsonl", session), _File("s2.jsonl", session.replace('"s1"', '"s2"'))]
+        )

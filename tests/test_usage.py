@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from context_budget import Usage, should_compact, track_usage
+from context_budget import PRICES, Usage, cost, should_compact, track_usage, window_usage
 
 COUNTS = st.integers(0, 10**7)
 
@@ -65,17 +67,15 @@ def test_a_field_that_is_not_a_count_is_refused(bad: object) -> None:
         Usage(input_tokens=bad)  # type: ignore[arg-type]
 
 
-@settings(deadline=None)
-@given(COUNTS, COUNTS, COUNTS, COUNTS, COUNTS, COUNTS)
+@given(COUNTS, COUNTS, COUNTS, COUNTS, COUNTS)
 def test_as_dict_reads_back_as_the_same_usage(
-    inp: int, out: int, write: int, read: int, short: int, long: int
+    inp: int, out: int, read: int, short: int, long: int
 ) -> None:
-    usage = Usage(inp, out, write, read, short, long)
+    usage = Usage(inp, out, short + long, read, short, long)  # the writes are their split
     assert Usage.of(usage.as_dict()) == usage
     assert Usage.of({"usage": usage.as_dict()}) == usage
 
 
-@settings(deadline=None)
 @given(COUNTS, COUNTS, COUNTS)
 def test_track_usage_adds_input_and_output_only(counter: int, inp: int, out: int) -> None:
     response = {"usage": {"input_tokens": inp, "output_tokens": out, "cache_read_input_tokens": 9}}
@@ -99,3 +99,145 @@ def test_should_compact_triggers_at_the_threshold_itself() -> None:
 def test_bad_settings_are_named(window: object, ratio: float, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         should_compact(0, window, ratio)  # type: ignore[arg-type]
+
+
+def test_a_split_that_does_not_add_up_to_the_writes_is_refused() -> None:
+    """1,000,000 written with an all-zero split once billed $0 for writes."""
+    usage = {
+        "input_tokens": 1,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 1_000_000,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    }
+    with pytest.raises(ValueError, match=r"1,000,000 but its split adds up to 0"):
+        Usage.of(usage)
+    with pytest.raises(ValueError, match="split adds up to 900"):
+        Usage.of({**usage, "cache_creation": {"ephemeral_5m_input_tokens": 900}})
+
+
+@pytest.mark.parametrize("split", [{}, None, SimpleNamespace()])
+def test_a_missing_split_bills_every_write_at_the_five_minute_rate(split: object) -> None:
+    usage = {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cache_creation_input_tokens": 1_000_000,
+        "cache_creation": split,
+    }
+    read = Usage.of(usage)
+    assert (read.ephemeral_5m_input_tokens, read.ephemeral_1h_input_tokens) == (1_000_000, 0)
+    price = PRICES["claude-sonnet-4-6"]
+    assert cost(usage, price).cache_writes == pytest.approx(price.write_5m)
+
+
+def test_a_missing_field_error_is_short_even_for_a_deep_usage() -> None:
+    deep: dict[str, object] = {}
+    for _ in range(10_000):
+        deep = {"k": deep}
+    with pytest.raises(ValueError, match="usage has no 'input_tokens'") as raised:
+        Usage.of({"output_tokens": 1, "extra": deep})
+    assert len(str(raised.value)) < 200
+
+
+@pytest.mark.parametrize(
+    ("tokens", "window", "ratio", "words"),
+    [
+        (float("nan"), 2_000, 0.7, "tokens_used must be a finite number >= 0, got nan"),
+        (float("inf"), 2_000, 0.7, "got inf"),
+        (-1, 2_000, 0.7, "got -1"),
+        ("9", 2_000, 0.7, "got '9'"),
+        (0, 2_000, float("nan"), "compact_ratio must be strictly between 0 and 1, got nan"),
+        (0, 2_000, "0.5", "compact_ratio must be strictly between 0 and 1, got '0.5'"),
+        (0, 10**400, 0.5, "context_window is too large"),
+    ],
+)
+def test_should_compact_refuses_what_no_threshold_can_judge(
+    tokens: object, window: object, ratio: object, words: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(words)):
+        should_compact(tokens, window, ratio)  # type: ignore[arg-type]
+
+
+def test_should_compact_takes_a_huge_counter() -> None:
+    assert should_compact(10**400, 2_000, 0.7) is True
+
+
+def test_a_deep_or_huge_field_is_refused_with_a_short_message() -> None:
+    deep: list[object] = []
+    for _ in range(10_000):
+        deep = [deep]
+    for bad in (deep, -(10**5000)):
+        with pytest.raises(ValueError, match=r"Usage\.input_tokens must be") as raised:
+            Usage.of({"input_tokens": bad, "output_tokens": 1})
+        assert len(str(raised.value)) < 200
+
+
+# The window after a call with server tools: the last message iteration
+
+
+def test_the_window_is_the_last_message_iteration_not_the_top_level_sum() -> None:
+    usage = {
+        "input_tokens": 6_000,
+        "output_tokens": 2_400,
+        "cache_read_input_tokens": 243_000,
+        "iterations": [
+            {
+                "type": "message",
+                "input_tokens": 2_000,
+                "output_tokens": 700,
+                "cache_read_input_tokens": 60_000,
+            },
+            {
+                "type": "message",
+                "input_tokens": 2_000,
+                "output_tokens": 1_000,
+                "cache_read_input_tokens": 61_350,
+            },
+        ],
+    }
+    assert Usage.of(usage).window_tokens == 251_400
+    assert window_usage({"usage": usage}).window_tokens == 64_350
+
+
+def test_a_compaction_iteration_is_skipped_for_the_message_after_it() -> None:
+    usage = {
+        "input_tokens": 23_000,
+        "output_tokens": 1_000,
+        "iterations": [
+            {"type": "compaction", "input_tokens": 180_000, "output_tokens": 3_500},
+            {"type": "message", "input_tokens": 23_000, "output_tokens": 1_000},
+        ],
+    }
+    assert window_usage(usage) == Usage(input_tokens=23_000, output_tokens=1_000)
+
+
+def test_sdk_iteration_objects_are_read_too() -> None:
+    last = SimpleNamespace(
+        type="message",
+        input_tokens=40,
+        output_tokens=5,
+        cache_read_input_tokens=None,
+        cache_creation_input_tokens=7,
+        cache_creation=None,
+    )
+    first = SimpleNamespace(type="message", input_tokens=1, output_tokens=1)
+    sdk = SimpleNamespace(
+        usage=SimpleNamespace(input_tokens=41, output_tokens=6, iterations=[first, last])
+    )
+    assert window_usage(sdk).window_tokens == 52
+
+
+@pytest.mark.parametrize(
+    "iterations", [None, [], [{"type": "compaction", "input_tokens": 9, "output_tokens": 1}]]
+)
+def test_without_a_message_iteration_the_top_level_is_the_window(iterations: Any) -> None:
+    usage = {"input_tokens": 30, "output_tokens": 3, "iterations": iterations}
+    assert window_usage(usage) == Usage.of(usage) == Usage(input_tokens=30, output_tokens=3)
+    assert window_usage(Usage.of(usage)) == Usage.of(usage)
+
+
+def test_malformed_iterations_are_named() -> None:
+    with pytest.raises(ValueError, match=r"usage\.iterations must be a list"):
+        window_usage({"input_tokens": 1, "output_tokens": 1, "iterations": "message"})
+    broken = {"input_tokens": 1, "output_tokens": 1, "iterations": [{"type": "message"}]}
+    with pytest.raises(ValueError, match=r"usage.iterations\[0\]: usage has no 'input_tokens'"):
+        window_usage(broken)

@@ -11,7 +11,8 @@ The exception tree:
         - `ContextManagementError`: a `context_management` edit the API refuses;
     - `MiddleEditError`: a strict `PrefixGuard` saw the history edited in the middle;
     - `ScriptExhaustedError`: a scripted model was asked for one response too many;
-    - `CompactionStormError`: compaction after compaction failed to make room.
+    - `CompactionStormError`: compaction after compaction failed to make room;
+    - `MalformedResponseError`: a model response a harness cannot answer or send back.
 
 Bad arguments raise the built-in `TypeError` or `ValueError`, with a message
 that names the offending index or value and the limit it broke.
@@ -27,6 +28,7 @@ __all__ = [
     "ContextManagementError",
     "ContextOverflowError",
     "InvalidRequestError",
+    "MalformedResponseError",
     "MiddleEditError",
     "ScriptExhaustedError",
     "TooManyBreakpointsError",
@@ -51,7 +53,7 @@ class ContextOverflowError(ContextBudgetError):
         self.size = size
 
 
-# --- errors of the cache model, the editing emulator and the prefix guard (issue 9) ---
+# --- errors of the cache model, the editing emulator and the prefix guard ---
 
 
 class InvalidRequestError(ContextBudgetError):
@@ -159,3 +161,23 @@ class CompactionStormError(ContextBudgetError):
         )
         self.threshold = threshold
         self.sizes = list(sizes)
+
+
+class MalformedResponseError(ContextBudgetError):
+    """A model response that breaks the Messages API's shape in a way a loop cannot answer.
+
+    Sending it back would make a request the API refuses (an empty turn, a
+    tool_use without an id, a repeated tool id), so the loop stops instead.
+
+    Attributes:
+        field: where the problem is, as a path into the response, such as
+            `"content[1].id"`, `"content"` or `"usage"`.
+        call: the number of the call whose response it is, counting from 1
+            (as `ModelCall.number` counts); None when not known.
+    """
+
+    def __init__(self, field: str, problem: str, *, call: int | None = None) -> None:
+        where = "response" if call is None else f"response of call {call}"
+        super().__init__(f"{where}: {field} {problem}")
+        self.field = field
+        self.call = call

@@ -18,21 +18,23 @@ offline, or `anthropic.Anthropic()` unchanged.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from context_budget.clients import ModelClient, content_blocks, response_field
-from context_budget.errors import CompactionStormError
+from context_budget.errors import CompactionStormError, MalformedResponseError
 from context_budget.history import PrefixGuard
 from context_budget.messages import Message, message_text
 from context_budget.notes import NotesFile
-from context_budget.usage import Usage, should_compact, track_usage
+from context_budget.usage import Usage, should_compact, track_usage, window_usage
 
 __all__ = [
     "COMPACT_INSTRUCTION",
     "DEFAULT_MODEL",
     "HANDOFF_PREFIX",
+    "MAX_PAUSES",
     "NOTES_PREFIX",
     "AgentRun",
     "ModelCall",
@@ -60,6 +62,9 @@ NOTES_PREFIX = "Current NOTES.md:"
 
 #: The failed compactions in a row after which `run_agent` stops.
 MAX_FAILED_COMPACTIONS = 3
+
+#: The `pause_turn` responses in a row that `run_agent` resumes; one more ends the run.
+MAX_PAUSES = 10
 
 Measure = Literal["accumulated", "window"]
 ToolImpl = Callable[[dict[str, Any]], Any]
@@ -151,6 +156,59 @@ def _text(response: Any) -> str:
     return "".join(b.get("text", "") for b in content_blocks(response) if b.get("type") == "text")
 
 
+def _reply_blocks(response: Any, call: int | None) -> list[dict[str, Any]]:
+    """The response's content, checked, as blocks that can be sent back.
+
+    Empty text blocks are dropped (the API refuses them in a request). Every
+    `tool_use` block must carry a non-empty string `id` and `name` and an
+    object `input`, and no two may share an id.
+
+    Raises:
+        MalformedResponseError: the content is not a list of blocks, or a
+            block breaks the rules above; the error names the block.
+    """
+    try:
+        blocks = content_blocks(response)
+    except TypeError as error:
+        raise MalformedResponseError("content", f"is unreadable: {error}", call=call) from None
+    kept: list[dict[str, Any]] = []
+    ids: dict[str, int] = {}
+    for index, block in enumerate(blocks):
+        kind = block.get("type")
+        if kind == "text":
+            if not isinstance(block.get("text"), str):
+                raise MalformedResponseError(
+                    f"content[{index}].text", f"is {block.get('text')!r}, not a str", call=call
+                )
+            if not block["text"]:
+                continue
+        elif kind == "tool_use":
+            for key in ("id", "name"):
+                value = block.get(key)
+                if not isinstance(value, str) or not value:
+                    found = "missing" if key not in block else f"{value!r}"
+                    raise MalformedResponseError(
+                        f"content[{index}].{key}",
+                        f"is {found}; a tool_use block needs a non-empty string {key}",
+                        call=call,
+                    )
+            if not isinstance(block.get("input"), Mapping):
+                found = "missing" if "input" not in block else f"{block['input']!r:.60}"
+                raise MalformedResponseError(
+                    f"content[{index}].input", f"is {found}, not an object", call=call
+                )
+            if block["id"] in ids:
+                raise MalformedResponseError(
+                    f"content[{index}].id",
+                    f"repeats {block['id']!r}, the id of content[{ids[block['id']]}]; "
+                    "the API refuses two tool_use blocks with one id",
+                    call=call,
+                )
+            ids[block["id"]] = index
+        kept.append(block)
+    return kept
+
+
 def _compact(
     client: ModelClient, messages: Sequence[Message], notes: NotesFile, model: str, max_tokens: int
 ) -> tuple[list[Message], Any]:
@@ -203,12 +261,21 @@ def append_tool_results(
     content as an assistant message, and one user message holding a
     `tool_result` for each `tool_use` block, in the blocks' order. A tool that
     raises, or a name missing from `tool_impls`, gives a result with
-    `is_error: true` whose text says what went wrong.
+    `is_error: true` whose text says what went wrong. Each tool gets a deep
+    copy of its call's input, so a tool that changes its input leaves the
+    recorded `tool_use` as the model wrote it.
 
     Args:
         messages: the history so far.
         response: the model's response, a dict or an SDK object.
         tool_impls: tool name -> function of the call's input dict.
+
+    Raises:
+        MalformedResponseError: the response holds no `tool_use` block (the
+            answer would be an empty user turn), a `tool_use` lacks its id,
+            name or input, or two share an id. Duplicate ids are refused, not
+            merged: the API refuses the repeated id in the assistant turn too,
+            and dropping one call would rewrite what the model said.
 
     Examples:
         >>> call = {"type": "tool_use", "id": "t1", "name": "clock", "input": {}}
@@ -216,11 +283,26 @@ def append_tool_results(
         >>> after[-1]["content"]
         [{'type': 'tool_result', 'tool_use_id': 't1', 'content': '9:00'}]
     """
-    blocks = content_blocks(response)
+    return _answer(messages, _reply_blocks(response, None), tool_impls, None)
+
+
+def _answer(
+    messages: Sequence[Message],
+    blocks: list[dict[str, Any]],
+    tool_impls: Mapping[str, ToolImpl],
+    call: int | None,
+) -> list[Message]:
+    """`append_tool_results` on checked blocks; `call` names the response in errors."""
+    uses = [block for block in blocks if block.get("type") == "tool_use"]
+    if not uses:
+        raise MalformedResponseError(
+            "content",
+            "holds no tool_use block, so there is nothing to answer (stop_reason 'tool_use' "
+            "with no call would send an empty user turn)",
+            call=call,
+        )
     results = []
-    for block in blocks:
-        if block.get("type") != "tool_use":
-            continue
+    for block in uses:
         result: dict[str, Any] = {"type": "tool_result", "tool_use_id": block["id"]}
         impl = tool_impls.get(block["name"])
         if impl is None:
@@ -229,7 +311,7 @@ def append_tool_results(
             result["is_error"] = True
         else:
             try:
-                output = impl(block.get("input", {}))
+                output = impl(copy.deepcopy(dict(block["input"])))
                 result["content"] = output if isinstance(output, str) else str(output)
             except Exception as error:  # the model sees the failure and can react
                 result["content"] = f"{type(error).__name__}: {error}"
@@ -244,8 +326,82 @@ def append_tool_results(
 
 def _measured(measure: Measure, counter: int, response: Any) -> int:
     if measure == "window":
-        return Usage.of(response).window_tokens
+        return window_usage(response).window_tokens
     return track_usage(counter, response)
+
+
+def _text_argument(name: str, value: object, *, optional: bool = False) -> None:
+    """Refuse a prompt text the API would refuse: not a str, blank, or not UTF-8."""
+    if optional and value is None:
+        return
+    if not isinstance(value, str):
+        kind = "a str or None" if optional else "a str"
+        raise TypeError(f"{name} must be {kind}, got {type(value).__name__} {value!r:.60}")
+    if not optional and not value.strip():
+        raise ValueError(f"{name} must hold some text, got {value!r:.60}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        code = ord(value[error.start])
+        raise ValueError(
+            f"{name} holds a lone surrogate (U+{code:04X}) at character {error.start}, "
+            "which UTF-8 cannot encode"
+        ) from None
+
+
+def _check_arguments(arguments: Mapping[str, Any]) -> None:
+    """Refuse any `run_agent` argument it could not send or use, naming it and its value."""
+    _text_argument("user_input", arguments["user_input"])
+    _text_argument("system", arguments["system"], optional=True)
+    model = arguments["model"]
+    if not isinstance(model, str):
+        raise TypeError(f"model must be a str, got {type(model).__name__} {model!r:.60}")
+    if not model.strip():
+        raise ValueError(f"model must name a model, got {model!r}")
+    tools = arguments["tools"]
+    if not isinstance(tools, Sequence) or isinstance(tools, str | bytes):
+        raise TypeError(f"tools must be a list of tool definitions, got {tools!r:.60}")
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
+            raise TypeError(f"tools[{index}] must be a dict with a str 'name', got {tool!r:.60}")
+    impls = arguments["tool_impls"]
+    if not isinstance(impls, Mapping):
+        raise TypeError(f"tool_impls must be a dict of name -> function, got {impls!r:.60}")
+    for name, impl in impls.items():
+        if not isinstance(name, str) or not callable(impl):
+            raise TypeError(
+                f"tool_impls[{name!r:.40}] must map a str to a function, got {impl!r:.60}"
+            )
+    client = arguments["client"]
+    if not callable(getattr(getattr(client, "messages", None), "create", None)):
+        raise TypeError(f"client must have messages.create(**request), got {client!r:.60}")
+    if not isinstance(arguments["notes"], NotesFile):
+        notes = arguments["notes"]
+        raise TypeError(f"notes must be a NotesFile, got {type(notes).__name__} {notes!r:.60}")
+    max_tokens = arguments["max_tokens"]
+    if type(max_tokens) is not int:
+        raise TypeError(
+            f"max_tokens must be an int, got {type(max_tokens).__name__} {max_tokens!r}"
+        )
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+    ratio = arguments["compact_ratio"]
+    if type(ratio) not in (int, float):
+        raise TypeError(f"compact_ratio must be a number, got {type(ratio).__name__} {ratio!r:.60}")
+    should_compact(0, arguments["context_window"], ratio)  # the range of both
+    if arguments["measure"] not in ("accumulated", "window"):
+        raise ValueError(f"measure must be 'accumulated' or 'window', got {arguments['measure']!r}")
+    for name in ("on_compact", "edit_history"):
+        if arguments[name] is not None and not callable(arguments[name]):
+            raise TypeError(f"{name} must be a function or None, got {arguments[name]!r:.60}")
+    for name in ("notes_in_system", "strict"):
+        if not isinstance(arguments[name], bool):
+            raise TypeError(f"{name} must be True or False, got {arguments[name]!r:.60}")
+    guard = arguments["guard"]
+    if guard is not None and not isinstance(guard, PrefixGuard):
+        raise TypeError(f"guard must be a PrefixGuard or None, got {guard!r:.60}")
+    if guard is not None and arguments["strict"] and not guard.strict:
+        raise ValueError("strict=True needs a strict guard: pass PrefixGuard(strict=True)")
 
 
 def run_agent(
@@ -273,13 +429,24 @@ def run_agent(
     `context_window * compact_ratio`; at or above it, `compact_history`
     replaces the whole history and the counter restarts from 0.
 
+    Stop reasons: `"tool_use"` runs the tools and calls again. `"pause_turn"`
+    (a server tool's long turn, paused by the API) is resumed as the Anthropic
+    SDK's tool runner resumes it: the paused content goes back as it is, as
+    an assistant message, and the loop calls again (see
+    [handling stop reasons](https://docs.anthropic.com/en/api/handling-stop-reasons)).
+    At most `MAX_PAUSES` pauses in a row are resumed; the next one, or a pause
+    with empty content, ends the run with `"pause_turn"`. Any other reason
+    ends the run. An empty assistant turn is never sent or kept.
+
     Args:
-        user_input: the task, the first user message.
+        user_input: the task, the first user message (some non-blank text).
         tools: tool definitions in the API's shape (add `NOTES_TOOL` to let
             the agent keep notes).
         tool_impls: tool name -> function of the call's input dict, returning
             the result's text. A function that raises, or a name not here,
-            gives a `tool_result` with `is_error: true`.
+            gives a `tool_result` with `is_error: true`. Each function gets a
+            deep copy of the input, so changing it cannot alter the call the
+            history records.
         client: the model client.
         model: the model name sent with every request.
         context_window: the window, in tokens.
@@ -288,19 +455,26 @@ def run_agent(
         on_compact: called after each compaction.
         measure: `"accumulated"` (the lesson's counter: input + output of
             every call since the reset) or `"window"` (what the last request
-            carried, cache reads and writes included, plus its output).
+            carried, cache reads and writes included, plus its output; with
+            server tools, the last `message` entry of `usage.iterations`, as
+            `window_usage` reads it).
         system: the system prompt, if any.
         notes_in_system: append the current notes to the system prompt of
             every request (the proposal the chapter measures).
         max_tokens: each loop call's output limit, in tokens (a summarizing
             call gets twice as many).
         edit_history: a client-side edit applied to the history before each
-            request (say, `clear_old_tool_results`); the loop keeps its own
-            history unedited and sends the edited copy.
+            request (say, `clear_old_tool_results`). It gets a deep copy, so
+            even an edit in place leaves the loop's own history unedited; the
+            loop sends what it returns.
         strict: refuse a request that edits the history anywhere but its end
             (the rule of 2026): a `PrefixGuard(strict=True)` checks every
             request before it is sent. Appending, server-side editing and the
-            wholesale restart after compaction pass it.
+            wholesale restart after compaction pass it (the restart is
+            declared to the guard, so it passes even when the new first
+            message equals the old one). The check costs time in proportion
+            to what each request adds to the loop's own history (the loop
+            changes no message it has sent; a client must not either).
         guard: a `PrefixGuard` of your own to check every request with (its
             `reports` then tell what each request did to the cached prefix);
             with `strict`, it must be a strict one.
@@ -309,24 +483,31 @@ def run_agent(
         The run: reply, stop reason, calls, compactions and final history.
 
     Raises:
-        ValueError: `context_window`, `compact_ratio` or `measure` is out of range.
+        TypeError: an argument has the wrong type; the error names it and its
+            value (`notes` must be a `NotesFile`, not a path).
+        ValueError: an argument is out of range (`context_window`,
+            `compact_ratio`, `measure`, `max_tokens`, a blank `model` or
+            `user_input`, a lone surrogate in `user_input` or `system`), or
+            `strict` with a guard that only reports. Nothing is sent.
+        MalformedResponseError: a response the loop cannot answer or send
+            back: `"tool_use"` with no tool_use block, `"pause_turn"` with
+            one, a tool_use without id, name or input, a tool id used twice
+            (in one response or in the history), or unreadable usage. The
+            error names the field and the call.
         CompactionStormError: three compactions in a row each left the next
             call's counter at or above the threshold.
         MiddleEditError: in strict mode, a request edited the history in the
             middle (the error's `report` says where and what it cost).
     """
-    should_compact(0, context_window, compact_ratio)  # validates both
-    if measure not in ("accumulated", "window"):
-        raise ValueError(f"measure must be 'accumulated' or 'window', got {measure!r}")
+    _check_arguments(locals())
     if guard is None and strict:
         guard = PrefixGuard(strict=True)
-    elif guard is not None and strict and not guard.strict:
-        raise ValueError("strict=True needs a strict guard: pass PrefixGuard(strict=True)")
     threshold = context_window * compact_ratio
     calls: list[ModelCall] = []
     compactions: list[int] = []
+    checked = [-1, 0]  # the guard's report count after our last check, that request's length
 
-    def ask(history: list[Message]) -> Any:
+    def ask(history: list[Message], *, restart: bool = False) -> Any:
         request: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
         prompt = system or ""
         if notes_in_system:
@@ -335,38 +516,93 @@ def run_agent(
             request["system"] = prompt
         if tools:
             request["tools"] = list(tools)
-        sent = history if edit_history is None else list(edit_history(history))
+        # subtle: the edit gets a copy, so editing in place cannot reach the loop's history
+        sent = list(history) if edit_history is None else list(edit_history(copy.deepcopy(history)))
         if guard is not None:
-            guard.check_request({**request, "messages": sent})
+            # the loop's own history only grows between requests: tell the guard how much
+            # is untouched, unless an edit, a restart or another caller came in between
+            ours = edit_history is None and not restart and checked[0] == len(guard.reports)
+            unchanged = checked[1] if ours else 0
+            guard._check(
+                sent, request.get("tools"), request.get("system"), restart, unchanged=unchanged
+            )
+            checked[:] = [len(guard.reports), len(sent)]
         return client.messages.create(**request, messages=sent)
 
     def record(kind: Literal["turn", "compaction"], response: Any, counter: int) -> None:
-        usage = Usage.of(response)
+        try:
+            usage = Usage.of(response)
+        except ValueError as error:
+            raise MalformedResponseError(
+                "usage", f"is unreadable: {error}", call=len(calls) + 1
+            ) from None
         stop = response_field(response, "stop_reason")
         calls.append(ModelCall(len(calls) + 1, kind, stop, usage, counter))
 
+    def measured(counter: int, response: Any) -> int:
+        try:
+            return _measured(measure, counter, response)
+        except ValueError as error:
+            raise MalformedResponseError(
+                "usage", f"is unreadable: {error}", call=len(calls) + 1
+            ) from None
+
     messages: list[Message] = [{"role": "user", "content": user_input}]
     response = ask(messages)
-    tokens_used = _measured(measure, 0, response)
+    tokens_used = measured(0, response)
     record("turn", response, tokens_used)
+    blocks = _reply_blocks(response, len(calls))
     failed: list[int] = []  # counter after each failed compaction in a row
     just_compacted = False
+    pauses = 0
+    call_ids: set[str] = set()  # every tool_use id in the history since the last restart
 
-    while response_field(response, "stop_reason") == "tool_use":
-        messages = append_tool_results(messages, response, tool_impls)
-        # 1. the check: after this round's results, before the next request
-        if should_compact(tokens_used, context_window, compact_ratio):
-            messages, summary = _compact(client, messages, notes, model, 2 * max_tokens)
-            # 2. wholesale replacement (above) and 3. the reset
-            tokens_used = 0
-            record("compaction", summary, tokens_used)
-            compactions.append(len(calls))
-            just_compacted = True
-            if on_compact is not None:
-                on_compact()
-        response = ask(messages)
-        tokens_used = _measured(measure, tokens_used, response)
+    while True:
+        stop = response_field(response, "stop_reason")
+        restart = False
+        if stop == "pause_turn":
+            # resume as the API asks: send the paused turn back as it is, and call again
+            if not blocks or pauses >= MAX_PAUSES:
+                break
+            for index, block in enumerate(blocks):
+                if block.get("type") == "tool_use":
+                    raise MalformedResponseError(
+                        f"content[{index}]",
+                        "is a tool_use block in a paused turn (stop_reason 'pause_turn'); "
+                        "a call to a client tool ends a turn with 'tool_use'",
+                        call=len(calls),
+                    )
+            pauses += 1
+            messages = [*messages, {"role": "assistant", "content": blocks}]
+        elif stop == "tool_use":
+            pauses = 0
+            for index, block in enumerate(blocks):
+                if block.get("type") == "tool_use" and block["id"] in call_ids:
+                    raise MalformedResponseError(
+                        f"content[{index}].id",
+                        f"repeats {block['id']!r}, the id of an earlier call in this history; "
+                        "the API refuses a reused tool_use id",
+                        call=len(calls),
+                    )
+            messages = _answer(messages, blocks, tool_impls, len(calls))
+            call_ids.update(b["id"] for b in blocks if b.get("type") == "tool_use")
+            # 1. the check: after this round's results, before the next request
+            if should_compact(tokens_used, context_window, compact_ratio):
+                messages, summary = _compact(client, messages, notes, model, 2 * max_tokens)
+                # 2. wholesale replacement (above) and 3. the reset
+                tokens_used = 0
+                record("compaction", summary, tokens_used)
+                compactions.append(len(calls))
+                just_compacted = restart = True
+                call_ids = set()
+                if on_compact is not None:
+                    on_compact()
+        else:
+            break
+        response = ask(messages, restart=restart)
+        tokens_used = measured(tokens_used, response)
         record("turn", response, tokens_used)
+        blocks = _reply_blocks(response, len(calls))
         if just_compacted:
             just_compacted = False
             if should_compact(tokens_used, context_window, compact_ratio):
@@ -376,12 +612,11 @@ def run_agent(
             else:
                 failed = []
 
-    blocks = content_blocks(response)
-    messages = [*messages, {"role": "assistant", "content": blocks}]
-    stop = response_field(response, "stop_reason")
+    if blocks:  # an empty turn is never kept: it could not be sent back
+        messages = [*messages, {"role": "assistant", "content": blocks}]
     return AgentRun(
         text=_text(response),
-        stop_reason=stop,
+        stop_reason=response_field(response, "stop_reason"),
         calls=tuple(calls),
         compactions=tuple(compactions),
         messages=tuple(messages),

@@ -9,12 +9,15 @@ A message is a dict with a `role` and a `content`, for example
     - `{"type": "text", "text": str}`;
     - `{"type": "tool_use", "id": str, "name": str, "input": dict}`;
     - `{"type": "tool_result", "tool_use_id": str, "content": str | list,
-      "is_error": bool}`, where `content` (a string, or a list of text, image,
-      document or search result blocks) and `is_error` may be left out;
+      "is_error": bool}`, where `content` (a string, or a list of the blocks
+      the Anthropic SDK's `ToolResultBlockParam`
+      lists: text, image, document, search result, tool reference, browser
+      state) and `is_error` may be left out;
     - `{"type": "thinking", "thinking": str, "signature": str}`.
 
-Blocks of any other type (images, redacted thinking) are accepted and counted
-by their compact JSON, so nothing in a message is ever free.
+Blocks of any other type (images, redacted thinking, a tool reference inside a
+result) are accepted and counted by their compact JSON, so nothing in a message
+is ever free.
 
 The lessons also use a shorthand: one message with role `"tool"` holds one
 tool result, as text (`tool_message` writes its payload as JSON text) or as a
@@ -54,8 +57,12 @@ _REQUIRED: dict[str, tuple[tuple[str, type], ...]] = {
     "thinking": (("thinking", str),),
 }
 
-# block types a tool_result's content list may hold (so a result never nests a result)
-_RESULT_CONTENT = frozenset({"text", "image", "document", "search_result"})
+# the block types a tool_result's content list may hold: those the Anthropic SDK's
+# `ToolResultBlockParam` lists (SDK 2.14.0), so a result never nests a result; every
+# check of a message (validate_history, PromptCache, PrefixGuard, the transcripts) uses it
+_RESULT_CONTENT = frozenset(
+    {"text", "image", "document", "search_result", "tool_reference", "browser_state"}
+)
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -140,7 +147,7 @@ def _check_block(block: object, message: int | None, number: int, inner: int | N
 
 
 def _check_result_content(content: object, message: int | None, number: int | None) -> None:
-    """A result's content is a str or a list of text, image, document or search result blocks."""
+    """A result's content is a str or a list of blocks of the SDK's result types."""
     if isinstance(content, list):
         for item_number, item in enumerate(content):
             if number is None:  # the blocks of a role "tool" message

@@ -10,6 +10,15 @@ beside it, which then takes the old file's name in one step. A reader sees the
 old notes or the new ones, never a mix, and a writer killed half-way leaves the
 old notes in place.
 
+A killed writer does leave its temporary file (`.NOTES.md.<random>.tmp`)
+behind, so opening a `NotesFile` removes the stale ones. A writer holds an
+exclusive `flock` on its temporary file from the moment it creates it, and the
+kernel drops that lock when the process dies, however it dies: a temporary
+file nobody holds locked, last written more than `STALE_SECONDS` ago, is
+stale. A live writer's file is never touched, and the age covers the instants
+when even a live writer holds no lock (just after creating the file, just
+before renaming it). Where `flock` does not exist, the age alone decides.
+
 Example:
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -25,13 +34,24 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["EMPTY_NOTES", "NOTES_TOOL", "NotesFile"]
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["EMPTY_NOTES", "NOTES_TOOL", "STALE_SECONDS", "NotesFile"]
+
+#: How long, in seconds, an unlocked temporary file must have gone unwritten to be stale.
+STALE_SECONDS = 10.0
 
 #: What `NotesFile.read` gives before the first write.
 EMPTY_NOTES = "(NOTES.md is still empty)"
@@ -51,6 +71,39 @@ NOTES_TOOL: dict[str, Any] = {
 }
 
 _CHUNK_CHARS = 1 << 16  # characters written per call to the temporary file
+_RANDOM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # what mkstemp names are made of
+
+
+def _is_temporary(name: str, target: str) -> bool:
+    """Whether `name` is a temporary file `NotesFile.write` makes for `target`."""
+    prefix = f".{target}."
+    if not (name.startswith(prefix) and name.endswith(".tmp")):
+        return False
+    middle = name[len(prefix) : -len(".tmp")]
+    return len(middle) == 8 and set(middle) <= _RANDOM
+
+
+def _remove_if_stale(path: Path, now: float) -> bool:
+    """Remove `path` if it is a regular file, old enough, and locked by no writer."""
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < STALE_SECONDS:
+            return False
+        if fcntl is None:
+            path.unlink()
+            return True
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # a live writer holds it
+        else:
+            path.unlink()  # subtle: while holding the lock, so no writer can be using it
+            return True
+        finally:
+            os.close(fd)
+    except OSError:  # gone already, or not ours to remove: leave it
+        return False
 
 
 class NotesFile:
@@ -61,6 +114,12 @@ class NotesFile:
             when one is given, else to the working directory.
         root: the folder the file must stay inside; defaults to the folder
             that holds `path`.
+
+    Opening removes the stale temporary files that killed writers left
+    beside the notes (see the module's docstring); a live writer's file stays.
+
+    Attributes:
+        removed_temporaries: how many stale temporary files opening removed.
 
     Raises:
         ValueError: the path resolves outside `root`, through `..`, an
@@ -75,7 +134,21 @@ class NotesFile:
         else:
             self.root = Path(root).resolve()
             self.path = given if given.is_absolute() else self.root / given
-        self._check()
+        self.removed_temporaries = self._clean()
+
+    def _clean(self) -> int:
+        """Remove the stale temporary files of killed writers; how many went."""
+        target = self._check()
+        try:
+            names = os.listdir(target.parent)
+        except OSError:  # no folder yet: nothing to clean
+            return 0
+        now = time.time()
+        return sum(
+            _remove_if_stale(target.parent / name, now)
+            for name in names
+            if _is_temporary(name, target.name)
+        )
 
     def __repr__(self) -> str:
         return f"NotesFile({str(self.path)!r}, root={str(self.root)!r})"
@@ -114,6 +187,11 @@ class NotesFile:
             dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
         )
         try:
+            if fcntl is not None:
+                # held until the file is closed, or we die; a file system without
+                # locks only means the cleaner will not remove this file
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_EX)
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
                 for start in range(0, len(content), _CHUNK_CHARS):
                     handle.write(content[start : start + _CHUNK_CHARS])

@@ -1,123 +1,115 @@
 """Reading the transcripts agents already write, as `Layers`.
 
-`load_transcript(path, format="auto")` reads one file in one of four formats:
+`load_transcript(path, format="auto")` reads a file in one of these formats:
 
 - `"messages"`: a JSON list of messages in this package's shapes (the
   `messages` module), the conversation alone;
 - `"layers"`: a JSON object `{"system": str, "pinned": [str, ...],
   "conversation": [message, ...]}`, where `system` and `pinned` may be left out;
 - `"claude-code"`: a Claude Code session file, JSON Lines, one record a line.
-  Records of type `"user"` and `"assistant"` carry an Anthropic `message`;
-  consecutive assistant records with the same message id are one message
-  (Claude Code writes each block of a reply as a record of its own); every
-  other record (summaries, snapshots, metadata) is skipped and counted.
-  Sub-agent (sidechain) files read the same way;
+  Only the main conversation is returned: the records of sub-agents
+  (`isSidechain: true`) are threads of their own, kept apart; a sub-agent's own
+  file, read alone, gives its thread. `path` may also be a folder holding one
+  session file and its sub-agents' `agent-*.jsonl` files;
+- `"codex"`: a Codex CLI rollout, JSON Lines of `{"timestamp", "type",
+  "payload"}`, the conversation in its `response_item` lines;
+- `"mini-swe-agent"`: a mini-swe-agent trajectory, an object with
+  `trajectory_format: "mini-swe-agent-1.x"` and OpenAI `messages`, whose last
+  message (`role: "exit"`) is the run's final output, not a turn;
+- `"openhands"`: an OpenHands event list;
 - `"openai"`: OpenAI Chat Completions messages, a JSON list or an object with
-  a `messages` list (a mini-swe-agent trajectory). `system` and `developer`
-  messages go to the system layer, joined by blank lines. An assistant's
-  `tool_calls` become `tool_use` blocks (the name, and the arguments parsed
-  from their JSON text, or kept as `{"arguments": text}` when they are not a
-  JSON object), so they are counted. A `tool` message becomes a user message
-  with one `tool_result` for its `tool_call_id`, so a wrong id shows up as a
-  broken pair; one without an id stays a shorthand `tool` message.
+  a `messages` list.
 
-With `format="auto"` the shape decides: an object with `conversation` is
-layers, an object with `messages` is openai, a list is openai when a message
-has `tool_calls`, a `tool_call_id` or the role `system` or `developer`, and
-messages otherwise; a file whose lines are records with a `type` is
-claude-code.
+Each reader is a module of `context_budget._transcripts`, whose docstring
+says what it reads and what it skips.
+
+With `format="auto"` the shape decides: JSON Lines whose first record has a
+Codex record type and a `payload` are codex, other records with a `type` are
+claude-code; an object with a `trajectory_format` naming mini-swe-agent is
+mini-swe-agent, one with `conversation` is layers, one with `messages` is
+openai; a list of events with a `source` and an `action` or `observation` is
+openhands, a list is openai when a message has `tool_calls`, a `tool_call_id`
+or the role `system` or `developer`, and messages otherwise.
+
+A file of no format, or of a format of records or events (claude-code, codex,
+mini-swe-agent, openhands) that holds no conversation, is refused with a
+ValueError that says what was found.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from context_budget._transcripts._claude_code import _claude_code, _File
+from context_budget._transcripts._codex import RECORD_TYPES as _CODEX_TYPES
+from context_budget._transcripts._codex import _codex
+from context_budget._transcripts._common import (
+    _checked,
+    _json,
+    _kind,
+    _loads,
+    _split_lines,
+    _strict_json,
+    _Transcript,
+)
+from context_budget._transcripts._openai import _SYSTEM_ROLES, _mini_swe_agent, _openai
+from context_budget._transcripts._openhands import _is_events, _openhands
 from context_budget.layers import Layers
-from context_budget.messages import Message, _bad_scalar, _check_message
 
 __all__ = ["FORMATS", "load_transcript"]
 
 #: The formats `load_transcript` reads; `"auto"` picks one of the others.
-FORMATS = ("auto", "messages", "layers", "claude-code", "openai")
+FORMATS = (
+    "auto",
+    "messages",
+    "layers",
+    "claude-code",
+    "codex",
+    "mini-swe-agent",
+    "openhands",
+    "openai",
+)
 
+#: The formats whose file is JSON Lines, one record a line.
+_LINES = frozenset({"claude-code", "codex"})
 _TOP_KEYS = ("system", "pinned", "conversation")
-_SYSTEM_ROLES = frozenset({"system", "developer"})
-_KINDS = {
-    dict: "an object",
-    list: "a list",
-    str: "a string",
-    int: "a number",
-    float: "a number",
-    bool: "a boolean",
-    type(None): "null",
-}
 
 
-@dataclass(frozen=True)
-class _Transcript:
-    """A file read as layers, with what the reader found on the way.
-
-    Attributes:
-        layers: the context.
-        format: the format read, one of `FORMATS` but `"auto"`.
-        detected: True when `format="auto"` chose it.
-        skipped: records skipped as not messages (claude-code only).
-    """
-
-    layers: Layers
-    format: str
-    detected: bool
-    skipped: int = 0
-
-
-def _kind(value: object) -> str:
-    return _KINDS.get(type(value), type(value).__name__)
-
-
-def _loads(text: str) -> object:
-    """`json.loads`, with a number too long for Python refused as bad JSON."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        raise
-    except ValueError:  # subtle: int("9" * 5000) is refused by Python, not by the parser
-        limit = sys.get_int_max_str_digits()
-        raise ValueError(f"a number has more than {limit:,} digits, too long to read") from None
-    except RecursionError:
-        raise ValueError("the JSON is nested too deeply to read") from None
-
-
-def _json(text: str) -> tuple[object, bool]:
-    """(the parsed document, True) or (None, False) when `text` is not one JSON document."""
-    try:
-        return _loads(text), True
-    except json.JSONDecodeError:
-        return None, False
-
-
-def _records(text: str) -> bool:
-    """True when the first line of `text` that is not blank is a JSON record with a type."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
+def _first_record(text: str) -> dict[str, object] | None:
+    """The first line of `text` that is not blank, when it is a JSON record with a type."""
+    first = next((line for line in _split_lines(text) if line.strip()), "")
     try:
         record = json.loads(first)
-    except ValueError:
-        return False
-    return isinstance(record, dict) and "type" in record
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) and "type" in record else None
+
+
+def _record_format(record: dict[str, object]) -> str:
+    """The format of a file whose first record is `record`: codex or claude-code."""
+    return "codex" if record.get("type") in _CODEX_TYPES and "payload" in record else "claude-code"
+
+
+def _is_mini_swe_agent(data: dict[str, object]) -> bool:
+    name = data.get("trajectory_format")
+    return isinstance(name, str) and name.startswith("mini-swe-agent")
 
 
 def _detect(text: str, data: object, parsed: bool) -> str:
     if not parsed:
-        if _records(text):
-            return "claude-code"
+        if (record := _first_record(text)) is not None:
+            return _record_format(record)
         _strict_json(text)  # raises, naming where the JSON breaks
+    if isinstance(data, dict) and _is_mini_swe_agent(data):
+        return "mini-swe-agent"
     if isinstance(data, dict) and "type" in data and "conversation" not in data:
-        return "claude-code"
+        return _record_format(data)
     if isinstance(data, dict):  # layers, unless it holds an OpenAI messages list
         return "openai" if "messages" in data and "conversation" not in data else "layers"
+    if _is_events(data):
+        return "openhands"
     if isinstance(data, list):
         openai = any(
             isinstance(message, dict)
@@ -130,51 +122,67 @@ def _detect(text: str, data: object, parsed: bool) -> str:
         )
         return "openai" if openai else "messages"
     raise ValueError(
-        "expected a list of messages, an object with 'conversation' or 'messages', "
-        f"or Claude Code records one a line; found {_kind(data)}"
+        "no known format: expected a list of messages or events, an object with "
+        "'conversation', 'messages' or 'trajectory_format', or JSON Lines records with "
+        f"a 'type'; found {_kind(data)}"
     )
+
+
+def _check_format(format: str) -> None:
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
 
 
 def _parse(text: str, format: str = "auto") -> _Transcript:
     """The text of a transcript file read as `format`; ValueError or TypeError names the place."""
-    if format not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
-    data, parsed = _json(text) if format != "claude-code" else (None, False)
+    _check_format(format)
+    data, parsed = _json(text) if format not in _LINES else (None, False)
     chosen = _detect(text, data, parsed) if format == "auto" else format
-    if chosen != "claude-code" and not parsed:
+    detected = format == "auto"
+    if chosen == "claude-code":
+        return _parse_files([_File("", text)], format)
+    if chosen == "codex":
+        layers, skipped = _codex(text)
+        return _Transcript(_checked(layers), chosen, detected, skipped)
+    if not parsed:
         data = _strict_json(text)
     if chosen == "messages":
         if not isinstance(data, list):
             raise ValueError(f"expected a list of messages, found {_kind(data)}")
-        layers = _checked(Layers("", [], data))
-        return _Transcript(layers, chosen, format == "auto")
+        return _Transcript(_checked(Layers("", [], data)), chosen, detected)
     if chosen == "layers":
-        return _Transcript(_layers(data), chosen, format == "auto")
-    if chosen == "openai":
-        return _Transcript(_checked(_openai(data)), chosen, format == "auto")
-    layers, skipped = _claude_code(text)
-    return _Transcript(_checked(layers), chosen, format == "auto", skipped)
+        return _Transcript(_layers(data), chosen, detected)
+    if chosen == "mini-swe-agent":
+        layers, final = _mini_swe_agent(data)
+        if not layers.conversation:
+            raise ValueError("a mini-swe-agent trajectory with no conversation: no messages")
+        return _Transcript(_checked(layers), chosen, detected, final=final)
+    if chosen == "openhands":
+        layers, skipped = _openhands(data)
+        return _Transcript(_checked(layers), chosen, detected, skipped)
+    return _Transcript(_checked(_openai(data)), chosen, detected)
 
 
-def _strict_json(text: str) -> object:
-    try:
-        return _loads(text)
-    except json.JSONDecodeError as error:
+def _parse_files(files: Sequence[_File], format: str = "auto") -> _Transcript:
+    """Several Claude Code files (a session and its sub-agents' files) read as one session."""
+    _check_format(format)
+    if format not in ("auto", "claude-code"):
         raise ValueError(
-            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
-        ) from None
-
-
-def _checked(layers: Layers) -> Layers:
-    """The layers, once every message and every string in them is known to be sound."""
-    for where, text in [("system", layers.system)] + [
-        (f"pinned record {number}", record) for number, record in enumerate(layers.pinned)
-    ]:
-        if (problem := _bad_scalar(text)) is not None:
-            raise ValueError(f"{where}: {problem}")
-    for index, message in enumerate(layers.conversation):
-        _check_message(message, index)
-    return layers
+            f"a folder or several files are read as one Claude Code session, not as {format}"
+        )
+    session = _claude_code(files)
+    layers = _checked(Layers("", [], session.messages))
+    for thread in session.threads:
+        _checked(Layers("", [], thread.messages))
+    return _Transcript(
+        layers,
+        "claude-code",
+        format == "auto",
+        session.skipped,
+        session.threads,
+        session.boundaries,
+        files=tuple(file.name for file in files if file.name),
+    )
 
 
 def _layers(data: object) -> Layers:
@@ -193,163 +201,6 @@ def _layers(data: object) -> Layers:
     return _checked(Layers(data.get("system", ""), data.get("pinned", []), data["conversation"]))
 
 
-# ---------------------------------------------------------------- claude code
-
-
-def _claude_code(text: str) -> tuple[Layers, int]:
-    """The messages of a Claude Code session file, and how many records were skipped."""
-    messages: list[Message] = []
-    ids: list[object] = []  # the API message id of each message, None if it has none
-    skipped = 0
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = _loads(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
-        except ValueError as error:
-            raise ValueError(f"line {number}: {error}") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"line {number}: expected a record (an object), found {_kind(record)}")
-        message = record.get("message")
-        if record.get("type") not in ("user", "assistant") or not isinstance(message, dict):
-            skipped += 1
-            continue
-        role = message.get("role", record["type"])
-        content = message.get("content")
-        if content is None:
-            raise ValueError(f"line {number}: the {role} message has no content")
-        converted: Message = {"role": role, "content": content}
-        try:
-            _check_message(converted)
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"line {number}: {error}") from None
-        message_id = message.get("id")
-        merge = (
-            messages
-            and role == "assistant"
-            and messages[-1]["role"] == "assistant"
-            and message_id is not None
-            and ids[-1] == message_id
-        )
-        if merge:
-            messages[-1]["content"] = _as_blocks(messages[-1]["content"]) + _as_blocks(content)
-        else:
-            messages.append(converted)
-            ids.append(message_id)
-    return Layers("", [], messages), skipped
-
-
-def _as_blocks(content: str | list[Any]) -> list[Any]:
-    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-
-
-# ---------------------------------------------------------------- openai
-
-
-def _text_of(content: object, where: str) -> str:
-    """The text of an OpenAI content: a string, or the text of its text parts."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for number, part in enumerate(content):
-            if not isinstance(part, dict) or not isinstance(part.get("text", ""), str):
-                raise TypeError(
-                    f"{where}, part {number}: expected a text part, found {_kind(part)}"
-                )
-            parts.append(part.get("text", ""))
-        return "\n".join(parts)
-    raise TypeError(f"{where}: content is {_kind(content)}, not a string or a list of parts")
-
-
-def _parts(content: object, where: str) -> str | list[Any]:
-    """A user's content: a string, or its parts as blocks (text parts as text blocks)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        raise TypeError(f"{where}: content is {_kind(content)}, not a string or a list of parts")
-    blocks: list[Any] = []
-    for number, part in enumerate(content):
-        if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-            raise TypeError(f"{where}, part {number}: expected a part with a 'type'")
-        blocks.append(
-            {"type": "text", "text": part.get("text")} if part["type"] == "text" else part
-        )
-    return blocks
-
-
-def _tool_use(call: object, where: str) -> dict[str, Any]:
-    if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
-        raise TypeError(f"{where}: expected a tool call with a 'function', found {_kind(call)}")
-    function = call["function"]
-    arguments = function.get("arguments", "")
-    parsed: object = arguments
-    if isinstance(arguments, str):
-        try:
-            parsed = json.loads(arguments) if arguments.strip() else {}
-        except (ValueError, RecursionError):  # subtle: arguments nested too deeply to parse
-            parsed = None
-    tool_input = parsed if isinstance(parsed, dict) else {"arguments": arguments}
-    return {
-        "type": "tool_use",
-        "id": call.get("id"),
-        "name": function.get("name"),
-        "input": tool_input,
-    }
-
-
-def _openai(data: object) -> Layers:
-    if isinstance(data, dict):
-        if "messages" not in data:
-            raise ValueError("the object has no 'messages' list")
-        data = data["messages"]
-    if not isinstance(data, list):
-        raise ValueError(f"expected a list of messages, found {_kind(data)}")
-    system: list[str] = []
-    conversation: list[Message] = []
-    for index, message in enumerate(data):
-        where = f"message {index}"
-        if not isinstance(message, dict):
-            raise TypeError(f"{where} has type {_kind(message)}, not an object")
-        role = message.get("role")
-        if role in _SYSTEM_ROLES:
-            system.append(_text_of(message.get("content"), where))
-            continue
-        if role == "assistant":
-            text = _text_of(message.get("content"), where)
-            calls = message.get("tool_calls") or []
-            if not isinstance(calls, list):
-                raise TypeError(f"{where}: tool_calls is {_kind(calls)}, not a list")
-            blocks: list[Any] = [{"type": "text", "text": text}] if text else []
-            blocks += [_tool_use(call, f"{where}, tool call {n}") for n, call in enumerate(calls)]
-            converted: Message = {"role": "assistant", "content": blocks if calls else text}
-        elif role == "tool" and "tool_call_id" in message:
-            result = {
-                "type": "tool_result",
-                "tool_use_id": message["tool_call_id"],
-                "content": _text_of(message.get("content"), where),
-            }
-            converted = {"role": "user", "content": [result]}
-        elif role in ("tool", "function"):
-            converted = {"role": "tool", "content": _text_of(message.get("content"), where)}
-            if isinstance(message.get("name"), str):
-                converted["name"] = message["name"]
-        else:
-            converted = {"role": role, "content": _parts(message.get("content"), where)}
-        try:
-            _check_message(converted, len(conversation))
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"{where} (openai): {error}") from None
-        conversation.append(converted)
-    return Layers("\n\n".join(system), [], conversation)
-
-
 def _read_text(path: Path) -> str:
     raw = path.read_bytes()
     try:
@@ -360,24 +211,53 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
+def _session_files(folder: Path) -> list[Path]:
+    """The `.jsonl` files of a Claude Code folder and its sub-folders, sessions before agents."""
+    found = sorted(path for path in folder.rglob("*.jsonl") if path.is_file())
+    return sorted(found, key=lambda path: (path.name.startswith("agent-"), str(path)))
+
+
+def _description(path: Path) -> str:
+    """The `description` of a sub-agent file's `.meta.json` beside it, or ""."""
+    meta = path.with_name(path.stem + ".meta.json")
+    if not meta.is_file():
+        return ""
+    try:
+        data = _loads(_read_text(meta))
+    except (OSError, ValueError):
+        return ""
+    description = data.get("description") if isinstance(data, dict) else None
+    return description if isinstance(description, str) else ""
+
+
+def _folder(folder: Path, format: str) -> _Transcript:
+    paths = _session_files(folder)
+    if not paths:
+        raise ValueError(f"{folder}: a folder with no .jsonl file (no Claude Code session)")
+    files = [_File(str(path), _read_text(path), _description(path)) for path in paths]
+    return _parse_files(files, format)
+
+
 def load_transcript(path: str | Path, format: str = "auto") -> Layers:
     """The context a transcript file holds, as `Layers`.
 
     Args:
-        path: the file, a `str` or a `Path`.
-        format: `"auto"` (the default: the file's shape decides), `"messages"`,
-            `"layers"`, `"claude-code"` or `"openai"`; the module's docstring
-            says what each reads.
+        path: the file, a `str` or a `Path`; for a Claude Code session, also
+            a folder holding one session file and its sub-agents' files.
+        format: `"auto"` (the default: the file's shape decides) or one of
+            `FORMATS`; the module's docstring says what each reads.
 
     Returns:
-        The layers: system (OpenAI system messages; empty otherwise unless
-        the file is layers), pinned records, and the conversation in this
-        package's message shapes.
+        The layers: system (OpenAI and Codex system messages; empty otherwise
+        unless the file is layers), pinned records, and the main conversation
+        in this package's message shapes (without sub-agents' threads, or a
+        mini-swe-agent run's final output).
 
     Raises:
         OSError: the file cannot be read.
-        ValueError: the file is not UTF-8 or not valid JSON, or its shape is
-            none of the formats; the error names the line or the message.
+        ValueError: the file is not UTF-8 or not valid JSON, its shape is
+            none of the formats, or a file of records holds no conversation;
+            the error names the line or the message.
         TypeError: a message has a value of the wrong type; the error names it.
 
     Examples:
@@ -401,4 +281,7 @@ def load_transcript(path: str | Path, format: str = "auto") -> Layers:
     """
     if not isinstance(path, str | Path):
         raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
+    _check_format(format)
+    if Path(path).is_dir():
+        return _folder(Path(path), format).layers
     return _parse(_read_text(Path(path)), format).layers

@@ -7,6 +7,13 @@ every console error, page error, failed request and request that leaves
 127.0.0.1 recorded (requests off the site are blocked, so nothing waits on a
 network that is not there).
 
+A check that only reads a page (measures it, reads its text, fetches one of its
+links) takes it from ``site_page`` instead: each page is loaded once per worker
+and viewport, and every such check of that page runs on that one load. The
+tests of one page are one ``xdist_group``, so ``--dist loadgroup`` sends them
+to one worker. A check that changes the page (types, clicks Run, reloads) opens
+its own with ``open_page``.
+
 The pages are found by walking ``site/**/index.html``, never listed by hand, so
 a new chapter or notebook is checked the moment it is built.
 ``BROWSER_SITE_DIR`` points the check at another built site (a scratch copy
@@ -63,6 +70,7 @@ MISSING_SITE = f"site/ is missing: run make site (looked for {SITE_DIR / 'index.
 NO_PAGES = "<no pages found>"
 
 PAGES_CHECKED = pytest.StashKey[set[str]]()
+SHARED_LOADS = pytest.StashKey[int]()
 
 
 def site_pages(site_dir: Path = SITE_DIR) -> list[str]:
@@ -248,6 +256,59 @@ class OpenPage:
         return LoadedPage(page=page, url=url, problems=problems)
 
 
+class SitePages:
+    """Each page of the site loaded once per viewport, for the checks that only read it.
+
+    ``site_page(path)`` is the page at 1280 px (``viewport=PHONE``: 390 px), loaded on
+    first use and kept open until the worker ends; every later call for the same page
+    and width returns the same load, with the problems recorded since it began.
+    """
+
+    def __init__(self, opener: OpenPage) -> None:
+        self._opener = opener
+        self._loaded: dict[tuple[str, int], LoadedPage] = {}
+        #: (path, width) -> how many times the page was loaded: once, or something is wrong.
+        self.loads: dict[tuple[str, int], int] = {}
+
+    def __call__(self, path: str, viewport: ViewportSize = DESKTOP) -> LoadedPage:
+        key = (path, viewport["width"])
+        if key not in self._loaded:
+            self._loaded[key] = self._opener(path, viewport)
+            self.loads[key] = self.loads.get(key, 0) + 1
+        return self._loaded[key]
+
+
+@pytest.fixture(scope="session")
+def site_page(
+    request: pytest.FixtureRequest, site_url: str, chromium: Browser
+) -> Iterator[SitePages]:
+    """The site's pages, each loaded once per worker and viewport (read-only checks only)."""
+    opener = OpenPage(chromium, site_url, request.config.stash.setdefault(PAGES_CHECKED, set()))
+    pages = SitePages(opener)
+    try:
+        yield pages
+    finally:
+        request.config.stash[SHARED_LOADS] = sum(pages.loads.values())
+        opener.close()
+
+
+#: The parameters that name the page a test checks: its tests share one worker.
+PAGE_PARAMETERS = ("page_path", "notebook_path", "chapter")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put every test of one page in one ``xdist_group``, named for the page."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is None:
+            continue
+        for name in PAGE_PARAMETERS:
+            if name in callspec.params:
+                item.add_marker(pytest.mark.xdist_group(name=f"page:{callspec.params[name]}"))
+                break
+
+
 @pytest.fixture
 def open_page(
     request: pytest.FixtureRequest, site_url: str, chromium: Browser
@@ -261,20 +322,26 @@ def open_page(
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Under pytest-xdist, hand this worker's checked pages to the controller."""
+    """Under pytest-xdist, hand this worker's checked pages and shared loads to the controller."""
     output = getattr(session.config, "workeroutput", None)
     if output is not None:
         output["pages_checked"] = sorted(session.config.stash.get(PAGES_CHECKED, set()))
+        output["shared_loads"] = session.config.stash.get(SHARED_LOADS, 0)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
-    """The controller side of pytest-xdist: add up the pages every worker checked."""
-    pages = getattr(node, "workeroutput", {}).get("pages_checked", [])
-    node.config.stash.setdefault(PAGES_CHECKED, set()).update(pages)
+    """The controller side of pytest-xdist: add up what every worker checked and loaded."""
+    output = getattr(node, "workeroutput", {})
+    node.config.stash.setdefault(PAGES_CHECKED, set()).update(output.get("pages_checked", []))
+    loads = node.config.stash.get(SHARED_LOADS, 0) + output.get("shared_loads", 0)
+    node.config.stash[SHARED_LOADS] = loads
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     checked = config.stash.get(PAGES_CHECKED, set())
     if checked:
-        terminalreporter.write_line(f"browser: {len(checked)} pages checked")
+        loads = config.stash.get(SHARED_LOADS, 0)
+        terminalreporter.write_line(
+            f"browser: {len(checked)} pages checked; the read-only checks shared {loads} loads"
+        )

@@ -4,7 +4,7 @@ At 1280 px every code cell of a notebook page fits its box: the cells are
 formatted at 80 columns (docs/notebooks/ruff.toml) and docs/stylesheets/extra.css
 hides the prompt column that would take 64 px of it. Every plot sits on the
 page's own background, in either colour scheme, not on the dark box nbconvert
-paints behind a transparent image. One page load per notebook page.
+paints behind a transparent image. Both read the notebook page's one shared load.
 
 Both checks fail on tests/fixtures/browser/notebook_cell.html. Run after
 ``make site`` with ``make browser``.
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page
 
-from .conftest import DESKTOP, REPO, OpenPage
+from .conftest import DESKTOP, REPO, SitePages
 from .reader_checks import NOTEBOOK_CODE, OVERFLOW_JS, PAINTED_PLOTS_JS
 
 pytestmark = pytest.mark.browser
@@ -51,10 +51,10 @@ def fixture_page(chromium: Browser) -> Iterator[Page]:
 
 
 def test_notebook_cells_fit_and_plots_sit_on_the_page(
-    open_page: OpenPage, notebook_path: str
+    site_page: SitePages, notebook_path: str
 ) -> None:
     """At 1280 px no code cell is wider than its box, and no plot has a backdrop."""
-    loaded = open_page(notebook_path)
+    loaded = site_page(notebook_path)
     cells = loaded.page.locator(f"article {NOTEBOOK_CODE}").count()
     assert cells > 0, f"{loaded.url}: no code cell matches {NOTEBOOK_CODE!r}"
     problems = [f"code cell: {line}" for line in _overflowing_cells(loaded.page)]

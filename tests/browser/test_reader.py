@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from .conftest import DESKTOP, PHONE, REPO, SITE_DIR, OpenPage, require_site, site_pages
+from .conftest import DESKTOP, PHONE, REPO, SITE_DIR, SitePages, require_site, site_pages
 from .reader_checks import (
     CODE_BLOCKS,
     OUTPUT_BLOCKS,
@@ -67,7 +67,7 @@ def blank_page(chromium: Browser) -> Iterator[Page]:
 
 
 def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
-    open_page: OpenPage, page_path: str
+    site_page: SitePages, page_path: str
 ) -> None:
     """One load per page at 1280 px, three checks on it.
 
@@ -75,7 +75,7 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
     its content column (notebook cells and reference pages aside); every
     "Predict" box is visible and followed by a closed "Check" fold.
     """
-    loaded = open_page(page_path)
+    loaded = site_page(page_path)
     problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
     if not page_path.startswith(("notebooks/", *CODE_FIT_EXEMPT)):
         problems += [f"code: {line}" for line in _overflowing(loaded.page, CODE_BLOCKS)]
@@ -84,10 +84,10 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
 
 
 @pytest.mark.parametrize("chapter", chapter_pages() or ["<no chapter page>"])
-def test_output_blocks_fit_on_a_phone(open_page: OpenPage, chapter: str) -> None:
+def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> None:
     """At 390 px, no output block or table of a chapter page is wider than its box."""
     require_site()
-    loaded = open_page(chapter, viewport=PHONE)
+    loaded = site_page(chapter, viewport=PHONE)
     # subtle: a closed fold has no layout; open them all, so tables inside are measured.
     loaded.page.evaluate("() => document.querySelectorAll('details').forEach(d => (d.open = true))")
     problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
@@ -167,11 +167,11 @@ def test_fixture_paths_exist() -> None:
 
 
 def test_notebook_toc_keeps_inline_code_and_its_links_land(
-    open_page: OpenPage, notebook_path: str
+    site_page: SitePages, notebook_path: str
 ) -> None:
     """Every entry of a notebook's table of contents points at a heading of the page,
     and a heading with inline code keeps it there (hooks/notebook_toc.py)."""
-    loaded = open_page(notebook_path)
+    loaded = site_page(notebook_path)
     entries = loaded.page.locator("nav.md-nav--secondary a.md-nav__link")
     problems: list[str] = []
     for index in range(entries.count()):

@@ -1,11 +1,13 @@
 """The reader runs a page's Python blocks in the browser: outputs equal CI's, offline.
 
 Every page with a block list (`site/pyodide/pages/*.json`, written by
-`hooks/browser_run.py`) is opened and each runnable block is run through its Run
-button, in page order: each must print what CI checked (or, where CI compares
-nothing, run without an error); an exercise's checker block must also show the
-verdict it printed (PASS, or NEEDS_WORK and what is wrong), not a comparison.
-Pyodide starts once per page. The fixture page
+`hooks/browser_run.py`) is opened and its runnable blocks are run in page order
+by one click on the last one's Run button (a block's Run first runs the earlier
+blocks it shares a namespace with, each shown with its own verdict): each must
+print what CI checked (or, where CI compares nothing, run without an error); an
+exercise's checker block must also show the verdict it printed (PASS, or
+NEEDS_WORK and what is wrong), not a comparison. Pyodide starts once per page.
+The tests below click single buttons too. The fixture page
 `tests/fixtures/browser/raises.md` is rendered by the test itself and served beside
 the site, to show a traceback, a page that stays usable, and the Stop button.
 
@@ -39,6 +41,8 @@ FIXTURE = REPO / "tests" / "fixtures" / "browser" / "raises.md"
 FIXTURE_PATH = "__fixtures__/raises/"
 #: Pyodide's start (about 5-9 s here) plus a chapter's blocks, on a busy machine.
 RUN_TIMEOUT_MS = 120_000
+#: Every runnable block of the longest page, run by one click, on a busy machine.
+PAGE_RUN_TIMEOUT_MS = 300_000
 #: Opens the `<details>` and selects the tab a block sits in, so its button can be clicked.
 REVEAL = """button => {
   for (let d = button.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
@@ -126,8 +130,12 @@ def test_every_runnable_block_prints_what_ci_checked(open_page: OpenPage, block_
     assert page.locator("button.cb-run").count() == len(runnable), loaded.url
     assert page.locator(".cb-run-why").count() == len(visible) - len(runnable), loaded.url
     failures = []
+    if runnable:
+        # One click runs them all: the last block's Run first runs every earlier block of
+        # the page, in order, on the page's one Python, and gives each its own verdict.
+        _run(page, runnable[-1]["order"], timeout=PAGE_RUN_TIMEOUT_MS)
     for block in runnable:
-        verdict = _run(page, block["order"])
+        verdict = _verdict(page.locator(f"div[data-cb-order='{block['order']}']"))
         wanted = "ran" if block["expected"] is None else "match"
         if block["checker"]:
             # an exercise's checker: judged by its verdict, and still printing what CI checked

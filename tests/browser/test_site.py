@@ -22,10 +22,10 @@ from .conftest import (
     SITE_DIR,
     LoadedPage,
     OpenPage,
+    SitePages,
     is_local,
     notebook_pages,
     require_site,
-    site_pages,
 )
 
 pytestmark = pytest.mark.browser
@@ -59,9 +59,9 @@ def _page_with_code(path: str) -> bool:
     return "<pre" in html
 
 
-def test_page_loads_clean_and_offline(open_page: OpenPage, page_path: str) -> None:
+def test_page_loads_clean_and_offline(site_page: SitePages, page_path: str) -> None:
     """No console error, no page error, no failed request, nothing fetched off 127.0.0.1."""
-    loaded = open_page(page_path)
+    loaded = site_page(page_path)
     assert loaded.page.locator(CONTENT).count() == 1, f"{loaded.url}: no article content"
     problems = loaded.problems.lines()
     assert not problems, _report(loaded, problems)
@@ -105,23 +105,19 @@ def test_search_finds_a_chapter_word(open_page: OpenPage) -> None:
     assert not problems, _report(loaded, problems)
 
 
-def _code_pages() -> list[str]:
-    return [
-        path for path in site_pages() if not path.startswith("notebooks/") and _page_with_code(path)
+def test_code_blocks_have_copy_buttons(site_page: SitePages, page_path: str) -> None:
+    """Every ``pre > code`` in a Markdown page's content has Material's copy button."""
+    if page_path == CHAPTER_PATH:
+        assert _page_with_code(page_path), f"the chapter {CHAPTER_PATH} has no code block"
+    if page_path.startswith("notebooks/") or not _page_with_code(page_path):
+        return  # nothing to copy (notebook cells are the plugin's, with no copy button)
+    loaded = site_page(page_path)
+    # One evaluation a page, not two round trips a block: the same blocks, in order.
+    missing = [
+        f"block {index + 1}: {code!r}"
+        for index, code in loaded.page.evaluate(MISSING_COPY_JS, [CODE_IN_CONTENT, COPY_BUTTON])
     ]
-
-
-def test_code_blocks_have_copy_buttons(open_page: OpenPage) -> None:
-    """Every ``pre > code`` in a chapter page's content has Material's copy button."""
-    require_site()
-    pages = _code_pages()
-    assert CHAPTER_PATH in pages, f"the chapter {CHAPTER_PATH} has no code block"
-    missing: list[str] = []
-    for path, loaded in zip(pages, open_page.all(pages), strict=True):
-        # One evaluation a page, not two round trips a block: the same blocks, in order.
-        for index, code in loaded.page.evaluate(MISSING_COPY_JS, [CODE_IN_CONTENT, COPY_BUTTON]):
-            missing.append(f"{path} block {index + 1}: {code!r}")
-    assert not missing, "code blocks with no copy button:\n  " + "\n  ".join(missing)
+    assert not missing, _report(loaded, ["code blocks with no copy button:", *missing])
 
 
 def test_the_copy_button_check_names_a_block_without_one(chromium: Browser) -> None:
@@ -154,9 +150,9 @@ def _png_widths(page: Page) -> list[int]:
     return widths
 
 
-def test_notebook_shows_its_outputs(open_page: OpenPage, notebook_path: str) -> None:
+def test_notebook_shows_its_outputs(site_page: SitePages, notebook_path: str) -> None:
     """A notebook page shows text outputs, and every inline PNG it carries decodes."""
-    loaded = open_page(notebook_path)
+    loaded = site_page(notebook_path)
     page = loaded.page
     assert page.locator(NOTEBOOK_CONTENT).count() > 0, f"{loaded.url}: no notebook content"
     outputs = page.locator(f"{NOTEBOOK_CONTENT} .jp-OutputArea-output").all_inner_texts()
@@ -165,7 +161,7 @@ def test_notebook_shows_its_outputs(open_page: OpenPage, notebook_path: str) -> 
     assert all(width > 0 for width in widths), f"{loaded.url}: a plot did not decode: {widths}"
 
 
-def test_a_notebook_shows_its_plot(open_page: OpenPage) -> None:
+def test_a_notebook_shows_its_plot(site_page: SitePages) -> None:
     """At least one notebook page draws a plot: an inline PNG with a real width."""
     require_site()
     pages = notebook_pages()
@@ -173,7 +169,7 @@ def test_a_notebook_shows_its_plot(open_page: OpenPage) -> None:
     seen: dict[str, list[int]] = {}
     # One page at a time: the first that shows a plot ends the test, the others never load.
     for path in pages:
-        seen[path] = _png_widths(open_page(path).page)
+        seen[path] = _png_widths(site_page(path).page)
         if any(width > 0 for width in seen[path]):
             return
     pytest.fail(f"no notebook page shows a plot (inline PNG widths per page: {seen})")
@@ -187,9 +183,9 @@ def _first_code_cell(notebook: dict[str, Any]) -> str:
     return ""
 
 
-def _download(open_page: OpenPage, notebook_path: str) -> tuple[str, dict[str, Any]]:
+def _download(site_page: SitePages, notebook_path: str) -> tuple[str, dict[str, Any]]:
     """Follow the page's ``a.notebook-download`` link; return its URL and the notebook."""
-    loaded = open_page(notebook_path)
+    loaded = site_page(notebook_path)
     link = loaded.page.locator("a.notebook-download")
     assert link.count() > 0, f"{loaded.url}: no a.notebook-download link"
     href = str(link.first.evaluate("a => a.href"))
@@ -204,9 +200,9 @@ def _download(open_page: OpenPage, notebook_path: str) -> tuple[str, dict[str, A
     return href, notebook
 
 
-def test_notebook_download_carries_the_package(open_page: OpenPage, notebook_path: str) -> None:
+def test_notebook_download_carries_the_package(site_page: SitePages, notebook_path: str) -> None:
     """The download link gives an nbformat 4 notebook whose first code cell holds the package."""
-    href, notebook = _download(open_page, notebook_path)
+    href, notebook = _download(site_page, notebook_path)
     assert notebook.get("nbformat") == 4, f"{href}: nbformat is {notebook.get('nbformat')!r}"
     first = _first_code_cell(notebook)
     assert first, f"{href}: no code cell"
@@ -224,11 +220,11 @@ print(context_budget.__version__)
 
 
 def test_notebook_payload_imports_in_bare_python(
-    open_page: OpenPage, notebook_path: str, tmp_path: Path
+    site_page: SitePages, notebook_path: str, tmp_path: Path
 ) -> None:
     """Run the first code cell in a bare interpreter (no site-packages, no repo on the path):
     afterwards ``import context_budget`` works, as it would on Colab with nothing installed."""
-    href, notebook = _download(open_page, notebook_path)
+    href, notebook = _download(site_page, notebook_path)
     first = _first_code_cell(notebook)
     assert first, f"{href}: no code cell"
     magics = [line for line in first.splitlines() if re.match(r"\s*[%!]", line)]

@@ -1,13 +1,20 @@
 """The `context-budget` command: a budget report for a saved conversation.
 
-Usage: `context-budget inspect FILE [--budget N] [--counter estimate|qwen]
-[--format auto|messages|layers|claude-code|openai] [--max-bytes N] [--json]`.
+Usage: `context-budget inspect FILE... [--budget N] [--counter estimate|qwen]
+[--format FORMAT] [--max-bytes N] [--json]`.
 
 FILE is a transcript in one of the formats `load_transcript` reads (a list of
 messages, an object with system, pinned and conversation, a Claude Code
-session, OpenAI messages); `--format auto`, the default, detects which, and
-the report's first line says what it chose. The report is read-only and
+session, a Codex rollout, a mini-swe-agent trajectory, OpenHands events,
+OpenAI messages); `--format auto`, the default, detects which, and the
+report's first line says what it chose. Several FILEs, or a folder, are one
+Claude Code session and its sub-agents' files. The report is read-only and
 deterministic:
+
+- for a Claude Code session, the main chain: the sub-agents' threads are
+  named, with their sizes, and kept out of every other figure; where
+  compaction boundaries cut the main chain into segments;
+- a run's final output (a mini-swe-agent exit message), apart from the turns;
 
 - tokens per layer (`budget_report`), as `/context` shows them in a coding agent;
 - the ten largest messages (`message_tokens`), ties in message order;
@@ -20,9 +27,12 @@ deterministic:
   overflow is a finding, not a failure.
 
 Exit status: 0 for a report; 2 for bad input (a file missing, unreadable, not a
-regular file, over `--max-bytes`, not JSON, of the wrong shape, or holding an
-invalid message) and for usage errors, after one line on stderr:
-`context-budget: error: <what is wrong>`.
+regular file, over `--max-bytes`, not JSON, of no known format, of a format of
+records that holds no conversation, or holding an invalid message), for usage
+errors and for a report that cannot be written (a full disk, a closed pipe),
+after one line on stderr: `context-budget: error: <what is wrong>`. A line break
+or control character in a file name (or a tool name) is printed escaped, so
+every line stays one.
 
 Every figure comes from the package's own counting functions; this package only
 arranges them, in three steps, one module each:
@@ -39,14 +49,16 @@ This module holds the argument parser and `main`, which runs the three.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from typing import NoReturn, TextIO
 
 from context_budget import __version__
-from context_budget.cli import _demo
-from context_budget.cli._input import MAX_BYTES, _InputError, _load, _read
-from context_budget.cli._render import _COUNTERS, _render
+from context_budget.cli import _bill, _demo
+from context_budget.cli._input import MAX_BYTES, _InputError, _load_paths
+from context_budget.cli._render import _COUNTERS, _one_line, _render
 from context_budget.cli._report import LARGEST as LARGEST
 from context_budget.cli._report import _report
 from context_budget.tokens import TokenCounter, estimate_tokens, qwen_counter
@@ -69,8 +81,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _error_line(message: str) -> str:
     # subtle: a path or a key from the file may hold a newline; the error stays one line
-    flat = message.replace("\r", "\\r").replace("\n", "\\n")
-    return f"{PROG}: error: {flat}\n"
+    return f"{PROG}: error: {_one_line(message)}\n"
 
 
 def _budget(text: str) -> int:
@@ -116,7 +127,12 @@ def _parser() -> _Parser:
     inspect.add_argument(
         "file",
         metavar="FILE",
-        help="a transcript: messages, layers, a Claude Code session or OpenAI messages",
+        nargs="+",
+        help=(
+            "a transcript: messages, layers, a Claude Code session, a Codex rollout, a "
+            "mini-swe-agent trajectory, OpenHands events or OpenAI messages; several "
+            "files or a folder: one Claude Code session and its sub-agents' files"
+        ),
     )
     inspect.add_argument(
         "--budget",
@@ -142,12 +158,13 @@ def _parser() -> _Parser:
         type=_max_bytes,
         default=MAX_BYTES,
         metavar="N",
-        help=f"refuse a file over N bytes (default: {MAX_BYTES:,})",
+        help=f"refuse a file over N bytes (default: {MAX_BYTES:,}), each file when several",
     )
     inspect.add_argument(
         "--json", action="store_true", help="print the report as JSON with stable keys"
     )
     _demo.add_parser(commands)
+    _bill.add_parser(commands)
     return parser
 
 
@@ -165,8 +182,8 @@ def _counter(name: str) -> TokenCounter:
 
 def _inspect(args: argparse.Namespace) -> str:
     counter = _counter(args.counter)
-    transcript = _load(_read(args.file, args.max_bytes), args.file, args.format)
-    report = _report(transcript, args.file, args.counter, counter, args.budget)
+    transcript = _load_paths(args.file, args.max_bytes, args.format)
+    report = _report(transcript, args.file[0], args.counter, counter, args.budget)
     if args.json:
         return json.dumps(report, indent=2) + "\n"
     return _render(report)
@@ -179,6 +196,25 @@ def _write(stream: TextIO, text: str) -> None:
     except UnicodeEncodeError:
         encoding = stream.encoding or "utf-8"
         stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+
+def _write_out(text: str) -> str | None:
+    """Print `text` on stdout and flush it; what went wrong, or None.
+
+    A full disk (`> /dev/full`), a closed pipe or any other failed write is
+    reported, not raised; stdout is then pointed at the null device, so the
+    interpreter's own flush at exit does not fail a second time with a traceback.
+    """
+    try:
+        _write(sys.stdout, text)
+        sys.stdout.flush()
+    except OSError as error:
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # no real file: a capture
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+        return f"cannot write the report to stdout: {error.strerror or error}"
+    return None
 
 
 def _exit_status(code: object) -> int:
@@ -203,9 +239,15 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # --help, --version, or a usage error already printed
         return _exit_status(stop.code)
     try:
-        text = _demo.run(args) if args.command == "demo" else _inspect(args)
-    except (_InputError, _demo.DemoError) as error:
+        if args.command == "bill":
+            text = _bill.run(args)
+        else:
+            text = _demo.run(args) if args.command == "demo" else _inspect(args)
+    except (_InputError, _demo.DemoError, _bill.BillError) as error:
         _write(sys.stderr, _error_line(str(error)))
         return EXIT_BAD_INPUT
-    _write(sys.stdout, text)
+    problem = _write_out(text)
+    if problem is not None:
+        _write(sys.stderr, _error_line(problem))
+        return EXIT_BAD_INPUT
     return 0

@@ -50,21 +50,40 @@ def _client(model: str) -> Any:
         raise DemoError(
             "--model needs the anthropic extra: pip install 'context-budget[anthropic]'"
         ) from None
-    return anthropic.Anthropic()
+    try:
+        return anthropic.Anthropic()
+    except anthropic.AnthropicError as error:
+        raise DemoError(f"--model {model}: the SDK refused to start: {error}") from None
+
+
+def _api_errors() -> tuple[type[Exception], ...]:
+    """The exceptions the SDK raises for a failed call (none without the extra)."""
+    try:
+        import anthropic
+    except ImportError:
+        return ()
+    return (anthropic.AnthropicError,)
 
 
 def run(args: argparse.Namespace, *, client: Any = None) -> str:
     """The demo's output for parsed `args`; `client` overrides the SDK client of `--model`.
 
     Raises:
-        DemoError: `--model` without a key, the extra, or known prices.
+        DemoError: `--model` without a key, the extra, or known prices, or a
+            call to the API that failed (no network, a bad key, an error
+            status): the message names the SDK's error in one line.
     """
     with_notes = not args.no_notes
     names = list(STRATEGIES) if args.strategy == "all" else [args.strategy]
     options: dict[str, Any] = {}
     if args.model is not None:
         options = {"model": args.model, "client": client or _client(args.model)}
-    results = [run_strategy(name, with_notes=with_notes, **options) for name in names]
+    try:
+        results = [run_strategy(name, with_notes=with_notes, **options) for name in names]
+    except _api_errors() as error:
+        raise DemoError(
+            f"--model {args.model}: the API call failed: {type(error).__name__}: {error}"
+        ) from None
     if args.json:
         data = [r.as_dict() for r in results]
         body: Any = data[0] if len(data) == 1 else {"runs": data}

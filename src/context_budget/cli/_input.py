@@ -3,9 +3,12 @@
 `_read(path, max_bytes)` gives the file's text, refusing what is not a regular
 file (a FIFO would hang the read, `/dev/zero` would never end it) and what is
 over `max_bytes`; `_load(text, path, format)` reads the text as a transcript
-(`transcripts._parse`) and checks every message. Every problem is an
-`_InputError` whose text is the one line the command prints after
-`context-budget: error:`.
+(`transcripts._parse`) and checks every message. `_load_paths(paths,
+max_bytes, format)` reads what the command was given: one file as above, or a
+Claude Code session from several files and folders (a session file and its
+sub-agents' `agent-*.jsonl` files; a folder gives every `.jsonl` file under
+it), each file held to `max_bytes`. Every problem is an `_InputError` whose
+text is the one line the command prints after `context-budget: error:`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import os
 import stat
 from pathlib import Path
 
-from context_budget.transcripts import _parse, _Transcript
+from context_budget._transcripts._claude_code import _File
+from context_budget._transcripts._common import _Transcript
+from context_budget.transcripts import _description, _parse, _parse_files, _session_files
 
 #: The largest file `inspect` reads unless `--max-bytes` says otherwise.
 MAX_BYTES = 256 * 1024 * 1024
@@ -77,3 +82,29 @@ def _load(text: str, path: str, format: str) -> _Transcript:
         raise _InputError(f"{path}: {error}") from None
     except RecursionError:  # pragma: no cover - defensive: _parse turns every one into a ValueError
         raise _InputError(f"{path}: the JSON is nested too deeply to read") from None
+
+
+def _files_of(path: str) -> list[str]:
+    """The files a path given to the command names: itself, or a folder's `.jsonl` files."""
+    try:
+        is_folder = os.path.isdir(path)
+    except (OSError, ValueError):  # pragma: no cover - defensive: isdir reports these as False
+        is_folder = False
+    if not is_folder:
+        return [path]
+    found = [str(file) for file in _session_files(Path(path))]
+    if not found:
+        raise _InputError(f"{path}: is a directory with no .jsonl file (no Claude Code session)")
+    return found
+
+
+def _load_paths(paths: list[str], max_bytes: int, format: str) -> _Transcript:
+    """What the command was given, read: one file, or one Claude Code session from several."""
+    names = [name for path in paths for name in _files_of(path)]
+    if len(paths) == 1 and names == paths:
+        return _load(_read(paths[0], max_bytes), paths[0], format)
+    files = [_File(name, _read(name, max_bytes), _description(Path(name))) for name in names]
+    try:
+        return _parse_files(files, format)
+    except (TypeError, ValueError) as error:
+        raise _InputError(f"{paths[0]}: {error}" if len(paths) == 1 else str(error)) from None

@@ -12,6 +12,7 @@ continuation indented.
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,18 +21,43 @@ from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS
 
 #: The widest line the report prints, in columns.
 WIDTH = 80
+#: The widest a sub-agent's task is printed in the threads table, in columns.
+TASK_WIDTH = 28
 
 # --counter name -> how the header describes it
 _COUNTERS = {
     "estimate": "estimate_tokens (4 characters a token, rounded up)",
     "qwen": "the Qwen2.5 tokenizer",
 }
-_FORMATS = {
-    "messages": "messages",
-    "layers": "layers",
-    "claude-code": "a Claude Code session",
-    "openai": "OpenAI messages",
-}
+
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _one_line(text: str) -> str:
+    """`text` with every line break and control character escaped, so it prints on one line.
+
+    Escaped: the C0 and C1 controls and DEL (as `\\n`, `\\r`, `\\t` or
+    `\\xNN`) and the Unicode line and paragraph separators (`\\uNNNN`),
+    every character `str.splitlines` or a terminal would break a line at or
+    act on. Anything else, backslashes included, is left as it is.
+
+    Examples:
+        >>> print(_one_line("two\\nlines\\x1b[2J.json"))
+        two\\nlines\\x1b[2J.json
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char in _NAMED_ESCAPES:
+            out.append(_NAMED_ESCAPES[char])
+        elif unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def _plural(count: int, word: str) -> str:
@@ -78,19 +104,95 @@ def _header(report: dict[str, Any]) -> str:
     messages = _plural(report["messages"], "message")
     fmt = report["format"]
     how = "detected" if report["detected"] else "from --format"
+    system = "a system prompt" if layers["system"] else "no system prompt"
+    skipped = _plural(report["skipped_records"], "other record")
     if fmt == "layers":
-        system = "a system prompt" if layers["system"] else "no system prompt"
         pinned = _plural(report["pinned_records"], "pinned record")
         what = f"an object with {system}, {pinned} and {messages}"
     elif fmt == "messages":
         what = f"a list of {messages}"
     elif fmt == "openai":
-        system = "a system prompt" if layers["system"] else "no system prompt"
         what = f"OpenAI messages, {system} and {messages}"
+    elif fmt == "mini-swe-agent":
+        what = f"a mini-swe-agent trajectory, {system} and {messages}"
+    elif fmt == "codex":
+        what = f"a Codex rollout, {system} and {messages} ({skipped} skipped)"
+    elif fmt == "openhands":
+        events = _plural(report["skipped_records"], "other event")
+        what = f"OpenHands events, {messages} ({events} skipped)"
     else:
-        skipped = _plural(report["skipped_records"], "other record")
-        what = f"a Claude Code session, {messages} ({skipped} skipped)"
-    return f"{report['file']}: {what} [{fmt}, {how}]"
+        threads = report["threads"]
+        main = "main chain of " if threads else ""
+        what = f"a Claude Code session, {main}{messages} ({skipped} skipped)"
+        if threads:
+            what += f", and {_plural(len(threads), 'sub-agent thread')}"
+    files = len(report["files"])
+    name = _one_line(report["file"])
+    where = name if files == 1 else f"{name} and {_plural(files - 1, 'more file')}"
+    return f"{where}: {what} [{fmt}, {how}]"
+
+
+def _clip(text: str, width: int) -> str:
+    """`text` on one line, cut to `width` characters with an ellipsis when longer."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _thread_lines(threads: Sequence[dict[str, Any]]) -> list[str]:
+    if not threads:
+        return []
+    rows = [
+        [
+            thread["name"],
+            f"{thread['messages']:,}",
+            f"{thread['tokens']:,}",
+            f"{thread['broken_pairs']:,}",
+            _clip(thread["description"], TASK_WIDTH),
+        ]
+        for thread in threads
+    ]
+    header = ["thread", "messages", "tokens", "broken", "task"]
+    return [
+        f"sub-agent threads: {len(threads)}, kept apart; every other figure is the main chain's",
+        *_table(header, rows, {1, 2, 3}),
+        "",
+    ]
+
+
+def _segment_lines(segments: Sequence[dict[str, Any]]) -> list[str]:
+    if len(segments) < 2:
+        return []
+    count = len(segments) - 1
+    boundaries = f"{count:,} compaction boundar{'y' if count == 1 else 'ies'}"
+    lines = [f"compaction: {boundaries} cut the main chain into {len(segments)} segments"]
+    for segment in segments:
+        last = segment["first"] + segment["messages"] - 1
+        span = (
+            f"message {last}" if segment["messages"] == 1 else f"messages {segment['first']}-{last}"
+        )
+        line = f"  {span}: {segment['tokens']:,} tokens"
+        if segment["line"] is not None:
+            line += f", after the boundary at line {segment['line']:,}"
+            details = []
+            if segment["trigger"] is not None:
+                details.append(segment["trigger"])
+            if segment["pre_tokens"] is not None:
+                details.append(f"{segment['pre_tokens']:,} tokens before")
+            if details:
+                line += f" ({', '.join(details)})"
+        lines.append(line)
+    return [*lines, ""]
+
+
+def _final_lines(final: dict[str, Any] | None) -> list[str]:
+    if final is None:
+        return []
+    status = final["status"] or "no exit status"
+    return [
+        f"final output (the exit message, not a turn): {status}, "
+        f"{final['characters']:,} characters, {final['tokens']:,} tokens",
+        "",
+    ]
 
 
 def _render(report: dict[str, Any]) -> str:
@@ -105,6 +207,9 @@ def _render(report: dict[str, Any]) -> str:
             "      which the estimate likely undercounts: try --counter qwen",
         ]
     lines += ["", *_layer_lines(report["layers"]), ""]
+    lines += _thread_lines(report["threads"])
+    lines += _segment_lines(report["segments"])
+    lines += _final_lines(report["final"])
 
     largest = report["largest"]
     lines.append(f"largest messages ({len(largest)} of {report['messages']:,})")
@@ -116,7 +221,7 @@ def _render(report: dict[str, Any]) -> str:
                 row["kind"],
                 f"{row['tokens']:,}",
                 _percent(row["share"]),
-                ", ".join(row["tools"]),
+                _one_line(", ".join(row["tools"])),
             ]
             for row in largest
         ]
@@ -131,7 +236,7 @@ def _render(report: dict[str, Any]) -> str:
             f"{_percent(results['share'])} of the total"
         )
         rows = [
-            [t["tool"], str(t["count"]), f"{t['tokens']:,}", _percent(t["share"])]
+            [_one_line(t["tool"]), str(t["count"]), f"{t['tokens']:,}", _percent(t["share"])]
             for t in results["by_tool"]
         ]
         lines += _table(["tool", "results", "tokens", "share"], rows, {1, 2, 3})
@@ -145,7 +250,10 @@ def _render(report: dict[str, Any]) -> str:
             f"history: {_plural(len(problems), 'broken tool-call pair')}; "
             "the API would refuse this history"
         )
-        lines += [f"  message {p['index']}: {p['problem']} {p['tool_use_id']}" for p in problems]
+        lines += [
+            f"  message {p['index']}: {p['problem']} {_one_line(p['tool_use_id'])}"
+            for p in problems
+        ]
     else:
         lines.append("history: no broken tool-call pairs")
     lines.append("")

@@ -4,11 +4,26 @@
 every count is in tokens, framing included, and every share is a fraction of
 the context's total rounded to 4 places. Its keys:
 
-- `file` (the path as given), `format` (`"messages"`, `"layers"`,
-  `"claude-code"` or `"openai"`), `detected` (True when `--format auto`
-  chose it), `skipped_records` (Claude Code records that are not messages),
-  `counter` (`"estimate"` or `"qwen"`), `shape` (`"list"`, `"object"` or
-  `"lines"`), `messages`, `pinned_records`;
+- `file` (the path as given, the first one when several are), `files` (every
+  file read, the session first; just `file` for one file), `format` (one of
+  `FORMATS` but `"auto"`), `detected` (True when `--format auto` chose it),
+  `skipped_records` (records or events that are not messages), `counter`
+  (`"estimate"` or `"qwen"`), `shape` (`"list"`, `"object"` or `"lines"`),
+  `messages` (of the main conversation, the one every other figure is about),
+  `pinned_records`;
+- `threads`: the sub-agents' conversations, kept out of the main one (Claude
+  Code only; else empty), each `{"name", "description", "file", "messages",
+  "tokens", "broken_pairs"}`, its tokens its messages' own, framing included,
+  its `file` None when it was read from the one file given;
+- `segments`: the main conversation cut at its compaction boundaries, each
+  `{"first", "messages", "tokens", "line", "trigger", "pre_tokens"}`: the
+  index of its first message, its size, and for all but the first the
+  boundary's line in the file, what triggered it and the tokens before it as
+  the file records them (None when it does not); one segment without a
+  compaction;
+- `final`: None, or a run's final output, which is not a turn (a
+  mini-swe-agent trajectory's exit message): `{"status", "characters",
+  "tokens"}`;
 - `layers`: `{"system", "pinned", "conversation", "total"}`, in tokens;
 - `largest`: at most `LARGEST` rows, most tokens first, ties in order, each
   `{"index", "role", "kind", "tools", "tokens", "share"}`;
@@ -38,6 +53,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from context_budget._transcripts._common import _Transcript
 from context_budget.clearing import _clear, _Clearing
 from context_budget.compaction import KEEP_TOOL_RESULTS, _compact
 from context_budget.errors import ContextOverflowError
@@ -46,7 +62,6 @@ from context_budget.layers import Layers, _fixed_tokens
 from context_budget.messages import Message, _message_text, _result_text, _tool_results
 from context_budget.summarizers import keep_numbers
 from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, _count, _sizes
-from context_budget.transcripts import _Transcript
 
 #: How many messages the "largest" table lists.
 LARGEST = 10
@@ -55,7 +70,15 @@ LARGEST = 10
 DENSE_SHARE = 0.15
 
 _WORDS = re.compile(r"(?:[^\W\d_]| )+")  # runs of letters and spaces
-_SHAPES = {"messages": "list", "layers": "object", "claude-code": "lines", "openai": "list"}
+_SHAPES = {
+    "messages": "list",
+    "layers": "object",
+    "claude-code": "lines",
+    "codex": "lines",
+    "mini-swe-agent": "object",
+    "openhands": "list",
+    "openai": "list",
+}
 
 
 def _share(part: int, total: int) -> float:
@@ -250,6 +273,52 @@ def _budget_section(
     }
 
 
+def _threads(transcript: _Transcript, counter: TokenCounter) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": thread.name,
+            "description": thread.description,
+            "file": thread.file or None,
+            "messages": len(thread.messages),
+            "tokens": sum(_sizes(thread.messages, counter)),
+            "broken_pairs": len(validate_history(thread.messages)),
+        }
+        for thread in transcript.threads
+    ]
+
+
+def _segments(transcript: _Transcript, sizes: Sequence[int]) -> list[dict[str, Any]]:
+    """The main conversation's segments, cut at the compaction boundaries (none if empty)."""
+    starts = [boundary for boundary in transcript.boundaries if 0 < boundary.index < len(sizes)]
+    firsts = [0, *(boundary.index for boundary in starts)]
+    stops = [*firsts[1:], len(sizes)]
+    segments = []
+    for number, (first, stop) in enumerate(zip(firsts, stops, strict=True)):
+        boundary = starts[number - 1] if number else None
+        segments.append(
+            {
+                "first": first,
+                "messages": stop - first,
+                "tokens": sum(sizes[first:stop]),
+                "line": boundary.line if boundary else None,
+                "trigger": boundary.trigger if boundary else None,
+                "pre_tokens": boundary.pre_tokens if boundary else None,
+            }
+        )
+    return segments if sizes else []
+
+
+def _final(transcript: _Transcript, counter: TokenCounter) -> dict[str, Any] | None:
+    final = transcript.final
+    if final is None:
+        return None
+    return {
+        "status": final.status,
+        "characters": len(final.text),
+        "tokens": _count(final.text, counter),
+    }
+
+
 def _report(
     transcript: _Transcript,
     path: str,
@@ -287,6 +356,7 @@ def _report(
     shape = _SHAPES[transcript.format]
     return {
         "file": path,
+        "files": list(transcript.files) or [path],
         "format": transcript.format,
         "detected": transcript.detected,
         "skipped_records": transcript.skipped,
@@ -294,6 +364,9 @@ def _report(
         "shape": shape,
         "messages": len(conversation),
         "pinned_records": len(layers.pinned),
+        "threads": _threads(transcript, counter),
+        "segments": _segments(transcript, sizes),
+        "final": _final(transcript, counter),
         "layers": {
             "system": system,
             "pinned": pinned,

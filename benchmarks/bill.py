@@ -1,0 +1,322 @@
+"""`python -m benchmarks.bill`: `context-budget bill` on a 200 MB Claude Code project folder.
+
+The folder is generated in a temporary directory from a fixed seed and
+deleted afterwards (nothing generated is committed): sessions of growing
+conversations, each response written as two lines as Claude Code writes it,
+bulky tool results, sub-agents inline and in `<session>/subagents/`, a
+compaction boundary and long pauses. The figure is the wall time of the whole
+command (`bill FOLDER --json`: reading, deduplicating, pricing, rebuilds and
+what-ifs), best of `repeats` runs. The goal: under a minute.
+
+    python -m benchmarks.bill               prints the table
+    python -m benchmarks.bill --write-page  also writes benchmarks/bill_results.md and
+                                            the table on docs/measured/speed.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import platform
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.page import PAGE, ROOT, write_atomic
+from context_budget.cli import main as cli_main
+
+__all__ = ["GOAL_SECONDS", "RESULTS", "SEED", "generate_project", "render", "time_bill"]
+
+GOAL_SECONDS = 60.0
+SEED = 20261201
+#: The size of the generated folder, in bytes.
+TARGET_BYTES = 200 * 1024 * 1024
+RESULTS = ROOT / "benchmarks" / "bill_results.md"
+START = "<!-- bill-bench:start -->"
+END = "<!-- bill-bench:end -->"
+_WORDS = ("cache", "prefix", "token", "budget", "agent", "tool", "result", "session", "write")
+
+
+class _Rng(random.Random):
+    """A seeded generator with a pool of filler texts, so generating stays fast."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.pool: dict[int, list[str]] = {}
+
+
+def _text(rng: _Rng, words: int) -> str:
+    """Words of filler text, from the generator's own pool once it holds 64 of a size."""
+    pool = rng.pool.setdefault(words // 50, [])
+    if len(pool) < 64:
+        pool.append(" ".join(rng.choice(_WORDS) for _ in range(words)))
+        return pool[-1]
+    return rng.choice(pool)
+
+
+def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list[str]]:
+    """(the session's lines, one sub-agent file's lines) as JSON text."""
+    lines: list[str] = []
+    agent: list[str] = []
+    clock = 1_780_000_000.0 + rng.randrange(10**6)
+    parent: str | None = None
+    prompt = 12_000
+    count = 0
+
+    def uuid() -> str:
+        nonlocal count
+        count += 1
+        return f"{session[:8]}-0000-4000-8000-{count:012d}"
+
+    def stamp(at: float) -> str:
+        return (
+            time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(at)) + f".{int(at * 1000) % 1000:03d}Z"
+        )
+
+    def response(
+        out: list[str], at: float, read: int, write: int, side: bool, up: str | None
+    ) -> str:
+        request = f"req_{uuid()}"
+        message = f"msg_{uuid()}"
+        for index, size in enumerate((4, rng.randrange(50, 900))):
+            ident = uuid()
+            usage = {
+                "input_tokens": 3,
+                "cache_creation_input_tokens": write,
+                "cache_read_input_tokens": read,
+                "output_tokens": size,
+                "cache_creation": {
+                    "ephemeral_5m_input_tokens": write,
+                    "ephemeral_1h_input_tokens": 0,
+                },
+            }
+            block = (
+                {"type": "text", "text": _text(rng, 60)}
+                if index == 0
+                else {
+                    "type": "tool_use",
+                    "id": f"toolu_{ident}",
+                    "name": "Read",
+                    "input": {"file_path": "/src/" + _text(rng, 3).replace(" ", "/")},
+                }
+            )
+            out.append(
+                json.dumps(
+                    {
+                        "parentUuid": up,
+                        "isSidechain": side,
+                        "sessionId": session,
+                        "type": "assistant",
+                        "uuid": ident,
+                        "timestamp": stamp(at + index * 0.3),
+                        "requestId": request,
+                        "message": {
+                            "id": message,
+                            "role": "assistant",
+                            "model": "claude-sonnet-4-20250514",
+                            "content": [block],
+                            "usage": usage,
+                        },
+                    }
+                )
+            )
+            up = ident
+        return up or ""
+
+    head = uuid()
+    lines.append(
+        json.dumps(
+            {
+                "parentUuid": None,
+                "isSidechain": False,
+                "sessionId": session,
+                "type": "user",
+                "uuid": head,
+                "timestamp": stamp(clock),
+                "message": {"role": "user", "content": _text(rng, 40)},
+            }
+        )
+    )
+    parent = head
+    read = 0
+    for turn in range(turns):
+        clock += rng.choice((4.0, 9.0, 20.0, 45.0)) if turn % 400 else 900.0  # a long pause
+        if turn == turns // 2:  # a compaction
+            boundary = uuid()
+            lines.append(
+                json.dumps(
+                    {
+                        "parentUuid": None,
+                        "type": "system",
+                        "subtype": "compact_boundary",
+                        "uuid": boundary,
+                        "sessionId": session,
+                        "timestamp": stamp(clock),
+                    }
+                )
+            )
+            parent, prompt, read = boundary, 15_000, 11_000
+        write = prompt - read
+        parent = response(lines, clock, read, write, False, parent)
+        read, prompt = prompt, prompt + rng.randrange(200, 2_500)
+        result = uuid()
+        content = [
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_x",
+                "content": _text(rng, rng.randrange(200, 900)),
+            }
+        ]
+        lines.append(
+            json.dumps(
+                {
+                    "parentUuid": parent,
+                    "isSidechain": False,
+                    "sessionId": session,
+                    "type": "user",
+                    "uuid": result,
+                    "timestamp": stamp(clock + 1),
+                    "message": {"role": "user", "content": content},
+                }
+            )
+        )
+        parent = result
+        if turn % 97 == 5:  # an inline sub-agent of three calls
+            root = uuid()
+            lines.append(
+                json.dumps(
+                    {
+                        "parentUuid": None,
+                        "isSidechain": True,
+                        "sessionId": session,
+                        "type": "user",
+                        "uuid": root,
+                        "timestamp": stamp(clock),
+                        "message": {"role": "user", "content": _text(rng, 30)},
+                    }
+                )
+            )
+            up: str | None = root
+            seen = 0
+            for step in range(3):
+                up = response(lines, clock + step, seen, 11_500 + step * 800 - seen, True, up)
+                seen = 11_500 + step * 800
+        if turn % 151 == 7:
+            response(agent, clock + 2, 0, 11_400, True, None)
+    return lines, agent
+
+
+def generate_project(folder: Path, target_bytes: int = TARGET_BYTES, seed: int = SEED) -> int:
+    """Write a Claude Code project folder of about `target_bytes` under `folder`; its size."""
+    rng = _Rng(seed)
+    written = 0
+    number = 0
+    while written < target_bytes:
+        number += 1
+        session = f"{number:08x}-bench-4000-8000-{seed:012d}"
+        lines, agent = _session_lines(rng, session, turns=1_200)
+        path = folder / f"{session}.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        written += path.stat().st_size
+        if agent:
+            sub = folder / session / "subagents" / f"agent-{number:04d}.jsonl"
+            sub.parent.mkdir(parents=True)
+            sub.write_text("\n".join(agent) + "\n", encoding="utf-8")
+            written += sub.stat().st_size
+    return written
+
+
+def time_bill(folder: Path, repeats: int = 2) -> tuple[float, dict[str, Any]]:
+    """(best wall seconds of `context-budget bill FOLDER --json`, the bill it printed)."""
+    best = float("inf")
+    data: dict[str, Any] = {}
+    for _ in range(repeats):
+        out = io.StringIO()
+        started = time.perf_counter()
+        with contextlib.redirect_stdout(out):
+            status = cli_main(["bill", str(folder), "--json"])
+        best = min(best, time.perf_counter() - started)
+        if status != 0:
+            raise RuntimeError(f"bill exited {status}")
+        data = json.loads(out.getvalue())
+    return best, data
+
+
+def render(size: int, files: int, seconds: float, data: dict[str, Any]) -> str:
+    """The result as Markdown: one table row, the goal judged, setup and machine."""
+    verdict = "met" if seconds < GOAL_SECONDS else "missed"
+    causes: dict[str, int] = {}
+    for rebuild in data["rebuilds"]:
+        causes[rebuild["cause"]] = causes.get(rebuild["cause"], 0) + 1
+    found = ", ".join(f"{n:,} {cause}" for cause, n in sorted(causes.items()))
+    row = (
+        f"| {size / 2**20:,.0f} MB | {files:,} | {data['usage_lines']:,} | "
+        f"{data['calls']:,} | {len(data['threads']):,} | {len(data['rebuilds']):,} | "
+        f"{seconds:.1f} |"
+    )
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    lines = [
+        "| folder | files | usage lines | calls | threads | rebuilds | seconds |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        row,
+        "",
+        f"Goal: under {GOAL_SECONDS:.0f} s: **{verdict}**. Rebuilds found: {found}.",
+        "",
+        "Setup: `context-budget bill FOLDER --json` on a generated Claude Code project "
+        f"folder (seed {SEED}), best of 2 runs.",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
+        f"Python {platform.python_version()}, run on {today}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+_REGION = re.compile(rf"^{re.escape(START)}\n(?P<body>.*?)^{re.escape(END)}$", re.M | re.S)
+
+
+def bill_region(page_text: str) -> str:
+    """The text between the page's bill-bench marker lines."""
+    found = list(_REGION.finditer(page_text))
+    if len(found) != 1:
+        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
+    return found[0]["body"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bill", description=__doc__)
+    parser.add_argument("--write-page", action="store_true")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bill-bench-") as temporary:
+        folder = Path(temporary) / "project"
+        folder.mkdir()
+        started = time.perf_counter()
+        size = generate_project(folder)
+        files = sum(1 for _ in folder.rglob("*.jsonl"))
+        print(
+            f"generated {size / 2**20:.0f} MB in {time.perf_counter() - started:.0f} s",
+            file=sys.stderr,
+        )
+        seconds, data = time_bill(folder)
+    text = render(size, files, seconds, data)
+    print(text, end="")
+    if args.write_page:
+        write_atomic(RESULTS, text)
+        page = PAGE.read_text(encoding="utf-8")
+        match = list(_REGION.finditer(page))
+        if len(match) != 1:
+            raise SystemExit(f"{PAGE}: expected one {START} region")
+        body = match[0]
+        write_atomic(PAGE, page[: body.start("body")] + text + page[body.end("body") :])
+        print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

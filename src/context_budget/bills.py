@@ -1,0 +1,420 @@
+"""The bill of a saved session: what every API call cost, and why the cache was rebuilt.
+
+`read_bill` reads the usage a coding agent recorded (Claude Code sessions and
+project folders, Codex rollouts, mini-swe-agent trajectories, OpenHands
+events) into a `Bill`: one `Call` per API call, deduplicated the way each
+format needs (one Claude Code response is several lines; OpenHands saves a
+response twice; Codex totals are cumulative).
+
+- `Bill.cost` prices the calls (`Cost`, USD) at dated list prices; a call on a
+  model with no price is left out of the dollars and named by
+  `Bill.unpriced_models`, never priced at a guess.
+- `Bill.cache_read_share`: tokens read from the cache over all prompt tokens.
+- `Bill.rebuilds`: the calls that lost cached prefix, each with its cause.
+- `Bill.what_if`: the input side priced again under other choices.
+
+Example:
+    >>> from context_budget import read_bill
+    >>> folder = "docs/measured/sessions/sample-project/"
+    >>> bill = read_bill(folder + "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    >>> len(bill.calls), round(bill.cost().total, 2), f"{bill.cache_read_share:.1%}"
+    (170, 2.39, '96.3%')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from os import PathLike
+from typing import Literal
+
+from context_budget._bills.call import Call, Message, Reading
+from context_budget._bills.detect import BILL_FORMATS, read_paths
+from context_budget.pricing import PRICES, Cost, Price, price_for
+
+__all__ = [
+    "BILL_FORMATS",
+    "LOST_PREFIX_TOKENS",
+    "Bill",
+    "Call",
+    "Rebuild",
+    "WhatIf",
+    "read_bill",
+]
+
+#: A call is a rebuild when it lost more than this many cached tokens.
+LOST_PREFIX_TOKENS = 1_024
+#: Cold starts of sub-agents this close together (seconds) count as launched at once.
+SAME_MOMENT_SECONDS = 1.0
+_TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+_PER = 1_000_000
+
+Cause = Literal["ttl", "compaction", "model-switch", "prefix-changed"]
+
+
+@dataclass(frozen=True)
+class Rebuild:
+    """One call that lost cached prefix and paid to write it again.
+
+    Attributes:
+        call: the call's number in `Bill.calls`, counting from 1.
+        thread: the call's thread.
+        cause: `"compaction"` (a compaction boundary lies between it and the
+            previous call), `"model-switch"`, `"ttl"` (the gap is longer than the
+            lifetime the prefix was written with), or `"prefix-changed"` (same
+            model, within the lifetime: the start of the request changed).
+        lost_tokens: the previous call's read + written tokens minus this
+            call's read.
+        gap_seconds: seconds since the thread's previous call; None without times.
+        extra_usd: what rewriting the lost tokens cost minus what reading them
+            would have cost, USD; None on a model with no price.
+        first_difference: for `prefix-changed`, the first message of this
+            request that the previous request did not carry at that place, as
+            `role id (file:line)`; None when the file keeps no messages or the
+            change is outside them (system prompt, tools, an injected block).
+    """
+
+    call: int
+    thread: str
+    cause: Cause
+    lost_tokens: int
+    gap_seconds: float | None
+    extra_usd: float | None
+    first_difference: str | None = None
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """The input side of the priced calls (uncached + writes + reads), USD, under other choices.
+
+    Output tokens are the same in every case and left out.
+
+    Attributes:
+        actual: as recorded.
+        no_caching: every prompt token at the input rate.
+        all_writes_1h: every cache write at the 1-hour rate.
+        rebuilds_read: each rebuild's lost tokens read instead of rewritten.
+        staggered_starts: sub-agents whose first calls started in the same
+            moment (each wrote the shared prefix) launched one after another, so
+            that all but the first read it. The shared prefix is the largest
+            read of any sub-agent's first call, else the group's smallest write.
+    """
+
+    actual: float
+    no_caching: float
+    all_writes_1h: float
+    rebuilds_read: float
+    staggered_starts: float
+
+
+def _write_rate(call: Call, price: Price) -> float:
+    written = call.cache_creation_input_tokens
+    if not written:
+        return price.write_5m
+    return (call.cache_creation_5m * price.write_5m + call.cache_creation_1h * price.write_1h) / (
+        written
+    )
+
+
+def _input_side(call: Call, price: Price) -> float:
+    return (
+        call.input_tokens * price.input
+        + call.cache_creation_5m * price.write_5m
+        + call.cache_creation_1h * price.write_1h
+        + call.cache_read_input_tokens * price.read
+    ) / _PER
+
+
+@dataclass(frozen=True)
+class Bill:
+    """The API calls of one or more saved sessions.
+
+    Attributes:
+        calls: one `Call` per API call, in time order (file order for ties
+            and for calls without a time).
+        format: the files' format, or `"mixed"` when they differ.
+        files: the files read.
+        recorded_cost: the total cost the files recorded themselves (USD), or
+            None when none did.
+        recorded_tokens: totals the file recorded itself (Codex's last
+            cumulative total, mini-swe-agent's `api_calls`), or None.
+    """
+
+    calls: tuple[Call, ...]
+    format: str
+    files: tuple[str, ...] = ()
+    recorded_cost: float | None = None
+    recorded_tokens: Mapping[str, int] | None = None
+    _lines: tuple[Call, ...] = field(default=(), repr=False, compare=False)
+    _messages: Mapping[str, Message] = field(default_factory=dict, repr=False, compare=False)
+
+    # ------------------------------------------------------------ totals
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The model ids the calls recorded, sorted."""
+        return tuple(sorted({call.model for call in self.calls}))
+
+    @property
+    def threads(self) -> dict[str, int]:
+        """Thread -> its number of calls, in order of first call."""
+        found: dict[str, int] = {}
+        for call in self.calls:
+            found[call.thread] = found.get(call.thread, 0) + 1
+        return found
+
+    def tokens(self) -> dict[str, int]:
+        """Tokens by kind over every call (keys: input, cache_read, cache_write_5m,
+        cache_write_1h, output)."""
+        return {
+            "input": sum(c.input_tokens for c in self.calls),
+            "cache_read": sum(c.cache_read_input_tokens for c in self.calls),
+            "cache_write_5m": sum(c.cache_creation_5m for c in self.calls),
+            "cache_write_1h": sum(c.cache_creation_1h for c in self.calls),
+            "output": sum(c.output_tokens for c in self.calls),
+        }
+
+    @property
+    def cache_read_share(self) -> float:
+        """Tokens read from the cache over all prompt tokens (0.0 to 1.0; 0.0 with no prompt)."""
+        prompt = sum(c.prompt_tokens for c in self.calls)
+        return sum(c.cache_read_input_tokens for c in self.calls) / prompt if prompt else 0.0
+
+    def unpriced_models(self, prices: Mapping[str, Price] = PRICES) -> tuple[str, ...]:
+        """The recorded models with no price in `prices` (their calls are not in `cost`)."""
+        return tuple(m for m in self.models if price_for(m, prices) is None)
+
+    def cost(self, prices: Mapping[str, Price] = PRICES) -> Cost:
+        """The bill of the priced calls, by charge (USD).
+
+        Args:
+            prices: model family -> `Price`; a dated id finds its family.
+        """
+        total = Cost(0.0, 0.0, 0.0, 0.0)
+        for call in self.calls:
+            price = price_for(call.model, prices)
+            if price is not None:
+                total = total + _call_cost(call, price)
+        return total
+
+    def call_cost(self, index: int, prices: Mapping[str, Price] = PRICES) -> Cost | None:
+        """The bill of call number `index` (from 1), or None on a model with no price."""
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError(f"index must be an int, got {index!r}")
+        if not 1 <= index <= len(self.calls):
+            raise ValueError(f"index must be 1..{len(self.calls)}, got {index}")
+        call = self.calls[index - 1]
+        price = price_for(call.model, prices)
+        return None if price is None else _call_cost(call, price)
+
+    def every_line(self) -> Bill:
+        """The same files billed once per usage record, without deduplication.
+
+        What a tool that counts every line would report; compare it with this bill.
+        """
+        return Bill(self._lines, self.format, self.files, self.recorded_cost, None, self._lines)
+
+    # ------------------------------------------------------------ rebuilds
+
+    def rebuilds(self, prices: Mapping[str, Price] = PRICES) -> list[Rebuild]:
+        """The calls that lost more than `LOST_PREFIX_TOKENS` of cached prefix, with causes.
+
+        A thread's first call is a cold start, not a rebuild; a call whose read
+        covers the previous call's whole cached prompt (plain growth) is not one.
+        """
+        found: list[Rebuild] = []
+        last: dict[str, tuple[int, Call]] = {}
+        ttl: dict[str, str] = {}
+        for number, call in enumerate(self.calls, 1):
+            before = last.get(call.thread)
+            last[call.thread] = (number, call)
+            if before is not None:
+                rebuild = self._rebuild(number, call, before[1], ttl.get(call.thread, "5m"), prices)
+                if rebuild is not None:
+                    found.append(rebuild)
+            if call.cache_creation_input_tokens:
+                ttl[call.thread] = "1h" if call.cache_creation_1h else "5m"
+        return found
+
+    def _rebuild(
+        self, number: int, call: Call, before: Call, lifetime: str, prices: Mapping[str, Price]
+    ) -> Rebuild | None:
+        lost = (
+            before.cache_read_input_tokens
+            + before.cache_creation_input_tokens
+            - call.cache_read_input_tokens
+        )
+        if lost <= LOST_PREFIX_TOKENS:
+            return None
+        gap = None
+        if call.timestamp is not None and before.timestamp is not None:
+            gap = call.timestamp - before.timestamp
+        difference = None
+        cause: Cause
+        if call.segment != before.segment:
+            cause = "compaction"
+        elif call.model != before.model:
+            cause = "model-switch"
+        elif gap is not None and gap > _TTL_SECONDS[lifetime]:
+            cause = "ttl"
+        else:
+            cause = "prefix-changed"
+            difference = self._first_difference(before, call)
+        price = price_for(call.model, prices)
+        extra = None if price is None else _extra(call, lost, price)
+        return Rebuild(number, call.thread, cause, lost, gap, extra, difference)
+
+    def _path(self, message: str | None) -> list[str]:
+        path: list[str] = []
+        seen: set[str] = set()
+        while message is not None and message in self._messages and message not in seen:
+            seen.add(message)
+            path.append(message)
+            message = self._messages[message].parent
+        return path[::-1]
+
+    def _first_difference(self, before: Call, call: Call) -> str | None:
+        if before.message is None or call.message is None:
+            return None
+        old, new = self._path(before.message), self._path(call.message)
+        if not new:
+            return None
+        for index, ident in enumerate(new):
+            if index >= len(old):
+                return None  # the new request extends the old one: the change is not in the file
+            if ident != old[index]:
+                found = self._messages[ident]
+                return f"{found.role} {ident} ({found.where})"
+        return None
+
+    # ------------------------------------------------------------ what-ifs
+
+    def what_if(self, prices: Mapping[str, Price] = PRICES) -> WhatIf:
+        """The input side of the priced calls under other choices (`WhatIf`, USD)."""
+        actual = no_caching = all_1h = 0.0
+        for call in self.calls:
+            price = price_for(call.model, prices)
+            if price is None:
+                continue
+            actual += _input_side(call, price)
+            no_caching += call.prompt_tokens * price.input / _PER
+            all_1h += (
+                call.input_tokens * price.input
+                + call.cache_creation_input_tokens * price.write_1h
+                + call.cache_read_input_tokens * price.read
+            ) / _PER
+        extra = sum(r.extra_usd or 0.0 for r in self.rebuilds(prices))
+        return WhatIf(actual, no_caching, all_1h, actual - extra, actual - self._stagger(prices))
+
+    def _stagger(self, prices: Mapping[str, Price]) -> float:
+        firsts: dict[str, Call] = {}
+        for call in self.calls:
+            if call.sidechain and call.thread not in firsts:
+                firsts[call.thread] = call
+        warm = [c.cache_read_input_tokens for c in firsts.values() if c.cache_read_input_tokens]
+        cold = sorted(
+            (
+                c
+                for c in firsts.values()
+                if not c.cache_read_input_tokens and c.timestamp is not None
+            ),
+            key=lambda c: c.timestamp or 0.0,
+        )
+        groups: list[list[Call]] = []
+        for first in cold:
+            if groups and (first.timestamp or 0.0) - (groups[-1][0].timestamp or 0.0) <= (
+                SAME_MOMENT_SECONDS
+            ):
+                groups[-1].append(first)
+            else:
+                groups.append([first])
+        saving = 0.0
+        for group in groups:
+            if len(group) < 2:
+                continue
+            shared = max(warm) if warm else min(c.cache_creation_input_tokens for c in group)
+            for later in group[1:]:
+                price = price_for(later.model, prices)
+                if price is not None:
+                    moved = min(shared, later.cache_creation_input_tokens)
+                    saving += moved * (_write_rate(later, price) - price.read) / _PER
+        return saving
+
+
+def _call_cost(call: Call, price: Price) -> Cost:
+    return Cost(
+        uncached_input=call.input_tokens * price.input / _PER,
+        cache_writes=(
+            call.cache_creation_5m * price.write_5m + call.cache_creation_1h * price.write_1h
+        )
+        / _PER,
+        cache_reads=call.cache_read_input_tokens * price.read / _PER,
+        output=call.output_tokens * price.output / _PER,
+    )
+
+
+def _extra(call: Call, lost: int, price: Price) -> float:
+    """What rewriting `lost` tokens cost on `call` minus reading them, USD."""
+    written = min(lost, call.cache_creation_input_tokens)
+    uncached = min(lost - written, call.input_tokens)
+    return (
+        written * (_write_rate(call, price) - price.read) + uncached * (price.input - price.read)
+    ) / _PER
+
+
+def _merge(readings: list[Reading], files: tuple[str, ...]) -> Bill:
+    numbered = [(i, call) for reading in readings for i, call in enumerate(reading.calls)]
+    order = sorted(
+        range(len(numbered)),
+        key=lambda k: (numbered[k][1].timestamp is None, numbered[k][1].timestamp or 0.0, k),
+    )
+    calls = tuple(numbered[k][1] for k in order)
+    lines = tuple(call for reading in readings for call in reading.lines)
+    formats = {reading.format for reading in readings}
+    costs = [r.recorded_cost for r in readings if r.recorded_cost is not None]
+    tokens = readings[0].recorded_tokens if len(readings) == 1 else None
+    messages: dict[str, Message] = {}
+    for reading in readings:
+        messages.update(reading.messages)
+    return Bill(
+        calls=calls,
+        format=formats.pop() if len(formats) == 1 else "mixed",
+        files=files,
+        recorded_cost=sum(costs) if costs else None,
+        recorded_tokens=tokens,
+        _lines=lines,
+        _messages=messages,
+    )
+
+
+def read_bill(
+    path: str | PathLike[str] | Sequence[str | PathLike[str]], format: str = "auto"
+) -> Bill:
+    """Read the recorded usage of saved sessions into a `Bill`.
+
+    Args:
+        path: a file, a Claude Code project folder (every `.jsonl` under it,
+            `agent-*.jsonl` and `<session>/subagents/` included), or a list of
+            them.
+        format: one of `BILL_FORMATS`; `"auto"` tells each file's format from
+            its first line (or its whole JSON for the one-object formats).
+
+    Returns:
+        A `Bill`, one `Call` per API call.
+
+    Raises:
+        ValueError: a missing path, a file in no known format, a known format
+            holding no call with usage, or a malformed usage figure (the
+            message names the file and line or index).
+    """
+    paths: list[str | PathLike[str]]
+    if isinstance(path, str | PathLike):
+        paths = [path]
+    elif isinstance(path, Sequence) and path and all(isinstance(p, str | PathLike) for p in path):
+        paths = list(path)
+    else:
+        raise TypeError(f"path must be a path or a non-empty list of paths, got {path!r:.60}")
+    if not isinstance(format, str):
+        raise TypeError(f"format must be a str, got {format!r}")
+    readings = read_paths(paths, format)
+    return _merge(readings, tuple(str(p) for p in paths))

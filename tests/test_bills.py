@@ -1,0 +1,534 @@
+"""`read_bill`: one call per API call on real and labelled synthetic sessions, priced, explained."""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from context_budget import PRICES, Bill, Call, model_family, price_for, read_bill
+
+SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
+PROJECT = SESSIONS / "sample-project"
+FE5E = PROJECT / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
+ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
+TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+OPENHANDS = SESSIONS / "openhands" / "basic_gui_mode.json"
+
+
+# ---------------------------------------------------------------- the worked real session
+
+
+def test_fe5e1c67_is_170_calls_from_262_lines() -> None:
+    bill = read_bill(FE5E)
+    assert (len(bill.calls), len(bill.every_line().calls)) == (170, 262)
+    assert bill.format == "claude-code"
+    assert bill.models == ("claude-sonnet-4-20250514",)
+
+
+def test_fe5e1c67_costs_2_39_at_sonnet_4_list_prices() -> None:
+    cost = read_bill(FE5E).cost()
+    assert round(cost.total, 2) == 2.39
+    assert round(cost.uncached_input, 4) == 0.0025
+    assert round(cost.cache_writes, 3) == 0.517
+    assert round(cost.cache_reads, 3) == 1.094
+    assert round(cost.output, 3) == 0.779
+
+
+def test_fe5e1c67_reads_96_3_percent_from_cache() -> None:
+    assert round(read_bill(FE5E).cache_read_share, 3) == 0.963
+
+
+def test_counting_every_line_bills_3_78() -> None:
+    assert round(read_bill(FE5E).every_line().cost().total, 2) == 3.78
+
+
+def test_fe5e1c67_what_ifs_on_the_input_side() -> None:
+    what = read_bill(FE5E).what_if()
+    assert round(what.actual, 2) == 1.61
+    assert round(what.no_caching, 2) == 11.36
+    assert round(what.all_writes_1h, 2) == 1.92
+    assert round(what.staggered_starts, 2) == 1.54
+    assert what.rebuilds_read == what.actual  # no rebuild to save on
+
+
+def test_fe5e1c67_has_no_rebuild_though_four_calls_write_a_fifth_of_their_prompt() -> None:
+    bill = read_bill(FE5E)
+    heavy = [c for c in bill.calls if c.cache_creation_input_tokens > 0.2 * c.prompt_tokens]
+    assert len(heavy) == 4
+    assert bill.rebuilds() == []
+
+
+def test_fe5e1c67_keeps_its_five_sub_agents_apart() -> None:
+    threads = read_bill(FE5E).threads
+    assert list(threads) == ["fe5e1c67/main"] + [f"fe5e1c67/sidechain-{n}" for n in range(1, 6)]
+    assert sum(threads.values()) == 170
+    cold = [
+        c
+        for c in read_bill(FE5E).calls
+        if c.sidechain and c.cache_read_input_tokens == 0 and c.cache_creation_input_tokens
+    ]
+    assert len(cold) == 3
+    assert len({int(c.timestamp or 0) for c in cold}) == 1  # the same second
+
+
+def test_the_project_folder_reads_every_session_and_agent_file() -> None:
+    bill = read_bill(PROJECT)
+    parts = [len(read_bill(PROJECT / f).calls) for f in sorted(p.name for p in PROJECT.iterdir())]
+    assert len(bill.calls) == sum(parts) == 199
+    assert "5c0375b4/agent-test-hash-123" in bill.threads
+    assert read_bill(sorted(PROJECT.iterdir())).calls == bill.calls
+
+
+def test_calls_are_in_time_order() -> None:
+    times = [c.timestamp or 0.0 for c in read_bill(PROJECT).calls]
+    assert times == sorted(times)
+
+
+# ---------------------------------------------------------------- rebuilds
+
+
+def test_the_synthetic_session_gives_ttl_prefix_changed_compaction_ttl() -> None:
+    rebuilds = read_bill(SYNTHETIC).rebuilds()
+    assert [(r.call, r.cause) for r in rebuilds] == [
+        (4, "ttl"),
+        (6, "prefix-changed"),
+        (8, "compaction"),
+        (10, "ttl"),
+    ]
+    assert [r.lost_tokens for r in rebuilds] == [14_300, 4_500, 2_700, 14_500]
+    assert rebuilds[0].gap_seconds == pytest.approx(738.0)
+    edit = rebuilds[1].first_difference
+    assert edit is not None and edit.startswith("user ") and edit.endswith(".jsonl:16)")
+    assert all(r.first_difference is None for r in rebuilds if r.cause != "prefix-changed")
+
+
+def test_extra_cost_is_the_rewrite_minus_the_read() -> None:
+    ttl = read_bill(SYNTHETIC).rebuilds()[0]  # wrote 14,600 at $3.75, 14,300 of them lost
+    price = PRICES["claude-sonnet-4-5"]
+    assert ttl.extra_usd == pytest.approx(14_300 * (price.write_5m - price.read) / 1e6)
+    what = read_bill(SYNTHETIC).what_if()
+    total = sum(r.extra_usd or 0.0 for r in read_bill(SYNTHETIC).rebuilds())
+    assert what.rebuilds_read == pytest.approx(what.actual - total)
+
+
+def test_the_synthetic_files_are_what_their_generator_writes() -> None:
+    made = runpy.run_path(str(SESSIONS.parent.parent.parent / "tools" / "synthetic_sessions.py"))
+    for name, text in made["files"]().items():
+        assert (SESSIONS / "synthetic" / name).read_text(encoding="utf-8") == text
+
+
+def _assistant(
+    at: str, read: int, write: int, *, ident: str, hour: bool = False, model: str = "x", **kw: Any
+) -> dict[str, Any]:
+    split = {"ephemeral_5m_input_tokens": 0 if hour else write}
+    split["ephemeral_1h_input_tokens"] = write if hour else 0
+    line = {
+        "type": "assistant",
+        "uuid": f"u-{ident}",
+        "parentUuid": kw.pop("parent", None),
+        "isSidechain": kw.pop("sidechain", False),
+        "sessionId": "abcd1234-0000",
+        "timestamp": at,
+        "requestId": kw.pop("request", f"req-{ident}"),
+        "message": {
+            "id": f"msg-{ident}",
+            "model": model if model != "x" else "claude-sonnet-4-6",
+            "usage": {
+                "input_tokens": kw.pop("input", 5),
+                "cache_read_input_tokens": read,
+                "cache_creation_input_tokens": write,
+                "cache_creation": split,
+                "output_tokens": kw.pop("output", 10),
+            },
+        },
+    }
+    line.update(kw)
+    return line
+
+
+def _session(tmp_path: Path, lines: list[dict[str, Any]], name: str = "s.jsonl") -> Path:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_a_one_hour_prefix_survives_a_ten_minute_pause(tmp_path: Path) -> None:
+    lines = [
+        _assistant("2026-01-01T00:00:00Z", 0, 20_000, ident="a", hour=True),
+        _assistant("2026-01-01T00:10:00Z", 15_000, 5_000, ident="b", hour=True),
+        _assistant("2026-01-01T01:20:00Z", 0, 20_000, ident="c", hour=True),
+    ]
+    causes = [r.cause for r in read_bill(_session(tmp_path, lines)).rebuilds()]
+    assert causes == ["prefix-changed", "ttl"]
+
+
+def test_a_model_switch_and_plain_growth(tmp_path: Path) -> None:
+    lines = [
+        _assistant("2026-01-01T00:00:00Z", 0, 20_000, ident="a"),
+        _assistant("2026-01-01T00:00:10Z", 20_000, 30_000, ident="b"),  # growth: read covers it
+        _assistant("2026-01-01T00:00:20Z", 0, 50_000, ident="c", model="claude-opus-4-6"),
+        _assistant("2026-01-01T00:00:30Z", 49_000, 0, ident="d", model="claude-opus-4-6"),
+    ]
+    rebuilds = read_bill(_session(tmp_path, lines)).rebuilds()
+    assert [(r.call, r.cause, r.lost_tokens) for r in rebuilds] == [(3, "model-switch", 50_000)]
+
+
+def test_a_loss_of_exactly_1024_tokens_is_not_a_rebuild(tmp_path: Path) -> None:
+    lines = [
+        _assistant("2026-01-01T00:00:00Z", 0, 10_000, ident="a"),
+        _assistant("2026-01-01T00:00:10Z", 10_000 - 1024, 2_000, ident="b"),
+        _assistant("2026-01-01T00:00:20Z", 10_976 - 1025, 2_000, ident="c"),
+    ]
+    assert [r.call for r in read_bill(_session(tmp_path, lines)).rebuilds()] == [3]
+
+
+# ---------------------------------------------------------------- deduplication
+
+
+def test_one_response_on_several_lines_is_one_call_with_the_larger_total(tmp_path: Path) -> None:
+    lines = [
+        _assistant("2026-01-01T00:00:00Z", 100, 2_000, ident="a", output=3),
+        _assistant("2026-01-01T00:00:01Z", 100, 2_000, ident="a", output=250, uuid="u-a2"),
+        _assistant("2026-01-01T00:00:02Z", 100, 2_000, ident="a", output=40, uuid="u-a3"),
+    ]
+    bill = read_bill(_session(tmp_path, lines))
+    assert [c.output_tokens for c in bill.calls] == [250]
+    assert bill.calls[0].timestamp == read_bill(_session(tmp_path, lines[:1])).calls[0].timestamp
+    assert len(bill.every_line().calls) == 3
+
+
+def test_the_copy_outside_a_sidechain_wins(tmp_path: Path) -> None:
+    lines = [
+        _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a", output=99, sidechain=True),
+        _assistant("2026-01-01T00:00:01Z", 0, 2_000, ident="a", output=5, uuid="u-a2"),
+    ]
+    (call,) = read_bill(_session(tmp_path, lines)).calls
+    assert (call.sidechain, call.output_tokens) == (False, 5)
+
+
+def test_without_a_request_id_the_message_id_is_the_key(tmp_path: Path) -> None:
+    first = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")
+    second = _assistant("2026-01-01T00:00:01Z", 0, 2_000, ident="a", uuid="u-a2")
+    del first["requestId"], second["requestId"]
+    assert len(read_bill(_session(tmp_path, [first, second])).calls) == 1
+
+
+def test_error_lines_and_other_line_types_are_skipped(tmp_path: Path) -> None:
+    error = _assistant("2026-01-01T00:00:01Z", 0, 0, ident="e", model="<synthetic>")
+    lines = [
+        {"type": "summary", "summary": "x", "leafUuid": "u"},
+        {"type": "file-history-snapshot", "snapshot": {}},
+        _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a"),
+        error,
+    ]
+    assert len(read_bill(_session(tmp_path, lines)).calls) == 1
+
+
+def test_a_subagents_folder_is_its_own_thread(tmp_path: Path) -> None:
+    _session(tmp_path, [_assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")], "p/s.jsonl")
+    agent = [_assistant("2026-01-01T00:00:05Z", 0, 3_000, ident="b", sidechain=True)]
+    _session(tmp_path, agent, "p/abcd1234-0000/subagents/agent-77.jsonl")
+    bill = read_bill(tmp_path / "p")
+    assert bill.threads == {"abcd1234/main": 1, "abcd1234/agent-77": 1}
+    assert [c.sidechain for c in bill.calls] == [False, True]
+
+
+def test_unicode_in_a_session_is_read(tmp_path: Path) -> None:
+    line = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="é😀\u2028")
+    assert len(read_bill(_session(tmp_path, [line], "séance 😀.jsonl")).calls) == 1
+
+
+# ---------------------------------------------------------------- other formats
+
+
+def test_a_codex_rollout_matches_its_last_cumulative_total() -> None:
+    bill = read_bill(ROLLOUT)
+    assert (bill.format, len(bill.calls)) == ("codex", 4)  # a repeated total is not a call
+    total = bill.recorded_tokens
+    assert total is not None
+    tokens = bill.tokens()
+    assert tokens["input"] + tokens["cache_read"] == total["input_tokens"]
+    assert tokens["cache_read"] == total["cached_input_tokens"]
+    assert tokens["output"] == total["output_tokens"]
+    assert bill.unpriced_models() == ("gpt-5-codex",)
+    assert bill.cost().total == 0.0
+
+
+def test_a_mini_swe_agent_trajectory_matches_its_recorded_cost_and_calls() -> None:
+    data = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    bill = read_bill(TRAJECTORY)
+    assert len(bill.calls) == data["info"]["model_stats"]["api_calls"] == 64
+    assert bill.recorded_cost == pytest.approx(data["info"]["model_stats"]["instance_cost"])
+    assert sum(c.recorded_cost or 0.0 for c in bill.calls) == pytest.approx(bill.recorded_cost)
+    prompts = sum(
+        m["extra"]["response"]["usage"]["prompt_tokens"]
+        for m in data["messages"]
+        if m["role"] == "assistant"
+    )
+    assert sum(c.prompt_tokens for c in bill.calls) == prompts
+    assert bill.unpriced_models() == ("deepseek-v4-flash",)  # never priced at a guess
+
+
+def test_an_openhands_file_keeps_one_call_per_model_response() -> None:
+    events = json.loads(OPENHANDS.read_text(encoding="utf-8"))
+    usages = {
+        e["tool_call_metadata"]["model_response"]["id"]: e["tool_call_metadata"]["model_response"]
+        for e in events
+        if (e.get("tool_call_metadata") or {}).get("model_response")
+    }
+    bill = read_bill(OPENHANDS)
+    assert (len(bill.calls), len(bill.every_line().calls)) == (len(usages), 8) == (4, 8)
+    assert sum(c.prompt_tokens for c in bill.calls) == sum(
+        u["usage"]["prompt_tokens"] for u in usages.values()
+    )
+    assert sum(c.output_tokens for c in bill.calls) == sum(
+        u["usage"]["completion_tokens"] for u in usages.values()
+    )
+
+
+# ---------------------------------------------------------------- prices
+
+
+def test_dated_ids_map_to_their_family() -> None:
+    assert model_family("claude-sonnet-4-5-20250929") == "claude-sonnet-4-5"
+    assert model_family("claude-sonnet-4-20250514") == "claude-sonnet-4"
+    assert model_family("claude-3-7-sonnet-latest") == "claude-3-7-sonnet"
+    assert price_for("claude-opus-4-1-20250805") == PRICES["claude-opus-4-1"]
+    assert price_for("deepseek-chat") is None and price_for("gpt-5-codex") is None
+
+
+@pytest.mark.parametrize(
+    ("model", "rates"),
+    [
+        ("claude-sonnet-4", (3.0, 3.75, 6.0, 0.30, 15.0)),
+        ("claude-opus-4", (15.0, 18.75, 30.0, 1.50, 75.0)),
+        ("claude-opus-4-1", (15.0, 18.75, 30.0, 1.50, 75.0)),
+        ("claude-3-7-sonnet", (3.0, 3.75, 6.0, 0.30, 15.0)),
+        ("claude-3-5-haiku", (0.80, 1.0, 1.6, 0.08, 4.0)),
+    ],
+)
+def test_older_models_have_dated_sourced_prices(model: str, rates: tuple[float, ...]) -> None:
+    price = PRICES[model]
+    assert (price.input, price.write_5m, price.write_1h, price.read, price.output) == pytest.approx(
+        rates
+    )
+    assert price.as_of and "pricing" in price.source
+
+
+# ---------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "empty"),
+        ("hello\n", "not a session"),
+        ('{"a": 1}\n', "first line: dict with keys a"),
+        ("[1, 2]\n", "not a session"),
+    ],
+)
+def test_a_file_in_no_known_format_is_refused(tmp_path: Path, text: str, said: str) -> None:
+    path = tmp_path / "f.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=said):
+        read_bill(path)
+
+
+@pytest.mark.parametrize("bad", [-1, "12", True, 1.5, None])
+def test_a_malformed_token_count_names_its_line(tmp_path: Path, bad: object) -> None:
+    line = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")
+    line["message"]["usage"]["output_tokens"] = bad
+    path = _session(tmp_path, [{"type": "summary"}, line])
+    if bad is None:
+        assert read_bill(path).calls[0].output_tokens == 0
+        return
+    with pytest.raises(ValueError, match=r"s\.jsonl:2 output_tokens"):
+        read_bill(path)
+
+
+def test_a_session_without_usage_is_refused(tmp_path: Path) -> None:
+    path = _session(tmp_path, [{"type": "user", "sessionId": "s", "message": {"content": "hi"}}])
+    with pytest.raises(ValueError, match="no assistant line with usage"):
+        read_bill(path)
+
+
+def test_a_broken_line_names_its_number(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    line = json.dumps(_assistant("2026-01-01T00:00:00Z", 0, 1, ident="a"))
+    path.write_text(line + "\n{oops\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"s\.jsonl:2: not JSON"):
+        read_bill(path)
+
+
+def test_a_codex_total_that_goes_down_is_refused(tmp_path: Path) -> None:
+    def event(total: int) -> dict[str, Any]:
+        usage = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 1}
+        info = {"total_token_usage": usage}
+        return {
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "event_msg",
+            "payload": {"type": "token_count", "info": info},
+        }
+
+    path = _session(tmp_path, [event(100), event(50)], "rollout.jsonl")
+    with pytest.raises(ValueError, match="went down"):
+        read_bill(path)
+
+
+def test_paths_and_format_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no such file"):
+        read_bill(tmp_path / "missing.jsonl")
+    with pytest.raises(ValueError, match=r"no \.jsonl"):
+        read_bill(tmp_path)
+    with pytest.raises(ValueError, match="format must be one of"):
+        read_bill(FE5E, format="aider")
+    with pytest.raises(TypeError):
+        read_bill([])
+    with pytest.raises(TypeError):
+        read_bill(42)  # type: ignore[arg-type]
+
+
+def test_the_file_is_not_changed_by_reading(tmp_path: Path) -> None:
+    before = FE5E.read_bytes()
+    read_bill(FE5E).rebuilds()
+    assert FE5E.read_bytes() == before
+
+
+# ---------------------------------------------------------------- properties
+
+_CALL = st.builds(
+    Call,
+    thread=st.sampled_from(["a/main", "a/sidechain-1"]),
+    timestamp=st.floats(0, 1e6),
+    model=st.sampled_from(["claude-sonnet-4-20250514", "deepseek-chat", "claude-opus-4-6"]),
+    input_tokens=st.integers(0, 10**6),
+    cache_read_input_tokens=st.integers(0, 10**6),
+    cache_creation_5m=st.integers(0, 10**6),
+    cache_creation_1h=st.integers(0, 10**6),
+    output_tokens=st.integers(0, 10**5),
+    segment=st.integers(0, 2),
+)
+
+
+@given(st.lists(_CALL, min_size=1, max_size=30))
+def test_every_rebuild_lost_over_1024_tokens_and_the_bill_adds_up(calls: list[Call]) -> None:
+    bill = Bill(tuple(calls), "claude-code")
+    for rebuild in bill.rebuilds():
+        assert rebuild.lost_tokens > 1024
+        assert rebuild.cause in ("ttl", "compaction", "model-switch", "prefix-changed")
+        assert (rebuild.extra_usd is None) == (price_for(calls[rebuild.call - 1].model) is None)
+        assert rebuild.extra_usd is None or rebuild.extra_usd >= 0
+    parts = [bill.call_cost(n) for n in range(1, len(calls) + 1)]
+    assert bill.cost().total == pytest.approx(sum(p.total for p in parts if p is not None))
+    assert 0.0 <= bill.cache_read_share <= 1.0
+    what = bill.what_if()
+    assert what.rebuilds_read <= what.actual + 1e-9
+    assert what.staggered_starts <= what.actual + 1e-9
+
+
+def test_a_malformed_time_names_its_line(tmp_path: Path) -> None:
+    line = _assistant("yesterday", 0, 2_000, ident="a")
+    with pytest.raises(ValueError, match=r"s\.jsonl:1 timestamp: not an ISO time"):
+        read_bill(_session(tmp_path, [line]))
+    line = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")
+    line["message"]["usage"] = None
+    with pytest.raises(ValueError, match="usage must be an object"):
+        read_bill(_session(tmp_path, [line]))
+
+
+def test_a_litellm_usage_with_more_cached_than_sent_is_refused(tmp_path: Path) -> None:
+    data = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    first = next(m for m in data["messages"] if m["role"] == "assistant")
+    first["extra"]["response"]["usage"]["prompt_tokens_details"]["cached_tokens"] = 10**9
+    path = tmp_path / "t.traj.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"messages\[2\].*exceed prompt_tokens"):
+        read_bill(path)
+
+
+_SPLIT = st.lists(
+    st.tuples(
+        st.integers(0, 50_000),  # read
+        st.integers(0, 50_000),  # write
+        st.lists(st.integers(0, 4_000), min_size=1, max_size=4),  # output on each line
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(_SPLIT)
+def test_a_response_split_over_lines_is_one_call_with_its_largest_output(
+    responses: list[tuple[int, int, list[int]]],
+) -> None:
+    import tempfile
+
+    lines = []
+    for number, (read, write, outputs) in enumerate(responses):
+        for part, output in enumerate(outputs):
+            lines.append(
+                _assistant(
+                    f"2026-01-01T00:{number:02d}:{part:02d}Z",
+                    read,
+                    write,
+                    ident=f"r{number}",
+                    output=output,
+                    uuid=f"u-{number}-{part}",
+                )
+            )
+    with tempfile.TemporaryDirectory() as folder:
+        bill = read_bill(_session(Path(folder), lines))
+    assert len(bill.calls) == len(responses)
+    assert len(bill.every_line().calls) == sum(len(o) for _, _, o in responses)
+    assert [c.output_tokens for c in bill.calls] == [max(o) for _, _, o in responses]
+    assert [c.cache_read_input_tokens for c in bill.calls] == [r for r, _, _ in responses]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+        "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl",
+        "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl",
+    ],
+)
+def test_each_real_session_has_one_call_per_response_id(name: str) -> None:
+    keys = set()
+    for text in (PROJECT / name).read_text(encoding="utf-8").splitlines():
+        line = json.loads(text)
+        if line.get("type") == "assistant" and "usage" in line.get("message", {}):
+            keys.add((line["message"]["id"], line.get("requestId")))
+    bill = read_bill(PROJECT / name)
+    assert len(bill.calls) == len(keys)
+    assert bill.unpriced_models() == ()
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        "claude-sonnet-4",
+        "claude-opus-4",
+        "claude-opus-4-1",
+        "claude-3-7-sonnet",
+        "claude-3-5-haiku",
+    ],
+)
+def test_older_priced_models_have_a_minimum_cacheable_length(model: str) -> None:
+    from context_budget import MIN_CACHEABLE_TOKENS, PromptCache
+
+    assert MIN_CACHEABLE_TOKENS[model].source
+    PromptCache(model)  # the cache model runs on every priced model
+
+
+def test_a_session_opening_with_a_line_type_of_a_later_version_is_read(tmp_path: Path) -> None:
+    opening = {"type": "custom-title", "customTitle": "x", "uuid": "t-1"}
+    path = _session(tmp_path, [opening, _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")])
+    assert read_bill(path).format == "claude-code"
