@@ -7,10 +7,13 @@ at build time. These tests run the same code the build runs.
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 import re
+import struct
 import sys
 import xml.etree.ElementTree as ET
+import zlib
 from pathlib import Path
 from types import ModuleType
 
@@ -302,3 +305,44 @@ def test_line_chart_names_a_line_that_runs_along_another() -> None:
         == 3
     )
     assert unremarked_overlaps(text) == []
+
+
+def _png(*chunks: tuple[bytes, bytes]) -> bytes:
+    """A PNG of one transparent pixel with the given extra chunks before its data."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 6, 0, 0, 0)
+    pixels = zlib.compress(b"\0\0\0\0\0")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + b"".join(chunk(kind, body) for kind, body in chunks)
+        + chunk(b"IDAT", pixels)
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_a_notebook_plot_takes_its_alt_text_from_its_png() -> None:
+    """nbconvert's placeholder gives way to the Description the notebook saved."""
+    said = "Two line charts: the context grows; the bill curves up & away"
+    described = base64.b64encode(_png((b"tEXt", b"Description\0" + said.encode("latin-1"))))
+    plain = base64.b64encode(_png())
+    compressed = base64.b64encode(_png((b"zTXt", b"Description\0\0" + zlib.compress(b"zipped"))))
+    international = base64.b64encode(
+        _png((b"iTXt", b"Description\0\0\0\0\0" + "caf\u00e9 \u2192 bill".encode()))
+    )
+    page = "".join(
+        '<img alt="No description has been provided for this image" '
+        f'class="" src="data:image/png;base64,{data.decode()}"\n>'
+        for data in (described, plain, compressed, international)
+    )
+    out = hook.describe_plots(page)
+    alts = re.findall(r'alt="([^"]*)"', out)
+    assert alts[0] == "Two line charts: the context grows; the bill curves up &amp; away"
+    assert alts[1] == "No description has been provided for this image"  # left as it was
+    assert alts[2:] == ["zipped", "café → bill"]
+    assert out.count("<img") == 4 and 'class=""' in out
+    assert hook.png_description(b"not a png") is None
