@@ -10,8 +10,14 @@ Three things go into the built site:
   checker's verdict on each (`tests/pagecheck.py`'s `browser_blocks`): the source, the
   output CI compared, whether the browser can run it and why not.
 
+A notebook page (mkdocs-jupyter) gets the same: each code cell, in order, with what
+it printed when the build executed it as the output to compare (`notebook_cells`,
+`pagecheck.browser_cells`), and a note on each cell the browser cannot run.
+
 Each Python block's `<div class="language-... highlight">` gets `data-cb-order`, and,
-when it cannot run, `data-cb-why`; `docs/javascripts/run-blocks.js` reads them. A page
+when it cannot run, `data-cb-why`; an exercise's checker block (`BrowserBlock.checker`:
+its output is a `PASS`/`NEEDS_WORK` verdict) gets `data-cb-checker`, so the reader's run
+is judged by its verdict; `docs/javascripts/run-blocks.js` reads them. A page
 with Python blocks whose rendered code blocks do not line up one to one with its fences
 is a warning, which fails the strict build; a page with none (the API reference, drawn
 by mkdocstrings) is left as it is.
@@ -38,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "tests") not in sys.path:
     sys.path.insert(0, str(ROOT / "tests"))
 
-from pagecheck import PYTHON_LANGUAGES, browser_blocks, page_sybil  # noqa: E402
+from pagecheck import PYTHON_LANGUAGES, browser_blocks, browser_cells, page_sybil  # noqa: E402
 
 log = logging.getLogger("mkdocs.hooks.browser_run")
 
@@ -55,13 +61,67 @@ SITE_FOLDER = "pyodide"
 PACKAGE_ZIP = f"{SITE_FOLDER}/context_budget.zip"
 PAGES_FOLDER = f"{SITE_FOLDER}/pages"
 _CODE_DIV = re.compile(r'<div class="language-([\w+-]*) highlight"')
+#: A notebook code cell's input, as mkdocs-jupyter renders it (nbconvert's lab template).
+_CELL = re.compile(
+    r'<div class="highlight-ipynb hl-python"><pre><span></span>(?P<code>.*?)</pre></div>', re.DOTALL
+)
+_PRINTED = re.compile(
+    r'<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"[^>]*>\s*'
+    r"<pre>(?P<text>.*?)</pre>",
+    re.DOTALL,
+)
+_SHOWN = re.compile(
+    r"jp-OutputArea-executeResult|jp-RenderedImage|jp-RenderedHTML|jp-RenderedMarkdown"
+)
+_TAG = re.compile(r"<[^>]+>")
 
 _pages: dict[str, dict[str, Any]] = {}
 
 
 def data_name(src_uri: str) -> str:
-    """The block list's site path for the page at `src_uri`: `pyodide/pages/a--b.json`."""
-    return f"{PAGES_FOLDER}/{src_uri.removesuffix('.md').replace('/', '--')}.json"
+    """The block list's site path for the page at `src_uri`: `pyodide/pages/a--b.json`
+    (a notebook `notebooks/lab.py` gives `pyodide/pages/notebooks--lab.json`)."""
+    stem = src_uri.removesuffix(".md").removesuffix(".py")
+    return f"{PAGES_FOLDER}/{stem.replace('/', '--')}.json"
+
+
+def notebook_cells(page_html: str) -> list[tuple[str, str | None]]:
+    """Each code cell of a rendered notebook page: its source and what it printed.
+
+    What it printed is the text of its stdout outputs, or None when the cell also
+    shows a value, a plot or HTML (the browser's runner prints none of those).
+    """
+    matches = list(_CELL.finditer(page_html))
+    cells: list[tuple[str, str | None]] = []
+    for match, after in zip(matches, [*matches[1:], None], strict=True):
+        code = html.unescape(_TAG.sub("", match.group("code")))
+        outputs = page_html[match.end() : after.start() if after else len(page_html)]
+        printed: str | None = "".join(
+            html.unescape(_TAG.sub("", found.group("text"))) for found in _PRINTED.finditer(outputs)
+        )
+        if _SHOWN.search(outputs):
+            printed = None
+        cells.append((code, printed))
+    return cells
+
+
+def annotate_notebook(page_html: str, blocks: list[Any], data_url: str) -> str:
+    """`page_html` with each code cell marked for the runner, its code in a `<code>`."""
+    cells = iter(blocks)
+
+    def mark(match: re.Match[str]) -> str:
+        block = next(cells)
+        extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
+        if block.checker:
+            extra += ' data-cb-checker="true"'
+        if not block.runnable:
+            extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
+        return (
+            f'<div class="highlight-ipynb hl-python"{extra}><pre><span></span>'
+            f"<code>{match.group('code')}</code></pre></div>"
+        )
+
+    return _CELL.sub(mark, page_html)
 
 
 def fence_languages(path: Path) -> list[str]:
@@ -87,6 +147,8 @@ def annotate(text: str, languages: list[str], blocks: list[Any], data_url: str) 
             return match.group(0)
         block = next(visible)
         extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
+        if block.checker:
+            extra += ' data-cb-checker="true"'
         if not block.runnable:
             extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
         return match.group(0) + extra
@@ -119,6 +181,8 @@ def on_files(files: Files, config: Any) -> Files:
 def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
     """Mark the page's Python blocks and keep its block list for `on_post_build`."""
     source = page.file.abs_src_path
+    if source and page.file.src_uri.endswith(".py"):
+        return _notebook_content(text, page, config)
     if not source or not page.file.src_uri.endswith(".md"):
         return text
     path = Path(source)
@@ -147,6 +211,24 @@ def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
         ],
     }
     return marked
+
+
+def _notebook_content(text: str, page: Any, config: Any) -> str:
+    """A notebook page (mkdocs-jupyter): its code cells get the same Run buttons."""
+    cells = notebook_cells(text)
+    if not cells:
+        return text
+    blocks = browser_cells(cells)
+    depth = page.url.count("/") if config.get("use_directory_urls", True) else 0
+    name = data_name(page.file.src_uri)
+    _pages[name] = {
+        "page": page.file.src_uri,
+        "blocks": [
+            {key: value for key, value in asdict(block).items() if key not in {"start", "end"}}
+            for block in blocks
+        ],
+    }
+    return annotate_notebook(text, blocks, "../" * depth + name)
 
 
 def on_post_build(config: Any) -> None:

@@ -38,10 +38,11 @@ import os
 import re
 import shlex
 import subprocess
+import symtable
 import sys
 import textwrap
 import unittest
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -461,6 +462,10 @@ class BrowserBlock:
             serves them at the same path).
         prelude: for a block that cannot run (and is not skipped), its top-level imports
             that can: the browser runs them in its place, so later blocks find the names.
+        checker: True for an exercise's checker block, judged in the browser by the
+            verdict it prints (`PASS`, or `NEEDS_WORK` and what is wrong), not by
+            whether its output equals CI's: its expected output carries a verdict
+            (`VERDICT`), or it calls a `check_*` function of `context_budget.grading`.
     """
 
     order: int
@@ -475,6 +480,24 @@ class BrowserBlock:
     why: str | None
     files: tuple[str, ...]
     prelude: str = ""
+    checker: bool = False
+
+
+#: A checker's verdict word, as `context_budget.grading` prints it.
+VERDICT = re.compile(r"\b(?:PASS|NEEDS_WORK)\b")
+#: The package that holds the exercises' checkers.
+GRADING_PACKAGE = "context_budget.grading"
+
+
+def _grading_checks(tree: ast.AST) -> set[str]:
+    """The `check_*` names a block imports from `context_budget.grading` (or a module of it)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(GRADING_PACKAGE):
+            names.update(
+                alias.asname or alias.name for alias in node.names if alias.name.startswith("check")
+            )
+    return names
 
 
 #: The only module outside the standard library that the browser has.
@@ -544,24 +567,62 @@ def _imported_roots(tree: ast.AST) -> set[str]:
     return roots
 
 
+def _module_table(tree: ast.AST) -> symtable.SymbolTable | None:
+    """The block's scopes, as the compiler sees them (None for an empty or odd tree)."""
+    try:
+        return symtable.symtable(ast.unparse(tree), "<block>", "exec")
+    except SyntaxError:  # e.g. `return` at top level, which `ast.parse` accepts
+        return None
+
+
 def _bound_names(tree: ast.AST) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    """The names a block binds in the page's namespace: its module scope.
+
+    Assignments, imports, definitions, `for` and `with` targets, `except ... as`,
+    match captures and `global` assignments in a function count; a function's
+    parameters and locals, a lambda's and a comprehension's do not: they belong
+    to their own scope, and bind nothing a later block can use.
+    """
+    table = _module_table(tree)
+    if table is None:
+        return set()
+    names = {
+        symbol.get_name()
+        for symbol in table.get_symbols()
+        if symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace()
+    }
+    for child in _nested(table):
+        names.update(
+            symbol.get_name()
+            for symbol in child.get_symbols()
+            if symbol.is_declared_global() and symbol.is_assigned()
+        )
     return names
 
 
+def _nested(table: symtable.SymbolTable) -> Iterable[symtable.SymbolTable]:
+    for child in table.get_children():
+        yield child
+        yield from _nested(child)
+
+
 def _loaded_names(tree: ast.AST) -> set[str]:
-    return {
-        node.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
+    """The names a block reads from the page's namespace, in any of its scopes.
+
+    A function's parameter or local, or a comprehension's loop variable, is its
+    own and is not read from the page (`def estimate(text): ...` needs no `text`).
+    """
+    table = _module_table(tree)
+    if table is None:
+        return set()
+    names = {symbol.get_name() for symbol in table.get_symbols() if symbol.is_referenced()}
+    for child in _nested(table):
+        names.update(
+            symbol.get_name()
+            for symbol in child.get_symbols()
+            if symbol.is_referenced() and symbol.is_global()
+        )
+    return names
 
 
 def _python_source(source: str, doctest: bool) -> str:
@@ -617,7 +678,7 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
     hidden_starts = {region.start for region in _hidden_blocks(document)}
     example_starts = [example.region.start for example in document]
     blocks: list[BrowserBlock] = []
-    unavailable: dict[str, str] = {}  # name -> why the block that defines it cannot run
+    judge = _BlockJudge()
     for region in regions:
         language = region.lexemes.get("language", "python")
         if language not in PYTHON_LANGUAGES:
@@ -626,9 +687,80 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
         doctest = language == "pycon" or _is_doctest(source)
         line = document.text.count("\n", 0, region.start) + 1
         starts = [start for start in example_starts if region.start <= start < region.end]
-        why: str | None = None
         skip = next((skipped[start] for start in starts if start in skipped), None)
         code = _python_source(source, doctest)
+        shown = output_of.get(region.start)
+        expected = _doctest_expected(source) if doctest else None if shown is None else str(shown)
+        why, files, prelude, checker = judge(code, expected, skip)
+        blocks.append(
+            BrowserBlock(
+                order=len(blocks),
+                start=region.start,
+                end=region.end,
+                line=line,
+                hidden=region.start in hidden_starts,
+                doctest=doctest,
+                source=source if doctest else code,
+                expected=expected,
+                runnable=why is None,
+                why=why,
+                files=files,
+                prelude=prelude,
+                checker=checker,
+            )
+        )
+    return blocks
+
+
+def browser_cells(cells: Sequence[tuple[str, str | None]]) -> list[BrowserBlock]:
+    """A notebook's code cells, in order, with whether the browser can run each.
+
+    `cells` holds each code cell's source and the text it printed when the notebook
+    was executed (None where nothing is compared: a cell that shows a value or a
+    plot). The same verdicts as `browser_blocks`: a cell that imports what the
+    browser lacks, reads a file the site does not serve, or uses a name only such a
+    cell defines cannot run; nothing in a notebook is skipped or hidden.
+    """
+    judge = _BlockJudge()
+    blocks: list[BrowserBlock] = []
+    for number, (code, expected) in enumerate(cells):
+        why, files, prelude, checker = judge(code, expected, None)
+        blocks.append(
+            BrowserBlock(
+                order=number,
+                start=0,
+                end=0,
+                line=number + 1,
+                hidden=False,
+                doctest=False,
+                source=code,
+                expected=expected,
+                runnable=why is None,
+                why=why,
+                files=files,
+                prelude=prelude,
+                checker=checker,
+            )
+        )
+    return blocks
+
+
+class _BlockJudge:
+    """Says, block after block of one page, whether the browser can run each.
+
+    It remembers the names that blocks which cannot run define (a later block that
+    uses one cannot run either) and the grading checks the page has imported.
+    """
+
+    def __init__(self) -> None:
+        self.unavailable: dict[str, str] = {}  # name -> why the block defining it cannot run
+        self.checks: set[str] = set()
+
+    def __call__(
+        self, code: str, expected: str | None, skip: str | None
+    ) -> tuple[str | None, tuple[str, ...], str, bool]:
+        """`(why not, files read under docs/, prelude, is a checker)` for one block."""
+        why: str | None = None
         files: list[str] = []
         try:
             tree = ast.parse(code)
@@ -650,31 +782,15 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
                     break
                 files.append(name.removeprefix("docs/"))
         if why is None:
-            needed = sorted((_loaded_names(tree) - _bound_names(tree)) & unavailable.keys())
+            needed = sorted((_loaded_names(tree) - _bound_names(tree)) & self.unavailable.keys())
             if needed:
                 why = f"uses `{needed[0]}`, which a block that cannot run defines"
         prelude, safe = ("", set()) if skip or why is None else _safe_imports(tree, code)
         for name in _bound_names(tree):
             if why is not None and name not in safe:
-                unavailable.setdefault(name, why)
+                self.unavailable.setdefault(name, why)
             else:
-                unavailable.pop(name, None)
-        shown = output_of.get(region.start)
-        expected = _doctest_expected(source) if doctest else None if shown is None else str(shown)
-        blocks.append(
-            BrowserBlock(
-                order=len(blocks),
-                start=region.start,
-                end=region.end,
-                line=line,
-                hidden=region.start in hidden_starts,
-                doctest=doctest,
-                source=source if doctest else code,
-                expected=expected,
-                runnable=why is None,
-                why=why,
-                files=tuple(dict.fromkeys(files)),
-                prelude=prelude,
-            )
-        )
-    return blocks
+                self.unavailable.pop(name, None)
+        self.checks |= _grading_checks(tree)
+        checker = bool(VERDICT.search(expected or "")) or bool(_loaded_names(tree) & self.checks)
+        return why, tuple(dict.fromkeys(files)), prelude, checker

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from pagecheck import ROOT, _OutputCheck, browser_blocks, page_sybil
+from pagecheck import ROOT, _OutputCheck, browser_blocks, browser_cells, page_sybil
 from sybil.evaluators.skip import Skipper
 
 FIXTURES = Path(__file__).parent / "fixtures" / "browser"
@@ -164,6 +164,139 @@ def test_a_traceback_starts_at_the_readers_code() -> None:
     assert runner.run_block(2, "print('still usable')\n", False, "still usable\n")["match"]
     doctest_error = runner.run_block(3, ">>> explode(1)\n", True, "")["error"]
     assert "KeyError: 1" in doctest_error and "cb_runner" not in doctest_error
+
+
+def test_an_exercise_binding_its_own_names_runs_after_a_block_that_cannot() -> None:
+    """Function parameters, comprehension, `except ... as`, match and lambda names are
+    the block's own: none of them makes it need the tokenizer block above."""
+    blocks = [block for block in browser_blocks(FIXTURES / "exercise.md") if not block.hidden]
+    assert [(block.runnable, block.why) for block in blocks] == [
+        (False, "needs the real Qwen tokenizer, which is not shipped to the browser"),
+        (True, None),
+        (True, None),
+        (True, None),
+        (True, None),
+        (False, "uses `word`, which a block that cannot run defines"),
+    ]
+
+
+def test_a_checker_block_is_marked_from_its_output_or_its_call() -> None:
+    """An expected verdict (PASS / NEEDS_WORK) or a call of a grading check marks a checker."""
+    blocks = [block for block in browser_blocks(FIXTURES / "exercise.md") if not block.hidden]
+    assert [block.checker for block in blocks] == [False, True, True, False, True, False]
+
+
+def test_a_checker_block_comes_back_with_its_verdict() -> None:
+    runner = _runner()
+    wrong = "NEEDS_WORK: 4 of 6 cases wrong\n"
+    fixed = runner.run_block(0, "print('PASS')\n", False, wrong, True)
+    assert (fixed["verdict"], fixed["match"]) == ("pass", False)
+    again = runner.run_block(
+        1, "print('3 of 5 right')\nprint('NEEDS_WORK: 2 wrong')\n", False, wrong, True
+    )
+    assert again["verdict"] == "needs_work"
+    assert runner.run_block(2, "print('610,500 PASS')\n", False, None, True)["verdict"] == "pass"
+    assert runner.run_block(3, "print('no verdict')\n", False, wrong, True)["verdict"] is None
+    assert runner.run_block(4, "raise SystemExit('PASS')\n", False, wrong, True)["verdict"] is None
+    assert runner.run_block(5, "print('PASS')\n", False, "PASS\n")["verdict"] is None
+    # a word that only contains a verdict is no verdict
+    assert runner.run_block(6, "print('PASSWORD BYPASS')\n", False, None, True)["verdict"] is None
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids)
+def test_every_first_attempt_of_an_exercise_runs_in_the_browser(page: Path) -> None:
+    """A checker block whose CI output is NEEDS_WORK is the reader's starting point:
+    the browser runs it, so the reader can change it and see the verdict change. No
+    checker block is skipped in CI (its first attempt is shown with its NEEDS_WORK)."""
+    stuck = [
+        f"{page.relative_to(ROOT)}:{block.line}: {block.why}"
+        for block in browser_blocks(page)
+        if block.checker
+        and not block.runnable
+        and ("NEEDS_WORK" in (block.expected or "") or (block.why or "").startswith("skipped"))
+    ]
+    assert not stuck, "\n".join(stuck)
+
+
+def _browser_run_hook() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "hooks"))
+    spec = importlib.util.spec_from_file_location("browser_run_hook", ROOT / "hooks/browser_run.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _cell(code: str, outputs: str = "") -> str:
+    return (
+        '<div class="jp-Cell jp-CodeCell"><div class="highlight-ipynb hl-python"><pre><span></span>'
+        f"{code}</pre></div>{outputs}</div>"
+    )
+
+
+def _printed(text: str) -> str:
+    return (
+        '<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain" '
+        f'tabindex="0">\n<pre>{text}</pre></div>'
+    )
+
+
+NOTEBOOK_PAGE = "\n".join(
+    [
+        _cell('<span class="n">total</span> = 40 + 2\nprint(total)\n', _printed("42\n")),
+        _cell("import matplotlib.pyplot as plt\nsteps = [1, 2]\n"),
+        _cell("print(steps)\n", _printed("[1, 2]\n")),
+        _cell("total\n", '<div class="jp-OutputArea-executeResult">42</div>'),
+        _cell(
+            "from context_budget.grading.chapters import check_estimate\n"
+            "print(check_estimate(lambda text: len(text) // 4))\n",
+            _printed(
+                "NEEDS_WORK: 4 of 6 cases wrong; first, &#x27;abc&#x27; (3 characters):"
+                " expected 1, got 0\n"
+            ),
+        ),
+    ]
+)
+
+
+def test_a_notebook_page_gets_the_runner_cell_by_cell() -> None:
+    """Each code cell in order, with what the build's run printed; a plot cell and the
+    cells that need its names say why they cannot run; a cell that shows a value
+    compares nothing; a checker cell is marked."""
+    hook = _browser_run_hook()
+    cells = hook.notebook_cells(NOTEBOOK_PAGE)
+    assert cells == [
+        ("total = 40 + 2\nprint(total)\n", "42\n"),
+        ("import matplotlib.pyplot as plt\nsteps = [1, 2]\n", ""),
+        ("print(steps)\n", "[1, 2]\n"),
+        ("total\n", None),
+        (
+            cells[4][0],
+            "NEEDS_WORK: 4 of 6 cases wrong; first, 'abc' (3 characters): expected 1, got 0\n",
+        ),
+    ]
+    blocks = browser_cells(cells)
+    plot = "draws a plot with matplotlib, which is not shipped to the browser"
+    assert [(b.order, b.runnable, b.why, b.checker) for b in blocks] == [
+        (0, True, None, False),
+        (1, False, plot, False),
+        (2, False, "uses `steps`, which a block that cannot run defines", False),
+        (3, True, None, False),
+        (4, True, None, True),
+    ]
+    marked = hook.annotate_notebook(NOTEBOOK_PAGE, blocks, "../../pyodide/pages/notebooks--x.json")
+    assert marked.count("<code>") == 5 and marked.count('data-cb-checker="true"') == 1
+    data = "../../pyodide/pages/notebooks--x.json"
+    assert f'data-cb-order="1" data-cb-data="{data}" data-cb-why="{plot}"' in marked
+    assert hook.data_name("notebooks/the-bill.py") == "pyodide/pages/notebooks--the-bill.json"
+    # the browser's runner, cell by cell, agrees with the build's run
+    runner = _runner()
+    for block in blocks:
+        if block.runnable and block.expected is not None:
+            result = runner.run_block(
+                block.order, block.source, False, block.expected, block.checker
+            )
+            assert result["match"] is True, (block.order, result)
 
 
 def test_a_page_whose_code_boxes_outnumber_its_fences_fails_the_build(

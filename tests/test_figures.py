@@ -7,9 +7,13 @@ at build time. These tests run the same code the build runs.
 
 from __future__ import annotations
 
+import base64
 import importlib.util
+import re
+import struct
 import sys
 import xml.etree.ElementTree as ET
+import zlib
 from pathlib import Path
 from types import ModuleType
 
@@ -89,3 +93,256 @@ def test_figure_html_links_the_code_relative_to_the_page() -> None:
     html = hook.figure_html("loop_growth", hook.draw("loop_growth", FIGURES), "budget/tokens/")
     assert 'href="../../figures/loop_growth.py"' in html
     assert "\n\n" not in html
+
+
+# --- Contrast, layouts, ids and overlapping series -------------------------------------
+
+#: The page backgrounds a figure sits on: Material's light page and its slate scheme.
+LIGHT_BACKGROUND = "#ffffff"
+DARK_BACKGROUND = "#1e2129"
+NOTEBOOKS = DOCS / "notebooks"
+_HEX = re.compile(r'"(#[0-9a-fA-F]{6})"')
+_INK = re.compile(r'^\s*INK = "(#[0-9a-fA-F]{6})"', re.MULTILINE)
+
+
+def _luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of an sRGB `#rrggbb` colour."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG 2 contrast ratio of two `#rrggbb` colours, from 1 to 21."""
+    high, low = sorted((_luminance(first), _luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_is_computed_as_wcag_defines_it() -> None:
+    assert contrast("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)
+    # the colours the figures used to draw with, which a reader could barely see
+    assert contrast("#f9a825", LIGHT_BACKGROUND) == pytest.approx(1.97, abs=0.01)
+    assert contrast("#8a8a8a", LIGHT_BACKGROUND) == pytest.approx(3.45, abs=0.01)
+
+
+def test_series_colours_reach_3_to_1_on_both_backgrounds() -> None:
+    svg = _load_svg_module()
+    weak = {
+        (colour, background): round(contrast(colour, background), 2)
+        for colour in svg.PALETTE
+        for background in (LIGHT_BACKGROUND, DARK_BACKGROUND)
+        if contrast(colour, background) < 3
+    }
+    assert weak == {}
+
+
+@pytest.mark.parametrize("notebook", sorted(NOTEBOOKS.glob("*.py")), ids=lambda p: p.stem)
+def test_notebook_plots_reach_4_5_for_text_and_3_for_lines(notebook: Path) -> None:
+    """A plotting notebook's ink (its text) is 4.5:1 on the light page and every colour
+    it draws with 3:1 (the dark scheme shows the plot inverted, which keeps the ratios)."""
+    source = notebook.read_text(encoding="utf-8")
+    if "matplotlib" not in source:
+        pytest.skip("draws no plot")
+    inks = _INK.findall(source)
+    assert inks, f"{notebook.name}: no INK colour for the plot's text"
+    assert [ink for ink in inks if contrast(ink, LIGHT_BACKGROUND) < 4.5] == []
+    weak = [c for c in _HEX.findall(source) if contrast(c, LIGHT_BACKGROUND) < 3]
+    assert weak == [], f"{notebook.name}: colours under 3:1 on white"
+    assert "tab:" not in source, f"{notebook.name}: a matplotlib default colour (tab:...)"
+
+
+def test_figure_text_takes_the_page_colour() -> None:
+    """No text of a figure sets its own colour: it is the page's text (4.5:1 or more)."""
+    for name in NAMES:
+        for narrow in (False, True):
+            root = ET.fromstring(hook.draw(name, FIGURES, narrow=narrow))
+            coloured = [
+                text.get("fill")
+                for text in root.iter(f"{SVG}text")
+                if text.get("fill") not in (None, "currentColor")
+            ]
+            assert coloured == [], name
+
+
+def _load_svg_module() -> ModuleType:
+    if str(FIGURES) not in sys.path:
+        sys.path.insert(0, str(FIGURES))
+    import _svg
+
+    return _svg
+
+
+def _all_drawn() -> list[tuple[str, str]]:
+    return [
+        (f"{name} ({'narrow' if narrow else 'wide'})", hook.draw(name, FIGURES, narrow=narrow))
+        for name in NAMES
+        for narrow in (False, True)
+    ]
+
+
+def test_every_figure_comes_in_both_layouts_with_ids_of_its_own() -> None:
+    """The wide picture is 700 units or more across, the narrow one 360; no id is used by
+    two pictures, and each picture's aria-labelledby names its own title and desc."""
+    seen: dict[str, str] = {}
+    for label, text in _all_drawn():
+        root = ET.fromstring(text)
+        width = float(root.get("viewBox", "0 0 0 0").split()[2])
+        assert (width == 360) if "narrow" in label else (width >= 700), (label, width)
+        ids = [el.get("id") for el in root.iter() if el.get("id")]
+        for ident in ids:
+            assert ident not in seen, f"{label} and {seen.get(ident)} both use id {ident!r}"
+            seen[str(ident)] = label
+        title, desc = root.find(f"{SVG}title"), root.find(f"{SVG}desc")
+        assert title is not None and desc is not None
+        assert (root.get("aria-labelledby") or "").split() == [title.get("id"), desc.get("id")]
+
+
+def _pieces(d: str) -> set[tuple[tuple[float, float], ...]]:
+    """The segments of an SVG path of M/L/H/V commands, or its one point."""
+    tokens = re.findall(r"[MLHV]|-?[\d.]+", d)
+    out: set[tuple[tuple[float, float], ...]] = set()
+    x = y = 0.0
+    command, previous = "M", None
+    index = 0
+    while index < len(tokens):
+        if tokens[index] in "MLHV":
+            command = tokens[index]
+            index += 1
+        if command == "H":
+            x = float(tokens[index])
+            index += 1
+        elif command == "V":
+            y = float(tokens[index])
+            index += 1
+        else:
+            x, y = float(tokens[index]), float(tokens[index + 1])
+            index += 2
+        point = (round(x, 1), round(y, 1))
+        if command != "M" and previous is not None:
+            pair = sorted((previous, point))
+            out.add((pair[0], pair[1]))
+        previous = point
+        if command == "M":
+            command = "L"
+    if not out and previous is not None:
+        out.add((previous,))
+    return out
+
+
+def unremarked_overlaps(svg_text: str) -> list[str]:
+    """The series of a picture drawn entirely along other series without saying so.
+
+    A series is a path with `fill="none"` and a colour of its own. When all its
+    segments lie on other series, the picture must say so: `data-overlaps` on the
+    path, naming them, and a text of the picture naming them too. (Of two identical
+    series, the later one is the one that hides the other.)
+    """
+    root = ET.fromstring(svg_text)
+    paths = [
+        path
+        for path in root.iter(f"{SVG}path")
+        if path.get("fill") == "none" and path.get("stroke") not in (None, "currentColor")
+    ]
+    drawn = [(path, _pieces(path.get("d", ""))) for path in paths]
+    # a label's lines are tspans broken at spaces: join them with one
+    words = " ".join(" ".join(text.itertext()) for text in root.iter(f"{SVG}text"))
+    problems = []
+    for index, (path, mine) in enumerate(drawn):
+        others = [
+            (other, theirs)
+            for later, (other, theirs) in enumerate(drawn)
+            if later != index and not (later > index and theirs == mine)
+        ]
+        if not mine or not mine <= set().union(*(theirs for _, theirs in others)):
+            continue
+        names = [
+            o.get("data-series") or f"series {paths.index(o) + 1}" for o, t in others if mine & t
+        ]
+        said = [name for name in (path.get("data-overlaps") or "").split(", ") if name]
+        label = path.get("data-series") or f"series {index + 1}"
+        if not said or not all(name in said and name in words for name in names[:2]):
+            problems.append(f"{label} is drawn entirely along {', '.join(names)}, unremarked")
+    return problems
+
+
+def test_no_series_hides_under_others_unremarked() -> None:
+    problems = [
+        f"{label}: {line}" for label, text in _all_drawn() for line in unremarked_overlaps(text)
+    ]
+    assert problems == []
+
+
+def test_the_overlap_check_fails_on_the_old_figures() -> None:
+    """The figures as the site drew them before: `clear` on Trim deliberately ran under
+    other lines, and two series of Unit B's figure were one path; nothing said so."""
+    fixture = (ROOT / "tests" / "fixtures" / "browser" / "figure_defects.html").read_text("utf-8")
+    svgs = re.findall(r"<svg\b.*?</svg>", fixture, re.DOTALL)
+    assert [unremarked_overlaps(svg) for svg in svgs] == [
+        ["series 2 is drawn entirely along series 1, series 3, series 4, series 5, unremarked"],
+        ["series 4 is drawn entirely along series 3, unremarked"],
+    ]
+
+
+def test_line_chart_names_a_line_that_runs_along_another() -> None:
+    svg = _load_svg_module()
+    text = svg.line_chart(
+        [("first", [(0, 1), (1, 2)]), ("same", [(0, 1), (1, 2)]), ("own", [(0, 2), (1, 0)])],
+        title="Two lines that coincide and one that does not",
+        desc="A test picture.",
+        x_label="x",
+        y_label="y",
+    )
+    root = ET.fromstring(text)
+    series = [p for p in root.iter(f"{SVG}path") if p.get("class") == "cb-series"]
+    assert [p.get("data-overlaps") for p in series] == [None, "first", None]
+    assert "same (same line as first)" in " ".join(
+        " ".join(t.itertext()) for t in root.iter(f"{SVG}text")
+    )
+    # each series has its own dash pattern and stroke: where lines coincide, both show
+    assert (
+        len({(p.get("stroke"), p.get("stroke-dasharray"), p.get("stroke-width")) for p in series})
+        == 3
+    )
+    assert unremarked_overlaps(text) == []
+
+
+def _png(*chunks: tuple[bytes, bytes]) -> bytes:
+    """A PNG of one transparent pixel with the given extra chunks before its data."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 6, 0, 0, 0)
+    pixels = zlib.compress(b"\0\0\0\0\0")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + b"".join(chunk(kind, body) for kind, body in chunks)
+        + chunk(b"IDAT", pixels)
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_a_notebook_plot_takes_its_alt_text_from_its_png() -> None:
+    """nbconvert's placeholder gives way to the Description the notebook saved."""
+    said = "Two line charts: the context grows; the bill curves up & away"
+    described = base64.b64encode(_png((b"tEXt", b"Description\0" + said.encode("latin-1"))))
+    plain = base64.b64encode(_png())
+    compressed = base64.b64encode(_png((b"zTXt", b"Description\0\0" + zlib.compress(b"zipped"))))
+    international = base64.b64encode(
+        _png((b"iTXt", b"Description\0\0\0\0\0" + "caf\u00e9 \u2192 bill".encode()))
+    )
+    page = "".join(
+        '<img alt="No description has been provided for this image" '
+        f'class="" src="data:image/png;base64,{data.decode()}"\n>'
+        for data in (described, plain, compressed, international)
+    )
+    out = hook.describe_plots(page)
+    alts = re.findall(r'alt="([^"]*)"', out)
+    assert alts[0] == "Two line charts: the context grows; the bill curves up &amp; away"
+    assert alts[1] == "No description has been provided for this image"  # left as it was
+    assert alts[2:] == ["zipped", "café → bill"]
+    assert out.count("<img") == 4 and 'class=""' in out
+    assert hook.png_description(b"not a png") is None

@@ -6,7 +6,19 @@ dates, no random ids, numbers printed with fixed precision.
 
 Text, axes and grid use `currentColor`, so an inline figure takes the page's
 text colour in light and dark mode; series take colours from `PALETTE`,
-chosen to read on both backgrounds.
+each at least 3:1 against both the light and the dark page background
+(`tests/test_figures.py` computes it). Each series of a line chart also has
+its own dash pattern and marker shape (`DASHES`, `MARKERS`), so no series
+depends on colour alone, and its label sits at the end of its line.
+
+Two layouts (`WIDE`, `NARROW`): every chart function draws for the layout
+`layout()` selects, 720 units wide by default and 360 units in the narrow one
+(labels and legends below the plot instead of beside it), so the same 13-unit
+text reads at 11 px or more both in the 1280 px column and on a 390 px phone.
+`hooks/figures.py` draws both and the page shows the one that fits.
+
+Ids are unique per figure and layout (`cb-<hash of the title>-<layout>-t`),
+so each picture on a page keeps its own accessible name.
 
 Shapes:
     Series: `(label, [(x, y), ...])` for line charts.
@@ -18,18 +30,96 @@ Shapes:
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
 Point = tuple[float, float]
 Series = tuple[str, Sequence[Point]]
 Bar = tuple[str, Sequence[tuple[str, float]]]
 
-#: Series colours: teal, amber, purple, red, blue, green (mid-tones for both themes).
-PALETTE = ("#26a69a", "#f9a825", "#8e6bd1", "#e5534b", "#4a90d9", "#6aa84f")
+#: Series colours: teal, amber, purple, red, blue, green, each at least 3:1 against
+#: the light page (#ffffff) and the dark one (Material's slate, about #1e2129).
+PALETTE = ("#00897b", "#b26a00", "#8e6bd1", "#d64541", "#2f7fd1", "#4c8f2f")
+#: Dash patterns of a line chart's series, in series order ("" is solid).
+DASHES = ("", "9 4", "2 3", "10 3 2 3", "5 2", "1 4")
+#: Marker shapes of a line chart's series, in series order.
+MARKERS = ("circle", "square", "triangle", "diamond", "plus", "cross")
+#: Text size in picture units; both layouts show it at 11 px or more where they are used.
+FONT_SIZE = 13
+#: About the advance of one character of the text, in picture units (for layout only).
+CHAR_WIDTH = 7.8
 
-_FONT = 'font-family="system-ui, sans-serif" font-size="13"'
+_FONT = f'font-family="system-ui, sans-serif" font-size="{FONT_SIZE}"'
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How wide a chart is drawn, in picture units, and where its labels go."""
+
+    name: str
+    width: int
+    narrow: bool
+
+
+WIDE = Layout("wide", 720, narrow=False)
+NARROW = Layout("narrow", 360, narrow=True)
+_current: list[Layout] = [WIDE]
+
+
+@contextmanager
+def layout(which: Layout) -> Iterator[Layout]:
+    """Draw every chart inside the `with` block for `which` (`WIDE` or `NARROW`)."""
+    _current.append(which)
+    try:
+        yield which
+    finally:
+        _current.pop()
+
+
+def current_layout() -> Layout:
+    """The layout the chart functions draw for now."""
+    return _current[-1]
+
+
+def _width(asked: int | None) -> int:
+    """The picture's width: the narrow layout's, or what the figure asked for."""
+    here = current_layout()
+    return here.width if here.narrow else (asked or here.width)
+
+
+def _tick_count() -> int:
+    """About how many ticks a value axis gets: fewer in the narrow layout."""
+    return 3 if current_layout().narrow else 5
+
+
+def _wrap(text: str, limit: int) -> list[str]:
+    """`text` in lines of at most `limit` characters, broken at spaces where it can."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= limit:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+def _text_lines(x: float, y: float, lines: Sequence[str], extra: str = "") -> str:
+    """One `<text>` of several lines, 15 units apart, the first on baseline `y`."""
+    spans = "".join(
+        f'<tspan x="{_fmt(x)}" dy="{0 if i == 0 else 15}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
+    )
+    return f'<text x="{_fmt(x)}" y="{_fmt(y)}"{extra}>{spans}</text>'
+
+
+def _attr(text: str) -> str:
+    """`text` escaped for a double-quoted attribute."""
+    return escape(text, {'"': "&quot;"})
 
 
 def _fmt(value: float) -> str:
@@ -88,26 +178,140 @@ class _Axis:
         return self.start + share * (self.end - self.start)
 
 
+def figure_id(title: str) -> str:
+    """The id prefix of the figure titled `title` in the current layout."""
+    digest = hashlib.sha1(title.encode("utf-8")).hexdigest()[:8]
+    return f"cb-{digest}-{current_layout().name}"
+
+
 def _open(width: int, height: int, title: str, desc: str) -> list[str]:
+    ident = figure_id(title)
     return [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="100%" style="max-width:{width}px" role="img" '
-        f'aria-labelledby="t d" class="cb-svg" {_FONT} fill="currentColor">',
-        f'<title id="t">{escape(title)}</title>',
-        f'<desc id="d">{escape(desc)}</desc>',
+        f'width="100%" role="img" aria-labelledby="{ident}-t {ident}-d" '
+        f'class="cb-svg cb-{current_layout().name}" data-layout="{current_layout().name}" '
+        f'{_FONT} fill="currentColor">',
+        f'<title id="{ident}-t">{escape(title)}</title>',
+        f'<desc id="{ident}-d">{escape(desc)}</desc>',
     ]
 
 
-def _legend(labels: Sequence[str], x: float, y: float) -> list[str]:
+def marker(shape: str, x: float, y: float, size: float, colour: str) -> str:
+    """One marker of `shape` (one of `MARKERS`) centred on `(x, y)`, `size` units across/2."""
+    cx, cy, r = _fmt(x), _fmt(y), size
+    if shape == "circle":
+        return f'<circle cx="{cx}" cy="{cy}" r="{_fmt(r)}" fill="{colour}"/>'
+    if shape == "square":
+        side = r * 1.7
+        return (
+            f'<rect x="{_fmt(x - side / 2)}" y="{_fmt(y - side / 2)}" width="{_fmt(side)}" '
+            f'height="{_fmt(side)}" fill="{colour}"/>'
+        )
+    if shape == "triangle":
+        return (
+            f'<path d="M{cx} {_fmt(y - r * 1.25)}L{_fmt(x + r * 1.15)} {_fmt(y + r * 0.85)}'
+            f'H{_fmt(x - r * 1.15)}Z" fill="{colour}"/>'
+        )
+    if shape == "diamond":
+        return (
+            f'<path d="M{cx} {_fmt(y - r * 1.3)}L{_fmt(x + r * 1.1)} {cy}L{cx} '
+            f'{_fmt(y + r * 1.3)}L{_fmt(x - r * 1.1)} {cy}Z" fill="{colour}"/>'
+        )
+    if shape == "plus":
+        return (
+            f'<path d="M{_fmt(x - r * 1.2)} {cy}H{_fmt(x + r * 1.2)}M{cx} {_fmt(y - r * 1.2)}'
+            f'V{_fmt(y + r * 1.2)}" stroke="{colour}" stroke-width="2.2"/>'
+        )
+    if shape == "cross":
+        d = r * 0.95
+        return (
+            f'<path d="M{_fmt(x - d)} {_fmt(y - d)}L{_fmt(x + d)} {_fmt(y + d)}M{_fmt(x - d)} '
+            f'{_fmt(y + d)}L{_fmt(x + d)} {_fmt(y - d)}" stroke="{colour}" stroke-width="2.2"/>'
+        )
+    raise ValueError(f"marker shape {shape!r} is not one of {MARKERS}")
+
+
+def _swatch(i: int, x: float, y: float) -> list[str]:
+    """Series `i`'s line sample (its colour, dash and marker), 22 units long, at `y`."""
+    colour, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
+    dashed = f' stroke-dasharray="{dash}"' if dash else ""
+    return [
+        f'<line x1="{_fmt(x)}" x2="{_fmt(x + 22)}" y1="{_fmt(y)}" y2="{_fmt(y)}" '
+        f'stroke="{colour}" stroke-width="2.5"{dashed}/>',
+        marker(MARKERS[i % len(MARKERS)], x + 11, y, 4, colour),
+    ]
+
+
+def _legend(labels: Sequence[str], x: float, y: float, limit: int = 40) -> tuple[list[str], float]:
+    """Colour boxes and labels, one a row from `y`; and the y just below the last."""
     out = []
+    top = y
     for i, label in enumerate(labels):
         colour = PALETTE[i % len(PALETTE)]
-        top = y + i * 18
+        lines = _wrap(label, limit)
         out.append(
             f'<rect x="{_fmt(x)}" y="{_fmt(top - 9)}" width="12" height="10" fill="{colour}"/>'
         )
-        out.append(f'<text x="{_fmt(x + 18)}" y="{_fmt(top)}">{escape(label)}</text>')
-    return out
+        out.append(_text_lines(x + 18, top, lines))
+        top += 15 * len(lines) + 4
+    return out, top
+
+
+def _segments(points: Sequence[tuple[float, float]]) -> set[tuple[tuple[float, float], ...]]:
+    """The pieces a drawn line is made of, in picture units: segments, or its one point."""
+    rounded = [(round(x, 1), round(y, 1)) for x, y in points]
+    if len(rounded) == 1:
+        return {(rounded[0],)}
+    return {tuple(sorted((a, b))) for a, b in itertools.pairwise(rounded)}
+
+
+def overlaps(drawn: Sequence[tuple[str, Sequence[tuple[float, float]]]]) -> dict[str, list[str]]:
+    """For each series drawn entirely along others, the labels of those others.
+
+    `drawn` holds each series' points in picture units. A series none of whose
+    segments is its own cannot be seen but for its style: its label says so. Of
+    two identical series only the later is listed (it hides the earlier).
+    """
+    pieces = [(label, _segments(points)) for label, points in drawn]
+    found: dict[str, list[str]] = {}
+    for index, (label, mine) in enumerate(pieces):
+        # Of two identical series, the later one says "same line as" the earlier.
+        others = [
+            (other, theirs)
+            for later, (other, theirs) in enumerate(pieces)
+            if later != index and not (later > index and theirs == mine)
+        ]
+        covered = set().union(*(theirs for _, theirs in others)) if others else set()
+        if mine and mine <= covered:
+            shared = [(len(mine & theirs), other) for other, theirs in others if mine & theirs]
+            # the series it runs along longest first (a stable sort keeps series order)
+            found[label] = [other for _, other in sorted(shared, key=lambda item: -item[0])]
+    return found
+
+
+def _overlap_note(label: str, under: Sequence[str], same: bool) -> str:
+    names = list(under[:2]) + (["others"] if len(under) > 2 else [])
+    joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"{label} (same line as {joined})" if same else f"{label} (drawn along {joined})"
+
+
+def _spread(
+    wanted: Sequence[float], heights: Sequence[float], low: float, high: float
+) -> list[float]:
+    """Label tops as close to `wanted` as they can be without overlapping, in `[low, high]`."""
+    order = sorted(range(len(wanted)), key=lambda i: wanted[i])
+    tops = [0.0] * len(wanted)
+    floor = low
+    for i in order:
+        tops[i] = max(wanted[i], floor)
+        floor = tops[i] + heights[i] + 3
+    overflow = floor - 3 - high
+    if overflow > 0:  # push the stack back up, keeping the gaps
+        ceiling = high
+        for i in reversed(order):
+            tops[i] = min(tops[i], ceiling - heights[i])
+            ceiling = tops[i] - 3
+    return tops
 
 
 def line_chart(
@@ -121,11 +325,16 @@ def line_chart(
     log_y: bool = False,
     hlines: Sequence[tuple[str, float]] = (),
     markers: bool = True,
-    width: int = 720,
+    width: int | None = None,
     height: int = 360,
     x_ticks: Sequence[float] | None = None,
 ) -> str:
     """A line chart of one or more series, with optional log axes and reference lines.
+
+    Each series has its own colour, dash pattern and marker shape, and its label
+    at the end of its line (in the narrow layout, in a key below the plot). A
+    series drawn entirely along other series says so in its label ("same line
+    as ...", "drawn along ..."), and its path carries `data-overlaps`.
 
     Args:
         series: `(label, points)` pairs; points are `(x, y)` in data units.
@@ -136,9 +345,11 @@ def line_chart(
         log_x: a base-10 log x axis (every x must be > 0).
         log_y: a base-10 log y axis (every y must be > 0).
         hlines: `(label, y)` dashed horizontal lines, e.g. a threshold.
-        markers: draw a dot at every point.
-        width: the picture's width in pixels.
-        height: the picture's height in pixels.
+        markers: draw a marker at every point.
+        width: the picture's width in picture units (the wide layout's 720 unless
+            given; the narrow layout always draws 360).
+        height: the plot's height in picture units, axis titles included (the
+            narrow layout adds its key below).
         x_ticks: the x axis ticks, when the automatic ones do not suit (e.g. steps).
 
     Returns:
@@ -148,18 +359,46 @@ def line_chart(
     ys = [y for _, points in series for _, y in points] + [y for _, y in hlines]
     if not xs:
         raise ValueError("line_chart needs at least one point")
-    left, right, top, bottom = 78, width - 170, 28, height - 52
+    narrow = current_layout().narrow
+    width = _width(width)
+    # The key: each label with its overlap note, wrapped to the room it has.
+    limit = 40 if narrow else 24
+    if narrow:
+        left, right, top, bottom = 58, width - 24, 20, 250
+        height = bottom + 46
+    else:
+        longest = max(
+            (len(line) for label, _ in series for line in _wrap(label + " (drawn along x)", limit)),
+            default=8,
+        )
+        room = min(longest, limit) * CHAR_WIDTH + 40
+        left, right, top, bottom = 78, int(width - room), 28, height - 52
     ticks_x: list[float]
     if x_ticks is not None:
         ticks_x = sorted(x_ticks)
     elif log_x:
         ticks_x = _log_ticks(min(xs), max(xs))
     else:
-        ticks_x = _nice_ticks(min(xs), max(xs))
+        ticks_x = _nice_ticks(min(xs), max(xs), _tick_count())
+    span_x = ticks_x
+    if x_ticks is None and not log_x and ticks_x[-1] > max(xs):
+        # the axis ends at the last point, not at a round tick past it
+        ticks_x = [tick for tick in ticks_x if tick <= max(xs)]
+        span_x = [*ticks_x, max(xs)]
     y_low = min(ys) if log_y else min(0.0, min(ys))
     y_ticks = _log_ticks(y_low, max(ys)) if log_y else _nice_ticks(y_low, max(ys))
-    fx = _Axis(ticks_x, left, right, log_x)
+    fx = _Axis(span_x, left, right, log_x)
     fy = _Axis(y_ticks, bottom, top, log_y)
+    drawn = [(label, [(fx(x), fy(y)) for x, y in points]) for label, points in series]
+    hidden = overlaps(drawn)
+    labels = []
+    for label, points in drawn:
+        under = hidden.get(label, [])
+        same = any(pts == points for other, pts in drawn if other in under)
+        labels.append(_overlap_note(label, under, same) if under else label)
+    key_lines = [_wrap(text, limit) for text in labels]
+    if narrow:
+        height = bottom + 56 + sum(15 * len(lines) + 6 for lines in key_lines)
     out = _open(width, height, title, desc)
     for tick in y_ticks:
         y = fy(tick)
@@ -184,7 +423,7 @@ def line_chart(
         f'stroke-opacity="0.6"/>'
     )
     out.append(
-        f'<text x="{(left + right) // 2}" y="{height - 10}" text-anchor="middle">'
+        f'<text x="{(left + right) // 2}" y="{bottom + 40}" text-anchor="middle">'
         f"{escape(x_label)}</text>"
     )
     out.append(
@@ -197,24 +436,62 @@ def line_chart(
             f'<line x1="{left}" x2="{right}" y1="{_fmt(y)}" y2="{_fmt(y)}" '
             f'stroke="currentColor" stroke-dasharray="6 4"/>'
         )
-        out.append(
-            f'<text x="{right - 4}" y="{_fmt(y - 6)}" text-anchor="end">{escape(label)}</text>'
-        )
-    for i, (_, points) in enumerate(series):
-        colour = PALETTE[i % len(PALETTE)]
+        out.append(f'<text x="{left + 6}" y="{_fmt(y - 6)}">{escape(label)}</text>')
+    # Earlier series are drawn wider, later ones narrower on top: where lines run
+    # together, each still shows (a band with a dashed line of another colour in it).
+    for i, (label, points) in enumerate(drawn):
+        colour, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
+        stroke = max(1.5, 4.0 - 0.5 * i)
         path = " ".join(
-            f"{'M' if j == 0 else 'L'}{_fmt(fx(x))} {_fmt(fy(y))}"
-            for j, (x, y) in enumerate(points)
+            f"{'M' if j == 0 else 'L'}{_fmt(x)} {_fmt(y)}" for j, (x, y) in enumerate(points)
         )
-        out.append(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="2.5"/>')
+        extra = f' stroke-dasharray="{dash}"' if dash else ""
+        if label in hidden:
+            extra += f' data-overlaps="{_attr(", ".join(hidden[label]))}"'
+        out.append(
+            f'<path class="cb-series" data-series="{_attr(label)}" '
+            f'd="{path}" fill="none" stroke="{colour}" stroke-width="{_fmt(stroke)}" '
+            f'stroke-linejoin="round"{extra}/>'
+        )
         if markers:
-            out.extend(
-                f'<circle cx="{_fmt(fx(x))}" cy="{_fmt(fy(y))}" r="3.5" fill="{colour}"/>'
-                for x, y in points
-            )
-    out.extend(_legend([label for label, _ in series], right + 16, top + 12))
+            size = max(2.5, 5.0 - 0.4 * i)
+            out.extend(marker(MARKERS[i % len(MARKERS)], x, y, size, colour) for x, y in points)
+    if narrow:
+        y = bottom + 62
+        for i, lines in enumerate(key_lines):
+            out.extend(_swatch(i, left - 40, y - 4))
+            out.append(_text_lines(left - 12, y, lines, ' class="cb-label"'))
+            y += 15 * len(lines) + 6
+    else:
+        heights = [15.0 * len(lines) for lines in key_lines]
+        wanted = [points[-1][1] - 10 for _, points in drawn]
+        tops = _spread(wanted, heights, 4, height - 4)
+        for i, ((_, points), lines) in enumerate(zip(drawn, key_lines, strict=True)):
+            end_x, end_y = points[-1]
+            middle = tops[i] + 10
+            # A line that ends far from the key gets no leader across the plot: its
+            # swatch names it, as in a legend.
+            if end_x >= right - (right - left) / 4:
+                out.append(
+                    f'<line x1="{_fmt(end_x + 6)}" x2="{right + 6}" y1="{_fmt(end_y)}" '
+                    f'y2="{_fmt(middle - 4)}" stroke="currentColor" stroke-opacity="0.35" '
+                    f'stroke-dasharray="1 2"/>'
+                )
+            out.extend(_swatch(i, right + 8, middle - 4))
+            out.append(_text_lines(right + 34, middle, lines, ' class="cb-label"'))
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _axis_title(text: str, left: float, right: float, y: float) -> tuple[str, int]:
+    """An axis title centred under `[left, right]`, wrapped to fit; and its line count."""
+    lines = _wrap(text, max(12, int((right - left + 60) / CHAR_WIDTH)))
+    middle = (left + right) / 2
+    spans = "".join(
+        f'<tspan x="{_fmt(middle)}" dy="{0 if i == 0 else 15}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
+    )
+    return f'<text x="{_fmt(middle)}" y="{_fmt(y)}" text-anchor="middle">{spans}</text>', len(lines)
 
 
 def stacked_bars(
@@ -223,7 +500,7 @@ def stacked_bars(
     title: str,
     desc: str,
     value_label: str,
-    width: int = 720,
+    width: int | None = None,
     bar_height: int = 30,
 ) -> str:
     """Horizontal bars, one per label, each split into coloured parts.
@@ -235,19 +512,31 @@ def stacked_bars(
         title: the figure's accessible name (its alt text).
         desc: one or two sentences saying what the figure shows.
         value_label: the value axis title, with its unit.
-        width: the picture's width in pixels.
-        bar_height: each bar's height in pixels.
+        width: the picture's width in picture units (720 unless given; the narrow
+            layout always draws 360, its legend below the bars).
+        bar_height: each bar's height in picture units.
 
     Returns:
         The SVG document, as text.
     """
     if not bars:
         raise ValueError("stacked_bars needs at least one bar")
+    narrow = current_layout().narrow
+    width = _width(width)
     part_labels = [part for part, _ in bars[0][1]]
-    left, right, top = 150, width - 170, 16
+    longest = max(len(label) for label, _ in bars)
+    label_room = min(150, int(longest * CHAR_WIDTH) + 20)
+    left, right, top = label_room, width - (50 if narrow else 170), 16
     bottom = top + len(bars) * (bar_height + 12)
-    height = bottom + 50
-    ticks = _nice_ticks(0, max(sum(v for _, v in parts) for _, parts in bars))
+    title_text, title_lines = _axis_title(value_label, left, right, bottom + 38)
+    height = bottom + 30 + 15 * title_lines
+    legend: list[str] = []
+    if narrow:
+        legend, end = _legend(part_labels, left, height + 10)
+        height = int(end) + 4
+    else:
+        legend, _ = _legend(part_labels, right + 50, top + 12, limit=14)
+    ticks = _nice_ticks(0, max(sum(v for _, v in parts) for _, parts in bars), _tick_count())
     fx = _Axis(ticks, left, right, False)
     out = _open(width, height, title, desc)
     for tick in ticks:
@@ -278,11 +567,8 @@ def stacked_bars(
             f'<text x="{_fmt(fx(start) + 6)}" y="{_fmt(y + bar_height / 2 + 4)}">'
             f"{_label(start)}</text>"
         )
-    out.append(
-        f'<text x="{(left + right) // 2}" y="{height - 8}" text-anchor="middle">'
-        f"{escape(value_label)}</text>"
-    )
-    out.extend(_legend(part_labels, right + 40, top + 12))
+    out.append(title_text)
+    out.extend(legend)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -300,6 +586,8 @@ def grid(
 ) -> str:
     """A grid of yes/no cells: one row per item, one column per condition.
 
+    In the narrow layout each row's label sits on a line of its own above its cells.
+
     Args:
         rows: the row labels (e.g. facts).
         columns: the column labels (e.g. plans).
@@ -308,7 +596,7 @@ def grid(
         desc: one or two sentences saying what the figure shows.
         yes: the legend's word for a filled cell.
         no: the legend's word for an empty cell.
-        cell: the side of one cell in pixels.
+        cell: the side of one cell in picture units.
 
     Returns:
         The SVG document, as text.
@@ -318,10 +606,28 @@ def grid(
             f"grid needs {len(rows)} rows of {len(columns)} cells, "
             f"got {[len(row) for row in cells]}"
         )
-    label_width = 9 * max((len(r) for r in rows), default=4) + 16
-    left, top = label_width, 16 + 9 * max((len(c) for c in columns), default=4)
-    width = left + cell * len(columns) + 120
-    height = top + cell * len(rows) + 20
+    narrow = current_layout().narrow
+    column_room = 16 + 9 * max((len(c) for c in columns), default=4)
+    top = column_room
+    if narrow:
+        left = 12
+        width = NARROW.width
+        labels = [_wrap(row, int((width - 2 * left) / CHAR_WIDTH)) for row in rows]
+        # each row: its label's lines, then its cells
+        tops = []
+        y = top
+        for lines in labels:
+            tops.append(y + 15 * len(lines) + 8)
+            y = tops[-1] + cell
+        height = y + 20
+        legend_x, legend_y = left + cell * len(columns) + 70, 16
+    else:
+        left = int(CHAR_WIDTH * max((len(r) for r in rows), default=4)) + 16
+        width = left + cell * len(columns) + 120
+        labels = [[row] for row in rows]
+        tops = [top + i * cell for i in range(len(rows))]
+        height = top + cell * len(rows) + 20
+        legend_x, legend_y = left + cell * len(columns) + 16, top
     out = _open(width, height, title, desc)
     for j, column in enumerate(columns):
         x = left + j * cell + cell / 2
@@ -330,11 +636,14 @@ def grid(
             f"{escape(column)}</text>"
         )
     for i, row in enumerate(rows):
-        y = top + i * cell
-        out.append(
-            f'<text x="{left - 8}" y="{_fmt(y + cell / 2 + 4)}" text-anchor="end">'
-            f"{escape(row)}</text>"
-        )
+        y = tops[i]
+        if narrow:
+            out.append(_text_lines(left, y - 6 - 15 * (len(labels[i]) - 1), labels[i]))
+        else:
+            out.append(
+                f'<text x="{left - 8}" y="{_fmt(y + cell / 2 + 4)}" text-anchor="end">'
+                f"{escape(row)}</text>"
+            )
         for j, kept in enumerate(cells[i]):
             x = left + j * cell
             if kept:
@@ -348,16 +657,16 @@ def grid(
                     f'rx="4" fill="none" stroke="{PALETTE[3]}" stroke-width="2" '
                     f'stroke-dasharray="4 3"/>'
                 )
-    legend_x = left + cell * len(columns) + 16
     out.append(
-        f'<rect x="{legend_x}" y="{top + 4}" width="14" height="14" rx="3" fill="{PALETTE[0]}"/>'
+        f'<rect x="{legend_x}" y="{legend_y + 4}" width="14" height="14" rx="3" '
+        f'fill="{PALETTE[0]}"/>'
     )
-    out.append(f'<text x="{legend_x + 20}" y="{top + 16}">{escape(yes)}</text>')
+    out.append(f'<text x="{legend_x + 20}" y="{legend_y + 16}">{escape(yes)}</text>')
     out.append(
-        f'<rect x="{legend_x}" y="{top + 28}" width="14" height="14" rx="3" fill="none" '
+        f'<rect x="{legend_x}" y="{legend_y + 28}" width="14" height="14" rx="3" fill="none" '
         f'stroke="{PALETTE[3]}" stroke-width="2" stroke-dasharray="4 3"/>'
     )
-    out.append(f'<text x="{legend_x + 20}" y="{top + 40}">{escape(no)}</text>')
+    out.append(f'<text x="{legend_x + 20}" y="{legend_y + 40}">{escape(no)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -369,7 +678,7 @@ def signed_bars(
     desc: str,
     value_label: str,
     percent: bool = False,
-    width: int = 720,
+    width: int | None = None,
     bar_height: int = 30,
 ) -> str:
     """Horizontal bars around a zero line: positive values to the right, negative to the left.
@@ -380,8 +689,9 @@ def signed_bars(
         desc: one or two sentences saying what the figure shows.
         value_label: the value axis title, with its unit.
         percent: values are fractions, labelled as signed percentages (`-0.49` -> `-49%`).
-        width: the picture's width in pixels.
-        bar_height: each bar's height in pixels.
+        width: the picture's width in picture units (720 unless given; the narrow
+            layout always draws 360).
+        bar_height: each bar's height in picture units.
 
     Returns:
         The SVG document, as text.
@@ -392,11 +702,15 @@ def signed_bars(
     def text(value: float) -> str:
         return f"{value:+.0%}" if percent else f"{value:+,.3g}"
 
+    width = _width(width)
     values = [value for _, value in bars]
-    left, right, top = 120, width - 40, 16
+    longest = max(len(label) for label, _ in bars)
+    left = min(120, int(longest * CHAR_WIDTH) + 20)
+    right, top = width - 50, 16
     bottom = top + len(bars) * (bar_height + 12)
-    height = bottom + 50
-    ticks = _nice_ticks(min(0.0, min(values)), max(0.0, max(values)))
+    title_text, title_lines = _axis_title(value_label, left, right, bottom + 38)
+    height = bottom + 30 + 15 * title_lines
+    ticks = _nice_ticks(min(0.0, min(values)), max(0.0, max(values)), _tick_count())
     fx = _Axis(ticks, left, right, False)
     out = _open(width, height, title, desc)
     for tick in ticks:
@@ -424,10 +738,7 @@ def signed_bars(
             out.append(
                 f'<text x="{_fmt(x0 - 6)}" y="{middle}" text-anchor="end">{text(value)}</text>'
             )
-    out.append(
-        f'<text x="{(left + right) // 2}" y="{height - 8}" text-anchor="middle">'
-        f"{escape(value_label)}</text>"
-    )
+    out.append(title_text)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -440,13 +751,14 @@ def strips(
     axis_label: str,
     yes: str = "kept",
     no: str = "dropped",
-    width: int = 720,
+    width: int | None = None,
     strip_height: int = 26,
 ) -> str:
     """One strip per row, a thin cell per item: filled where the item is kept.
 
     Made for "which lines of a log does each cut keep": a row per cut, a cell
-    per line of the log, oldest on the left.
+    per line of the log, oldest on the left. In the narrow layout each row's
+    label sits above its strip.
 
     Args:
         rows: `(label, flags)` pairs; every row has the same number of flags.
@@ -455,8 +767,9 @@ def strips(
         axis_label: what the cells are, left to right, e.g. "line of the log".
         yes: the legend's word for a filled cell.
         no: the legend's word for an empty cell.
-        width: the picture's width in pixels.
-        strip_height: each strip's height in pixels.
+        width: the picture's width in picture units (720 unless given; the narrow
+            layout always draws 360).
+        strip_height: each strip's height in picture units.
 
     Returns:
         The SVG document, as text.
@@ -466,21 +779,31 @@ def strips(
             f"strips needs rows with the same, non-zero number of cells, "
             f"got {[len(flags) for _, flags in rows]}"
         )
+    narrow = current_layout().narrow
+    width = _width(width)
     count = len(rows[0][1])
-    left, right, top = 150, width - 110, 16
+    if narrow:
+        left, right, top, above = 12, width - 80, 16, 18
+    else:
+        longest = max(len(label) for label, _ in rows)
+        left, right, top, above = min(260, int(longest * CHAR_WIDTH) + 16), width - 110, 16, 0
     step = (right - left) / count
-    bottom = top + len(rows) * (strip_height + 12)
+    row_height = strip_height + 12 + above
+    bottom = top + len(rows) * row_height
     height = bottom + 50
     out = _open(width, height, title, desc)
     for i, (label, flags) in enumerate(rows):
-        y = top + i * (strip_height + 12)
+        y = top + i * row_height + above
         kept = sum(flags)
+        if narrow:
+            out.append(f'<text x="{left}" y="{_fmt(y - 5)}">{escape(label)}</text>')
+        else:
+            out.append(
+                f'<text x="{left - 8}" y="{_fmt(y + strip_height / 2 + 4)}" text-anchor="end">'
+                f"{escape(label)}</text>"
+            )
         out.append(
-            f'<text x="{left - 8}" y="{_fmt(y + strip_height / 2 + 4)}" text-anchor="end">'
-            f"{escape(label)}</text>"
-        )
-        out.append(
-            f'<rect x="{left}" y="{y}" width="{right - left}" height="{strip_height}" '
+            f'<rect x="{left}" y="{y}" width="{_fmt(right - left)}" height="{strip_height}" '
             f'fill="none" stroke="currentColor" stroke-opacity="0.35"/>'
         )
         for j, flag in enumerate(flags):
@@ -494,12 +817,12 @@ def strips(
         )
     for tick in (1, count):
         x = left + (tick - 0.5) * step
-        out.append(f'<text x="{_fmt(x)}" y="{bottom + 16}" text-anchor="middle">{tick}</text>')
+        out.append(f'<text x="{_fmt(x)}" y="{bottom + 4}" text-anchor="middle">{tick}</text>')
     out.append(
-        f'<text x="{(left + right) // 2}" y="{height - 8}" text-anchor="middle">'
+        f'<text x="{_fmt((left + right) / 2)}" y="{height - 18}" text-anchor="middle">'
         f"{escape(axis_label)}</text>"
     )
-    legend_y = bottom + 12
+    legend_y = bottom - 8
     out.append(
         f'<rect x="{right + 8}" y="{legend_y}" width="12" height="10" fill="{PALETTE[0]}"/>'
         f'<text x="{right + 24}" y="{legend_y + 9}">{escape(yes)}</text>'

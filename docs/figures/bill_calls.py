@@ -12,27 +12,43 @@ from xml.sax.saxutils import escape
 
 from context_budget import Bill, read_bill
 
-from _svg import PALETTE, _fmt, _label, _legend, _nice_ticks, _open
+from _svg import (
+    PALETTE,
+    _axis_title,
+    _fmt,
+    _label,
+    _legend,
+    _nice_ticks,
+    _open,
+    _width,
+    current_layout,
+)
 
 SESSIONS = Path(__file__).resolve().parent.parent / "measured" / "sessions"
 REAL = SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
 PARTS = ("read from the cache", "written to the cache", "uncached input")
 _COLOURS = (PALETTE[0], PALETTE[1], PALETTE[3])
-WIDTH, PANEL, LEFT, RIGHT = 720, 170, 60, 560
+PANEL, LEFT = 170, 60
+
+
+def _right() -> int:
+    """The plot's right edge: the key sits beside it when wide, below it when narrow."""
+    return _width(None) - 16 if current_layout().narrow else 560
 
 
 def _panel(bill: Bill, top: float, heading: str) -> list[str]:
     calls = bill.calls
+    right = _right()
     ticks = _nice_ticks(0, max(call.prompt_tokens for call in calls), 4)
     scale = PANEL / ticks[-1]
     bottom = top + PANEL
-    step = (RIGHT - LEFT) / len(calls)
+    step = (right - LEFT) / len(calls)
     out = [f'<text x="{LEFT}" y="{_fmt(top - 10)}" font-weight="bold">{escape(heading)}</text>']
     for tick in ticks:
         y = bottom - tick * scale
         out.append(
-            f'<line x1="{LEFT}" x2="{RIGHT}" y1="{_fmt(y)}" y2="{_fmt(y)}" '
+            f'<line x1="{LEFT}" x2="{right}" y1="{_fmt(y)}" y2="{_fmt(y)}" '
             f'stroke="currentColor" stroke-opacity="0.15"/>'
         )
         out.append(
@@ -55,12 +71,15 @@ def _panel(bill: Bill, top: float, heading: str) -> list[str]:
             middle = x + step / 2
             out.append(
                 f'<text x="{_fmt(middle)}" y="{_fmt(y - 6)}" text-anchor="middle" '
-                f'font-size="11">{escape(causes[index + 1])}</text>'
+                f">{escape(causes[index + 1])}</text>"
             )
-    out.append(
-        f'<text x="{(LEFT + RIGHT) // 2}" y="{_fmt(bottom + 18)}" text-anchor="middle">'
-        f"API call 1 to {len(calls)}, in time order (tokens of its prompt)</text>"
+    title, _ = _axis_title(
+        f"API call 1 to {len(calls)}, in time order (tokens of its prompt)",
+        LEFT,
+        right,
+        bottom + 18,
     )
+    out.append(title)
     return out
 
 
@@ -68,9 +87,18 @@ def draw() -> str:
     """The figure as SVG text."""
     real, synthetic = read_bill(REAL), read_bill(SYNTHETIC)
     causes = ", ".join(f"call {r.call} {r.cause}" for r in synthetic.rebuilds())
-    height = 2 * PANEL + 130
+    narrow = current_layout().narrow
+    width = _width(None)
+    gap = 105 if narrow else 90  # the narrow layout wraps the axis title in two lines
+    height = 2 * PANEL + gap + 55
+    key: list[str] = []
+    if narrow:
+        key, end = _legend(PARTS, LEFT, height + 6)
+        height = int(end) + 4
+    else:
+        key, _ = _legend(PARTS, _right() + 14, 40, limit=14)
     out = _open(
-        WIDTH,
+        width,
         height,
         "Each call's prompt, split into what the cache served, what it wrote and what "
         "it did not cache; the rebuilds marked with their cause",
@@ -80,7 +108,7 @@ def draw() -> str:
         f"{causes}.",
     )
     out += _panel(real, 30, f"fe5e1c67 (real, Sonnet 4): {len(real.calls)} calls")
-    out += _panel(synthetic, PANEL + 90, "synthetic session (labelled): 10 calls")
-    out += _legend(PARTS, RIGHT + 14, 40)
+    out += _panel(synthetic, PANEL + gap, "synthetic session (labelled): 10 calls")
+    out += key
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -4,7 +4,10 @@ The worker loads this file once, then calls `run_block` for each block: all the 
 of one page share `NAMESPACE`, in page order, as the page checker runs them. A plain
 block's printed text, or a doctest's outputs, come back with whether they equal what
 CI compared (the same normalisation as `tests/pagecheck.py`) and a diff when they do
-not. A block that raises gives a traceback trimmed to the reader's code.
+not. An exercise's checker block also comes back with its verdict: `pass` when what it
+printed says `PASS`, `needs_work` when any line says `NEEDS_WORK` (the reader is judged
+by the checker, not by whether the first attempt's output is reproduced). A block that
+raises gives a traceback trimmed to the reader's code.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import difflib
 import doctest
 import io
 import linecache
+import re
 import textwrap
 import traceback
 from types import TracebackType
@@ -23,6 +27,19 @@ NAMESPACE: dict[str, Any] = {"__name__": "__main__"}
 #: What the blocks wrote to stderr (warnings): shown to the reader, never compared.
 STDERR = io.StringIO()
 _CHECKER = doctest.OutputChecker()
+#: The verdict words `context_budget.grading` prints.
+_NEEDS_WORK = re.compile(r"\bNEEDS_WORK\b")
+_PASS = re.compile(r"\bPASS\b")
+
+
+def verdict(output: str) -> str | None:
+    """`"needs_work"` when any line of `output` says NEEDS_WORK, else `"pass"` when one
+    says PASS, else None (the block printed no verdict)."""
+    if _NEEDS_WORK.search(output):
+        return "needs_work"
+    if _PASS.search(output):
+        return "pass"
+    return None
 
 
 def _normalise(text: str) -> list[str]:
@@ -89,7 +106,9 @@ def _run_doctest(source: str, name: str) -> tuple[str, str | None, bool]:
     return "".join(transcript), None, matches
 
 
-def run_block(order: int, source: str, is_doctest: bool, expected: str | None) -> dict[str, Any]:
+def run_block(
+    order: int, source: str, is_doctest: bool, expected: str | None, checker: bool = False
+) -> dict[str, Any]:
     """Run one block of the page in the shared namespace.
 
     Args:
@@ -97,11 +116,14 @@ def run_block(order: int, source: str, is_doctest: bool, expected: str | None) -
         source: the block's code (doctest text for a doctest).
         is_doctest: True to run `source` statement by statement, as a doctest.
         expected: what CI compared the block's output with, or None.
+        checker: True for an exercise's checker block: its verdict is returned too.
 
     Returns:
         `{"output": str, "error": str | None, "match": bool | None, "diff": str,
-        "stderr": str}`: `match` is None when CI compares nothing; `diff` is empty when
-        it matches; `stderr` holds warnings, never compared.
+        "stderr": str, "verdict": str | None}`: `match` is None when CI compares
+        nothing; `diff` is empty when it matches; `stderr` holds warnings, never
+        compared; `verdict` is `"pass"` or `"needs_work"` for a checker block that
+        printed one and did not raise, else None.
     """
     name = f"<block {order + 1}>"
     STDERR.seek(0)
@@ -119,4 +141,5 @@ def run_block(order: int, source: str, is_doctest: bool, expected: str | None) -
         "match": match,
         "diff": diff,
         "stderr": STDERR.getvalue(),
+        "verdict": verdict(output) if checker and error is None else None,
     }

@@ -36,21 +36,38 @@
   }
 
   function show(div, result, note) {
+    const checker = div.dataset.cbChecker === "true";
     const panel = resultPanel(div);
     panel.replaceChildren();
     if (note) panel.append(el("p", "cb-run-note", note));
+    // An exercise's checker block is judged by the verdict it printed, not by CI's output
+    // (which is the first attempt's NEEDS_WORK); every other block by CI's output.
     let status;
     if (result.error) status = "error";
+    else if (checker && result.verdict === "pass") status = "pass";
+    else if (checker && result.verdict === "needs_work") status = "needs_work";
+    else if (checker) status = "noverdict";
     else if (result.match === true) status = "match";
     else if (result.match === false) status = "mismatch";
     else status = "ran";
     const words = {
+      pass: "✓ PASS: the checker accepts this answer.",
+      needs_work: "Not yet: the checker says NEEDS_WORK. What it found is below; change the code and run it again.",
+      noverdict: "Ran, but printed no verdict: print what the checker returns to see PASS or NEEDS_WORK.",
       match: "✓ Matches the output CI checked.",
       mismatch: "✗ Does not match the output CI checked:",
       error: "The block raised an error:",
       ran: "Ran (CI compares no output for this block).",
     };
+    if (div.classList.contains("highlight-ipynb")) {
+      // a notebook cell: what it is compared with is the output the build's run shows below
+      words.match = "✓ Matches the output shown below, from the build's run of the notebook.";
+      words.mismatch = "✗ Does not match the output shown below, from the build's run:";
+      words.ran = "Ran (the cell shows a value or a plot, which this runner does not compare).";
+    }
     panel.dataset.status = status;
+    if (result.match === true || result.match === false) panel.dataset.match = String(result.match);
+    else delete panel.dataset.match;
     panel.append(el("p", "cb-run-verdict", words[status]));
     if (status === "mismatch" && result.diff) panel.append(el("pre", "cb-run-diff", result.diff));
     if (result.output) {
@@ -97,7 +114,7 @@
       state.pending.set(id, { resolve, reject });
       state.worker.postMessage({
         type: "run", id, order: block.order, source, doctest: block.doctest,
-        expected: block.expected, files: block.files,
+        expected: block.expected, files: block.files, checker: Boolean(block.checker),
       });
     });
   }

@@ -1,7 +1,7 @@
 // The Web Worker that runs a page's Python blocks (Pyodide, served by the site itself).
 // Started by run-blocks.js on the first Run, never before. Messages in:
 //   {type: "init", root}                       load Pyodide, the package and the runner
-//   {type: "run", id, order, source, doctest, expected, files}
+//   {type: "run", id, order, source, doctest, expected, files, checker}
 // Messages out: {type: "ready", seconds} | {type: "result", id, ...run_block's dict}
 //   | {type: "failed", message}
 let pyodide = null;
@@ -53,7 +53,8 @@ self.onmessage = async (event) => {
       self.postMessage({ type: "ready", seconds });
     } else if (message.type === "run") {
       await ensureFiles(message.files || []);
-      const result = runBlock(message.order, message.source, message.doctest, message.expected ?? undefined);
+      const result = runBlock(
+        message.order, message.source, message.doctest, message.expected ?? undefined, Boolean(message.checker));
       const plain = result.toJs({ dict_converter: Object.fromEntries });
       result.destroy();
       self.postMessage({ type: "result", id: message.id, ...plain });

@@ -28,8 +28,10 @@ from dataclasses import dataclass
 OUTPUT_BLOCKS = ".language-output pre, .jp-OutputArea-output pre"
 #: Tables: Material puts each in a box that scrolls sideways when the table is too wide.
 TABLES = ".md-typeset__scrollwrap"
-#: Code blocks on a Markdown page (not output, not a notebook cell, not a signature).
-CODE_BLOCKS = ".md-typeset .highlight:not(.language-output):not(.doc-signature) pre"
+#: Code blocks on a Markdown page (not output, not a notebook cell, not a signature),
+#: input code and pycon transcripts alike. ``OVERFLOW_JS`` prefixes ``article``, which
+#: is itself the ``.md-typeset`` box: a ``.md-typeset`` here would match nothing.
+CODE_BLOCKS = ".highlight:not(.language-output):not(.doc-signature) pre"
 #: Code cells of a notebook page (mkdocs-jupyter): each ``pre`` scrolls in its own box.
 NOTEBOOK_CODE = ".jupyter-wrapper .jp-InputArea-editor pre"
 

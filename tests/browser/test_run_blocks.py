@@ -4,8 +4,10 @@ Every page with a block list (`site/pyodide/pages/*.json`, written by
 `hooks/browser_run.py`) is opened and its runnable blocks are run in page order
 by one click on the last one's Run button (a block's Run first runs the earlier
 blocks it shares a namespace with, each shown with its own verdict): each must
-print what CI checked (or, where CI compares nothing, run without an error).
-Pyodide starts once per page. The tests below click single buttons too. The fixture page
+print what CI checked (or, where CI compares nothing, run without an error); an
+exercise's checker block must also show the verdict it printed (PASS, or
+NEEDS_WORK and what is wrong), not a comparison. Pyodide starts once per page.
+The tests below click single buttons too. The fixture page
 `tests/fixtures/browser/raises.md` is rendered by the test itself and served beside
 the site, to show a traceback, a page that stays usable, and the Stop button.
 
@@ -15,6 +17,7 @@ Run after `make site` with `make browser` (`pytest -m browser`).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -71,7 +74,7 @@ def _block_lists() -> list[Path]:
 
 
 def _url_path(data: dict[str, Any]) -> str:
-    page = str(data["page"]).removesuffix(".md")
+    page = str(data["page"]).removesuffix(".md").removesuffix(".py")  # .py: a notebook
     page = "" if page == "index" else page.removesuffix("/index")
     return f"{page}/" if page else ""
 
@@ -90,11 +93,19 @@ def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str
     return _verdict(div)
 
 
+def _checker_status(printed: str) -> str:
+    """The panel status a checker block that printed `printed` must show."""
+    if re.search(r"\bNEEDS_WORK\b", printed):
+        return "needs_work"
+    return "pass" if re.search(r"\bPASS\b", printed) else "noverdict"
+
+
 def _verdict(div: Locator) -> dict[str, str]:
     return dict(
         div.evaluate(
             """div => ({
               status: div._cbPanel.dataset.status,
+              match: div._cbPanel.dataset.match ?? '',
               text: div._cbPanel.textContent,
               output: div._cbPanel.querySelector('.cb-run-output')?.textContent ?? '',
               diff: div._cbPanel.querySelector('.cb-run-diff')?.textContent ?? '',
@@ -126,6 +137,11 @@ def test_every_runnable_block_prints_what_ci_checked(open_page: OpenPage, block_
     for block in runnable:
         verdict = _verdict(page.locator(f"div[data-cb-order='{block['order']}']"))
         wanted = "ran" if block["expected"] is None else "match"
+        if block["checker"]:
+            # an exercise's checker: judged by its verdict, and still printing what CI checked
+            wanted = _checker_status(block["expected"] or verdict["output"])
+            if block["expected"] is not None and verdict["match"] != "true":
+                wanted = "what CI checked"
         if verdict["status"] != wanted:
             failures.append(f"block {block['order'] + 1} (line {block['line']}): {verdict['text']}")
     assert not failures, f"{loaded.url}\n" + "\n".join(failures)
@@ -150,7 +166,11 @@ def test_an_edited_block_is_reported_as_not_matching(open_page: OpenPage) -> Non
     page = loaded.page
     _prepared(page)
     data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
-    first = next(b for b in data["blocks"] if b["runnable"] and b["expected"] and not b["doctest"])
+    first = next(
+        b
+        for b in data["blocks"]
+        if b["runnable"] and b["expected"] and not b["doctest"] and not b["checker"]
+    )
     code = page.locator(f"div[data-cb-order='{first['order']}'] pre > code")
     assert code.get_attribute("contenteditable") == "plaintext-only"
     code.evaluate("code => { code.textContent = 'print(\"something else\")\\n'; }")

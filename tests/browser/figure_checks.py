@@ -1,0 +1,261 @@
+"""What a reader sees of a page's figures and exercises, as checks on a loaded page.
+
+Each check is a JavaScript function run in the page and a Python function
+``check(page) -> list[str]`` that returns the problems it found (empty when there
+are none), so one page load can serve every check.
+
+- ``figure_fit_problems``: every shown figure (``.cb-figure svg``) spans its column,
+  shows its text at ``min_px`` or more, and draws no text outside its picture.
+- ``series_problems``: no series of a line chart runs entirely along other series
+  unless the figure says so (``data-overlaps`` on the path, and the label names
+  the series it runs along); two series with the same path are the extreme case.
+- ``id_problems``: no id a picture uses or is named by appears twice on a page
+  (Material's own code-line anchors are not this check's), and every picture's
+  ``aria-labelledby`` names its own ``<title>`` and ``<desc>``, so each figure
+  keeps its own accessible name.
+- ``alt_problems``: every image of the page has alt text of its own, not
+  nbconvert's "No description has been provided for this image".
+- ``runner_problems``: every code cell of a notebook page has a Run button or a
+  note saying why the browser cannot run it.
+- ``verdict_problems``: every exercise checker block that has been run shows the
+  checker's verdict: ``PASS`` as the green passed state, ``NEEDS_WORK`` as what is
+  wrong, never "does not match the output CI checked".
+
+Each check fails on ``tests/fixtures/browser/figure_defects.html`` (or, for the
+verdict, ``checker_defects.html``); ``tests/browser/test_figures_and_exercises.py``
+shows it and runs the checks on every page.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page
+
+#: The smallest text a figure may show, in CSS pixels.
+MIN_TEXT_PX = 11.0
+#: How much of its column a figure must span.
+MIN_SPAN = 0.95
+#: nbconvert's alt text for an image the notebook did not describe.
+NO_DESCRIPTION = "No description has been provided for this image"
+
+FIGURE_FIT_JS = """
+([minPx, minSpan]) => {
+  const problems = [];
+  const shown = el => el.getClientRects().length > 0 && getComputedStyle(el).display !== 'none';
+  const figures = [...document.querySelectorAll('article .cb-figure')];
+  for (const [index, figure] of figures.entries()) {
+    const name = `figure ${index + 1} (${figure.id || 'no id'})`;
+    const svgs = [...figure.querySelectorAll(':scope > svg')].filter(shown);
+    if (svgs.length !== 1) {
+      problems.push(`${name}: ${svgs.length} pictures shown, not 1`);
+      continue;
+    }
+    const svg = svgs[0];
+    // The column: the figure's parent's content box.
+    const parent = figure.parentElement;
+    const style = getComputedStyle(parent);
+    const column = parent.clientWidth - parseFloat(style.paddingLeft)
+      - parseFloat(style.paddingRight);
+    const box = svg.getBoundingClientRect();
+    const limit = parseFloat(getComputedStyle(svg).maxWidth) || Infinity;
+    if (box.width < minSpan * Math.min(column, limit)) {
+      problems.push(
+        `${name}: ${Math.round(box.width)} px wide in a ${Math.round(column)} px column`);
+    }
+    const scale = svg.getScreenCTM() ? svg.getScreenCTM().a : 1;
+    let smallest = Infinity;
+    for (const text of svg.querySelectorAll('text')) {
+      if (!text.textContent.trim()) continue;
+      smallest = Math.min(smallest, parseFloat(getComputedStyle(text).fontSize) * scale);
+      const r = text.getBoundingClientRect();
+      const outside = r.left < box.left - 1 || r.right > box.right + 1
+        || r.top < box.top - 1 || r.bottom > box.bottom + 1;
+      if (outside) {
+        const words = text.textContent.trim().slice(0, 40);
+        problems.push(`${name}: text cut off at the picture's edge: "${words}"`);
+      }
+    }
+    if (smallest < minPx) {
+      problems.push(`${name}: text at ${smallest.toFixed(1)} px, under ${minPx} px`);
+    }
+  }
+  return problems;
+}
+"""
+
+SERIES_JS = """
+() => {
+  const problems = [];
+  const shown = el => el.getClientRects().length > 0;
+  // A path's pieces in picture units: its segments (M/L/H/V commands), or its one point.
+  const pieces = d => {
+    const out = new Set();
+    const tokens = d.match(/[MLHV]|-?[0-9.]+/g) || [];
+    let x = 0, y = 0, command = 'M', previous = null;
+    for (let i = 0; i < tokens.length;) {
+      if (/[MLHV]/.test(tokens[i])) command = tokens[i++];
+      if (command === 'H') x = +tokens[i++];
+      else if (command === 'V') y = +tokens[i++];
+      else { x = +tokens[i++]; y = +tokens[i++]; }
+      const point = [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
+      if (command !== 'M' && previous) out.add([previous, point].map(String).sort().join('|'));
+      previous = point;
+      if (command === 'M') command = 'L';
+    }
+    if (!out.size && previous) out.add(String(previous));
+    return out;
+  };
+  for (const [index, svg] of [...document.querySelectorAll('article .cb-figure svg')].entries()) {
+    if (!shown(svg)) continue;
+    const series = [...svg.querySelectorAll('path')].filter(path => {
+      const stroke = path.getAttribute('stroke') || '';
+      return path.getAttribute('fill') === 'none' && stroke && stroke !== 'currentColor';
+    });
+    const drawn = series.map(path => ({ path, mine: pieces(path.getAttribute('d') || '') }));
+    for (const [i, { path, mine }] of drawn.entries()) {
+      const others = drawn.filter((other, j) => j !== i &&
+        !(j > i && other.mine.size === mine.size && [...mine].every(p => other.mine.has(p))));
+      const along = others.filter(other => [...mine].some(p => other.mine.has(p)));
+      const covered = [...mine].every(p => others.some(other => other.mine.has(p)));
+      if (!mine.size || !covered) continue;
+      const label = path.dataset.series || `series ${i + 1}`;
+      const names = along.map(
+        other => other.path.dataset.series || `series ${drawn.indexOf(other) + 1}`);
+      const said = (path.dataset.overlaps || '').split(', ').filter(Boolean);
+      // a label's lines are tspans broken at spaces: join them with one
+      const text = [...svg.querySelectorAll('text')].map(t => {
+        const lines = [...t.querySelectorAll('tspan')];
+        return lines.length ? lines.map(line => line.textContent).join(' ') : t.textContent;
+      }).join(' ');
+      const named = names.slice(0, 2).every(name => said.includes(name) && text.includes(name));
+      if (!said.length || !named) {
+        problems.push(`figure ${index + 1}: ${label} is drawn entirely along `
+          + `${names.join(', ')}, and the figure does not say so`);
+      }
+    }
+  }
+  return problems;
+}
+"""
+
+IDS_JS = """
+() => {
+  const problems = [];
+  // The ids a picture uses, or names its accessible name by: each must be the page's only one.
+  const wanted = new Set();
+  for (const el of document.querySelectorAll('article svg [id], article svg[id]')) {
+    wanted.add(el.id);
+  }
+  for (const el of document.querySelectorAll('[aria-labelledby], [aria-describedby]')) {
+    for (const attribute of ['aria-labelledby', 'aria-describedby']) {
+      for (const id of (el.getAttribute(attribute) || '').split(/\\s+/)) if (id) wanted.add(id);
+    }
+  }
+  const seen = new Map();
+  for (const el of document.querySelectorAll('[id]')) {
+    if (wanted.has(el.id)) seen.set(el.id, (seen.get(el.id) || 0) + 1);
+  }
+  for (const [id, count] of seen) if (count > 1) problems.push(`id "${id}" is used ${count} times`);
+  const names = new Map();
+  const pictures = [...document.querySelectorAll('article svg[aria-labelledby]')];
+  for (const [index, svg] of pictures.entries()) {
+    const ids = svg.getAttribute('aria-labelledby').split(/\\s+/).filter(Boolean);
+    for (const id of ids) {
+      const target = document.getElementById(id);
+      if (!target || !svg.contains(target)) {
+        problems.push(`picture ${index + 1}: aria-labelledby names "${id}", which is not its own`);
+      }
+    }
+    if (svg.getClientRects().length === 0) continue;
+    const name = ids.map(id => document.getElementById(id)?.textContent || '').join(' ').trim();
+    if (names.has(name)) {
+      problems.push(
+        `pictures ${names.get(name)} and ${index + 1} share the name "${name.slice(0, 50)}"`);
+    }
+    else names.set(name, index + 1);
+  }
+  return problems;
+}
+"""
+
+ALT_JS = """
+(missing) => [...document.querySelectorAll('article img')]
+  .filter(img => {
+    const alt = (img.getAttribute('alt') || '').trim();
+    return !alt || alt === missing;
+  })
+  .map(img => 'an image without a description of its own: '
+    + `alt=${JSON.stringify(img.getAttribute('alt'))}`
+    + ` (${(img.getAttribute('src') || '').slice(0, 30)})`)
+"""
+
+RUNNER_JS = """
+() => [...document.querySelectorAll('article .jupyter-wrapper .jp-CodeCell')]
+  .map((cell, index) => ({ cell, index }))
+  .filter(({ cell }) => !cell.querySelector('button.cb-run, .cb-run-why'))
+  .map(({ cell, index }) => `code cell ${index + 1}: no Run button and no note why it cannot run: `
+    + (cell.querySelector('pre')?.textContent || '').trim().split('\\n')[0].slice(0, 60))
+"""
+
+VERDICT_JS = """
+() => {
+  const problems = [];
+  for (const div of document.querySelectorAll('div[data-cb-checker="true"]')) {
+    const panel = div._cbPanel || (div.nextElementSibling?.classList.contains('cb-run-result')
+      ? div.nextElementSibling : null);
+    if (!panel || panel.dataset.status === 'busy' || panel.dataset.status === 'error'
+        || panel.dataset.status === 'stopped') continue;
+    const block = `block ${Number(div.dataset.cbOrder) + 1}`;
+    const printed = panel.querySelector('.cb-run-output')?.textContent || '';
+    const verdict = panel.querySelector('.cb-run-verdict')?.textContent || '';
+    const wanted = /\\bNEEDS_WORK\\b/.test(printed) ? 'needs_work'
+      : /\\bPASS\\b/.test(printed) ? 'pass' : null;
+    if (!wanted) continue;
+    if (panel.dataset.status !== wanted) {
+      const word = wanted === 'pass' ? 'PASS' : 'NEEDS_WORK';
+      problems.push(`${block}: printed ${word}, shown as "${verdict.trim().slice(0, 50)}"`
+        + ` (${panel.dataset.status})`);
+      continue;
+    }
+    const border = getComputedStyle(panel).borderLeftColor;
+    const [r, g, b] = (border.match(/\\d+/g) || []).map(Number);
+    if (wanted === 'pass' && !(g > r && g > b)) {
+      problems.push(`${block}: PASS is not shown green (${border})`);
+    }
+    const says = wanted === 'pass' ? 'PASS' : 'NEEDS_WORK';
+    if (!verdict.includes(says)) problems.push(`${block}: the verdict does not say ${says}`);
+  }
+  return problems;
+}
+"""
+
+
+def figure_fit_problems(
+    page: Page, min_px: float = MIN_TEXT_PX, min_span: float = MIN_SPAN
+) -> list[str]:
+    """Figures that do not span their column, show text under `min_px`, or cut text off."""
+    return list(page.evaluate(FIGURE_FIT_JS, [min_px, min_span]))
+
+
+def series_problems(page: Page) -> list[str]:
+    """Series drawn entirely along other series without the figure saying so."""
+    return list(page.evaluate(SERIES_JS))
+
+
+def id_problems(page: Page) -> list[str]:
+    """Ids used twice, pictures named by another's title, and shared accessible names."""
+    return list(page.evaluate(IDS_JS))
+
+
+def alt_problems(page: Page) -> list[str]:
+    """Images with no alt text, or with nbconvert's placeholder."""
+    return list(page.evaluate(ALT_JS, NO_DESCRIPTION))
+
+
+def runner_problems(page: Page) -> list[str]:
+    """Notebook code cells with neither a Run button nor a note why not."""
+    return list(page.evaluate(RUNNER_JS))
+
+
+def verdict_problems(page: Page) -> list[str]:
+    """Checker blocks, once run, not showing the verdict they printed."""
+    return list(page.evaluate(VERDICT_JS))

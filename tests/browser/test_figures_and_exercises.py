@@ -1,0 +1,223 @@
+"""Figures that fit and say what they show, code that fits, exercises judged by verdict.
+
+The checks are in ``figure_checks.py`` (one function per check, on a loaded page).
+Each is shown to fail on a fixture with the defect it looks for, and to pass on
+the figures as ``hooks/figures.py`` draws them, at 1280 and at 390 px; then every
+built page is checked at both widths, and an exercise is run in the browser with
+a right answer (PASS, green) and a wrong one (NEEDS_WORK).
+
+Run after ``make site`` with ``make browser``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from .conftest import DESKTOP, PHONE, REPO, SITE_DIR, OpenPage
+from .figure_checks import (
+    alt_problems,
+    figure_fit_problems,
+    id_problems,
+    runner_problems,
+    series_problems,
+    verdict_problems,
+)
+from .reader_checks import CODE_BLOCKS, OVERFLOW_JS
+
+sys.path.insert(0, str(REPO / "hooks"))
+
+import figures as figures_hook
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = REPO / "tests" / "fixtures"
+STYLESHEET = REPO / "docs" / "stylesheets" / "extra.css"
+RUN_STYLESHEET = REPO / "docs" / "stylesheets" / "run-blocks.css"
+FIGURES = REPO / "docs" / "figures"
+#: Material's rule for every figure, which shrinks it to its caption's width.
+MATERIAL_FIGURE = (
+    ".md-typeset figure { display: flex; flex-flow: column; align-items: center;"
+    " width: fit-content; margin: 1em auto; max-width: 100%; }"
+)
+#: The content column of a Material page: 688 px at 1280 px, 358 px at 390 px.
+COLUMNS = {"1280": (DESKTOP, 688), "390": (PHONE, 358)}
+RUN_TIMEOUT_MS = 120_000
+PAGES_DIR = SITE_DIR / "pyodide" / "pages"
+
+
+@pytest.fixture
+def blank(chromium: Browser) -> Iterator[Page]:
+    """A page of its own at 1280 px, off the network."""
+    context = chromium.new_context(viewport=DESKTOP)
+    context.route("**/*", lambda route: route.abort())
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def _load(page: Page, path: Path) -> None:
+    page.set_content(path.read_text(encoding="utf-8"))
+
+
+def test_the_figure_checks_fail_on_the_old_figures(blank: Page) -> None:
+    _load(blank, FIXTURES / "browser" / "figure_defects.html")
+    fit = figure_fit_problems(blank)
+    assert any("px wide in a 688 px column" in line for line in fit), fit
+    assert any("text at" in line and "under 11" in line for line in fit), fit
+    assert any("cut off" in line and "lossy + notes read ba" in line for line in fit), fit
+    series = series_problems(blank)
+    assert series == [
+        "figure 1: series 2 is drawn entirely along series 1, series 3, series 4, series 5,"
+        " and the figure does not say so",
+        "figure 2: series 4 is drawn entirely along series 3, and the figure does not say so",
+    ]
+    assert id_problems(blank)[:2] == ['id "t" is used 2 times', 'id "d" is used 2 times']
+    assert alt_problems(blank) == [
+        'an image without a description of its own: alt="No description has been '
+        'provided for this image" (data:image/png;base64,iVBORw0K)'
+    ]
+
+
+def _drawn_figures() -> str:
+    """Every figure as the hook puts it on a page, both layouts, in one article."""
+    names = sorted(p.stem for p in FIGURES.glob("*.py") if not p.stem.startswith("_"))
+    parts = [
+        figures_hook.figure_html(
+            name,
+            figures_hook.draw(name, FIGURES),
+            "budget/tokens/",
+            figures_hook.draw(name, FIGURES, narrow=True),
+        )
+        for name in names
+    ]
+    return "\n".join(parts)
+
+
+@pytest.fixture(scope="module")
+def drawn_figures() -> str:
+    return _drawn_figures()
+
+
+@pytest.mark.parametrize("width", list(COLUMNS))
+def test_the_drawn_figures_fit_and_name_themselves(
+    chromium: Browser, drawn_figures: str, width: str
+) -> None:
+    """All figures, under Material's figure rule and the site's stylesheet: no problem."""
+    viewport, column = COLUMNS[width]
+    context = chromium.new_context(viewport=viewport)
+    context.route("**/*", lambda route: route.abort())
+    try:
+        page = context.new_page()
+        page.set_content(
+            "<!doctype html><html><head><meta charset='utf-8'>"
+            f"<style>body {{ margin: 0; font-family: sans-serif; }} article {{ width: {column}px;"
+            f" padding: 0 16px; box-sizing: border-box; }} {MATERIAL_FIGURE}</style></head>"
+            f"<body><article class='md-typeset'>{drawn_figures}</article></body></html>"
+        )
+        page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
+        problems = figure_fit_problems(page) + series_problems(page) + id_problems(page)
+        assert not problems, "\n".join(problems)
+    finally:
+        context.close()
+
+
+def test_the_code_check_measures_code_and_wrapping_fits_it(blank: Page) -> None:
+    """Code and pycon lines too long for their box are found on the page as the site
+    renders it; the site's stylesheet wraps them, so they fit."""
+    _load(blank, FIXTURES / "pages" / "code_lines.html")
+    old_selector = ".md-typeset .highlight:not(.language-output):not(.doc-signature) pre"
+    assert blank.evaluate(OVERFLOW_JS, old_selector) == []  # it found nothing to measure
+    too_wide = list(blank.evaluate(OVERFLOW_JS, CODE_BLOCKS))
+    assert len(too_wide) == 2, too_wide
+    blank.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
+    assert blank.evaluate(OVERFLOW_JS, CODE_BLOCKS) == []
+    # a wrapped line is one line of code: its continuation is indented, not a new line
+    lines = blank.evaluate(
+        "() => [...document.querySelectorAll('code > span[id^=__span-]')]"
+        ".map(span => Math.round(span.getBoundingClientRect().height))"
+    )
+    assert lines[1] > lines[0] and lines[4] > lines[3], lines
+
+
+def test_the_verdict_check_fails_on_the_old_panels(blank: Page) -> None:
+    _load(blank, FIXTURES / "browser" / "checker_defects.html")
+    blank.add_style_tag(content=RUN_STYLESHEET.read_text(encoding="utf-8"))
+    assert verdict_problems(blank) == [
+        'block 1: printed PASS, shown as "✗ Does not match the output CI checked:" (mismatch)',
+        'block 2: printed NEEDS_WORK, shown as "✓ Matches the output CI checked." (match)',
+    ]
+
+
+@pytest.mark.parametrize("width", list(COLUMNS))
+def test_a_pages_figures_fit_and_keep_their_names(
+    open_page: OpenPage, page_path: str, width: str
+) -> None:
+    """At 1280 and 390 px: figures span the column with 11 px text, no series hides
+    unremarked, no id twice, every image described."""
+    viewport, _ = COLUMNS[width]
+    loaded = open_page(page_path, viewport=viewport)
+    page = loaded.page
+    problems = figure_fit_problems(page) + series_problems(page)
+    problems += id_problems(page) + alt_problems(page)
+    assert not problems, f"{loaded.url} at {width} px\n  " + "\n  ".join(problems)
+
+
+def test_the_runner_check_fails_on_cells_without_a_runner(blank: Page) -> None:
+    _load(blank, FIXTURES / "browser" / "notebook_cell.html")
+    problems = runner_problems(blank)
+    assert len(problems) == 2 and problems[0].startswith("code cell 1: no Run button"), problems
+
+
+def test_every_notebook_cell_runs_or_says_why(open_page: OpenPage, notebook_path: str) -> None:
+    loaded = open_page(notebook_path)
+    loaded.page.wait_for_function("() => document.readyState === 'complete'")
+    loaded.page.evaluate("() => new Promise(resolve => setTimeout(resolve, 0))")
+    cells = loaded.page.locator("article .jupyter-wrapper .jp-CodeCell").count()
+    assert cells > 0, loaded.url
+    problems = runner_problems(loaded.page)
+    assert not problems, f"{loaded.url}\n  " + "\n  ".join(problems)
+
+
+def _run(page: Page, order: int, code: str) -> dict[str, str]:
+    div = page.locator(f"div[data-cb-order='{order}']")
+    div.locator("pre > code").evaluate("(code, text) => { code.textContent = text; }", code)
+    div.locator("button.cb-run").click()
+    page.wait_for_function(
+        "div => div._cbPanel && div._cbPanel.dataset.status !== 'busy'"
+        " && !div.querySelector('button.cb-stop')",
+        arg=div.element_handle(),
+        timeout=RUN_TIMEOUT_MS,
+    )
+    return dict(
+        div.evaluate(
+            "div => ({status: div._cbPanel.dataset.status, text: div._cbPanel.textContent})"
+        )
+    )
+
+
+def test_a_right_answer_shows_pass_and_a_wrong_one_what_is_wrong(open_page: OpenPage) -> None:
+    """Context is a budget, exercise 1: the reader's right answer is a green PASS."""
+    loaded = open_page("budget/context-is-a-budget/")
+    page = loaded.page
+    page.wait_for_function("() => document.querySelector('button.cb-run')")
+    data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
+    first = next(b for b in data["blocks"] if b["checker"] and "check_total_read" in b["source"])
+    right = first["source"].replace(
+        "answer = 24 * 1_875 + 2_000", "answer = sum(2_000 + k * 1_875 for k in range(1, 25))"
+    )
+    assert right != first["source"]
+    passed = _run(page, first["order"], right)
+    assert passed["status"] == "pass", passed["text"]
+    assert "PASS" in passed["text"] and "Does not match" not in passed["text"]
+    wrong = _run(page, first["order"], first["source"])
+    assert wrong["status"] == "needs_work", wrong["text"]
+    assert "47,000 is what the last call sends" in wrong["text"]
+    assert verdict_problems(page) == []
+    assert not loaded.problems.lines(), loaded.problems.lines()
