@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
-from .conftest import DESKTOP, PHONE, REPO, SITE_DIR, OpenPage
+from .conftest import DESKTOP, PHONE, REPO, SITE_DIR, OpenPage, SitePages
 from .figure_checks import (
     alt_problems,
     figure_fit_problems,
@@ -157,12 +157,12 @@ def test_the_verdict_check_fails_on_the_old_panels(blank: Page) -> None:
 
 @pytest.mark.parametrize("width", list(COLUMNS))
 def test_a_pages_figures_fit_and_keep_their_names(
-    open_page: OpenPage, page_path: str, width: str
+    site_page: SitePages, page_path: str, width: str
 ) -> None:
     """At 1280 and 390 px: figures span the column with 11 px text, no series hides
     unremarked, no id twice, every image described."""
     viewport, _ = COLUMNS[width]
-    loaded = open_page(page_path, viewport=viewport)
+    loaded = site_page(page_path, viewport=viewport)
     page = loaded.page
     problems = figure_fit_problems(page) + series_problems(page)
     problems += id_problems(page) + alt_problems(page)
@@ -175,8 +175,8 @@ def test_the_runner_check_fails_on_cells_without_a_runner(blank: Page) -> None:
     assert len(problems) == 2 and problems[0].startswith("code cell 1: no Run button"), problems
 
 
-def test_every_notebook_cell_runs_or_says_why(open_page: OpenPage, notebook_path: str) -> None:
-    loaded = open_page(notebook_path)
+def test_every_notebook_cell_runs_or_says_why(site_page: SitePages, notebook_path: str) -> None:
+    loaded = site_page(notebook_path)
     loaded.page.wait_for_function("() => document.readyState === 'complete'")
     loaded.page.evaluate("() => new Promise(resolve => setTimeout(resolve, 0))")
     cells = loaded.page.locator("article .jupyter-wrapper .jp-CodeCell").count()
