@@ -8,6 +8,8 @@
 - ``PAINTED_PLOTS_JS``: run in the browser, lists the notebook plots that have a
   background of their own instead of the page's (nbconvert's
   ``jp-needs-dark-background`` box behind a transparent plot).
+- ``BUTTONS_OVER_CODE_JS``: run in the browser, lists the code blocks whose
+  text runs under their Run or copy button.
 - ``PREDICT_JS``: run in the browser, lists every "Predict" box whose answer is
   on show before it is asked for: the box must be visible itself and be followed
   by a closed ``<details>`` fold whose summary starts with "Check" (only code
@@ -58,6 +60,30 @@ OVERFLOW_JS = """
       .reduce((a, b) => (a.length >= b.length ? a : b), '');
     return `${width} px in a ${room} px box: ${longest.slice(0, 80)}`;
   })
+"""
+
+#: Run in the browser: the code blocks whose text runs under their own buttons (Run,
+#: copy) at the box's top right, named by their first 60 characters. Material puts
+#: the buttons over the code; a first line long enough to wrap must wrap before them.
+BUTTONS_OVER_CODE_JS = """
+() => [...document.querySelectorAll('article pre > code')]
+  .filter(code => {
+    const buttons = [...code.parentElement.querySelectorAll(':scope > nav button')]
+      .map(button => button.getBoundingClientRect())
+      .filter(box => box.width > 0 && box.height > 0);
+    // the boxes of the text itself (an element's own box spans the whole line)
+    const text = [];
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      text.push(...[...range.getClientRects()].filter(box => box.width > 0));
+    }
+    const meet = (t, b) => t.right > b.left + 1 && t.left < b.right - 1
+      && t.bottom > b.top + 1 && t.top < b.bottom - 1;
+    return buttons.some(b => text.some(t => meet(t, b)));
+  })
+  .map(code => code.innerText.split('\\n')[0].slice(0, 60))
 """
 
 PREDICT_JS = """

@@ -24,6 +24,7 @@ from .conftest import (
     site_pages,
 )
 from .reader_checks import (
+    BUTTONS_OVER_CODE_JS,
     CODE_BLOCKS,
     OUTPUT_BLOCKS,
     OVERFLOW_JS,
@@ -88,6 +89,7 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
     problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
     if not page_path.startswith(("notebooks/", *CODE_FIT_EXEMPT)):
         problems += [f"code: {line}" for line in _overflowing(loaded.page, CODE_BLOCKS)]
+        problems += [f"under its buttons: {line}" for line in _under_buttons(loaded.page)]
     problems += [f"predict: {line}" for line in loaded.page.evaluate(PREDICT_JS)]
     assert not problems, _report(loaded.url, problems)
 
@@ -96,14 +98,32 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
     "chapter", page_params(chapter_pages() or ["<no chapter page>"], trailing_slash=True)
 )
 def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> None:
-    """At 390 px, no output block or table of a chapter page is wider than its box."""
+    """At 390 px, no output block or table of a chapter page is wider than its box, and no
+    code runs under its buttons."""
     require_site()
     loaded = site_page(chapter, viewport=PHONE)
     # subtle: a closed fold has no layout; open them all, so tables inside are measured.
     loaded.page.evaluate("() => document.querySelectorAll('details').forEach(d => (d.open = true))")
     problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
     problems += [f"table: {line}" for line in _overflowing(loaded.page, TABLES)]
+    if not chapter.startswith("notebooks/"):
+        problems += [f"under its buttons: {line}" for line in _under_buttons(loaded.page)]
     assert not problems, _report(loaded.url, problems)
+
+
+def _under_buttons(page: Page) -> list[str]:
+    return list(page.evaluate(BUTTONS_OVER_CODE_JS))
+
+
+def test_the_buttons_check_fails_on_a_first_line_under_them(blank_page: Page) -> None:
+    """Without the site's CSS both first lines wrap under their buttons; with it, before."""
+    blank_page.set_content((FIXTURES / "code_under_buttons.html").read_text(encoding="utf-8"))
+    assert _under_buttons(blank_page) == [
+        "from context_budget import PRICES, model_family, price_for, ",
+        'print(price_for("claude-sonnet-4-20250514"), model_family("c',
+    ]
+    blank_page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
+    assert _under_buttons(blank_page) == []
 
 
 def test_the_overflow_check_fails_on_a_long_line(blank_page: Page) -> None:
