@@ -333,7 +333,7 @@ def test_the_loop_sends_model_tools_and_limits(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"measure": "tokens"}, "measure must be 'accumulated' or 'window', got 'tokens'"),
+        ({"measure": "tokens"}, "measure must be 'accumulated', 'window' or 'prompt', got 'tokens'"),
         ({"compact_ratio": 1.5}, "compact_ratio must be strictly between 0 and 1, got 1.5"),
         ({"context_window": 0}, "context_window must be a positive int, got 0"),
     ],

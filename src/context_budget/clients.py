@@ -34,6 +34,7 @@ __all__ = [
     "ScriptedClient",
     "content_blocks",
     "response_field",
+    "response_text",
     "scripted_response",
 ]
 
@@ -99,6 +100,20 @@ def content_blocks(response: Any) -> list[dict[str, Any]]:
     if not isinstance(content, Sequence) or isinstance(content, str):
         raise TypeError(f"a response's content must be a list of blocks, got {content!r}")
     return [_as_block(block, index) for index, block in enumerate(content)]
+
+
+def response_text(response: Any) -> str:
+    """The text of a response: its text blocks joined, in order (`""` when it has none).
+
+    Examples:
+        >>> response_text({"content": [{"type": "text", "text": "a"},
+        ...     {"type": "tool_use", "id": "t", "name": "x", "input": {}},
+        ...     {"type": "text", "text": "b"}]})
+        'ab'
+    """
+    return "".join(
+        block.get("text", "") for block in content_blocks(response) if block.get("type") == "text"
+    )
 
 
 def scripted_response(
