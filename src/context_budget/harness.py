@@ -711,6 +711,9 @@ def run_agent(
     while True:
         stop = response_field(response, "stop_reason")
         restart = False
+        if stop in ("pause_turn", "tool_use") and spent():
+            stop_reason = "max_calls"  # no call left to read tool results or a resumed turn
+            break
         if stop == "pause_turn":
             # resume as the API asks: send the paused turn back as it is, and call again
             if not blocks or pauses >= MAX_PAUSES:
@@ -760,7 +763,7 @@ def run_agent(
             break
         blocks = []  # answered: the history holds them now
         if spent():
-            stop_reason = "max_calls"
+            stop_reason = "max_calls"  # compacted with the last call there was
             break
         response = send(build(messages, restart=restart))
         tokens_used = measured(tokens_used, response)
