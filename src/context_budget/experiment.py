@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from context_budget.cache import PromptCache, SimulatedClock
-from context_budget.clients import response_field, response_text
+from context_budget.clients import response_text
 from context_budget.editing import EmulatedClient
 from context_budget.harness import AgentRun, AppendOnlyCompaction, RequestPlan, run_agent
 from context_budget.messages import Message
@@ -307,9 +307,9 @@ class _Beta:
 def _records(meter: _Meter, runs: Mapping[str, AgentRun], price: Price) -> list[StepRecord]:
     """One `StepRecord` per call, in call order.
 
-    The kind comes from the agent's run (a turn that asked for no tool is the
-    answer, and so is the last call of an agent in `meter.answers`), the bill
-    and the clearing from the response.
+    The kind, the usage and the clearing come from the agent's run (a turn
+    that asked for no tool is the answer, and so is the last call of an agent
+    in `meter.answers`), the bill from the response.
     """
     own = {agent: iter(run.calls) for agent, run in runs.items()}
     records = []
@@ -319,8 +319,6 @@ def _records(meter: _Meter, runs: Mapping[str, AgentRun], price: Price) -> list[
         last = call.number == len(runs[agent].calls) and agent in meter.answers
         if kind == "turn" and (call.stop_reason != "tool_use" or last):
             kind = "answer"
-        management = response_field(response, "context_management")
-        edits = response_field(management, "applied_edits") or []
         records.append(
             StepRecord(
                 number=number,
@@ -331,7 +329,7 @@ def _records(meter: _Meter, runs: Mapping[str, AgentRun], price: Price) -> list[
                 written=call.usage.cache_creation_input_tokens,
                 usage=call.usage,
                 cost=cost(response, price),
-                cleared=sum(int(response_field(edit, "cleared_tool_uses") or 0) for edit in edits),
+                cleared=call.cleared,
             )
         )
     return records

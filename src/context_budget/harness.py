@@ -101,6 +101,9 @@ class ModelCall:
         usage: the tokens the call reported.
         tokens_used: the counter after this call, in tokens (0 after a
             compaction call: the reset).
+        cleared: tool uses the server cleared for this call (the sum of
+            `cleared_tool_uses` over the response's
+            `context_management.applied_edits`).
     """
 
     number: int
@@ -108,6 +111,7 @@ class ModelCall:
     stop_reason: str | None
     usage: Usage
     tokens_used: int
+    cleared: int = 0
 
 
 @dataclass(frozen=True)
@@ -418,6 +422,12 @@ def _answer(
     ]
 
 
+def _cleared(response: Any) -> int:
+    """The tool uses the server cleared for a response, from its applied edits."""
+    edits = response_field(response_field(response, "context_management"), "applied_edits")
+    return sum(int(response_field(edit, "cleared_tool_uses") or 0) for edit in edits or [])
+
+
 def _measured(measure: Measure, counter: int, response: Any) -> int:
     if measure == "window":
         return window_usage(response).window_tokens
@@ -684,7 +694,7 @@ def run_agent(
                 "usage", f"is unreadable: {error}", call=len(calls) + 1
             ) from None
         stop = response_field(response, "stop_reason")
-        calls.append(ModelCall(len(calls) + 1, kind, stop, usage, counter))
+        calls.append(ModelCall(len(calls) + 1, kind, stop, usage, counter, _cleared(response)))
 
     def measured(counter: int, response: Any) -> int:
         try:
