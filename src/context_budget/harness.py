@@ -243,7 +243,9 @@ class Compaction(Protocol):
     `summary_request` gets the request the loop would send next (after the
     plan, a copy) and the loop's own history; it returns the summarizing
     request. `restart` gets the summary's text and returns the whole new
-    history, which must open with a user message.
+    history, which must open with a user message. A step may also have a
+    `due(rounds)` method: `rounds` is the tool rounds since the last restart,
+    and a true answer compacts whatever the counter says.
     """
 
     def summary_request(
@@ -716,6 +718,7 @@ def run_agent(
     just_compacted = False
     pauses = 0
     call_ids: set[str] = set()  # every tool_use id in the history since the last restart
+    rounds = 0  # tool rounds since the last restart
     stop_reason = response_field(response, "stop_reason")
 
     while True:
@@ -750,10 +753,13 @@ def run_agent(
                     )
             messages = _answer(messages, blocks, tool_impls, len(calls))
             call_ids.update(b["id"] for b in blocks if b.get("type") == "tool_use")
+            rounds += 1
             # 1. the check: after this round's results, before the next request
             due = compact_ratio is not None and should_compact(
                 tokens_used, context_window, compact_ratio
             )
+            step_due = getattr(step, "due", None)  # a step may count rounds instead
+            due = due or (step_due is not None and bool(step_due(rounds)))
             if step is not None and due:
                 if spent():
                     stop_reason, blocks = "max_calls", []
@@ -767,6 +773,7 @@ def run_agent(
                 compactions.append(len(calls))
                 just_compacted = restart = True
                 call_ids = set()
+                rounds = 0
                 if on_compact is not None:
                     on_compact()
         else:
