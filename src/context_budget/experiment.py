@@ -55,11 +55,11 @@ from typing import Any
 from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.clients import response_text
 from context_budget.editing import EmulatedClient
+from context_budget.fakes.simulated import SimulatedModel
 from context_budget.harness import AgentRun, AppendOnlyCompaction, RequestPlan, run_agent
 from context_budget.messages import Message
 from context_budget.pricing import PRICES, Cost, Price, cost
 from context_budget.scenarios import incidents
-from context_budget.simulated import SimulatedModel
 from context_budget.tokens import estimate_tokens
 from context_budget.usage import Usage
 

@@ -31,6 +31,7 @@ from typing import Any
 from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.clearing import clear_old_tool_results
 from context_budget.editing import EmulatedClient
+from context_budget.fakes._responders import one_read_per_call
 from context_budget.harness import RequestPlan, run_agent
 from context_budget.history import PrefixGuard
 from context_budget.messages import Message
@@ -155,20 +156,6 @@ def prefix_run(variant: str, *, calls: int = 20) -> list[Call]:
     return out
 
 
-def _reader(reads: int) -> Any:
-    """A scripted model: one `read_report` per call, then the answer."""
-    state = {"n": 0}
-
-    def reply(request: dict[str, Any]) -> dict[str, Any]:
-        n = state["n"]
-        state["n"] += 1
-        if n >= reads:
-            return {"content": "auth was down longest.", "output_tokens": OUTPUT_TOKENS}
-        return {"content": read_call(n)["content"], "output_tokens": OUTPUT_TOKENS}
-
-    return reply
-
-
 def _marked(request: dict[str, Any]) -> dict[str, Any]:
     """Automatic caching: one breakpoint at the end of the request."""
     return {**request, "cache_control": EPHEMERAL}
@@ -240,7 +227,8 @@ def middle_run(strategy: str, *, reads: int = 16) -> list[Call]:
             f"got {strategy!r}"
         )
     clock = SimulatedClock()
-    client = EmulatedClient(MODEL, _reader(reads), clock=clock)
+    model = one_read_per_call(reads, answer="auth was down longest.", output_tokens=OUTPUT_TOKENS)
+    client = EmulatedClient(MODEL, model, clock=clock)
     guard = PrefixGuard()
 
     def read_report(tool_input: dict[str, Any]) -> str:
