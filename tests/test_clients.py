@@ -170,3 +170,13 @@ def test_response_text_joins_the_text_blocks_of_dicts_and_objects() -> None:
     ]
     assert response_text(SimpleNamespace(content=blocks)) == "ab"
     assert response_text({"content": None}) == ""
+
+
+def test_a_request_without_a_list_of_messages_is_logged_as_it_came() -> None:
+    client = ScriptedClient([_reply("one"), _reply("two")])
+    client.messages.create(model="m", max_tokens=8)
+    client.messages.create(model="m", max_tokens=8, messages=None)
+    assert client.requests == [
+        {"model": "m", "max_tokens": 8},
+        {"model": "m", "max_tokens": 8, "messages": None},
+    ]

@@ -760,10 +760,7 @@ def run_agent(
             )
             step_due = getattr(step, "due", None)  # a step may count rounds instead
             due = due or (step_due is not None and bool(step_due(rounds)))
-            if step is not None and due:
-                if spent():
-                    stop_reason, blocks = "max_calls", []
-                    break
+            if step is not None and due:  # a call is left: `spent` was checked above
                 asked = step.summary_request(build(messages, check=False), messages)
                 summary = send(asked)
                 # 2. wholesale replacement and 3. the reset
