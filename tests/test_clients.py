@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from profiles import cases
 
 from context_budget import (
     ScriptedClient,
@@ -180,3 +185,32 @@ def test_a_request_without_a_list_of_messages_is_logged_as_it_came() -> None:
         {"model": "m", "max_tokens": 8},
         {"model": "m", "max_tokens": 8, "messages": None},
     ]
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=8)
+
+
+@cases(0.5)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["send", "append", "edit", "drop"]), _TEXT, st.integers(0, 9)),
+        max_size=30,
+    )
+)
+def test_the_log_is_what_each_call_was_sent_whatever_the_caller_does_next(
+    steps: list[tuple[str, str, int]],
+) -> None:
+    client = ScriptedClient(lambda request: _reply("ok"))
+    history: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": "t"}]}]
+    expected = []
+    for action, text, index in steps:
+        if action == "send":
+            client.messages.create(model="m", max_tokens=8, messages=list(history))
+            expected.append(copy.deepcopy(history))
+        elif action == "append":
+            history.append({"role": "user", "content": [{"type": "text", "text": text}]})
+        elif action == "edit":  # in place, on a message that may have been sent already
+            history[index % len(history)]["content"][0]["text"] = text
+        elif len(history) > 1:
+            del history[index % len(history)]
+    assert [request["messages"] for request in client.requests] == expected

@@ -1031,3 +1031,30 @@ def test_the_prompt_measure_is_the_last_prompt_without_output(tmp_path: Path) ->
     ]
     run = _run(script, tmp_path, measure="prompt", context_window=10**6)
     assert [c.tokens_used for c in run.calls] == [370, 10]
+
+
+def test_a_compaction_step_may_say_itself_when_it_is_due(tmp_path: Path) -> None:
+    from context_budget.harness import TranscriptCompaction
+
+    notes = NotesFile(tmp_path / "NOTES.md")
+
+    class EveryTwoRounds(TranscriptCompaction):
+        def due(self, rounds: int) -> bool:
+            return rounds >= 2
+
+    script = _reads(3)
+    script.insert(2, scripted_response("summary", input_tokens=5, output_tokens=5))
+    client = ScriptedClient(script)
+    run = run_agent(
+        "go",
+        race_fix.TOOLS,
+        {"read_file": lambda _: "x"},
+        client=client,
+        model="m",
+        context_window=10**6,
+        compact_ratio=None,
+        compaction=EveryTwoRounds(notes),
+    )
+    assert run.compactions == (3,) and run.text == "done"
+    assert [c.kind for c in run.calls] == ["turn", "turn", "compaction", "turn", "turn"]
+    assert message_text(client.requests[3]["messages"][0]).startswith(HANDOFF_PREFIX)

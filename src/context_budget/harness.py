@@ -7,8 +7,9 @@ its own context, and each sits in one exact place:
 1. **The check** comes after this round's tool results are appended and
    before the next request, so it sees the results just produced and never
    sends an over-threshold history one extra time.
-2. **Wholesale replacement**: on compaction `messages` becomes the single
-   restart message `compact_history` returns; nothing of the old list is kept.
+2. **Wholesale replacement**: on compaction `messages` becomes the history
+   the compaction step's `restart` returns (by default the single restart
+   message `compact_history` builds); nothing of the old list is kept.
 3. **The reset**: the counter goes back to 0, because it counts the new
    window, not the whole run.
 
