@@ -12,8 +12,9 @@ Three things go into the built site:
 
 Each Python block's `<div class="language-... highlight">` gets `data-cb-order`, and,
 when it cannot run, `data-cb-why`; `docs/javascripts/run-blocks.js` reads them. A page
-whose rendered code blocks do not line up one to one with its fences (the API reference,
-drawn by mkdocstrings) is left as it is.
+with Python blocks whose rendered code blocks do not line up one to one with its fences
+is a warning, which fails the strict build; a page with none (the API reference, drawn
+by mkdocstrings) is left as it is.
 """
 
 from __future__ import annotations
@@ -128,7 +129,15 @@ def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
     name = data_name(page.file.src_uri)
     marked = annotate(text, fence_languages(path), blocks, "../" * depth + name)
     if marked is None:
-        log.info("%s: code blocks do not line up with fences; no Run buttons", page.file.src_uri)
+        # A warning, so the strict build fails: a page that silently lost its Run buttons
+        # is a defect (an indented code block, say, renders a box no fence accounts for).
+        log.warning(
+            "%s: %d rendered code blocks but %d fences the checker reads; write every code"
+            " block as a fence, or its Python blocks get no Run button",
+            page.file.src_uri,
+            len(_CODE_DIV.findall(text)),
+            len(fence_languages(path)),
+        )
         return text
     _pages[name] = {
         "page": page.file.src_uri,

@@ -57,5 +57,5 @@ def cases(share: float) -> settings:
     """
     if not 0 < share <= 1:
         raise ValueError(f"share {share!r}: a property runs a share in (0, 1] of the profile")
-    count = max(MIN_CASES, round(settings.default.max_examples * share))
+    count = max(MIN_CASES, round(settings().max_examples * share))  # settings() is the profile's
     return settings(max_examples=count)

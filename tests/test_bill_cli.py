@@ -104,3 +104,37 @@ def test_a_binary_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[s
     path.write_bytes(b"\xff\xfe\x00garbage")
     assert main(["bill", str(path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+DEEP = '{"type": "assistant", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+LONG_NUMBER = '{"type": "assistant", "n": ' + "9" * 5_000 + "}\n"
+
+
+@pytest.mark.parametrize("format", ["auto", "claude-code", "codex"])
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (DEEP, "nested too deeply"),
+        (LONG_NUMBER, "digits"),
+        (b"\xff\xfe bad\n", "not UTF-8 text"),
+    ],
+    ids=["nested 100,000 deep", "a 5,000-digit number", "not UTF-8"],
+)
+def test_json_no_parser_can_take_is_one_line_naming_the_file(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    format: str,
+    content: str | bytes,
+    said: str,
+) -> None:
+    """Not a RecursionError traceback: the file (and, read as a session, the line) is named."""
+    path = tmp_path / "hostile.jsonl"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    assert main(["bill", str(path), "--format", format]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hostile.jsonl" in err, err
+    if format != "auto" or said == "not UTF-8 text":
+        assert said in err, err

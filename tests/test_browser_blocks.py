@@ -164,3 +164,31 @@ def test_a_traceback_starts_at_the_readers_code() -> None:
     assert runner.run_block(2, "print('still usable')\n", False, "still usable\n")["match"]
     doctest_error = runner.run_block(3, ">>> explode(1)\n", True, "")["error"]
     assert "KeyError: 1" in doctest_error and "cb_runner" not in doctest_error
+
+
+def test_a_page_whose_code_boxes_outnumber_its_fences_fails_the_build(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An indented code block renders a box no fence accounts for: the Run buttons would
+    go to the wrong blocks, so the hook warns (which fails the strict build) instead."""
+    import logging
+    from types import SimpleNamespace
+
+    import markdown
+
+    sys.path.insert(0, str(ROOT / "hooks"))
+    from browser_run import on_page_content
+
+    fixture = FIXTURES / "indented.md"
+    body = markdown.markdown(
+        fixture.read_text(encoding="utf-8"),
+        extensions=["pymdownx.superfences", "pymdownx.highlight"],
+        extension_configs={"pymdownx.highlight": {"pygments_lang_class": True}},
+    )
+    page = SimpleNamespace(
+        file=SimpleNamespace(abs_src_path=str(fixture), src_uri="indented.md"), url="indented/"
+    )
+    with caplog.at_level(logging.WARNING, logger="mkdocs.hooks.browser_run"):
+        assert on_page_content(body, page, {"use_directory_urls": True}, None) == body
+    assert [record.levelno for record in caplog.records] == [logging.WARNING]
+    assert "indented.md: 3 rendered code blocks but 2 fences" in caplog.records[0].getMessage()

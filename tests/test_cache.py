@@ -21,6 +21,7 @@ from context_budget import (
     TooManyBreakpointsError,
     Usage,
 )
+from context_budget.cache import DEFAULT_EFFORT, LAST_TURN_THINKING_ONLY
 
 EPHEMERAL = {"type": "ephemeral"}
 ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
@@ -340,13 +341,72 @@ def test_changing_a_tool_description_rewrites_everything() -> None:
     "change",
     [
         {"thinking": {"type": "enabled", "budget_tokens": 2048}},
-        {"output_config": {"effort": "high"}},
+        {"output_config": {"effort": "medium"}},
     ],
 )
 def test_thinking_settings_invalidate_the_messages_only(change: dict[str, Any]) -> None:
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
     cache.usage(invalidation_request())
     assert cache.usage(invalidation_request(**change)).cache_read_input_tokens == 1200
+
+
+def test_naming_the_default_effort_is_the_same_prompt_as_omitting_it() -> None:
+    """Effort set explicitly to the API's default ("high") invalidates nothing."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
+    cache.usage(invalidation_request())
+    named = cache.usage(invalidation_request(output_config={"effort": DEFAULT_EFFORT}))
+    assert (named.cache_read_input_tokens, named.cache_creation_input_tokens) == (3000, 0)
+    back = cache.usage(invalidation_request(output_config={}))
+    assert back.cache_read_input_tokens == 3000
+
+
+def thinking_turns(last_user: Any) -> list[dict[str, Any]]:
+    """The docs' three-request example: a tool turn with thinking, a text turn, then `last_user`."""
+    think = [{"type": "thinking", "thinking": "t1", "signature": "s1"}]
+    return [
+        {"role": "user", "content": "What's the weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": [*think, {"type": "tool_use", "id": "t", "name": "w", "input": {}}],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "9C"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "t2", "signature": "s2"},
+                {"type": "text", "text": "It is 9C."},
+            ],
+        },
+        last_user,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "kept"),
+    [("claude-sonnet-4-5", False), ("claude-haiku-4-5", False), ("claude-sonnet-4-6", True)],
+)
+def test_older_models_strip_prior_thinking_once_the_user_says_something_new(
+    model: str, kept: bool
+) -> None:
+    """Thinking preservation by model: new user text drops earlier turns' thinking there."""
+    cache = PromptCache(model, counter=per_block(1100), min_tokens=1024)
+    in_loop = thinking_turns({"role": "user", "content": "x"})[:3]
+    first = cache.usage(messages=in_loop, cache_control=EPHEMERAL)  # 4 blocks, thinking kept
+    assert first.cache_creation_input_tokens == 4 * 1100
+    later = thinking_turns({"role": "user", "content": "And tomorrow?"})
+    usage = cache.usage(messages=later, cache_control=EPHEMERAL)
+    blocks_sent = 7 if kept else 5  # the two thinking blocks are gone on the older models
+    assert usage.prompt_tokens == blocks_sent * 1100
+    # kept: the first request's 4 blocks are read back; stripped: the prefix breaks at
+    # block 1, before any entry was written, so nothing is read
+    assert usage.cache_read_input_tokens == (4 * 1100 if kept else 0)
+    assert (model in LAST_TURN_THINKING_ONLY) is not kept
+
+
+def test_a_turn_of_tool_results_keeps_the_thinking_on_every_model() -> None:
+    cache = PromptCache("claude-haiku-4-5", counter=per_block(1100), min_tokens=1024)
+    history = thinking_turns({"role": "user", "content": "x"})[:3]
+    assert cache.prompt_tokens(messages=history) == 4 * 1100
 
 
 def test_adding_an_image_invalidates_the_messages_only() -> None:
@@ -463,3 +523,236 @@ def test_usage_round_trips_through_the_api_shape() -> None:
 def test_a_system_block_that_is_not_text_names_its_index() -> None:
     with pytest.raises(TypeError, match=r"system\[1\]"):
         PromptCache("claude-sonnet-4-6").usage(system=[marked("a", None), {"type": "image"}])
+
+
+# Where cache_control may go -----------------------------------------------------
+
+
+def deep(levels: int) -> Any:
+    """A dict nested `levels` deep, too deep for `repr` or `json.dumps` to recurse through."""
+    value: Any = {}
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("request_", "path"),
+    [
+        (
+            {"messages": [{"role": "user", "content": [marked("q", None), marked("")]}]},
+            "messages.0.content.1.text: cache_control cannot be set for empty text blocks",
+        ),
+        (
+            {"system": [marked("")], "messages": blocks(1)},
+            "system.0.text: cache_control cannot be set for empty text blocks",
+        ),
+        (
+            {
+                "messages": [
+                    *blocks(1),
+                    {
+                        "role": "assistant",
+                        "content": [
+                            {
+                                "type": "thinking",
+                                "thinking": "hmm",
+                                "signature": "s",
+                                "cache_control": EPHEMERAL,
+                            },
+                            marked("a", None),
+                        ],
+                    },
+                ]
+            },
+            "messages.1.content.0.thinking.cache_control: Extra inputs are not permitted",
+        ),
+    ],
+    ids=["empty-text", "empty-system-text", "thinking"],
+)
+def test_cache_control_where_the_api_refuses_it_is_a_400(
+    request_: dict[str, Any], path: str
+) -> None:
+    """Empty text blocks and thinking blocks cannot carry cache_control (the API answers 400)."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100))
+    with pytest.raises(InvalidRequestError) as error:
+        cache.usage(request_)
+    assert str(error.value) == path
+    assert error.value.status_code == 400
+
+
+def test_counting_tokens_does_not_refuse_a_marker_the_api_would() -> None:
+    """A guard or a clearing edit can count a history that `usage` would refuse."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(10))
+    messages = [{"role": "user", "content": [marked("q", None), marked("")]}]
+    assert cache.prompt_tokens(messages=messages) == 20
+    with pytest.raises(InvalidRequestError):
+        cache.usage(messages=messages)
+
+
+def result_message(text: str, control: dict[str, str] | None, *, outer: bool = False) -> Any:
+    inner = marked(text, None if outer else control)
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": "t", "content": [inner]}
+    if outer and control is not None:
+        block["cache_control"] = control
+    return {"role": "user", "content": [block]}
+
+
+def tool_turn(control: dict[str, str] | None, *, outer: bool = False) -> list[dict[str, Any]]:
+    call = {"type": "tool_use", "id": "t", "name": "read", "input": {}}
+    return [
+        *blocks(2),
+        {"role": "assistant", "content": [call]},
+        result_message("R", control, outer=outer),
+    ]
+
+
+def test_a_marker_inside_a_tool_result_is_a_breakpoint_on_that_result() -> None:
+    """The docs' tool runners cache a result with cache_control on its inner text block."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100))
+    first = cache.usage(messages=tool_turn(EPHEMERAL))
+    assert (first.cache_creation_input_tokens, first.input_tokens) == (4400, 0)
+    later = [*tool_turn(None), {"role": "assistant", "content": "ok"}, *blocks(1)]
+    second = cache.usage(messages=later, cache_control=EPHEMERAL)
+    assert (second.cache_read_input_tokens, second.cache_creation_input_tokens) == (4400, 2200)
+
+
+def test_every_nested_marker_counts_toward_the_four() -> None:
+    """Six markers inside tool results are six breakpoints: refused like six anywhere."""
+    messages: list[dict[str, Any]] = []
+    for i in range(6):
+        call = {"type": "tool_use", "id": f"t{i}", "name": "read", "input": {}}
+        inner = [marked(f"R{i}")]
+        result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": inner}
+        messages += [
+            {"role": "assistant", "content": [call]},
+            {"role": "user", "content": [result]},
+        ]
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
+    with pytest.raises(TooManyBreakpointsError, match="Found 6"):
+        cache.usage(messages=[*blocks(1), *messages])
+    with pytest.raises(TooManyBreakpointsError, match="Found 5"):
+        cache.usage(messages=[*blocks(1), *messages[:8], *blocks(1)], cache_control=EPHEMERAL)
+    # four inside, the last on the last block: the automatic one is a no-op there
+    assert cache.usage(messages=[*blocks(1), *messages[:8]], cache_control=EPHEMERAL)
+
+
+def test_a_nested_marker_is_not_content_and_the_prefix_guard_agrees() -> None:
+    """Moving a marker into, out of or around a tool result changes neither hash nor guard."""
+    from context_budget import PrefixGuard
+
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100))
+    keys = {
+        tuple(block.key for block in cache._row({"messages": history}))
+        for history in (tool_turn(None), tool_turn(EPHEMERAL), tool_turn(EPHEMERAL, outer=True))
+    }
+    assert len(keys) == 1
+    guard = PrefixGuard(strict=True)
+    guard.check(tool_turn(EPHEMERAL))
+    assert guard.check([*tool_turn(None), {"role": "assistant", "content": "ok"}]).kind == "append"
+
+
+def test_a_nested_marker_follows_the_same_rules_as_any_other() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100))
+    with pytest.raises(InvalidRequestError, match=r"messages\.3\.content\.0\.content\.0\.text:"):
+        cache.usage(messages=[*tool_turn(None)[:3], result_message("", EPHEMERAL)])
+    with pytest.raises(ValueError, match="'2h'"):
+        cache.usage(messages=tool_turn({"type": "ephemeral", "ttl": "2h"}))
+    with pytest.raises(CacheTTLOrderError):  # a 5m marker inside, then a 1h one on the result
+        history = tool_turn(EPHEMERAL)
+        history[3]["content"][0]["cache_control"] = ONE_HOUR
+        cache.usage(messages=history)
+    with pytest.raises(AutomaticCacheConflictError):  # the last block holds a 5m marker inside
+        cache.usage(messages=tool_turn(EPHEMERAL), cache_control=ONE_HOUR)
+
+
+# Malformed requests and values ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "words"),
+    [
+        ({"output_config": ["high"]}, TypeError, "output_config must be a dict, got ['high']"),
+        ({"output_config": {"effort": "turbo"}}, ValueError, "got 'turbo'"),
+        ({"thinking": "on"}, TypeError, "thinking must be a dict"),
+        ({"tool_choice": 1}, TypeError, "tool_choice must be a dict"),
+        ({"speed": 2}, TypeError, "speed must be a str"),
+        ({"system": [{"type": "text"}]}, ValueError, "system[0] (text) has no 'text'"),
+        ({"system": [{"type": "text", "text": 3}]}, TypeError, "'text' of type int"),
+        ({"tools": [{"name": "t", "input_schema": deep(5000)}]}, TypeError, "tools[0] at"),
+        ({"cache_control": deep(5000)}, ValueError, "top-level: cache_control must be"),
+        ({"cache_control": {"type": "ephemeral", "ttl": ["1h"]}}, ValueError, "got ['1h']"),
+    ],
+    ids=[
+        "output-config-list",
+        "effort-unknown",
+        "thinking-str",
+        "tool-choice-int",
+        "speed-int",
+        "system-no-text",
+        "system-text-int",
+        "tools-deep",
+        "control-deep",
+        "ttl-list",
+    ],
+)
+def test_a_malformed_request_raises_a_named_error(
+    change: dict[str, Any], error: type[Exception], words: str
+) -> None:
+    request = {**invalidation_request(), **change}
+    with pytest.raises(error) as raised:
+        PromptCache("claude-sonnet-4-6").usage(request)
+    assert words in str(raised.value)
+    assert len(str(raised.value)) < 300  # a deep value is shown cut short, never in full
+
+
+@pytest.mark.parametrize(
+    ("start", "error"),
+    [
+        (10**400, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        ("0", TypeError),
+    ],
+    ids=["huge", "nan", "inf", "text"],
+)
+def test_a_clock_that_cannot_start_says_why(start: Any, error: type[Exception]) -> None:
+    with pytest.raises(error, match="start"):
+        SimulatedClock(start)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "error"),
+    [
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        (-0.5, ValueError),
+        (10**400, ValueError),
+        (True, TypeError),
+        ("3", TypeError),
+    ],
+    ids=["nan", "inf", "negative", "huge", "bool", "text"],
+)
+def test_a_clock_refuses_to_move_by_a_bad_amount(seconds: Any, error: type[Exception]) -> None:
+    clock = SimulatedClock(5)
+    with pytest.raises(error, match="seconds"):
+        clock.advance(seconds)
+    assert clock.now == 5.0
+
+
+def test_a_clock_never_reaches_infinity() -> None:
+    clock = SimulatedClock(1e308)
+    with pytest.raises(ValueError, match="finite"):
+        clock.advance(1e308)
+    assert clock.now == 1e308
+
+
+def test_a_bad_model_min_tokens_or_request_is_named_briefly() -> None:
+    with pytest.raises(TypeError, match="model must be a str"):
+        PromptCache(deep(10_000))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="min_tokens must be an int >= 0") as raised:
+        PromptCache("claude-sonnet-4-6", min_tokens=-(10**5000))
+    assert len(str(raised.value)) < 200
+    with pytest.raises(TypeError, match="request must be a dict") as wrong:
+        PromptCache("claude-sonnet-4-6").usage([deep(10_000)])  # type: ignore[arg-type]
+    assert len(str(wrong.value)) < 200

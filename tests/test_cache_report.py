@@ -75,3 +75,25 @@ def test_a_request_that_is_not_a_dict_is_named() -> None:
 def test_an_unknown_layout_is_refused() -> None:
     with pytest.raises(ValueError, match="layout must be one of"):
         layout_requests("sideways")
+
+
+@pytest.mark.parametrize(
+    "gap", [float("nan"), float("inf"), -1.0, 10**400], ids=["nan", "inf", "negative", "huge"]
+)
+def test_a_gap_that_is_not_a_finite_time_is_refused_even_for_one_request(gap: float) -> None:
+    with pytest.raises(ValueError, match="seconds_between"):
+        cache_report([{}], MODEL, seconds_between=gap)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"requests": {"messages": []}}, "requests must be a list of request dicts"),
+        ({"requests": [{}], "model": 4}, "model must be a str"),
+        ({"requests": [{}], "price": 3.0}, "price must be a Price"),
+    ],
+)
+def test_arguments_of_the_wrong_type_are_named(kwargs: dict[str, object], words: str) -> None:
+    arguments: dict[str, object] = {"model": MODEL, **kwargs}
+    with pytest.raises(TypeError, match=words):
+        cache_report(**arguments)  # type: ignore[arg-type]

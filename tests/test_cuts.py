@@ -6,6 +6,8 @@ import copy
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from context_budget import estimate_tokens, head, head_and_tail, transfer_filter
 
@@ -161,3 +163,33 @@ def test_head_returns_crlf_text_itself_only_when_it_fits_as_it_is() -> None:
     text = "abc\r\n" * 100
     assert head(text, 125) == text
     assert head(text, 124) == "\n".join(["abc"] * 100)
+
+
+@pytest.mark.parametrize("cut", [head, head_and_tail])
+def test_a_text_that_fits_whole_comes_back_whole_though_its_lines_cost_more(
+    cut: Callable[[str, int], str],
+) -> None:
+    # "a\nb\nc" is 2 tokens whole, but 3 lines of 1 token each when charged one by one
+    assert cut("a\nb\nc", 2) == "a\nb\nc"
+    # a 100-line log of 75 tokens, 100 tokens line by line: at 80 no line is lost
+    log = "\n".join(["ab"] * 100)
+    assert estimate_tokens(log) == 75
+    assert cut(log, 80) == log
+    assert cut(log, 75) == log
+
+
+def test_head_and_tail_never_grows_a_text_that_fits() -> None:
+    assert estimate_tokens(head_and_tail("a\nb\nc", 2)) == 2
+
+
+@pytest.mark.parametrize("cut", [head, head_and_tail])
+@given(
+    text=st.lists(st.sampled_from(["a", "bc", "\n", "\r\n", " ", "é", "{", "7"])).map("".join),
+    slack=st.integers(0, 40),
+)
+def test_any_text_within_its_budget_comes_back_itself(
+    cut: Callable[..., str], text: str, slack: int
+) -> None:
+    for counter in (estimate_tokens, len, lambda value: len(value.split())):
+        budget = counter(text) + slack
+        assert cut(text, budget, counter) == text

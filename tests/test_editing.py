@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import re
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from context_budget import (
     PRICES,
     ContextManagementError,
     EmulatedClient,
+    InvalidRequestError,
     PrefixGuard,
     PromptCache,
     Usage,
@@ -333,16 +335,43 @@ def test_clear_thinking_drops_all_but_the_last_thinking_turns() -> None:
     }
     history = [{"role": "user", "content": "q"}, turn, {"role": "user", "content": "q2"}, turn]
     client = EmulatedClient(MODEL, [{"content": "ok"}])
+    keep_one = {"type": "thinking_turns", "value": 1}
     reply = client.beta.messages.create(
         model=MODEL,
         max_tokens=64,
         messages=history,
-        context_management={"edits": [{"type": "clear_thinking_20251015"}]},
+        context_management={"edits": [{"type": "clear_thinking_20251015", "keep": keep_one}]},
     )
     assert reply["context_management"]["applied_edits"] == [
         {"type": "clear_thinking_20251015", "cleared_thinking_turns": 1, "cleared_input_tokens": 50}
     ]
     assert [b["type"] for b in client.sent[0]["messages"][1]["content"]] == ["text"]
+
+
+@pytest.mark.parametrize(("model", "cleared"), [("claude-sonnet-4-6", 0), ("claude-haiku-4-5", 1)])
+def test_clear_thinking_keeps_by_default_what_the_model_keeps(model: str, cleared: int) -> None:
+    """Without `keep`: all turns on Opus 4.5+ / Sonnet 4.6+, the last turn on older models."""
+    turn = {
+        "role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": "hmm " * 50, "signature": "s"},
+            {"type": "tool_use", "id": "t", "name": "read", "input": {}},
+        ],
+    }
+    result = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "t", "content": "R"}],
+    }
+    history = [{"role": "user", "content": "q"}, turn, result, {**turn}, result]
+    client = EmulatedClient(model, [{"content": "ok"}])
+    reply = client.beta.messages.create(
+        model=model,
+        max_tokens=64,
+        messages=history,
+        context_management={"edits": [{"type": "clear_thinking_20251015"}]},
+    )
+    applied = reply["context_management"]["applied_edits"]
+    assert [edit["cleared_thinking_turns"] for edit in applied] == ([cleared] if cleared else [])
 
 
 def test_an_unknown_edit_type_is_refused() -> None:
@@ -663,3 +692,203 @@ def test_context_management_without_an_edits_list_is_refused(management: object)
             model=MODEL, max_tokens=64, messages=pairs(1), context_management=management
         )
     assert client.sent == []
+
+
+# Pre-warming, thinking keep, the veto, malformed input ----------------------------
+
+
+def test_max_tokens_0_prewarms_the_cache_without_a_reply() -> None:
+    """The docs: empty content, stop_reason "max_tokens", full usage, no output billed."""
+    asked: list[dict[str, Any]] = []
+
+    def model(request: dict[str, Any]) -> dict[str, Any]:
+        asked.append(request)
+        return {"content": "Hello."}
+
+    client = EmulatedClient(MODEL, model, counter=big_results)
+    request = {
+        "model": MODEL,
+        "system": "Be brief.",
+        "messages": pairs(2),
+        "cache_control": {"type": "ephemeral"},
+    }
+    warm = client.messages.create(max_tokens=0, **request)
+    assert (warm["content"], warm["stop_reason"]) == ([], "max_tokens")
+    assert warm["usage"]["output_tokens"] == 0
+    assert warm["usage"]["cache_creation_input_tokens"] > 20_000
+    assert asked == []
+    assert cost(warm, PRICES[MODEL]).output == 0
+    real = client.messages.create(max_tokens=64, **request)
+    assert real["content"] == [{"type": "text", "text": "Hello."}]
+    assert Usage.of(real).cache_read_input_tokens == Usage.of(warm).prompt_tokens
+    assert len(asked) == 1
+
+
+def test_prewarming_does_not_use_up_a_scripted_reply() -> None:
+    client = EmulatedClient(MODEL, [{"content": "first"}])
+    messages = [{"role": "user", "content": "hi"}]
+    client.messages.create(model=MODEL, max_tokens=0, messages=messages)
+    reply = client.messages.create(model=MODEL, max_tokens=8, messages=messages)
+    assert reply["content"] == [{"type": "text", "text": "first"}]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"stream": True},
+        {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+        {"output_config": {"format": {"type": "json_schema", "schema": {}}}},
+        {"tool_choice": {"type": "any"}},
+        {"tool_choice": {"type": "tool", "name": "read"}},
+    ],
+    ids=["stream", "thinking", "format", "any", "tool"],
+)
+def test_prewarming_refuses_what_the_api_refuses(extra: dict[str, Any]) -> None:
+    client = EmulatedClient(MODEL, [])
+    with pytest.raises(InvalidRequestError, match="max_tokens: 0"):
+        client.messages.create(model=MODEL, max_tokens=0, messages=pairs(1), **extra)
+
+
+@pytest.mark.parametrize(("value", "error"), [(-1, InvalidRequestError), ("8", TypeError)])
+def test_a_bad_max_tokens_is_named(value: object, error: type[Exception]) -> None:
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    with pytest.raises(error, match="max_tokens"):
+        client.messages.create(model=MODEL, max_tokens=value, messages=pairs(1))
+
+
+def test_clear_thinking_keeps_at_least_one_turn() -> None:
+    """The docs: `thinking_turns` N must be > 0 (keep "all" to keep everything)."""
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    keep = {"type": "thinking_turns", "value": 0}
+    with pytest.raises(ContextManagementError, match=r"keep.value must be an int >= 1, got 0"):
+        client.beta.messages.create(
+            model=MODEL,
+            max_tokens=8,
+            messages=pairs(1),
+            context_management={"edits": [{"type": "clear_thinking_20251015", "keep": keep}]},
+        )
+
+
+def ok_results(count: int) -> list[dict[str, Any]]:
+    """`count` tool pairs whose results are the two letters "ok"."""
+    history = pairs(count)
+    for message in history[2::2]:
+        message["content"][0]["content"] = "ok"
+    return history
+
+
+def test_without_clear_at_least_there_is_no_veto_even_when_clearing_grows_the_prompt() -> None:
+    """6 results of "ok", keep 3: the 3 oldest are cleared although the placeholder is longer."""
+    history = ok_results(6)
+    spec = {"trigger": {"type": "input_tokens", "value": 0}, "keep": keep(3)}
+    result = clear_tool_uses_20250919(history, spec)
+    assert result.cleared_tool_uses == 3
+    grew = 3 * (estimate_tokens(PLACEHOLDER) - estimate_tokens("ok"))
+    assert result.cleared_input_tokens == -grew
+    count = PromptCache(MODEL).prompt_tokens
+    assert count(messages=history) - count(messages=result.messages) == -grew
+    vetoed = clear_tool_uses_20250919(history, {**spec, "clear_at_least": at_least(0)})
+    assert vetoed.cleared_tool_uses == 0  # with clear_at_least, the edit must win tokens
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (lambda: clear_tool_uses_20250919([], "x"), TypeError, "edit must be a dict"),  # type: ignore[arg-type]
+        (
+            lambda: clear_tool_uses_20250919(pairs(2), {"exclude_tools": "memory"}),
+            ContextManagementError,
+            "exclude_tools must be a list of tool names, got 'memory'",
+        ),
+        (
+            lambda: clear_tool_uses_20250919(pairs(2), {"clear_tool_inputs": ["read", 3]}),
+            ContextManagementError,
+            "clear_tool_inputs must be a list of tool names",
+        ),
+        (
+            lambda: clear_tool_uses_20250919(pairs(2), {}, prompt_tokens=float("nan")),  # type: ignore[arg-type]
+            ValueError,
+            "prompt_tokens must be an int >= 0, got nan",
+        ),
+        (
+            lambda: clear_tool_uses_20250919(
+                pairs(2), {"keep": {"type": "tool_uses", "value": DEEP}}
+            ),
+            ContextManagementError,
+            "keep.value must be an int >= 0, got {'k': {'k': {'k': {...}}}}",
+        ),
+    ],
+    ids=["edit-str", "exclude-str", "inputs-int", "prompt-nan", "keep-deep"],
+)
+def test_malformed_clearing_input_raises_a_named_error(
+    call: Any, error: type[Exception], words: str
+) -> None:
+    with pytest.raises(error) as raised:
+        call()
+    assert words in str(raised.value)
+
+
+def _deep(levels: int) -> Any:
+    value: Any = {}
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+DEEP = _deep(10_000)
+
+
+@pytest.mark.parametrize(
+    ("reply", "error", "words"),
+    [
+        ("ok", TypeError, "reply 1 must be a dict"),
+        ({"content": 3}, TypeError, "reply 1: message 0 has content of type int"),
+        ({"content": [{"type": "tool_use", "id": "t"}]}, ValueError, "reply 1: message 0, block 0"),
+        ({"content": "ok", "output_tokens": "9"}, ValueError, "output_tokens must be an int"),
+        ({"content": "ok", "stop_reason": 1}, TypeError, "stop_reason must be a str"),
+    ],
+    ids=["str", "content-int", "tool-use-no-name", "output-text", "stop-int"],
+)
+def test_a_malformed_reply_is_named(reply: Any, error: type[Exception], words: str) -> None:
+    client = EmulatedClient(MODEL, [reply])
+    with pytest.raises(error, match=re.escape(words)):
+        client.messages.create(model=MODEL, max_tokens=8, messages=pairs(1))
+
+
+def test_a_malformed_compaction_edit_is_named() -> None:
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    for extra, words in (
+        ({"instructions": ["a"]}, "instructions: must be a str"),
+        ({"pause_after_compaction": "yes"}, "pause_after_compaction: must be a bool"),
+    ):
+        with pytest.raises(ContextManagementError, match=words):
+            client.beta.messages.create(
+                model=MODEL,
+                max_tokens=8,
+                messages=pairs(1),
+                context_management={"edits": [compact_edit(**extra)]},
+            )
+
+
+def test_an_error_about_a_deep_value_is_short() -> None:
+    client = EmulatedClient(MODEL, [])
+    with pytest.raises(ContextManagementError) as raised:
+        client.beta.messages.create(
+            model=MODEL, max_tokens=8, messages=pairs(1), context_management=DEEP
+        )
+    assert len(str(raised.value)) < 200
+    with pytest.raises(ValueError, match="got model=") as wrong:
+        client.messages.create(model=DEEP, max_tokens=8, messages=pairs(1))
+    assert len(str(wrong.value)) < 200
+
+
+def test_an_unknown_edit_type_that_is_deep_is_named_briefly() -> None:
+    client = EmulatedClient(MODEL, [])
+    with pytest.raises(ContextManagementError, match="unknown edit type") as raised:
+        client.beta.messages.create(
+            model=MODEL,
+            max_tokens=8,
+            messages=pairs(1),
+            context_management={"edits": [{"type": DEEP}]},
+        )
+    assert len(str(raised.value)) < 300

@@ -6,7 +6,19 @@ from types import SimpleNamespace
 
 import pytest
 
-from context_budget import PRICES, Cost, Price, Usage, cost, loop_cost, loop_steps
+from context_budget import (
+    MIN_CACHEABLE_TOKENS,
+    PRICES,
+    Cost,
+    EmulatedClient,
+    Price,
+    Usage,
+    cache_report,
+    cost,
+    loop_cost,
+    loop_steps,
+    run_strategy,
+)
 
 MIXED_TTL = {
     "input_tokens": 2048,
@@ -78,11 +90,12 @@ def test_compaction_costs_the_sum_of_its_iterations() -> None:
     assert cost(sdk, price).total == pytest.approx(1.1275)
 
 
-def test_the_seed_model_reads_at_a_twentieth_of_its_input_price() -> None:
+def test_opus_5_5_reads_at_a_twentieth_of_its_input_price_per_its_model_page() -> None:
     price = PRICES["claude-opus-5-5"]
     assert price.read / price.input == pytest.approx(1 / 20)
     assert price.as_of.startswith("2026-09")
-    assert "seed" in price.source
+    # The read rate is on the model page; the pricing page does not list it.
+    assert "model page" in price.source and "opus-5-5" in price.source
 
 
 def test_most_models_read_at_a_tenth_and_write_at_125_and_200_percent() -> None:
@@ -118,3 +131,89 @@ def test_loop_cost_lives_in_pricing_and_is_still_exported() -> None:
     assert pricing.loop_cost is loop_cost
     calls = loop_steps(10, growth=1_000)
     assert loop_cost(calls, input_price=5.0) == pytest.approx(55_000 * 5.0 / 1e6)
+
+
+def test_every_priced_model_has_a_dated_minimum_cacheable_length() -> None:
+    """A key of PRICES without a minimum made the cache, the report and the client refuse it."""
+    missing = [model for model in PRICES if model not in MIN_CACHEABLE_TOKENS]
+    assert missing == []
+    for model in PRICES:
+        minimum = MIN_CACHEABLE_TOKENS[model]
+        assert minimum.tokens in (512, 1024, 2048, 4096), model
+        assert minimum.as_of and minimum.source, model
+
+
+@pytest.mark.parametrize("model", ["claude-fable-5-1", "claude-mythos-5-1"])
+def test_the_5_1_flagships_read_at_a_quarter_dollar_with_a_512_token_minimum(model: str) -> None:
+    price = PRICES[model]
+    assert (price.input, price.write_5m, price.write_1h, price.read, price.output) == (
+        10.0,
+        12.5,
+        20.0,
+        0.25,
+        50.0,
+    )
+    assert "pricing" in price.source and price.as_of.startswith("2026-09")
+    assert MIN_CACHEABLE_TOKENS[model].tokens == 512
+    assert "assumed" in MIN_CACHEABLE_TOKENS[model].source
+
+
+def test_a_model_priced_after_the_snapshot_runs_through_the_cache_the_report_and_the_client() -> (
+    None
+):
+    model = "claude-sonnet-5-5"
+    assert run_strategy("naive", model=model).cost_usd > 0
+    turns = [{"system": "s" * 8000, "messages": [{"role": "user", "content": "q"}]}]
+    assert cache_report(turns, model).rows[0].prompt_tokens == 2001
+    client = EmulatedClient(model, [{"content": "ok"}])
+    reply = client.messages.create(
+        model=model, max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+    )
+    assert reply["stop_reason"] == "end_turn"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [float("nan"), float("inf"), -0.5, 10**400, "3", None, True],
+    ids=["nan", "inf", "negative", "huge", "text", "none", "bool"],
+)
+def test_a_price_that_is_not_a_finite_rate_is_refused(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"Price\.read must be a finite number >= 0"):
+        Price(1, 1, 1, bad, 1, "2026-01-01", "test")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"Price\.as_of must be a str"):
+        Price(1, 1, 1, 1, 1, 20260101, "test")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"input_price": float("nan")},
+        {"input_price": 5.0, "read_multiplier": float("nan")},
+        {"input_price": 5.0, "write_multiplier": float("inf")},
+        {"input_price": 10**400},
+        {"input_price": -1.0},
+    ],
+)
+def test_loop_cost_refuses_a_rate_that_is_not_finite(kwargs: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match="must be a finite number >= 0"):
+        loop_cost(loop_steps(3, growth=1_000), **kwargs)
+
+
+def test_loop_cost_names_a_call_that_is_not_a_step() -> None:
+    with pytest.raises(TypeError, match=r"calls\[1\] must be a LoopStep"):
+        loop_cost([*loop_steps(1, growth=10), {"cached": 1}], input_price=1.0)  # type: ignore[list-item]
+
+
+def test_writes_without_a_split_are_billed_at_the_five_minute_rate() -> None:
+    price = PRICES["claude-sonnet-4-6"]
+    bill = cost(Usage(cache_creation_input_tokens=1_000_000), price)
+    assert bill.cache_writes == pytest.approx(price.write_5m)
+
+
+def test_a_bad_price_error_stays_short_on_a_deep_value() -> None:
+    deep: dict[str, object] = {}
+    for _ in range(10_000):
+        deep = {"k": deep}
+    with pytest.raises(TypeError, match="price must be a Price") as raised:
+        cost(MIXED_TTL, deep)  # type: ignore[arg-type]
+    assert len(str(raised.value)) < 200

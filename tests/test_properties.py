@@ -7,7 +7,8 @@ sometimes a trailing pending call), and shorthand ones made of `tool` messages.
 A turn is sometimes split across consecutive same-role messages, one block
 each (how Claude Code stores a parallel call); blocks and tool inputs hold
 nested dicts (`cache_control`, an image's `source`, images inside a result);
-a shorthand result is sometimes a list of text blocks.
+a shorthand result is sometimes a list of text blocks. The calibrated counter
+gets texts built to break it: nesting thousands deep, odd unicode, long runs.
 
 Each property runs the loaded Hypothesis profile's count of cases (`ci` in the
 gate, `soak` in `make soak`; see tests/profiles.py).
@@ -16,17 +17,24 @@ gate, `soak` in `make soak`; see tests/profiles.py).
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
+    KINDS,
     SUMMARY_PREFIX,
+    TOKENS_PER_CLASS,
     ContextOverflowError,
+    InvalidRequestError,
     Layers,
     Message,
+    PromptCache,
     budget_report,
+    calibrated_estimate,
+    character_classes,
     clear_old_tool_results,
     compact,
     estimate_tokens,
@@ -34,8 +42,10 @@ from context_budget import (
     keep_numbers,
     message_text,
     message_tokens,
+    text_kind,
     tool_message,
     validate_history,
+    with_margin,
 )
 
 IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
@@ -305,3 +315,113 @@ def _results(message: Message) -> list[dict[str, Any]]:
         return [message]
     content = message["content"]
     return [b for b in content if b["type"] == "tool_result"] if isinstance(content, list) else []
+
+
+# the calibrated counter, on text built to break it: deep nesting, odd unicode,
+# long runs of one class, lone surrogates
+PIECES = ["[", "]", "{", "}", '"a":', "1", "0.5e-3", " ", "  ", "\t", "\n", "\r\n", "word",
+          "Müller", "Москва", "東京", "🍦", "\u200d", "\ud800", "ß", "-->", "NaN"]  # fmt: skip
+odd_texts = st.one_of(
+    st.lists(st.sampled_from(PIECES), max_size=60).map("".join),
+    st.integers(0, 3000).map(lambda depth: "[" * depth + "]" * depth),
+    st.integers(0, 3000).map(lambda depth: '{"k": ' * depth + "0" + "}" * depth),
+    st.text(max_size=80),
+)
+
+
+@given(odd_texts, odd_texts)
+def test_calibrated_counts_are_sane_on_any_text(first: str, second: str) -> None:
+    for text in (first, second, first + second):
+        assert text_kind(text) in KINDS
+        count = calibrated_estimate(text)
+        assert (count == 0) == (text == "")
+        assert count <= 2 * len(text.encode("utf-8", "surrogatepass"))
+        assert with_margin(calibrated_estimate)(text) >= count
+    # joining two texts can merge a word or a run at the seam, and make the line
+    # there one whose words cost extra as a line outside ASCII; nothing more
+    whole = calibrated_estimate(first + second)
+    parts = calibrated_estimate(first) + calibrated_estimate(second)
+    seam = first.split("\n")[-1] + second.split("\n")[0]
+    extra = TOKENS_PER_CLASS["non_ascii_line_words"] * character_classes(seam)["words"]
+    assert whole <= parts + 2 + math.ceil(extra)
+    assert whole >= parts - 3 - math.ceil(extra)
+
+
+# The prompt cache over the same generated conversations ---------------------------
+
+
+def _without_markers(messages: list[Message]) -> list[Message]:
+    """A copy with every cache_control marker removed: on blocks and inside tool results."""
+    out: list[Message] = []
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, list):
+            blocks = []
+            for block in content:
+                block = {k: v for k, v in block.items() if k != "cache_control"}
+                if block["type"] == "tool_result" and isinstance(block.get("content"), list):
+                    block["content"] = [
+                        {k: v for k, v in inner.items() if k != "cache_control"}
+                        for inner in block["content"]
+                    ]
+                blocks.append(block)
+            message = {**message, "content": blocks}
+        out.append(message)
+    return out
+
+
+def _mark_inside_results(messages: list[Message], draw: st.DrawFn) -> list[Message]:
+    """A copy with markers put, at random, on text blocks inside tool results."""
+    out = copy.deepcopy(messages)
+    for message in out:
+        content = message["content"]
+        for block in content if isinstance(content, list) else []:
+            inner = block.get("content") if block["type"] == "tool_result" else None
+            for item in inner if isinstance(inner, list) else []:
+                if item["type"] == "text" and draw(st.booleans()):
+                    item["cache_control"] = dict(EPHEMERAL)
+    return out
+
+
+@given(anthropic_conversations(), st.booleans(), st.data())
+def test_property_markers_are_not_content_and_the_fields_add_up(
+    messages: list[Message], automatic: bool, data: st.DataObject
+) -> None:
+    """Markers anywhere (tool results included) never change a block's hash or token count;
+    a request is either refused with the API's 400 or its three input fields add up."""
+    messages = _mark_inside_results(messages, data.draw)
+    before = copy.deepcopy(messages)
+    for model in ("claude-sonnet-4-6", "claude-haiku-4-5"):
+        cache = PromptCache(model, min_tokens=0)
+        plain = [(b.key, b.tokens) for b in cache._row({"messages": _without_markers(messages)})]
+        request: dict[str, Any] = {"messages": messages}
+        if automatic:
+            request["cache_control"] = dict(EPHEMERAL)
+        try:
+            marked = [(b.key, b.tokens) for b in cache._row(request)]
+            usage = cache.usage(request)
+        except InvalidRequestError as error:  # a marker on an empty text block, or over 4
+            assert error.status_code == 400
+            continue
+        assert marked == plain
+        assert usage.prompt_tokens == cache.prompt_tokens(request)
+        assert usage.cache_creation_input_tokens == (
+            usage.ephemeral_5m_input_tokens + usage.ephemeral_1h_input_tokens
+        )
+    assert messages == before
+
+
+@given(anthropic_conversations())
+def test_property_a_model_that_strips_old_thinking_never_counts_more(
+    messages: list[Message],
+) -> None:
+    keeps = PromptCache("claude-sonnet-4-6", min_tokens=0).prompt_tokens(messages=messages)
+    strips = PromptCache("claude-sonnet-4-5", min_tokens=0).prompt_tokens(messages=messages)
+    thinking = sum(
+        estimate_tokens(block["thinking"])
+        for message in messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "thinking"
+    )
+    assert keeps - thinking <= strips <= keeps

@@ -36,8 +36,11 @@ def digit_share(value: str) -> float:
     return sum(character.isdigit() for character in value) / len(value)
 
 
-def test_the_samples_folder_holds_exactly_the_four_samples() -> None:
-    assert sorted(path.name for path in SAMPLES.iterdir()) == sorted(FILES.values())
+def test_the_samples_folder_holds_exactly_the_four_samples_and_the_calibration_corpus() -> None:
+    assert sorted(path.name for path in SAMPLES.iterdir() if path.is_file()) == sorted(
+        FILES.values()
+    )
+    assert [path.name for path in SAMPLES.iterdir() if path.is_dir()] == ["calibration"]
 
 
 def test_no_sample_has_a_py_extension() -> None:

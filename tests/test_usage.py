@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from context_budget import Usage, should_compact, track_usage, window_usage
+from context_budget import PRICES, Usage, cost, should_compact, track_usage, window_usage
 
 COUNTS = st.integers(0, 10**7)
 
@@ -66,11 +67,11 @@ def test_a_field_that_is_not_a_count_is_refused(bad: object) -> None:
         Usage(input_tokens=bad)  # type: ignore[arg-type]
 
 
-@given(COUNTS, COUNTS, COUNTS, COUNTS, COUNTS, COUNTS)
+@given(COUNTS, COUNTS, COUNTS, COUNTS, COUNTS)
 def test_as_dict_reads_back_as_the_same_usage(
-    inp: int, out: int, write: int, read: int, short: int, long: int
+    inp: int, out: int, read: int, short: int, long: int
 ) -> None:
-    usage = Usage(inp, out, write, read, short, long)
+    usage = Usage(inp, out, short + long, read, short, long)  # the writes are their split
     assert Usage.of(usage.as_dict()) == usage
     assert Usage.of({"usage": usage.as_dict()}) == usage
 
@@ -98,6 +99,76 @@ def test_should_compact_triggers_at_the_threshold_itself() -> None:
 def test_bad_settings_are_named(window: object, ratio: float, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         should_compact(0, window, ratio)  # type: ignore[arg-type]
+
+
+def test_a_split_that_does_not_add_up_to_the_writes_is_refused() -> None:
+    """1,000,000 written with an all-zero split once billed $0 for writes."""
+    usage = {
+        "input_tokens": 1,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 1_000_000,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    }
+    with pytest.raises(ValueError, match=r"1,000,000 but its split adds up to 0"):
+        Usage.of(usage)
+    with pytest.raises(ValueError, match="split adds up to 900"):
+        Usage.of({**usage, "cache_creation": {"ephemeral_5m_input_tokens": 900}})
+
+
+@pytest.mark.parametrize("split", [{}, None, SimpleNamespace()])
+def test_a_missing_split_bills_every_write_at_the_five_minute_rate(split: object) -> None:
+    usage = {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cache_creation_input_tokens": 1_000_000,
+        "cache_creation": split,
+    }
+    read = Usage.of(usage)
+    assert (read.ephemeral_5m_input_tokens, read.ephemeral_1h_input_tokens) == (1_000_000, 0)
+    price = PRICES["claude-sonnet-4-6"]
+    assert cost(usage, price).cache_writes == pytest.approx(price.write_5m)
+
+
+def test_a_missing_field_error_is_short_even_for_a_deep_usage() -> None:
+    deep: dict[str, object] = {}
+    for _ in range(10_000):
+        deep = {"k": deep}
+    with pytest.raises(ValueError, match="usage has no 'input_tokens'") as raised:
+        Usage.of({"output_tokens": 1, "extra": deep})
+    assert len(str(raised.value)) < 200
+
+
+@pytest.mark.parametrize(
+    ("tokens", "window", "ratio", "words"),
+    [
+        (float("nan"), 2_000, 0.7, "tokens_used must be a finite number >= 0, got nan"),
+        (float("inf"), 2_000, 0.7, "got inf"),
+        (-1, 2_000, 0.7, "got -1"),
+        ("9", 2_000, 0.7, "got '9'"),
+        (0, 2_000, float("nan"), "compact_ratio must be strictly between 0 and 1, got nan"),
+        (0, 2_000, "0.5", "compact_ratio must be strictly between 0 and 1, got '0.5'"),
+        (0, 10**400, 0.5, "context_window is too large"),
+    ],
+)
+def test_should_compact_refuses_what_no_threshold_can_judge(
+    tokens: object, window: object, ratio: object, words: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(words)):
+        should_compact(tokens, window, ratio)  # type: ignore[arg-type]
+
+
+def test_should_compact_takes_a_huge_counter() -> None:
+    assert should_compact(10**400, 2_000, 0.7) is True
+
+
+def test_a_deep_or_huge_field_is_refused_with_a_short_message() -> None:
+    deep: list[object] = []
+    for _ in range(10_000):
+        deep = [deep]
+    for bad in (deep, -(10**5000)):
+        with pytest.raises(ValueError, match=r"Usage\.input_tokens must be") as raised:
+            Usage.of({"input_tokens": bad, "output_tokens": 1})
+        assert len(str(raised.value)) < 200
 
 
 # The window after a call with server tools: the last message iteration

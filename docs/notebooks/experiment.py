@@ -20,6 +20,10 @@
 # bills every call, priced as Opus 5.5 (September 2026). Every run is
 # deterministic. The plots need matplotlib; without it the notebook says so in
 # one line and prints its numbers all the same.
+#
+# **Time:** about 30 minutes. **Prerequisites:** the chapters *Trim
+# deliberately* and *Write things down*, where the strategies and the notes
+# they rely on are introduced.
 
 # %%
 from context_budget import cost_floor, run_all
@@ -87,14 +91,22 @@ if plt is not None:
         plt.show()
 
 # %% [markdown]
-# In the cost plot a rebuilt cache is a step up: the call right after a clear
-# or a compaction pays the write price for everything after the change. `clear`
-# climbs steeply because its cut moves on every call; `chunked` climbs in a few
-# steps, one per jump of its cut; `compact` has one step, the restart;
-# `cache-aware` climbs at a steady slope close to the floor's, since each call
-# pays for the reports it has just read and little else; `subagents` shows each
-# sub-agent's own climb (its calls are counted in order, the lead's first and
-# last).
+# In the cost plot a rebuilt cache is a step up: a call that writes more to
+# the cache than it reads from it pays the write price for everything after
+# the change. The cell below lists those calls for four of the runs. Each has
+# its first one early (call 3, or call 2 for `cache-aware`), where the first
+# reports come in and nothing is cached yet to read them from. After that,
+# `clear` steps up on every call from its first clear on, because its cut
+# moves each time;
+# `chunked` steps up three times, at calls 6, 9 and 12, once per jump of its
+# cut, the same three rebuilds *Trim deliberately* counts; `compact` steps up
+# twice, at the restart (call 12) and at the call after it, which writes the
+# new window's first reports; `cache-aware` never steps up again and climbs by
+# about the same amount on every call, since each call pays for the reports it
+# has just read and little else. The dashed line is the floor of the first
+# cell: the cost of reading the reports once, with no output. `subagents`
+# shows each sub-agent's own climb (its calls are counted in order, the lead's
+# first and last).
 
 # %%
 for name in ("clear", "compact", "chunked", "cache-aware"):
@@ -103,20 +115,23 @@ for name in ("clear", "compact", "chunked", "cache-aware"):
     print(f"{name:<12} writes > reads at calls {rebuilt}")
 
 # %% [markdown]
-# ## Beside the seed's measurement
+# ## Beside a run on the real model
 #
-# The seed ran naive, clear and compact once each against the real model. Its
-# table, and ours, cell by cell:
+# The guide *Context is a budget* (a published guide to context engineering,
+# not this course's chapter of the same name) reports a run of its own:
+# naive, clear and compact, each once, against Claude Opus 5.5 in September
+# 2026, with a table of peak context, tokens read, share read from the cache
+# and estimated cost. That table, and ours, cell by cell:
 
 # %%
-# strategy: (peak context, tokens read, share from cache, cost USD), measured
-SEED = {
+# strategy: (peak context, tokens read, cache share, cost USD), as published
+PUBLISHED = {
     "naive": (72_432, 546_693, 0.87, 0.51),
     "clear": (11_620, 274_673, 0.38, 0.96),
     "compact": (25_456, 204_873, 0.74, 0.38),
 }
 print(f"{'':<8} {'peak':>15} {'read':>17} {'cache':>11} {'cost $':>13}")
-for name, (peak, read, share, dollars) in SEED.items():
+for name, (peak, read, share, dollars) in PUBLISHED.items():
     run = runs[name]
     cells = [
         f"{run.peak_context / peak:>6.2f}x of {peak / 1000:>4.0f}k",
@@ -125,34 +140,50 @@ for name, (peak, read, share, dollars) in SEED.items():
         f"{run.cost_usd / dollars:>5.2f}x of {dollars:.2f}",
     ]
     print(f"{name:<8} " + "  ".join(cells))
-for name, (*_, dollars) in SEED.items():
+for name, (*_, dollars) in PUBLISHED.items():
     ours = runs[name].cost_usd / runs["naive"].cost_usd
-    seed = dollars / SEED["naive"][3]
-    print(f"{name:<8} cost over naive's: seed {seed:.2f}, ours {ours:.2f}")
+    theirs = dollars / PUBLISHED["naive"][3]
+    print(f"{name:<8} cost over naive's: theirs {theirs:.2f}, ours {ours:.2f}")
 
 # %% [markdown]
 # What the simulation reproduces: every strategy answers correctly with notes;
-# naive has the largest peak and the same cache share as the seed's; clearing
-# has the smallest peak of the three, the lowest cache share and the highest
-# bill, because its cut moves on every call; compaction is the cheapest of the
-# three, because its summary request reads the whole history from the cache and
-# it restarts only once; without notes, clearing makes the agent read reports
-# again and answer wrong, and it says so.
+# naive has the largest peak and the same cache share as the published run;
+# clearing has the smallest peak of the three, the lowest cache share and the
+# highest bill, because its cut moves on every call; compaction is the
+# cheapest of the three, because its summary request reads the whole history
+# from the cache and it restarts only once; without notes, clearing makes the
+# agent read reports again and answer wrong, and it says so.
 #
-# What it does not: the size of the gaps. The seed's clearing cost nearly twice
-# the naive run and ours about a tenth more, and our clearing read under a third
-# of the seed's tokens. Our agent reads two reports a step and notes each one in
-# the next call, which the two results clearing keeps are enough for: it never
-# has to read a report again, and it finishes in as many calls as the naive
-# run. The seed's agent read several reports a turn, had some cleared before it
-# noted them, and ran longer. Our naive peak is two thirds of the seed's: the
-# reports are the same size by our estimate, so the difference is what the real
-# agent wrote beyond our terse one and what the real tokenizer counts beyond our
-# estimate; the seed does not break it down. Our compaction peak is above
-# the seed's: its trigger is ours, set so that it fires once.
+# What it does not: the size of the gaps. The published clearing run cost
+# nearly twice the published naive one, ours about a tenth more, and our
+# clearing read under a third of the published run's tokens. Our agent reads
+# two reports a step and notes each one in the next call, which the two
+# results clearing keeps are enough for: it never has to read a report again,
+# and it finishes in as many calls as the naive run. The published agent read
+# several reports a turn, had some cleared before it noted them, and ran
+# longer. Our naive peak is two thirds of the published one: the reports are
+# the same size by our estimate, so the difference is what the real agent
+# wrote beyond our terse one and what the real tokenizer counts beyond our
+# estimate; the published table does not break it down. Our compaction peak
+# is above the published one: its trigger is ours, set so that it fires once.
 #
 # The lessons that survive are the mechanisms. A trim that moves the start of
 # what is cached rebuilds the cache, so either trim rarely and in big chunks
 # (`chunked`) or trim only what was never cached (`cache-aware`, the cheapest
 # run of all). And the summary request of a compaction has to leave its prefix
 # alone: the same tools, the same settings, one question at the end.
+#
+# ## Sources
+#
+# The run on the real model is the one the guide *Context is a budget*
+# published, described above. The rules the simulation follows:
+#
+# - Anthropic,
+#   [context editing documentation](https://platform.claude.com/docs/en/build-with-claude/context-editing):
+#   `clear_tool_uses_20250919`, `clear_at_least` and `applied_edits`, which the
+#   emulated API follows.
+# - Anthropic,
+#   [prompt caching documentation](https://platform.claude.com/docs/en/build-with-claude/prompt-caching):
+#   the rules the cache model bills by; the
+#   [Claude Opus 5.5 model page](https://platform.claude.com/docs/en/models/opus-5-5/overview)
+#   for its prices, a cache read at a twentieth of input.

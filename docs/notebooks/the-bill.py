@@ -19,6 +19,9 @@
 # `context_budget`; the downloaded notebook carries the package in its first
 # cell, so it runs on any Python 3.11+ kernel. The plot needs matplotlib;
 # without it the lab says so in one line and prints its numbers all the same.
+#
+# **Time:** about 15 minutes. **Prerequisites:** the chapter *Context is a
+# budget*, and a kernel with matplotlib if you want the plots.
 
 # %%
 from context_budget import loop_cost, loop_steps, tokens_read
@@ -114,3 +117,13 @@ for n in (15, 30, 60):
 # %% [markdown]
 # Try it: change `GROWTH` to a tenth (a loop that clears old tool results keeps
 # its growth small) and run the notebook again.
+
+# %% [markdown]
+# ## Sources
+#
+# - Anthropic,
+#   [prompt caching documentation](https://platform.claude.com/docs/en/build-with-claude/prompt-caching):
+#   the write and read multipliers the cached bill uses.
+# - Anthropic,
+#   [*Effective context engineering for AI agents*](https://www.anthropic.com/engineering/effective-context-engineering-for-ai-agents)
+#   (September 2025): why every token in the window is paid for again.

@@ -11,14 +11,23 @@ of a usage add up to `PromptCache.prompt_tokens(request)` exactly.
 
 The rules, as the provider documents them (snapshot 2026-08-21):
 
-- the cache key of a block is a hash of everything up to and including it;
-  `tool_choice`, thinking settings, `output_config.effort` and the presence of
-  images are hashed in where `messages` starts, `speed` where `system` starts,
-  so changing them keeps what comes before;
+- the cache key of a block is a hash of everything up to and including it,
+  its `cache_control` markers left out; `tool_choice`, thinking settings,
+  `output_config.effort` and the presence of images are hashed in where
+  `messages` starts, `speed` where `system` starts, so changing them keeps what
+  comes before; effort named as the API's default (`DEFAULT_EFFORT`) is the
+  same prompt as no effort;
 - writes happen only at breakpoints: a `cache_control` on a block, and the
   request-level `cache_control`, which lands on the last block that can carry
   one (not a thinking block or an empty text block) and so moves forward each
-  turn; at most 4 in all;
+  turn; at most 4 markers in all. A thinking block or an empty text block
+  with a `cache_control` of its own is refused (`InvalidRequestError`, the
+  API's 400). A `cache_control` on a block inside a `tool_result`'s content
+  (how the provider's tool runners cache a tool result) counts toward the 4
+  and makes the enclosing block a breakpoint;
+- on `LAST_TURN_THINKING_ONLY` models, a user message that is not only tool
+  results drops the thinking blocks of every earlier assistant turn from the
+  prompt: they are neither counted nor hashed, so the cache breaks there;
 - a read at a breakpoint checks that block and then up to 19 earlier ones
   (20 positions) for an entry an earlier request wrote and that is still alive;
 - a prefix shorter than the model's minimum cacheable length is neither read
@@ -33,9 +42,21 @@ those at the last breakpoint. A is read, B - A written for 1 hour, C - B
 written for 5 minutes, and the rest is `input_tokens`.
 
 `PromptCache.usage` returns a `Usage` (output 0: the cache does not know the
-reply); its `as_dict()` is the API's JSON. Not modelled: parallel requests
-(an entry exists only once the first response starts), server-tool
-breakpoints, per-platform differences.
+reply); its `as_dict()` is the API's JSON.
+
+Not modelled:
+
+- parallel requests (an entry exists only once the first response starts);
+- server-tool breakpoints, and per-platform differences;
+- where a model renders its thinking and effort settings: on some models a
+  change there also misses the tools and system caches; here it always keeps
+  them and misses from `messages` on;
+- a `thinking` setting named as the model's default (the defaults differ by
+  model): it is hashed as written, so it misses where omitting it would not;
+- a marker inside a tool result that is not on its last content block: the
+  breakpoint is placed at the end of the whole tool result;
+- `{"role": "system"}` messages in `messages`, which some models read as an
+  instruction without invalidating the cache: they are hashed like any other.
 
 Example:
     >>> cache = PromptCache("claude-sonnet-4-6", counter=lambda text: 200)
@@ -51,20 +72,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from context_budget.errors import (
     AutomaticCacheConflictError,
     CacheTTLOrderError,
+    InvalidRequestError,
     TooManyBreakpointsError,
 )
-from context_budget.messages import _check_messages, _result_text
+from context_budget.messages import (
+    _check_messages,
+    _first_bad_value,
+    _is_json_data,
+    _result_text,
+)
 from context_budget.tokens import TokenCounter, _count, _resolve
-from context_budget.usage import Usage
+from context_budget.usage import Usage, _shown
 
 __all__ = [
+    "DEFAULT_EFFORT",
+    "EFFORTS",
+    "LAST_TURN_THINKING_ONLY",
     "LOOKBACK_BLOCKS",
     "MAX_BREAKPOINTS",
     "MIN_CACHEABLE_TOKENS",
@@ -81,7 +112,30 @@ LOOKBACK_BLOCKS = 20
 #: Lifetime of a cache entry, in seconds, by `ttl`.
 TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
 
+#: The `output_config.effort` levels the API takes.
+EFFORTS = ("low", "medium", "high", "xhigh", "max")
+#: The API's effort when none is given; naming it explicitly is the same request
+#: (https://platform.claude.com/docs/en/build-with-claude/effort, 2026-08-21).
+DEFAULT_EFFORT = "high"
+#: Models that keep only the current turn's thinking: once a request carries a user
+#: message that is not only tool results, the thinking blocks of every assistant turn
+#: before it are dropped from the prompt (earlier Opus and Sonnet models, Haiku through
+#: 4.5; https://platform.claude.com/docs/en/build-with-claude/thinking, "Thinking block
+#: preservation by model", 2026-08-21). Every other model keeps all prior thinking.
+LAST_TURN_THINKING_ONLY = frozenset(
+    {
+        "claude-opus-4",
+        "claude-opus-4-1",
+        "claude-sonnet-4",
+        "claude-sonnet-4-5",
+        "claude-3-7-sonnet",
+        "claude-haiku-4-5",
+        "claude-3-5-haiku",
+    }
+)
+
 _DOCS = "Anthropic, prompt-caching.md (llms-txt-archive snapshot 2026-08-21)"
+_THINKING = ("thinking", "redacted_thinking")
 
 
 @dataclass(frozen=True)
@@ -119,18 +173,21 @@ def _minimums() -> dict[str, MinimumLength]:
         for tokens, models in table.items()
         for model in models
     }
-    # subtle: the 2026-08-21 table predates Opus 5.5; we assume Opus 5's tier and say so.
-    out["claude-opus-5-5"] = MinimumLength(
-        512, "2026-09-30", "assumed equal to Opus 5 (not in the 2026-08-21 table)"
-    )
-    # Sonnet 3.7, which older saved sessions name; the same documentation, listing it
-    # as deprecated, quoted in anthropics/anthropic-sdk-python#1194.
+    # Sonnet 3.7 left the table after May 2026; its last listed figure, dated.
     out["claude-3-7-sonnet"] = MinimumLength(
-        1024,
-        "2026-12-01",
-        "Anthropic, prompt caching documentation, as quoted in "
-        "github.com/anthropics/anthropic-sdk-python/issues/1194",
+        1024, "2026-05-06", "Anthropic, prompt-caching.md (llms-txt-archive snapshot 2026-05-06)"
     )
+    # subtle: the 2026-08-21 table predates the models below; each takes the tier of
+    # the model it follows, and its source says that this is an assumption.
+    for model, tokens, follows in (
+        ("claude-opus-5-5", 512, "Opus 5"),
+        ("claude-sonnet-5-5", 1024, "Sonnet 5"),
+        ("claude-fable-5-1", 512, "Fable 5"),
+        ("claude-mythos-5-1", 512, "Mythos 5"),
+    ):
+        out[model] = MinimumLength(
+            tokens, "2026-09-30", f"assumed equal to {follows} (not in the 2026-08-21 table)"
+        )
     return out
 
 
@@ -154,14 +211,40 @@ class SimulatedClock:
     """
 
     def __init__(self, start: float = 0.0) -> None:
-        self.now = float(start)
+        self.now = _seconds(start, "start", negative=True)
 
     def advance(self, seconds: float) -> float:
-        """Move the clock forward by `seconds` (>= 0) and return the new time."""
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
-            raise ValueError(f"seconds must be a number >= 0, got {seconds!r}")
-        self.now += float(seconds)
+        """Move the clock forward by `seconds` (a finite number >= 0) and return the new time.
+
+        Raises:
+            TypeError: `seconds` is not a number.
+            ValueError: it is negative, NaN, infinite, too big for a float, or
+                moves the clock past the largest finite time.
+        """
+        step = _seconds(seconds, "seconds")
+        now = self.now + step
+        if not math.isfinite(now):
+            raise ValueError(
+                f"advancing {self.now!r} s by {step!r} s leaves the clock at {now!r}; "
+                "the time must stay finite"
+            )
+        self.now = now
         return self.now
+
+
+def _seconds(value: object, name: str, *, negative: bool = False) -> float:
+    """`value` as a finite float of seconds (>= 0 unless `negative`), or a named error."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a number of seconds, got {_shown(value)}")
+    try:
+        seconds = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} is too large for a float: {_shown(value)}") from None
+    if not math.isfinite(seconds):
+        raise ValueError(f"{name} must be a finite number of seconds, got {seconds!r}")
+    if seconds < 0 and not negative:
+        raise ValueError(f"{name} must be a number >= 0, got {seconds!r}")
+    return seconds
 
 
 @dataclass(frozen=True)
@@ -170,8 +253,15 @@ class _Block:
 
     key: str  # cumulative hash of the prefix up to and including this block
     tokens: int
-    ttl: str | None  # the block's own cache_control ttl, None without one
     eligible: bool  # may carry cache_control
+    # the TTLs of its cache_control markers in prefix order: those on blocks inside a
+    # tool_result's content first, then the block's own; empty without one
+    markers: tuple[str, ...] = field(default=())
+
+    @property
+    def ttl(self) -> str | None:
+        """The TTL of the breakpoint its markers make (the last marker's), None without one."""
+        return self.markers[-1] if self.markers else None
 
 
 @dataclass
@@ -186,11 +276,70 @@ def _json(value: object) -> str:
 
 def _ttl(control: object, where: str) -> str:
     if not isinstance(control, Mapping) or control.get("type") != "ephemeral":
-        raise ValueError(f"{where}: cache_control must be {{'type': 'ephemeral'}}, got {control!r}")
+        raise ValueError(
+            f"{where}: cache_control must be {{'type': 'ephemeral'}}, got {_shown(control)}"
+        )
     ttl = control.get("ttl", "5m")
-    if ttl not in TTL_SECONDS:
-        raise ValueError(f"{where}: cache_control ttl must be '5m' or '1h', got {ttl!r}")
-    return str(ttl)
+    if not isinstance(ttl, str) or ttl not in TTL_SECONDS:
+        raise ValueError(f"{where}: cache_control ttl must be '5m' or '1h', got {_shown(ttl)}")
+    return ttl
+
+
+def _marker(block: Mapping[str, Any], where: str, refuse: bool) -> str | None:
+    """The TTL of `block`'s own `cache_control`, None without one.
+
+    A marker where the API refuses one raises when `refuse`, and is no marker
+    otherwise (counting tokens does not need the request to be valid).
+    """
+    control = block.get("cache_control")
+    if control is None:
+        return None
+    kind = block.get("type")
+    if not refuse and (kind in _THINKING or (kind == "text" and block.get("text") == "")):
+        return None
+    if kind in _THINKING:
+        # the API's thinking blocks have no cache_control field at all
+        raise InvalidRequestError(f"{where}.{kind}.cache_control: Extra inputs are not permitted")
+    if kind == "text" and block.get("text") == "":
+        raise InvalidRequestError(
+            f"{where}.text: cache_control cannot be set for empty text blocks"
+        )
+    return _ttl(control, where)
+
+
+def _markers(block: Mapping[str, Any], where: str, refuse: bool = True) -> tuple[str, ...]:
+    """TTLs of every marker a block holds: inside a tool_result's content, then its own.
+
+    A `cache_control` on a block inside a `tool_result`'s content is how the
+    docs' tool runners cache a tool result (tool-runner.md, Go and Java); it
+    counts toward the 4 breakpoints, and the model places its breakpoint at
+    the end of the enclosing block.
+    """
+    found: list[str] = []
+    content = block.get("content") if block.get("type") == "tool_result" else None
+    if isinstance(content, list):
+        for number, inner in enumerate(content):
+            ttl = _marker(inner, f"{where}.content.{number}", refuse)
+            if ttl is not None:
+                found.append(ttl)
+    own = _marker(block, where, refuse)
+    if own is not None:
+        found.append(own)
+    return tuple(found)
+
+
+def _unmarked(block: Mapping[str, Any]) -> dict[str, Any]:
+    """`block` without its markers (its own and those inside a tool_result's content)."""
+    out = {k: v for k, v in block.items() if k != "cache_control"}
+    content = out.get("content")
+    if out.get("type") == "tool_result" and isinstance(content, list):
+        out["content"] = [
+            {k: v for k, v in inner.items() if k != "cache_control"}
+            if isinstance(inner, Mapping)
+            else inner
+            for inner in content
+        ]
+    return out
 
 
 def _block_text(block: Mapping[str, Any]) -> str:
@@ -208,9 +357,63 @@ def _block_text(block: Mapping[str, Any]) -> str:
 
 def _eligible(block: Mapping[str, Any]) -> bool:
     kind = block.get("type")
-    if kind in ("thinking", "redacted_thinking"):
+    if kind in _THINKING:
         return False
     return not (kind == "text" and not block.get("text"))
+
+
+def _check_data(value: object, where: str) -> None:
+    """A tool definition or system block must be JSON data, nested at most `MAX_DEPTH` deep."""
+    if isinstance(value, dict) and not _is_json_data(value):
+        path, problem = _first_bad_value(value)
+        if len(path) > 60:
+            path = path[:57] + "..."
+        raise TypeError(f"{where} at {path}: {problem}")
+
+
+def _settings(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The request fields hashed where `messages` starts, checked and normalized.
+
+    Raises:
+        TypeError: `tool_choice`, `thinking` or `output_config` is not a dict.
+        ValueError: `output_config.effort` is not one of `EFFORTS`.
+    """
+    for name in ("tool_choice", "thinking", "output_config"):
+        value = request.get(name)
+        if value is not None and not isinstance(value, Mapping):
+            raise TypeError(f"{name} must be a dict, got {_shown(value)}")
+        if isinstance(value, dict):
+            _check_data(value, name)
+    effort = (request.get("output_config") or {}).get("effort")
+    if effort is not None and (not isinstance(effort, str) or effort not in EFFORTS):
+        raise ValueError(
+            f"output_config.effort must be one of {', '.join(EFFORTS)}, got {_shown(effort)}"
+        )
+    if effort == DEFAULT_EFFORT:
+        effort = None  # subtle: naming the default is the same prompt as omitting it
+    return {
+        "tool_choice": request.get("tool_choice"),
+        "thinking": request.get("thinking"),
+        "effort": effort,
+    }
+
+
+def _kept_thinking_from(model: str, messages: Sequence[Mapping[str, Any]]) -> int:
+    """The first message whose thinking blocks stay in the prompt of `model`.
+
+    On `LAST_TURN_THINKING_ONLY` models, that is the last user message that
+    holds anything but tool results (a string content counts); elsewhere 0.
+    """
+    if model not in LAST_TURN_THINKING_ONLY:
+        return 0
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        content = message["content"]
+        if message["role"] == "user" and (
+            isinstance(content, str) or any(b["type"] != "tool_result" for b in content)
+        ):
+            return index
+    return 0
 
 
 def _has_image(messages: Sequence[Mapping[str, Any]]) -> bool:
@@ -236,6 +439,7 @@ class PromptCache:
             `MIN_CACHEABLE_TOKENS[model]`.
 
     Raises:
+        TypeError: `model` is not a str.
         ValueError: the model is not in `MIN_CACHEABLE_TOKENS` and no
             `min_tokens` was given, or `min_tokens` is not an int >= 0.
     """
@@ -248,6 +452,8 @@ class PromptCache:
         clock: SimulatedClock | None = None,
         min_tokens: int | None = None,
     ) -> None:
+        if not isinstance(model, str):
+            raise TypeError(f"model must be a str, got {_shown(model)}")
         if min_tokens is None:
             if model not in MIN_CACHEABLE_TOKENS:
                 raise ValueError(
@@ -256,15 +462,19 @@ class PromptCache:
                 )
             min_tokens = MIN_CACHEABLE_TOKENS[model].tokens
         if isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0:
-            raise ValueError(f"min_tokens must be an int >= 0, got {min_tokens!r}")
+            raise ValueError(f"min_tokens must be an int >= 0, got {_shown(min_tokens)}")
         self.model = model
         self.min_tokens = min_tokens
         self.clock = clock if clock is not None else SimulatedClock()
         self._counter = _resolve(counter)
         self._entries: dict[str, _Entry] = {}  # prefix hash -> entry
 
-    def _row(self, request: Mapping[str, Any]) -> list[_Block]:
-        """The request's prompt as blocks, each keyed by its cumulative hash."""
+    def _row(self, request: Mapping[str, Any], *, refuse: bool = True) -> list[_Block]:
+        """The request's prompt as blocks, each keyed by its cumulative hash.
+
+        `refuse=False` lets a marker where the API refuses one pass (as no
+        marker), for counting tokens only.
+        """
         tools = request.get("tools") or []
         system = request.get("system") or []
         messages = request.get("messages") or []
@@ -274,42 +484,50 @@ class PromptCache:
         if isinstance(system, str):
             system = [{"type": "text", "text": system}]
         if not isinstance(system, list):
-            raise TypeError(f"system must be a str or a list of blocks, got {type(system)}")
+            raise TypeError(
+                f"system must be a str or a list of blocks, got {type(system).__name__}"
+            )
+        speed = request.get("speed")
+        if speed is not None and not isinstance(speed, str):
+            raise TypeError(f"speed must be a str, got {_shown(speed)}")
+        settings = {**_settings(request), "images": _has_image(messages)}
         digest = hashlib.sha256(_json(self.model).encode())
         row: list[_Block] = []
 
-        def add(part: str, block: Mapping[str, Any], text: str) -> None:
-            control = block.get("cache_control")
-            ttl = None if control is None else _ttl(control, f"{part} block {len(row)}")
-            digest.update(
-                b"\x00" + _json({k: v for k, v in block.items() if k != "cache_control"}).encode()
-            )
-            row.append(
-                _Block(digest.hexdigest(), _count(text, self._counter), ttl, _eligible(block))
-            )
+        def add(where: str, block: Mapping[str, Any], text: str, hashed: Mapping[str, Any]) -> None:
+            markers = _markers(block, where, refuse)
+            digest.update(b"\x00" + _json(hashed).encode())
+            tokens = _count(text, self._counter)
+            row.append(_Block(digest.hexdigest(), tokens, _eligible(block), markers))
 
         for number, tool in enumerate(tools):
-            if not isinstance(tool, Mapping):
+            if not isinstance(tool, dict):
                 raise TypeError(f"tools[{number}] has type {type(tool).__name__}, not dict")
-            add("tools", tool, _json({k: v for k, v in tool.items() if k != "cache_control"}))
-        digest.update(b"\x01system" + _json(request.get("speed")).encode())
+            _check_data(tool, f"tools[{number}]")
+            unmarked = _unmarked(tool)
+            add(f"tools.{number}", tool, _json(unmarked), unmarked)
+        digest.update(b"\x01system" + _json(speed).encode())
         for number, block in enumerate(system):
-            if not isinstance(block, Mapping) or block.get("type") != "text":
-                raise TypeError(f"system[{number}] must be a text block, got {block!r}")
-            add("system", block, str(block["text"]))
-        settings = {
-            "tool_choice": request.get("tool_choice"),
-            "thinking": request.get("thinking"),
-            "effort": (request.get("output_config") or {}).get("effort"),
-            "images": _has_image(messages),
-        }
+            if not isinstance(block, dict) or block.get("type") != "text":
+                raise TypeError(f"system[{number}] must be a text block, got {_shown(block)}")
+            if "text" not in block:
+                raise ValueError(f"system[{number}] (text) has no 'text'")
+            if not isinstance(block["text"], str):
+                found = type(block["text"]).__name__
+                raise TypeError(f"system[{number}] (text) has 'text' of type {found}, not str")
+            _check_data(block, f"system[{number}]")
+            add(f"system.{number}", block, block["text"], _unmarked(block))
         digest.update(b"\x01messages" + _json(settings).encode())
-        for message in messages:
+        kept_from = _kept_thinking_from(self.model, messages)
+        for index, message in enumerate(messages):
             content = message["content"]
             blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-            for block in blocks:
-                tagged = {**block, "_role": message["role"]}
-                add("messages", tagged, _block_text(block))
+            for number, block in enumerate(blocks):
+                stripped = index < kept_from and message["role"] == "assistant"
+                if stripped and block["type"] in _THINKING:
+                    continue  # dropped from the prompt: neither counted nor hashed
+                hashed = {**_unmarked(block), "_role": message["role"]}
+                add(f"messages.{index}.content.{number}", block, _block_text(block), hashed)
         return row
 
     def prompt_tokens(self, request: Mapping[str, Any] | None = None, /, **kwargs: Any) -> int:
@@ -322,14 +540,20 @@ class PromptCache:
         Returns:
             The sum of every block's tokens: what `input_tokens`,
             `cache_creation_input_tokens` and `cache_read_input_tokens` of
-            `usage` add up to for the same request.
+            `usage` add up to for the same request. A `cache_control` the API
+            would refuse (on a thinking or empty text block) does not stop the
+            count; `usage` refuses it.
         """
-        return sum(block.tokens for block in self._row(_request(request, kwargs)))
+        return sum(block.tokens for block in self._row(_request(request, kwargs), refuse=False))
 
     def _breakpoints(self, request: Mapping[str, Any], row: list[_Block]) -> list[tuple[int, str]]:
-        """(block index, ttl) of every breakpoint, in prefix order; refused ones raise."""
-        points = [(index, block.ttl) for index, block in enumerate(row) if block.ttl is not None]
-        explicit = len(points)
+        """(block index, ttl) of every breakpoint, in prefix order; refused ones raise.
+
+        Every `cache_control` marker counts toward `MAX_BREAKPOINTS`, a marker
+        inside a tool_result's content too; the markers of one block make one
+        breakpoint, at that block.
+        """
+        marks = [(index, ttl) for index, block in enumerate(row) for ttl in block.markers]
         top = request.get("cache_control")
         if top is not None:
             ttl = _ttl(top, "top-level")
@@ -337,24 +561,27 @@ class PromptCache:
             if last is not None:
                 own = row[last].ttl
                 if own is None:
-                    points = sorted([*points, (last, ttl)])
+                    if len(marks) >= MAX_BREAKPOINTS:
+                        raise TooManyBreakpointsError(len(marks) + 1)
+                    marks = sorted([*marks, (last, ttl)], key=lambda mark: mark[0])
                 elif own != ttl:
                     raise AutomaticCacheConflictError(
                         f"top-level cache_control has ttl {ttl!r} but the last cacheable block "
                         f"(prefix block {last}) already has cache_control with ttl {own!r}"
                     )
                 # subtle: same TTL already there -> the automatic breakpoint is a no-op
-                if own is None and explicit >= MAX_BREAKPOINTS:
-                    raise TooManyBreakpointsError(explicit + 1)
-        if len(points) > MAX_BREAKPOINTS:
-            raise TooManyBreakpointsError(len(points))
+        if len(marks) > MAX_BREAKPOINTS:
+            raise TooManyBreakpointsError(len(marks))
         seen_5m = False
-        for index, ttl in points:
+        for index, ttl in marks:
             if ttl == "5m":
                 seen_5m = True
             elif seen_5m:
                 raise CacheTTLOrderError(index)
-        return points
+        points: dict[int, str] = {}
+        for index, ttl in marks:
+            points[index] = ttl  # the last marker of a block gives its breakpoint's TTL
+        return sorted(points.items())
 
     def usage(self, request: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Usage:
         """The usage one `messages.create` call reports, and the cache it leaves behind.
@@ -414,5 +641,7 @@ class PromptCache:
 
 def _request(request: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     if request is not None and not isinstance(request, Mapping):
-        raise TypeError(f"request must be a dict of messages.create arguments, got {request!r}")
+        raise TypeError(
+            f"request must be a dict of messages.create arguments, got {_shown(request)}"
+        )
     return {**(request or {}), **kwargs}

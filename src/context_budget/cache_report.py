@@ -24,9 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget.cache import PromptCache, SimulatedClock
+from context_budget.cache import PromptCache, SimulatedClock, _seconds
 from context_budget.pricing import PRICES, Price, cost
 from context_budget.tokens import TokenCounter
+from context_budget.usage import _shown
 
 __all__ = ["CacheReport", "RequestRow", "cache_report"]
 
@@ -147,15 +148,24 @@ def cache_report(
         A `CacheReport`.
 
     Raises:
-        ValueError: `requests` is empty, the model has no price and none was
-            given, or a request is malformed (the cache's own errors).
+        ValueError: `requests` is empty, `seconds_between` is negative, NaN
+            or infinite, the model has no price and none was given, or a
+            request is malformed (the cache's own errors).
+        TypeError: `requests`, `model` or `price` has the wrong type.
     """
+    if not isinstance(requests, Sequence) or isinstance(requests, str | bytes | Mapping):
+        raise TypeError(f"requests must be a list of request dicts, got {_shown(requests)}")
     if not requests:
         raise ValueError("requests must hold at least one request")
+    if not isinstance(model, str):
+        raise TypeError(f"model must be a str, got {_shown(model)}")
+    _seconds(seconds_between, "seconds_between")  # NaN or a negative gap is refused up front
     if price is None:
         if model not in PRICES:
             raise ValueError(f"no price known for model {model!r}; pass price")
         price = PRICES[model]
+    elif not isinstance(price, Price):
+        raise TypeError(f"price must be a Price, got {_shown(price)}")
     clock = SimulatedClock()
     cache = PromptCache(model, counter=counter, clock=clock, min_tokens=min_tokens)
     rows: list[RequestRow] = []

@@ -70,12 +70,13 @@ def head(text: str, budget: int, counter: TokenCounter | None = None) -> str:
         '10:02 vanilla\\n10:05 mint'
     """
     text, budget, counter = _check_text(text), _check_budget(budget), _resolve(counter)
+    if _count(text, counter) <= budget:
+        return text
+    # subtle: lines are charged one by one with their own "\n", which can cost more
+    # than the whole text (a one-letter line is a token, "a\nb" is one too), so the
+    # whole text is tried first and the lines only when it does not fit as it is
     lines = text.splitlines()
     kept, _ = _take(lines, budget, counter)
-    if kept == len(lines) and _count(text, counter) <= budget:
-        return text
-    # subtle: lines are charged as if they ended in "\n", so the text itself is
-    # returned only when it fits as it is (a "\r\n" ending costs more)
     return "\n".join(lines[:kept])
 
 
@@ -109,9 +110,11 @@ def head_and_tail(text: str, budget: int, counter: TokenCounter | None = None) -
         10:09 | vanilla | 1 tub
     """
     text, budget, counter = _check_text(text), _check_budget(budget), _resolve(counter)
+    if _count(text, counter) <= budget:
+        return text
     lines = text.splitlines()
     if _take(lines, budget, counter)[0] == len(lines):
-        return text if _count(text, counter) <= budget else "\n".join(lines)
+        return "\n".join(lines)
     first, used = _take(lines, budget // 2, counter)
     last, _ = _take(lines[first:][::-1], budget - used, counter)
     left_out = len(lines) - first - last

@@ -11,7 +11,9 @@ it did. This module applies the documented edits the same way, offline:
   at all (a veto). Which results can be cleared at all (not errors, not already
   cleared) comes from `messages._tool_results`, as for client-side clearing.
 - `clear_thinking_20251015`: thinking blocks of all but the last `keep`
-  assistant turns are dropped; it must come first when edits are combined.
+  assistant turns are dropped (`keep` defaults to the model's own preservation:
+  the last turn on `LAST_TURN_THINKING_ONLY` models, every turn on the others);
+  it must come first when edits are combined.
 - `compact_20260112`: once the prompt reaches the trigger (at least 50,000
   tokens), the history is summarized into a `compaction` block that opens the
   reply; a later request drops every block before its last compaction block.
@@ -22,8 +24,9 @@ of vetoing, for comparison.
 
 `EmulatedClient` puts the edits and a `PromptCache` behind the SDK's
 `messages.create` / `beta.messages.create` / `count_tokens` shapes and answers
-with API-shaped dicts. The placeholder wording is not documented by the
-provider; `PLACEHOLDER` is ours and a parameter everywhere.
+with API-shaped dicts; `max_tokens: 0` pre-warms the cache without a reply.
+The placeholder wording is not documented by the provider; `PLACEHOLDER` is
+ours and a parameter everywhere.
 """
 
 from __future__ import annotations
@@ -33,11 +36,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from context_budget.cache import PromptCache, SimulatedClock, _block_text
+from context_budget.cache import (
+    LAST_TURN_THINKING_ONLY,
+    PromptCache,
+    SimulatedClock,
+    _block_text,
+)
 from context_budget.clearing import _is_cleared
-from context_budget.errors import ContextManagementError
+from context_budget.errors import ContextManagementError, InvalidRequestError
 from context_budget.messages import Message, _check_messages, _result_text, _tool_results
 from context_budget.tokens import TokenCounter, _count, _resolve
+from context_budget.usage import _shown
 
 __all__ = [
     "COMPACTION_MIN_TRIGGER",
@@ -129,17 +138,24 @@ def _clearable(messages: Sequence[Message], placeholder: str) -> set[tuple[int, 
     return found
 
 
-def _value(spec: object, kind: str, default: int, name: str) -> int:
-    """The `value` of a `{"type": kind, "value": N}` parameter."""
+def _value(spec: object, kind: str, default: int, name: str, *, least: int = 0) -> int:
+    """The `value` of a `{"type": kind, "value": N}` parameter, N an int >= `least`."""
     if spec is None:
         return default
     if not isinstance(spec, Mapping) or spec.get("type") != kind:
         raise ContextManagementError(
-            f"{name} must be {{'type': '{kind}', 'value': N}}, got {spec!r}"
+            f"{name} must be {{'type': '{kind}', 'value': N}}, got {_shown(spec)}"
         )
     value = spec.get("value")
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ContextManagementError(f"{name}.value must be an int >= 0, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ContextManagementError(f"{name}.value must be an int >= {least}, got {_shown(value)}")
+    return value
+
+
+def _names(value: object, name: str) -> list[str]:
+    """A list of tool names, or a `ContextManagementError` naming the parameter."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ContextManagementError(f"{name} must be a list of tool names, got {_shown(value)}")
     return value
 
 
@@ -203,9 +219,13 @@ def clear_tool_uses_20250919(
     Returns:
         A `ClearResult`; `cleared_tool_uses == 0` and the input list unchanged
         when the trigger is not exceeded, nothing is clearable, or the veto of
-        `clear_at_least` applies.
+        `clear_at_least` applies. There is a veto only when `clear_at_least`
+        is given: without it every result older than `keep` is cleared, even
+        when the placeholders outweigh what they replace (then
+        `cleared_input_tokens` is negative: the prompt grew by that much).
 
     Raises:
+        TypeError: `edit` is not a dict.
         ContextManagementError: a parameter has the wrong shape.
 
     Examples:
@@ -222,14 +242,26 @@ def clear_tool_uses_20250919(
     """
     _check_messages(messages)
     count = _resolve(counter)
-    edit = edit or {}
+    if edit is None:
+        edit = {}
+    if not isinstance(edit, Mapping):
+        raise TypeError(f"edit must be a dict of the edit's parameters, got {_shown(edit)}")
+    if prompt_tokens is not None and (
+        isinstance(prompt_tokens, bool) or not isinstance(prompt_tokens, int) or prompt_tokens < 0
+    ):
+        raise ValueError(f"prompt_tokens must be an int >= 0, got {_shown(prompt_tokens)}")
     trigger = edit.get("trigger") or {"type": "input_tokens", "value": _CLEAR_DEFAULT_TRIGGER}
     keep = _value(edit.get("keep"), "tool_uses", 3, "keep")
+    vetoes = edit.get("clear_at_least") is not None
     at_least = _value(edit.get("clear_at_least"), "input_tokens", 0, "clear_at_least")
-    excluded = set(edit.get("exclude_tools") or ())
+    excluded = set(_names(edit.get("exclude_tools") or [], "exclude_tools"))
     inputs = edit.get("clear_tool_inputs", False)
     if not isinstance(inputs, bool | list):
-        raise ContextManagementError(f"clear_tool_inputs must be a bool or a list, got {inputs!r}")
+        raise ContextManagementError(
+            f"clear_tool_inputs must be a bool or a list, got {_shown(inputs)}"
+        )
+    if isinstance(inputs, list):
+        _names(inputs, "clear_tool_inputs")
     uses = _uses(messages)
     if isinstance(trigger, Mapping) and trigger.get("type") == "tool_uses":
         fired = len(uses) > _value(trigger, "tool_uses", 0, "trigger")
@@ -254,7 +286,7 @@ def clear_tool_uses_20250919(
         if inputs_of(use.name):
             call = messages[use.call[0]]["content"][use.call[1]]
             saved += _input_tokens(call, count) - _input_tokens({**call, "input": {}}, count)
-    if not chosen or saved < at_least:
+    if not chosen or (vetoes and saved < at_least):
         return unchanged  # subtle: the veto keeps the prompt, and so the cache, intact
     return ClearResult(_apply(messages, chosen, inputs_of, placeholder), len(chosen), saved)
 
@@ -311,12 +343,15 @@ def clear_tool_uses_langchain(
 
 
 def _clear_thinking(
-    messages: Sequence[Message], edit: Mapping[str, Any], count: TokenCounter
+    messages: Sequence[Message], edit: Mapping[str, Any], count: TokenCounter, model: str
 ) -> tuple[list[Message], dict[str, Any] | None]:
-    keep_spec = edit.get("keep", {"type": "thinking_turns", "value": 1})
+    # the default `keep` is the model's own preservation: the last turn on the
+    # models that keep only that one, all turns on the others (context-editing docs)
+    default = {"type": "thinking_turns", "value": 1} if model in LAST_TURN_THINKING_ONLY else "all"
+    keep_spec = edit.get("keep", default)
     if keep_spec == "all" or (isinstance(keep_spec, Mapping) and keep_spec.get("type") == "all"):
         return list(messages), None
-    keep = _value(keep_spec, "thinking_turns", 1, "keep")
+    keep = _value(keep_spec, "thinking_turns", 1, "keep", least=1)  # the docs: N must be > 0
     turns = []  # indexes of the assistant turns that hold thinking
     for index, message in enumerate(messages):
         content = message["content"]
@@ -373,14 +408,14 @@ def _default_summary(messages: Sequence[Message], instructions: str | None) -> s
 def _check_edits(management: object) -> list[Mapping[str, Any]]:
     if not isinstance(management, Mapping) or not isinstance(management.get("edits"), list):
         raise ContextManagementError(
-            f"context_management must be {{'edits': [...]}}, got {management!r}"
+            f"context_management must be {{'edits': [...]}}, got {_shown(management)}"
         )
     edits = management["edits"]
     for number, edit in enumerate(edits):
         kind = edit.get("type") if isinstance(edit, Mapping) else None
         if kind not in _EDIT_TYPES:
             raise ContextManagementError(
-                f"context_management.edits.{number}: unknown edit type {kind!r}; "
+                f"context_management.edits.{number}: unknown edit type {_shown(kind)}; "
                 f"expected one of {', '.join(_EDIT_TYPES)}"
             )
         if kind == "clear_thinking_20251015" and number != 0:
@@ -395,7 +430,53 @@ def _check_edits(management: object) -> list[Mapping[str, Any]]:
                     f"context_management.edits.{number}.trigger.value: must be at least "
                     f"{COMPACTION_MIN_TRIGGER:,} input tokens, got {value:,}"
                 )
+            instructions = edit.get("instructions")
+            if instructions is not None and not isinstance(instructions, str):
+                raise ContextManagementError(
+                    f"context_management.edits.{number}.instructions: must be a str, "
+                    f"got {_shown(instructions)}"
+                )
+            pause = edit.get("pause_after_compaction", False)
+            if not isinstance(pause, bool):
+                raise ContextManagementError(
+                    f"context_management.edits.{number}.pause_after_compaction: must be a "
+                    f"bool, got {_shown(pause)}"
+                )
     return list(edits)
+
+
+def _max_tokens(request: Mapping[str, Any]) -> int | None:
+    """The request's `max_tokens` (None when absent), checked; 0 is a pre-warming request.
+
+    Raises:
+        TypeError: it is not an int.
+        InvalidRequestError: it is negative, or a pre-warming request asks for
+            something the API refuses with `max_tokens: 0`.
+    """
+    value = request.get("max_tokens")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"max_tokens must be an int, got {_shown(value)}")
+    if value < 0:
+        raise InvalidRequestError(f"max_tokens: must be >= 0, got {value}")
+    if value == 0:
+        thinking = request.get("thinking")
+        choice = request.get("tool_choice")
+        output = request.get("output_config")
+        refused = [
+            (request.get("stream") is True, "stream"),
+            (isinstance(thinking, Mapping) and thinking.get("type") == "enabled", "thinking"),
+            (isinstance(output, Mapping) and output.get("format") is not None, "output_config"),
+            (isinstance(choice, Mapping) and choice.get("type") in ("any", "tool"), "tool_choice"),
+        ]
+        for bad, name in refused:
+            if bad:
+                raise InvalidRequestError(
+                    f"max_tokens: 0 (pre-warming the cache) cannot be combined with {name}="
+                    f"{_shown(request.get(name))}"
+                )
+    return value
 
 
 class _Messages:
@@ -441,6 +522,13 @@ class EmulatedClient:
         beta: `beta.messages.create(betas=[...], context_management=...)`.
         sent: the edited request the model saw on each call, in order.
 
+    A request with `max_tokens: 0` pre-warms the cache as the API documents:
+    the responder is not asked, the reply has empty `content` and
+    `stop_reason: "max_tokens"`, and its usage bills the prompt (reads and
+    writes) with 0 output tokens. With `stream`, `thinking.type: "enabled"`,
+    `output_config.format` or a forced `tool_choice` it is refused
+    (`InvalidRequestError`).
+
     Examples:
         >>> client = EmulatedClient("claude-sonnet-4-6", [{"content": "Hello."}])
         >>> reply = client.messages.create(model="claude-sonnet-4-6", max_tokens=64,
@@ -471,17 +559,39 @@ class EmulatedClient:
         self.messages = _Messages(self, beta=False)
         self.beta = _Beta(self)
         self.sent: list[dict[str, Any]] = []
+        self._replies = 0  # replies asked of the responder (pre-warming asks none)
 
-    def _reply(self, view: dict[str, Any]) -> Reply:
+    def _reply(self, view: dict[str, Any]) -> tuple[Reply, list[dict[str, Any]]]:
+        """The responder's next reply, checked, and its content as a list of blocks."""
+        number = self._replies
+        self._replies += 1
         if callable(self._responder):
-            return self._responder(copy.deepcopy(view))
-        number = len(self.sent) - 1
-        if number >= len(self._responder):
+            reply = self._responder(copy.deepcopy(view))
+        elif number >= len(self._responder):
             raise IndexError(
                 f"the scripted responder has {len(self._responder)} replies; call {number + 1} "
                 "asked for another"
             )
-        return self._responder[number]
+        else:
+            reply = self._responder[number]
+        where = f"reply {number + 1}"
+        if not isinstance(reply, Mapping):
+            raise TypeError(f"{where} must be a dict with 'content', got {_shown(reply)}")
+        raw = reply.get("content", [])
+        said = [{"type": "text", "text": raw}] if isinstance(raw, str) else raw
+        try:
+            _check_messages([{"role": "assistant", "content": said}])
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"{where}: {error}") from None
+        tokens = reply.get("output_tokens")
+        if tokens is not None and (
+            isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
+        ):
+            raise ValueError(f"{where}: output_tokens must be an int >= 0, got {_shown(tokens)}")
+        stop = reply.get("stop_reason")
+        if stop is not None and not isinstance(stop, str):
+            raise TypeError(f"{where}: stop_reason must be a str, got {_shown(stop)}")
+        return reply, list(said)
 
     def _edit(
         self, request: Mapping[str, Any], *, beta: bool, compacting: bool
@@ -494,7 +604,7 @@ class EmulatedClient:
             )
         if request.get("model") != self.model:
             raise ValueError(
-                f"this client emulates {self.model!r}, got model={request.get('model')!r}"
+                f"this client emulates {self.model!r}, got model={_shown(request.get('model'))}"
             )
         messages = request.get("messages")
         _check_messages(messages)
@@ -507,7 +617,9 @@ class EmulatedClient:
         for edit in _check_edits(management) if management is not None else []:
             kind = edit["type"]
             if kind == "clear_thinking_20251015":
-                view["messages"], entry = _clear_thinking(view["messages"], edit, self._counter)
+                view["messages"], entry = _clear_thinking(
+                    view["messages"], edit, self._counter, self.model
+                )
             elif kind == "clear_tool_uses_20250919":
                 result = clear_tool_uses_20250919(
                     view["messages"],
@@ -529,12 +641,15 @@ class EmulatedClient:
         return view, applied, original, compaction
 
     def _output_tokens(self, content: list[dict[str, Any]], reply: Reply) -> int:
-        if "output_tokens" in reply:
+        if reply.get("output_tokens") is not None:
             return int(reply["output_tokens"])
         return sum(_count(_block_text(block), self._counter) for block in content)
 
     def _create(self, request: Mapping[str, Any], *, beta: bool) -> dict[str, Any]:
-        view, applied, _, compaction = self._edit(request, beta=beta, compacting=True)
+        prewarm = _max_tokens(request) == 0
+        # subtle: a pre-warming request (max_tokens 0) writes the cache but generates
+        # nothing, so it never compacts (our choice: compaction would be output)
+        view, applied, _, compaction = self._edit(request, beta=beta, compacting=not prewarm)
         iterations: list[dict[str, Any]] = []
         content: list[dict[str, Any]] = []
         if compaction is not None:
@@ -548,14 +663,15 @@ class EmulatedClient:
             content.append(block)
             view = {**view, "messages": [{"role": "assistant", "content": [block]}]}
         self.sent.append(view)
-        if compaction is not None and compaction.get("pause_after_compaction"):
+        if prewarm:
+            usage = self.cache.usage(view).as_dict()  # output 0: nothing is billed but input
+            stop = "max_tokens"
+        elif compaction is not None and compaction.get("pause_after_compaction"):
             usage = dict(iterations[-1])
             del usage["type"]
             stop = "compaction"
         else:
-            reply = self._reply(view)
-            raw = reply.get("content", [])
-            said = [{"type": "text", "text": raw}] if isinstance(raw, str) else list(raw)
+            reply, said = self._reply(view)
             content += said
             usage = self.cache.usage(view).as_dict()
             usage["output_tokens"] = self._output_tokens(said, reply)

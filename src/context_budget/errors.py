@@ -53,7 +53,7 @@ class ContextOverflowError(ContextBudgetError):
         self.size = size
 
 
-# --- errors of the cache model, the editing emulator and the prefix guard (issue 9) ---
+# --- errors of the cache model, the editing emulator and the prefix guard ---
 
 
 class InvalidRequestError(ContextBudgetError):

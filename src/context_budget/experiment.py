@@ -17,7 +17,8 @@ clears), a compaction step, or sub-agents:
   one message holds the task, that summary and every note so far. With
   `summary_tool_choice=True` the request also sets `tool_choice` to none,
   which turns tools off in the API but invalidates every cached message.
-- `chunked`: clearing done rarely and in big chunks. The
+- `chunked`: clearing rarely and in big chunks, the advice of the guide
+  *Context is a budget* after its own measured run. The
   cut stays put until the results after it pass `CHUNK_TOKENS`; then it jumps
   forward, keeping the latest `KEEP_USES` tool uses, with `clear_at_least`
   so a clear is worth its cache rebuild, and a breakpoint on the system prompt.
@@ -622,7 +623,7 @@ def run_strategy(
 
     Args:
         strategy: one of `STRATEGIES`.
-        with_notes: False removes `save_note` (the "notes matter" run).
+        with_notes: False removes `save_note` (the run that shows what notes are worth).
         model: the model id sent and priced, a key of `PRICES`.
         client: an Anthropic-shaped client (`messages.create`,
             `beta.messages.create`); an `EmulatedClient` over a

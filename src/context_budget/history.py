@@ -159,7 +159,7 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
 
 
 # ---------------------------------------------------------------------------
-# The rule of 2026: don't edit the middle (issue 9)
+# The rule of 2026: don't edit the middle
 #
 # A prompt cache reuses only the part of a request that repeats the previous
 # one from its very first token, and some providers now refuse a history whose

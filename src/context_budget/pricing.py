@@ -3,7 +3,9 @@
 Prices are data, not constants: each `Price` carries the date it was read and
 where. Every rate is in US dollars per million tokens, and the cache rates are
 the model's own (most models read at a tenth of input; Opus 5.5 in September
-2026 reads at a twentieth, the seed's claim and the model page's figure).
+2026 reads at a twentieth, the figure of its model page, which the pricing
+page does not list, and Fable 5.1 / Mythos 5.1 at a fortieth). Every model here
+also has a minimum cacheable length in `cache.MIN_CACHEABLE_TOKENS`.
 
 `cost` splits one call's usage into its four charges. A usage with
 `iterations` (server-side compaction) is billed as the sum of its iterations:
@@ -21,22 +23,27 @@ Example:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from context_budget.budget import LoopStep
-from context_budget.usage import Usage
+from context_budget.usage import Usage, _shown
 
 __all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost", "model_family", "price_for"]
 
 _PRICING = "Anthropic, pricing.md (llms-txt-archive snapshot 2026-08-21)"
 _OPUS_55 = (
-    "Anthropic, models/opus-5-5 overview (later docs, Sept 2026); seed 004: "
-    "cached input a twentieth of uncached"
+    "Anthropic, Claude Opus 5.5 model page (platform.claude.com/docs/en/models/opus-5-5/"
+    "overview, Sept 2026): cached input a twentieth of uncached; not on the pricing page"
 )
 _SONNET_55 = "Anthropic, models/sonnet-5-5 overview (later docs, Sept 2026)"
+_FABLE_51 = (
+    "Anthropic, https://platform.claude.com/docs/en/about-claude/pricing (Fable 5.1 row, "
+    "later docs, Sept 2026): reads $0.25 on $10 input"
+)
 
 
 @dataclass(frozen=True)
@@ -63,9 +70,22 @@ class Price:
 
     def __post_init__(self) -> None:
         for name in ("input", "write_5m", "write_1h", "read", "output"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"Price.{name} must be a number >= 0 (USD/Mtok), got {value!r}")
+            _rate(getattr(self, name), f"Price.{name}", "USD/Mtok")
+        for name in ("as_of", "source"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"Price.{name} must be a str, got {_shown(getattr(self, name))}")
+
+
+def _rate(value: object, name: str, unit: str) -> float:
+    """`value` as a finite float >= 0, or a `ValueError` naming `name` and the value."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    try:
+        rate = float(value) if number else math.nan  # type: ignore[arg-type]
+    except OverflowError:
+        rate = math.inf
+    if not number or not math.isfinite(rate) or rate < 0:
+        raise ValueError(f"{name} must be a finite number >= 0 ({unit}), got {_shown(value)}")
+    return rate
 
 
 def _rates(base: float, out: float, read: float, as_of: str, source: str) -> Price:
@@ -85,6 +105,8 @@ def _prices() -> dict[str, Price]:
         table[model] = _rates(10.0, 50.0, 1.0, "2026-08-21", _PRICING)
     table["claude-opus-5-5"] = _rates(4.0, 20.0, 0.20, "2026-09-30", _OPUS_55)
     table["claude-sonnet-5-5"] = _rates(2.0, 10.0, 0.20, "2026-09-30", _SONNET_55)
+    for model in ("claude-fable-5-1", "claude-mythos-5-1"):
+        table[model] = _rates(10.0, 50.0, 0.25, "2026-09-30", _FABLE_51)
     table.update(_older_models())
     return dict(sorted(table.items()))
 
@@ -219,7 +241,7 @@ def cost(usage: Any, price: Price) -> Cost:
         0.015384
     """
     if not isinstance(price, Price):
-        raise TypeError(f"price must be a Price, got {price!r}")
+        raise TypeError(f"price must be a Price, got {_shown(price)}")
     iterations = [] if isinstance(usage, Usage) else _iterations(usage)
     if iterations:
         total = Cost(0.0, 0.0, 0.0, 0.0)
@@ -233,6 +255,12 @@ def _one(usage: Usage, price: Price) -> Cost:
     per = 1_000_000
     writes = usage.ephemeral_5m_input_tokens * price.write_5m
     writes += usage.ephemeral_1h_input_tokens * price.write_1h
+    # subtle: a `Usage` built with writes but a smaller split bills the rest as
+    # 5-minute writes, as `Usage.of` does when the split is missing
+    unsplit = usage.cache_creation_input_tokens - (
+        usage.ephemeral_5m_input_tokens + usage.ephemeral_1h_input_tokens
+    )
+    writes += max(0, unsplit) * price.write_5m
     return Cost(
         uncached_input=usage.input_tokens * price.input / per,
         cache_writes=writes / per,
@@ -263,17 +291,24 @@ def loop_cost(
     Returns:
         USD, input tokens only (output tokens are not part of the re-read bill).
 
+    Raises:
+        ValueError: a price or multiplier is negative, NaN, infinite or too
+            large for a float.
+        TypeError: `calls` is not a list of `LoopStep`.
+
     Examples:
         >>> from context_budget import loop_steps
         >>> round(loop_cost(loop_steps(10, growth=1_000), input_price=5.0), 3)
         0.275
     """
-    if input_price < 0 or read_multiplier < 0 or write_multiplier < 0:
-        raise ValueError(
-            "prices must be >= 0, got "
-            f"input_price={input_price}, read_multiplier={read_multiplier}, "
-            f"write_multiplier={write_multiplier}"
-        )
+    _rate(input_price, "input_price", "USD per million tokens")
+    _rate(read_multiplier, "read_multiplier", "a multiple of input_price")
+    _rate(write_multiplier, "write_multiplier", "a multiple of input_price")
+    if not isinstance(calls, list | tuple):
+        raise TypeError(f"calls must be a list of LoopStep, got {_shown(calls)}")
+    for number, call in enumerate(calls):
+        if not isinstance(call, LoopStep):
+            raise TypeError(f"calls[{number}] must be a LoopStep, got {_shown(call)}")
     caching = any(call.cached for call in calls)
     fresh_rate = write_multiplier if caching else 1.0
     total = sum(call.uncached * fresh_rate + call.cached * read_multiplier for call in calls)

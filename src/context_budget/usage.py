@@ -25,6 +25,8 @@ Example:
 
 from __future__ import annotations
 
+import math
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +71,7 @@ class Usage:
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
             if type(value) is not int or value < 0:
-                raise ValueError(f"Usage.{name} must be a non-negative int, got {value!r}")
+                raise ValueError(f"Usage.{name} must be a non-negative int, got {_shown(value)}")
 
     @property
     def prompt_tokens(self) -> int:
@@ -99,9 +101,15 @@ class Usage:
         usage object, or a `Usage`. A missing or `None` cache field counts as 0;
         a missing `input_tokens` or `output_tokens` is an error.
 
+        The 5-minute / 1-hour split of the writes (`cache_creation`) must add
+        up to `cache_creation_input_tokens`. When the split is missing (no
+        `cache_creation`, or one that holds neither field), every write is
+        taken as a 5-minute one, and so billed at the 5-minute rate.
+
         Raises:
-            ValueError: a required field is missing, or a field is not a
-                non-negative int; the message names the field.
+            ValueError: a required field is missing, a field is not a
+                non-negative int, or the split does not add up to the total;
+                the message names the field.
         """
         if isinstance(source, Usage):
             return source
@@ -113,17 +121,48 @@ class Usage:
             value = _get(usage, name)
             if value is None:
                 if name in ("input_tokens", "output_tokens"):
-                    raise ValueError(f"usage has no {name!r}: got {usage!r}")
+                    raise ValueError(f"usage has no {name!r}: got {_shown(usage)}")
                 value = 0
             values[name] = value
         creation = _get(usage, "cache_creation")
-        for name in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"):
-            value = _get(creation, name) if creation is not None else None
-            values[name] = 0 if value is None else value
-        if creation is None:
+        split = {
+            name: None if creation is None else _get(creation, name)
+            for name in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+        }
+        if all(value is None for value in split.values()):
             # subtle: without the split, the API's writes are all 5-minute ones.
             values["ephemeral_5m_input_tokens"] = values["cache_creation_input_tokens"]
-        return cls(**values)
+            values["ephemeral_1h_input_tokens"] = 0
+            return cls(**values)
+        for name, value in split.items():
+            values[name] = 0 if value is None else value
+        made = cls(**values)
+        parts = made.ephemeral_5m_input_tokens + made.ephemeral_1h_input_tokens
+        if parts != made.cache_creation_input_tokens:
+            raise ValueError(
+                f"cache_creation_input_tokens is {made.cache_creation_input_tokens:,} but its "
+                f"split adds up to {parts:,} (ephemeral_5m_input_tokens "
+                f"{made.ephemeral_5m_input_tokens:,} + ephemeral_1h_input_tokens "
+                f"{made.ephemeral_1h_input_tokens:,}); the two must be equal"
+            )
+        return made
+
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxdict, _SHOWN.maxlist = 3, 4, 4
+_SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlong = 60, 60, 40
+
+
+def _shown(value: object) -> str:
+    """A short repr of a bad value for an error message: bounded in depth and length.
+
+    A value nested thousands of levels deep, or an int too long to print, never
+    makes the error itself fail.
+    """
+    try:
+        return _SHOWN.repr(value)
+    except Exception:  # a value whose repr fails is named by its type
+        return f"<{type(value).__name__}>"
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -209,11 +248,27 @@ def should_compact(tokens_used: int, context_window: int, compact_ratio: float) 
             strictly between 0 and 1.
 
     Raises:
-        ValueError: `context_window` is not positive or `compact_ratio` is
-            outside (0, 1); the message names the value.
+        ValueError: `context_window` is not positive, `compact_ratio` is
+            outside (0, 1) or not a number, or `tokens_used` is not a finite
+            number >= 0 (NaN never reaches a threshold, so it is refused);
+            the message names the value.
     """
     if type(context_window) is not int or context_window <= 0:
-        raise ValueError(f"context_window must be a positive int, got {context_window!r}")
-    if not 0 < compact_ratio < 1:
-        raise ValueError(f"compact_ratio must be strictly between 0 and 1, got {compact_ratio!r}")
-    return tokens_used >= context_window * compact_ratio
+        raise ValueError(f"context_window must be a positive int, got {_shown(context_window)}")
+    number = isinstance(compact_ratio, int | float) and not isinstance(compact_ratio, bool)
+    if not number or not 0 < compact_ratio < 1:
+        raise ValueError(
+            f"compact_ratio must be strictly between 0 and 1, got {_shown(compact_ratio)}"
+        )
+    counted = isinstance(tokens_used, int | float) and not isinstance(tokens_used, bool)
+    if not counted or (isinstance(tokens_used, float) and not math.isfinite(tokens_used)):
+        raise ValueError(f"tokens_used must be a finite number >= 0, got {_shown(tokens_used)}")
+    if tokens_used < 0:
+        raise ValueError(f"tokens_used must be a finite number >= 0, got {_shown(tokens_used)}")
+    try:
+        threshold = context_window * compact_ratio
+    except OverflowError:
+        raise ValueError(
+            f"context_window is too large to take a share of: {_shown(context_window)}"
+        ) from None
+    return tokens_used >= threshold

@@ -20,13 +20,12 @@ billed call and are skipped too.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from context_budget._bills.call import Call, Message, Reading
-from context_budget._bills.fields import count, epoch, short
+from context_budget._bills.fields import count, epoch, json_lines, short
 
 __all__ = ["read_claude_code"]
 
@@ -107,18 +106,11 @@ def read_claude_code(paths: Iterable[Path]) -> Reading:
     keyed: dict[tuple[str, str | None], int] = {}
     for path in paths:
         session = _Session(path)
-        with path.open(encoding="utf-8") as handle:
-            for number, text in enumerate(handle, 1):
-                if not text.strip():
-                    continue
-                where = f"{path.name}:{number}"
-                try:
-                    line = json.loads(text)
-                except json.JSONDecodeError as error:
-                    raise ValueError(f"{where}: not JSON ({error.msg})") from None
-                if not isinstance(line, dict):
-                    raise ValueError(f"{where}: a line must be a JSON object, got {text[:40]!r}")
-                _line(line, where, session, reading, keyed)
+        for where, line in json_lines(path):
+            if not isinstance(line, dict):
+                shown = type(line).__name__
+                raise ValueError(f"{where}: a line must be a JSON object, got a {shown}")
+            _line(line, where, session, reading, keyed)
     return reading
 
 

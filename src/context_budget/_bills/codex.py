@@ -12,12 +12,11 @@ is the latest `turn_context` line's.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from context_budget._bills.call import Call, Reading
-from context_budget._bills.fields import count, epoch, short
+from context_budget._bills.fields import count, epoch, json_lines, short
 
 __all__ = ["KINDS", "read_codex"]
 
@@ -44,49 +43,41 @@ def read_codex(path: Path) -> Reading:
     session = path.stem
     model = "unknown"
     last = (0, 0, 0)
-    with path.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, 1):
-            if not text.strip():
+    for where, line in json_lines(path):
+        payload = line.get("payload") if isinstance(line, dict) else None
+        if not isinstance(payload, dict):
+            continue
+        kind = line.get("type")
+        if kind == "session_meta" and isinstance(payload.get("id"), str):
+            session = payload["id"]
+        elif kind == "turn_context" and isinstance(payload.get("model"), str):
+            model = payload["model"]
+        elif kind == "event_msg" and payload.get("type") == "token_count":
+            info = payload.get("info")
+            if not isinstance(info, dict) or info.get("total_token_usage") is None:
                 continue
-            where = f"{path.name}:{number}"
-            try:
-                line = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{where}: not JSON ({error.msg})") from None
-            payload = line.get("payload") if isinstance(line, dict) else None
-            if not isinstance(payload, dict):
+            total = _totals(info["total_token_usage"], f"{where} total_token_usage")
+            delta = tuple(now - before for now, before in zip(total, last, strict=True))
+            if any(part < 0 for part in delta):
+                raise ValueError(f"{where}: total_token_usage went down: {last} -> {total}")
+            if not any(delta):
                 continue
-            kind = line.get("type")
-            if kind == "session_meta" and isinstance(payload.get("id"), str):
-                session = payload["id"]
-            elif kind == "turn_context" and isinstance(payload.get("model"), str):
-                model = payload["model"]
-            elif kind == "event_msg" and payload.get("type") == "token_count":
-                info = payload.get("info")
-                if not isinstance(info, dict) or info.get("total_token_usage") is None:
-                    continue
-                total = _totals(info["total_token_usage"], f"{where} total_token_usage")
-                delta = tuple(now - before for now, before in zip(total, last, strict=True))
-                if any(part < 0 for part in delta):
-                    raise ValueError(f"{where}: total_token_usage went down: {last} -> {total}")
-                if not any(delta):
-                    continue
-                last = total
-                sent, cached, output = delta
-                if cached > sent:
-                    raise ValueError(f"{where}: more cached tokens ({cached}) than input ({sent})")
-                reading.calls.append(
-                    Call(
-                        thread=f"{short(session)}/main",
-                        timestamp=epoch(line.get("timestamp"), f"{where} timestamp"),
-                        model=model,
-                        input_tokens=sent - cached,
-                        cache_read_input_tokens=cached,
-                        cache_creation_5m=0,
-                        cache_creation_1h=0,
-                        output_tokens=output,
-                    )
+            last = total
+            sent, cached, output = delta
+            if cached > sent:
+                raise ValueError(f"{where}: more cached tokens ({cached}) than input ({sent})")
+            reading.calls.append(
+                Call(
+                    thread=f"{short(session)}/main",
+                    timestamp=epoch(line.get("timestamp"), f"{where} timestamp"),
+                    model=model,
+                    input_tokens=sent - cached,
+                    cache_read_input_tokens=cached,
+                    cache_creation_5m=0,
+                    cache_creation_1h=0,
+                    output_tokens=output,
                 )
+            )
     reading.lines = list(reading.calls)
     reading.recorded_tokens = dict(zip(_FIELDS, last, strict=True))
     return reading

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from os import PathLike
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 from context_budget._bills.call import Reading
 from context_budget._bills.claude_code import read_claude_code
 from context_budget._bills.codex import KINDS, read_codex
+from context_budget._bills.fields import json_text
 from context_budget._bills.mini_swe_agent import is_trajectory, read_mini_swe_agent
 from context_budget._bills.openhands import is_event_list, read_openhands
 
@@ -53,13 +53,17 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
 
 
 def _first_line(path: Path) -> Any:
+    """The first non-blank line's JSON value, None when it is not one (detection goes on)."""
     with path.open(encoding="utf-8") as handle:
-        for text in handle:
-            if text.strip():
-                try:
-                    return json.loads(text)
-                except json.JSONDecodeError:
-                    return None
+        try:
+            for text in handle:
+                if text.strip():
+                    try:
+                        return json_text(text, path.name)
+                    except ValueError:
+                        return None
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path}: not UTF-8 text ({error.reason})") from None
     raise ValueError(f"{path}: the file is empty")
 
 
@@ -73,8 +77,8 @@ def _sniff(path: Path) -> tuple[str, Any]:
     ):
         return "claude-code", None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+        data = json_text(path.read_text(encoding="utf-8"), path.name)
+    except ValueError:
         data = None
     if is_trajectory(data):
         return "mini-swe-agent", data
@@ -89,10 +93,7 @@ def _sniff(path: Path) -> tuple[str, Any]:
 
 
 def _whole(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    return json_text(path.read_text(encoding="utf-8"), str(path))
 
 
 def read_paths(paths: Sequence[str | PathLike[str]], format: str) -> list[Reading]:

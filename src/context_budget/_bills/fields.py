@@ -1,11 +1,50 @@
-"""Small, strict getters shared by the readers: whole numbers and times."""
+"""Small, strict getters shared by the readers: JSON text, whole numbers and times."""
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-__all__ = ["count", "epoch", "short"]
+__all__ = ["count", "epoch", "json_lines", "json_text", "short"]
+
+
+def json_text(text: str, where: str) -> Any:
+    """One JSON document parsed, or a ValueError naming `where` and what is wrong.
+
+    Besides text that is not JSON, refused: nesting too deep for the parser
+    (a RecursionError) and a number with more digits than Python converts.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not JSON ({error.msg})") from None
+    except RecursionError:
+        raise ValueError(f"{where}: the JSON is nested too deeply to read") from None
+    except ValueError:  # subtle: int("9" * 5000) is refused by Python, not by the parser
+        limit = sys.get_int_max_str_digits()
+        raise ValueError(f"{where}: a number has more than {limit:,} digits") from None
+
+
+def json_lines(path: Path) -> Iterator[tuple[str, Any]]:
+    """`(where, value)` for each non-blank line of a JSON Lines file, read as it streams.
+
+    `where` is `"<file name>:<line number>"`, for the readers' error messages.
+
+    Raises:
+        ValueError: a line that `json_text` refuses, or bytes that are not UTF-8.
+    """
+    with path.open(encoding="utf-8") as handle:
+        try:
+            for number, text in enumerate(handle, 1):
+                if text.strip():
+                    where = f"{path.name}:{number}"
+                    yield where, json_text(text, where)
+        except UnicodeDecodeError as error:
+            raise ValueError(f"{path}: not UTF-8 text ({error.reason})") from None
 
 
 def count(value: Any, where: str) -> int:

@@ -28,7 +28,7 @@ __all__ = [
 
 PASS = "PASS"
 NEEDS_WORK = "NEEDS_WORK"
-_SEEDS_THREE = ("naive", "clear", "compact")
+_THREE = ("naive", "clear", "compact")
 
 
 def _run(name: str, *, with_notes: bool = True) -> RunResult:
@@ -36,7 +36,7 @@ def _run(name: str, *, with_notes: bool = True) -> RunResult:
 
 
 def check_cheapest_of_three(guess: object) -> str:
-    """Exercise: which of the seed's three strategies costs least in the simulation?
+    """Exercise: which of naive, clear and compact costs least in the simulation?
 
     Args:
         guess: a strategy name, `"naive"`, `"clear"` or `"compact"`.
@@ -44,9 +44,9 @@ def check_cheapest_of_three(guess: object) -> str:
     Returns:
         One line, PASS or NEEDS_WORK.
     """
-    if guess not in _SEEDS_THREE:
-        return f"{NEEDS_WORK}: answer one of {', '.join(_SEEDS_THREE)}, got {guess!r}"
-    costs = {name: _run(name).cost_usd for name in _SEEDS_THREE}
+    if guess not in _THREE:
+        return f"{NEEDS_WORK}: answer one of {', '.join(_THREE)}, got {guess!r}"
+    costs = {name: _run(name).cost_usd for name in _THREE}
     best = min(costs, key=costs.__getitem__)
     if guess == best:
         return f"{PASS}: {best} costs ${costs[best]:.3f}, the least of naive, clear and compact"
