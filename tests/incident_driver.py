@@ -1,22 +1,23 @@
-"""A small agent loop for the incident-report tests, in the shape a real harness uses.
+"""The incident-report task on `run_agent`, for the simulated model's tests.
 
 Each step sends `system`, `tools` and the history (as the `view` function shows
 it: clearing happens on a copy, the way the server clears, so the history
 itself is never edited), appends the response as an assistant message, runs
 every tool use in order and appends all the results in one user message.
-Compaction is the seed's append-only request: the history plus a question at
-the end, with tools turned off, then a restart from the task, the summary and
-the saved notes.
+Compaction is the append-only request (`AppendOnlyCompaction`): the history
+plus a question at the end, with tools turned off, then a restart from the
+task, the summary and the saved notes; it comes every `compact_every` tool
+rounds.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from context_budget import SimulatedModel
+from context_budget import ScriptedClient, SimulatedModel, run_agent
+from context_budget.harness import AppendOnlyCompaction
 from context_budget.scenarios import incidents
 
 #: The text a cleared result shows (the provider does not document its own).
@@ -116,6 +117,16 @@ def restart_message(summary: str, notes: Sequence[str]) -> dict[str, Any]:
     return {"role": "user", "content": text}
 
 
+@dataclass(frozen=True)
+class _EveryRounds(AppendOnlyCompaction):
+    """`AppendOnlyCompaction` that is due every `rounds` tool rounds since the last restart."""
+
+    rounds: int = 0
+
+    def due(self, rounds: int) -> bool:
+        return rounds >= self.rounds
+
+
 def run(
     model: Responder | Callable[[int], Responder] | None = None,
     *,
@@ -137,46 +148,42 @@ def run(
     """
     if model is None:
         model = SimulatedModel()
-    system = incidents.SYSTEM if with_notes else incidents.SYSTEM_NO_NOTES
-    tools = incidents.TOOLS if with_notes else incidents.TOOLS_NO_NOTES
     record = Run()
-    impls = incidents.tool_impls(record.notes, with_notes=with_notes)
-    record.history.append({"role": "user", "content": incidents.TASK})
-    rounds = 0
-    for step in range(max_steps):
+
+    def respond(request: dict[str, Any]) -> dict[str, Any]:
+        step = len(record.responses)
         responder: Responder = model(step) if fresh else model  # type: ignore[call-arg,assignment]
-        request: dict[str, Any] = {
-            "model": "simulated",
-            "max_tokens": 4096,
-            "system": system,
-            "tools": copy.deepcopy(tools),
-            "messages": view(record.history),
-        }
-        if compact_every is not None and rounds >= compact_every:
-            request["messages"].append({"role": "user", "content": SUMMARY_QUESTION})
-            request["tool_choice"] = {"type": "none"}
-            response = responder(request)
-            record.requests.append(request)
-            record.responses.append(response)
-            summary = "".join(b["text"] for b in response["content"] if b["type"] == "text")
-            record.summaries.append(summary)
-            record.history = [restart_message(summary, record.notes)]
-            rounds = 0
-            continue
         response = responder(request)
-        record.requests.append(request)
         record.responses.append(response)
-        record.history.append({"role": "assistant", "content": response["content"]})
-        if response["stop_reason"] != "tool_use":
-            record.stop_reason = response["stop_reason"]
-            record.answer = "".join(b["text"] for b in response["content"] if b["type"] == "text")
-            return record
-        answers = [
-            incidents.run_tool(block, impls)
-            for block in response["content"]
-            if block["type"] == "tool_use"
-        ]
-        record.history.append({"role": "user", "content": answers})
-        rounds += 1
-    record.stop_reason = "max_steps"
+        return response
+
+    def restart(summary: str) -> list[dict[str, Any]]:
+        record.summaries.append(summary)
+        return [restart_message(summary, record.notes)]
+
+    client = ScriptedClient(respond)
+    compaction = None
+    if compact_every is not None:
+        compaction = _EveryRounds(SUMMARY_QUESTION, restart, tools_off=True, rounds=compact_every)
+    impls = incidents.tool_impls(record.notes, with_notes=with_notes)
+    agent = run_agent(
+        incidents.TASK,
+        incidents.TOOLS if with_notes else incidents.TOOLS_NO_NOTES,
+        {name: lambda arguments, f=function: f(**arguments) for name, function in impls.items()},
+        client=client,
+        model="simulated",
+        context_window=200_000,
+        compact_ratio=None,
+        compaction=compaction,
+        system=incidents.SYSTEM if with_notes else incidents.SYSTEM_NO_NOTES,
+        max_tokens=4096,
+        edit_history=view,
+        max_calls=max_steps,
+    )
+    record.requests = client.requests
+    record.history = list(agent.messages)
+    record.answer = agent.text
+    record.stop_reason = (
+        "max_steps" if agent.stop_reason == "max_calls" else agent.stop_reason or ""
+    )
     return record

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from profiles import cases
 
 from context_budget import (
     ScriptedClient,
@@ -122,3 +127,90 @@ def test_scripted_response_stop_reason_follows_its_blocks() -> None:
     assert scripted_response("x", input_tokens=1, output_tokens=1)["stop_reason"] == "end_turn"
     refused = scripted_response("x", input_tokens=1, output_tokens=1, stop_reason="refusal")
     assert refused["stop_reason"] == "refusal"
+
+
+def test_the_log_keeps_each_unchanged_message_once() -> None:
+    client = ScriptedClient([_reply(str(n)) for n in range(3)])
+    history: list[dict[str, object]] = [{"role": "user", "content": "task"}]
+    for n in range(3):
+        client.messages.create(model="m", max_tokens=8, messages=list(history))
+        history += [{"role": "assistant", "content": str(n)}, {"role": "user", "content": "go"}]
+    first, second, third = (request["messages"] for request in client.requests)
+    assert first[0] is second[0] is third[0]  # one copy, shared
+    assert second[1] is third[1] and first[0] is not history[0]  # and not the caller's dict
+    assert [len(first), len(second), len(third)] == [1, 3, 5]
+
+
+def test_a_message_edited_in_place_after_it_was_sent_is_logged_both_ways() -> None:
+    client = ScriptedClient([_reply("one"), _reply("two")])
+    history = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
+    client.messages.create(model="m", max_tokens=8, messages=history)
+    history[0]["content"][0]["text"] = "edited"
+    client.messages.create(model="m", max_tokens=8, messages=history)
+    assert [r["messages"][0]["content"][0]["text"] for r in client.requests] == ["hi", "edited"]
+
+
+def test_a_tuple_of_messages_is_logged_as_a_tuple() -> None:
+    client = ScriptedClient([_reply("one")])
+    client.messages.create(model="m", max_tokens=8, messages=({"role": "user", "content": "a"},))
+    assert client.requests[0]["messages"] == ({"role": "user", "content": "a"},)
+
+
+def test_a_function_script_that_runs_out_raises_the_exhaustion_error() -> None:
+    replies = iter([_reply("one")])
+    client = ScriptedClient(lambda request: next(replies))
+    client.messages.create(model="m", max_tokens=8, messages=[])
+    with pytest.raises(ScriptExhaustedError, match="holds 1 response and call 2 asked") as caught:
+        client.messages.create(model="m", max_tokens=8, messages=[])
+    assert (caught.value.scripted, caught.value.call) == (1, 2)
+
+
+def test_response_text_joins_the_text_blocks_of_dicts_and_objects() -> None:
+    from context_budget import response_text
+
+    blocks = [
+        {"type": "text", "text": "a"},
+        {"type": "tool_use", "id": "t", "name": "x", "input": {}},
+        {"type": "text", "text": "b"},
+    ]
+    assert response_text(SimpleNamespace(content=blocks)) == "ab"
+    assert response_text({"content": None}) == ""
+
+
+def test_a_request_without_a_list_of_messages_is_logged_as_it_came() -> None:
+    client = ScriptedClient([_reply("one"), _reply("two")])
+    client.messages.create(model="m", max_tokens=8)
+    client.messages.create(model="m", max_tokens=8, messages=None)
+    assert client.requests == [
+        {"model": "m", "max_tokens": 8},
+        {"model": "m", "max_tokens": 8, "messages": None},
+    ]
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=8)
+
+
+@cases(0.5)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["send", "append", "edit", "drop"]), _TEXT, st.integers(0, 9)),
+        max_size=30,
+    )
+)
+def test_the_log_is_what_each_call_was_sent_whatever_the_caller_does_next(
+    steps: list[tuple[str, str, int]],
+) -> None:
+    client = ScriptedClient(lambda request: _reply("ok"))
+    history: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": "t"}]}]
+    expected = []
+    for action, text, index in steps:
+        if action == "send":
+            client.messages.create(model="m", max_tokens=8, messages=list(history))
+            expected.append(copy.deepcopy(history))
+        elif action == "append":
+            history.append({"role": "user", "content": [{"type": "text", "text": text}]})
+        elif action == "edit":  # in place, on a message that may have been sent already
+            history[index % len(history)]["content"][0]["text"] = text
+        elif len(history) > 1:
+            del history[index % len(history)]
+    assert [request["messages"] for request in client.requests] == expected

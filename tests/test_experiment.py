@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -13,8 +14,10 @@ from profiles import cases
 from context_budget import (
     STRATEGIES,
     EmulatedClient,
+    MalformedResponseError,
     PromptCache,
     RunResult,
+    ScriptedClient,
     SimulatedModel,
     cost_floor,
     run_all,
@@ -121,18 +124,19 @@ def test_the_order_of_the_bills_holds_at_other_reading_speeds(reads: int) -> Non
 
 
 def test_cache_aware_marks_only_blocks_that_exist() -> None:
-    from context_budget.experiment import _behind_plan
+    from context_budget.experiment import _clearing_behind_the_cache
 
     history: list[dict[str, Any]] = [
         {"role": "user", "content": "task"},
         {"role": "assistant", "content": []},
         {"role": "user", "content": "go on"},
     ]
-    extra, beta = _behind_plan(history, 0)
-    assert beta and extra["messages"][1] == {"role": "assistant", "content": []}
-    assert extra["context_management"]["edits"][0]["keep"]["value"] == 0
-    assert history[1] == {"role": "assistant", "content": []}
-    assert _behind_plan(history[:1], 0) == ({}, False)
+    planned = _clearing_behind_the_cache({"messages": copy.deepcopy(history)})
+    assert planned["betas"] == [CONTEXT_BETA]
+    assert planned["messages"][1] == {"role": "assistant", "content": []}
+    assert planned["context_management"]["edits"][0]["keep"]["value"] == 0
+    first = {"messages": history[:1]}
+    assert _clearing_behind_the_cache(first) == {"messages": history[:1]}  # nothing to mark
 
 
 def test_the_summary_request_reads_its_prefix_from_the_cache(runs: dict[str, RunResult]) -> None:
@@ -282,22 +286,23 @@ def test_the_graders_pass_right_answers_and_name_wrong_ones() -> None:
 
 
 def test_a_response_of_the_wrong_type_is_named() -> None:
-    from context_budget.experiment import _as_dict
-
-    with pytest.raises(TypeError, match="got int"):
-        _as_dict(3)
+    client = ScriptedClient(lambda request: 3)
+    with pytest.raises(MalformedResponseError, match=r"call 1: usage is unreadable.*got 3"):
+        run_strategy("naive", client=client)
 
 
 def test_a_model_that_never_answers_ends_at_the_call_limit() -> None:
     from context_budget.experiment import _MAX_CALLS
 
     def stuck(request: dict[str, Any]) -> dict[str, Any]:
-        use = {"type": "tool_use", "id": "t", "name": "list_files", "input": {}}
+        number = len(request["messages"])
+        use = {"type": "tool_use", "id": f"t{number}", "name": "list_files", "input": {}}
         return {"content": [use], "stop_reason": "tool_use", "output_tokens": 5}
 
     client = EmulatedClient(MODEL, stuck, cache=PromptCache(MODEL))
     run = run_strategy("naive", client=client)
     assert run.steps == _MAX_CALLS and run.answer == "" and not run.correct
+    assert {record.kind for record in run.records} == {"turn"}
 
 
 def test_an_empty_run_has_zero_totals() -> None:

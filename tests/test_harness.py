@@ -333,7 +333,10 @@ def test_the_loop_sends_model_tools_and_limits(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"measure": "tokens"}, "measure must be 'accumulated' or 'window', got 'tokens'"),
+        (
+            {"measure": "tokens"},
+            "measure must be 'accumulated', 'window' or 'prompt', got 'tokens'",
+        ),
         ({"compact_ratio": 1.5}, "compact_ratio must be strictly between 0 and 1, got 1.5"),
         ({"context_window": 0}, "context_window must be a positive int, got 0"),
     ],
@@ -736,6 +739,21 @@ def test_a_tool_that_changes_its_input_leaves_the_recorded_call_alone(tmp_path: 
         ({"strict": "yes"}, TypeError, "strict must be True or False, got 'yes'"),
         ({"notes_in_system": 1}, TypeError, "notes_in_system must be True or False, got 1"),
         ({"guard": "strict"}, TypeError, "guard must be a PrefixGuard or None, got 'strict'"),
+        ({"notes": None}, TypeError, "notes must be a NotesFile, got NoneType None"),
+        (
+            {"notes": "N.md", "compact_ratio": None},
+            TypeError,
+            "notes must be a NotesFile or None, got str",
+        ),
+        (
+            {"notes": None, "compact_ratio": None, "notes_in_system": True},
+            TypeError,
+            "notes must be a NotesFile, got NoneType",
+        ),
+        ({"plan": "mark"}, TypeError, "plan must be a function or None, got 'mark'"),
+        ({"compaction": "wholesale"}, TypeError, "compaction must have summary_request"),
+        ({"max_calls": 0}, ValueError, "max_calls must be a positive int or None, got 0"),
+        ({"max_calls": True}, ValueError, "max_calls must be a positive int or None, got True"),
     ],
 )
 def test_every_argument_is_checked_before_any_call(
@@ -800,3 +818,243 @@ def test_a_paused_turn_holding_a_client_call_is_a_named_error(tmp_path: Path) ->
         _run([], tmp_path, client=client)
     assert (caught.value.field, caught.value.call) == ("content[1]", 1)
     assert len(client.requests) == 1
+
+
+# ---------------------------------------------------------------- plans, compaction steps, limits
+
+
+class _BetaClient(ScriptedClient):
+    """A scripted client with a `beta.messages.create` that logs the same way, and notes it."""
+
+    def __init__(self, responses: Any) -> None:
+        super().__init__(responses)
+        self.beta_calls: list[int] = []
+        outer = self
+
+        class _Beta:
+            class messages:  # the SDK's attribute name
+                @staticmethod
+                def create(**request: Any) -> Any:
+                    outer.beta_calls.append(len(outer.requests) + 1)
+                    return outer.messages.create(**request)
+
+        self.beta = _Beta()
+
+
+def _reads(turns: int) -> list[Any]:
+    script = [
+        scripted_response(_call(n, "read_file", path=f"{n}.py"), input_tokens=100, output_tokens=10)
+        for n in range(1, turns + 1)
+    ]
+    return [*script, scripted_response("done", input_tokens=100, output_tokens=10)]
+
+
+def test_a_plan_marks_the_copy_it_sends_and_never_the_loop_s_history(tmp_path: Path) -> None:
+    def mark_the_last(request: dict[str, Any]) -> dict[str, Any]:
+        last = request["messages"][-1]
+        if isinstance(last["content"], list):
+            last["content"][-1]["cache_control"] = {"type": "ephemeral"}  # in place, on the copy
+        return {**request, "system": [{"type": "text", "text": "planned"}]}
+
+    client = ScriptedClient(_reads(2))
+    run = _run([], tmp_path, client=client, plan=mark_the_last, context_window=10**6)
+    assert run.text == "done"
+    assert [r["messages"][-1]["content"][-1].get("cache_control") for r in client.requests[1:]] == [
+        {"type": "ephemeral"}
+    ] * 2
+    assert all(r["system"] == [{"type": "text", "text": "planned"}] for r in client.requests)
+    assert not any(
+        "cache_control" in block
+        for message in run.messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+    )
+
+
+def test_a_request_with_betas_goes_through_the_beta_endpoint(tmp_path: Path) -> None:
+    def clear_from_the_second(request: dict[str, Any]) -> dict[str, Any]:
+        if len(request["messages"]) == 1:
+            return request
+        return {**request, "betas": ["context-management-2025-06-27"]}
+
+    client = _BetaClient(_reads(2))
+    run = _run([], tmp_path, client=client, plan=clear_from_the_second, context_window=10**6)
+    assert run.text == "done" and client.beta_calls == [2, 3]
+    assert "betas" not in client.requests[0] and "betas" in client.requests[2]
+
+
+def test_the_append_only_compaction_asks_at_the_end_of_the_next_request(tmp_path: Path) -> None:
+    from context_budget.harness import AppendOnlyCompaction
+
+    restarts: list[str] = []
+
+    def restart(summary: str) -> list[dict[str, Any]]:
+        restarts.append(summary)
+        return [{"role": "user", "content": f"again, knowing: {summary}"}]
+
+    def read(n: int, size: int) -> dict[str, Any]:
+        return scripted_response(
+            _call(n, "read_file", path=f"{n}.py"), input_tokens=size, output_tokens=10
+        )
+
+    script = [
+        read(1, 150),
+        read(2, 250),  # a prompt of 250 >= 400 * 0.5: compact after this round
+        scripted_response("two read", input_tokens=300, output_tokens=10),
+        read(3, 100),
+        scripted_response("done", input_tokens=120, output_tokens=10),
+    ]
+    step = AppendOnlyCompaction("Summarize; call no tool.", restart)
+    client = ScriptedClient(script)
+    run = _run(
+        [],
+        tmp_path,
+        client=client,
+        compaction=step,
+        measure="prompt",
+        context_window=400,
+        compact_ratio=0.5,
+        system="rules",
+        plan=lambda request: {**request, "cache_control": {"type": "ephemeral"}},
+    )
+    assert run.compactions == (3,) and restarts == ["two read"] and run.text == "done"
+    asked, before = client.requests[2], client.requests[1]["messages"]
+    assert asked["messages"][: len(before)] == before
+    assert asked["messages"][len(before)]["content"] == [_call(2, "read_file", path="2.py")]
+    assert asked["messages"][-2]["content"][0]["tool_use_id"] == "toolu_2"
+    assert asked["messages"][-1] == {"role": "user", "content": "Summarize; call no tool."}
+    assert (asked["system"], asked["tools"], asked["cache_control"]) == (
+        "rules",
+        race_fix.TOOLS,
+        {"type": "ephemeral"},
+    )
+    assert "tool_choice" not in asked
+    restarted = client.requests[3]["messages"][0]
+    assert restarted == {"role": "user", "content": "again, knowing: two read"}
+    assert [c.tokens_used for c in run.calls] == [150, 250, 0, 100, 120]
+
+
+def test_the_append_only_compaction_can_turn_tools_off_in_the_api(tmp_path: Path) -> None:
+    from context_budget.harness import AppendOnlyCompaction
+
+    step = AppendOnlyCompaction(
+        "Sum up.", lambda s: [{"role": "user", "content": s}], tools_off=True
+    )
+    request = {"model": "m", "messages": [], "cache_control": {"type": "ephemeral"}}
+    asked = step.summary_request(request, [])
+    assert asked["tool_choice"] == {"type": "none"} and "cache_control" not in asked
+    assert request == {"model": "m", "messages": [], "cache_control": {"type": "ephemeral"}}
+    assert step.restart("s") == [{"role": "user", "content": "s"}]
+
+
+def test_the_default_compaction_is_the_transcript_restart(tmp_path: Path) -> None:
+    from context_budget.harness import TranscriptCompaction
+
+    default, _, _ = _opening(tmp_path)
+    notes = NotesFile(tmp_path / "OTHER.md")
+    client = ScriptedClient(race_fix.opening_script())
+    chosen = run_agent(
+        race_fix.TASK,
+        race_fix.TOOLS,
+        race_fix.tool_impls(notes),
+        client=client,
+        model="claude-sonnet-5",
+        context_window=2_000,
+        compact_ratio=0.7,
+        compaction=TranscriptCompaction(notes),
+    )
+    assert chosen.log() == default.log() and chosen.messages == default.messages
+    assert client.requests[3]["max_tokens"] == 2 * client.requests[0]["max_tokens"]
+
+
+def test_without_a_ratio_the_loop_never_compacts(tmp_path: Path) -> None:
+    client = ScriptedClient(_reads(5))
+    run = run_agent(
+        "go",
+        race_fix.TOOLS,
+        {"read_file": lambda _: "x" * 4_000},
+        client=client,
+        model="m",
+        context_window=10,
+        compact_ratio=None,
+    )
+    assert run.compactions == () and run.text == "done" and run.threshold == float("inf")
+
+
+def test_the_call_limit_stops_before_a_call_and_runs_no_tool_no_one_would_read(
+    tmp_path: Path,
+) -> None:
+    ran: list[str] = []
+    client = ScriptedClient(_reads(5))
+    run = _run(
+        [],
+        tmp_path,
+        {"read_file": lambda i: ran.append(i["path"]) or "x"},
+        client=client,
+        max_calls=3,
+        context_window=10**6,
+    )
+    assert (run.stop_reason, run.text, len(run.calls), len(client.requests)) == (
+        "max_calls",
+        "",
+        3,
+        3,
+    )
+    assert ran == ["1.py", "2.py"]
+    assert run.messages[-1] == {
+        "role": "assistant",
+        "content": [_call(3, "read_file", path="3.py")],
+    }
+    assert run.log().splitlines()[-2] == "stopped: max_calls"
+
+
+def test_the_call_limit_counts_a_compaction_call(tmp_path: Path) -> None:
+    run, client, _ = _opening(tmp_path, max_calls=4)
+    assert run.stop_reason == "max_calls" and run.compactions == (4,) and len(client.requests) == 4
+    assert len(run.messages) == 1 and message_text(run.messages[0]).startswith(HANDOFF_PREFIX)
+    before, _, _ = _opening(
+        tmp_path / "x" if (tmp_path / "x").mkdir() is None else tmp_path, max_calls=3
+    )
+    assert before.compactions == () and before.messages[-1]["role"] == "assistant"
+
+
+def test_the_prompt_measure_is_the_last_prompt_without_output(tmp_path: Path) -> None:
+    script = [
+        scripted_response(
+            _call(1, "run_tests"),
+            input_tokens=50,
+            output_tokens=40,
+            cache_read_input_tokens=300,
+            cache_creation_input_tokens=20,
+        ),
+        scripted_response("done", input_tokens=10, output_tokens=5),
+    ]
+    run = _run(script, tmp_path, measure="prompt", context_window=10**6)
+    assert [c.tokens_used for c in run.calls] == [370, 10]
+
+
+def test_a_compaction_step_may_say_itself_when_it_is_due(tmp_path: Path) -> None:
+    from context_budget.harness import TranscriptCompaction
+
+    notes = NotesFile(tmp_path / "NOTES.md")
+
+    class EveryTwoRounds(TranscriptCompaction):
+        def due(self, rounds: int) -> bool:
+            return rounds >= 2
+
+    script = _reads(3)
+    script.insert(2, scripted_response("summary", input_tokens=5, output_tokens=5))
+    client = ScriptedClient(script)
+    run = run_agent(
+        "go",
+        race_fix.TOOLS,
+        {"read_file": lambda _: "x"},
+        client=client,
+        model="m",
+        context_window=10**6,
+        compact_ratio=None,
+        compaction=EveryTwoRounds(notes),
+    )
+    assert run.compactions == (3,) and run.text == "done"
+    assert [c.kind for c in run.calls] == ["turn", "turn", "compaction", "turn", "turn"]
+    assert message_text(client.requests[3]["messages"][0]).startswith(HANDOFF_PREFIX)

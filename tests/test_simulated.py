@@ -21,7 +21,8 @@ from incident_driver import (
 )
 from profiles import cases
 
-from context_budget import SimulatedModel, estimate_tokens, simulated
+from context_budget import SimulatedModel, estimate_tokens
+from context_budget.fakes import simulated
 from context_budget.scenarios.incidents import FILES, TASK, TOOLS, TOOLS_NO_NOTES, is_correct
 
 
@@ -261,7 +262,7 @@ def test_a_failed_save_is_not_counted_as_a_note() -> None:
 
 
 def test_a_cleared_listing_is_recovered_from_its_own_plan() -> None:
-    history = run(max_steps=3).history
+    history = run(max_steps=4).history[:-1]  # three rounds, answered
     listing = [(i, b) for i, b, name in results(history) if name == "list_files"]
     response = SimulatedModel().respond({"tools": TOOLS, "messages": blank(history, listing)})
     assert "list_files" not in [b.get("name") for b in response["content"]]

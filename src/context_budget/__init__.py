@@ -62,10 +62,9 @@ from context_budget.clearing import (
 )
 from context_budget.clients import (
     ModelClient,
-    ScriptedClient,
     content_blocks,
     response_field,
-    scripted_response,
+    response_text,
 )
 from context_budget.compaction import (
     KEEP_TOOL_RESULTS,
@@ -117,6 +116,11 @@ from context_budget.experiment import (
     run_all,
     run_strategy,
 )
+from context_budget.fakes import (
+    ScriptedClient,
+    SimulatedModel,
+    scripted_response,
+)
 from context_budget.harness import (
     COMPACT_INSTRUCTION,
     DEFAULT_MODEL,
@@ -124,7 +128,11 @@ from context_budget.harness import (
     MAX_PAUSES,
     NOTES_PREFIX,
     AgentRun,
+    AppendOnlyCompaction,
+    Compaction,
     ModelCall,
+    RequestPlan,
+    TranscriptCompaction,
     append_tool_results,
     compact_history,
     run_agent,
@@ -159,9 +167,6 @@ from context_budget.pricing import (
     loop_cost,
     model_family,
     price_for,
-)
-from context_budget.simulated import (
-    SimulatedModel,
 )
 from context_budget.summarizers import (
     forget_everything,
@@ -202,6 +207,7 @@ __version__ = "0.1.0"
 # put the UPPER_CASE constants first instead.
 __all__ = [  # noqa: RUF022
     "AgentRun",
+    "AppendOnlyCompaction",
     "AutomaticCacheConflictError",
     "BILL_FORMATS",
     "Bill",
@@ -216,6 +222,7 @@ __all__ = [  # noqa: RUF022
     "CacheTTLOrderError",
     "Call",
     "ClearResult",
+    "Compaction",
     "CompactionStormError",
     "Compactor",
     "ContextBudgetError",
@@ -265,6 +272,7 @@ __all__ = [  # noqa: RUF022
     "READBACK_PREFIX",
     "Rebuild",
     "Reply",
+    "RequestPlan",
     "RequestRow",
     "RunResult",
     "SAFETY_MARGIN",
@@ -283,6 +291,7 @@ __all__ = [  # noqa: RUF022
     "TTL_SECONDS",
     "TokenCounter",
     "TooManyBreakpointsError",
+    "TranscriptCompaction",
     "Usage",
     "WhatIf",
     "append_tool_results",
@@ -321,6 +330,7 @@ __all__ = [  # noqa: RUF022
     "qwen_counter",
     "read_bill",
     "response_field",
+    "response_text",
     "run_agent",
     "run_all",
     "run_strategy",

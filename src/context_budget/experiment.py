@@ -1,8 +1,11 @@
-"""The incident-report experiment: one task, five ways to spend the context.
+"""The incident-report experiment: one task, six ways to spend the context.
 
 An agent reads 24 incident reports (`context_budget.scenarios.incidents`) to
 find the service with the most downtime. `run_strategy(name)` runs it under one
-strategy and returns a `RunResult` with a `StepRecord` per model call:
+strategy and returns a `RunResult` with a `StepRecord` per model call. Every
+agent is `run_agent`, the loop of Part III; a strategy is what it hands that
+loop: a request plan (where the cache breakpoints go, what the server
+clears), a compaction step, or sub-agents:
 
 - `naive`: append everything; one automatic cache breakpoint at the end.
 - `clear`: the server clears old tool results (`clear_tool_uses_20250919`:
@@ -51,10 +54,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from context_budget.cache import PromptCache, SimulatedClock
+from context_budget.clients import response_text
 from context_budget.editing import EmulatedClient
+from context_budget.fakes.simulated import SimulatedModel
+from context_budget.harness import AgentRun, AppendOnlyCompaction, RequestPlan, run_agent
+from context_budget.messages import Message
 from context_budget.pricing import PRICES, Cost, Price, cost
 from context_budget.scenarios import incidents
-from context_budget.simulated import SimulatedModel
 from context_budget.tokens import estimate_tokens
 from context_budget.usage import Usage
 
@@ -62,8 +68,6 @@ __all__ = ["STRATEGIES", "RunResult", "StepRecord", "cost_floor", "run_all", "ru
 
 #: The model the runs are priced as: Opus 5.5 (September 2026), cache reads at a twentieth.
 MODEL = "claude-opus-5-5"
-#: The strategies, in the order the comparison table lists them.
-STRATEGIES = ("naive", "clear", "compact", "chunked", "cache-aware", "subagents")
 #: The beta flag of server-side context management.
 CONTEXT_BETA = "context-management-2025-06-27"
 #: `clear`: the server starts clearing once the prompt passes this, in tokens.
@@ -258,138 +262,90 @@ def _price(model: str) -> Price:
     return PRICES[model]
 
 
-# ---------------------------------------------------------------- one loop
+# ---------------------------------------------------------------- the accounting
 
 
-@dataclass
-class _Loop:
-    """What one agent's run shares between its calls."""
+class _Meter:
+    """The client as each agent sees it: the clock moved before every call, every call noted.
 
-    client: Any
-    price: Price
-    model: str
-    clock: SimulatedClock | None
-    records: list[StepRecord]
-    reads: list[str]
-    notes: list[str]
-    with_notes: bool = True
-    system: Any = ""
-    tools: list[dict[str, Any]] = field(default_factory=list)
-    agent: str = "lead"
+    `calls` holds `(agent, response)` for every call, in call order, sub-agents'
+    included; `run_agent` reports each agent's own calls, and the two together
+    give the `StepRecord`s. `answers` names the agents whose last call is
+    their answer whatever it asks for.
+    """
 
-    def call(self, kind: str, request: dict[str, Any], beta: bool) -> dict[str, Any]:
-        if self.clock is not None:
-            self.clock.advance(SECONDS_PER_CALL)
-        if beta:
-            raw = self.client.beta.messages.create(betas=[CONTEXT_BETA], **request)
-        else:
-            raw = self.client.messages.create(**request)
-        response = _as_dict(raw)
-        usage = Usage.of(response)
-        edits = (response.get("context_management") or {}).get("applied_edits") or []
-        cleared = sum(int(edit.get("cleared_tool_uses") or 0) for edit in edits)
-        self.records.append(
-            StepRecord(
-                number=len(self.records) + 1,
-                agent=self.agent,
-                kind="answer"
-                if kind == "turn" and response.get("stop_reason") != "tool_use"
-                else kind,
-                context=usage.prompt_tokens,
-                cached=usage.cache_read_input_tokens,
-                written=usage.cache_creation_input_tokens,
-                usage=usage,
-                cost=cost(response, self.price),
-                cleared=cleared,
-            )
-        )
+    def __init__(self, client: Any, clock: SimulatedClock | None) -> None:
+        self.agent = "lead"
+        self.calls: list[tuple[str, Any]] = []
+        self.answers: set[str] = set()
+        self._client, self._clock = client, clock
+        self.messages = _Endpoint(self, beta=False)
+        self.beta = _Beta(_Endpoint(self, beta=True))
+
+    def send(self, request: dict[str, Any], *, beta: bool) -> Any:
+        if self._clock is not None:
+            self._clock.advance(SECONDS_PER_CALL)
+        endpoint = self._client.beta.messages if beta else self._client.messages
+        response = endpoint.create(**request)
+        self.calls.append((self.agent, response))
         return response
 
 
-def _as_dict(response: Any) -> dict[str, Any]:
-    if isinstance(response, Mapping):
-        return dict(response)
-    dump = getattr(response, "model_dump", None)
-    if callable(dump):
-        data = dump(mode="json")
-        if isinstance(data, dict):
-            return data
-    raise TypeError(f"a response must be a dict or an SDK message, got {type(response).__name__}")
+@dataclass(frozen=True)
+class _Endpoint:
+    meter: _Meter
+    beta: bool
+
+    def create(self, **request: Any) -> Any:
+        return self.meter.send(request, beta=self.beta)
 
 
-def _text(response: Mapping[str, Any]) -> str:
-    return "".join(b.get("text", "") for b in response.get("content", []) if b["type"] == "text")
+@dataclass(frozen=True)
+class _Beta:
+    messages: _Endpoint
 
 
-def _content(response: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The assistant content to append: only the fields a request accepts."""
-    keep = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input")}
-    return [
-        {k: block[k] for k in keep[block["type"]] if k in block}
-        for block in response.get("content", [])
-        if block["type"] in keep
-    ]
+def _records(meter: _Meter, runs: Mapping[str, AgentRun], price: Price) -> list[StepRecord]:
+    """One `StepRecord` per call, in call order.
+
+    The kind, the usage and the clearing come from the agent's run (a turn
+    that asked for no tool is the answer, and so is the last call of an agent
+    in `meter.answers`), the bill from the response.
+    """
+    own = {agent: iter(run.calls) for agent, run in runs.items()}
+    records = []
+    for number, (agent, response) in enumerate(meter.calls, 1):
+        call = next(own[agent])
+        kind = "summary" if call.kind == "compaction" else "turn"
+        last = call.number == len(runs[agent].calls) and agent in meter.answers
+        if kind == "turn" and (call.stop_reason != "tool_use" or last):
+            kind = "answer"
+        records.append(
+            StepRecord(
+                number=number,
+                agent=agent,
+                kind=kind,
+                context=call.usage.prompt_tokens,
+                cached=call.usage.cache_read_input_tokens,
+                written=call.usage.cache_creation_input_tokens,
+                usage=call.usage,
+                cost=cost(response, price),
+                cleared=call.cleared,
+            )
+        )
+    return records
 
 
-Plan = Callable[[list[dict[str, Any]], int], tuple[dict[str, Any], bool]]
+# ---------------------------------------------------------------- the request plans
 
 
-def _agent(
-    loop: _Loop,
-    history: list[dict[str, Any]],
-    impls: Mapping[str, Callable[..., str]],
-    *,
-    plan: Plan,
-    compact_at: int | None = None,
-    summary_tool_choice: bool = False,
-) -> str:
-    """Run one agent to its answer; `plan(history, last prompt)` -> (extra request keys, beta)."""
-    last = 0
-    for _ in range(_MAX_CALLS):
-        extra, beta = plan(history, last)
-        request: dict[str, Any] = {
-            "model": loop.model,
-            "max_tokens": 4096,
-            "system": copy.deepcopy(loop.system),
-            "tools": copy.deepcopy(loop.tools),
-            "messages": list(history),
-            **extra,
-        }
-        if compact_at is not None and last > compact_at:
-            request["messages"].append({"role": "user", "content": SUMMARY_QUESTION})
-            if summary_tool_choice:
-                request["tool_choice"] = {"type": "none"}  # invalidates every cached message
-                request.pop("cache_control", None)  # a write nothing would read again
-            summary = _text(loop.call("summary", request, beta))
-            history[:] = [_restart(summary, loop.notes)]
-            last = 0
-            continue
-        response = loop.call("turn", request, beta)
-        last = loop.records[-1].context
-        history.append({"role": "assistant", "content": _content(response)})
-        if response.get("stop_reason") != "tool_use":
-            return _text(response)
-        results = []
-        for block in response["content"]:
-            if block["type"] != "tool_use":
-                continue
-            if block["name"] == "read_file":
-                loop.reads.append(str(block["input"].get("path")))
-            results.append(incidents.run_tool(block, impls))
-        history.append({"role": "user", "content": results})
-    return ""
+def _with(request: dict[str, Any], **keys: Any) -> dict[str, Any]:
+    return {**request, **keys}
 
 
-def _restart(summary: str, notes: Sequence[str]) -> dict[str, Any]:
-    text = f"{incidents.TASK}\n\nThis picks up earlier work.\nProgress summary:\n{summary}\n\n"
-    return {"role": "user", "content": text + "Saved notes:\n" + "\n".join(notes)}
-
-
-# ---------------------------------------------------------------- the plans
-
-
-def _cached(history: list[dict[str, Any]], last: int) -> tuple[dict[str, Any], bool]:
-    return {"cache_control": {"type": "ephemeral"}}, False
+def _automatic_breakpoint(request: dict[str, Any]) -> dict[str, Any]:
+    """`naive`: one automatic cache breakpoint, at the end of the request."""
+    return _with(request, cache_control={"type": "ephemeral"})
 
 
 def _clearing(trigger: int, keep: int, at_least: int = 0) -> dict[str, Any]:
@@ -405,11 +361,13 @@ def _clearing(trigger: int, keep: int, at_least: int = 0) -> dict[str, Any]:
     return {"edits": [edit]}
 
 
-def _clear_plan(history: list[dict[str, Any]], last: int) -> tuple[dict[str, Any], bool]:
-    return {
-        "cache_control": {"type": "ephemeral"},
-        "context_management": _clearing(CLEAR_TRIGGER, 2),
-    }, True
+def _server_clearing(request: dict[str, Any]) -> dict[str, Any]:
+    """`clear`: the automatic breakpoint, and the server clears past `CLEAR_TRIGGER`."""
+    return _with(
+        _automatic_breakpoint(request),
+        context_management=_clearing(CLEAR_TRIGGER, 2),
+        betas=[CONTEXT_BETA],
+    )
 
 
 def _uses(history: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
@@ -432,43 +390,209 @@ def _uses(history: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     ]
 
 
-def _behind_plan(history: list[dict[str, Any]], last: int) -> tuple[dict[str, Any], bool]:
-    """`cache-aware`: breakpoints before the newest results, which alone survive clearing."""
+def _clearing_behind_the_cache(request: dict[str, Any]) -> dict[str, Any]:
+    """`cache-aware`: breakpoints before the newest results, which alone survive clearing.
+
+    The request's messages are the plan's own copy, so marking a block in
+    place leaves the loop's history unmarked.
+    """
+    history = request["messages"]
     turns = [i for i, message in enumerate(history) if message["role"] == "assistant"]
     if not turns:
-        return {}, False
-    messages = list(history)
+        return request
     for index in turns[-2:]:  # the older one is where the last request wrote: a sure read
-        message = copy.deepcopy(history[index])
-        if isinstance(message["content"], list) and message["content"]:
-            message["content"][-1]["cache_control"] = {"type": "ephemeral"}
-        messages[index] = message
+        content = history[index]["content"]
+        if isinstance(content, list) and content:
+            content[-1]["cache_control"] = {"type": "ephemeral"}
     newest = sum(
         isinstance(block, Mapping) and block.get("type") == "tool_use"
         for block in history[turns[-1]]["content"]
     )
-    return {"messages": messages, "context_management": _clearing(1, newest)}, True
+    return _with(request, context_management=_clearing(1, newest), betas=[CONTEXT_BETA])
 
 
-def _chunked_plan() -> Plan:
+def _clearing_in_chunks() -> RequestPlan:
     """`chunked`: a cut that moves rarely, in big jumps, and a breakpoint on the system."""
     cut = 0  # tool uses before the cut are cleared on the server
 
-    def plan(history: list[dict[str, Any]], last: int) -> tuple[dict[str, Any], bool]:
+    def plan(request: dict[str, Any]) -> dict[str, Any]:
         nonlocal cut
-        uses = _uses(history)
+        uses = _uses(request["messages"])
         after = sum(size for name, size in uses[cut:] if name != "save_note")
         if after > CHUNK_TOKENS and len(uses) - KEEP_USES > cut:
             cut = len(uses) - KEEP_USES
-        extra: dict[str, Any] = {"cache_control": {"type": "ephemeral"}}
+        system = [
+            {"type": "text", "text": request["system"], "cache_control": {"type": "ephemeral"}}
+        ]
+        planned = _with(_automatic_breakpoint(request), system=system)
         if cut:
-            extra["context_management"] = _clearing(1, len(uses) - cut, CHUNK_TOKENS // 2)
-        return extra, bool(cut)
+            clearing = _clearing(1, len(uses) - cut, CHUNK_TOKENS // 2)
+            planned.update(context_management=clearing, betas=[CONTEXT_BETA])
+        return planned
 
     return plan
 
 
 # ---------------------------------------------------------------- the strategies
+
+
+@dataclass
+class _Run:
+    """What one run of the task shares between its agents."""
+
+    meter: _Meter
+    model: str
+    with_notes: bool
+    reads: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    runs: dict[str, AgentRun] = field(default_factory=dict)
+
+    def agent(
+        self,
+        name: str,
+        task: str,
+        tools: Sequence[Mapping[str, Any]],
+        notes: list[str],
+        *,
+        plan: RequestPlan,
+        compaction: AppendOnlyCompaction | None = None,
+        max_calls: int = _MAX_CALLS,
+    ) -> AgentRun:
+        """Run one agent to its answer (the run's `text` is `""` when it ran out of calls)."""
+        system = incidents.SYSTEM if self.with_notes else incidents.SYSTEM_NO_NOTES
+        self.meter.agent = name
+        run = run_agent(
+            task,
+            copy.deepcopy(list(tools)),
+            self._tool_impls(notes),
+            client=self.meter,
+            model=self.model,
+            context_window=2 * (COMPACT_TRIGGER + 1),
+            # compacts at a prompt of COMPACT_TRIGGER + 1, the first that passes the trigger
+            compact_ratio=0.5 if compaction is not None else None,
+            compaction=compaction,
+            measure="prompt",
+            system=system,
+            max_tokens=4096,
+            plan=plan,
+            max_calls=max_calls,
+        )
+        self.runs[name] = run
+        return run
+
+    def _tool_impls(self, notes: list[str]) -> dict[str, Callable[[dict[str, Any]], str]]:
+        """The task's tools over `notes`, each taking its input as one dict; reads are noted.
+
+        A tool that raises gives an error result, as `run_agent` gives it.
+        """
+        impls = incidents.tool_impls(notes, with_notes=self.with_notes)
+
+        def calling(name: str, function: Callable[..., str]) -> Callable[[dict[str, Any]], str]:
+            def call(arguments: dict[str, Any]) -> str:
+                if name == "read_file":
+                    self.reads.append(str(arguments.get("path")))
+                return function(**arguments)
+
+            return call
+
+        return {name: calling(name, function) for name, function in impls.items()}
+
+
+def _tools(with_notes: bool, *, without: str = "") -> list[dict[str, Any]]:
+    tools = incidents.TOOLS if with_notes else incidents.TOOLS_NO_NOTES
+    return [tool for tool in tools if tool["name"] != without]
+
+
+def _lead(run: _Run, plan: RequestPlan, compaction: AppendOnlyCompaction | None = None) -> str:
+    return run.agent(
+        "lead", incidents.TASK, _tools(run.with_notes), run.notes, plan=plan, compaction=compaction
+    ).text
+
+
+def _restart(summary: str, notes: Sequence[str]) -> list[Message]:
+    text = f"{incidents.TASK}\n\nThis picks up earlier work.\nProgress summary:\n{summary}\n\n"
+    return [{"role": "user", "content": text + "Saved notes:\n" + "\n".join(notes)}]
+
+
+def _naive(run: _Run, summary_tool_choice: bool) -> str:
+    return _lead(run, _automatic_breakpoint)
+
+
+def _clear(run: _Run, summary_tool_choice: bool) -> str:
+    return _lead(run, _server_clearing)
+
+
+def _compact(run: _Run, summary_tool_choice: bool) -> str:
+    step = AppendOnlyCompaction(
+        SUMMARY_QUESTION,
+        lambda summary: _restart(summary, run.notes),
+        tools_off=summary_tool_choice,
+    )
+    return _lead(run, _automatic_breakpoint, step)
+
+
+def _chunked(run: _Run, summary_tool_choice: bool) -> str:
+    return _lead(run, _clearing_in_chunks())
+
+
+def _cache_aware(run: _Run, summary_tool_choice: bool) -> str:
+    # without save_note nothing is kept elsewhere, so nothing may be cleared
+    return _lead(run, _clearing_behind_the_cache if run.with_notes else _automatic_breakpoint)
+
+
+def _sub_agent_task(batch: Sequence[str]) -> str:
+    """The task a sub-agent gets: note each report of `batch` (file names)."""
+    return f"Read these incident reports and note each one.\nStill to read: {', '.join(batch)}"
+
+
+def _sub_agent(run: _Run, *, number: int, batch: Sequence[str]) -> str:
+    """Sub-agent `number`, in a fresh context: reads `batch`, returns its notes as a table."""
+    own: list[str] = []
+    text = run.agent(
+        f"sub-{number}",
+        _sub_agent_task(batch),
+        _tools(run.with_notes, without="list_files"),
+        own,
+        plan=_automatic_breakpoint,
+    ).text
+    run.notes.extend(own)
+    return "\n".join(own) if own else text
+
+
+def _subagents(run: _Run, summary_tool_choice: bool) -> str:
+    """The lead lists the files, sub-agents read them in batches, the lead answers from tables."""
+    tables: list[str] = []
+
+    def plan(request: dict[str, Any]) -> dict[str, Any]:
+        messages = request["messages"]
+        if len(messages) == 1:  # the first call may only list the files
+            return _with(_automatic_breakpoint(request), tools=request["tools"][:1])
+        if not tables:
+            for number, start in enumerate(range(0, len(incidents.FILES), BATCH), 1):
+                batch = incidents.FILES[start : start + BATCH]
+                tables.append(_sub_agent(run, number=number, batch=batch))
+            run.meter.agent = "lead"
+        listed = messages[2]  # the listing's results, then the tables
+        text = "Tables from the sub-agents.\nSaved notes:\n" + "\n".join(tables)
+        messages[2] = {**listed, "content": [*listed["content"], {"type": "text", "text": text}]}
+        return _automatic_breakpoint(request)
+
+    tools = _tools(run.with_notes, without="save_note")
+    # two calls: the listing, then the answer from the tables, whatever it asks for
+    run.meter.answers.add("lead")
+    run.agent("lead", incidents.TASK, tools, run.notes, plan=plan, max_calls=2)
+    return response_text(run.meter.calls[-1][1])
+
+
+#: Each strategy's name and how it runs the task: `(run, summary_tool_choice)` -> the answer.
+_STRATEGY_RUNS: dict[str, Callable[[_Run, bool], str]] = {
+    "naive": _naive,
+    "clear": _clear,
+    "compact": _compact,
+    "chunked": _chunked,
+    "cache-aware": _cache_aware,
+    "subagents": _subagents,
+}
 
 
 def _default_client(model: str, clock: SimulatedClock, simulated: SimulatedModel) -> EmulatedClient:
@@ -494,6 +618,9 @@ def run_strategy(
 ) -> RunResult:
     """Run the incident task under one strategy.
 
+    Every agent, the lead and each sub-agent, is `run_agent` with the
+    strategy's request plan (and, for `compact`, an `AppendOnlyCompaction`).
+
     Args:
         strategy: one of `STRATEGIES`.
         with_notes: False removes `save_note` (the run that shows what notes are worth).
@@ -512,7 +639,7 @@ def run_strategy(
         ValueError: an unknown strategy or model.
         TypeError: `with_notes` or `summary_tool_choice` is not a bool.
     """
-    if strategy not in STRATEGIES:
+    if strategy not in _STRATEGY_RUNS:
         raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     for name, flag in (("with_notes", with_notes), ("summary_tool_choice", summary_tool_choice)):
         if not isinstance(flag, bool):
@@ -522,103 +649,16 @@ def run_strategy(
     if client is None:
         clock = SimulatedClock()
         client = _default_client(model, clock, simulated or SimulatedModel())
-    records: list[StepRecord] = []
-    reads: list[str] = []
-    notes: list[str] = []
-    loop = _Loop(client, price, model, clock, records, reads, notes, with_notes)
-    loop.system = incidents.SYSTEM if with_notes else incidents.SYSTEM_NO_NOTES
-    loop.tools = copy.deepcopy(incidents.TOOLS if with_notes else incidents.TOOLS_NO_NOTES)
-    impls = incidents.tool_impls(notes, with_notes=with_notes)
-    history: list[dict[str, Any]] = [{"role": "user", "content": incidents.TASK}]
-    if strategy == "naive":
-        answer = _agent(loop, history, impls, plan=_cached)
-    elif strategy == "clear":
-        answer = _agent(loop, history, impls, plan=_clear_plan)
-    elif strategy == "compact":
-        answer = _agent(
-            loop,
-            history,
-            impls,
-            plan=_cached,
-            compact_at=COMPACT_TRIGGER,
-            summary_tool_choice=summary_tool_choice,
-        )
-    elif strategy == "chunked":
-        loop.system = [
-            {"type": "text", "text": loop.system, "cache_control": {"type": "ephemeral"}}
-        ]
-        answer = _agent(loop, history, impls, plan=_chunked_plan())
-    elif strategy == "cache-aware":
-        answer = _agent(loop, history, impls, plan=_behind_plan if with_notes else _cached)
-    else:
-        answer = _subagents(loop, history, impls)
+    run = _Run(_Meter(client, clock), model, with_notes)
+    answer = _STRATEGY_RUNS[strategy](run, summary_tool_choice)
+    records = _records(run.meter, run.runs, price)
     return RunResult(
-        strategy, with_notes, tuple(records), answer, tuple(reads), tuple(notes), model
+        strategy, with_notes, tuple(records), answer, tuple(run.reads), tuple(run.notes), model
     )
 
 
-def _subagents(
-    lead: _Loop, history: list[dict[str, Any]], impls: Mapping[str, Callable[..., str]]
-) -> str:
-    """The lead lists the files, sub-agents read them in batches, the lead answers from tables."""
-    lead.tools = [t for t in lead.tools if t["name"] != "save_note"]
-    listing = lead.call("turn", _request(lead, history, tools=[lead.tools[0]]), False)
-    history.append({"role": "assistant", "content": _content(listing)})
-    uses = [b for b in listing["content"] if b["type"] == "tool_use"]
-    history.append({"role": "user", "content": [incidents.run_tool(b, impls) for b in uses]})
-    tables = []
-    for number, start in enumerate(range(0, len(incidents.FILES), BATCH), 1):
-        batch = incidents.FILES[start : start + BATCH]
-        own: list[str] = []
-        sub = _Loop(
-            lead.client,
-            lead.price,
-            lead.model,
-            lead.clock,
-            lead.records,
-            lead.reads,
-            own,
-            lead.with_notes,
-            lead.system,
-            copy.deepcopy(
-                [
-                    t
-                    for t in (incidents.TOOLS if lead.with_notes else incidents.TOOLS_NO_NOTES)
-                    if t["name"] != "list_files"
-                ]
-            ),
-            f"sub-{number}",
-        )
-        task = f"Read these incident reports and note each one.\nStill to read: {', '.join(batch)}"
-        text = _agent(
-            sub,
-            [{"role": "user", "content": task}],
-            incidents.tool_impls(own, with_notes=lead.with_notes),
-            plan=_cached,
-        )
-        lead.notes.extend(own)
-        tables.append("\n".join(own) if own else text)
-    tables_text = "Tables from the sub-agents.\nSaved notes:\n" + "\n".join(tables)
-    history[-1] = {
-        **history[-1],
-        "content": [*history[-1]["content"], {"type": "text", "text": tables_text}],
-    }
-    final = lead.call("answer", _request(lead, history, tools=lead.tools), False)
-    history.append({"role": "assistant", "content": _content(final)})
-    return _text(final)
-
-
-def _request(
-    loop: _Loop, history: list[dict[str, Any]], *, tools: list[dict[str, Any]]
-) -> dict[str, Any]:
-    return {
-        "model": loop.model,
-        "max_tokens": 4096,
-        "system": loop.system,
-        "tools": copy.deepcopy(tools),
-        "messages": list(history),
-        "cache_control": {"type": "ephemeral"},
-    }
+#: The strategies, in the order the comparison table lists them.
+STRATEGIES = tuple(_STRATEGY_RUNS)
 
 
 def run_all(*, with_notes: bool = True, model: str = MODEL) -> dict[str, RunResult]:

@@ -7,23 +7,37 @@ its own context, and each sits in one exact place:
 1. **The check** comes after this round's tool results are appended and
    before the next request, so it sees the results just produced and never
    sends an over-threshold history one extra time.
-2. **Wholesale replacement**: on compaction `messages` becomes the single
-   restart message `compact_history` returns; nothing of the old list is kept.
+2. **Wholesale replacement**: on compaction `messages` becomes the history
+   the compaction step's `restart` returns (by default the single restart
+   message `compact_history` builds); nothing of the old list is kept.
 3. **The reset**: the counter goes back to 0, because it counts the new
    window, not the whole run.
 
+Two hooks make it the loop of every run in the package:
+
+- a **plan** (`plan=`) sees each request just before it is sent, a copy, and
+  returns what to send: where to put cache breakpoints, what the server
+  should clear. The loop's own history is never edited by it.
+- a **compaction** step (`compaction=`) says how to summarize and what the
+  new history is: `TranscriptCompaction` (the default) sends the transcript
+  in a request of its own; `AppendOnlyCompaction` sends the request the loop
+  would have sent with a question appended, so the cached prefix is read,
+  not rebuilt. Either way the summary replaces the whole history.
+
 The client is anything with `messages.create(**request)`: `ScriptedClient`
-offline, or `anthropic.Anthropic()` unchanged.
+offline, or `anthropic.Anthropic()` unchanged. A request that carries
+`betas` (a plan adds them with `context_management`) goes through
+`client.beta.messages.create`, as the Anthropic SDK requires.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
-from context_budget.clients import ModelClient, content_blocks, response_field
+from context_budget.clients import ModelClient, content_blocks, response_field, response_text
 from context_budget.errors import CompactionStormError, MalformedResponseError
 from context_budget.history import PrefixGuard
 from context_budget.messages import Message, message_text
@@ -37,7 +51,11 @@ __all__ = [
     "MAX_PAUSES",
     "NOTES_PREFIX",
     "AgentRun",
+    "AppendOnlyCompaction",
+    "Compaction",
     "ModelCall",
+    "RequestPlan",
+    "TranscriptCompaction",
     "append_tool_results",
     "compact_history",
     "run_agent",
@@ -66,8 +84,10 @@ MAX_FAILED_COMPACTIONS = 3
 #: The `pause_turn` responses in a row that `run_agent` resumes; one more ends the run.
 MAX_PAUSES = 10
 
-Measure = Literal["accumulated", "window"]
+Measure = Literal["accumulated", "window", "prompt"]
 ToolImpl = Callable[[dict[str, Any]], Any]
+#: A request plan: the request about to be sent (a copy) -> the request to send.
+RequestPlan = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -82,6 +102,9 @@ class ModelCall:
         usage: the tokens the call reported.
         tokens_used: the counter after this call, in tokens (0 after a
             compaction call: the reset).
+        cleared: tool uses the server cleared for this call (the sum of
+            `cleared_tool_uses` over the response's
+            `context_management.applied_edits`).
     """
 
     number: int
@@ -89,6 +112,7 @@ class ModelCall:
     stop_reason: str | None
     usage: Usage
     tokens_used: int
+    cleared: int = 0
 
 
 @dataclass(frozen=True)
@@ -103,7 +127,7 @@ class AgentRun:
         compactions: the numbers of the compaction calls, counting from 1.
         messages: the history at the end, the final reply included.
         threshold: `context_window * compact_ratio`, in tokens.
-        measure: the counter's measure, `"accumulated"` or `"window"`.
+        measure: the counter's measure, `"accumulated"`, `"window"` or `"prompt"`.
     """
 
     text: str
@@ -150,10 +174,6 @@ class AgentRun:
 
 def _transcript(messages: Sequence[Message]) -> str:
     return "\n\n".join(f"[{m['role']}] {message_text(m)}" for m in messages)
-
-
-def _text(response: Any) -> str:
-    return "".join(b.get("text", "") for b in content_blocks(response) if b.get("type") == "text")
 
 
 def _reply_blocks(response: Any, call: int | None) -> list[dict[str, Any]]:
@@ -209,17 +229,98 @@ def _reply_blocks(response: Any, call: int | None) -> list[dict[str, Any]]:
     return kept
 
 
-def _compact(
-    client: ModelClient, messages: Sequence[Message], notes: NotesFile, model: str, max_tokens: int
-) -> tuple[list[Message], Any]:
-    """The restart messages and the summarizing call's response."""
-    response = client.messages.create(
-        model=model,
-        max_tokens=max_tokens,
-        messages=[{"role": "user", "content": f"{COMPACT_INSTRUCTION}\n\n{_transcript(messages)}"}],
-    )
-    restart = f"{HANDOFF_PREFIX}\n\n{_text(response)}\n\n{NOTES_PREFIX}\n{notes.read()}"
-    return [{"role": "user", "content": restart}], response
+def _transcript_request(model: str, max_tokens: int, messages: Sequence[Message]) -> dict[str, Any]:
+    text = f"{COMPACT_INSTRUCTION}\n\n{_transcript(messages)}"
+    return {
+        "model": model,
+        "max_tokens": max_tokens,
+        "messages": [{"role": "user", "content": text}],
+    }
+
+
+class Compaction(Protocol):
+    """A compaction step: how `run_agent` asks for a summary, and what replaces the history.
+
+    `summary_request` gets the request the loop would send next (after the
+    plan, a copy) and the loop's own history; it returns the summarizing
+    request. `restart` gets the summary's text and returns the whole new
+    history, which must open with a user message. A step may also have a
+    `due(rounds)` method: `rounds` is the tool rounds since the last restart,
+    and a true answer compacts whatever the counter says.
+    """
+
+    def summary_request(
+        self, request: dict[str, Any], messages: Sequence[Message]
+    ) -> dict[str, Any]: ...
+
+    def restart(self, summary: str) -> list[Message]: ...
+
+
+@dataclass(frozen=True)
+class TranscriptCompaction:
+    """The wholesale restart: summarize the transcript in a request of its own.
+
+    The summarizing request holds one user message, `COMPACT_INSTRUCTION`
+    then the history as text, with no system prompt and no tools, and twice
+    the loop's `max_tokens`. The new history is one user message:
+    `HANDOFF_PREFIX`, the summary, `NOTES_PREFIX` and the current notes.
+
+    Attributes:
+        notes: the notes file read back into the restart message.
+    """
+
+    notes: NotesFile
+
+    def summary_request(
+        self, request: Mapping[str, Any], messages: Sequence[Message]
+    ) -> dict[str, Any]:
+        """The model, twice the request's `max_tokens`, and instruction + transcript."""
+        return _transcript_request(request["model"], 2 * request["max_tokens"], messages)
+
+    def restart(self, summary: str) -> list[Message]:
+        """`[{"role": "user", "content": handoff, summary and notes}]`."""
+        text = f"{HANDOFF_PREFIX}\n\n{summary}\n\n{NOTES_PREFIX}\n{self.notes.read()}"
+        return [{"role": "user", "content": text}]
+
+
+@dataclass(frozen=True)
+class AppendOnlyCompaction:
+    """The append-only summary request: the next request, plus a question at its end.
+
+    Everything the loop would send (system, tools, the plan's breakpoints
+    and edits) stays as it is, so the request's prefix, and with it the
+    cache, is read rather than rebuilt. The question should say in words not
+    to call any tool; `tools_off` also sets `tool_choice` to none, which
+    turns tools off in the API but, as a change of the request's head,
+    invalidates every cached message (and drops the top-level
+    `cache_control`: a write no request would read again).
+
+    Attributes:
+        question: the user message appended at the end.
+        restart_with: summary text -> the new history.
+        tools_off: also send `tool_choice: {"type": "none"}`.
+    """
+
+    question: str
+    restart_with: Callable[[str], list[Message]] = field(repr=False)
+    tools_off: bool = False
+
+    def summary_request(
+        self, request: Mapping[str, Any], messages: Sequence[Message]
+    ) -> dict[str, Any]:
+        """`request` with `question` appended to its messages (and tools off, if asked)."""
+        asked = {
+            **request,
+            "messages": [*request["messages"], {"role": "user", "content": self.question}],
+        }
+        if self.tools_off:
+            asked["tool_choice"] = {"type": "none"}
+            asked.pop("cache_control", None)
+        return asked
+
+    def restart(self, summary: str) -> list[Message]:
+        """What `restart_with` makes of the summary."""
+        return self.restart_with(summary)
 
 
 def compact_history(
@@ -248,8 +349,8 @@ def compact_history(
     Returns:
         `[{"role": "user", "content": str}]`, the whole new history.
     """
-    restart, _ = _compact(client, messages, notes, model, max_tokens)
-    return restart
+    response = client.messages.create(**_transcript_request(model, max_tokens, messages))
+    return TranscriptCompaction(notes).restart(response_text(response))
 
 
 def append_tool_results(
@@ -324,9 +425,17 @@ def _answer(
     ]
 
 
+def _cleared(response: Any) -> int:
+    """The tool uses the server cleared for a response, from its applied edits."""
+    edits = response_field(response_field(response, "context_management"), "applied_edits")
+    return sum(int(response_field(edit, "cleared_tool_uses") or 0) for edit in edits or [])
+
+
 def _measured(measure: Measure, counter: int, response: Any) -> int:
     if measure == "window":
         return window_usage(response).window_tokens
+    if measure == "prompt":
+        return window_usage(response).prompt_tokens
     return track_usage(counter, response)
 
 
@@ -375,9 +484,13 @@ def _check_arguments(arguments: Mapping[str, Any]) -> None:
     client = arguments["client"]
     if not callable(getattr(getattr(client, "messages", None), "create", None)):
         raise TypeError(f"client must have messages.create(**request), got {client!r:.60}")
-    if not isinstance(arguments["notes"], NotesFile):
-        notes = arguments["notes"]
-        raise TypeError(f"notes must be a NotesFile, got {type(notes).__name__} {notes!r:.60}")
+    notes = arguments["notes"]
+    needs_notes = arguments["notes_in_system"] is True or (
+        arguments["compaction"] is None and arguments["compact_ratio"] is not None
+    )
+    if not isinstance(notes, NotesFile) and (needs_notes or notes is not None):
+        kind = "a NotesFile" if needs_notes else "a NotesFile or None"
+        raise TypeError(f"notes must be {kind}, got {type(notes).__name__} {notes!r:.60}")
     max_tokens = arguments["max_tokens"]
     if type(max_tokens) is not int:
         raise TypeError(
@@ -386,12 +499,24 @@ def _check_arguments(arguments: Mapping[str, Any]) -> None:
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
     ratio = arguments["compact_ratio"]
-    if type(ratio) not in (int, float):
+    if ratio is not None and type(ratio) not in (int, float):
         raise TypeError(f"compact_ratio must be a number, got {type(ratio).__name__} {ratio!r:.60}")
-    should_compact(0, arguments["context_window"], ratio)  # the range of both
-    if arguments["measure"] not in ("accumulated", "window"):
-        raise ValueError(f"measure must be 'accumulated' or 'window', got {arguments['measure']!r}")
-    for name in ("on_compact", "edit_history"):
+    should_compact(0, arguments["context_window"], 0.5 if ratio is None else ratio)  # their range
+    if arguments["measure"] not in ("accumulated", "window", "prompt"):
+        raise ValueError(
+            f"measure must be 'accumulated', 'window' or 'prompt', got {arguments['measure']!r}"
+        )
+    limit = arguments["max_calls"]
+    if limit is not None and (type(limit) is not int or limit < 1):
+        raise ValueError(f"max_calls must be a positive int or None, got {limit!r:.60}")
+    step = arguments["compaction"]
+    if step is not None and not all(
+        callable(getattr(step, name, None)) for name in ("summary_request", "restart")
+    ):
+        raise TypeError(
+            f"compaction must have summary_request and restart methods, got {step!r:.60}"
+        )
+    for name in ("on_compact", "edit_history", "plan"):
         if arguments[name] is not None and not callable(arguments[name]):
             raise TypeError(f"{name} must be a function or None, got {arguments[name]!r:.60}")
     for name in ("notes_in_system", "strict"):
@@ -412,8 +537,8 @@ def run_agent(
     client: ModelClient,
     model: str,
     context_window: int,
-    compact_ratio: float,
-    notes: NotesFile,
+    compact_ratio: float | None,
+    notes: NotesFile | None = None,
     on_compact: Callable[[], None] | None = None,
     measure: Measure = "accumulated",
     system: str | None = None,
@@ -422,11 +547,14 @@ def run_agent(
     edit_history: Callable[[list[Message]], list[Message]] | None = None,
     strict: bool = False,
     guard: PrefixGuard | None = None,
+    plan: RequestPlan | None = None,
+    compaction: Compaction | None = None,
+    max_calls: int | None = None,
 ) -> AgentRun:
     """Run the loop until the model stops asking for tools, compacting on the way.
 
     After each round's tool results are appended, the counter is compared with
-    `context_window * compact_ratio`; at or above it, `compact_history`
+    `context_window * compact_ratio`; at or above it, the compaction step
     replaces the whole history and the counter restarts from 0.
 
     Stop reasons: `"tool_use"` runs the tools and calls again. `"pause_turn"`
@@ -450,19 +578,23 @@ def run_agent(
         client: the model client.
         model: the model name sent with every request.
         context_window: the window, in tokens.
-        compact_ratio: the share of the window that triggers compaction, in (0, 1).
-        notes: the notes file read back at each restart.
+        compact_ratio: the share of the window that triggers compaction, in
+            (0, 1); None never compacts.
+        notes: the notes file the default compaction reads back at each
+            restart, and `notes_in_system` reads at every request; None only
+            when neither needs it.
         on_compact: called after each compaction.
         measure: `"accumulated"` (the lesson's counter: input + output of
-            every call since the reset) or `"window"` (what the last request
+            every call since the reset), `"window"` (what the last request
             carried, cache reads and writes included, plus its output; with
             server tools, the last `message` entry of `usage.iterations`, as
-            `window_usage` reads it).
+            `window_usage` reads it) or `"prompt"` (the same without the
+            output: the last prompt's size).
         system: the system prompt, if any.
         notes_in_system: append the current notes to the system prompt of
             every request (the proposal the chapter measures).
-        max_tokens: each loop call's output limit, in tokens (a summarizing
-            call gets twice as many).
+        max_tokens: each loop call's output limit, in tokens (a
+            `TranscriptCompaction` call gets twice as many).
         edit_history: a client-side edit applied to the history before each
             request (say, `clear_old_tool_results`). It gets a deep copy, so
             even an edit in place leaves the loop's own history unedited; the
@@ -478,6 +610,15 @@ def run_agent(
         guard: a `PrefixGuard` of your own to check every request with (its
             `reports` then tell what each request did to the cached prefix);
             with `strict`, it must be a strict one.
+        plan: the request plan: a function of each request about to be sent
+            (a deep copy, after `edit_history`) that returns the request to
+            send: breakpoints to mark (`cache_control`), edits for the server
+            to make (`context_management`, with `betas`), a system prompt in
+            blocks. The loop's own history never sees what it changes.
+        compaction: the compaction step; `TranscriptCompaction(notes)` when
+            None. Its summarizing request is not shown to the guard.
+        max_calls: the most model calls of the run, compactions included;
+            a run that would make one more stops with `"max_calls"`.
 
     Returns:
         The run: reply, stop reason, calls, compactions and final history.
@@ -486,9 +627,10 @@ def run_agent(
         TypeError: an argument has the wrong type; the error names it and its
             value (`notes` must be a `NotesFile`, not a path).
         ValueError: an argument is out of range (`context_window`,
-            `compact_ratio`, `measure`, `max_tokens`, a blank `model` or
-            `user_input`, a lone surrogate in `user_input` or `system`), or
-            `strict` with a guard that only reports. Nothing is sent.
+            `compact_ratio`, `measure`, `max_tokens`, `max_calls`, a blank
+            `model` or `user_input`, a lone surrogate in `user_input` or
+            `system`), or `strict` with a guard that only reports. Nothing is
+            sent.
         MalformedResponseError: a response the loop cannot answer or send
             back: `"tool_use"` with no tool_use block, `"pause_turn"` with
             one, a tool_use without id, name or input, a tool id used twice
@@ -502,32 +644,50 @@ def run_agent(
     _check_arguments(locals())
     if guard is None and strict:
         guard = PrefixGuard(strict=True)
-    threshold = context_window * compact_ratio
+    step = compaction
+    if step is None and notes is not None:
+        step = TranscriptCompaction(notes)
+    threshold = float("inf") if compact_ratio is None else context_window * compact_ratio
     calls: list[ModelCall] = []
     compactions: list[int] = []
     checked = [-1, 0]  # the guard's report count after our last check, that request's length
 
-    def ask(history: list[Message], *, restart: bool = False) -> Any:
+    def build(
+        history: list[Message], *, restart: bool = False, check: bool = True
+    ) -> dict[str, Any]:
+        """The request for `history`: edited, planned and (with `check`) checked by the guard."""
         request: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
         prompt = system or ""
-        if notes_in_system:
+        if notes_in_system and notes is not None:
             prompt = f"{prompt}\n\n{NOTES_PREFIX}\n{notes.read()}".lstrip()
         if prompt:
             request["system"] = prompt
         if tools:
             request["tools"] = list(tools)
-        # subtle: the edit gets a copy, so editing in place cannot reach the loop's history
-        sent = list(history) if edit_history is None else list(edit_history(copy.deepcopy(history)))
-        if guard is not None:
+        # subtle: an edit or a plan gets a copy, so changing it cannot reach the loop's history
+        copied = edit_history is not None or plan is not None
+        sent = copy.deepcopy(history) if copied else list(history)
+        if edit_history is not None:
+            sent = list(edit_history(sent))
+        request["messages"] = sent
+        if plan is not None:
+            request = dict(plan(request))
+            sent = request["messages"]
+        if guard is not None and check:
             # the loop's own history only grows between requests: tell the guard how much
             # is untouched, unless an edit, a restart or another caller came in between
-            ours = edit_history is None and not restart and checked[0] == len(guard.reports)
+            ours = not copied and not restart and checked[0] == len(guard.reports)
             unchanged = checked[1] if ours else 0
             guard._check(
                 sent, request.get("tools"), request.get("system"), restart, unchanged=unchanged
             )
             checked[:] = [len(guard.reports), len(sent)]
-        return client.messages.create(**request, messages=sent)
+        return request
+
+    def send(request: dict[str, Any]) -> Any:
+        if "betas" in request:
+            return client.beta.messages.create(**request)  # type: ignore[attr-defined]
+        return client.messages.create(**request)
 
     def record(kind: Literal["turn", "compaction"], response: Any, counter: int) -> None:
         try:
@@ -537,7 +697,7 @@ def run_agent(
                 "usage", f"is unreadable: {error}", call=len(calls) + 1
             ) from None
         stop = response_field(response, "stop_reason")
-        calls.append(ModelCall(len(calls) + 1, kind, stop, usage, counter))
+        calls.append(ModelCall(len(calls) + 1, kind, stop, usage, counter, _cleared(response)))
 
     def measured(counter: int, response: Any) -> int:
         try:
@@ -547,8 +707,11 @@ def run_agent(
                 "usage", f"is unreadable: {error}", call=len(calls) + 1
             ) from None
 
+    def spent() -> bool:
+        return max_calls is not None and len(calls) >= max_calls
+
     messages: list[Message] = [{"role": "user", "content": user_input}]
-    response = ask(messages)
+    response = send(build(messages))
     tokens_used = measured(0, response)
     record("turn", response, tokens_used)
     blocks = _reply_blocks(response, len(calls))
@@ -556,10 +719,15 @@ def run_agent(
     just_compacted = False
     pauses = 0
     call_ids: set[str] = set()  # every tool_use id in the history since the last restart
+    rounds = 0  # tool rounds since the last restart
+    stop_reason = response_field(response, "stop_reason")
 
     while True:
         stop = response_field(response, "stop_reason")
         restart = False
+        if stop in ("pause_turn", "tool_use") and spent():
+            stop_reason = "max_calls"  # no call left to read tool results or a resumed turn
+            break
         if stop == "pause_turn":
             # resume as the API asks: send the paused turn back as it is, and call again
             if not blocks or pauses >= MAX_PAUSES:
@@ -586,26 +754,40 @@ def run_agent(
                     )
             messages = _answer(messages, blocks, tool_impls, len(calls))
             call_ids.update(b["id"] for b in blocks if b.get("type") == "tool_use")
+            rounds += 1
             # 1. the check: after this round's results, before the next request
-            if should_compact(tokens_used, context_window, compact_ratio):
-                messages, summary = _compact(client, messages, notes, model, 2 * max_tokens)
-                # 2. wholesale replacement (above) and 3. the reset
+            due = compact_ratio is not None and should_compact(
+                tokens_used, context_window, compact_ratio
+            )
+            step_due = getattr(step, "due", None)  # a step may count rounds instead
+            due = due or (step_due is not None and bool(step_due(rounds)))
+            if step is not None and due:  # a call is left: `spent` was checked above
+                asked = step.summary_request(build(messages, check=False), messages)
+                summary = send(asked)
+                # 2. wholesale replacement and 3. the reset
                 tokens_used = 0
                 record("compaction", summary, tokens_used)
+                messages = step.restart(response_text(summary))
                 compactions.append(len(calls))
                 just_compacted = restart = True
                 call_ids = set()
+                rounds = 0
                 if on_compact is not None:
                     on_compact()
         else:
             break
-        response = ask(messages, restart=restart)
+        blocks = []  # answered: the history holds them now
+        if spent():
+            stop_reason = "max_calls"  # compacted with the last call there was
+            break
+        response = send(build(messages, restart=restart))
         tokens_used = measured(tokens_used, response)
         record("turn", response, tokens_used)
         blocks = _reply_blocks(response, len(calls))
+        stop_reason = response_field(response, "stop_reason")
         if just_compacted:
             just_compacted = False
-            if should_compact(tokens_used, context_window, compact_ratio):
+            if tokens_used >= threshold:
                 failed.append(tokens_used)
                 if len(failed) >= MAX_FAILED_COMPACTIONS:
                     raise CompactionStormError(threshold=threshold, sizes=failed)
@@ -615,8 +797,8 @@ def run_agent(
     if blocks:  # an empty turn is never kept: it could not be sent back
         messages = [*messages, {"role": "assistant", "content": blocks}]
     return AgentRun(
-        text=_text(response),
-        stop_reason=response_field(response, "stop_reason"),
+        text="" if stop_reason == "max_calls" else response_text(response),
+        stop_reason=stop_reason,
         calls=tuple(calls),
         compactions=tuple(compactions),
         messages=tuple(messages),

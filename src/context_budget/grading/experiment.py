@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from context_budget.experiment import RunResult, run_strategy
-from context_budget.simulated import SimulatedModel
+from context_budget.fakes.simulated import SimulatedModel
 
 __all__ = [
     "check_cheapest_of_three",

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from context_budget.clients import ScriptedClient
+from context_budget.fakes.scripted import ScriptedClient
 from context_budget.grading import contract_status, format_grade
 from context_budget.harness import COMPACT_INSTRUCTION, run_agent
 from context_budget.messages import message_text

@@ -24,12 +24,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.clearing import clear_old_tool_results
 from context_budget.editing import EmulatedClient
+from context_budget.fakes._responders import one_read_per_call
+from context_budget.harness import RequestPlan, run_agent
 from context_budget.history import PrefixGuard
 from context_budget.messages import Message
 from context_budget.pricing import PRICES, cost
@@ -41,6 +44,8 @@ OUTPUT_TOKENS = 120  # each reply of the prefix runs, in tokens
 TASK = "Read the incident reports one at a time and say which service was down longest."
 RESTART_AT = 12_000  # tokens: the `"restart"` strategy's threshold
 EPHEMERAL = {"type": "ephemeral"}
+#: The beta flag of server-side context management.
+CONTEXT_BETA = "context-management-2025-06-27"
 #: The edit of the `"server_clear"` strategy.
 SERVER_EDIT: dict[str, Any] = {
     "type": "clear_tool_uses_20250919",
@@ -151,22 +156,63 @@ def prefix_run(variant: str, *, calls: int = 20) -> list[Call]:
     return out
 
 
-def _reader(reads: int) -> Any:
-    """A scripted model: one `read_report` per call, then the answer."""
-    state = {"n": 0}
+def _marked(request: dict[str, Any]) -> dict[str, Any]:
+    """Automatic caching: one breakpoint at the end of the request."""
+    return {**request, "cache_control": EPHEMERAL}
 
-    def reply(request: dict[str, Any]) -> dict[str, Any]:
-        n = state["n"]
-        state["n"] += 1
-        if n >= reads:
-            return {"content": "auth was down longest.", "output_tokens": OUTPUT_TOKENS}
-        return {"content": read_call(n)["content"], "output_tokens": OUTPUT_TOKENS}
 
-    return reply
+def _server_clearing(request: dict[str, Any]) -> dict[str, Any]:
+    """`"server_clear"`: the server clears with `SERVER_EDIT`."""
+    management = {"edits": [SERVER_EDIT]}
+    return {**_marked(request), "betas": [CONTEXT_BETA], "context_management": management}
+
+
+def _client_clearing(request: dict[str, Any]) -> dict[str, Any]:
+    """`"client_clear"`: `clear_old_tool_results(keep_last=2)` on the copy sent."""
+    messages = clear_old_tool_results(request["messages"], keep_last=2)
+    return {**_marked(request), "messages": messages}
+
+
+def _restarting(client: EmulatedClient) -> RequestPlan:
+    """`"restart"`: past `RESTART_AT` tokens of messages, send a short summary instead of them.
+
+    What is sent is the current opening message and every message of the
+    loop's history since the last restart; a restart's opening message says
+    how many reports that window read.
+    """
+    opening: Message = {"role": "user", "content": TASK}
+    since = 1  # the loop's history from here on follows `opening`
+
+    def plan(request: dict[str, Any]) -> dict[str, Any]:
+        nonlocal opening, since
+        history = request["messages"]
+        sent = [opening, *history[since:]]
+        if client.cache.prompt_tokens(messages=sent) > RESTART_AT:
+            done = sum(1 for m in sent if m["role"] == "assistant")
+            opening = {
+                "role": "user",
+                "content": f"{TASK}\n\nProgress: {done} reports read; notes so far.",
+            }
+            since, sent = len(history), [opening]
+        return {**_marked(request), "messages": sent}
+
+    return plan
+
+
+#: The ways `middle_run` keeps the history small: name -> the request plan for a client.
+_TRIMMING: dict[str, Callable[[EmulatedClient], RequestPlan]] = {
+    "append": lambda client: _marked,
+    "client_clear": lambda client: _client_clearing,
+    "server_clear": lambda client: _server_clearing,
+    "restart": _restarting,
+}
 
 
 def middle_run(strategy: str, *, reads: int = 16) -> list[Call]:
     """The reading run under one of four ways to keep the history small.
+
+    The run is `run_agent` with the strategy's request plan, a reporting
+    `PrefixGuard`, and 30 simulated seconds spent in each tool call.
 
     Args:
         strategy: `"append"`, `"client_clear"`, `"server_clear"` or `"restart"`.
@@ -175,51 +221,34 @@ def middle_run(strategy: str, *, reads: int = 16) -> list[Call]:
     Returns:
         One `Call` per model call, oldest first.
     """
-    if strategy not in ("append", "client_clear", "server_clear", "restart"):
+    if strategy not in _TRIMMING:
         raise ValueError(
             "strategy must be 'append', 'client_clear', 'server_clear' or 'restart', "
             f"got {strategy!r}"
         )
     clock = SimulatedClock()
-    client = EmulatedClient(MODEL, _reader(reads), clock=clock)
+    model = one_read_per_call(reads, answer="auth was down longest.", output_tokens=OUTPUT_TOKENS)
+    client = EmulatedClient(MODEL, model, clock=clock)
     guard = PrefixGuard()
-    history: list[Message] = [{"role": "user", "content": TASK}]
-    management = {"edits": [SERVER_EDIT]}
-    out = []
-    while True:
-        sent = (
-            clear_old_tool_results(history, keep_last=2) if strategy == "client_clear" else history
-        )
-        if strategy == "restart" and client.cache.prompt_tokens(messages=sent) > RESTART_AT:
-            done = sum(1 for m in history if m["role"] == "assistant")
-            sent = history = [
-                {
-                    "role": "user",
-                    "content": f"{TASK}\n\nProgress: {done} reports read; notes so far.",
-                }
-            ]
-        verdict = guard.check(sent, tools=TOOLS, system=SYSTEM).kind
-        request: dict[str, Any] = {
-            "model": MODEL,
-            "max_tokens": 512,
-            "system": SYSTEM,
-            "tools": TOOLS,
-            "messages": sent,
-            "cache_control": EPHEMERAL,
-        }
-        if strategy == "server_clear":
-            reply = client.beta.messages.create(
-                betas=["context-management-2025-06-27"], context_management=management, **request
-            )
-        else:
-            reply = client.messages.create(**request)
-        applied = (reply["context_management"] or {}).get("applied_edits", [])
-        cleared = sum(edit["cleared_tool_uses"] for edit in applied)
-        usage = Usage.of(reply)
-        out.append(Call(usage, cost(usage, PRICES[MODEL]).total, verdict, cleared))
-        history = [*history, {"role": "assistant", "content": reply["content"]}]
-        if reply["stop_reason"] != "tool_use":
-            return out
-        n = reply["content"][0]["input"]["n"]
-        history.append(read_result(n))
-        clock.advance(SECONDS_PER_CALL)
+
+    def read_report(tool_input: dict[str, Any]) -> str:
+        clock.advance(SECONDS_PER_CALL)  # the time between two calls
+        return report(tool_input["n"])
+
+    run = run_agent(
+        TASK,
+        TOOLS,
+        {"read_report": read_report},
+        client=client,
+        model=MODEL,
+        context_window=200_000,
+        compact_ratio=None,
+        system=SYSTEM,
+        max_tokens=512,
+        plan=_TRIMMING[strategy](client),
+        guard=guard,
+    )
+    return [
+        Call(call.usage, cost(call.usage, PRICES[MODEL]).total, report.kind, call.cleared)
+        for call, report in zip(run.calls, guard.reports, strict=True)
+    ]

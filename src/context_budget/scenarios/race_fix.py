@@ -6,12 +6,12 @@ Two ways to play it offline:
   compaction's summary. With a 2,000-token window and ratio 0.7 the lesson's
   counter reads 400, 1,050 and 1,850, compacts at call 4, then reads 280 and
   490. Tool calls have ids `toolu_1`, `toolu_2`, ...
-- `simulated_model(rounds)`: a responder for `ScriptedClient` that reads each
-  request and reports usage from its size (`estimate_tokens` of the system
-  prompt, the tools' JSON and every message), so the counter depends on what
-  the loop really sends. It asks for `rounds` tool calls, one per response,
-  then finishes; a request that starts with `COMPACT_INSTRUCTION` gets a
-  summary.
+- `simulated_model(rounds)`: a responder for `ScriptedClient` (the
+  `race_fix_model` of `context_budget.fakes`) that reads each request and
+  reports usage from its size (`estimate_tokens` of the system prompt, the
+  tools' JSON and every message), so the counter depends on what the loop
+  really sends. It asks for `rounds` tool calls, one per response, then
+  finishes; a request that starts with `COMPACT_INSTRUCTION` gets a summary.
 
 `play(...)` runs `run_agent` on the simulated task with fresh notes in a
 temporary folder, for the chapter's comparisons and its figure.
@@ -28,17 +28,15 @@ Examples:
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from context_budget.clients import ScriptedClient, scripted_response
-from context_budget.harness import COMPACT_INSTRUCTION, AgentRun, run_agent
-from context_budget.messages import Message, message_text
+from context_budget.fakes._responders import race_fix_model
+from context_budget.fakes.scripted import ScriptedClient, scripted_response
+from context_budget.harness import AgentRun, run_agent
 from context_budget.notes import NOTES_TOOL, NotesFile
-from context_budget.tokens import estimate_tokens, message_tokens
 
 TASK = (
     "Two requests that update the same order at once sometimes lose one of the "
@@ -132,56 +130,18 @@ def opening_script() -> list[dict[str, Any]]:
     ]
 
 
-def request_tokens(request: dict[str, Any]) -> int:
-    """The estimated prompt of a request: system prompt, tools' JSON and messages, in tokens."""
-    messages: list[Message] = request.get("messages", [])
-    system = request.get("system", "")
-    tools = json.dumps(request.get("tools", []), separators=(",", ":"))
-    size = sum(message_tokens(m) for m in messages)
-    return (
-        size
-        + (estimate_tokens(system) if system else 0)
-        + (estimate_tokens(tools) if request.get("tools") else 0)
-    )
-
-
-def _is_compaction(request: dict[str, Any]) -> bool:
-    messages = request.get("messages", [])
-    return bool(messages) and message_text(messages[0]).startswith(COMPACT_INSTRUCTION)
-
-
 def simulated_model(
     rounds: int, *, output_tokens: int = 60, notes_every: int = 3
 ) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """A responder that plays the task for `rounds` tool calls, then replies.
+    """A responder that plays the task for `rounds` tool calls, then replies `REPLY`.
 
-    Every `notes_every`-th call rewrites the notes (a line longer each time);
-    the others read a file or run the tests. Usage: `input_tokens` is
-    `request_tokens(request)`, `output_tokens` is `output_tokens` (the
-    summary's own estimate for a compaction request).
+    `race_fix_model` with this task's `SUMMARY` and `REPLY`: every
+    `notes_every`-th call rewrites the notes, the others read a file or run
+    the tests; usage comes from the request's size.
     """
-    done = 0
-
-    def respond(request: dict[str, Any]) -> dict[str, Any]:
-        nonlocal done
-        size = request_tokens(request)
-        if _is_compaction(request):
-            return scripted_response(
-                SUMMARY, input_tokens=size, output_tokens=estimate_tokens(SUMMARY)
-            )
-        done += 1
-        if done > rounds:
-            return scripted_response(REPLY, input_tokens=size, output_tokens=output_tokens)
-        if done % notes_every == 0:
-            lines = "\n".join(f"- step {k}: checked" for k in range(1, done + 1))
-            call = _call(done, "update_notes", content=f"## Progress\n{lines}")
-        elif done % 2:
-            call = _call(done, "read_file", path=f"orders/part_{done}.py")
-        else:
-            call = _call(done, "run_tests")
-        return scripted_response(call, input_tokens=size, output_tokens=output_tokens)
-
-    return respond
+    return race_fix_model(
+        rounds, summary=SUMMARY, reply=REPLY, output_tokens=output_tokens, notes_every=notes_every
+    )
 
 
 def play(

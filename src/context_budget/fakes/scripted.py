@@ -1,0 +1,164 @@
+"""`ScriptedClient`: a stand-in for `anthropic.Anthropic()` that answers from a script.
+
+A script is a list of responses handed out in call order (`scripted_response`
+writes one) or a function that answers each request. The client keeps every
+request it was sent in `requests`, the log every fake in
+`context_budget.fakes` keeps under that name.
+
+Example:
+    >>> client = ScriptedClient([scripted_response("hi", input_tokens=12, output_tokens=3)])
+    >>> reply = client.messages.create(model="m", max_tokens=64, messages=[])
+    >>> reply["content"], len(client.requests)
+    ([{'type': 'text', 'text': 'hi'}], 1)
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from context_budget.clients import Responder
+from context_budget.errors import ScriptExhaustedError
+
+__all__ = ["ScriptedClient", "scripted_response"]
+
+
+def scripted_response(
+    *blocks: str | dict[str, Any],
+    input_tokens: int,
+    output_tokens: int,
+    stop_reason: str | None = None,
+    cache_read_input_tokens: int = 0,
+    cache_creation_input_tokens: int = 0,
+) -> dict[str, Any]:
+    """A response in the API's JSON shape, for a script.
+
+    Args:
+        *blocks: the content; a string is a text block, a dict is a block as is.
+        input_tokens: uncached prompt tokens the call reports.
+        output_tokens: tokens the call reports it generated.
+        stop_reason: defaults to `"tool_use"` when a block is a `tool_use`,
+            `"end_turn"` otherwise.
+        cache_read_input_tokens: prompt tokens read from the cache.
+        cache_creation_input_tokens: prompt tokens written to the cache.
+
+    Examples:
+        >>> call = {"type": "tool_use", "id": "t1", "name": "ls", "input": {}}
+        >>> scripted_response(call, input_tokens=5, output_tokens=2)["stop_reason"]
+        'tool_use'
+    """
+    content = [{"type": "text", "text": b} if isinstance(b, str) else dict(b) for b in blocks]
+    if stop_reason is None:
+        calls = any(block.get("type") == "tool_use" for block in content)
+        stop_reason = "tool_use" if calls else "end_turn"
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": content,
+        "stop_reason": stop_reason,
+        "usage": {
+            "input_tokens": input_tokens,
+            "output_tokens": output_tokens,
+            "cache_creation_input_tokens": cache_creation_input_tokens,
+            "cache_read_input_tokens": cache_read_input_tokens,
+        },
+    }
+
+
+class _Snapshots:
+    """Copies of requests as they were sent, sharing every message that did not change.
+
+    A message is deep-copied the first time it is sent; a later request that
+    sends the same message object, equal to its copy, shares that copy. So a
+    run of n calls keeps each message once (plus n lists of references), not
+    n copies of a growing history, and a message edited in place after it was
+    sent is copied again for the requests that carry the edit.
+    """
+
+    def __init__(self) -> None:
+        self._copies: dict[int, tuple[Any, Any]] = {}  # id(message) -> (message, its copy)
+
+    def take(self, request: dict[str, Any]) -> dict[str, Any]:
+        snapshot = {key: value for key, value in request.items() if key != "messages"}
+        snapshot = copy.deepcopy(snapshot)  # the small fields: system, tools, settings
+        messages = request.get("messages")
+        if isinstance(messages, list | tuple):
+            snapshot["messages"] = type(messages)(self._copy(message) for message in messages)
+        elif "messages" in request:
+            snapshot["messages"] = copy.deepcopy(messages)
+        return snapshot
+
+    def _copy(self, message: Any) -> Any:
+        seen = self._copies.get(id(message))
+        if seen is not None and seen[0] is message and seen[1] == message:
+            return seen[1]
+        frozen = copy.deepcopy(message)
+        self._copies[id(message)] = (message, frozen)
+        return frozen
+
+
+class _ScriptedMessages:
+    def __init__(self, owner: ScriptedClient) -> None:
+        self._owner = owner
+
+    def create(self, **request: Any) -> Any:
+        return self._owner._answer(request)
+
+
+class ScriptedClient:
+    """A stand-in for `anthropic.Anthropic()` that answers from a script.
+
+    `responses` is either a sequence of responses, handed out in call order,
+    or a function that answers each request (a model simulated from what it is
+    sent); the function gets its own deep copy of the request. Every request
+    is kept in `requests` as it was sent: a loop that later edits its lists
+    or messages cannot rewrite the log. The log shares each message that the
+    next request sends again unchanged, so a long run keeps one copy of each
+    message, not one of every history.
+
+    Attributes:
+        requests: the keyword arguments of every call so far, in order.
+
+    Raises:
+        ScriptExhaustedError: (from `messages.create`) a sequence script has no
+            response left, or a function script raised `StopIteration` (say,
+            `next()` on a used-up iterator); the error says how many calls
+            were answered and which call asked for one more.
+
+    Examples:
+        >>> client = ScriptedClient([scripted_response("one", input_tokens=1, output_tokens=1)])
+        >>> _ = client.messages.create(model="m", max_tokens=8, messages=[])
+        >>> try:
+        ...     client.messages.create(model="m", max_tokens=8, messages=[])
+        ... except ScriptExhaustedError as error:
+        ...     print(error)
+        the script holds 1 response and call 2 asked for one more
+    """
+
+    def __init__(self, responses: Sequence[Any] | Responder) -> None:
+        if callable(responses):
+            self._respond: Responder | None = responses
+            self._script: list[Any] = []
+        elif isinstance(responses, Sequence) and not isinstance(responses, str):
+            self._respond = None
+            self._script = copy.deepcopy(list(responses))
+        else:
+            raise TypeError(
+                f"responses must be a sequence of responses or a function, got {responses!r}"
+            )
+        self.requests: list[dict[str, Any]] = []
+        self.messages = _ScriptedMessages(self)
+        self._snapshots = _Snapshots()
+
+    def _answer(self, request: dict[str, Any]) -> Any:
+        self.requests.append(self._snapshots.take(request))
+        call = len(self.requests)
+        if self._respond is not None:
+            try:
+                return self._respond(copy.deepcopy(request))
+            except StopIteration:
+                raise ScriptExhaustedError(scripted=call - 1, call=call) from None
+        if call > len(self._script):
+            raise ScriptExhaustedError(scripted=len(self._script), call=call)
+        return copy.deepcopy(self._script[call - 1])
