@@ -73,7 +73,7 @@ site: $(STAMP) pyodide
 	echo "mkdocs build --strict: $$(( $$(date +%s) - start )) s"
 
 # The site to publish: like `make site`, but it fails unless SITE_URL and REPO_URL
-# say where it goes (hooks/release.py), so no link points at 127.0.0.1.
+# say where it goes (docsite/release.py), so no link points at 127.0.0.1.
 release: $(STAMP) pyodide
 	RELEASE=1 timeout 900 $(BIN)/mkdocs build --strict
 

@@ -1,6 +1,6 @@
 """Sybil wiring: every code block in the pages, the README and the docstrings is a test.
 
-The parsers live in tests/pagecheck.py (on sys.path through pytest's ``pythonpath``).
+The parsers live in docsite/pagecheck.py (the root is on sys.path: pytest's ``pythonpath``).
 """
 
 from collections.abc import Callable, Generator
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pluggy
 import pytest
-from pagecheck import docstring_sybil, page_sybil
 from profiles import register_profiles
+
+from docsite.pagecheck import docstring_sybil, page_sybil
 
 #: The Hypothesis profile every property runs under: ``ci`` unless HYPOTHESIS_PROFILE says
 #: ``soak`` (tests/profiles.py). Loaded here, before any test module is imported.

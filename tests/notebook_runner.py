@@ -21,7 +21,7 @@ from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
 CELL_TIMEOUT = 120  # seconds per cell: a hanging cell fails instead of hanging the gate
 #: The file in mkdocs-jupyter's cache folder that names the package its pages ran against
-#: (written by hooks/notebook_download.py).
+#: (written by docsite/notebook_download.py).
 STAMP_NAME = "package-digest.txt"
 
 
@@ -86,7 +86,7 @@ def built_page(lesson: Path, plugin: Mapping[str, Any], package_digest: str) -> 
 
     mkdocs-jupyter (``execute: true``, ``allow_errors: false``) stores a page in its
     cache only after every cell ran without an error, under a key made of the
-    lesson's bytes and the plugin's settings; ``hooks/notebook_download.py`` empties
+    lesson's bytes and the plugin's settings; ``docsite/notebook_download.py`` empties
     that cache whenever the package changes and stamps it with the package's digest.
     So a cached page under this lesson's key, in a cache stamped with the digest of
     the package as it is now, is an execution of exactly this lesson against exactly

@@ -1,6 +1,6 @@
 """The browser runner's view of a page agrees with the page checker's.
 
-`pagecheck.browser_blocks` says, for every Python block of a page, its order, the
+`docsite.pagecheck.browser_blocks` says, for every Python block of a page, its order, the
 output CI compares and whether the reader's browser can run it. These tests check
 that view against the Sybil document the checker runs, and run every block the
 browser would run through the browser's own runner (`docs/javascripts/cb_runner.py`)
@@ -11,29 +11,27 @@ each must print what CI checked.
 from __future__ import annotations
 
 import doctest
-import importlib.util
 import os
+import runpy
 import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import SimpleNamespace
 
 import pytest
-from pagecheck import ROOT, _OutputCheck, browser_blocks, browser_cells, page_sybil
 from sybil.evaluators.skip import Skipper
+
+from docsite import browser_run
+from docsite.pagecheck import ROOT, OutputCheck, browser_blocks, browser_cells, page_sybil
 
 FIXTURES = Path(__file__).parent / "fixtures" / "browser"
 PAGES = sorted((ROOT / "docs").rglob("*.md"))
 RUNNER = ROOT / "docs" / "javascripts" / "cb_runner.py"
 
 
-def _runner() -> ModuleType:
+def _runner() -> SimpleNamespace:
     """A fresh copy of the browser's runner (its own namespace, as a new page has)."""
-    spec = importlib.util.spec_from_file_location("cb_runner_under_test", RUNNER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return SimpleNamespace(**runpy.run_path(str(RUNNER), run_name="cb_runner_under_test"))
 
 
 def _ids(path: Path) -> str:
@@ -49,7 +47,7 @@ def test_blocks_are_the_checkers_python_blocks(page: Path) -> None:
     outputs = {
         e.region.parsed.block_start: e.region.parsed.expected
         for e in examples
-        if isinstance(e.region.parsed, _OutputCheck)
+        if isinstance(e.region.parsed, OutputCheck)
     }
     assert [b.order for b in blocks] == list(range(len(blocks)))
     for block in blocks:
@@ -218,15 +216,6 @@ def test_every_first_attempt_of_an_exercise_runs_in_the_browser(page: Path) -> N
     assert not stuck, "\n".join(stuck)
 
 
-def _browser_run_hook() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "hooks"))
-    spec = importlib.util.spec_from_file_location("browser_run_hook", ROOT / "hooks/browser_run.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _cell(code: str, outputs: str = "") -> str:
     return (
         '<div class="jp-Cell jp-CodeCell"><div class="highlight-ipynb hl-python"><pre><span></span>'
@@ -263,8 +252,7 @@ def test_a_notebook_page_gets_the_runner_cell_by_cell() -> None:
     """Each code cell in order, with what the build's run printed; a plot cell and the
     cells that need its names say why they cannot run; a cell that shows a value
     compares nothing; a checker cell is marked."""
-    hook = _browser_run_hook()
-    cells = hook.notebook_cells(NOTEBOOK_PAGE)
+    cells = browser_run.notebook_cells(NOTEBOOK_PAGE)
     assert cells == [
         ("total = 40 + 2\nprint(total)\n", "42\n"),
         ("import matplotlib.pyplot as plt\nsteps = [1, 2]\n", ""),
@@ -284,11 +272,15 @@ def test_a_notebook_page_gets_the_runner_cell_by_cell() -> None:
         (3, True, None, False),
         (4, True, None, True),
     ]
-    marked = hook.annotate_notebook(NOTEBOOK_PAGE, blocks, "../../pyodide/pages/notebooks--x.json")
+    marked = browser_run.annotate_notebook(
+        NOTEBOOK_PAGE, blocks, "../../pyodide/pages/notebooks--x.json"
+    )
     assert marked.count("<code>") == 5 and marked.count('data-cb-checker="true"') == 1
     data = "../../pyodide/pages/notebooks--x.json"
     assert f'data-cb-order="1" data-cb-data="{data}" data-cb-why="{plot}"' in marked
-    assert hook.data_name("notebooks/the-bill.py") == "pyodide/pages/notebooks--the-bill.json"
+    assert (
+        browser_run.data_name("notebooks/the-bill.py") == "pyodide/pages/notebooks--the-bill.json"
+    )
     # the browser's runner, cell by cell, agrees with the build's run
     runner = _runner()
     for block in blocks:
@@ -309,8 +301,7 @@ def test_a_page_whose_code_boxes_outnumber_its_fences_fails_the_build(
 
     import markdown
 
-    sys.path.insert(0, str(ROOT / "hooks"))
-    from browser_run import on_page_content
+    from docsite.browser_run import on_page_content
 
     fixture = FIXTURES / "indented.md"
     body = markdown.markdown(

@@ -7,13 +7,14 @@ sample conversations in ``examples/``, never pasted from a run of the command.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
+import runpy
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -554,11 +555,8 @@ def test_python_dash_m_exits_2_on_bad_input(tmp_path: Path) -> None:
 
 
 def _make_examples() -> Any:
-    spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES / "make_examples.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The script `examples/make_examples.py`, run as a module (its `main` does not run)."""
+    return SimpleNamespace(**runpy.run_path(str(EXAMPLES / "make_examples.py")))
 
 
 def test_the_examples_are_what_make_examples_writes() -> None:

@@ -2,15 +2,12 @@
 
 The setup cell comes right after the title, opens with one line saying what it
 is, and is folded by its metadata in Jupyter and in Colab. A notebook heading
-keeps its inline code in the table of contents (``hooks/notebook_toc.py``).
+keeps its inline code in the table of contents (``docsite/notebook_toc.py``).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -18,26 +15,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from profiles import cases
 
+from docsite import notebook_download, notebook_toc, selfcontained
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "context_budget"
 LESSONS = sorted((ROOT / "docs" / "notebooks").glob("*.py"))
 FIXTURE = Path(__file__).parent / "fixtures" / "notebooks" / "lesson.py"
-
-
-def _load(name: str) -> ModuleType:
-    """``hooks/<name>.py`` as the module ``name`` (the name mkdocs' hook loader gives it)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "hooks" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-selfcontained = _load("selfcontained")
-notebook_toc = _load("notebook_toc")
 
 
 @pytest.mark.parametrize("lesson", [*LESSONS, FIXTURE], ids=lambda p: p.name)
@@ -102,11 +85,6 @@ def test_the_toc_keeps_inline_code_and_the_heading_ids() -> None:
     assert [item.title for item in chapters[0].children] == ["Hints &amp; <em>tips</em> 🍦"]
 
 
-def _load_download_hook() -> ModuleType:
-    # notebook_download imports `selfcontained` by that name, as mkdocs' hook loader allows.
-    return _load("notebook_download")
-
-
 @pytest.mark.parametrize(
     ("source", "needs"),
     [
@@ -121,12 +99,12 @@ def _load_download_hook() -> ModuleType:
     ],
 )
 def test_what_a_download_needs(source: str, needs: list[str]) -> None:
-    assert _load_download_hook().third_party_imports(source) == needs
+    assert notebook_download.third_party_imports(source) == needs
 
 
 def test_the_lab_says_it_needs_matplotlib() -> None:
     lab = (ROOT / "docs" / "notebooks" / "the-bill.py").read_text(encoding="utf-8")
-    assert _load_download_hook().third_party_imports(lab) == ["matplotlib"]
+    assert notebook_download.third_party_imports(lab) == ["matplotlib"]
 
 
 @cases(0.5)

@@ -1,14 +1,13 @@
 """The site's figures: drawn by code, the same bytes every time, each one used.
 
 A figure is a module of `docs/figures/` whose `draw()` returns an SVG; a page
-asks for it with `<!-- figure: NAME -->` and `hooks/figures.py` draws it inline
+asks for it with `<!-- figure: NAME -->` and `docsite/figures.py` draws it inline
 at build time. These tests run the same code the build runs.
 """
 
 from __future__ import annotations
 
 import base64
-import importlib.util
 import re
 import struct
 import sys
@@ -19,21 +18,11 @@ from types import ModuleType
 
 import pytest
 
+from docsite import figures as hook
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 FIGURES = DOCS / "figures"
-
-
-def _load_hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("figures_hook", ROOT / "hooks/figures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["figures_hook"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-hook = _load_hook()
 NAMES = sorted(p.stem for p in FIGURES.glob("*.py") if not p.stem.startswith("_"))
 PAGES = sorted(DOCS.rglob("*.md"))
 SVG = "{http://www.w3.org/2000/svg}"

@@ -2,7 +2,7 @@
 
 - Every lesson ``docs/notebooks/*.py`` runs with nbclient in the venv's ``python3`` kernel,
   from the repository root, as mkdocs-jupyter runs it; an error fails naming the cell.
-- Its download (``hooks/selfcontained.py``) runs in a bare kernel where ``context_budget``
+- Its download (``docsite/selfcontained.py``) runs in a bare kernel where ``context_budget``
   is not installed: ``python -S`` skips ``site``, so the venv's ``.pth`` files (the editable
   install) are never read, and only the site-packages folder itself is put on the path.
 - The gate can fail (a fixture cell that raises), the builder is deterministic, the payload
@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import io
 import json
 import os
@@ -23,7 +22,6 @@ import sysconfig
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import nbformat
@@ -35,27 +33,14 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from notebook_runner import STAMP_NAME, NotebookFailure, built_page, run_notebook
 
+from docsite import selfcontained
+
 pytestmark = pytest.mark.notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "context_budget"
 LESSONS = sorted((ROOT / "docs" / "notebooks").glob("*.py"))
 FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
-
-
-def _load_builder() -> ModuleType:
-    """``hooks/selfcontained.py`` as the module ``selfcontained`` (the name the hook uses)."""
-    if "selfcontained" in sys.modules:
-        return sys.modules["selfcontained"]
-    spec = importlib.util.spec_from_file_location("selfcontained", ROOT / "hooks/selfcontained.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["selfcontained"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-selfcontained = _load_builder()
 
 
 def _read_lesson(path: Path) -> nbformat.NotebookNode:

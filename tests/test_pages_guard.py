@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pagecheck import ROOT, PageCoverage, page_coverage, run_page, table_cells
 from profiles import cases
 from sybil.example import SybilFailure
+
+from docsite.pagecheck import ROOT, PageCoverage, page_coverage, run_page, table_cells
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pages"
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])

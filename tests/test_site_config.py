@@ -2,20 +2,20 @@
 
 A local build falls back to 127.0.0.1 and shows no repository link; a release
 build (``RELEASE=1``, ``make release``) stops when either address is missing or
-the site's is local (``hooks/release.py``).
+the site's is local (``docsite/release.py``).
 """
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.utils.yaml import yaml_load
+
+from docsite import release
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCAL = "http://127.0.0.1:8000/"
@@ -33,14 +33,6 @@ def _yaml(monkeypatch: pytest.MonkeyPatch, **environ: str | None) -> dict[str, A
     with (ROOT / "mkdocs.yml").open(encoding="utf-8") as config:
         loaded: dict[str, Any] = yaml_load(config)
     return loaded
-
-
-def _hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("release", ROOT / "hooks" / "release.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize(("environment", "expected"), [(None, LOCAL), (SITE, SITE)])
@@ -94,7 +86,7 @@ def test_a_release_build_without_its_addresses_fails_and_names_them(
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
     with pytest.raises(PluginError) as raised:
-        _hook().on_config(_config(site_url))
+        release.on_config(_config(site_url))
     for word in named:
         assert word in str(raised.value)
 
@@ -117,4 +109,4 @@ def test_local_builds_and_a_complete_release_pass(
         monkeypatch.setenv(name, value)
     site_url = environ.get("SITE_URL", LOCAL)
     config = _config(site_url)
-    assert _hook().on_config(config) is config
+    assert release.on_config(config) is config

@@ -15,7 +15,7 @@ Two layouts (`WIDE`, `NARROW`): every chart function draws for the layout
 `layout()` selects, 720 units wide by default and 360 units in the narrow one
 (labels and legends below the plot instead of beside it), so the same 13-unit
 text reads at 11 px or more both in the 1280 px column and on a 390 px phone.
-`hooks/figures.py` draws both and the page shows the one that fits.
+`docsite/figures.py` draws both and the page shows the one that fits.
 
 Ids are unique per figure and layout (`cb-<hash of the title>-<layout>-t`),
 so each picture on a page keeps its own accessible name.

@@ -3,7 +3,7 @@
 The worker loads this file once, then calls `run_block` for each block: all the blocks
 of one page share `NAMESPACE`, in page order, as the page checker runs them. A plain
 block's printed text, or a doctest's outputs, come back with whether they equal what
-CI compared (the same normalisation as `tests/pagecheck.py`) and a diff when they do
+CI compared (the same normalisation as `docsite/pagecheck.py`) and a diff when they do
 not. An exercise's checker block also comes back with its verdict: `pass` when what it
 printed says `PASS`, `needs_work` when any line says `NEEDS_WORK` (the reader is judged
 by the checker, not by whether the first attempt's output is reproduced). A block that

@@ -1,4 +1,4 @@
-// Run the page's Python blocks in the reader's browser. hooks/browser_run.py marks each
+// Run the page's Python blocks in the reader's browser. docsite/browser_run.py marks each
 // Python block with data-cb-order (and data-cb-why when it cannot run) and points
 // data-cb-data at the page's block list. Nothing loads until the first Run: then a Web
 // Worker (run-worker.mjs) starts Pyodide from the site itself.

@@ -2,7 +2,7 @@
 
 The checks are in ``figure_checks.py`` (one function per check, on a loaded page).
 Each is shown to fail on a fixture with the defect it looks for, and to pass on
-the figures as ``hooks/figures.py`` draws them, at 1280 and at 390 px; then every
+the figures as ``docsite/figures.py`` draws them, at 1280 and at 390 px; then every
 built page is checked at both widths, and an exercise is run in the browser with
 a right answer (PASS, green) and a wrong one (NEEDS_WORK).
 
@@ -12,12 +12,13 @@ Run after ``make site`` with ``make browser``.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
+
+from docsite import figures as figures_hook
 
 from .conftest import DESKTOP, PHONE, REPO, SITE_DIR, OpenPage, SitePages
 from .figure_checks import (
@@ -29,10 +30,6 @@ from .figure_checks import (
     verdict_problems,
 )
 from .reader_checks import CODE_BLOCKS, OVERFLOW_JS
-
-sys.path.insert(0, str(REPO / "hooks"))
-
-import figures as figures_hook
 
 pytestmark = pytest.mark.browser
 

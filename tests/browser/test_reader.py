@@ -201,7 +201,7 @@ def test_notebook_toc_keeps_inline_code_and_its_links_land(
     site_page: SitePages, notebook_path: str
 ) -> None:
     """Every entry of a notebook's table of contents points at a heading of the page,
-    and a heading with inline code keeps it there (hooks/notebook_toc.py)."""
+    and a heading with inline code keeps it there (docsite/notebook_toc.py)."""
     loaded = site_page(notebook_path)
     entries = loaded.page.locator("nav.md-nav--secondary a.md-nav__link")
     problems: list[str] = []

@@ -1,7 +1,7 @@
 """The reader runs a page's Python blocks in the browser: outputs equal CI's, offline.
 
 Every page with a block list (`site/pyodide/pages/*.json`, written by
-`hooks/browser_run.py`) is opened and its runnable blocks are run in page order
+`docsite/browser_run.py`) is opened and its runnable blocks are run in page order
 by one click on the last one's Run button (a block's Run first runs the earlier
 blocks it shares a namespace with, each shown with its own verdict): each must
 print what CI checked (or, where CI compares nothing, run without an error); an
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +25,10 @@ import markdown
 import pytest
 from playwright.sync_api import Locator, Page, Route
 
+from docsite.browser_run import annotate
+from docsite.pagecheck import browser_blocks
+
 from .conftest import REPO, SITE_DIR, LoadedPage, OpenPage
-
-sys.path.insert(0, str(REPO / "hooks"))
-sys.path.insert(0, str(REPO / "tests"))
-
-from browser_run import annotate
-from pagecheck import browser_blocks
 
 pytestmark = pytest.mark.browser
 

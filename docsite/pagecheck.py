@@ -87,7 +87,7 @@ _FOLD_OPENER = re.compile(
 _ANY_TABLE_MARKER = re.compile(rf"<!--+\s*{TABLE_MARKER}\b", re.MULTILINE)
 
 
-def _fences(document: Document) -> Iterable[Region]:
+def fences(document: Document) -> Iterable[Region]:
     """Every fenced block of a Markdown page, whatever its info string."""
     lexer = RawFencedCodeBlockLexer(
         info_pattern=_INFO, mapping={"language": "language", "source": "source"}
@@ -180,12 +180,15 @@ def _compare(expected: str, actual: str, what: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class _OutputCheck:
+class OutputCheck:
+    """What an ``output`` fence or an output table checks: the text shown on the page,
+    and the start offset of the plain Python fence that must print it."""
+
     expected: str
     block_start: int  # offset of the python fence whose output this is
 
 
-def _printed_by(example: Example, check: _OutputCheck) -> str:
+def _printed_by(example: Example, check: OutputCheck) -> str:
     printed: dict[int, str] = example.namespace.get(PRINTED, {})
     if check.block_start not in printed:
         pytest.skip("the block this output belongs to did not run (skipped)")
@@ -193,13 +196,13 @@ def _printed_by(example: Example, check: _OutputCheck) -> str:
 
 
 def _check_output(example: Example) -> str | None:
-    check: _OutputCheck = example.parsed
+    check: OutputCheck = example.parsed
     return _compare(check.expected, _printed_by(example, check), "the code block above")
 
 
 def _check_table(example: Example) -> str | None:
     """The table on the page must have the cells of the table the block above printed."""
-    check: _OutputCheck = example.parsed
+    check: OutputCheck = example.parsed
     printed = _printed_by(example, check)
     want, got = table_cells(check.expected), table_cells(printed)
     if want == got:
@@ -267,7 +270,7 @@ class PageParser:
 
     def __call__(self, document: Document) -> Iterable[Region]:
         previous_python: Region | None = None  # the plain python fence just before, if any
-        blocks = [*_fences(document), *_hidden_blocks(document), *_output_tables(document)]
+        blocks = [*fences(document), *_hidden_blocks(document), *_output_tables(document)]
         for region in sorted(blocks, key=lambda block: block.start):
             language = region.lexemes.get("language", "python")
             source = region.lexemes["source"]
@@ -286,14 +289,14 @@ class PageParser:
                 region.evaluator = _run_printing
                 previous_python = region
             elif language == OUTPUT_LANGUAGE and block_before is not None:
-                region.parsed = _OutputCheck(source, block_before.start)
+                region.parsed = OutputCheck(source, block_before.start)
                 region.evaluator = _check_output
             elif language == OUTPUT_LANGUAGE:
                 region.evaluator = _reject(
                     "an output block must directly follow a plain python block"
                 )
             elif language == TABLE_MARKER and block_before is not None:
-                region.parsed = _OutputCheck(source, block_before.start)
+                region.parsed = OutputCheck(source, block_before.start)
                 region.evaluator = _check_table
             elif language == TABLE_MARKER:
                 region.evaluator = _reject(
@@ -385,10 +388,10 @@ def page_coverage(path: Path) -> PageCoverage:
             if not any(region.start <= start < region.end for start in starts)
         ]
 
-    fences = list(_fences(document))
+    found = list(fences(document))
     hidden = list(_hidden_blocks(document))
     tables = list(_output_tables(document))
-    unchecked_fences = uncovered(fences)
+    unchecked_fences = uncovered(found)
     orphan_markers = [
         line(marker.start())
         for marker in _ANY_TABLE_MARKER.finditer(document.text)
@@ -398,8 +401,8 @@ def page_coverage(path: Path) -> PageCoverage:
         sorted([*unchecked_fences, *uncovered(hidden), *uncovered(tables), *orphan_markers])
     )
     return PageCoverage(
-        fences=len(fences),
-        checked=len(fences) - len(unchecked_fences),
+        fences=len(found),
+        checked=len(found) - len(unchecked_fences),
         examples=len(examples),
         skips=len(_SKIP.findall(document.text)),
         unchecked=unchecked,
@@ -672,9 +675,9 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
     skipped = _skipped_starts(document)
     output_of: dict[int, str] = {}
     for example in document:
-        if isinstance(example.region.parsed, _OutputCheck):
+        if isinstance(example.region.parsed, OutputCheck):
             output_of[example.region.parsed.block_start] = example.region.parsed.expected
-    regions = sorted([*_fences(document), *_hidden_blocks(document)], key=lambda block: block.start)
+    regions = sorted([*fences(document), *_hidden_blocks(document)], key=lambda block: block.start)
     hidden_starts = {region.start for region in _hidden_blocks(document)}
     example_starts = [example.region.start for example in document]
     blocks: list[BrowserBlock] = []

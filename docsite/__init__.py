@@ -1,0 +1,18 @@
+"""The site's toolchain: the page checker and the mkdocs hooks, one importable package.
+
+Nothing here ships with ``context_budget``; it builds and checks the course site.
+
+- ``pagecheck``: the Sybil parsers that run every code block of every page in CI, and
+  ``browser_blocks``, which says which of them the reader's browser can run.
+- ``browser_run``: the hook that gives each Python block its Run button.
+- ``figures``: the hook that draws each ``<!-- figure: NAME -->`` from ``docs/figures/``.
+- ``notebook_download`` and ``selfcontained``: the hook and the builder of each notebook
+  lesson's self-contained ``.ipynb`` download.
+- ``notebook_toc``: the hook that keeps a notebook page's headings' inline code in its
+  table of contents.
+- ``release``: the hook that stops a release build whose links point at this machine.
+
+``mkdocs.yml`` names the thin files in ``hooks/``, which import their events from here;
+the root ``conftest.py`` wires ``pagecheck`` into pytest. ``docs/contributing.md`` has
+the table of every page directive and the program that reads it.
+"""

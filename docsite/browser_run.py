@@ -1,0 +1,244 @@
+"""mkdocs hook: let the reader run a page's Python blocks in the browser, offline.
+
+Three things go into the built site:
+
+- `pyodide/`: the Pyodide core (`tools/fetch-pyodide.sh` fetches it from the npm
+  registry at a pinned version and checksum into `.cache/pyodide/<version>/`);
+- `pyodide/context_budget.zip`: the package, the same deterministic zip the notebook
+  downloads carry (`selfcontained.package_zip`): one build product, two uses;
+- `pyodide/pages/<page>.json`: for each page, its Python blocks in page order with the
+  checker's verdict on each (`docsite.pagecheck.browser_blocks`): the source, the
+  output CI compared, whether the browser can run it and why not.
+
+A notebook page (mkdocs-jupyter) gets the same: each code cell, in order, with what
+it printed when the build executed it as the output to compare (`notebook_cells`,
+`pagecheck.browser_cells`), and a note on each cell the browser cannot run.
+
+Each Python block's `<div class="language-... highlight">` gets `data-cb-order`, and,
+when it cannot run, `data-cb-why`; an exercise's checker block (`BrowserBlock.checker`:
+its output is a `PASS`/`NEEDS_WORK` verdict) gets `data-cb-checker`, so the reader's run
+is judged by its verdict; `docs/javascripts/run-blocks.js` reads them. A page
+with Python blocks whose rendered code blocks do not line up one to one with its fences
+is a warning, which fails the strict build; a page with none (the API reference, drawn
+by mkdocstrings) is left as it is.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import os
+import re
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+from docsite.pagecheck import (
+    PYTHON_LANGUAGES,
+    browser_blocks,
+    browser_cells,
+    fences,
+    page_sybil,
+)
+from docsite.selfcontained import package_zip
+
+ROOT = Path(__file__).resolve().parent.parent
+
+log = logging.getLogger("mkdocs.hooks.browser_run")
+
+PYODIDE_VERSION = "314.0.7"
+PYODIDE_CACHE = ROOT / ".cache" / "pyodide" / PYODIDE_VERSION
+PYODIDE_CORE = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
+SITE_FOLDER = "pyodide"
+PACKAGE_ZIP = f"{SITE_FOLDER}/context_budget.zip"
+PAGES_FOLDER = f"{SITE_FOLDER}/pages"
+_CODE_DIV = re.compile(r'<div class="language-([\w+-]*) highlight"')
+#: A notebook code cell's input, as mkdocs-jupyter renders it (nbconvert's lab template).
+_CELL = re.compile(
+    r'<div class="highlight-ipynb hl-python"><pre><span></span>(?P<code>.*?)</pre></div>', re.DOTALL
+)
+_PRINTED = re.compile(
+    r'<div class="jp-RenderedText jp-OutputArea-output" data-mime-type="text/plain"[^>]*>\s*'
+    r"<pre>(?P<text>.*?)</pre>",
+    re.DOTALL,
+)
+_SHOWN = re.compile(
+    r"jp-OutputArea-executeResult|jp-RenderedImage|jp-RenderedHTML|jp-RenderedMarkdown"
+)
+_TAG = re.compile(r"<[^>]+>")
+
+_pages: dict[str, dict[str, Any]] = {}
+
+
+def data_name(src_uri: str) -> str:
+    """The block list's site path for the page at `src_uri`: `pyodide/pages/a--b.json`
+    (a notebook `notebooks/lab.py` gives `pyodide/pages/notebooks--lab.json`)."""
+    stem = src_uri.removesuffix(".md").removesuffix(".py")
+    return f"{PAGES_FOLDER}/{stem.replace('/', '--')}.json"
+
+
+def notebook_cells(page_html: str) -> list[tuple[str, str | None]]:
+    """Each code cell of a rendered notebook page: its source and what it printed.
+
+    What it printed is the text of its stdout outputs, or None when the cell also
+    shows a value, a plot or HTML (the browser's runner prints none of those).
+    """
+    matches = list(_CELL.finditer(page_html))
+    cells: list[tuple[str, str | None]] = []
+    for match, after in zip(matches, [*matches[1:], None], strict=True):
+        code = html.unescape(_TAG.sub("", match.group("code")))
+        outputs = page_html[match.end() : after.start() if after else len(page_html)]
+        printed: str | None = "".join(
+            html.unescape(_TAG.sub("", found.group("text"))) for found in _PRINTED.finditer(outputs)
+        )
+        if _SHOWN.search(outputs):
+            printed = None
+        cells.append((code, printed))
+    return cells
+
+
+def annotate_notebook(page_html: str, blocks: list[Any], data_url: str) -> str:
+    """`page_html` with each code cell marked for the runner, its code in a `<code>`."""
+    cells = iter(blocks)
+
+    def mark(match: re.Match[str]) -> str:
+        block = next(cells)
+        extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
+        if block.checker:
+            extra += ' data-cb-checker="true"'
+        if not block.runnable:
+            extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
+        return (
+            f'<div class="highlight-ipynb hl-python"{extra}><pre><span></span>'
+            f"<code>{match.group('code')}</code></pre></div>"
+        )
+
+    return _CELL.sub(mark, page_html)
+
+
+def fence_languages(path: Path) -> list[str]:
+    """The language of every rendered fence of a page, in page order (hidden blocks out)."""
+    return [region.lexemes.get("language", "") for region in fences(page_sybil().parse(path))]
+
+
+def annotate(text: str, languages: list[str], blocks: list[Any], data_url: str) -> str | None:
+    """`text` with the Python blocks' divs marked, or None when the divs do not line up."""
+    found = _CODE_DIV.findall(text)
+    if found != languages:
+        return None
+    visible = iter([block for block in blocks if not block.hidden])
+    position = 0
+
+    def mark(match: re.Match[str]) -> str:
+        nonlocal position
+        language = languages[position]
+        position += 1
+        if language not in PYTHON_LANGUAGES:
+            return match.group(0)
+        block = next(visible)
+        extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
+        if block.checker:
+            extra += ' data-cb-checker="true"'
+        if not block.runnable:
+            extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
+        return match.group(0) + extra
+
+    return _CODE_DIV.sub(mark, text)
+
+
+def on_pre_build(config: Any) -> None:
+    """Forget the previous build's pages (`mkdocs serve` rebuilds in one process)."""
+    _pages.clear()
+
+
+def on_files(files: Files, config: Any) -> Files:
+    """Add the Pyodide core and the package zip to the site."""
+    missing = [name for name in PYODIDE_CORE if not (PYODIDE_CACHE / name).is_file()]
+    if missing:
+        raise PluginError(
+            f"the Pyodide core is not in {PYODIDE_CACHE} (missing {missing[0]}): "
+            "run `bash tools/fetch-pyodide.sh` (make site does)"
+        )
+    for name in PYODIDE_CORE:
+        files.append(
+            File.generated(config, f"{SITE_FOLDER}/{name}", abs_src_path=str(PYODIDE_CACHE / name))
+        )
+    package = Path(config.config_file_path).parent / "src" / "context_budget"
+    files.append(File.generated(config, PACKAGE_ZIP, content=package_zip(package)))
+    return files
+
+
+def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
+    """Mark the page's Python blocks and keep its block list for `on_post_build`."""
+    source = page.file.abs_src_path
+    if source and page.file.src_uri.endswith(".py"):
+        return _notebook_content(text, page, config)
+    if not source or not page.file.src_uri.endswith(".md"):
+        return text
+    path = Path(source)
+    blocks = browser_blocks(path)
+    if not any(not block.hidden for block in blocks):
+        return text
+    depth = page.url.count("/") if config.get("use_directory_urls", True) else 0
+    name = data_name(page.file.src_uri)
+    marked = annotate(text, fence_languages(path), blocks, "../" * depth + name)
+    if marked is None:
+        # A warning, so the strict build fails: a page that silently lost its Run buttons
+        # is a defect (an indented code block, say, renders a box no fence accounts for).
+        log.warning(
+            "%s: %d rendered code blocks but %d fences the checker reads; write every code"
+            " block as a fence, or its Python blocks get no Run button",
+            page.file.src_uri,
+            len(_CODE_DIV.findall(text)),
+            len(fence_languages(path)),
+        )
+        return text
+    _pages[name] = {
+        "page": page.file.src_uri,
+        "blocks": [
+            {key: value for key, value in asdict(block).items() if key not in {"start", "end"}}
+            for block in blocks
+        ],
+    }
+    return marked
+
+
+def _notebook_content(text: str, page: Any, config: Any) -> str:
+    """A notebook page (mkdocs-jupyter): its code cells get the same Run buttons."""
+    cells = notebook_cells(text)
+    if not cells:
+        return text
+    blocks = browser_cells(cells)
+    depth = page.url.count("/") if config.get("use_directory_urls", True) else 0
+    name = data_name(page.file.src_uri)
+    _pages[name] = {
+        "page": page.file.src_uri,
+        "blocks": [
+            {key: value for key, value in asdict(block).items() if key not in {"start", "end"}}
+            for block in blocks
+        ],
+    }
+    return annotate_notebook(text, blocks, "../" * depth + name)
+
+
+def on_post_build(config: Any) -> None:
+    """Write each page's block list into the site, atomically."""
+    for name, data in _pages.items():
+        target = Path(config["site_dir"]) / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(data, stream, indent=1, sort_keys=True, ensure_ascii=False)
+            stream.write("\n")
+        os.replace(temporary, target)
