@@ -38,6 +38,7 @@ from docsite.selfcontained import build_notebook, notebook_text, package_digest
 log = logging.getLogger("mkdocs.hooks.notebook_download")
 
 LESSONS_DIR = "notebooks/"
+#: The file in mkdocs-jupyter's cache folder that names the package its pages ran against.
 STAMP_NAME = "package-digest.txt"
 
 

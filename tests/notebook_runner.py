@@ -19,10 +19,12 @@ from mkdocs_jupyter.plugin import _compute_cache_key
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
+# The file in mkdocs-jupyter's cache folder that names the package its pages ran against.
+from docsite.notebook_download import STAMP_NAME
+
+__all__ = ["CELL_TIMEOUT", "STAMP_NAME", "NotebookFailure", "built_page", "run_notebook"]
+
 CELL_TIMEOUT = 120  # seconds per cell: a hanging cell fails instead of hanging the gate
-#: The file in mkdocs-jupyter's cache folder that names the package its pages ran against
-#: (written by docsite/notebook_download.py).
-STAMP_NAME = "package-digest.txt"
 
 
 class NotebookFailure(Exception):

@@ -2,11 +2,14 @@
 
 A local build falls back to 127.0.0.1 and shows no repository link; a release
 build (``RELEASE=1``, ``make release``) stops when either address is missing or
-the site's is local (``docsite/release.py``).
+the site's is local (``docsite/release.py``). Each hook mkdocs.yml names is a thin
+file that imports its events from the ``docsite`` package and nothing from ``tests/``.
 """
 
 from __future__ import annotations
 
+import ast
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -110,3 +113,51 @@ def test_local_builds_and_a_complete_release_pass(
     site_url = environ.get("SITE_URL", LOCAL)
     config = _config(site_url)
     assert release.on_config(config) is config
+
+
+def _foreign_imports(source: str) -> list[str]:
+    """The modules a hook file imports that are neither stdlib nor the ``docsite`` package."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom):
+            names = ["." * node.level + (node.module or "")]
+        found += [
+            name
+            for name in names
+            if name.split(".")[0] not in {"docsite", *sys.stdlib_module_names}
+        ]
+    return found
+
+
+def test_each_hook_hands_on_docsite_events_and_imports_nothing_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hooks = _yaml(monkeypatch)["hooks"]
+    assert hooks and all(hook.startswith("hooks/") for hook in hooks)
+    assert sorted(hooks) == sorted(f"hooks/{path.name}" for path in (ROOT / "hooks").glob("*.py"))
+    for hook in hooks:
+        assert _foreign_imports((ROOT / hook).read_text(encoding="utf-8")) == [], hook
+
+
+def test_an_import_from_tests_in_a_hook_is_found() -> None:
+    source = (
+        "import sys\nfrom pagecheck import page_sybil\nfrom docsite.figures import on_pre_build\n"
+    )
+    assert _foreign_imports(source) == ["pagecheck"]
+    assert _foreign_imports("from . import x\nimport tests.profiles\n") == [".", "tests.profiles"]
+
+
+def test_no_file_is_loaded_by_its_path() -> None:
+    """The toolchain is imported as a package: no `spec_from_file_location` loader is left."""
+    folders = ["docsite", "hooks", "tests", "docs/figures", "benchmarks"]
+    files = [
+        ROOT / "conftest.py",
+        *(p for folder in folders for p in (ROOT / folder).rglob("*.py")),
+    ]
+    loaders = [
+        str(path.relative_to(ROOT))
+        for path in files
+        if "spec_from_file_location" in path.read_text(encoding="utf-8") and path != Path(__file__)
+    ]
+    assert loaders == []

@@ -1,0 +1,94 @@
+"""The site's contents are whole: every page is in the nav and in its part's table, and
+every directive a page uses is in the contributing page's table (`docsite.contents`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mkdocs.utils.yaml import yaml_load
+
+from docsite.contents import (
+    directive_problems,
+    directive_rows,
+    directives,
+    linked_pages,
+    nav_parts,
+    nav_problems,
+    site_pages,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+FIXTURE = Path(__file__).parent / "fixtures" / "site" / "docs"
+#: The fixture's nav: a part with an index page, a part without one, and a page that is not.
+FIXTURE_NAV: list[object] = [
+    {"Home": "index.md"},
+    {"A part": ["part/index.md", {"A": "part/a.md"}, {"B": "part/b.md"}]},
+    {"No index": [{"Lab": "notebooks/listed.py"}, "notebooks/unlisted.py", "measured/speed.md"]},
+    {"Gone": "gone.md"},
+]
+
+
+def _nav() -> list[object]:
+    with (ROOT / "mkdocs.yml").open(encoding="utf-8") as config:
+        nav: list[object] = yaml_load(config)["nav"]
+    return nav
+
+
+def test_every_page_is_in_the_nav_and_in_its_parts_table() -> None:
+    assert nav_problems(_nav(), DOCS) == []
+
+
+def test_the_check_reads_every_page_and_every_part() -> None:
+    """Not an empty pass: the pages it reads are the site's, lessons included."""
+    pages = site_pages(DOCS)
+    assert {"index.md", "contributing.md", "budget/tokens.md", "notebooks/the-bill.py"} <= set(
+        pages
+    )
+    assert not any(page.startswith(("figures/", "javascripts/")) for page in pages)
+    parts = dict(nav_parts(_nav()))
+    assert parts["I. The budget"][0] == "budget/index.md"
+    assert "notebooks/the-bill.py" in parts["I. The budget"]
+
+
+def test_a_page_missing_from_the_nav_or_its_index_is_named() -> None:
+    assert nav_problems(FIXTURE_NAV, FIXTURE) == [
+        "stray.md: not in mkdocs.yml's nav",
+        "gone.md: in the nav, but no such page",
+        "part/b.md: in part 'A part' of the nav, but part/index.md does not link to it",
+        "notebooks/unlisted.py: in part 'No index' of the nav, but index.md does not link to it",
+        "measured/speed.md: in part 'No index' of the nav, but index.md does not link to it",
+    ]
+
+
+def test_links_resolve_from_the_pages_folder() -> None:
+    text = (
+        "[a](a.md) [up](../notebooks/lab.py#cell) [web](https://example.org/x.md) "
+        '[anchor](#here) [titled](<b.md> "B")'
+    )
+    assert linked_pages("part/index.md", text) == {
+        "part/a.md",
+        "notebooks/lab.py",
+        "part/b.md",
+    }
+
+
+def test_every_directive_a_page_uses_is_in_the_contributing_table() -> None:
+    pages = {
+        path.relative_to(DOCS).as_posix(): path.read_text("utf-8") for path in DOCS.rglob("*.md")
+    }
+    pages["../README.md"] = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert directive_problems(pages, "contributing.md") == []
+    used = set().union(*(directives(text) for text in pages.values()))
+    assert {"check", "invisible-code-block", "output-table", "skip", "figure"} <= used
+    assert directive_rows(pages["contributing.md"]) >= used
+
+
+def test_a_directive_missing_from_the_table_is_named() -> None:
+    pages = {
+        "contributing.md": "| directive | read by |\n|---|---|\n| `check:` | the checker |\n",
+        "a.md": "<!-- check: pycon\n>>> 1\n1\n-->\n\n<!-- new-thing: x -->\n<!-- a comment -->\n",
+    }
+    assert directive_problems(pages, "contributing.md") == [
+        "a.md: uses <!-- new-thing: -->, which the table on contributing.md does not list"
+    ]
