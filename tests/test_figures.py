@@ -78,6 +78,49 @@ def test_a_marker_for_a_missing_figure_fails_with_its_name(tmp_path: Path) -> No
         hook.draw("no_such_figure", tmp_path)
 
 
+def test_a_figure_is_drawn_afresh_and_forgotten_before_a_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each draw runs the figure's code again; a new build forgets the figure modules."""
+    folder = tmp_path / "figures"
+    folder.mkdir()
+    monkeypatch.syspath_prepend(str(folder))
+    (folder / "counted.py").write_text(
+        "from pathlib import Path\n"
+        "with (Path(__file__).parent / 'runs.txt').open('a') as runs:\n"
+        "    runs.write('run\\n')\n"
+        "def draw():\n"
+        "    return '<svg><title>counted</title></svg>'\n",
+        encoding="utf-8",
+    )
+    try:
+        hook.draw("counted", folder)
+        hook.draw("counted", folder, narrow=True)
+        assert (folder / "runs.txt").read_text(encoding="utf-8") == "run\nrun\n"
+        assert sys.modules["counted"].__file__ == str(folder / "counted.py")
+        hook.on_pre_build({"docs_dir": str(tmp_path)})
+        assert "counted" not in sys.modules
+    finally:
+        sys.modules.pop("counted", None)
+
+
+def test_the_build_forgets_the_site_figures() -> None:
+    hook.draw("loop_growth", FIGURES)
+    assert sys.modules["loop_growth"].__file__ == str(FIGURES / "loop_growth.py")
+    hook.on_pre_build({"docs_dir": str(DOCS)})
+    assert "loop_growth" not in sys.modules and "_svg" not in sys.modules
+
+
+def test_a_figure_named_like_a_module_from_elsewhere_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "json.py").write_text("def draw():\n    return '<svg/>'\n", encoding="utf-8")
+    with pytest.raises(ImportError, match="figure 'json': the module json comes from"):
+        hook.load_figure("json", tmp_path)
+    assert sys.modules["json"].__file__ != str(tmp_path / "json.py")
+
+
 def test_figure_html_links_the_code_relative_to_the_page() -> None:
     html = hook.figure_html("loop_growth", hook.draw("loop_growth", FIGURES), "budget/tokens/")
     assert 'href="../../figures/loop_growth.py"' in html
