@@ -11,6 +11,8 @@ Nothing here ships with ``context_budget``; it builds and checks the course site
 - ``notebook_toc``: the hook that keeps a notebook page's headings' inline code in its
   table of contents.
 - ``release``: the hook that stops a release build whose links point at this machine.
+- ``contents``: the rules the site's contents keep (every page in the nav and in its
+  part's table, every page directive in the contributing page's table), for the tests.
 
 ``mkdocs.yml`` names the thin files in ``hooks/``, which import their events from here;
 the root ``conftest.py`` wires ``pagecheck`` into pytest. ``docs/contributing.md`` has
