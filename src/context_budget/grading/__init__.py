@@ -267,11 +267,19 @@ class Verdict(str):
         """True for a `PASS`."""
         return self.status == PASS
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copied and pickled from its parts, not from its text
+        return (_remade, (self.status, self.why, self.rows, dict(self.hints)))
+
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a Verdict cannot be changed (tried to set {name!r})")
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"a Verdict cannot be changed (tried to delete {name!r})")
+
+
+def _remade(status: str, why: str, rows: Sequence[Row], hints: Mapping[str, str]) -> Verdict:
+    return Verdict(status, why, rows=rows, hints=hints)
 
 
 #: One case for a function: (label, arguments, expected result).

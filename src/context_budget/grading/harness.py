@@ -47,6 +47,22 @@ from context_budget.notes import NotesFile
 from context_budget.scenarios import race_fix
 from context_budget.usage import should_compact, track_usage
 
+__all__ = [
+    "NEXT_CALL",
+    "RATIO",
+    "STORM_RATIO",
+    "STORM_ROUNDS",
+    "STORM_WINDOW",
+    "TURNS",
+    "WINDOW",
+    "Loop",
+    "check_storm",
+    "check_threshold",
+    "reference_loop",
+    "storm_counts",
+    "threshold_answer",
+]
+
 WINDOW = 6_000  # tokens
 RATIO = 0.75
 TURNS = (1_200, 1_500, 900, 1_100)  # input + output of each turn, in tokens
