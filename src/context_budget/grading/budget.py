@@ -72,7 +72,7 @@ __all__ = [
 ]
 
 
-# --- Context is a budget -----------------------------------------------------------
+# --- Context is a budget --------------------------------------------------------------
 
 #: The chapter's loop: tokens before the first call, tokens added per call.
 LOOP_START, LOOP_GROWTH = 2_000, 1_875
@@ -144,7 +144,7 @@ def check_read_so_far(function: Callable[[int, int, int], int]) -> Verdict:
     return run_cases(function, cases)
 
 
-# --- Tokens and estimates ----------------------------------------------------------
+# --- Tokens and estimates -------------------------------------------------------------
 
 
 def check_estimate(function: Callable[[str], int]) -> Verdict:
@@ -206,7 +206,7 @@ def check_digit_aware(function: Callable[[str], int]) -> Verdict:
     return run_cases(function, [(repr(text), (text,), _digit_aware(text)) for text in texts])
 
 
-# --- Layers -------------------------------------------------------------------------
+# --- Layers and the budget report -----------------------------------------------------
 
 
 def check_layer_order(answer: object) -> Verdict:
@@ -284,7 +284,7 @@ def check_budget_report(function: Callable[[Layers], dict[str, int]]) -> Verdict
     return run_cases(function, _report_cases(), lambda got, want: dict(got) == want)
 
 
-# --- Keep the start stable --------------------------------------------------------
+# --- Keep the start stable ------------------------------------------------------------
 
 #: The stable instructions of exercise 1, about 2,000 estimated tokens.
 STABLE_RULES = SYSTEM
@@ -308,6 +308,7 @@ MINIMUM_MODELS = (
 #: The prompt size of exercise 3, in tokens.
 MINIMUM_PROMPT = 3_000
 
+#: The model whose prompt cache prices exercises 1 and 2.
 _MODEL = "claude-sonnet-4-6"
 
 

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-# --- How fast is it ---------------------------------------------------------------
+# --- How fast is it -------------------------------------------------------------------
 
 
 def _keep_first_reference(messages: Sequence[Message], budget: int) -> list[Message]:
@@ -103,7 +103,7 @@ def check_first_kept_trim(
     return Verdict(PASS)
 
 
-# --- Read your own bill -----------------------------------------------------------
+# --- Read your own bill ---------------------------------------------------------------
 
 _SESSIONS = Path(__file__).resolve().parents[3] / "docs" / "measured" / "sessions"
 #: The real Claude Code session of the chapter (MIT, claude-code-viewer).

@@ -68,13 +68,16 @@ __all__ = [
 ]
 
 
-# --- Load just in time -----------------------------------------------------------
-
+#: The three strategies of the trim-deliberately exercise.
 _THREE = ("naive", "clear", "compact")
 
 
 def _run(name: str, *, with_notes: bool = True) -> RunResult:
+    """One run of the incident experiment, by strategy name."""
     return run_strategy(name, with_notes=with_notes)
+
+
+# --- Load just in time ----------------------------------------------------------------
 
 
 def check_reads_per_step(reads: object, steps: object) -> Verdict:
@@ -101,7 +104,7 @@ def check_reads_per_step(reads: object, steps: object) -> Verdict:
     return Verdict(NEEDS_WORK, f"{reads} a step takes {run.steps} calls, not {steps} ({hint})")
 
 
-# --- Cutting ------------------------------------------------------------------------
+# --- Cutting --------------------------------------------------------------------------
 
 
 def _sales_rows(count: int) -> str:
@@ -160,7 +163,7 @@ def check_tail(function: Callable[[str, int], str]) -> Verdict:
     return run_cases(function, _cut_cases(_tail))
 
 
-# --- Write things down ------------------------------------------------------------
+# --- Write things down ----------------------------------------------------------------
 
 
 def check_rereads(count: Callable[[RunResult], int]) -> Verdict:
@@ -188,7 +191,7 @@ def check_rereads(count: Callable[[RunResult], int]) -> Verdict:
     return Verdict(PASS, "count matches on clear with and without notes")
 
 
-# --- Trim deliberately ------------------------------------------------------------
+# --- Trim deliberately ----------------------------------------------------------------
 
 
 def check_cheapest_of_three(guess: object) -> Verdict:
@@ -233,7 +236,7 @@ def check_floor_ratio(ratio: Callable[[RunResult], float]) -> Verdict:
     return Verdict(PASS, "ratio matches on naive and cache-aware")
 
 
-# --- Clearing and compaction -------------------------------------------------------
+# --- Clearing and compaction ----------------------------------------------------------
 
 
 def check_clearing(function: Callable[[list[Message], int], list[Message]]) -> Verdict:
@@ -372,13 +375,14 @@ def check_safe_trim(function: Callable[[Layers, int], Layers]) -> Verdict:
     return Verdict(PASS)
 
 
-# --- Don't edit the middle --------------------------------------------------------
+# --- Don't edit the middle ------------------------------------------------------------
 
+#: The model whose prompt cache prices the restart exercise.
 _MODEL = "claude-sonnet-4-6"
 
 
 def check_guard_predictions(predictions: Mapping[str, str]) -> Verdict:
-    """Exercise 4: predict the guard's worst verdict on each strategy of `middle_run`.
+    """Exercise 1 (Don't edit the middle): predict the guard's worst verdict on each strategy.
 
     `predictions` maps `"append"`, `"client_clear"`, `"server_clear"` and
     `"restart"` to `"append"`, `"replaced"` or `"edited"`: the verdict the
@@ -403,7 +407,7 @@ def check_guard_predictions(predictions: Mapping[str, str]) -> Verdict:
 
 
 def check_restart(restart: Callable[[list[Message], str], list[Message]]) -> Verdict:
-    """Exercise 5: restart a conversation from a summary without editing its middle.
+    """Exercise 2 (Don't edit the middle): restart from a summary without editing the middle.
 
     `restart(history, summary)` returns the history to send next. PASS when
     the guard does not call it an edit, it is a valid history, it still holds
