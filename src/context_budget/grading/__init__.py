@@ -133,7 +133,7 @@ def attempt(function: Callable[..., Any], *arguments: object) -> Attempt:
 
 def status(passed: bool) -> str:
     """`"PASS"` for a passed case, `"FAIL"` otherwise."""
-    return "PASS" if passed else "FAIL"
+    return PASS if passed else "FAIL"
 
 
 class Rows:
@@ -186,7 +186,7 @@ def format_grade(rows: Sequence[Row]) -> str:
 
 def all_passed(rows: Sequence[Row]) -> bool:
     """True when there are rows and every one passed (an empty grade passes nothing)."""
-    return bool(rows) and all(row["status"] == "PASS" for row in rows)
+    return bool(rows) and all(row["status"] == PASS for row in rows)
 
 
 def contract_status(rows: Sequence[Row]) -> str:
@@ -203,8 +203,8 @@ class Verdict(str):
     """A checker's answer: the text it prints, which keeps the parts it is made of.
 
     The text is the status, then `": "` and `why` when there is one; then, one
-    line each, every row as `format_grade` writes it, a failed row followed by
-    its hint. Being a `str`, a verdict prints, compares and shows (`'PASS'`)
+    line each, every row as `format_grade` writes it, followed by its hint when
+    `hints` has one. Being a `str`, a verdict prints, compares and shows (`'PASS'`)
     as that text. It cannot be changed once made.
 
     Attributes:
@@ -212,7 +212,7 @@ class Verdict(str):
         why: what was measured or what is wrong, in words; `""` when the rows say it.
         rows: `{"case": str, "observed": object, "status": "PASS" | "FAIL"}`
             dicts, one per check, in order; empty for a one-line verdict.
-        hints: case -> what is wrong, for failed rows.
+        hints: case -> what is wrong; a checker gives one for each failed row.
 
     Examples:
         >>> Verdict(PASS)
@@ -253,7 +253,7 @@ class Verdict(str):
             if row["case"] in hints:
                 lines.append(f"      hint: {hints[row['case']]}")
         verdict = super().__new__(cls, "\n".join(lines))
-        fields = {"status": status, "why": why, "rows": tuple(rows), "hints": hints}
+        fields = {"status": str(status), "why": str(why), "rows": tuple(rows), "hints": hints}
         verdict.__dict__.update(fields)
         return verdict
 
