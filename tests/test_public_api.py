@@ -5,7 +5,8 @@ The rule for the top level: `context_budget` exports the library a reader calls
 prices, bills, transcripts, the errors a caller catches), at most
 `MAX_TOP_LEVEL` names, each one used by a page, a notebook or the command line.
 Every other public name (the labs' helpers, the fakes, scenario data, the
-graders) is imported from its own module.
+graders) is imported from its own module. The API reference names every public
+module.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import context_budget
 SRC = Path(context_budget.__file__).parent
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
+API_PAGE = DOCS / "reference" / "api.md"
 MAX_TOP_LEVEL = 70
 
 # `from context_budget import a, b` or `from context_budget.x import (a, b)`,
@@ -192,6 +194,14 @@ def _dotted(path: Path) -> str:
 
 def _in_subpackage(path: Path) -> bool:
     return path.relative_to(SRC).parts[0] in SUBPACKAGES
+
+
+def test_the_api_page_names_every_public_module() -> None:
+    named = set(re.findall(r"^::: (\S+)$", API_PAGE.read_text(encoding="utf-8"), re.MULTILINE))
+    public = {_dotted(path) for path in _public_modules()}
+    assert {"context_budget.cli", "context_budget.scenarios.race_fix"} <= public
+    assert sorted(public - named) == [], "public modules missing from docs/reference/api.md"
+    assert sorted(named - public) == [], "docs/reference/api.md names a module that is gone"
 
 
 def test_scenario_and_grader_names_are_not_at_the_top_level() -> None:
