@@ -11,19 +11,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from profiles import cases
 
-from context_budget import (
+from context_budget import PromptCache
+from context_budget.editing import EmulatedClient
+from context_budget.errors import MalformedResponseError
+from context_budget.experiment import (
+    CONTEXT_BETA,
+    MODEL,
     STRATEGIES,
-    EmulatedClient,
-    MalformedResponseError,
-    PromptCache,
     RunResult,
-    ScriptedClient,
-    SimulatedModel,
     cost_floor,
     run_all,
     run_strategy,
 )
-from context_budget.experiment import CONTEXT_BETA, MODEL
+from context_budget.fakes import ScriptedClient, SimulatedModel
 
 
 @pytest.fixture(scope="module")
