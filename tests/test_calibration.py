@@ -39,9 +39,9 @@ from context_budget import (
     text_kind,
     with_margin,
 )
+from context_budget._blocks import checked_message_text
 from context_budget.calibration import CORPUS_FOLDER, _is_nested_json
 from context_budget.grading.unit_b import SAMPLE_TOKENS, SAMPLES, sample_texts
-from context_budget.messages import _message_text
 from context_budget.scenarios.lucy import lucy_day
 
 SAMPLE_FOLDER = Path(__file__).resolve().parents[1] / "docs" / "samples"
@@ -62,7 +62,7 @@ def real_messages() -> list[str]:
     texts = []
     for path in sorted(TRANSCRIPTS.glob("*.json*")):
         layers = load_transcript(path)
-        texts += [layers.system, *map(_message_text, layers.conversation)]
+        texts += [layers.system, *map(checked_message_text, layers.conversation)]
     return texts
 
 
@@ -103,7 +103,7 @@ def test_chars_over_four_misses_by_more_than_ten_percent_on_json_and_numbers(rea
 
 def test_the_margin_covers_lucys_day_which_was_never_fitted(real) -> None:  # type: ignore[no-untyped-def]
     safe = with_margin(calibrated_estimate, SAFETY_MARGIN)
-    texts = [_message_text(message) for message in lucy_day()]
+    texts = [checked_message_text(message) for message in lucy_day()]
     assert sum(map(safe, texts)) >= sum(map(real, texts))
     for text in texts:
         if real(text) >= 50:

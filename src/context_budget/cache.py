@@ -77,19 +77,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from context_budget._blocks import result_text
+from context_budget._checks import check_messages, first_bad_value, is_json_data
+from context_budget._counting import count_text, resolve_counter
 from context_budget.errors import (
     AutomaticCacheConflictError,
     CacheTTLOrderError,
     InvalidRequestError,
     TooManyBreakpointsError,
 )
-from context_budget.messages import (
-    _check_messages,
-    _first_bad_value,
-    _is_json_data,
-    _result_text,
-)
-from context_budget.tokens import TokenCounter, _count, _resolve
+from context_budget.tokens import TokenCounter
 from context_budget.usage import Usage, _shown
 
 __all__ = [
@@ -349,7 +346,7 @@ def _block_text(block: Mapping[str, Any]) -> str:
     if kind == "tool_use":
         return f"{block['name']} {_json(block['input'])}"
     if kind == "tool_result":
-        return _result_text(block.get("content"))
+        return result_text(block.get("content"))
     if kind in ("thinking", "compaction"):
         return str(block.get("thinking", block.get("content")) or "")
     return _json({k: v for k, v in block.items() if k != "cache_control"})
@@ -364,8 +361,8 @@ def _eligible(block: Mapping[str, Any]) -> bool:
 
 def _check_data(value: object, where: str) -> None:
     """A tool definition or system block must be JSON data, nested at most `MAX_DEPTH` deep."""
-    if isinstance(value, dict) and not _is_json_data(value):
-        path, problem = _first_bad_value(value)
+    if isinstance(value, dict) and not is_json_data(value):
+        path, problem = first_bad_value(value)
         if len(path) > 60:
             path = path[:57] + "..."
         raise TypeError(f"{where} at {path}: {problem}")
@@ -466,7 +463,7 @@ class PromptCache:
         self.model = model
         self.min_tokens = min_tokens
         self.clock = clock if clock is not None else SimulatedClock()
-        self._counter = _resolve(counter)
+        self._counter = resolve_counter(counter)
         self._entries: dict[str, _Entry] = {}  # prefix hash -> entry
 
     def _row(self, request: Mapping[str, Any], *, refuse: bool = True) -> list[_Block]:
@@ -480,7 +477,7 @@ class PromptCache:
         messages = request.get("messages") or []
         if not isinstance(tools, list):
             raise TypeError(f"tools must be a list of dicts, got {type(tools).__name__}")
-        _check_messages(messages)
+        check_messages(messages)
         if isinstance(system, str):
             system = [{"type": "text", "text": system}]
         if not isinstance(system, list):
@@ -497,7 +494,7 @@ class PromptCache:
         def add(where: str, block: Mapping[str, Any], text: str, hashed: Mapping[str, Any]) -> None:
             markers = _markers(block, where, refuse)
             digest.update(b"\x00" + _json(hashed).encode())
-            tokens = _count(text, self._counter)
+            tokens = count_text(text, self._counter)
             row.append(_Block(digest.hexdigest(), tokens, _eligible(block), markers))
 
         for number, tool in enumerate(tools):

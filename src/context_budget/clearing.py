@@ -33,9 +33,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget.messages import Message, _check_messages, _result_text, _tool_results
+from context_budget._blocks import result_text, tool_results
+from context_budget._checks import check_messages
+from context_budget._counting import count_text, message_size, resolve_counter
+from context_budget.messages import Message
 from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS as OVERHEAD
-from context_budget.tokens import TokenCounter, _count, _message_size, _resolve
+from context_budget.tokens import TokenCounter
 
 __all__ = ["clear_old_tool_results"]
 
@@ -81,8 +84,8 @@ def _clear(
     """
     clearable = [
         result
-        for result in _tool_results(messages)
-        if not result.is_error and not _is_cleared(_result_text(result.content))
+        for result in tool_results(messages)
+        if not result.is_error and not _is_cleared(result_text(result.content))
     ]
     old = clearable[: max(0, len(clearable) - keep_last)]
     markers: dict[int, dict[int | None, str]] = {}  # message index -> block -> marker
@@ -92,10 +95,10 @@ def _clear(
         if result_tokens is not None and place in result_tokens:
             tokens = result_tokens[place]
         else:
-            tokens = _count(_result_text(result.content), counter)
+            tokens = count_text(result_text(result.content), counter)
         marker = CLEARED_MARKER.format(tokens=tokens)
         if tokens not in marker_tokens:
-            marker_tokens[tokens] = _count(marker, counter)
+            marker_tokens[tokens] = count_text(marker, counter)
         if marker_tokens[tokens] < tokens:  # never clear a result into a bigger marker
             markers.setdefault(result.message, {})[result.block] = marker
     out = list(messages)
@@ -114,8 +117,8 @@ def _clear(
         if None in by_block or len(new["content"]) == 1:  # its text is the marker alone
             size = marker_tokens[_marker_size(next(iter(by_block.values())))] + OVERHEAD
         else:
-            size = _message_size(new, counter)
-        before = sizes[index] if sizes is not None else _message_size(message, counter)
+            size = message_size(new, counter)
+        before = sizes[index] if sizes is not None else message_size(message, counter)
         if size < before:  # subtle: a counter need not add up block by block
             out[index] = new
             new_sizes[index] = size
@@ -154,9 +157,9 @@ def clear_old_tool_results(
         [tool result cleared to save context: 13 tokens]
         {"rows":["vanilla 12","vanilla 12","vanilla 12"]}
     """
-    _check_messages(messages)
+    check_messages(messages)
     if isinstance(keep_last, bool) or not isinstance(keep_last, int):
         raise TypeError(f"keep_last must be an int, got {keep_last!r}")
     if keep_last < 0:
         raise ValueError(f"keep_last must be >= 0, got {keep_last}")
-    return _clear(messages, keep_last, _resolve(counter)).messages
+    return _clear(messages, keep_last, resolve_counter(counter)).messages

@@ -43,11 +43,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from context_budget._blocks import tool_result_ids, tool_use_ids
+from context_budget._checks import check_messages
+from context_budget._counting import message_size, message_sizes, resolve_counter
 from context_budget.clearing import _clear, _Clearing
 from context_budget.errors import ContextOverflowError
 from context_budget.layers import Layers, _fixed_tokens
-from context_budget.messages import Message, _check_messages, _tool_result_ids, _tool_use_ids
-from context_budget.tokens import TokenCounter, _message_size, _resolve, _sizes
+from context_budget.messages import Message
+from context_budget.tokens import TokenCounter
 
 __all__ = ["KEEP_TOOL_RESULTS", "SUMMARY_PREFIX", "Summarizer", "compact"]
 
@@ -93,8 +96,8 @@ def _unanswered(messages: Sequence[Message], start: int, stop: int) -> set[str]:
     calls: set[str] = set()
     missing: set[str] = set()
     for message in messages[start:stop]:
-        missing.update(i for i in _tool_result_ids(message) if i not in calls)
-        calls.update(_tool_use_ids(message))
+        missing.update(i for i in tool_result_ids(message) if i not in calls)
+        calls.update(tool_use_ids(message))
     return missing
 
 
@@ -114,7 +117,7 @@ def _cut_index(messages: Sequence[Message]) -> int | None:
     # after it. A result whose call is nowhere (an orphan already) moves nothing.
     index = cut - 1
     while pending and index >= 0:
-        made = pending.intersection(_tool_use_ids(messages[index]))
+        made = pending.intersection(tool_use_ids(messages[index]))
         if made:
             pending = (pending - made) | _unanswered(messages, index, cut)
             cut = index
@@ -133,8 +136,8 @@ def _round_starts(messages: Sequence[Message], first: int) -> list[int]:
     pending: set[str] = set()  # results in messages[index:] whose call is before index
     for index in range(len(messages) - 1, first - 1, -1):
         message = messages[index]
-        pending.difference_update(_tool_use_ids(message))
-        pending.update(_tool_result_ids(message))
+        pending.difference_update(tool_use_ids(message))
+        pending.update(tool_result_ids(message))
         if (
             not pending
             and message["role"] == "assistant"
@@ -208,7 +211,7 @@ def _compact(
             budget=budget,
             size=fixed,
         )
-    sizes = list(sizes) if sizes is not None else _sizes(conversation, counter)
+    sizes = list(sizes) if sizes is not None else message_sizes(conversation, counter)
     before = fixed + sum(sizes)
     if before <= budget:
         copy = Layers(layers.system, list(layers.pinned), list(conversation))
@@ -247,7 +250,7 @@ def _compact(
             size=total,
         )
     kept = sum(sizes[: summarized.start]) + sum(sizes[summarized.stop :])
-    size = fixed + _message_size(summary, counter) + kept
+    size = fixed + message_size(summary, counter) + kept
     if size > budget:
         still = "still " if size < before else ""
         raise ContextOverflowError(
@@ -277,7 +280,7 @@ def _task_summary(
     if task is None or not starts:  # no task, or no round between it and the last
         return range(0), None
     head = sum(sizes[: task + 1])
-    empty = _message_size({"role": "user", "content": SUMMARY_PREFIX}, counter)
+    empty = message_size({"role": "user", "content": SUMMARY_PREFIX}, counter)
     tail = 0
     cut = starts[0]  # the latest round alone, unless more fit
     stop = len(messages)
@@ -289,7 +292,7 @@ def _task_summary(
         cut = start
     summary = _summary(summarize, messages[task + 1 : cut])
     if cut != starts[0]:
-        size = head + _message_size(summary, counter) + sum(sizes[cut:])
+        size = head + message_size(summary, counter) + sum(sizes[cut:])
         if size > room:  # the summary was longer than the room left: keep less
             cut = starts[0]
             summary = _summary(summarize, messages[task + 1 : cut])
@@ -344,6 +347,6 @@ def compact(
         ['Summary of the earlier conversation:\\n', 'And mint?']
     """
     _check_arguments(layers, budget, summarize)
-    counter = _resolve(counter)
-    _check_messages(layers.conversation)
+    counter = resolve_counter(counter)
+    check_messages(layers.conversation)
     return _compact(layers, budget, summarize, counter, single_task=bool(single_task)).layers

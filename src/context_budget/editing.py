@@ -36,6 +36,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
+from context_budget._blocks import result_text, tool_results
+from context_budget._checks import check_messages
+from context_budget._counting import count_text, resolve_counter
 from context_budget.cache import (
     LAST_TURN_THINKING_ONLY,
     PromptCache,
@@ -44,8 +47,8 @@ from context_budget.cache import (
 )
 from context_budget.clearing import _is_cleared
 from context_budget.errors import ContextManagementError, InvalidRequestError
-from context_budget.messages import Message, _check_messages, _result_text, _tool_results
-from context_budget.tokens import TokenCounter, _count, _resolve
+from context_budget.messages import Message
+from context_budget.tokens import TokenCounter
 from context_budget.usage import _shown
 
 __all__ = [
@@ -129,10 +132,10 @@ def _clearable(messages: Sequence[Message], placeholder: str) -> set[tuple[int, 
     placeholder is no smaller: it does not weigh each result.
     """
     found = set()
-    for result in _tool_results(messages):
+    for result in tool_results(messages):
         if result.block is None or result.is_error:
             continue
-        text = _result_text(result.content)
+        text = result_text(result.content)
         if text != placeholder and not _is_cleared(text):
             found.add((result.message, result.block))
     return found
@@ -164,7 +167,7 @@ def _prompt_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
 
 
 def _input_tokens(use_block: Mapping[str, Any], counter: TokenCounter) -> int:
-    return _count(_block_text(use_block), counter)
+    return count_text(_block_text(use_block), counter)
 
 
 def _apply(
@@ -240,8 +243,8 @@ def clear_tool_uses_20250919(
         >>> clear_tool_uses_20250919(calls, edit).applied_edit()
         {'type': 'clear_tool_uses_20250919', 'cleared_tool_uses': 3, 'cleared_input_tokens': 267}
     """
-    _check_messages(messages)
-    count = _resolve(counter)
+    check_messages(messages)
+    count = resolve_counter(counter)
     if edit is None:
         edit = {}
     if not isinstance(edit, Mapping):
@@ -282,7 +285,9 @@ def clear_tool_uses_20250919(
     for use in chosen:
         assert use.result is not None  # only results clearing.py found are chosen
         block = messages[use.result[0]]["content"][use.result[1]]
-        saved += _count(_result_text(block.get("content")), count) - _count(placeholder, count)
+        saved += count_text(result_text(block.get("content")), count) - count_text(
+            placeholder, count
+        )
         if inputs_of(use.name):
             call = messages[use.call[0]]["content"][use.call[1]]
             saved += _input_tokens(call, count) - _input_tokens({**call, "input": {}}, count)
@@ -314,8 +319,8 @@ def clear_tool_uses_langchain(
     Returns:
         A `ClearResult` in the same terms as `clear_tool_uses_20250919`.
     """
-    _check_messages(messages)
-    count = _resolve(counter)
+    check_messages(messages)
+    count = resolve_counter(counter)
     size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens
     if size <= trigger:
         return ClearResult(list(messages), 0, 0)
@@ -326,11 +331,11 @@ def clear_tool_uses_langchain(
     for use in old:
         assert use.result is not None
         block = messages[use.result[0]]["content"][use.result[1]]
-        text = _result_text(block.get("content"))
+        text = result_text(block.get("content"))
         if use.name in exclude_tools or text == placeholder:
             continue
         chosen.append(use)
-        saved += _count(text, count) - _count(placeholder, count)
+        saved += count_text(text, count) - count_text(placeholder, count)
         if clear_tool_inputs:
             call = messages[use.call[0]]["content"][use.call[1]]
             saved += _input_tokens(call, count) - _input_tokens({**call, "input": {}}, count)
@@ -367,7 +372,7 @@ def _clear_thinking(
     for index in drop:
         content = messages[index]["content"]
         kept = [b for b in content if b["type"] not in ("thinking", "redacted_thinking")]
-        saved += sum(_count(_block_text(b), count) for b in content if b not in kept)
+        saved += sum(count_text(_block_text(b), count) for b in content if b not in kept)
         out[index] = {**messages[index], "content": kept}
     entry = {
         "type": "clear_thinking_20251015",
@@ -549,7 +554,7 @@ class EmulatedClient:
         summarizer: Callable[[list[Message], str | None], str] | None = None,
     ) -> None:
         self.model = model
-        self._counter = _resolve(counter)
+        self._counter = resolve_counter(counter)
         self.cache = (
             cache if cache is not None else PromptCache(model, clock=clock, counter=counter)
         )
@@ -580,7 +585,7 @@ class EmulatedClient:
         raw = reply.get("content", [])
         said = [{"type": "text", "text": raw}] if isinstance(raw, str) else raw
         try:
-            _check_messages([{"role": "assistant", "content": said}])
+            check_messages([{"role": "assistant", "content": said}])
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where}: {error}") from None
         tokens = reply.get("output_tokens")
@@ -607,7 +612,7 @@ class EmulatedClient:
                 f"this client emulates {self.model!r}, got model={_shown(request.get('model'))}"
             )
         messages = request.get("messages")
-        _check_messages(messages)
+        check_messages(messages)
         view = {k: v for k, v in request.items() if k not in ("betas", "context_management")}
         view["messages"] = _after_compaction(messages)  # type: ignore[arg-type]
         original = self.cache.prompt_tokens(view)
@@ -643,7 +648,7 @@ class EmulatedClient:
     def _output_tokens(self, content: list[dict[str, Any]], reply: Reply) -> int:
         if reply.get("output_tokens") is not None:
             return int(reply["output_tokens"])
-        return sum(_count(_block_text(block), self._counter) for block in content)
+        return sum(count_text(_block_text(block), self._counter) for block in content)
 
     def _create(self, request: Mapping[str, Any], *, beta: bool) -> dict[str, Any]:
         prewarm = _max_tokens(request) == 0
@@ -658,7 +663,7 @@ class EmulatedClient:
             )
             block = {"type": "compaction", "content": summary}
             used = self.cache.usage(view).as_dict()
-            used["output_tokens"] = _count(summary, self._counter)
+            used["output_tokens"] = count_text(summary, self._counter)
             iterations.append({"type": "compaction", **used})
             content.append(block)
             view = {**view, "messages": [{"role": "assistant", "content": [block]}]}

@@ -35,9 +35,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from context_budget._blocks import checked_message_text
+from context_budget._checks import check_messages
 from context_budget.compaction import SUMMARY_PREFIX, Summarizer, _is_question
 from context_budget.layers import Layers
-from context_budget.messages import Message, _check_messages, _message_text
+from context_budget.messages import Message
 from context_budget.summarizers import keep_numbers
 from context_budget.survival import Scenario, survives
 
@@ -84,11 +86,11 @@ def keep_rules_and_decisions(messages: Sequence[Message]) -> str:
     `goes on`, `from today`). Run on its own output it keeps everything, so
     repeated compaction loses nothing more.
     """
-    _check_messages(messages)
+    check_messages(messages)
     kept = [
         line
         for message in messages
-        for line in _message_text(message).splitlines()
+        for line in checked_message_text(message).splitlines()
         if line.strip() and not line.startswith(SUMMARY_PREFIX.strip())
         if re.search(r"[0-9]", line) or _RULE_WORDS.search(line)
     ]

@@ -35,7 +35,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from context_budget.messages import Message, _blocks, _check_message, _check_messages
+from context_budget._blocks import message_blocks
+from context_budget._checks import check_message, check_messages
+from context_budget.messages import Message
 
 __all__ = ["HistoryProblem", "validate_history"]
 
@@ -103,7 +105,7 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
         >>> validate_history(trimmed)
         [HistoryProblem(index=0, tool_use_id='toolu_01', problem='orphan result')]
     """
-    _check_messages(messages)
+    check_messages(messages)
     problems: list[HistoryProblem] = []
     seen: set[str] = set()  # ids of every tool_use so far
     asked: dict[str, int] = {}  # id -> message index, of the calls the previous turn made
@@ -115,10 +117,10 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
         for index in range(start, stop):
             message = messages[index]
             if isinstance(message["content"], str) or any(
-                block["type"] != "tool_use" for block in _blocks(message)
+                block["type"] != "tool_use" for block in message_blocks(message)
             ):
                 moved_on = index
-            for block in _blocks(message):
+            for block in message_blocks(message):
                 kind = block["type"]
                 if kind == "tool_use":
                     call_id = block["id"]
@@ -418,7 +420,7 @@ class PrefixGuard:
         same = _common_prefix(messages, self._messages, min(unchanged, len(self._messages)))
         added = [messages[index] for index in range(same, len(messages))]
         for index, message in enumerate(added, start=same):
-            _check_message(message, index)
+            check_message(message, index)
         if system is not None and not isinstance(system, str | Sequence):
             raise TypeError(f"system must be a str or a list of blocks, got {system!r:.60}")
         blocks = [{"type": "text", "text": system}] if isinstance(system, str) else system or []

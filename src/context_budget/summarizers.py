@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from context_budget._blocks import checked_message_text
+from context_budget._checks import check_messages
 from context_budget.clearing import _is_cleared
-from context_budget.messages import Message, _check_messages, _message_text
+from context_budget.messages import Message
 
 __all__ = ["forget_everything", "keep_numbers"]
 
@@ -41,11 +43,11 @@ def keep_numbers(messages: Sequence[Message]) -> str:
         ... ])
         'We close at 6 pm.\\nNo, make it 7 pm.'
     """
-    _check_messages(messages)
+    check_messages(messages)
     kept = [
         line
         for message in messages
-        for line in _message_text(message).splitlines()
+        for line in checked_message_text(message).splitlines()
         if _DIGIT.search(line) and not _is_cleared(line)
     ]
     return "\n".join(kept)

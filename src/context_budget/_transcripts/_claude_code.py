@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from context_budget._checks import check_message
 from context_budget._transcripts._common import (
     _as_blocks,
     _Boundary,
@@ -33,7 +34,7 @@ from context_budget._transcripts._common import (
     _tally,
     _Thread,
 )
-from context_budget.messages import Message, _check_message
+from context_budget.messages import Message
 
 _MAIN = ""  # the key of the main conversation among the threads
 
@@ -205,7 +206,7 @@ def _add(thread: _Building, record: dict[str, Any], where: str) -> None:
         raise ValueError(f"{where}: the {role} message has no content")
     converted: Message = {"role": role, "content": content}
     try:
-        _check_message(converted)
+        check_message(converted)
     except (TypeError, ValueError) as error:
         raise type(error)(f"{where}: {error}") from None
     message_id = message.get("id")

@@ -25,10 +25,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from context_budget._checks import check_message
 from context_budget._transcripts._common import _count_of, _lines, _tally
 from context_budget._transcripts._openai import _text_of, _tool_input
 from context_budget.layers import Layers
-from context_budget.messages import Message, _check_message
+from context_budget.messages import Message
 
 #: The record types of a rollout; a file whose first record has one of them is a rollout.
 RECORD_TYPES = frozenset(
@@ -114,7 +115,7 @@ def _codex(text: str) -> tuple[Layers, int]:
             else:
                 message = {"role": "assistant", "content": [block]}
         try:
-            _check_message(message, len(conversation))
+            check_message(message, len(conversation))
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where} (codex): {error}") from None
         if not conversation or message is not conversation[-1]:

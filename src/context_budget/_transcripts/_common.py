@@ -13,8 +13,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from context_budget._checks import bad_scalar, check_message
 from context_budget.layers import Layers
-from context_budget.messages import Message, _bad_scalar, _check_message
+from context_budget.messages import Message
 
 _KINDS = {
     dict: "an object",
@@ -174,10 +175,10 @@ def _checked(layers: Layers) -> Layers:
     for where, text in [("system", layers.system)] + [
         (f"pinned record {number}", record) for number, record in enumerate(layers.pinned)
     ]:
-        if (problem := _bad_scalar(text)) is not None:
+        if (problem := bad_scalar(text)) is not None:
             raise ValueError(f"{where}: {problem}")
     for index, message in enumerate(layers.conversation):
-        _check_message(message, index)
+        check_message(message, index)
     return layers
 
 

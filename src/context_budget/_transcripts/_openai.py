@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from context_budget._checks import check_message
 from context_budget._transcripts._common import _Final, _kind, _object
 from context_budget.layers import Layers
-from context_budget.messages import Message, _check_message
+from context_budget.messages import Message
 
 _SYSTEM_ROLES = frozenset({"system", "developer"})
 
@@ -130,7 +131,7 @@ def _openai(data: object) -> Layers:
         else:
             converted = {"role": role, "content": _parts(message.get("content"), where)}
         try:
-            _check_message(converted, len(conversation))
+            check_message(converted, len(conversation))
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where} (openai): {error}") from None
         conversation.append(converted)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from context_budget._checks import check_message
 from context_budget._transcripts._common import _count_of, _kind, _object, _tally
 from context_budget._transcripts._openai import _assistant, _text_of
 from context_budget.layers import Layers
-from context_budget.messages import Message, _check_message
+from context_budget.messages import Message
 
 
 def _is_events(data: object) -> bool:
@@ -93,7 +94,7 @@ def _openhands(data: object) -> tuple[Layers, int]:
             skipped[label] = skipped.get(label, 0) + 1
             continue
         try:
-            _check_message(message, len(conversation))
+            check_message(message, len(conversation))
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where} (openhands): {error}") from None
         conversation.append(message)

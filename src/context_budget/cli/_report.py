@@ -53,15 +53,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from context_budget._blocks import checked_message_text, result_text, tool_results
+from context_budget._counting import count_text, message_sizes
 from context_budget._transcripts._common import _Transcript
 from context_budget.clearing import _clear, _Clearing
 from context_budget.compaction import KEEP_TOOL_RESULTS, _compact
 from context_budget.errors import ContextOverflowError
 from context_budget.history import validate_history
 from context_budget.layers import Layers, _fixed_tokens
-from context_budget.messages import Message, _message_text, _result_text, _tool_results
+from context_budget.messages import Message
 from context_budget.summarizers import keep_numbers
-from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, _count, _sizes
+from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 #: How many messages the "largest" table lists.
 LARGEST = 10
@@ -145,13 +147,13 @@ def _result_rows(
     the message's size less the framing, not counted again.
     """
     rows: list[tuple[int, int | None, str, int]] = []
-    for result in _tool_results(conversation):
+    for result in tool_results(conversation):
         message = conversation[result.message]
         alone = result.block is None or len(message["content"]) == 1
         if alone:
             tokens = sizes[result.message] - MESSAGE_OVERHEAD_TOKENS
         else:
-            tokens = _count(_result_text(result.content), counter)
+            tokens = count_text(result_text(result.content), counter)
         if result.block is None:
             tool = _shorthand_name(message)
         else:
@@ -162,7 +164,7 @@ def _result_rows(
 
 def _dense_share(layers: Layers, conversation: Sequence[Message]) -> float:
     """The share of the context's characters that are neither letters nor spaces."""
-    texts = [layers.system, *layers.pinned, *(_message_text(m) for m in conversation)]
+    texts = [layers.system, *layers.pinned, *(checked_message_text(m) for m in conversation)]
     characters = sum(map(len, texts))
     dense = sum(len(_WORDS.sub("", text)) for text in texts)
     return round(dense / characters, 4) if characters else 0.0
@@ -280,7 +282,7 @@ def _threads(transcript: _Transcript, counter: TokenCounter) -> list[dict[str, A
             "description": thread.description,
             "file": thread.file or None,
             "messages": len(thread.messages),
-            "tokens": sum(_sizes(thread.messages, counter)),
+            "tokens": sum(message_sizes(thread.messages, counter)),
             "broken_pairs": len(validate_history(thread.messages)),
         }
         for thread in transcript.threads
@@ -315,7 +317,7 @@ def _final(transcript: _Transcript, counter: TokenCounter) -> dict[str, Any] | N
     return {
         "status": final.status,
         "characters": len(final.text),
-        "tokens": _count(final.text, counter),
+        "tokens": count_text(final.text, counter),
     }
 
 
@@ -330,7 +332,7 @@ def _report(
     layers = transcript.layers
     conversation = layers.conversation
     system, pinned = _fixed_tokens(layers, counter)
-    sizes = _sizes(conversation, counter)  # message index -> tokens, counted once
+    sizes = message_sizes(conversation, counter)  # message index -> tokens, counted once
     total = system + pinned + sum(sizes)
     names = _call_names(conversation)
     order = sorted(range(len(conversation)), key=lambda i: (-sizes[i], i))
