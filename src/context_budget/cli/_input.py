@@ -17,8 +17,8 @@ import os
 import stat
 from pathlib import Path
 
-from context_budget._transcripts._claude_code import _File
-from context_budget._transcripts._common import _Transcript
+from context_budget._transcripts._claude_code import File
+from context_budget._transcripts._common import Transcript
 from context_budget.transcripts import _description, _parse, _parse_files, _session_files
 
 #: The largest file `inspect` reads unless `--max-bytes` says otherwise.
@@ -74,7 +74,7 @@ def _read(path: str, max_bytes: int = MAX_BYTES) -> str:
         ) from None
 
 
-def _load(text: str, path: str, format: str) -> _Transcript:
+def _load(text: str, path: str, format: str) -> Transcript:
     """The file's text read as `format` (or detected), every message checked."""
     try:
         return _parse(text, format)
@@ -98,12 +98,12 @@ def _files_of(path: str) -> list[str]:
     return found
 
 
-def _load_paths(paths: list[str], max_bytes: int, format: str) -> _Transcript:
+def _load_paths(paths: list[str], max_bytes: int, format: str) -> Transcript:
     """What the command was given, read: one file, or one Claude Code session from several."""
     names = [name for path in paths for name in _files_of(path)]
     if len(paths) == 1 and names == paths:
         return _load(_read(paths[0], max_bytes), paths[0], format)
-    files = [_File(name, _read(name, max_bytes), _description(Path(name))) for name in names]
+    files = [File(name, _read(name, max_bytes), _description(Path(name))) for name in names]
     try:
         return _parse_files(files, format)
     except (TypeError, ValueError) as error:

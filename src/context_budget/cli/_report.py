@@ -55,7 +55,7 @@ from typing import Any
 
 from context_budget._blocks import checked_message_text, result_text, tool_results
 from context_budget._counting import count_text, message_sizes
-from context_budget._transcripts._common import _Transcript
+from context_budget._transcripts._common import Transcript
 from context_budget.clearing import _clear, _Clearing
 from context_budget.compaction import KEEP_TOOL_RESULTS, _compact
 from context_budget.errors import ContextOverflowError
@@ -275,7 +275,7 @@ def _budget_section(
     }
 
 
-def _threads(transcript: _Transcript, counter: TokenCounter) -> list[dict[str, Any]]:
+def _threads(transcript: Transcript, counter: TokenCounter) -> list[dict[str, Any]]:
     return [
         {
             "name": thread.name,
@@ -289,7 +289,7 @@ def _threads(transcript: _Transcript, counter: TokenCounter) -> list[dict[str, A
     ]
 
 
-def _segments(transcript: _Transcript, sizes: Sequence[int]) -> list[dict[str, Any]]:
+def _segments(transcript: Transcript, sizes: Sequence[int]) -> list[dict[str, Any]]:
     """The main conversation's segments, cut at the compaction boundaries (none if empty)."""
     starts = [boundary for boundary in transcript.boundaries if 0 < boundary.index < len(sizes)]
     firsts = [0, *(boundary.index for boundary in starts)]
@@ -310,7 +310,7 @@ def _segments(transcript: _Transcript, sizes: Sequence[int]) -> list[dict[str, A
     return segments if sizes else []
 
 
-def _final(transcript: _Transcript, counter: TokenCounter) -> dict[str, Any] | None:
+def _final(transcript: Transcript, counter: TokenCounter) -> dict[str, Any] | None:
     final = transcript.final
     if final is None:
         return None
@@ -322,7 +322,7 @@ def _final(transcript: _Transcript, counter: TokenCounter) -> dict[str, Any] | N
 
 
 def _report(
-    transcript: _Transcript,
+    transcript: Transcript,
     path: str,
     counter_name: str,
     counter: TokenCounter,
