@@ -6,7 +6,7 @@ trusts its input to have passed `check_message`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from context_budget._json import canonical_json
@@ -15,7 +15,9 @@ __all__ = [
     "ToolResult",
     "block_text",
     "checked_message_text",
+    "is_question",
     "message_blocks",
+    "request_block_text",
     "result_text",
     "tool_result_ids",
     "tool_results",
@@ -91,3 +93,30 @@ def tool_results(messages: Sequence[dict[str, Any]]) -> Iterator[ToolResult]:
                 if block["type"] == "tool_result":
                     flag = block.get("is_error", False)
                     yield ToolResult(index, number, block.get("content"), flag)
+
+
+def request_block_text(block: Mapping[str, Any]) -> str:
+    """The text of one block of a request, as the prompt cache counts it.
+
+    Unlike `block_text`, it reads a block that was never checked (a missing key
+    gives ""), counts a `compaction` block's content, and leaves a block's
+    `cache_control` out of its JSON.
+    """
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "tool_use":
+        return f"{block['name']} {canonical_json(block['input'])}"
+    if kind == "tool_result":
+        return result_text(block.get("content"))
+    if kind in ("thinking", "compaction"):
+        return str(block.get("thinking", block.get("content")) or "")
+    return canonical_json({k: v for k, v in block.items() if k != "cache_control"})
+
+
+def is_question(message: dict[str, Any]) -> bool:
+    """A user message with something besides tool results in it."""
+    if message["role"] != "user":
+        return False
+    content = message["content"]
+    return isinstance(content, str) or any(block["type"] != "tool_result" for block in content)

@@ -8,7 +8,7 @@ functions are for messages already checked.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from context_budget._blocks import checked_message_text
 
@@ -17,6 +17,7 @@ __all__ = [
     "TokenCounter",
     "count_text",
     "estimate_tokens",
+    "fixed_layer_tokens",
     "message_size",
     "message_sizes",
     "resolve_counter",
@@ -83,3 +84,20 @@ def message_size(message: dict[str, Any], counter: TokenCounter) -> int:
 def message_sizes(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> list[int]:
     # message index -> tokens; each message counted once
     return [message_size(message, counter) for message in messages]
+
+
+class _FixedLayers(Protocol):
+    """What `fixed_layer_tokens` reads of a `Layers`: the system prompt and the pinned records."""
+
+    @property
+    def system(self) -> str: ...
+
+    @property
+    def pinned(self) -> Sequence[str]: ...
+
+
+def fixed_layer_tokens(layers: _FixedLayers, counter: TokenCounter) -> tuple[int, int]:
+    """(system, pinned) tokens, framing included: the layers compaction never changes."""
+    system = count_text(layers.system, counter) + MESSAGE_OVERHEAD_TOKENS if layers.system else 0
+    pinned = sum(count_text(record, counter) + MESSAGE_OVERHEAD_TOKENS for record in layers.pinned)
+    return system, pinned

@@ -43,12 +43,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget._blocks import tool_result_ids, tool_use_ids
+from context_budget._blocks import is_question, tool_result_ids, tool_use_ids
 from context_budget._checks import check_messages
-from context_budget._counting import message_size, message_sizes, resolve_counter
-from context_budget.clearing import _clear, _Clearing
+from context_budget._clearing import Clearing, clear_results
+from context_budget._counting import (
+    fixed_layer_tokens,
+    message_size,
+    message_sizes,
+    resolve_counter,
+)
 from context_budget.errors import ContextOverflowError
-from context_budget.layers import Layers, _fixed_tokens
+from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.tokens import TokenCounter
 
@@ -83,14 +88,6 @@ class _Compacted:
     cleared: int
 
 
-def _is_question(message: Message) -> bool:
-    """A user message with something besides tool results in it."""
-    if message["role"] != "user":
-        return False
-    content = message["content"]
-    return isinstance(content, str) or any(block["type"] != "tool_result" for block in content)
-
-
 def _unanswered(messages: Sequence[Message], start: int, stop: int) -> set[str]:
     """Ids of the tool results in `messages[start:stop]` whose call is not in that span."""
     calls: set[str] = set()
@@ -107,7 +104,7 @@ def _cut_index(messages: Sequence[Message]) -> int | None:
     Example: [user q0, assistant call t1, user result t1 + q1] -> 1, because
     the latest question (index 2) also answers the call made at index 1.
     """
-    latest = next((i for i in range(len(messages) - 1, -1, -1) if _is_question(messages[i])), None)
+    latest = next((i for i in range(len(messages) - 1, -1, -1) if is_question(messages[i])), None)
     if latest is None:
         return None
     cut = latest
@@ -193,7 +190,7 @@ def _compact(
     *,
     single_task: bool = False,
     sizes: Sequence[int] | None = None,
-    clearing: _Clearing | None = None,
+    clearing: Clearing | None = None,
     fixed_tokens: tuple[int, int] | None = None,
 ) -> _Compacted:
     """`compact` on checked arguments, with a record of what it did.
@@ -203,7 +200,7 @@ def _compact(
     context again: the `inspect` command passes the ones it already has.
     """
     conversation = layers.conversation
-    system, pinned = fixed_tokens or _fixed_tokens(layers, counter)
+    system, pinned = fixed_tokens or fixed_layer_tokens(layers, counter)
     fixed = system + pinned
     if fixed > budget:
         raise ContextOverflowError(
@@ -219,7 +216,7 @@ def _compact(
 
     # step 1: the shared clearing rule; only the messages it changed are recounted
     if clearing is None:
-        clearing = _clear(conversation, KEEP_TOOL_RESULTS, counter, sizes)
+        clearing = clear_results(conversation, KEEP_TOOL_RESULTS, counter, sizes)
     cleared = clearing.messages
     for index, size in clearing.sizes.items():
         sizes[index] = size
@@ -275,7 +272,7 @@ def _task_summary(
 
     `room` is the budget left for the conversation, in tokens.
     """
-    task = next((i for i, message in enumerate(messages) if _is_question(message)), None)
+    task = next((i for i, message in enumerate(messages) if is_question(message)), None)
     starts = [] if task is None else _round_starts(messages, task + 2)
     if task is None or not starts:  # no task, or no round between it and the last
         return range(0), None

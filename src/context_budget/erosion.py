@@ -35,9 +35,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from context_budget._blocks import checked_message_text
+from context_budget._blocks import checked_message_text, is_question
 from context_budget._checks import check_messages
-from context_budget.compaction import SUMMARY_PREFIX, Summarizer, _is_question
+from context_budget.compaction import SUMMARY_PREFIX, Summarizer
 from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.summarizers import keep_numbers
@@ -117,7 +117,7 @@ class Strategy:
 
 def _latest_question(messages: Sequence[Message]) -> int:
     for index in range(len(messages) - 1, -1, -1):
-        if _is_question(messages[index]):
+        if is_question(messages[index]):
             return index
     raise ValueError("the conversation has no user question to keep")
 

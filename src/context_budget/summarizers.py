@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from context_budget._blocks import checked_message_text
 from context_budget._checks import check_messages
-from context_budget.clearing import _is_cleared
+from context_budget._clearing import is_cleared
 from context_budget.messages import Message
 
 __all__ = ["forget_everything", "keep_numbers"]
@@ -48,7 +48,7 @@ def keep_numbers(messages: Sequence[Message]) -> str:
         line
         for message in messages
         for line in checked_message_text(message).splitlines()
-        if _DIGIT.search(line) and not _is_cleared(line)
+        if _DIGIT.search(line) and not is_cleared(line)
     ]
     return "\n".join(kept)
 

@@ -1,6 +1,6 @@
 """The report as plain data: what `inspect` prints, before it is turned into text.
 
-`_report` gives one dict, printed as is by `--json` and as text by `_render`;
+`build_report` gives one dict, printed as is by `--json` and as text by `_render`;
 every count is in tokens, framing included, and every share is a fraction of
 the context's total rounded to 4 places. Its keys:
 
@@ -54,13 +54,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from context_budget._blocks import checked_message_text, result_text, tool_results
-from context_budget._counting import count_text, message_sizes
+from context_budget._clearing import Clearing, clear_results
+from context_budget._counting import count_text, fixed_layer_tokens, message_sizes
 from context_budget._transcripts._common import Transcript
-from context_budget.clearing import _clear, _Clearing
-from context_budget.compaction import KEEP_TOOL_RESULTS, _compact
+
+# private on purpose: `inspect` runs compaction's own engine with the counts it already
+# has, and reads what it did (which messages a summary replaced); `compact` returns layers only
+from context_budget.compaction import (
+    KEEP_TOOL_RESULTS,
+    _compact,
+)
 from context_budget.errors import ContextOverflowError
 from context_budget.history import validate_history
-from context_budget.layers import Layers, _fixed_tokens
+from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.summarizers import keep_numbers
 from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
@@ -175,7 +181,7 @@ def _outcome(
     budget: int,
     counter: TokenCounter,
     sizes: Sequence[int],
-    clearing: _Clearing,
+    clearing: Clearing,
     total: int,
     fixed_tokens: tuple[int, int],
     *,
@@ -221,7 +227,7 @@ def _smallest(
     fixed_tokens: tuple[int, int],
     counter: TokenCounter,
     sizes: Sequence[int],
-    clearing: _Clearing,
+    clearing: Clearing,
 ) -> int:
     """The smallest size, in tokens, compaction reaches in either mode."""
     reached = []
@@ -253,7 +259,7 @@ def _budget_section(
     result_tokens: dict[tuple[int, int | None], int],
 ) -> dict[str, Any]:
     total = sum(fixed_tokens) + sum(sizes)
-    clearing = _clear(layers.conversation, KEEP_TOOL_RESULTS, counter, sizes, result_tokens)
+    clearing = clear_results(layers.conversation, KEEP_TOOL_RESULTS, counter, sizes, result_tokens)
     after = total - sum(sizes[index] - size for index, size in clearing.sizes.items())
     args = (layers, budget, counter, sizes, clearing, total, fixed_tokens)
     default = _outcome(*args, single_task=False)
@@ -321,7 +327,7 @@ def _final(transcript: Transcript, counter: TokenCounter) -> dict[str, Any] | No
     }
 
 
-def _report(
+def build_report(
     transcript: Transcript,
     path: str,
     counter_name: str,
@@ -331,7 +337,7 @@ def _report(
     """The whole report as plain data; the text form and `--json` both print this."""
     layers = transcript.layers
     conversation = layers.conversation
-    system, pinned = _fixed_tokens(layers, counter)
+    system, pinned = fixed_layer_tokens(layers, counter)
     sizes = message_sizes(conversation, counter)  # message index -> tokens, counted once
     total = system + pinned + sum(sizes)
     names = _call_names(conversation)
