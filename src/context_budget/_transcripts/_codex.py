@@ -22,10 +22,10 @@ agent's messages again, and the `token_count` usage) are skipped and counted.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from context_budget._checks import check_message
+from context_budget._json import canonical_json
 from context_budget._transcripts._common import count_of, json_lines, tally
 from context_budget._transcripts._openai import text_of, tool_input
 from context_budget.layers import Layers
@@ -45,7 +45,7 @@ def _output_text(output: object) -> str:
         return output
     if isinstance(output, dict) and isinstance(output.get("content"), str):
         return str(output["content"])
-    return json.dumps(output, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return canonical_json(output)
 
 
 def _assistant_block(item: dict[str, Any], where: str) -> dict[str, Any] | None:
