@@ -112,7 +112,7 @@ def test_a_bad_claude_code_line_is_named(tmp_path: Path) -> None:
 
 
 def test_tool_calls_are_converted_and_counted() -> None:
-    # issue 7: tool_calls were ignored and a real trajectory was under-counted
+    # a regression: tool_calls were once ignored and a real trajectory was under-counted
     call = {
         "id": "call_1",
         "type": "function",

@@ -1,7 +1,14 @@
-"""The `context-budget` command: a budget report for a saved conversation.
+"""The `context-budget` command and its three subcommands.
 
-Usage: `context-budget inspect FILE... [--budget N] [--counter estimate|qwen]
-[--format FORMAT] [--max-bytes N] [--json]`.
+- `context-budget inspect FILE...`: a budget report for a saved conversation
+  (described below; this module and `_input`, `_report`, `_render`);
+- `context-budget bill PATH...`: what a saved session's API calls cost, and
+  its rebuilds (`_bill`);
+- `context-budget demo`: the incident-report experiment, one strategy or all
+  of them (`_demo`).
+
+Usage of `inspect`: `context-budget inspect FILE... [--budget N] [--counter
+estimate|qwen] [--format FORMAT] [--max-bytes N] [--json]`.
 
 FILE is a transcript in one of the formats `load_transcript` reads (a list of
 messages, an object with system, pinned and conversation, a Claude Code
@@ -39,11 +46,12 @@ arranges them, in three steps, one module each:
 
 - `_input`: the file -> a transcript (`Layers` and what was read), or an
   `InputError`;
-- `build_report`: the transcript -> the report, a dict of plain data (its keys are
+- `_report` (`build_report`): the transcript -> the report, a dict of plain data (its keys are
   listed there), which `--json` prints as is;
-- `render_report`: the report -> the text.
+- `_render` (`render_report`): the report -> the text.
 
-This module holds the argument parser and `main`, which runs the three.
+This module holds the argument parser and `main`, which runs the three (or
+hands `bill` and `demo` to their modules).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The report as text: what `inspect` prints without `--json`.
 
-`render_report(report)` takes the dict `_report` builds (its keys are listed in
+`render_report(report)` takes the dict `build_report` builds (its keys are listed in
 `context_budget.cli._report`) and gives the whole text, sections separated by
 a blank line and ending in a newline: the header, the layer table, the largest
 messages, the tool results, the history, then the budget (`_budget_lines`).

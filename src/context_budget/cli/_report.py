@@ -1,6 +1,6 @@
 """The report as plain data: what `inspect` prints, before it is turned into text.
 
-`build_report` gives one dict, printed as is by `--json` and as text by `_render`;
+`build_report` gives one dict, printed as is by `--json` and as text by `render_report`;
 every count is in tokens, framing included, and every share is a fraction of
 the context's total rounded to 4 places. Its keys:
 
