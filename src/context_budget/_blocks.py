@@ -1,7 +1,8 @@
-"""The text of blocks, results and messages already checked, and where the results are.
+"""The text of blocks, results and messages, and where the tool results are.
 
-Shapes are those `context_budget.messages` describes; every function here
-trusts its input to have passed `check_message`.
+Shapes are those `context_budget.messages` describes. Every function here but
+`request_block_text` (the prompt cache's reading of a request's block) trusts
+its input to have passed `check_message`.
 """
 
 from __future__ import annotations

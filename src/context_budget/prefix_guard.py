@@ -89,6 +89,8 @@ def _strip_markers(value: object) -> object:
 
 
 def _fingerprint(value: object) -> str:
+    # not canonical_json: ASCII escapes keep the text encodable even when a tool or
+    # system block (which no message check covers) holds a lone surrogate
     text = json.dumps(_strip_markers(value), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
