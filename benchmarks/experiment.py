@@ -12,7 +12,7 @@ import platform
 import sys
 import time
 
-from context_budget import STRATEGIES, run_strategy
+from context_budget.experiment import STRATEGIES, run_strategy
 
 GOAL_SECONDS = 2.0
 

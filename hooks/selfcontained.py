@@ -66,15 +66,26 @@ SETUP_TEMPLATE = (
 # This cell carries its own copy of the `{name}` package ({size_kb} kB zip, base64, on
 # its last line). It unpacks the package into a folder of the temp dir and puts that
 # folder on sys.path, so `import {name}` works on a bare Python 3.11+ kernel with
-# nothing to install. Run it again after a kernel restart; running it twice is harmless.
+# nothing to install. Run it again after a kernel restart; running it twice is harmless,
+# and so are two notebooks starting at once: each unpacks into a folder of its own and
+# renames it into place whole, so no kernel ever imports a half-written file.
 def _unpack_{name}(digest: str, payload: str) -> None:
     import base64, importlib, io, sys, tempfile, zipfile
     from pathlib import Path
 
     if sys.version_info < (3, 11):
         raise RuntimeError("this notebook needs Python 3.11 or newer")
-    folder = Path(tempfile.gettempdir()) / f"{name}-{{digest}}"
-    zipfile.ZipFile(io.BytesIO(base64.b64decode(payload))).extractall(folder)
+    temp = Path(tempfile.gettempdir())
+    folder = temp / f"{name}-{{digest}}"
+    if not (folder / ".complete").is_file():
+        staging = Path(tempfile.mkdtemp(prefix=f"{name}-{{digest}}.", dir=temp))
+        zipfile.ZipFile(io.BytesIO(base64.b64decode(payload))).extractall(staging)
+        (staging / ".complete").touch()
+        try:
+            staging.rename(folder)  # whole, or not at all
+        except OSError:  # another kernel got there first, or an older unpack is in the way
+            if not (folder / ".complete").is_file():
+                folder = staging
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
     package = importlib.import_module("{name}")

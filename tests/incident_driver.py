@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from context_budget import ScriptedClient, SimulatedModel, run_agent
+from context_budget import run_agent
+from context_budget.fakes import ScriptedClient, SimulatedModel
 from context_budget.harness import AppendOnlyCompaction
 from context_budget.scenarios import incidents
 

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from context_budget import PRICES, Bill, Call, model_family, price_for, read_bill
+from context_budget import PRICES, Bill, model_family, price_for, read_bill
+from context_budget.bills import Call
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
 PROJECT = SESSIONS / "sample-project"

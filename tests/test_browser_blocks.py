@@ -248,7 +248,7 @@ NOTEBOOK_PAGE = "\n".join(
         _cell("print(steps)\n", _printed("[1, 2]\n")),
         _cell("total\n", '<div class="jp-OutputArea-executeResult">42</div>'),
         _cell(
-            "from context_budget.grading.chapters import check_estimate\n"
+            "from context_budget.grading.budget import check_estimate\n"
             "print(check_estimate(lambda text: len(text) // 4))\n",
             _printed(
                 "NEEDS_WORK: 4 of 6 cases wrong; first, &#x27;abc&#x27; (3 characters):"

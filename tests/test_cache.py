@@ -16,15 +16,17 @@ from hypothesis import strategies as st
 
 from context_budget import (
     MIN_CACHEABLE_TOKENS,
-    AutomaticCacheConflictError,
-    CacheTTLOrderError,
-    InvalidRequestError,
     PromptCache,
     SimulatedClock,
     TooManyBreakpointsError,
     Usage,
 )
 from context_budget.cache import DEFAULT_EFFORT, LAST_TURN_THINKING_ONLY
+from context_budget.errors import (
+    AutomaticCacheConflictError,
+    CacheTTLOrderError,
+    InvalidRequestError,
+)
 
 EPHEMERAL = {"type": "ephemeral"}
 ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}

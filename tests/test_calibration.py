@@ -17,32 +17,35 @@ from hypothesis import strategies as st
 from profiles import cases
 
 from context_budget import (
-    CHARACTER_CLASSES,
-    CHARS_PER_TOKEN,
-    KINDS,
     MESSAGE_OVERHEAD_TOKENS,
-    SAFETY_MARGIN,
-    TOKENS_PER_CLASS,
     Layers,
     budget_report,
+    estimate_tokens,
+    head_and_tail,
+    message_tokens,
+)
+from context_budget._blocks import checked_message_text
+from context_budget.calibration import (
+    CHARACTER_CLASSES,
+    CHARS_PER_TOKEN,
+    CORPUS_FOLDER,
+    KINDS,
+    SAFETY_MARGIN,
+    TOKENS_PER_CLASS,
+    _is_nested_json,
     calibrate,
     calibrated_estimate,
     calibration_corpus,
     character_classes,
     error_by_kind,
-    estimate_tokens,
     fit_class_weights,
     fit_ratios,
-    head_and_tail,
-    load_transcript,
-    message_tokens,
     text_kind,
     with_margin,
 )
-from context_budget._blocks import checked_message_text
-from context_budget.calibration import CORPUS_FOLDER, _is_nested_json
 from context_budget.grading.unit_b import SAMPLE_TOKENS, SAMPLES, sample_texts
 from context_budget.scenarios.lucy import lucy_day
+from context_budget.transcripts import load_transcript
 
 SAMPLE_FOLDER = Path(__file__).resolve().parents[1] / "docs" / "samples"
 TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcripts"

@@ -11,13 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from profiles import cases
 
-from context_budget import (
-    ScriptedClient,
-    ScriptExhaustedError,
-    content_blocks,
-    response_field,
-    scripted_response,
-)
+from context_budget import ScriptExhaustedError, content_blocks, response_field
+from context_budget.fakes import ScriptedClient, scripted_response
 
 
 def _reply(text: str) -> dict[str, object]:
@@ -166,7 +161,7 @@ def test_a_function_script_that_runs_out_raises_the_exhaustion_error() -> None:
 
 
 def test_response_text_joins_the_text_blocks_of_dicts_and_objects() -> None:
-    from context_budget import response_text
+    from context_budget.clients import response_text
 
     blocks = [
         {"type": "text", "text": "a"},

@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
-from context_budget import STRATEGIES, EmulatedClient, PromptCache, SimulatedModel
+from context_budget import PromptCache
 from context_budget.cli import main
 from context_budget.cli._demo import run
-from context_budget.experiment import CONTEXT_BETA, MODEL
+from context_budget.editing import EmulatedClient
+from context_budget.experiment import CONTEXT_BETA, MODEL, STRATEGIES
+from context_budget.fakes import SimulatedModel
 
 
 def test_one_strategy_prints_steps_and_totals(capsys: pytest.CaptureFixture[str]) -> None:

@@ -143,3 +143,44 @@ def test_the_nested_toc_keeps_every_heading_in_order(levels: list[int]) -> None:
         return seen
 
     assert walk(list(toc), 0) == [(level, anchor) for level, anchor, _ in found]
+
+
+_STARTERS = 8
+_TOGETHER = """
+import os, sys, time
+from pathlib import Path
+go = Path(sys.argv[1])
+while not go.exists():  # every process waits here, then all unpack at once
+    time.sleep(0.001)
+"""
+
+
+def test_notebooks_started_at_once_never_import_a_half_written_package(tmp_path: Path) -> None:
+    """Eight kernels running the setup cell at the same moment, on one temp dir: each
+    imports a whole package (it unpacks into a folder of its own and renames it into
+    place), and one complete folder is left, besides the losers' own."""
+    import subprocess
+
+    setup = selfcontained.setup_source(PACKAGE)
+    script = tmp_path / "setup_cell.py"
+    script.write_text(_TOGETHER + setup + "\n", encoding="utf-8")
+    temp, go = tmp_path / "tmp", tmp_path / "go"
+    temp.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "TMPDIR": str(temp)}
+    starters = [
+        subprocess.Popen(
+            [sys.executable, "-I", "-S", str(script), str(go)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(_STARTERS)
+    ]
+    go.touch()
+    results = [starter.communicate(timeout=120) for starter in starters]
+    failed = [err[-600:] for (_, err), s in zip(results, starters, strict=True) if s.returncode]
+    assert not failed, failed[0]
+    assert all(out.startswith("context_budget ") for out, _ in results)
+    complete = [folder for folder in temp.iterdir() if (folder / ".complete").is_file()]
+    assert complete and all(folder.name.startswith("context_budget-") for folder in complete)

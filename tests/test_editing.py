@@ -19,11 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
-    PLACEHOLDER,
     PRICES,
     ContextManagementError,
-    EmulatedClient,
-    InvalidRequestError,
     PrefixGuard,
     PromptCache,
     Usage,
@@ -32,6 +29,8 @@ from context_budget import (
     cost,
     estimate_tokens,
 )
+from context_budget.editing import PLACEHOLDER, EmulatedClient
+from context_budget.errors import InvalidRequestError
 
 MODEL = "claude-sonnet-4-6"
 CLEAR = "clear_tool_uses_20250919"

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from context_budget import (
+from context_budget import keep_numbers
+from context_budget.erosion import (
     Strategy,
     format_rounds,
-    keep_numbers,
     keep_rules_and_decisions,
     survival_rounds,
     wearing_summary,

@@ -1,245 +1,38 @@
-"""The Unit A grader: our library passes it, and the seed's starters fail it where they should."""
+"""The grading engine: verdicts, attempts, reports, evidence, and what every checker shares."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+import json
+import os
+import pickle
+import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from context_budget.clearing import clear_old_tool_results
-from context_budget.compaction import compact
-from context_budget.cuts import transfer_filter
-from context_budget.errors import ContextOverflowError
-from context_budget.grading import contract_status, format_grade
-from context_budget.grading.unit_a import TRANSFER_CASES, grade_unit, run_transfer
-from context_budget.layers import Layers, budget_report
-from context_budget.messages import Message
-
-CASES = [
-    "clears all but the last two",
-    "keeps every message and the order",
-    "keep_last beyond the count clears nothing",
-    "a context that fits is unchanged",
-    "step one alone when it is enough",
-    "summarizes up to the latest question",
-    "pinned records are untouched",
-    "pinned records over the budget raise",
-    "a latest turn over the budget raises",
-]
-
-
-def statuses(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
-    return {row["case"]: row["status"] for row in rows}
-
-
-def failing(rows: Sequence[dict[str, Any]]) -> list[str]:
-    return [row["case"] for row in rows if row["status"] != "PASS"]
-
-
-# The seed's starters, written as a learner finds them.
-def starter_clear(messages: list[Message], keep_last: int) -> list[Message]:
-    return [dict(m) for m in messages]
-
-
-def starter_compact(layers: Layers, budget: int, summarize: Callable[..., str]) -> Layers:
-    conversation = list(layers.conversation)
-    while (
-        conversation
-        and budget_report(Layers(layers.system, layers.pinned, conversation))["total"] > budget
-    ):
-        conversation.pop(0)
-    return Layers(layers.system, list(layers.pinned), conversation)
-
-
-def starter_transfer(text: str, needle: str, budget: int) -> str:
-    raise NotImplementedError("keep the most recent matching lines")
-
-
-# --- the reference passes ------------------------------------------------------------
-
-
-def test_our_library_passes_every_visible_case() -> None:
-    rows = grade_unit(clear_old_tool_results, compact)
-    assert [row["case"] for row in rows] == CASES
-    assert failing(rows) == []
-    assert contract_status(rows) == "PASSED"
-
-
-def test_our_library_reports_the_seeds_observed_values() -> None:
-    observed = {row["case"]: row["observed"] for row in grade_unit(clear_old_tool_results, compact)}
-    assert observed["clears all but the last two"] == 6
-    assert observed["keeps every message and the order"] == 24
-    assert observed["keep_last beyond the count clears nothing"] == 0
-    assert observed["summarizes up to the latest question"] == "Summary of the earlier convers"
-    assert observed["pinned records over the budget raise"] == "ContextOverflowError"
-
-
-def test_our_transfer_filter_passes_every_transfer_case() -> None:
-    rows = run_transfer(transfer_filter, TRANSFER_CASES)
-    assert [row["passed"] for row in rows] == [True] * 4
-    assert contract_status(rows) == "PASSED"
-
-
-def test_transfer_cases_are_the_four_visible_cases() -> None:
-    labels = [label for label, _, _ in TRANSFER_CASES]
-    assert labels == [
-        "every match fits",
-        "only the most recent fit",
-        "no match",
-        "a zero budget keeps none",
-    ]
-    assert [arguments[1:] for _, arguments, _ in TRANSFER_CASES] == [
-        ["pistachio", 100],
-        ["pistachio", 14],
-        ["mango", 100],
-        ["mint", 0],
-    ]
-    assert TRANSFER_CASES[2][2] == "[kept 0 of 0 matching lines; 5 lines in total]"
-
-
-# --- the starters fail, and only where they should -----------------------------------
-
-
-def test_a_clear_that_copies_fails_only_the_clearing_case() -> None:
-    rows = grade_unit(starter_clear, compact)
-    assert failing(rows) == ["clears all but the last two"]
-    assert rows[0]["observed"] == 0
-    assert contract_status(rows) == "NEEDS_WORK"
-
-
-def test_a_compact_that_drops_the_oldest_messages_fails_the_compaction_cases() -> None:
-    rows = grade_unit(clear_old_tool_results, starter_compact)
-    assert failing(rows) == [
-        "step one alone when it is enough",
-        "summarizes up to the latest question",
-        "pinned records over the budget raise",
-        "a latest turn over the budget raises",
-    ]
-    assert statuses(rows)["a context that fits is unchanged"] == "PASS"
-
-
-def test_both_starters_together_need_work_without_crashing_the_grader() -> None:
-    rows = grade_unit(starter_clear, starter_compact)
-    assert len(rows) == 9
-    assert contract_status(rows) == "NEEDS_WORK"
-    assert len(format_grade(rows).splitlines()) == 9
-
-
-def test_an_unfinished_transfer_is_observed_not_raised() -> None:
-    rows = run_transfer(starter_transfer, TRANSFER_CASES)
-    assert [row["observed"] for row in rows] == [{"unfinished": True}] * 4
-    assert [row["status"] for row in rows] == ["FAIL"] * 4
-    assert contract_status(rows) == "NEEDS_WORK"
-
-
-def test_a_transfer_that_raises_is_observed_by_its_exception_name() -> None:
-    rows = run_transfer(lambda text, needle, budget: text[budget * 1000], TRANSFER_CASES)
-    assert rows[0]["observed"] == {"raises": "IndexError"}
-    assert not rows[0]["passed"]
-
-
-# --- mutating the input fails ------------------------------------------------------
-
-
-def test_a_clear_that_edits_messages_in_place_fails() -> None:
-    def clear_in_place(messages: list[Message], keep_last: int) -> list[Message]:
-        tools = [m for m in messages if m["role"] == "tool"]
-        for message in tools[: len(tools) - keep_last]:
-            message["content"] = "[tool result cleared to save context: 133 tokens]"
-        return messages
-
-    rows = grade_unit(clear_in_place, compact)
-    assert rows[0] == {
-        "case": "clears all but the last two",
-        "observed": "changed its input",
-        "status": "FAIL",
-    }
-
-
-def test_a_compact_that_edits_its_layers_in_place_fails() -> None:
-    def compact_in_place(layers: Layers, budget: int, summarize: Callable[..., str]) -> Layers:
-        out = compact(layers, budget, summarize)
-        layers.conversation[:] = out.conversation
-        return out
-
-    rows = grade_unit(clear_old_tool_results, compact_in_place)
-    assert statuses(rows)["step one alone when it is enough"] == "FAIL"
-    assert statuses(rows)["summarizes up to the latest question"] == "FAIL"
-    observed = {row["case"]: row["observed"] for row in rows}
-    assert observed["summarizes up to the latest question"] == "changed its input"
-
-
-def test_a_compact_that_changes_the_pinned_records_fails() -> None:
-    def compact_dropping_pins(layers: Layers, budget: int, summarize: Callable[..., str]) -> Layers:
-        out = compact(layers, budget, summarize)
-        layers.pinned.clear()
-        return out
-
-    rows = grade_unit(clear_old_tool_results, compact_dropping_pins)
-    assert statuses(rows)["pinned records are untouched"] == "FAIL"
-    assert statuses(rows)["a context that fits is unchanged"] == "FAIL"
-
-
-def test_a_transfer_that_changes_its_arguments_fails() -> None:
-    def consume(lines: list[str]) -> str:
-        return lines.pop()
-
-    rows = run_transfer(consume, [("pops", [["a", "b"]], "b")])
-    assert rows[0]["observed"] == "b"
-    assert rows[0]["status"] == "FAIL"
-
-
-# --- the grader never raises ----------------------------------------------------------
-
-
-def test_candidates_that_raise_become_observed_exception_names() -> None:
-    def broken(*arguments: object) -> Any:
-        raise RuntimeError("boom")
-
-    rows = grade_unit(broken, broken)
-    assert [row["observed"] for row in rows] == ["RuntimeError"] * 9
-    assert contract_status(rows) == "NEEDS_WORK"
-
-
-def test_a_candidate_raising_a_subclass_of_the_overflow_error_still_counts() -> None:
-    class Overflow(ContextOverflowError):
-        pass
-
-    def strict(layers: Layers, budget: int, summarize: Callable[..., str]) -> Layers:
-        try:
-            return compact(layers, budget, summarize)
-        except ContextOverflowError as error:
-            raise Overflow(str(error), budget=error.budget, size=error.size) from None
-
-    assert failing(grade_unit(clear_old_tool_results, strict)) == []
-
-
-_JSONISH = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
-    max_leaves=8,
+from context_budget.grading import (
+    NEEDS_WORK,
+    PASS,
+    Verdict,
+    attempt,
+    budget,
+    contract_status,
+    evidence_name,
+    report_line,
+    save_evidence,
+    spending,
+    strings_in,
 )
 
 
-@given(_JSONISH, _JSONISH)
-def test_any_returned_value_is_graded_without_raising(cleared: object, compacted: object) -> None:
-    rows = grade_unit(lambda *a: copy.deepcopy(cleared), lambda *a: copy.deepcopy(compacted))
-    assert [row["case"] for row in rows] == CASES
-    assert {row["status"] for row in rows} <= {"PASS", "FAIL"}
-    assert contract_status(rows) == "NEEDS_WORK"
-
-
-# --- the notebook helpers -------------------------------------------------------------
-
-
-def test_format_grade_prints_one_line_per_row_with_multiline_outputs_escaped() -> None:
-    rows = run_transfer(transfer_filter, TRANSFER_CASES[:1])
-    (line,) = format_grade(rows).splitlines()
-    assert line.startswith("PASS  every match fits -> '10:05 | Pistachio | 1 tubs\\n")
+def _wrong(verdict: str, *words: str) -> None:
+    assert verdict.startswith("NEEDS_WORK: "), verdict
+    for word in words:
+        assert word in verdict, (word, verdict)
 
 
 def test_contract_status_needs_every_row_to_pass() -> None:
@@ -250,23 +43,86 @@ def test_contract_status_needs_every_row_to_pass() -> None:
     assert contract_status([]) == "NEEDS_WORK"
 
 
+# --- the verdict ---------------------------------------------------------------------
+
+
+def test_a_verdict_is_the_text_it_prints_and_keeps_its_parts() -> None:
+    passed = Verdict(PASS)
+    assert passed == "PASS" and repr(passed) == "'PASS'" and passed.passed
+    assert (passed.status, passed.why, passed.rows, dict(passed.hints)) == (PASS, "", (), {})
+    wrong = Verdict(NEEDS_WORK, "expected 4, got 5")
+    assert str(wrong) == "NEEDS_WORK: expected 4, got 5" and not wrong.passed
+    assert json.loads(json.dumps({"verdict": wrong})) == {"verdict": str(wrong)}
+    assert Verdict(PASS, "3 of 3") == "PASS: 3 of 3"
+
+
+def test_a_verdict_of_rows_shows_each_row_and_the_hint_of_each_failed_one() -> None:
+    rows = [
+        {"case": "adds", "observed": 5, "status": "FAIL"},
+        {"case": "keeps", "observed": "a\nb", "status": "PASS"},
+    ]
+    verdict = Verdict.of_rows(rows, {"adds": "count both", "keeps": "not shown"})
+    assert verdict.status == NEEDS_WORK
+    assert verdict.splitlines() == [
+        "NEEDS_WORK",
+        "FAIL  adds -> 5",
+        "      hint: count both",
+        "PASS  keeps -> 'a\\nb'",
+        "      hint: not shown",
+    ]
+    assert Verdict.of_rows(rows[1:]).passed and not Verdict.of_rows([]).passed
+
+
+def test_a_verdict_refuses_another_status_and_cannot_be_changed() -> None:
+    for status in ("PASSED", "pass", "FAIL", ""):
+        with pytest.raises(ValueError, match=f"got {status!r}"):
+            Verdict(status)
+    with pytest.raises(TypeError, match="why is a str, got int"):
+        Verdict(NEEDS_WORK, 3)  # type: ignore[arg-type]
+    verdict = Verdict(PASS)
+    with pytest.raises(AttributeError, match="cannot be changed"):
+        verdict.status = NEEDS_WORK  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="cannot be changed"):
+        del verdict.status
+    assert verdict.status == PASS
+
+
+def test_a_verdict_copies_the_rows_and_hints_it_is_given() -> None:
+    rows = [{"case": "adds", "observed": 5, "status": "FAIL"}]
+    hints = {"adds": "count both"}
+    verdict = Verdict.of_rows(rows, hints)
+    rows.append({"case": "late", "observed": 0, "status": "FAIL"})
+    hints["adds"] = "changed"
+    assert len(verdict.rows) == 1 and verdict.hints == {"adds": "count both"}
+    for again in (copy.deepcopy(verdict), pickle.loads(pickle.dumps(verdict))):
+        assert again == verdict and type(again) is Verdict
+        assert (again.status, again.rows, again.hints) == (NEEDS_WORK, verdict.rows, verdict.hints)
+
+
+@given(st.text(), st.booleans())
+def test_any_why_makes_a_verdict_that_starts_with_its_status(why: str, passed: bool) -> None:
+    status = PASS if passed else NEEDS_WORK
+    verdict = Verdict(status, why)
+    assert verdict.startswith(status) and verdict.why == why
+    assert verdict == (f"{status}: {why}" if why else status)
+
+
+def test_strings_in_finds_every_string_of_nested_data_in_order() -> None:
+    data = {"a": ["x", {"b": ("y", 3, None)}], "c": "z", "d": b"bytes"}
+    assert strings_in(data) == ["x", "y", "z"] and strings_in(7) == []
+
+
 # --- the engine: attempts, report lines, evidence files ---------------------------------
 
 
 def test_attempt_records_a_return_or_the_exception() -> None:
-    from context_budget.grading import attempt
-
     assert attempt(len, "abc").value == 3 and attempt(len, "abc").error is None
     failed = attempt(len, 5)
     assert failed.value is None and failed.error_name == "TypeError"
 
 
 def test_report_line_is_the_tag_and_sorted_json() -> None:
-    import json
-
     import pytest
-
-    from context_budget.grading import report_line
 
     line = report_line("EXERCISE_REPORT", {"unit": "unit-a", "passed": 9})
     tag, _, body = line.partition("=")
@@ -279,8 +135,6 @@ def test_report_line_is_the_tag_and_sorted_json() -> None:
 def test_evidence_names_carry_the_edition_and_refuse_odd_parts() -> None:
     import pytest
 
-    from context_budget.grading import evidence_name
-
     assert evidence_name("unit-a", "worked", "handoff") == "unit-a-worked-handoff-v1.json"
     for bad in ("", "../x", "a b", "é"):
         with pytest.raises(ValueError, match="edition must be"):
@@ -288,11 +142,7 @@ def test_evidence_names_carry_the_edition_and_refuse_odd_parts() -> None:
 
 
 def test_save_evidence_replaces_the_file_whole_and_leaves_no_temporary(tmp_path: Path) -> None:
-    import json
-
     import pytest
-
-    from context_budget.grading import save_evidence
 
     target = save_evidence(tmp_path / "new", "e.json", {"b": 1, "a": "ü"})
     assert json.loads(target.read_text(encoding="utf-8")) == {"a": "ü", "b": 1}
@@ -307,24 +157,9 @@ def test_save_evidence_replaces_the_file_whole_and_leaves_no_temporary(tmp_path:
             save_evidence(tmp_path, bad, {})
 
 
-def test_save_work_refuses_an_unknown_edition(tmp_path: Path) -> None:
-    import pytest
-
-    from context_budget.grading.unit_a import save_work
-
-    assert save_work("student", "handoff", {"x": 1}, tmp_path).endswith(
-        "/unit-a-student-handoff-v1.json"
-    )
-    with pytest.raises(ValueError, match=r"one of \('student', 'worked'\), got 'teacher'"):
-        save_work("teacher", "handoff", {}, tmp_path)
-
-
 def test_a_failed_save_leaves_the_old_file_whole_and_no_temporary(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
-    import json
-    import os
-
     import pytest
 
     from context_budget.grading import save_evidence
@@ -341,53 +176,110 @@ def test_a_failed_save_leaves_the_old_file_whole_and_no_temporary(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.json"]
 
 
-class _Uncomparable:
-    """A value whose comparison raises, like a NumPy array's truth value."""
-
-    def __eq__(self, other: object) -> bool:
-        raise ValueError("the truth value is ambiguous")
-
-    __hash__ = None  # type: ignore[assignment]
+# --- what every checker shares ------------------------------------------------------
 
 
-def test_a_transfer_value_that_cannot_be_compared_fails_its_row_without_raising() -> None:
-    value = _Uncomparable()
-    rows = run_transfer(lambda text, needle, budget: value, TRANSFER_CASES[:2])
-    assert [(row["observed"] is value, row["passed"], row["status"]) for row in rows] == [
-        (True, False, "FAIL"),
-        (True, False, "FAIL"),
+@pytest.mark.parametrize(
+    "check",
+    [
+        budget.check_read_so_far,
+        budget.check_estimate,
+        budget.check_digit_aware,
+        budget.check_budget_report,
+        spending.check_head,
+        spending.check_tail,
+        spending.check_safe_trim,
+    ],
+)
+def test_an_unwritten_starter_is_not_yet_written(check: Any) -> None:
+    def starter(*arguments: object) -> Any:
+        raise NotImplementedError
+
+    _wrong(check(starter), "not written yet")
+
+
+@given(st.one_of(st.none(), st.integers(), st.text(max_size=5), st.lists(st.integers())))
+def test_a_function_returning_anything_gets_a_verdict_not_an_exception(value: object) -> None:
+    for check in (budget.check_estimate, spending.check_head, budget.check_budget_report):
+        assert check(lambda *arguments: value).startswith(("PASS", "NEEDS_WORK: "))
+
+
+@pytest.mark.parametrize("answer", ["16", 16.0, False, None])
+def test_the_other_number_answers_also_refuse_a_wrong_type(answer: object) -> None:
+    for check in (
+        budget.check_message_size,
+        budget.check_rule_cost,
+        spending.check_visible_at_400,
+    ):
+        assert check(answer) == f"NEEDS_WORK: answer with a whole number (an int), got {answer!r}"
+
+
+def test_a_wrong_number_gets_a_hint_not_a_pass() -> None:
+    _wrong(budget.check_message_size(0), "not 0", "per-message framing")
+    _wrong(budget.check_rule_cost(0), "not 0", "costs what the same text costs as a message")
+    _wrong(spending.check_visible_at_400(3), "not 3", "keep_numbers")
+
+
+# --- the layout: one module per part of the course ---------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+GRADING = ROOT / "src" / "context_budget" / "grading"
+#: The folder of a part's pages -> the module that holds the part's checkers.
+PART_MODULES = {
+    "budget": "budget",
+    "spending": "spending",
+    "harness": "harness",
+    "measured": "measured",
+}
+
+
+def test_the_grading_modules_are_the_engine_the_four_parts_and_the_two_units() -> None:
+    names = {path.stem for path in GRADING.glob("*.py")}
+    assert names == {"__init__", *PART_MODULES.values(), "unit_a", "unit_b"}
+
+
+def test_only_the_engine_defines_the_verdict_words_and_the_verdict_type() -> None:
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "src" / "context_budget").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if isinstance(node, ast.ClassDef) and node.name == "Verdict":
+                names.append("class Verdict")
+            found += [(path.relative_to(GRADING.parent).as_posix(), n) for n in names]
+    found = [(where, n) for where, n in found if n in {"PASS", "NEEDS_WORK", "class Verdict"}]
+    assert sorted(found) == [
+        ("grading/__init__.py", "NEEDS_WORK"),
+        ("grading/__init__.py", "PASS"),
+        ("grading/__init__.py", "class Verdict"),
     ]
 
 
-def test_the_transfer_status_needs_every_row_and_at_least_one() -> None:
-    from context_budget.grading.unit_a import transfer_status
-
-    passing = run_transfer(transfer_filter, TRANSFER_CASES)
-    one_wrong = run_transfer(
-        lambda text, needle, budget: (
-            "" if needle == "mango" else transfer_filter(text, needle, budget)
-        ),
-        TRANSFER_CASES,
-    )
-    assert [row["passed"] for row in one_wrong].count(False) == 1
-    assert transfer_status(passing) == "PASS"
-    assert transfer_status(one_wrong) == "NEEDS_WORK"
-    assert transfer_status([]) == "NEEDS_WORK"
+def test_a_page_imports_its_checkers_from_the_module_of_its_part() -> None:
+    imports = re.compile(r"from context_budget\.grading\.(\w+) import \(?([^)\n]*(?:\n[^)]*)?)")
+    wrong, seen = [], 0
+    for folder, module in PART_MODULES.items():
+        for page in sorted((ROOT / "docs" / folder).glob("*.md")):
+            for found, names in imports.findall(page.read_text(encoding="utf-8")):
+                if "check_" in names:
+                    seen += 1
+                    if found != module:
+                        wrong.append(f"{page.relative_to(ROOT)}: grading.{found}")
+    assert wrong == [] and seen > 0
 
 
-def test_the_course_report_summarizes_the_session_for_a_known_edition() -> None:
-    import pytest
+@pytest.mark.parametrize("module", [*PART_MODULES.values(), "unit_a", "unit_b"])
+def test_every_checker_of_a_part_returns_a_verdict(module: str) -> None:
+    import importlib
+    import inspect
+    import typing
 
-    from context_budget.grading.unit_a import course_report
-
-    rows = run_transfer(transfer_filter, TRANSFER_CASES)
-    assert course_report("worked", "PASSED", rows, "fresh") == {
-        "unit": "unit-a",
-        "edition": "worked",
-        "visible_contract": "PASSED",
-        "transfer_passed": True,
-        "starting_evidence": "fresh",
-    }
-    assert course_report("student", "NEEDS_WORK", [], "resumed")["transfer_passed"] is False
-    with pytest.raises(ValueError, match="edition must be one of"):
-        course_report("teacher", "PASSED", rows, "fresh")
+    grader = importlib.import_module(f"context_budget.grading.{module}")
+    checks = [name for name in grader.__all__ if name.startswith("check_")]
+    for name in checks:
+        returns = typing.get_type_hints(getattr(grader, name)).get("return")
+        assert returns is Verdict, (name, returns)
+    assert bool(checks) == (module in PART_MODULES), checks
+    assert all(inspect.isfunction(getattr(grader, name)) for name in checks)

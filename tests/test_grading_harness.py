@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from context_budget import (
-    ScriptedClient,
     append_tool_results,
     compact_history,
     content_blocks,
@@ -15,6 +14,7 @@ from context_budget import (
     should_compact,
     track_usage,
 )
+from context_budget.fakes import ScriptedClient
 from context_budget.grading import harness as grader
 from context_budget.notes import NotesFile
 from context_budget.scenarios import race_fix

@@ -7,16 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from context_budget import (
-    calibrated_estimate,
-    estimate_tokens,
-    keep_numbers,
-    keep_rules_and_decisions,
-    with_margin,
-)
+from context_budget import estimate_tokens, keep_numbers
 from context_budget.cache_report import CacheReport, RequestRow, cache_report
-from context_budget.calibration import fit_ratios
-from context_budget.erosion import Strategy, survival_rounds
+from context_budget.calibration import calibrated_estimate, fit_ratios, with_margin
+from context_budget.erosion import Strategy, keep_rules_and_decisions, survival_rounds
 from context_budget.grading.unit_b import (
     TRANSFER_CASES,
     contract_status,

@@ -13,17 +13,10 @@ from typing import Any
 import pytest
 
 from context_budget import (
-    COMPACT_INSTRUCTION,
-    HANDOFF_PREFIX,
-    MAX_PAUSES,
-    NOTES_PREFIX,
-    AgentRun,
     CompactionStormError,
-    MalformedResponseError,
     MiddleEditError,
     NotesFile,
     PrefixGuard,
-    ScriptedClient,
     ScriptExhaustedError,
     Usage,
     append_tool_results,
@@ -31,7 +24,15 @@ from context_budget import (
     compact_history,
     message_text,
     run_agent,
-    scripted_response,
+)
+from context_budget.errors import MalformedResponseError
+from context_budget.fakes import ScriptedClient, scripted_response
+from context_budget.harness import (
+    COMPACT_INSTRUCTION,
+    HANDOFF_PREFIX,
+    MAX_PAUSES,
+    NOTES_PREFIX,
+    AgentRun,
 )
 from context_budget.scenarios import race_fix
 

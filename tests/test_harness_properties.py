@@ -15,18 +15,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from context_budget import (
-    COMPACT_INSTRUCTION,
-    AgentRun,
-    ContextBudgetError,
-    NotesFile,
-    PrefixGuard,
-    ScriptedClient,
-    message_text,
-    run_agent,
-    scripted_response,
-    validate_history,
-)
+from context_budget import NotesFile, PrefixGuard, message_text, run_agent, validate_history
+from context_budget.errors import ContextBudgetError
+from context_budget.fakes import ScriptedClient, scripted_response
+from context_budget.harness import COMPACT_INSTRUCTION, AgentRun
 
 _NOTES = NotesFile(Path(tempfile.mkdtemp()) / "NOTES.md")
 Turn = tuple[int, int, int]  # (tool calls, input tokens, output tokens)

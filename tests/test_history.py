@@ -7,16 +7,9 @@ from typing import Any
 
 from conversations import LONG, anthropic_day, assistant, call, result_block, results, user
 
-from context_budget import (
-    HistoryProblem,
-    Message,
-    NotesFile,
-    PrefixGuard,
-    ScriptedClient,
-    run_agent,
-    scripted_response,
-    validate_history,
-)
+from context_budget import Message, NotesFile, PrefixGuard, run_agent, validate_history
+from context_budget.fakes import ScriptedClient, scripted_response
+from context_budget.history import HistoryProblem
 
 
 def test_a_valid_history_has_no_problem() -> None:

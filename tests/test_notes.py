@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from context_budget import EMPTY_NOTES, NOTES_TOOL, STALE_SECONDS, NotesFile
+from context_budget import NOTES_TOOL, NotesFile
+from context_budget.notes import EMPTY_NOTES, STALE_SECONDS
 
 
 def test_reading_before_any_write_gives_the_empty_marker(tmp_path: Path) -> None:

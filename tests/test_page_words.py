@@ -166,7 +166,7 @@ def _server_against_hand(part: str) -> list[str]:
 
 
 def _runs() -> dict[str, Any]:
-    from context_budget import run_all
+    from context_budget.experiment import run_all
 
     return run_all()
 
@@ -199,7 +199,7 @@ def _compact(part: str) -> list[str]:
 
 
 def _cache_aware(part: str) -> list[str]:
-    from context_budget import cost_floor
+    from context_budget.experiment import cost_floor
 
     records = _runs()["cache-aware"].records
     steady = [r.cost.total for r in records[2:-1]]

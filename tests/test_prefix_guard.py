@@ -9,14 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from context_budget import (
-    EmulatedClient,
-    MiddleEditError,
-    PrefixGuard,
-    PrefixReport,
-    PromptCache,
-    clear_old_tool_results,
-)
+from context_budget import MiddleEditError, PrefixGuard, PromptCache, clear_old_tool_results
+from context_budget.editing import EmulatedClient
+from context_budget.history import PrefixReport
 
 
 def run(count: int) -> list[dict[str, Any]]:

@@ -15,16 +15,15 @@ import pytest
 from context_budget import (
     MIN_CACHEABLE_TOKENS,
     PRICES,
-    Cost,
-    EmulatedClient,
-    Price,
     Usage,
     cache_report,
     cost,
     loop_cost,
     loop_steps,
-    run_strategy,
 )
+from context_budget.editing import EmulatedClient
+from context_budget.experiment import run_strategy
+from context_budget.pricing import Cost, Price
 
 MIXED_TTL = {
     "input_tokens": 2048,

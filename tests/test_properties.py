@@ -24,17 +24,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import (
-    KINDS,
     SUMMARY_PREFIX,
-    TOKENS_PER_CLASS,
     ContextOverflowError,
-    InvalidRequestError,
     Layers,
     Message,
     PromptCache,
     budget_report,
-    calibrated_estimate,
-    character_classes,
     clear_old_tool_results,
     compact,
     estimate_tokens,
@@ -42,11 +37,18 @@ from context_budget import (
     keep_numbers,
     message_text,
     message_tokens,
-    text_kind,
     tool_message,
     validate_history,
+)
+from context_budget.calibration import (
+    KINDS,
+    TOKENS_PER_CLASS,
+    calibrated_estimate,
+    character_classes,
+    text_kind,
     with_margin,
 )
+from context_budget.errors import InvalidRequestError
 
 IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
 EPHEMERAL = {"type": "ephemeral"}

@@ -1,21 +1,89 @@
-"""The package's public surface: sorted, complete, importable, stdlib-only.
+"""The package's public surface: chosen, small, used, importable, stdlib-only.
 
-The rule for the top level: every public library module's `__all__` is exported
-from `context_budget`; the `scenarios` and `grading` subpackages (scenario data
-and unit graders) are imported from their own modules, and none of their names
-is at the top level.
+The rule for the top level: `context_budget` exports the library a reader calls
+(counting, layers, cutting, clearing, compaction, notes, the loop, the cache and
+prices, bills, transcripts, the errors a caller catches), at most
+`MAX_TOP_LEVEL` names, each one used by a page, a notebook or the command line.
+Every other public name (the labs' helpers, the fakes, scenario data, the
+graders) is imported from its own module. The API reference names every public
+module.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 import subprocess
 import sys
+import types
 from pathlib import Path
+
+import pytest
 
 import context_budget
 
 SRC = Path(context_budget.__file__).parent
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+API_PAGE = DOCS / "reference" / "api.md"
+MAX_TOP_LEVEL = 70
+
+# `from context_budget import a, b` or `from context_budget.x import (a, b)`,
+# once prompts (`>>> `, `... `) and indentation are taken off every line.
+_IMPORT = re.compile(r"^from (context_budget(?:\.\w+)*) import (\([^)]*\)|[^\n]*)", re.MULTILINE)
+_PROMPT = re.compile(r"^[ \t]*(?:(?:>>>|\.\.\.)(?: |$))?[ \t]*", re.MULTILINE)
+# `context_budget.name` or, after `import context_budget as library`, `library.name`.
+_ALIAS = re.compile(r"^import context_budget as (\w+)$", re.MULTILINE)
+
+
+def imported_names(text: str, *, attributes: bool = True) -> dict[str, set[str]]:
+    """The names a page's or a notebook's text imports from the package, by module.
+
+    `text` is a whole Markdown page or notebook source; the result maps a module's
+    dotted name (`context_budget`, `context_budget.survival`, ...) to the names
+    imported from it, plus (with `attributes`) the names read as attributes of
+    the package itself, such as `library.compact` after `import context_budget as library`.
+    """
+    flat = _PROMPT.sub("", text)
+    found: dict[str, set[str]] = {}
+    for match in _IMPORT.finditer(flat):
+        body = re.sub(r"#[^\n]*", "", match.group(2)).strip("()")
+        names = {part.split(" as ")[0].strip() for part in body.replace("\n", ",").split(",")}
+        found.setdefault(match.group(1), set()).update(name for name in names if name)
+    if not attributes:
+        return found
+    code = re.sub(r"^(?:from|import) [^\n]*", "", _IMPORT.sub("", flat), flags=re.MULTILINE)
+    for alias in {"context_budget", *_ALIAS.findall(flat)}:
+        attributes = re.findall(rf"\b{alias}\.(\w+)", code)
+        found.setdefault("context_budget", set()).update(attributes)
+    return found
+
+
+def _cli_names() -> set[str]:
+    """The names the command line imports from any of the package's modules."""
+    names: set[str] = set()
+    for path in sorted((SRC / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "context_budget"
+            ):
+                names.update(alias.name for alias in node.names)
+    return names
+
+
+def _reader_files() -> list[Path]:
+    return sorted(DOCS.rglob("*.md")) + sorted((DOCS / "notebooks").glob("*.py"))
+
+
+def _used_by_readers(*, attributes: bool = True) -> dict[str, set[str]]:
+    """Module → names, over every page and notebook."""
+    used: dict[str, set[str]] = {}
+    for path in _reader_files():
+        text = path.read_text(encoding="utf-8")
+        for module, names in imported_names(text, attributes=attributes).items():
+            used.setdefault(module, set()).update(names)
+    return used
 
 
 def test_all_is_sorted_and_unique() -> None:
@@ -23,23 +91,86 @@ def test_all_is_sorted_and_unique() -> None:
     assert list(names) == sorted(set(names))
 
 
+def test_the_top_level_is_at_most_seventy_names() -> None:
+    assert len(context_budget.__all__) <= MAX_TOP_LEVEL, len(context_budget.__all__)
+
+
 def test_every_exported_name_exists() -> None:
     missing = [name for name in context_budget.__all__ if not hasattr(context_budget, name)]
     assert missing == []
+
+
+def test_the_top_level_holds_no_public_name_beyond_all() -> None:
+    """A name imported into `__init__` but left out of `__all__` would still be importable."""
+    extra = sorted(
+        name
+        for name, value in vars(context_budget).items()
+        if not name.startswith("_")
+        and not isinstance(value, types.ModuleType)
+        and name not in context_budget.__all__
+    )
+    assert extra == []
+
+
+def test_every_exported_name_is_used_by_a_page_a_notebook_or_the_cli() -> None:
+    used = set().union(*_used_by_readers().values()) | _cli_names()
+    unused = sorted(set(context_budget.__all__) - used)
+    assert unused == [], f"exported but used by no page, notebook or the CLI: {unused}"
+
+
+def test_every_exported_name_is_public_in_its_own_module() -> None:
+    """The top level re-exports; it never renames or defines a name of its own."""
+    library = {name for path in _public_modules() for name in _module_all(path)}
+    assert sorted(set(context_budget.__all__) - library) == []
+
+
+def test_every_name_a_page_or_notebook_imports_is_there() -> None:
+    """What a reader imports from a module (the labs' helpers, the fakes) stays importable."""
+    for module, names in sorted(_used_by_readers(attributes=False).items()):
+        imported = importlib.import_module(module)
+        missing = sorted(name for name in names if not hasattr(imported, name))
+        assert missing == [], f"{module}: {missing}"
+
+
+def test_the_usage_scan_reads_pycon_continuations_and_aliases() -> None:
+    text = (
+        "```pycon\n"
+        ">>> from context_budget import (\n"
+        "...     estimate_tokens,\n"
+        "...     qwen_counter as qwen,  # a comment\n"
+        "... )\n"
+        "```\n"
+        "    from context_budget.survival import survives\n"
+        "import context_budget as library\n"
+        "library.compact(day)\n"
+    )
+    found = imported_names(text)
+    assert found["context_budget"] == {"compact", "estimate_tokens", "qwen_counter"}
+    assert found["context_budget.survival"] == {"survives"}
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("context_budget.calibration", "calibrated_estimate"),
+        ("context_budget.survival", "survival_table"),
+        ("context_budget.erosion", "wearing_summary"),
+        ("context_budget.experiment", "run_strategy"),
+        ("context_budget.fakes", "ScriptedClient"),
+        ("context_budget.editing", "EmulatedClient"),
+    ],
+)
+def test_lab_helpers_are_imported_from_their_modules(module: str, name: str) -> None:
+    assert hasattr(importlib.import_module(module), name)
+    assert name not in context_budget.__all__ and not hasattr(context_budget, name)
 
 
 SUBPACKAGES = ("scenarios", "grading")  # imported from their modules, never from the top
 
 
 def _module_all(path: Path) -> set[str]:
-    """The names in a module's `__all__` (empty when it has none)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
-        ):
-            return set(ast.literal_eval(node.value))
-    return set()
+    """The names in a module's `__all__` as imported (empty when it has none)."""
+    return set(getattr(importlib.import_module(_dotted(path)), "__all__", ()))
 
 
 def _public_modules() -> list[Path]:
@@ -53,17 +184,24 @@ def _public_modules() -> list[Path]:
     ]
 
 
+def _dotted(path: Path) -> str:
+    """`scenarios/lucy.py` → `context_budget.scenarios.lucy`; an `__init__` is its package."""
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["context_budget", *parts])
+
+
 def _in_subpackage(path: Path) -> bool:
     return path.relative_to(SRC).parts[0] in SUBPACKAGES
 
 
-def test_every_library_module_all_is_exported_from_the_package() -> None:
-    exported = set(context_budget.__all__)
-    library = [path for path in _public_modules() if not _in_subpackage(path)]
-    assert SRC / "clearing.py" in library and SRC / "survival.py" in library
-    for path in library:
-        names = _module_all(path)
-        assert names <= exported, f"{path.relative_to(SRC)}: {sorted(names - exported)}"
+def test_the_api_page_names_every_public_module() -> None:
+    named = set(re.findall(r"^::: (\S+)$", API_PAGE.read_text(encoding="utf-8"), re.MULTILINE))
+    public = {_dotted(path) for path in _public_modules()}
+    assert {"context_budget.cli", "context_budget.scenarios.race_fix"} <= public
+    assert sorted(public - named) == [], "public modules missing from docs/reference/api.md"
+    assert sorted(named - public) == [], "docs/reference/api.md names a module that is gone"
 
 
 def test_scenario_and_grader_names_are_not_at_the_top_level() -> None:

@@ -13,14 +13,8 @@ from typing import Any
 
 import pytest
 
-from context_budget import (
-    COMPACT_INSTRUCTION,
-    HANDOFF_PREFIX,
-    AgentRun,
-    NotesFile,
-    Usage,
-    run_agent,
-)
+from context_budget import NotesFile, Usage, run_agent
+from context_budget.harness import COMPACT_INSTRUCTION, HANDOFF_PREFIX, AgentRun
 from context_budget.scenarios import race_fix
 
 anthropic = pytest.importorskip("anthropic")

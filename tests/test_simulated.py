@@ -21,8 +21,8 @@ from incident_driver import (
 )
 from profiles import cases
 
-from context_budget import SimulatedModel, estimate_tokens
-from context_budget.fakes import simulated
+from context_budget import estimate_tokens
+from context_budget.fakes import SimulatedModel, simulated
 from context_budget.scenarios.incidents import FILES, TASK, TOOLS, TOOLS_NO_NOTES, is_correct
 
 

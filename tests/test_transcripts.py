@@ -16,12 +16,11 @@ from context_budget import (
     Layers,
     budget_report,
     estimate_tokens,
-    load_transcript,
     message_tokens,
     validate_history,
 )
 from context_budget._transcripts._claude_code import File
-from context_budget.transcripts import _folder, _parse, _parse_files
+from context_budget.transcripts import _folder, _parse, _parse_files, load_transcript
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 PROJECT = FIXTURES / "claude-code-viewer" / "sample-project"

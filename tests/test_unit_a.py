@@ -24,8 +24,8 @@ import nbformat
 import pytest
 from notebook_runner import run_notebook
 
-from context_budget import survival_table
 from context_budget.scenarios.lucy import LUCY, PINNED, PLANS
+from context_budget.survival import survival_table
 
 pytestmark = pytest.mark.notebooks
 

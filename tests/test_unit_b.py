@@ -18,17 +18,17 @@ from pathlib import Path
 import pytest
 from test_unit_a import Run, _execute
 
-from context_budget import survival_table
 from context_budget.grading.unit_a import save_work as save_unit_a
 from context_budget.scenarios.lucy import LUCY, PLANS
+from context_budget.survival import survival_table
 
 pytestmark = pytest.mark.notebooks
 
 WORK = Path("practical-work") / "unit-b"
 FINISHED = {
-    "def estimate(text):": "from context_budget import calibrated_estimate as estimate",
+    "def estimate(text):": "from context_budget.calibration import calibrated_estimate as estimate",
     "def summarize(messages):": (
-        "from context_budget import keep_rules_and_decisions as summarize"
+        "from context_budget.erosion import keep_rules_and_decisions as summarize"
     ),
     "def build_request(conversation, turn):": (
         "from context_budget.grading.unit_b import reference_request as build_request"

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from context_budget import PRICES, Usage, cost, should_compact, track_usage, window_usage
+from context_budget import PRICES, Usage, cost, should_compact, track_usage
+from context_budget.usage import window_usage
 
 COUNTS = st.integers(0, 10**7)
 

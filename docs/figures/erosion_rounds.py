@@ -8,7 +8,12 @@ pinned, with notes read back after every restart, and the repaired summarizer
 
 from __future__ import annotations
 
-from context_budget import Strategy, keep_rules_and_decisions, survival_rounds, wearing_summary
+from context_budget.erosion import (
+    Strategy,
+    keep_rules_and_decisions,
+    survival_rounds,
+    wearing_summary,
+)
 from context_budget.scenarios.lucy import LUCY
 
 from _svg import line_chart

@@ -9,7 +9,7 @@ clears every result but the newest; the lead of `subagents` stays near the floor
 
 from __future__ import annotations
 
-from context_budget import run_all
+from context_budget.experiment import run_all
 
 from _svg import line_chart
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import accumulate
 
-from context_budget import run_strategy
+from context_budget.experiment import run_strategy
 
 from _svg import line_chart
 

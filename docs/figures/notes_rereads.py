@@ -7,7 +7,7 @@ noted, and it reads them again until it gives up.
 
 from __future__ import annotations
 
-from context_budget import run_strategy
+from context_budget.experiment import run_strategy
 
 from _svg import line_chart
 

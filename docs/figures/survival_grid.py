@@ -8,8 +8,8 @@ where it was lost.
 
 from __future__ import annotations
 
-from context_budget import survival_grid, survival_table
 from context_budget.scenarios.lucy import LUCY, PLANS
+from context_budget.survival import survival_grid, survival_table
 
 from _svg import grid
 

@@ -26,7 +26,7 @@
 # they rely on are introduced.
 
 # %%
-from context_budget import cost_floor, run_all
+from context_budget.experiment import cost_floor, run_all
 
 runs = run_all()
 floor = cost_floor()

@@ -360,8 +360,9 @@ print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
 # Write down your expectation for every budget before you run it.
 
 # %%
-from context_budget import format_survival, keep_numbers, survival_table
+from context_budget import keep_numbers
 from context_budget.scenarios.lucy import LUCY, PLANS, QUESTIONS
+from context_budget.survival import format_survival, survival_table
 
 MANGO = "mango is never ordered from Frostline"
 DELIVERY = "delivery A-4817 was 20 tubs"

@@ -309,8 +309,9 @@ print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
 # each it lists the facts the model could still find.
 
 # %%
-from context_budget import format_survival, keep_numbers, survival_table
+from context_budget import keep_numbers
 from context_budget.scenarios.lucy import LUCY, PLANS, QUESTIONS
+from context_budget.survival import format_survival, survival_table
 
 survival = survival_table(LUCY, PLANS, compact, keep_numbers)
 print(format_survival(survival, LUCY))

@@ -90,10 +90,10 @@ prediction_notes = {
 # keeps rule and decision lines.
 
 # %%
-from context_budget import (
+from context_budget import keep_numbers
+from context_budget.erosion import (
     Strategy,
     format_rounds,
-    keep_numbers,
     keep_rules_and_decisions,
     survival_rounds,
     wearing_summary,
@@ -162,7 +162,8 @@ print("LAYOUT_SHOWN_AND_REPAIRED")
 # download), it uses the counts the course stored from it.
 
 # %%
-from context_budget import calibrated_estimate, estimate_tokens, with_margin
+from context_budget import estimate_tokens
+from context_budget.calibration import calibrated_estimate, with_margin
 from context_budget.grading.unit_b import SAMPLE_TOKENS, sample_texts
 
 try:
@@ -210,7 +211,7 @@ if samples is not None:
 # counts stored with the corpus.
 
 # %%
-from context_budget import calibration_corpus, error_by_kind
+from context_budget.calibration import calibration_corpus, error_by_kind
 
 try:
     held_out = [s for s in calibration_corpus() if s.split == "held-out"]

@@ -1,17 +1,21 @@
 """context-budget: count, layer, clear and compact an LLM agent's context.
 
-The library's public names are importable from `context_budget` directly.
-Scenario data and the unit graders live in their subpackages: import them
-from `context_budget.scenarios.lucy` and `context_budget.grading.unit_a`.
+The top level is the library a reader calls: counting tokens, the layers of a
+request and their budget, cutting, clearing and compacting, notes outside the
+window, the agent loop, the prompt cache and its prices, the bill of a saved
+session, transcripts, and the errors a caller catches. Every name in it is one
+a page, a notebook or the command line uses.
+
+Everything else stays in its module: the labs' helpers (`context_budget.calibration`,
+`context_budget.survival`, `context_budget.erosion`, `context_budget.experiment`),
+the scripted and simulated clients (`context_budget.fakes`), scenario data
+(`context_budget.scenarios.lucy`) and the unit graders (`context_budget.grading.unit_a`).
 """
 
 from context_budget.bills import (
     BILL_FORMATS,
     LOST_PREFIX_TOKENS,
     Bill,
-    Call,
-    Rebuild,
-    WhatIf,
     read_bill,
 )
 from context_budget.budget import (
@@ -20,56 +24,23 @@ from context_budget.budget import (
     tokens_read,
 )
 from context_budget.cache import (
-    DEFAULT_EFFORT,
-    EFFORTS,
-    LAST_TURN_THINKING_ONLY,
-    LOOKBACK_BLOCKS,
-    MAX_BREAKPOINTS,
     MIN_CACHEABLE_TOKENS,
-    TTL_SECONDS,
-    MinimumLength,
     PromptCache,
     SimulatedClock,
 )
 from context_budget.cache_report import (
-    CacheReport,
-    RequestRow,
     cache_report,
-)
-from context_budget.calibration import (
-    CHARACTER_CLASSES,
-    CHARS_PER_TOKEN,
-    CODE_LINE_SHARE,
-    CORPUS_FOLDER,
-    KINDS,
-    NON_ASCII_LINE_SHARE,
-    NUMBERS_DIGIT_SHARE,
-    SAFETY_MARGIN,
-    TOKENS_PER_CLASS,
-    CorpusSample,
-    calibrate,
-    calibrated_estimate,
-    calibration_corpus,
-    character_classes,
-    error_by_kind,
-    fit_class_weights,
-    fit_ratios,
-    text_kind,
-    with_margin,
 )
 from context_budget.clearing import (
     clear_old_tool_results,
 )
 from context_budget.clients import (
-    ModelClient,
     content_blocks,
     response_field,
-    response_text,
 )
 from context_budget.compaction import (
     KEEP_TOOL_RESULTS,
     SUMMARY_PREFIX,
-    Summarizer,
     compact,
 )
 from context_budget.cuts import (
@@ -78,69 +49,24 @@ from context_budget.cuts import (
     transfer_filter,
 )
 from context_budget.editing import (
-    COMPACTION_MIN_TRIGGER,
-    PLACEHOLDER,
-    ClearResult,
-    EmulatedClient,
-    Reply,
     clear_tool_uses_20250919,
     clear_tool_uses_langchain,
 )
-from context_budget.erosion import (
-    NEXT_TURN,
-    READBACK_PREFIX,
-    Strategy,
-    format_rounds,
-    keep_rules_and_decisions,
-    survival_rounds,
-    wearing_summary,
-)
 from context_budget.errors import (
-    AutomaticCacheConflictError,
-    CacheTTLOrderError,
     CompactionStormError,
-    ContextBudgetError,
     ContextManagementError,
     ContextOverflowError,
-    InvalidRequestError,
-    MalformedResponseError,
     MiddleEditError,
     ScriptExhaustedError,
     TooManyBreakpointsError,
 )
-from context_budget.experiment import (
-    STRATEGIES,
-    RunResult,
-    StepRecord,
-    cost_floor,
-    run_all,
-    run_strategy,
-)
-from context_budget.fakes import (
-    ScriptedClient,
-    SimulatedModel,
-    scripted_response,
-)
 from context_budget.harness import (
-    COMPACT_INSTRUCTION,
-    DEFAULT_MODEL,
-    HANDOFF_PREFIX,
-    MAX_PAUSES,
-    NOTES_PREFIX,
-    AgentRun,
-    AppendOnlyCompaction,
-    Compaction,
-    ModelCall,
-    RequestPlan,
-    TranscriptCompaction,
     append_tool_results,
     compact_history,
     run_agent,
 )
 from context_budget.history import (
-    HistoryProblem,
     PrefixGuard,
-    PrefixReport,
     validate_history,
 )
 from context_budget.layers import (
@@ -154,15 +80,11 @@ from context_budget.messages import (
     tool_message,
 )
 from context_budget.notes import (
-    EMPTY_NOTES,
     NOTES_TOOL,
-    STALE_SECONDS,
     NotesFile,
 )
 from context_budget.pricing import (
     PRICES,
-    Cost,
-    Price,
     cost,
     loop_cost,
     model_family,
@@ -171,17 +93,6 @@ from context_budget.pricing import (
 from context_budget.summarizers import (
     forget_everything,
     keep_numbers,
-)
-from context_budget.survival import (
-    Compactor,
-    Plan,
-    Scenario,
-    format_survival,
-    size_after_clearing,
-    survival_grid,
-    survival_table,
-    survives,
-    whole_size,
 )
 from context_budget.tokens import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -192,13 +103,11 @@ from context_budget.tokens import (
 )
 from context_budget.transcripts import (
     FORMATS,
-    load_transcript,
 )
 from context_budget.usage import (
     Usage,
     should_compact,
     track_usage,
-    window_usage,
 )
 
 __version__ = "0.1.0"
@@ -206,101 +115,35 @@ __version__ = "0.1.0"
 # Plain sorted() order, which tests/test_public_api.py checks; ruff's RUF022 would
 # put the UPPER_CASE constants first instead.
 __all__ = [  # noqa: RUF022
-    "AgentRun",
-    "AppendOnlyCompaction",
-    "AutomaticCacheConflictError",
     "BILL_FORMATS",
     "Bill",
     "BudgetReport",
-    "CHARACTER_CLASSES",
-    "CHARS_PER_TOKEN",
-    "CODE_LINE_SHARE",
-    "COMPACTION_MIN_TRIGGER",
-    "COMPACT_INSTRUCTION",
-    "CORPUS_FOLDER",
-    "CacheReport",
-    "CacheTTLOrderError",
-    "Call",
-    "ClearResult",
-    "Compaction",
     "CompactionStormError",
-    "Compactor",
-    "ContextBudgetError",
     "ContextManagementError",
     "ContextOverflowError",
-    "CorpusSample",
-    "Cost",
-    "DEFAULT_EFFORT",
-    "DEFAULT_MODEL",
-    "EFFORTS",
-    "EMPTY_NOTES",
-    "EmulatedClient",
     "FORMATS",
-    "HANDOFF_PREFIX",
-    "HistoryProblem",
-    "InvalidRequestError",
     "KEEP_TOOL_RESULTS",
-    "KINDS",
-    "LAST_TURN_THINKING_ONLY",
-    "LOOKBACK_BLOCKS",
     "LOST_PREFIX_TOKENS",
     "Layers",
     "LoopStep",
-    "MAX_BREAKPOINTS",
-    "MAX_PAUSES",
     "MESSAGE_OVERHEAD_TOKENS",
     "MIN_CACHEABLE_TOKENS",
-    "MalformedResponseError",
     "Message",
     "MiddleEditError",
-    "MinimumLength",
-    "ModelCall",
-    "ModelClient",
-    "NEXT_TURN",
-    "NON_ASCII_LINE_SHARE",
-    "NOTES_PREFIX",
     "NOTES_TOOL",
-    "NUMBERS_DIGIT_SHARE",
     "NotesFile",
-    "PLACEHOLDER",
     "PRICES",
-    "Plan",
     "PrefixGuard",
-    "PrefixReport",
-    "Price",
     "PromptCache",
-    "READBACK_PREFIX",
-    "Rebuild",
-    "Reply",
-    "RequestPlan",
-    "RequestRow",
-    "RunResult",
-    "SAFETY_MARGIN",
-    "STALE_SECONDS",
-    "STRATEGIES",
     "SUMMARY_PREFIX",
-    "Scenario",
     "ScriptExhaustedError",
-    "ScriptedClient",
     "SimulatedClock",
-    "SimulatedModel",
-    "StepRecord",
-    "Strategy",
-    "Summarizer",
-    "TOKENS_PER_CLASS",
-    "TTL_SECONDS",
     "TokenCounter",
     "TooManyBreakpointsError",
-    "TranscriptCompaction",
     "Usage",
-    "WhatIf",
     "append_tool_results",
     "budget_report",
     "cache_report",
-    "calibrate",
-    "calibrated_estimate",
-    "calibration_corpus",
-    "character_classes",
     "clear_old_tool_results",
     "clear_tool_uses_20250919",
     "clear_tool_uses_langchain",
@@ -308,19 +151,11 @@ __all__ = [  # noqa: RUF022
     "compact_history",
     "content_blocks",
     "cost",
-    "cost_floor",
-    "error_by_kind",
     "estimate_tokens",
-    "fit_class_weights",
-    "fit_ratios",
     "forget_everything",
-    "format_rounds",
-    "format_survival",
     "head",
     "head_and_tail",
     "keep_numbers",
-    "keep_rules_and_decisions",
-    "load_transcript",
     "loop_cost",
     "loop_steps",
     "message_text",
@@ -330,25 +165,11 @@ __all__ = [  # noqa: RUF022
     "qwen_counter",
     "read_bill",
     "response_field",
-    "response_text",
     "run_agent",
-    "run_all",
-    "run_strategy",
-    "scripted_response",
     "should_compact",
-    "size_after_clearing",
-    "survival_grid",
-    "survival_rounds",
-    "survival_table",
-    "survives",
-    "text_kind",
     "tokens_read",
     "tool_message",
     "track_usage",
     "transfer_filter",
     "validate_history",
-    "wearing_summary",
-    "whole_size",
-    "window_usage",
-    "with_margin",
 ]

@@ -116,11 +116,13 @@ def _under_buttons(page: Page) -> list[str]:
 
 
 def test_the_buttons_check_fails_on_a_first_line_under_them(blank_page: Page) -> None:
-    """Without the site's CSS both first lines wrap under their buttons; with it, before."""
+    """Without the site's CSS three blocks run under their buttons (two first lines, and
+    a second line under a copy button taller than a line); with it, none does."""
     blank_page.set_content((FIXTURES / "code_under_buttons.html").read_text(encoding="utf-8"))
     assert _under_buttons(blank_page) == [
         "from context_budget import PRICES, model_family, price_for, ",
         'print(price_for("claude-sonnet-4-20250514"), model_family("c',
+        "def rebuilds(run):",
     ]
     blank_page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
     assert _under_buttons(blank_page) == []

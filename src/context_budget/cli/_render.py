@@ -43,7 +43,7 @@ def one_line(text: str) -> str:
     act on. Anything else, backslashes included, is left as it is.
 
     Examples:
-        >>> print(_one_line("two\\nlines\\x1b[2J.json"))
+        >>> print(one_line("two\\nlines\\x1b[2J.json"))
         two\\nlines\\x1b[2J.json
     """
     if text.isprintable():

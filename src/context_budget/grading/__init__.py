@@ -1,8 +1,13 @@
 """Grading: call a learner's function safely, turn what happened into rows, save the evidence.
 
-This package is the engine every grader shares; each unit's cases live in a
-module beside it (`context_budget.grading.unit_a`, and the chapter exercises
-in `context_budget.grading.chapters`).
+This package is the engine every grader shares. The checkers live beside it,
+one module per part of the course: `budget` (I. The budget), `spending`
+(II. Spending it well), `harness` (III. The harness), `measured`
+(IV. Measured), and one per practical unit, `unit_a` and `unit_b`.
+
+A checker returns a `Verdict`: a string that reads `PASS` or `NEEDS_WORK`,
+then what was measured or what is wrong, and that keeps its parts (`status`,
+the graded `rows`, a `hints` entry for each failed row) as attributes.
 
 A grader calls a learner's function on fixed inputs and records one row per
 case, a dict of this shape:
@@ -29,10 +34,11 @@ Examples:
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,18 +47,33 @@ from context_budget.errors import ContextOverflowError
 
 __all__ = [
     "EDITIONS",
+    "NEEDS_WORK",
+    "PASS",
     "Attempt",
+    "Case",
     "Row",
     "Rows",
+    "Verdict",
+    "all_passed",
     "attempt",
+    "brief",
     "check_edition",
     "contract_status",
+    "difference",
     "evidence_name",
     "format_grade",
+    "not_a_number",
     "report_line",
+    "run_cases",
     "save_evidence",
     "status",
+    "strings_in",
 ]
+
+#: The verdict word of a right answer.
+PASS = "PASS"
+#: The verdict word of an answer with something wrong.
+NEEDS_WORK = "NEEDS_WORK"
 
 #: One graded case: {"case": str, "observed": object, "status": "PASS" | "FAIL"}.
 Row = dict[str, Any]
@@ -112,7 +133,7 @@ def attempt(function: Callable[..., Any], *arguments: object) -> Attempt:
 
 def status(passed: bool) -> str:
     """`"PASS"` for a passed case, `"FAIL"` otherwise."""
-    return "PASS" if passed else "FAIL"
+    return PASS if passed else "FAIL"
 
 
 class Rows:
@@ -163,6 +184,11 @@ def format_grade(rows: Sequence[Row]) -> str:
     )
 
 
+def all_passed(rows: Sequence[Row]) -> bool:
+    """True when there are rows and every one passed (an empty grade passes nothing)."""
+    return bool(rows) and all(row["status"] == PASS for row in rows)
+
+
 def contract_status(rows: Sequence[Row]) -> str:
     """`"PASSED"` when there are rows and every one passed, else `"NEEDS_WORK"`.
 
@@ -170,7 +196,178 @@ def contract_status(rows: Sequence[Row]) -> str:
         >>> contract_status([{"case": "a", "observed": 1, "status": "PASS"}]), contract_status([])
         ('PASSED', 'NEEDS_WORK')
     """
-    return "PASSED" if rows and all(row["status"] == "PASS" for row in rows) else "NEEDS_WORK"
+    return "PASSED" if all_passed(rows) else NEEDS_WORK
+
+
+class Verdict(str):
+    """A checker's answer: the text it prints, which keeps the parts it is made of.
+
+    The text is the status, then `": "` and `why` when there is one; then, one
+    line each, every row as `format_grade` writes it, followed by its hint when
+    `hints` has one. Being a `str`, a verdict prints, compares and shows (`'PASS'`)
+    as that text. It cannot be changed once made.
+
+    Attributes:
+        status: `PASS` or `NEEDS_WORK`.
+        why: what was measured or what is wrong, in words; `""` when the rows say it.
+        rows: `{"case": str, "observed": object, "status": "PASS" | "FAIL"}`
+            dicts, one per check, in order; empty for a one-line verdict.
+        hints: case -> what is wrong; a checker gives one for each failed row.
+
+    Examples:
+        >>> Verdict(PASS)
+        'PASS'
+        >>> print(Verdict(NEEDS_WORK, "expected 4, got 5"))
+        NEEDS_WORK: expected 4, got 5
+        >>> rows = [{"case": "adds", "observed": 5, "status": "FAIL"}]
+        >>> verdict = Verdict.of_rows(rows, {"adds": "count both"})
+        >>> verdict.status, verdict.passed
+        ('NEEDS_WORK', False)
+        >>> print(verdict)
+        NEEDS_WORK
+        FAIL  adds -> 5
+              hint: count both
+    """
+
+    status: str
+    why: str
+    rows: tuple[Row, ...]
+    hints: Mapping[str, str]
+
+    def __new__(
+        cls,
+        status: str,
+        why: str = "",
+        *,
+        rows: Sequence[Row] = (),
+        hints: Mapping[str, str] | None = None,
+    ) -> Verdict:
+        if status not in (PASS, NEEDS_WORK):
+            raise ValueError(f"a verdict's status is {PASS!r} or {NEEDS_WORK!r}, got {status!r}")
+        if not isinstance(why, str):
+            raise TypeError(f"a verdict's why is a str, got {type(why).__name__}")
+        hints = dict(hints or {})
+        lines = [f"{status}: {why}" if why else status]
+        for row in rows:
+            lines.append(format_grade([row]))
+            if row["case"] in hints:
+                lines.append(f"      hint: {hints[row['case']]}")
+        verdict = super().__new__(cls, "\n".join(lines))
+        fields = {"status": str(status), "why": str(why), "rows": tuple(rows), "hints": hints}
+        verdict.__dict__.update(fields)
+        return verdict
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[Row], hints: Mapping[str, str] | None = None) -> Verdict:
+        """`PASS` when there are rows and every one passed, else `NEEDS_WORK`, showing the rows."""
+        return cls(PASS if all_passed(rows) else NEEDS_WORK, rows=rows, hints=hints)
+
+    @property
+    def passed(self) -> bool:
+        """True for a `PASS`."""
+        return self.status == PASS
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copied and pickled from its parts, not from its text
+        return (_remade, (self.status, self.why, self.rows, dict(self.hints)))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Verdict cannot be changed (tried to set {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a Verdict cannot be changed (tried to delete {name!r})")
+
+
+def _remade(status: str, why: str, rows: Sequence[Row], hints: Mapping[str, str]) -> Verdict:
+    return Verdict(status, why, rows=rows, hints=hints)
+
+
+#: One case for a function: (label, arguments, expected result).
+Case = tuple[str, tuple[Any, ...], Any]
+
+
+def brief(value: object, limit: int = 60) -> str:
+    """`repr(value)`, cut to `limit` characters with `...` at the end when longer."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def not_a_number(answer: object) -> Verdict:
+    """The verdict on an answer that should have been an int."""
+    return Verdict(NEEDS_WORK, f"answer with a whole number (an int), got {brief(answer)}")
+
+
+def strings_in(value: object) -> list[str]:
+    """Every string inside `value` (nested dicts' values, lists, tuples), in order."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in strings_in(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in strings_in(v)]
+    return []
+
+
+def difference(expected: object, observed: object) -> str:
+    """What differs, in words; for two dicts, only the keys whose values differ."""
+    if isinstance(expected, dict) and isinstance(observed, dict):
+        keys = [key for key in expected if observed.get(key, None) != expected[key]]
+        keys += [key for key in observed if key not in expected]
+        if keys:
+            return "; ".join(
+                f"{key} expected {brief(expected.get(key))}, got {brief(observed.get(key))}"
+                for key in keys[:2]
+            )
+    if isinstance(expected, str) and isinstance(observed, str):
+        want, got = expected.splitlines(), observed.splitlines()
+        for number, (line, seen) in enumerate(zip(want, got, strict=False), 1):
+            if line != seen:
+                return f"line {number} should be {brief(line)}, got {brief(seen)}"
+        if len(want) < len(got):
+            return (
+                f"{len(got)} lines where {len(want)} fit; the extra one is {brief(got[len(want)])}"
+            )
+        if len(want) > len(got):
+            return f"{len(got)} lines where {len(want)} fit; missing {brief(want[len(got)])}"
+    return f"expected {brief(expected)}, got {brief(observed)}"
+
+
+def run_cases(
+    candidate: Callable[..., Any],
+    cases: Sequence[Case],
+    same: Callable[[Any, Any], bool] = lambda observed, expected: bool(observed == expected),
+) -> Verdict:
+    """`PASS` when every case returns its expected value and leaves its arguments alone.
+
+    Args:
+        candidate: the learner's function, called on a deep copy of each case's arguments.
+        cases: `(label, arguments, expected)` triples.
+        same: `same(observed, expected)` says whether a return value is right;
+            an exception in it (an output of the wrong shape) makes the case wrong.
+
+    Returns:
+        `PASS`, or `NEEDS_WORK` with how many cases went wrong and the first one.
+    """
+    wrong: list[str] = []
+    for label, arguments, expected in cases:
+        given = copy.deepcopy(arguments)
+        outcome = attempt(candidate, *given)
+        if isinstance(outcome.error, NotImplementedError):
+            return Verdict(NEEDS_WORK, "not written yet (it raises NotImplementedError)")
+        if outcome.error is not None:
+            wrong.append(f"{label}: raised {outcome.error_name}: {outcome.error}")
+        elif given != arguments:
+            wrong.append(f"{label}: changed its input")
+        else:
+            try:
+                right = same(outcome.value, expected)
+            except Exception:  # an output of the wrong shape
+                right = False
+            if not right:
+                wrong.append(f"{label}: {difference(expected, outcome.value)}")
+    if not wrong:
+        return Verdict(PASS)
+    return Verdict(NEEDS_WORK, f"{len(wrong)} of {len(cases)} cases wrong; first, {wrong[0]}")
 
 
 def report_line(tag: str, report: dict[str, Any]) -> str:

@@ -1,9 +1,9 @@
 """Checkers for Part III's two exercises: the threshold arithmetic and the compaction storm.
 
-Each checker returns a `Verdict`: `"PASS"` when every row passed, else
-`"NEEDS_WORK"`, with one row per check (`{"case", "observed", "status"}`, as
-the Unit A graders write them) and, for each failed row, a hint that says
-what is wrong without giving the number away. The expected answers are
+Each checker returns a `Verdict` (`context_budget.grading`): `PASS` when
+every row passed, else `NEEDS_WORK`, with one row per check (`{"case",
+"observed", "status"}`, as the Unit A graders write them) and, for each
+failed row, a hint that says what is wrong without giving the number away. The expected answers are
 computed with the package's own `track_usage` and `should_compact`, never
 typed in.
 
@@ -40,12 +40,28 @@ from pathlib import Path
 from typing import Any
 
 from context_budget.fakes.scripted import ScriptedClient
-from context_budget.grading import contract_status, format_grade
+from context_budget.grading import Verdict, status
 from context_budget.harness import COMPACT_INSTRUCTION, run_agent
 from context_budget.messages import message_text
 from context_budget.notes import NotesFile
 from context_budget.scenarios import race_fix
 from context_budget.usage import should_compact, track_usage
+
+__all__ = [
+    "NEXT_CALL",
+    "RATIO",
+    "STORM_RATIO",
+    "STORM_ROUNDS",
+    "STORM_WINDOW",
+    "TURNS",
+    "WINDOW",
+    "Loop",
+    "check_storm",
+    "check_threshold",
+    "reference_loop",
+    "storm_counts",
+    "threshold_answer",
+]
 
 WINDOW = 6_000  # tokens
 RATIO = 0.75
@@ -60,38 +76,12 @@ STORM_ROUNDS = 12  # tool calls the simulated task asks for
 Loop = Callable[[ScriptedClient, NotesFile], Any]
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """A checker's answer.
-
-    Attributes:
-        status: `"PASS"` or `"NEEDS_WORK"`.
-        rows: `{"case": str, "observed": object, "status": "PASS" | "FAIL"}`
-            dicts, one per check, in order.
-        hints: case -> what is wrong, for each failed row.
-    """
-
-    status: str
-    rows: tuple[dict[str, Any], ...]
-    hints: Mapping[str, str]
-
-    def __str__(self) -> str:
-        lines = [self.status]
-        for row in self.rows:
-            lines.append(format_grade([row]))
-            if row["case"] in self.hints:
-                lines.append(f"      hint: {self.hints[row['case']]}")
-        return "\n".join(lines)
-
-
 def _verdict(checks: list[tuple[str, object, bool, str]]) -> Verdict:
-    rows = tuple(
-        {"case": case, "observed": observed, "status": "PASS" if ok else "FAIL"}
+    rows = [
+        {"case": case, "observed": observed, "status": status(ok)}
         for case, observed, ok, _ in checks
-    )
-    hints = {case: hint for case, _, ok, hint in checks if not ok}
-    status = "PASS" if contract_status(rows) == "PASSED" else "NEEDS_WORK"
-    return Verdict(status, rows, hints)
+    ]
+    return Verdict.of_rows(rows, {case: hint for case, _, ok, hint in checks if not ok})
 
 
 def threshold_answer() -> dict[str, int]:

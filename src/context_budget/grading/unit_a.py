@@ -39,6 +39,7 @@ from context_budget.grading import (
     Attempt,
     Row,
     Rows,
+    Verdict,
     attempt,
     check_edition,
     contract_status,
@@ -359,7 +360,7 @@ def run_transfer(
 
 def transfer_status(rows: Sequence[Row]) -> str:
     """`"PASS"` when every transfer row passed (and there is one), else `"NEEDS_WORK"`."""
-    return "PASS" if contract_status(rows) == "PASSED" else "NEEDS_WORK"
+    return Verdict.of_rows(rows).status
 
 
 def exercise_report(

@@ -1,0 +1,175 @@
+"""Checkers for the exercises of Part IV, *Measured*.
+
+Each checker runs the reader's function (a trim, or a reading of a real
+session's bill) and returns a `Verdict`: `PASS`, with what was found when
+there is something to say, or `NEEDS_WORK: ` and what is wrong and where. A
+checker never raises because of the reader's code: an exception inside it is
+reported in the verdict.
+
+The checkers, by chapter:
+
+- *How fast is it*: `check_first_kept_trim`;
+- *Read your own bill*: `check_rebuild_finder`, `check_causes`, on the
+  chapter's sessions (the real fe5e1c67 and the labelled synthetic one).
+
+Examples:
+    >>> def by_write_share(bill):
+    ...     return [n for n, call in enumerate(bill.calls, 1)
+    ...             if call.cache_creation_input_tokens > 0.2 * call.prompt_tokens]
+    >>> print(check_rebuild_finder(by_write_share))  # doctest: +ELLIPSIS
+    NEEDS_WORK: fe5e1c67: you flagged calls 4, 5, 6, 69, which are not rebuilds...
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from context_budget.bills import Bill, read_bill
+from context_budget.grading import (
+    NEEDS_WORK,
+    PASS,
+    Verdict,
+    brief,
+)
+from context_budget.messages import Message
+from context_budget.tokens import message_tokens
+
+__all__ = [
+    "REAL_SESSION",
+    "SYNTHETIC_SESSION",
+    "check_causes",
+    "check_first_kept_trim",
+    "check_rebuild_finder",
+]
+
+
+# --- How fast is it -------------------------------------------------------------------
+
+
+def _keep_first_reference(messages: Sequence[Message], budget: int) -> list[Message]:
+    """The task (message 0) plus the newest messages after it that fit with it."""
+    sizes = [message_tokens(m) for m in messages]
+    total, start = sum(sizes), 1
+    while start < len(sizes) and total > budget:
+        total -= sizes[start]
+        start += 1
+    return [messages[0], *messages[start:]] if messages else []
+
+
+def check_first_kept_trim(
+    function: Callable[[list[Message], int, Callable[[Message], int]], list[Message]],
+) -> Verdict:
+    """Exercise (How fast is it): trim the oldest turns but keep the task, counting once.
+
+    `function(messages, budget, count)` keeps `messages[0]` (the task) and drops
+    the oldest messages after it until the sizes, by `count(message)`, add up
+    to at most `budget`. It must call `count` once per message.
+
+    Args:
+        function: the learner's trim.
+
+    Returns:
+        `"PASS"`, or `"NEEDS_WORK: ..."` naming the first history that went wrong.
+    """
+    for n in (10, 100, 400):
+        history: list[Message] = [
+            {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} " * (1 + i % 7)}
+            for i in range(n)
+        ]
+        budget = sum(message_tokens(m) for m in history) // 3
+        calls = 0
+
+        def count(message: Message) -> int:
+            nonlocal calls
+            calls += 1
+            return message_tokens(message)
+
+        expected = _keep_first_reference(history, budget)
+        try:
+            kept = function(copy.deepcopy(history), budget, count)
+        except Exception as error:  # a learner's bug is a verdict, not a crash
+            return Verdict(NEEDS_WORK, f"{n} messages: raised {type(error).__name__}: {error}")
+        if kept != expected:
+            got = len(kept) if isinstance(kept, list) else brief(kept)
+            return Verdict(
+                NEEDS_WORK,
+                f"{n} messages, budget {budget}: kept {got} messages, expected "
+                f"{len(expected)} (the task, then the newest that fit with it)",
+            )
+        if calls != n:
+            return Verdict(NEEDS_WORK, f"{n} messages: count was called {calls:,} times, not {n}")
+    return Verdict(PASS)
+
+
+# --- Read your own bill ---------------------------------------------------------------
+
+_SESSIONS = Path(__file__).resolve().parents[3] / "docs" / "measured" / "sessions"
+#: The real Claude Code session of the chapter (MIT, claude-code-viewer).
+REAL_SESSION = _SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+#: The labelled synthetic session: a compaction, two long pauses and an edit.
+SYNTHETIC_SESSION = _SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
+
+
+def _numbers(calls: Sequence[int]) -> str:
+    return ", ".join(str(n) for n in calls) or "none"
+
+
+def check_rebuild_finder(find: Callable[[Bill], Sequence[int]]) -> Verdict:
+    """Exercise 1: find the calls that lost cached prefix, from the recorded usage alone.
+
+    `find(bill)` returns the numbers (from 1, in `bill.calls`) of the calls
+    that lost more than 1,024 cached tokens against the previous call of the
+    same thread. PASS when it names exactly the calls `Bill.rebuilds` names on
+    both sessions.
+    """
+    for name, path in (("fe5e1c67", REAL_SESSION), ("synthetic", SYNTHETIC_SESSION)):
+        bill = read_bill(path)
+        try:
+            found = sorted({int(n) for n in find(bill)})
+        except Exception as error:
+            return Verdict(NEEDS_WORK, f"find raised {type(error).__name__}: {error}")
+        right = [rebuild.call for rebuild in bill.rebuilds()]
+        extra = [n for n in found if n not in right]
+        missed = [n for n in right if n not in found]
+        if extra:
+            shown = _numbers(extra[:4]) + (", ..." if len(extra) > 4 else "")
+            return Verdict(
+                NEEDS_WORK,
+                f"{name}: you flagged calls {shown}, which are not rebuilds: their read "
+                "covers the previous call's cached prompt of the same thread (growth, or a "
+                "thread's cold start)",
+            )
+        if missed:
+            return Verdict(NEEDS_WORK, f"{name}: you missed calls {_numbers(missed)}")
+    real, synthetic = read_bill(REAL_SESSION), read_bill(SYNTHETIC_SESSION)
+    return Verdict(
+        PASS,
+        f"{len(real.rebuilds())} rebuilds in fe5e1c67, "
+        f"{len(synthetic.rebuilds())} in the synthetic session",
+    )
+
+
+def check_causes(causes: Mapping[int, str]) -> Verdict:
+    """Exercise 2: name the cause of each rebuild of the synthetic session.
+
+    `causes` maps a call number to `"ttl"`, `"compaction"`, `"model-switch"`
+    or `"prefix-changed"`. PASS when every rebuild is named with its cause.
+    """
+    right = {rebuild.call: rebuild.cause for rebuild in read_bill(SYNTHETIC_SESSION).rebuilds()}
+    if not isinstance(causes, Mapping):
+        return Verdict(
+            NEEDS_WORK, f"give a dict of call number -> cause, got {type(causes).__name__}"
+        )
+    wrong = [
+        f"call {call}: you said {causes.get(call)!r}, the bill says {cause!r}"
+        for call, cause in right.items()
+        if causes.get(call) != cause
+    ]
+    stray = sorted(set(causes) - set(right))
+    if stray:
+        wrong.append(f"calls {_numbers(stray)} are not rebuilds")
+    if wrong:
+        return Verdict(NEEDS_WORK, "; ".join(wrong))
+    return Verdict(PASS, f"{len(right)} causes right")
