@@ -1,4 +1,4 @@
-"""Conversations the Unit A tests share: the seed's LONG day and Anthropic tool pairs."""
+"""Conversations the Unit A tests share: the LONG day of its grade cases, Anthropic tool pairs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from context_budget import Message, tool_message
 SYSTEM = "s"
 PINNED = ["Never order mango from Frostline."]
 
-# the seed's grade cases: 8 rounds of a question, a bulky stock table and an answer
+# Unit A's grade cases: 8 rounds of a question, a bulky stock table and an answer
 TOOL = tool_message("stock_level", {"rows": ["vanilla 12"] * 40})
 SMALL: list[Message] = [
     {"role": "user", "content": "hi"},

@@ -102,7 +102,7 @@ def blank(
 
 
 def keep_last(keep: int, *, placeholder: str = PLACEHOLDER) -> View:
-    """Clear every result but the last `keep`, never a `save_note` result (the seed's set-up)."""
+    """Clear every result but the last `keep`, never a `save_note` result (as the experiment)."""
 
     def view(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
         clearable = [(i, b) for i, b, name in results(history) if name != "save_note"]

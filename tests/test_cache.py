@@ -1,6 +1,9 @@
-"""The prompt-cache model against the provider's documented cases (HARNESS-CACHE.md §A, §F 1-8).
+"""The prompt-cache model against the cases Anthropic's prompt-caching docs state.
 
-Each test is named for the rule it proves; the §F case number is in its docstring.
+The rules and the worked examples (automatic caching, breakpoints and the
+20-block lookback, minimum lengths, TTLs, what invalidates what, usage fields)
+are those of https://platform.claude.com/docs/en/build-with-claude/prompt-caching.
+Each test is named for the rule it proves.
 """
 
 from __future__ import annotations
@@ -54,11 +57,11 @@ def check_fields_add_up(usage: Usage, prompt: int) -> None:
     assert usage.prompt_tokens == prompt
 
 
-# §F 1 -----------------------------------------------------------------------
+# the usage fields add up ----------------------------------------------------
 
 
 def test_creation_is_the_sum_of_its_split_and_the_inputs_add_up_to_the_prompt() -> None:
-    """§F 1, on a mixed-TTL request: 1h on the system prompt, 5m on the last message."""
+    """On a mixed-TTL request: 1h on the system prompt, 5m on the last message."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100))
     request = {
         "system": [marked("rules", ONE_HOUR)],
@@ -73,11 +76,11 @@ def test_creation_is_the_sum_of_its_split_and_the_inputs_add_up_to_the_prompt() 
     }
 
 
-# §F 3 -----------------------------------------------------------------------
+# the lookback of 20 blocks --------------------------------------------------
 
 
 def test_lookback_reads_at_most_20_blocks_back_from_a_breakpoint() -> None:
-    """§F 3 (§A7-3): 10 -> 15 -> 35 blocks, breakpoint on the last; T3 misses."""
+    """Worked example of the docs: 10 -> 15 -> 35 blocks, breakpoint on the last; T3 misses."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(200))
     t1 = cache.usage(messages=blocks(10, marks={10: EPHEMERAL}))
     t2 = cache.usage(messages=blocks(15, marks={15: EPHEMERAL}))
@@ -88,7 +91,7 @@ def test_lookback_reads_at_most_20_blocks_back_from_a_breakpoint() -> None:
 
 
 def test_a_second_breakpoint_inside_the_window_makes_the_long_turn_hit() -> None:
-    """§F 3: the same T3 with an extra breakpoint at block 15 reads 3,000 and writes 4,000."""
+    """The same T3 with an extra breakpoint at block 15 reads 3,000 and writes 4,000."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(200))
     cache.usage(messages=blocks(10, marks={10: EPHEMERAL}))
     cache.usage(messages=blocks(15, marks={15: EPHEMERAL}))
@@ -103,7 +106,7 @@ def test_the_block_exactly_20_back_is_still_inside_the_window() -> None:
     assert hit.cache_read_input_tokens == 3000
 
 
-# §F 4 -----------------------------------------------------------------------
+# the timestamp trap ---------------------------------------------------------
 
 
 def timestamped(stamp: str, question: str) -> list[dict[str, Any]]:
@@ -116,7 +119,7 @@ def counter_2000_50(text: str) -> int:
 
 
 def test_a_breakpoint_on_the_timestamp_block_writes_every_time_and_never_reads() -> None:
-    """§F 4 (§A7-4): breakpoint on block 6, whose text changes each request."""
+    """Worked example of the docs: breakpoint on block 6, whose text changes each request."""
     cache = PromptCache("claude-sonnet-4-6", counter=counter_2000_50)
     for minute in range(4):
         messages = timestamped(f"12:0{minute}", "status?")
@@ -126,7 +129,7 @@ def test_a_breakpoint_on_the_timestamp_block_writes_every_time_and_never_reads()
 
 
 def test_a_breakpoint_on_the_last_static_block_reads_from_the_second_request() -> None:
-    """§F 4: breakpoint on block 5 gives creation 2000 + input 50, then read 2000 + input 50."""
+    """Breakpoint on block 5 gives creation 2000 + input 50, then read 2000 + input 50."""
     cache = PromptCache("claude-sonnet-4-6", counter=counter_2000_50)
     seen = []
     for minute in range(3):
@@ -138,7 +141,7 @@ def test_a_breakpoint_on_the_last_static_block_reads_from_the_second_request() -
 
 
 def test_automatic_caching_falls_into_the_timestamp_trap() -> None:
-    """§A1: the automatic breakpoint lands on the varying last block."""
+    """The automatic breakpoint lands on the varying last block."""
     cache = PromptCache("claude-sonnet-4-6", counter=counter_2000_50)
     for minute in range(3):
         usage = cache.usage(
@@ -147,7 +150,7 @@ def test_automatic_caching_falls_into_the_timestamp_trap() -> None:
         assert usage.cache_read_input_tokens == 0
 
 
-# §F 5 -----------------------------------------------------------------------
+# the minimum cacheable length -----------------------------------------------
 
 
 def below_minimum_request() -> dict[str, Any]:
@@ -159,7 +162,7 @@ def below_minimum_request() -> dict[str, Any]:
 
 
 def test_a_prompt_below_the_minimum_silently_never_caches() -> None:
-    """§F 5: Haiku 4.5 (4,096): 3,000 + 100 tokens -> read 0, creation 0, input 3,100."""
+    """Haiku 4.5 (4,096): 3,000 + 100 tokens -> read 0, creation 0, input 3,100."""
     cache = PromptCache("claude-haiku-4-5")
     for _ in range(2):
         usage = cache.usage(below_minimum_request())
@@ -173,7 +176,7 @@ def test_a_prompt_below_the_minimum_silently_never_caches() -> None:
 
 
 def test_the_same_prompt_caches_on_a_model_with_a_lower_minimum() -> None:
-    """§F 5: on Sonnet 4.6 (1,024) the same request writes 3,100 and then reads it."""
+    """On Sonnet 4.6 (1,024) the same request writes 3,100 and then reads it."""
     cache = PromptCache("claude-sonnet-4-6")
     assert cache.usage(below_minimum_request()).cache_creation_input_tokens == 3100
     assert cache.usage(below_minimum_request()).cache_read_input_tokens == 3100
@@ -189,11 +192,11 @@ def test_minimums_are_dated_data_and_a_parameter() -> None:
         PromptCache("claude-unknown")
 
 
-# §F 6 -----------------------------------------------------------------------
+# automatic caching and the four breakpoints ---------------------------------
 
 
 def test_automatic_breakpoint_on_a_block_with_the_same_ttl_is_a_no_op() -> None:
-    """§F 6: four explicit marks, the last on the last block, plus automatic: accepted."""
+    """Four explicit marks, the last on the last block, plus automatic: accepted."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
     messages = blocks(6, marks={3: EPHEMERAL, 4: EPHEMERAL, 5: EPHEMERAL, 6: EPHEMERAL})
     usage = cache.usage(messages=messages, cache_control=EPHEMERAL)
@@ -201,7 +204,7 @@ def test_automatic_breakpoint_on_a_block_with_the_same_ttl_is_a_no_op() -> None:
 
 
 def test_automatic_breakpoint_with_a_different_ttl_is_refused() -> None:
-    """§F 6: the last block has a 5m mark, the top level asks for 1h -> 400."""
+    """The last block has a 5m mark, the top level asks for 1h -> 400."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
     with pytest.raises(AutomaticCacheConflictError, match="ttl") as error:
         cache.usage(messages=blocks(3, marks={3: EPHEMERAL}), cache_control=ONE_HOUR)
@@ -209,7 +212,7 @@ def test_automatic_breakpoint_with_a_different_ttl_is_refused() -> None:
 
 
 def test_automatic_breakpoint_on_top_of_four_explicit_ones_is_refused() -> None:
-    """§F 6: four explicit breakpoints leave no slot for the automatic one."""
+    """Four explicit breakpoints leave no slot for the automatic one."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
     messages = blocks(6, marks={1: EPHEMERAL, 2: EPHEMERAL, 3: EPHEMERAL, 4: EPHEMERAL})
     with pytest.raises(TooManyBreakpointsError, match="Found 5"):
@@ -217,7 +220,7 @@ def test_automatic_breakpoint_on_top_of_four_explicit_ones_is_refused() -> None:
 
 
 def test_a_fifth_breakpoint_is_refused_with_the_api_words() -> None:
-    """§F 6: five explicit breakpoints -> 400."""
+    """Five explicit breakpoints -> 400."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
     marks = dict.fromkeys(range(1, 6), EPHEMERAL)
     with pytest.raises(TooManyBreakpointsError) as error:
@@ -227,7 +230,7 @@ def test_a_fifth_breakpoint_is_refused_with_the_api_words() -> None:
 
 
 def test_a_one_hour_breakpoint_after_a_five_minute_one_is_refused() -> None:
-    """§F 6: tools -> system -> messages order; 1h must come first."""
+    """Tools -> system -> messages order; 1h must come first."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(300))
     with pytest.raises(CacheTTLOrderError, match="must not come after"):
         cache.usage(system=[marked("s", EPHEMERAL)], messages=blocks(2, marks={2: ONE_HOUR}))
@@ -250,11 +253,11 @@ def test_the_automatic_breakpoint_skips_thinking_and_empty_text_blocks() -> None
     assert (usage.cache_creation_input_tokens, usage.input_tokens) == (1500, 600)
 
 
-# §F 7 -----------------------------------------------------------------------
+# TTL and refresh ------------------------------------------------------------
 
 
 def test_a_read_refreshes_the_entry_from_the_start_of_the_request() -> None:
-    """§F 7: written at 0:00, read at 4:00, alive until 9:00; a request at 10:00 misses."""
+    """Written at 0:00, read at 4:00, alive until 9:00; a request at 10:00 misses."""
     clock = SimulatedClock()
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(300), clock=clock)
     request = {"messages": blocks(5), "cache_control": EPHEMERAL}
@@ -278,7 +281,7 @@ def test_an_entry_not_read_for_five_minutes_is_gone() -> None:
 
 
 def test_after_thirty_minutes_the_hour_part_is_read_and_the_five_minute_part_rewritten() -> None:
-    """§F 7, the A/B/C formula: 1h on the system prompt, 5m on the last message."""
+    """On a mixed-TTL request: 1h on the system prompt, 5m on the last message."""
     clock = SimulatedClock()
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100), clock=clock)
     request = {"system": [marked("rules", ONE_HOUR)], "messages": blocks(5, marks={5: EPHEMERAL})}
@@ -307,7 +310,7 @@ def test_writes_split_at_the_last_one_hour_breakpoint_after_the_hit() -> None:
     assert usage.ephemeral_5m_input_tokens == 400  # C - B: the messages
 
 
-# §F 8 -----------------------------------------------------------------------
+# what invalidates what ------------------------------------------------------
 
 
 def invalidation_request(**changes: Any) -> dict[str, Any]:
@@ -323,7 +326,7 @@ def invalidation_request(**changes: Any) -> dict[str, Any]:
 
 
 def test_changing_tool_choice_keeps_tools_and_system_and_rewrites_the_messages() -> None:
-    """§F 8: read = tokens up to the end of the system prompt."""
+    """Read = tokens up to the end of the system prompt."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
     cache.usage(invalidation_request())
     usage = cache.usage(invalidation_request(tool_choice={"type": "any"}))
@@ -331,7 +334,7 @@ def test_changing_tool_choice_keeps_tools_and_system_and_rewrites_the_messages()
 
 
 def test_changing_a_tool_description_rewrites_everything() -> None:
-    """§F 8: tools come first, so the whole prefix is new."""
+    """Tools come first, so the whole prefix is new."""
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
     cache.usage(invalidation_request())
     tools = [{"name": "read", "description": "Read one file.", "input_schema": {}}]

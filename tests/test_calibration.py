@@ -24,6 +24,7 @@ from context_budget import (
     head_and_tail,
     message_tokens,
 )
+from context_budget._blocks import checked_message_text
 from context_budget.calibration import (
     CHARACTER_CLASSES,
     CHARS_PER_TOKEN,
@@ -43,7 +44,6 @@ from context_budget.calibration import (
     with_margin,
 )
 from context_budget.grading.unit_b import SAMPLE_TOKENS, SAMPLES, sample_texts
-from context_budget.messages import _message_text
 from context_budget.scenarios.lucy import lucy_day
 from context_budget.transcripts import load_transcript
 
@@ -65,7 +65,7 @@ def real_messages() -> list[str]:
     texts = []
     for path in sorted(TRANSCRIPTS.glob("*.json*")):
         layers = load_transcript(path)
-        texts += [layers.system, *map(_message_text, layers.conversation)]
+        texts += [layers.system, *map(checked_message_text, layers.conversation)]
     return texts
 
 
@@ -106,7 +106,7 @@ def test_chars_over_four_misses_by_more_than_ten_percent_on_json_and_numbers(rea
 
 def test_the_margin_covers_lucys_day_which_was_never_fitted(real) -> None:  # type: ignore[no-untyped-def]
     safe = with_margin(calibrated_estimate, SAFETY_MARGIN)
-    texts = [_message_text(message) for message in lucy_day()]
+    texts = [checked_message_text(message) for message in lucy_day()]
     assert sum(map(safe, texts)) >= sum(map(real, texts))
     for text in texts:
         if real(text) >= 50:

@@ -571,7 +571,7 @@ def test_the_examples_are_small(path: Path) -> None:
     assert path.stat().st_size < 10_000
 
 
-# ---------------------------------------------------------------- attacks (issue 7)
+# ------------------------------------------------- attacks: hostile and malformed input
 
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 

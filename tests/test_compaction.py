@@ -1,4 +1,4 @@
-"""Compaction: the seed's grade cases, the cut of step 2, errors and cost."""
+"""Compaction: Unit A's grade cases, the cut of step 2, errors and cost."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ class Recorder:
         return self.text
 
 
-# the seed's grade_unit scenarios
+# Unit A's grade cases
 
 
 def test_a_context_that_fits_is_returned_unchanged() -> None:

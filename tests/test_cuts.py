@@ -15,7 +15,7 @@ FLAVORS = ["vanilla", "mint", "mango", "pistachio", "chocolate"]
 LOG = "\n".join(f"{10 + i // 12}:{(i * 5) % 60:02d} | {FLAVORS[i % 5]} | 1 tubs" for i in range(80))
 LINES = LOG.splitlines()
 
-# the seed's four transfer cases, verbatim in content
+# Unit A's four transfer cases
 SALES = "\n".join(
     [
         "10:02 | vanilla | 2 tubs",

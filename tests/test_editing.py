@@ -1,4 +1,11 @@
-"""Server-side context editing, emulated (HARNESS-CACHE.md §B, §F 9-14 and 19)."""
+"""Server-side context editing and compaction, emulated, against Anthropic's docs.
+
+The rules are those of
+https://platform.claude.com/docs/en/build-with-claude/context-editing and
+https://platform.claude.com/docs/en/build-with-claude/compaction. The last cases contrast
+them with LangChain's context-editing middleware (`langchain.agents.middleware.context_editing`),
+which keeps a partial clear where the server vetoes one.
+"""
 
 from __future__ import annotations
 
@@ -78,11 +85,11 @@ def cleared_results(messages: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-# §F 9 -----------------------------------------------------------------------
+# clearing below and above the trigger ---------------------------------------
 
 
 def test_below_the_trigger_nothing_is_applied_and_the_prompt_is_unchanged() -> None:
-    """§F 9: two 10,000-token results do not exceed a 30,000 trigger."""
+    """Two 10,000-token results do not exceed a 30,000 trigger."""
     history = pairs(2)
     result = clear_tool_uses_20250919(history, edit(keep=keep(0)), counter=big_results)
     assert result.applied_edit() is None
@@ -99,7 +106,7 @@ def test_the_trigger_compares_the_size_before_editing_and_is_strict() -> None:
 
 
 def test_above_the_trigger_the_oldest_are_cleared_and_keep_counts_tool_uses() -> None:
-    """§F 9: 6 pairs of 10,000 tokens, keep 3 -> 3 cleared, 3 x (10,000 - placeholder)."""
+    """6 pairs of 10,000 tokens, keep 3 -> 3 cleared, 3 x (10,000 - placeholder)."""
     history = pairs(6)
     result = clear_tool_uses_20250919(history, edit(keep=keep(3)), counter=big_results)
     assert result.applied_edit() == {
@@ -134,11 +141,11 @@ def test_a_trigger_in_tool_uses_counts_the_calls() -> None:
     assert clear_tool_uses_20250919(pairs(5), spec, counter=big_results).cleared_tool_uses == 4
 
 
-# §F 10 ----------------------------------------------------------------------
+# clear_at_least and exclude_tools -------------------------------------------
 
 
 def test_clear_at_least_vetoes_the_whole_edit_when_it_cannot_be_met() -> None:
-    """§F 10: 3 results could be cleared (about 30,000 tokens); asking for 40,000 clears none."""
+    """3 results could be cleared (about 30,000 tokens); asking for 40,000 clears none."""
     history = pairs(6)
     result = clear_tool_uses_20250919(
         history, edit(keep=keep(3), clear_at_least=at_least(40_000)), counter=big_results
@@ -147,7 +154,7 @@ def test_clear_at_least_vetoes_the_whole_edit_when_it_cannot_be_met() -> None:
 
 
 def test_a_vetoed_edit_leaves_the_cache_warm() -> None:
-    """§F 10: the vetoed request reads the previous request's whole prompt from the cache."""
+    """The vetoed request reads the previous request's whole prompt from the cache."""
     client = EmulatedClient(MODEL, [{"content": "ok"}] * 2, counter=big_results)
     management = {"edits": [edit(keep=keep(3), clear_at_least=at_least(40_000))]}
     history = pairs(6)
@@ -179,7 +186,7 @@ def test_a_vetoed_edit_leaves_the_cache_warm() -> None:
 
 
 def test_excluded_tools_are_never_cleared() -> None:
-    """§F 10: `exclude_tools` results survive; the others older than `keep` go."""
+    """`exclude_tools` results survive; the others older than `keep` go."""
     names = ["save_note", "read", "save_note", "read", "read", "read"]
     result = clear_tool_uses_20250919(
         pairs(6, names=names), edit(keep=keep(2), exclude_tools=["save_note"]), counter=big_results
@@ -202,11 +209,11 @@ def test_clear_tool_inputs_true_or_a_list_empties_the_calls_inputs() -> None:
         assert [i for i, value in inputs.items() if value == {}] == emptied
 
 
-# §F 11 ----------------------------------------------------------------------
+# counting tokens with edits -------------------------------------------------
 
 
 def test_count_tokens_reports_the_original_beside_the_edited_size() -> None:
-    """§F 11 (§A7-7): 70,000 before the edit, 25,000 after it."""
+    """Worked example of the docs: 70,000 before the edit, 25,000 after it."""
 
     def counter(text: str) -> int:
         return 5_000 if text.startswith("R") else 0
@@ -223,7 +230,7 @@ def test_count_tokens_reports_the_original_beside_the_edited_size() -> None:
     assert client.messages.count_tokens(model=MODEL, messages=pairs(14)) == {"input_tokens": 70_000}
 
 
-# §F 12 ----------------------------------------------------------------------
+# server-side compaction -----------------------------------------------------
 
 
 def compact_edit(value: int = 50_000, **params: Any) -> dict[str, Any]:
@@ -235,7 +242,7 @@ def compact_edit(value: int = 50_000, **params: Any) -> dict[str, Any]:
 
 
 def test_a_compaction_trigger_below_50000_is_refused() -> None:
-    """§F 12: the API answers 400."""
+    """The API answers 400."""
     client = EmulatedClient(MODEL, [{"content": "ok"}])
     with pytest.raises(ContextManagementError, match="at least 50,000") as error:
         client.beta.messages.create(
@@ -248,7 +255,7 @@ def test_a_compaction_trigger_below_50000_is_refused() -> None:
 
 
 def test_compaction_at_the_trigger_opens_the_reply_and_bills_every_iteration() -> None:
-    """§F 12: content = [compaction, text], iterations = [compaction, message], cost = sum."""
+    """Content = [compaction, text], iterations = [compaction, message], cost = sum."""
     client = EmulatedClient(MODEL, [{"content": "Done.", "output_tokens": 7}], counter=big_results)
     history = pairs(5)  # 50,000 tokens of results: reaches the trigger
     reply = client.beta.messages.create(
@@ -284,7 +291,7 @@ def test_pause_after_compaction_returns_only_the_compaction_block() -> None:
 
 
 def test_a_later_request_drops_every_block_before_the_compaction_block() -> None:
-    """§F 12: the model reads the compaction block and what follows it, nothing earlier."""
+    """The model reads the compaction block and what follows it, nothing earlier."""
     client = EmulatedClient(
         MODEL, [{"content": "Done."}, {"content": "Again."}], counter=big_results
     )
@@ -304,11 +311,11 @@ def test_a_later_request_drops_every_block_before_the_compaction_block() -> None
     assert len(history) == 13  # the client's own list keeps everything
 
 
-# §F 13 ----------------------------------------------------------------------
+# combined edits -------------------------------------------------------------
 
 
 def test_clear_thinking_must_be_listed_first() -> None:
-    """§F 13: combined edits with `clear_thinking_20251015` second are refused."""
+    """Combined edits with `clear_thinking_20251015` second are refused."""
     client = EmulatedClient(MODEL, [{"content": "ok"}] * 2)
     edits = [
         edit(),
@@ -384,11 +391,11 @@ def test_an_unknown_edit_type_is_refused() -> None:
         )
 
 
-# §F 14 ----------------------------------------------------------------------
+# the window is the last iteration -------------------------------------------
 
 
 def test_the_window_is_the_last_message_iteration_not_a_sum_over_iterations() -> None:
-    """§F 14 (§A7-6): 63,000 + 270,000 read across iterations is not a 334,400 window."""
+    """The docs' example: 63,000 + 270,000 read across iterations is not a 334,400 window."""
     usage = {
         "input_tokens": 63_000,
         "output_tokens": 1_400,
@@ -400,11 +407,11 @@ def test_the_window_is_the_last_message_iteration_not_a_sum_over_iterations() ->
     assert (summed, last) == (334_400, 64_400)
 
 
-# §F 19 ----------------------------------------------------------------------
+# a veto, not a stop at N ----------------------------------------------------
 
 
 def test_the_server_vetoes_where_langchain_keeps_a_partial_clear() -> None:
-    """§F 19: the same input, `clear_at_least` 40,000 with 30,000 clearable."""
+    """The same input, `clear_at_least` 40,000 with 30,000 clearable."""
     history = pairs(6)
     server = clear_tool_uses_20250919(
         history, edit(keep=keep(3), clear_at_least=at_least(40_000)), counter=big_results

@@ -40,7 +40,7 @@ def failing(rows: Sequence[dict[str, Any]]) -> list[str]:
     return [row["case"] for row in rows if row["status"] != "PASS"]
 
 
-# The seed's starters, written as a learner finds them.
+# Unit A's starters, written as a learner finds them.
 def starter_clear(messages: list[Message], keep_last: int) -> list[Message]:
     return [dict(m) for m in messages]
 

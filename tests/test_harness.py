@@ -785,10 +785,10 @@ def test_every_argument_is_checked_before_any_call(
 def test_strict_mode_hashes_and_checks_each_message_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from context_budget import history as module
+    from context_budget import prefix_guard as module
 
     seen = {"hashed": 0, "checked": 0}
-    hash_, check = module._fingerprint, module._check_message
+    hash_, check = module._fingerprint, module.check_message
 
     def counting_hash(value: object) -> str:
         seen["hashed"] += 1
@@ -799,7 +799,7 @@ def test_strict_mode_hashes_and_checks_each_message_once(
         check(message, index)
 
     monkeypatch.setattr(module, "_fingerprint", counting_hash)
-    monkeypatch.setattr(module, "_check_message", counting_check)
+    monkeypatch.setattr(module, "check_message", counting_check)
     turns = 60
     script = [
         scripted_response(_call(n, "run_tests"), input_tokens=1, output_tokens=1)

@@ -142,7 +142,7 @@ def test_every_rule_is_a_pinned_record() -> None:
     assert [fact for fact in RULES if not survives(pinned, NEEDLE[fact])] == []
 
 
-# --- what survives each budget (the seed's stated outcomes) ----------------------
+# --- what survives each budget (the outcomes Unit A states) -----------------------
 
 
 def test_at_the_whole_days_size_nothing_changes_and_every_fact_is_kept() -> None:

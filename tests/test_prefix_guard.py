@@ -296,7 +296,7 @@ def test_a_moved_marker_on_an_old_message_is_still_an_append() -> None:
 def test_each_message_is_hashed_once_over_a_run_of_appends(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from context_budget import history as module
+    from context_budget import prefix_guard as module
 
     hashed: list[object] = []
     real = module._fingerprint
@@ -314,7 +314,7 @@ def test_each_message_is_hashed_once_over_a_run_of_appends(
 
 def _reference(previous: dict[str, Any] | None, request: dict[str, Any]) -> tuple[Any, ...]:
     """The report of the definition: hash every part of both requests, compare."""
-    from context_budget.history import _fingerprint
+    from context_budget.prefix_guard import _fingerprint
 
     if previous is None:
         return ("first", None, None, 0)

@@ -1,4 +1,10 @@
-"""Prices as dated data, and the bill of one call (HARNESS-CACHE.md §E, §F 2, §A7-5)."""
+"""Prices as dated data, and the bill of one call.
+
+Prices and multipliers are those of
+https://platform.claude.com/docs/en/about-claude/pricing; the worked costs are
+the examples of https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+and https://platform.claude.com/docs/en/build-with-claude/compaction.
+"""
 
 from __future__ import annotations
 
@@ -29,13 +35,13 @@ MIXED_TTL = {
 
 
 def test_mixed_ttl_example_costs_what_the_docs_compute() -> None:
-    """§F 2 (§A7-1): $0.015384 on Sonnet 4.6 and $0.02564 on Opus 4.6."""
+    """Worked example of the docs: $0.015384 on Sonnet 4.6 and $0.02564 on Opus 4.6."""
     assert cost(MIXED_TTL, PRICES["claude-sonnet-4-6"]).total == pytest.approx(0.015384)
     assert cost(MIXED_TTL, PRICES["claude-opus-4-6"]).total == pytest.approx(0.02564)
 
 
 def test_a_cached_document_costs_a_tenth_of_the_uncached_one() -> None:
-    """§F 2 (§A7-2): 200,000 read + 50 fresh = $0.06015 against $0.60015 uncached."""
+    """Worked example of the docs: 200,000 read + 50 fresh = $0.06015 against $0.60015 uncached."""
     price = PRICES["claude-sonnet-4-6"]
     cached = cost(
         {"input_tokens": 50, "output_tokens": 0, "cache_read_input_tokens": 200_000}, price
@@ -70,7 +76,7 @@ def test_usage_in_any_of_its_three_shapes_gives_the_same_bill() -> None:
 
 
 def test_compaction_costs_the_sum_of_its_iterations() -> None:
-    """§F 12 (§A7-5): the top level alone says $0.14; the iterations add up to $1.1275."""
+    """The docs' example: the top level alone says $0.14; the iterations add up to $1.1275."""
     usage = {
         "input_tokens": 23_000,
         "output_tokens": 1_000,
@@ -107,7 +113,7 @@ def test_most_models_read_at_a_tenth_and_write_at_125_and_200_percent() -> None:
 
 
 def test_a_five_minute_write_pays_back_after_one_read() -> None:
-    """§E break-even: 1.25 + 0.1 < 2 (one write, one read) and 2 + 0.2 < 3 for an hour."""
+    """Break-even: 1.25 + 0.1 < 2 (one write, one read) and 2 + 0.2 < 3 for an hour."""
     price = PRICES["claude-sonnet-4-6"]
     assert price.write_5m + price.read < 2 * price.input
     assert price.write_1h + 2 * price.read < 3 * price.input

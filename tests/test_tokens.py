@@ -23,7 +23,7 @@ needs_qwen = pytest.mark.skipif(not HAS_QWEN, reason="the optional qwen-tokenize
 
 @pytest.mark.parametrize(
     ("chars", "estimate"),
-    [(1775, 444), (2573, 644), (2016, 504), (2400, 600)],  # the seed's MEASURED table
+    [(1775, 444), (2573, 644), (2016, 504), (2400, 600)],  # the course's measured table
 )
 def test_estimate_reproduces_the_measured_table(chars: int, estimate: int) -> None:
     assert estimate_tokens("x" * chars) == estimate

@@ -19,7 +19,7 @@ from context_budget import (
     message_tokens,
     validate_history,
 )
-from context_budget._transcripts._claude_code import _File
+from context_budget._transcripts._claude_code import File
 from context_budget.transcripts import _folder, _parse, _parse_files, load_transcript
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
@@ -111,7 +111,7 @@ def test_a_bad_claude_code_line_is_named(tmp_path: Path) -> None:
 
 
 def test_tool_calls_are_converted_and_counted() -> None:
-    # issue 7: tool_calls were ignored and a real trajectory was under-counted
+    # a regression: tool_calls were once ignored and a real trajectory was under-counted
     call = {
         "id": "call_1",
         "type": "function",
@@ -565,7 +565,7 @@ def test_a_real_project_folder_of_three_sessions_is_refused_naming_them() -> Non
 
 def test_a_session_with_its_agent_files_names_each_thread() -> None:
     paths = [MEDIUM, *sorted(PROJECT.glob("agent-*.jsonl"))]
-    transcript = _parse_files([_File(p.name, p.read_text(encoding="utf-8")) for p in paths])
+    transcript = _parse_files([File(p.name, p.read_text(encoding="utf-8")) for p in paths])
     assert [(t.name, len(t.messages)) for t in transcript.threads] == [
         ("sidechain at line 16", 6),
         ("sidechain at line 26", 14),
@@ -594,7 +594,7 @@ def test_records_with_no_conversation_are_refused_saying_what_was_seen() -> None
 
 
 def test_a_line_of_another_file_is_named_with_its_file() -> None:
-    files = [_File("s.jsonl", records(user_record("q"))), _File("agent-1.jsonl", "{bad\n")]
+    files = [File("s.jsonl", records(user_record("q"))), File("agent-1.jsonl", "{bad\n")]
     with pytest.raises(ValueError, match=r"^agent-1\.jsonl: line 1: not valid JSON"):
         _parse_files(files)
     with pytest.raises(ValueError, match="not as openai"):
@@ -851,9 +851,7 @@ def test_an_exit_message_with_nulls_gives_an_empty_status_not_none() -> None:
 def test_an_agent_file_with_an_id_of_its_own_still_joins_the_session() -> None:
     agent = records(sidechain(user_record("look") | {"sessionId": "agent-own"}, "a", None))
     session = records(user_record("q") | {"sessionId": "s1"})
-    transcript = _parse_files([_File("s1.jsonl", session), _File("agent-9.jsonl", agent)])
+    transcript = _parse_files([File("s1.jsonl", session), File("agent-9.jsonl", agent)])
     assert [t.name for t in transcript.threads] == ["agent-9"]
     with pytest.raises(ValueError, match=r"^the files hold 2 sessions \(s1\.jsonl, s2\.jsonl\)"):
-        _parse_files(
-            [_File("s1.jsonl", session), _File("s2.jsonl", session.replace('"s1"', '"s2"'))]
-        )
+        _parse_files([File("s1.jsonl", session), File("s2.jsonl", session.replace('"s1"', '"s2"'))])

@@ -71,26 +71,24 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from context_budget._blocks import request_block_text
+from context_budget._checks import check_messages, first_bad_value, is_json_data
+from context_budget._counting import count_text, resolve_counter
+from context_budget._json import canonical_json
+from context_budget._values import as_seconds, short_repr
 from context_budget.errors import (
     AutomaticCacheConflictError,
     CacheTTLOrderError,
     InvalidRequestError,
     TooManyBreakpointsError,
 )
-from context_budget.messages import (
-    _check_messages,
-    _first_bad_value,
-    _is_json_data,
-    _result_text,
-)
-from context_budget.tokens import TokenCounter, _count, _resolve
-from context_budget.usage import Usage, _shown
+from context_budget.tokens import TokenCounter
+from context_budget.usage import Usage
 
 __all__ = [
     "DEFAULT_EFFORT",
@@ -211,7 +209,7 @@ class SimulatedClock:
     """
 
     def __init__(self, start: float = 0.0) -> None:
-        self.now = _seconds(start, "start", negative=True)
+        self.now = as_seconds(start, "start", negative=True)
 
     def advance(self, seconds: float) -> float:
         """Move the clock forward by `seconds` (a finite number >= 0) and return the new time.
@@ -221,7 +219,7 @@ class SimulatedClock:
             ValueError: it is negative, NaN, infinite, too big for a float, or
                 moves the clock past the largest finite time.
         """
-        step = _seconds(seconds, "seconds")
+        step = as_seconds(seconds, "seconds")
         now = self.now + step
         if not math.isfinite(now):
             raise ValueError(
@@ -230,21 +228,6 @@ class SimulatedClock:
             )
         self.now = now
         return self.now
-
-
-def _seconds(value: object, name: str, *, negative: bool = False) -> float:
-    """`value` as a finite float of seconds (>= 0 unless `negative`), or a named error."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{name} must be a number of seconds, got {_shown(value)}")
-    try:
-        seconds = float(value)
-    except OverflowError:
-        raise ValueError(f"{name} is too large for a float: {_shown(value)}") from None
-    if not math.isfinite(seconds):
-        raise ValueError(f"{name} must be a finite number of seconds, got {seconds!r}")
-    if seconds < 0 and not negative:
-        raise ValueError(f"{name} must be a number >= 0, got {seconds!r}")
-    return seconds
 
 
 @dataclass(frozen=True)
@@ -270,18 +253,14 @@ class _Entry:
     expires: float  # clock time, seconds
 
 
-def _json(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _ttl(control: object, where: str) -> str:
     if not isinstance(control, Mapping) or control.get("type") != "ephemeral":
         raise ValueError(
-            f"{where}: cache_control must be {{'type': 'ephemeral'}}, got {_shown(control)}"
+            f"{where}: cache_control must be {{'type': 'ephemeral'}}, got {short_repr(control)}"
         )
     ttl = control.get("ttl", "5m")
     if not isinstance(ttl, str) or ttl not in TTL_SECONDS:
-        raise ValueError(f"{where}: cache_control ttl must be '5m' or '1h', got {_shown(ttl)}")
+        raise ValueError(f"{where}: cache_control ttl must be '5m' or '1h', got {short_repr(ttl)}")
     return ttl
 
 
@@ -342,19 +321,6 @@ def _unmarked(block: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _block_text(block: Mapping[str, Any]) -> str:
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    if kind == "tool_use":
-        return f"{block['name']} {_json(block['input'])}"
-    if kind == "tool_result":
-        return _result_text(block.get("content"))
-    if kind in ("thinking", "compaction"):
-        return str(block.get("thinking", block.get("content")) or "")
-    return _json({k: v for k, v in block.items() if k != "cache_control"})
-
-
 def _eligible(block: Mapping[str, Any]) -> bool:
     kind = block.get("type")
     if kind in _THINKING:
@@ -364,8 +330,8 @@ def _eligible(block: Mapping[str, Any]) -> bool:
 
 def _check_data(value: object, where: str) -> None:
     """A tool definition or system block must be JSON data, nested at most `MAX_DEPTH` deep."""
-    if isinstance(value, dict) and not _is_json_data(value):
-        path, problem = _first_bad_value(value)
+    if isinstance(value, dict) and not is_json_data(value):
+        path, problem = first_bad_value(value)
         if len(path) > 60:
             path = path[:57] + "..."
         raise TypeError(f"{where} at {path}: {problem}")
@@ -381,13 +347,13 @@ def _settings(request: Mapping[str, Any]) -> dict[str, Any]:
     for name in ("tool_choice", "thinking", "output_config"):
         value = request.get(name)
         if value is not None and not isinstance(value, Mapping):
-            raise TypeError(f"{name} must be a dict, got {_shown(value)}")
+            raise TypeError(f"{name} must be a dict, got {short_repr(value)}")
         if isinstance(value, dict):
             _check_data(value, name)
     effort = (request.get("output_config") or {}).get("effort")
     if effort is not None and (not isinstance(effort, str) or effort not in EFFORTS):
         raise ValueError(
-            f"output_config.effort must be one of {', '.join(EFFORTS)}, got {_shown(effort)}"
+            f"output_config.effort must be one of {', '.join(EFFORTS)}, got {short_repr(effort)}"
         )
     if effort == DEFAULT_EFFORT:
         effort = None  # subtle: naming the default is the same prompt as omitting it
@@ -453,7 +419,7 @@ class PromptCache:
         min_tokens: int | None = None,
     ) -> None:
         if not isinstance(model, str):
-            raise TypeError(f"model must be a str, got {_shown(model)}")
+            raise TypeError(f"model must be a str, got {short_repr(model)}")
         if min_tokens is None:
             if model not in MIN_CACHEABLE_TOKENS:
                 raise ValueError(
@@ -462,11 +428,11 @@ class PromptCache:
                 )
             min_tokens = MIN_CACHEABLE_TOKENS[model].tokens
         if isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0:
-            raise ValueError(f"min_tokens must be an int >= 0, got {_shown(min_tokens)}")
+            raise ValueError(f"min_tokens must be an int >= 0, got {short_repr(min_tokens)}")
         self.model = model
         self.min_tokens = min_tokens
         self.clock = clock if clock is not None else SimulatedClock()
-        self._counter = _resolve(counter)
+        self._counter = resolve_counter(counter)
         self._entries: dict[str, _Entry] = {}  # prefix hash -> entry
 
     def _row(self, request: Mapping[str, Any], *, refuse: bool = True) -> list[_Block]:
@@ -480,7 +446,7 @@ class PromptCache:
         messages = request.get("messages") or []
         if not isinstance(tools, list):
             raise TypeError(f"tools must be a list of dicts, got {type(tools).__name__}")
-        _check_messages(messages)
+        check_messages(messages)
         if isinstance(system, str):
             system = [{"type": "text", "text": system}]
         if not isinstance(system, list):
@@ -489,15 +455,15 @@ class PromptCache:
             )
         speed = request.get("speed")
         if speed is not None and not isinstance(speed, str):
-            raise TypeError(f"speed must be a str, got {_shown(speed)}")
+            raise TypeError(f"speed must be a str, got {short_repr(speed)}")
         settings = {**_settings(request), "images": _has_image(messages)}
-        digest = hashlib.sha256(_json(self.model).encode())
+        digest = hashlib.sha256(canonical_json(self.model).encode())
         row: list[_Block] = []
 
         def add(where: str, block: Mapping[str, Any], text: str, hashed: Mapping[str, Any]) -> None:
             markers = _markers(block, where, refuse)
-            digest.update(b"\x00" + _json(hashed).encode())
-            tokens = _count(text, self._counter)
+            digest.update(b"\x00" + canonical_json(hashed).encode())
+            tokens = count_text(text, self._counter)
             row.append(_Block(digest.hexdigest(), tokens, _eligible(block), markers))
 
         for number, tool in enumerate(tools):
@@ -505,11 +471,11 @@ class PromptCache:
                 raise TypeError(f"tools[{number}] has type {type(tool).__name__}, not dict")
             _check_data(tool, f"tools[{number}]")
             unmarked = _unmarked(tool)
-            add(f"tools.{number}", tool, _json(unmarked), unmarked)
-        digest.update(b"\x01system" + _json(speed).encode())
+            add(f"tools.{number}", tool, canonical_json(unmarked), unmarked)
+        digest.update(b"\x01system" + canonical_json(speed).encode())
         for number, block in enumerate(system):
             if not isinstance(block, dict) or block.get("type") != "text":
-                raise TypeError(f"system[{number}] must be a text block, got {_shown(block)}")
+                raise TypeError(f"system[{number}] must be a text block, got {short_repr(block)}")
             if "text" not in block:
                 raise ValueError(f"system[{number}] (text) has no 'text'")
             if not isinstance(block["text"], str):
@@ -517,7 +483,7 @@ class PromptCache:
                 raise TypeError(f"system[{number}] (text) has 'text' of type {found}, not str")
             _check_data(block, f"system[{number}]")
             add(f"system.{number}", block, block["text"], _unmarked(block))
-        digest.update(b"\x01messages" + _json(settings).encode())
+        digest.update(b"\x01messages" + canonical_json(settings).encode())
         kept_from = _kept_thinking_from(self.model, messages)
         for index, message in enumerate(messages):
             content = message["content"]
@@ -527,7 +493,7 @@ class PromptCache:
                 if stripped and block["type"] in _THINKING:
                     continue  # dropped from the prompt: neither counted nor hashed
                 hashed = {**_unmarked(block), "_role": message["role"]}
-                add(f"messages.{index}.content.{number}", block, _block_text(block), hashed)
+                add(f"messages.{index}.content.{number}", block, request_block_text(block), hashed)
         return row
 
     def prompt_tokens(self, request: Mapping[str, Any] | None = None, /, **kwargs: Any) -> int:
@@ -642,6 +608,6 @@ class PromptCache:
 def _request(request: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     if request is not None and not isinstance(request, Mapping):
         raise TypeError(
-            f"request must be a dict of messages.create arguments, got {_shown(request)}"
+            f"request must be a dict of messages.create arguments, got {short_repr(request)}"
         )
     return {**(request or {}), **kwargs}

@@ -24,10 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget.cache import PromptCache, SimulatedClock, _seconds
+from context_budget._values import as_seconds, short_repr
+from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.pricing import PRICES, Price, cost
 from context_budget.tokens import TokenCounter
-from context_budget.usage import _shown
 
 __all__ = ["CacheReport", "RequestRow", "cache_report"]
 
@@ -154,18 +154,18 @@ def cache_report(
         TypeError: `requests`, `model` or `price` has the wrong type.
     """
     if not isinstance(requests, Sequence) or isinstance(requests, str | bytes | Mapping):
-        raise TypeError(f"requests must be a list of request dicts, got {_shown(requests)}")
+        raise TypeError(f"requests must be a list of request dicts, got {short_repr(requests)}")
     if not requests:
         raise ValueError("requests must hold at least one request")
     if not isinstance(model, str):
-        raise TypeError(f"model must be a str, got {_shown(model)}")
-    _seconds(seconds_between, "seconds_between")  # NaN or a negative gap is refused up front
+        raise TypeError(f"model must be a str, got {short_repr(model)}")
+    as_seconds(seconds_between, "seconds_between")  # NaN or a negative gap is refused up front
     if price is None:
         if model not in PRICES:
             raise ValueError(f"no price known for model {model!r}; pass price")
         price = PRICES[model]
     elif not isinstance(price, Price):
-        raise TypeError(f"price must be a Price, got {_shown(price)}")
+        raise TypeError(f"price must be a Price, got {short_repr(price)}")
     clock = SimulatedClock()
     cache = PromptCache(model, counter=counter, clock=clock, min_tokens=min_tokens)
     rows: list[RequestRow] = []

@@ -57,7 +57,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from context_budget.tokens import TokenCounter, _count, _resolve
+from context_budget._counting import count_text, resolve_counter
+from context_budget.tokens import TokenCounter
 
 __all__ = [
     "CHARACTER_CLASSES",
@@ -422,11 +423,11 @@ def error_by_kind(counter: TokenCounter, samples: Sequence[CorpusSample]) -> dic
     Returns:
         `{kind: error}`, in the order kinds first appear in `samples`.
     """
-    count = _resolve(counter)
+    count = resolve_counter(counter)
     counted: dict[str, int] = {}
     real: dict[str, int] = {}
     for sample in samples:
-        counted[sample.kind] = counted.get(sample.kind, 0) + _count(sample.text, count)
+        counted[sample.kind] = counted.get(sample.kind, 0) + count_text(sample.text, count)
         real[sample.kind] = real.get(sample.kind, 0) + sample.tokens
     return {kind: counted[kind] / real[kind] - 1 for kind in counted}
 
@@ -483,7 +484,7 @@ def fit_class_weights(samples: Iterable[str], counter: TokenCounter) -> dict[str
         >>> weights["digits"], weights["words"]
         (1.0, 0.0)
     """
-    count = _resolve(counter)
+    count = resolve_counter(counter)
     texts = list(samples)
     if not texts:
         raise ValueError("samples must hold at least one text")
@@ -493,7 +494,7 @@ def fit_class_weights(samples: Iterable[str], counter: TokenCounter) -> dict[str
             raise TypeError(f"samples[{index}] must be a str, got {type(text).__name__}")
         if not text:
             raise ValueError(f"samples[{index}] is empty; a weight needs characters")
-        tokens = _count(text, count)
+        tokens = count_text(text, count)
         if not tokens:
             raise ValueError(f"counter gave samples[{index}] 0 tokens; cannot fit a weight")
         counts = character_classes(text)
@@ -536,7 +537,7 @@ def fit_ratios(
         ValueError: no samples, a sample is empty, a kind is unknown, or the
             counter gives a kind 0 tokens; the message names the index.
     """
-    count = _resolve(counter)
+    count = resolve_counter(counter)
     chars = dict.fromkeys(KINDS, 0)
     tokens = dict.fromkeys(KINDS, 0)
     texts = list(samples)
@@ -551,7 +552,7 @@ def fit_ratios(
         if kind not in chars:
             raise ValueError(f"samples[{index}] has kind {kind!r}, not one of {KINDS}")
         chars[kind] += len(text)
-        tokens[kind] += _count(text, count)
+        tokens[kind] += count_text(text, count)
     ratios = {}
     for kind in KINDS:
         if chars[kind]:
@@ -583,8 +584,8 @@ def calibrate(samples: Iterable[str], counter: TokenCounter) -> TokenCounter:
     """
     texts = list(samples)
     ratios = fit_ratios(texts, counter)
-    count = _resolve(counter)
-    overall = round(sum(map(len, texts)) / max(1, sum(_count(t, count) for t in texts)), 3)
+    count = resolve_counter(counter)
+    overall = round(sum(map(len, texts)) / max(1, sum(count_text(t, count) for t in texts)), 3)
     table = {kind: ratios.get(kind, overall) for kind in KINDS}
 
     def fitted(text: str) -> int:
@@ -612,9 +613,9 @@ def with_margin(counter: TokenCounter, margin: float = SAFETY_MARGIN) -> TokenCo
     """
     if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= margin <= 1:
         raise ValueError(f"margin must be a number from 0 to 1, got {margin!r}")
-    count = _resolve(counter)
+    count = resolve_counter(counter)
 
     def margined(text: str) -> int:
-        return math.ceil(_count(text, count) * (1 + margin) - 1e-9)
+        return math.ceil(count_text(text, count) * (1 + margin) - 1e-9)
 
     return margined

@@ -43,11 +43,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget.clearing import _clear, _Clearing
+from context_budget._blocks import is_question, tool_result_ids, tool_use_ids
+from context_budget._checks import check_messages
+from context_budget._clearing import Clearing, clear_results
+from context_budget._counting import (
+    fixed_layer_tokens,
+    message_size,
+    message_sizes,
+    resolve_counter,
+)
 from context_budget.errors import ContextOverflowError
-from context_budget.layers import Layers, _fixed_tokens
-from context_budget.messages import Message, _check_messages, _tool_result_ids, _tool_use_ids
-from context_budget.tokens import TokenCounter, _message_size, _resolve, _sizes
+from context_budget.layers import Layers
+from context_budget.messages import Message
+from context_budget.tokens import TokenCounter
 
 __all__ = ["KEEP_TOOL_RESULTS", "SUMMARY_PREFIX", "Summarizer", "compact"]
 
@@ -80,21 +88,13 @@ class _Compacted:
     cleared: int
 
 
-def _is_question(message: Message) -> bool:
-    """A user message with something besides tool results in it."""
-    if message["role"] != "user":
-        return False
-    content = message["content"]
-    return isinstance(content, str) or any(block["type"] != "tool_result" for block in content)
-
-
 def _unanswered(messages: Sequence[Message], start: int, stop: int) -> set[str]:
     """Ids of the tool results in `messages[start:stop]` whose call is not in that span."""
     calls: set[str] = set()
     missing: set[str] = set()
     for message in messages[start:stop]:
-        missing.update(i for i in _tool_result_ids(message) if i not in calls)
-        calls.update(_tool_use_ids(message))
+        missing.update(i for i in tool_result_ids(message) if i not in calls)
+        calls.update(tool_use_ids(message))
     return missing
 
 
@@ -104,7 +104,7 @@ def _cut_index(messages: Sequence[Message]) -> int | None:
     Example: [user q0, assistant call t1, user result t1 + q1] -> 1, because
     the latest question (index 2) also answers the call made at index 1.
     """
-    latest = next((i for i in range(len(messages) - 1, -1, -1) if _is_question(messages[i])), None)
+    latest = next((i for i in range(len(messages) - 1, -1, -1) if is_question(messages[i])), None)
     if latest is None:
         return None
     cut = latest
@@ -114,7 +114,7 @@ def _cut_index(messages: Sequence[Message]) -> int | None:
     # after it. A result whose call is nowhere (an orphan already) moves nothing.
     index = cut - 1
     while pending and index >= 0:
-        made = pending.intersection(_tool_use_ids(messages[index]))
+        made = pending.intersection(tool_use_ids(messages[index]))
         if made:
             pending = (pending - made) | _unanswered(messages, index, cut)
             cut = index
@@ -133,8 +133,8 @@ def _round_starts(messages: Sequence[Message], first: int) -> list[int]:
     pending: set[str] = set()  # results in messages[index:] whose call is before index
     for index in range(len(messages) - 1, first - 1, -1):
         message = messages[index]
-        pending.difference_update(_tool_use_ids(message))
-        pending.update(_tool_result_ids(message))
+        pending.difference_update(tool_use_ids(message))
+        pending.update(tool_result_ids(message))
         if (
             not pending
             and message["role"] == "assistant"
@@ -190,7 +190,7 @@ def _compact(
     *,
     single_task: bool = False,
     sizes: Sequence[int] | None = None,
-    clearing: _Clearing | None = None,
+    clearing: Clearing | None = None,
     fixed_tokens: tuple[int, int] | None = None,
 ) -> _Compacted:
     """`compact` on checked arguments, with a record of what it did.
@@ -200,7 +200,7 @@ def _compact(
     context again: the `inspect` command passes the ones it already has.
     """
     conversation = layers.conversation
-    system, pinned = fixed_tokens or _fixed_tokens(layers, counter)
+    system, pinned = fixed_tokens or fixed_layer_tokens(layers, counter)
     fixed = system + pinned
     if fixed > budget:
         raise ContextOverflowError(
@@ -208,7 +208,7 @@ def _compact(
             budget=budget,
             size=fixed,
         )
-    sizes = list(sizes) if sizes is not None else _sizes(conversation, counter)
+    sizes = list(sizes) if sizes is not None else message_sizes(conversation, counter)
     before = fixed + sum(sizes)
     if before <= budget:
         copy = Layers(layers.system, list(layers.pinned), list(conversation))
@@ -216,7 +216,7 @@ def _compact(
 
     # step 1: the shared clearing rule; only the messages it changed are recounted
     if clearing is None:
-        clearing = _clear(conversation, KEEP_TOOL_RESULTS, counter, sizes)
+        clearing = clear_results(conversation, KEEP_TOOL_RESULTS, counter, sizes)
     cleared = clearing.messages
     for index, size in clearing.sizes.items():
         sizes[index] = size
@@ -247,7 +247,7 @@ def _compact(
             size=total,
         )
     kept = sum(sizes[: summarized.start]) + sum(sizes[summarized.stop :])
-    size = fixed + _message_size(summary, counter) + kept
+    size = fixed + message_size(summary, counter) + kept
     if size > budget:
         still = "still " if size < before else ""
         raise ContextOverflowError(
@@ -272,12 +272,12 @@ def _task_summary(
 
     `room` is the budget left for the conversation, in tokens.
     """
-    task = next((i for i, message in enumerate(messages) if _is_question(message)), None)
+    task = next((i for i, message in enumerate(messages) if is_question(message)), None)
     starts = [] if task is None else _round_starts(messages, task + 2)
     if task is None or not starts:  # no task, or no round between it and the last
         return range(0), None
     head = sum(sizes[: task + 1])
-    empty = _message_size({"role": "user", "content": SUMMARY_PREFIX}, counter)
+    empty = message_size({"role": "user", "content": SUMMARY_PREFIX}, counter)
     tail = 0
     cut = starts[0]  # the latest round alone, unless more fit
     stop = len(messages)
@@ -289,7 +289,7 @@ def _task_summary(
         cut = start
     summary = _summary(summarize, messages[task + 1 : cut])
     if cut != starts[0]:
-        size = head + _message_size(summary, counter) + sum(sizes[cut:])
+        size = head + message_size(summary, counter) + sum(sizes[cut:])
         if size > room:  # the summary was longer than the room left: keep less
             cut = starts[0]
             summary = _summary(summarize, messages[task + 1 : cut])
@@ -344,6 +344,6 @@ def compact(
         ['Summary of the earlier conversation:\\n', 'And mint?']
     """
     _check_arguments(layers, budget, summarize)
-    counter = _resolve(counter)
-    _check_messages(layers.conversation)
+    counter = resolve_counter(counter)
+    check_messages(layers.conversation)
     return _compact(layers, budget, summarize, counter, single_task=bool(single_task)).layers

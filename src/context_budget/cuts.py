@@ -18,7 +18,8 @@ always learns something was removed. A cut's output can therefore exceed
 
 from __future__ import annotations
 
-from context_budget.tokens import TokenCounter, _count, _resolve
+from context_budget._counting import count_text, resolve_counter
+from context_budget.tokens import TokenCounter
 
 __all__ = ["head", "head_and_tail", "transfer_filter"]
 
@@ -41,7 +42,7 @@ def _take(lines: list[str], budget: int, counter: TokenCounter) -> tuple[int, in
     """How many leading `lines` fit in `budget`, and the tokens they cost."""
     used = 0
     for kept, line in enumerate(lines):
-        cost = _count(line + "\n", counter)
+        cost = count_text(line + "\n", counter)
         if used + cost > budget:
             return kept, used
         used += cost
@@ -69,8 +70,8 @@ def head(text: str, budget: int, counter: TokenCounter | None = None) -> str:
         >>> head("10:02 vanilla\\n10:05 mint\\n10:09 mango", 8)
         '10:02 vanilla\\n10:05 mint'
     """
-    text, budget, counter = _check_text(text), _check_budget(budget), _resolve(counter)
-    if _count(text, counter) <= budget:
+    text, budget, counter = _check_text(text), _check_budget(budget), resolve_counter(counter)
+    if count_text(text, counter) <= budget:
         return text
     # subtle: lines are charged one by one with their own "\n", which can cost more
     # than the whole text (a one-letter line is a token, "a\nb" is one too), so the
@@ -109,8 +110,8 @@ def head_and_tail(text: str, budget: int, counter: TokenCounter | None = None) -
         [... 8 lines left out ...]
         10:09 | vanilla | 1 tub
     """
-    text, budget, counter = _check_text(text), _check_budget(budget), _resolve(counter)
-    if _count(text, counter) <= budget:
+    text, budget, counter = _check_text(text), _check_budget(budget), resolve_counter(counter)
+    if count_text(text, counter) <= budget:
         return text
     lines = text.splitlines()
     if _take(lines, budget, counter)[0] == len(lines):
@@ -154,7 +155,7 @@ def transfer_filter(
         10:15 | pistachio | 2 tubs
         [kept 1 of 2 matching lines; 3 lines in total]
     """
-    text, budget, counter = _check_text(text), _check_budget(budget), _resolve(counter)
+    text, budget, counter = _check_text(text), _check_budget(budget), resolve_counter(counter)
     if not isinstance(needle, str):
         raise TypeError(f"needle must be a str, got {type(needle).__name__}")
     lines = text.splitlines()

@@ -36,17 +36,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from context_budget.cache import (
-    LAST_TURN_THINKING_ONLY,
-    PromptCache,
-    SimulatedClock,
-    _block_text,
-)
-from context_budget.clearing import _is_cleared
+from context_budget._blocks import request_block_text, result_text, tool_results
+from context_budget._checks import check_messages
+from context_budget._clearing import is_cleared
+from context_budget._counting import count_text, resolve_counter
+from context_budget._values import short_repr
+from context_budget.cache import LAST_TURN_THINKING_ONLY, PromptCache, SimulatedClock
 from context_budget.errors import ContextManagementError, InvalidRequestError
-from context_budget.messages import Message, _check_messages, _result_text, _tool_results
-from context_budget.tokens import TokenCounter, _count, _resolve
-from context_budget.usage import _shown
+from context_budget.messages import Message
+from context_budget.tokens import TokenCounter
 
 __all__ = [
     "COMPACTION_MIN_TRIGGER",
@@ -129,11 +127,11 @@ def _clearable(messages: Sequence[Message], placeholder: str) -> set[tuple[int, 
     placeholder is no smaller: it does not weigh each result.
     """
     found = set()
-    for result in _tool_results(messages):
+    for result in tool_results(messages):
         if result.block is None or result.is_error:
             continue
-        text = _result_text(result.content)
-        if text != placeholder and not _is_cleared(text):
+        text = result_text(result.content)
+        if text != placeholder and not is_cleared(text):
             found.add((result.message, result.block))
     return found
 
@@ -144,18 +142,22 @@ def _value(spec: object, kind: str, default: int, name: str, *, least: int = 0) 
         return default
     if not isinstance(spec, Mapping) or spec.get("type") != kind:
         raise ContextManagementError(
-            f"{name} must be {{'type': '{kind}', 'value': N}}, got {_shown(spec)}"
+            f"{name} must be {{'type': '{kind}', 'value': N}}, got {short_repr(spec)}"
         )
     value = spec.get("value")
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise ContextManagementError(f"{name}.value must be an int >= {least}, got {_shown(value)}")
+        raise ContextManagementError(
+            f"{name}.value must be an int >= {least}, got {short_repr(value)}"
+        )
     return value
 
 
 def _names(value: object, name: str) -> list[str]:
     """A list of tool names, or a `ContextManagementError` naming the parameter."""
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise ContextManagementError(f"{name} must be a list of tool names, got {_shown(value)}")
+        raise ContextManagementError(
+            f"{name} must be a list of tool names, got {short_repr(value)}"
+        )
     return value
 
 
@@ -164,7 +166,7 @@ def _prompt_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
 
 
 def _input_tokens(use_block: Mapping[str, Any], counter: TokenCounter) -> int:
-    return _count(_block_text(use_block), counter)
+    return count_text(request_block_text(use_block), counter)
 
 
 def _apply(
@@ -240,16 +242,16 @@ def clear_tool_uses_20250919(
         >>> clear_tool_uses_20250919(calls, edit).applied_edit()
         {'type': 'clear_tool_uses_20250919', 'cleared_tool_uses': 3, 'cleared_input_tokens': 267}
     """
-    _check_messages(messages)
-    count = _resolve(counter)
+    check_messages(messages)
+    count = resolve_counter(counter)
     if edit is None:
         edit = {}
     if not isinstance(edit, Mapping):
-        raise TypeError(f"edit must be a dict of the edit's parameters, got {_shown(edit)}")
+        raise TypeError(f"edit must be a dict of the edit's parameters, got {short_repr(edit)}")
     if prompt_tokens is not None and (
         isinstance(prompt_tokens, bool) or not isinstance(prompt_tokens, int) or prompt_tokens < 0
     ):
-        raise ValueError(f"prompt_tokens must be an int >= 0, got {_shown(prompt_tokens)}")
+        raise ValueError(f"prompt_tokens must be an int >= 0, got {short_repr(prompt_tokens)}")
     trigger = edit.get("trigger") or {"type": "input_tokens", "value": _CLEAR_DEFAULT_TRIGGER}
     keep = _value(edit.get("keep"), "tool_uses", 3, "keep")
     vetoes = edit.get("clear_at_least") is not None
@@ -258,7 +260,7 @@ def clear_tool_uses_20250919(
     inputs = edit.get("clear_tool_inputs", False)
     if not isinstance(inputs, bool | list):
         raise ContextManagementError(
-            f"clear_tool_inputs must be a bool or a list, got {_shown(inputs)}"
+            f"clear_tool_inputs must be a bool or a list, got {short_repr(inputs)}"
         )
     if isinstance(inputs, list):
         _names(inputs, "clear_tool_inputs")
@@ -282,7 +284,9 @@ def clear_tool_uses_20250919(
     for use in chosen:
         assert use.result is not None  # only results clearing.py found are chosen
         block = messages[use.result[0]]["content"][use.result[1]]
-        saved += _count(_result_text(block.get("content")), count) - _count(placeholder, count)
+        saved += count_text(result_text(block.get("content")), count) - count_text(
+            placeholder, count
+        )
         if inputs_of(use.name):
             call = messages[use.call[0]]["content"][use.call[1]]
             saved += _input_tokens(call, count) - _input_tokens({**call, "input": {}}, count)
@@ -314,8 +318,8 @@ def clear_tool_uses_langchain(
     Returns:
         A `ClearResult` in the same terms as `clear_tool_uses_20250919`.
     """
-    _check_messages(messages)
-    count = _resolve(counter)
+    check_messages(messages)
+    count = resolve_counter(counter)
     size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens
     if size <= trigger:
         return ClearResult(list(messages), 0, 0)
@@ -326,11 +330,11 @@ def clear_tool_uses_langchain(
     for use in old:
         assert use.result is not None
         block = messages[use.result[0]]["content"][use.result[1]]
-        text = _result_text(block.get("content"))
+        text = result_text(block.get("content"))
         if use.name in exclude_tools or text == placeholder:
             continue
         chosen.append(use)
-        saved += _count(text, count) - _count(placeholder, count)
+        saved += count_text(text, count) - count_text(placeholder, count)
         if clear_tool_inputs:
             call = messages[use.call[0]]["content"][use.call[1]]
             saved += _input_tokens(call, count) - _input_tokens({**call, "input": {}}, count)
@@ -367,7 +371,7 @@ def _clear_thinking(
     for index in drop:
         content = messages[index]["content"]
         kept = [b for b in content if b["type"] not in ("thinking", "redacted_thinking")]
-        saved += sum(_count(_block_text(b), count) for b in content if b not in kept)
+        saved += sum(count_text(request_block_text(b), count) for b in content if b not in kept)
         out[index] = {**messages[index], "content": kept}
     entry = {
         "type": "clear_thinking_20251015",
@@ -408,14 +412,14 @@ def _default_summary(messages: Sequence[Message], instructions: str | None) -> s
 def _check_edits(management: object) -> list[Mapping[str, Any]]:
     if not isinstance(management, Mapping) or not isinstance(management.get("edits"), list):
         raise ContextManagementError(
-            f"context_management must be {{'edits': [...]}}, got {_shown(management)}"
+            f"context_management must be {{'edits': [...]}}, got {short_repr(management)}"
         )
     edits = management["edits"]
     for number, edit in enumerate(edits):
         kind = edit.get("type") if isinstance(edit, Mapping) else None
         if kind not in _EDIT_TYPES:
             raise ContextManagementError(
-                f"context_management.edits.{number}: unknown edit type {_shown(kind)}; "
+                f"context_management.edits.{number}: unknown edit type {short_repr(kind)}; "
                 f"expected one of {', '.join(_EDIT_TYPES)}"
             )
         if kind == "clear_thinking_20251015" and number != 0:
@@ -434,13 +438,13 @@ def _check_edits(management: object) -> list[Mapping[str, Any]]:
             if instructions is not None and not isinstance(instructions, str):
                 raise ContextManagementError(
                     f"context_management.edits.{number}.instructions: must be a str, "
-                    f"got {_shown(instructions)}"
+                    f"got {short_repr(instructions)}"
                 )
             pause = edit.get("pause_after_compaction", False)
             if not isinstance(pause, bool):
                 raise ContextManagementError(
                     f"context_management.edits.{number}.pause_after_compaction: must be a "
-                    f"bool, got {_shown(pause)}"
+                    f"bool, got {short_repr(pause)}"
                 )
     return list(edits)
 
@@ -457,7 +461,7 @@ def _max_tokens(request: Mapping[str, Any]) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"max_tokens must be an int, got {_shown(value)}")
+        raise TypeError(f"max_tokens must be an int, got {short_repr(value)}")
     if value < 0:
         raise InvalidRequestError(f"max_tokens: must be >= 0, got {value}")
     if value == 0:
@@ -474,7 +478,7 @@ def _max_tokens(request: Mapping[str, Any]) -> int | None:
             if bad:
                 raise InvalidRequestError(
                     f"max_tokens: 0 (pre-warming the cache) cannot be combined with {name}="
-                    f"{_shown(request.get(name))}"
+                    f"{short_repr(request.get(name))}"
                 )
     return value
 
@@ -549,7 +553,7 @@ class EmulatedClient:
         summarizer: Callable[[list[Message], str | None], str] | None = None,
     ) -> None:
         self.model = model
-        self._counter = _resolve(counter)
+        self._counter = resolve_counter(counter)
         self.cache = (
             cache if cache is not None else PromptCache(model, clock=clock, counter=counter)
         )
@@ -576,21 +580,23 @@ class EmulatedClient:
             reply = self._responder[number]
         where = f"reply {number + 1}"
         if not isinstance(reply, Mapping):
-            raise TypeError(f"{where} must be a dict with 'content', got {_shown(reply)}")
+            raise TypeError(f"{where} must be a dict with 'content', got {short_repr(reply)}")
         raw = reply.get("content", [])
         said = [{"type": "text", "text": raw}] if isinstance(raw, str) else raw
         try:
-            _check_messages([{"role": "assistant", "content": said}])
+            check_messages([{"role": "assistant", "content": said}])
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where}: {error}") from None
         tokens = reply.get("output_tokens")
         if tokens is not None and (
             isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
         ):
-            raise ValueError(f"{where}: output_tokens must be an int >= 0, got {_shown(tokens)}")
+            raise ValueError(
+                f"{where}: output_tokens must be an int >= 0, got {short_repr(tokens)}"
+            )
         stop = reply.get("stop_reason")
         if stop is not None and not isinstance(stop, str):
-            raise TypeError(f"{where}: stop_reason must be a str, got {_shown(stop)}")
+            raise TypeError(f"{where}: stop_reason must be a str, got {short_repr(stop)}")
         return reply, list(said)
 
     def _edit(
@@ -604,10 +610,10 @@ class EmulatedClient:
             )
         if request.get("model") != self.model:
             raise ValueError(
-                f"this client emulates {self.model!r}, got model={_shown(request.get('model'))}"
+                f"this client emulates {self.model!r}, got model={short_repr(request.get('model'))}"
             )
         messages = request.get("messages")
-        _check_messages(messages)
+        check_messages(messages)
         view = {k: v for k, v in request.items() if k not in ("betas", "context_management")}
         view["messages"] = _after_compaction(messages)  # type: ignore[arg-type]
         original = self.cache.prompt_tokens(view)
@@ -643,7 +649,7 @@ class EmulatedClient:
     def _output_tokens(self, content: list[dict[str, Any]], reply: Reply) -> int:
         if reply.get("output_tokens") is not None:
             return int(reply["output_tokens"])
-        return sum(_count(_block_text(block), self._counter) for block in content)
+        return sum(count_text(request_block_text(block), self._counter) for block in content)
 
     def _create(self, request: Mapping[str, Any], *, beta: bool) -> dict[str, Any]:
         prewarm = _max_tokens(request) == 0
@@ -658,7 +664,7 @@ class EmulatedClient:
             )
             block = {"type": "compaction", "content": summary}
             used = self.cache.usage(view).as_dict()
-            used["output_tokens"] = _count(summary, self._counter)
+            used["output_tokens"] = count_text(summary, self._counter)
             iterations.append({"type": "compaction", **used})
             content.append(block)
             view = {**view, "messages": [{"role": "assistant", "content": [block]}]}

@@ -19,26 +19,24 @@ to fold in. After each round it looks up every question's needle with
   restart (a message after the summary), so the notes are never re-summarized;
 - a summarizer that keeps rule and decision lines (`keep_rules_and_decisions`).
 
+The lesson's two summarizers, `wearing_summary` and `keep_rules_and_decisions`,
+live in `context_budget.summarizers` and are importable from here too.
+
 Shapes: `survival_rounds(...)` -> `{label: [[fact, ...] kept after round 1,
 after round 2, ...]}`, facts in question order.
-
-Examples:
-    >>> wearing_summary([{"role": "user", "content": "a 1\\nb 2\\nc 3\\nno digit"}])
-    'a 1\\nc 3'
-    >>> keep_rules_and_decisions([{"role": "user", "content": "Never pay cash.\\nHello."}])
-    'Never pay cash.'
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from context_budget.compaction import SUMMARY_PREFIX, Summarizer, _is_question
+from context_budget._blocks import is_question
+from context_budget.compaction import SUMMARY_PREFIX, Summarizer
 from context_budget.layers import Layers
-from context_budget.messages import Message, _check_messages, _message_text
-from context_budget.summarizers import keep_numbers
+from context_budget.messages import Message
+from context_budget.summarizers import keep_rules_and_decisions as keep_rules_and_decisions
+from context_budget.summarizers import wearing_summary as wearing_summary
 from context_budget.survival import Scenario, survives
 
 __all__ = [
@@ -46,9 +44,7 @@ __all__ = [
     "READBACK_PREFIX",
     "Strategy",
     "format_rounds",
-    "keep_rules_and_decisions",
     "survival_rounds",
-    "wearing_summary",
 ]
 
 #: The exchange appended after each round: the work goes on, with no new fact.
@@ -58,41 +54,6 @@ NEXT_TURN: list[Message] = [
 ]
 #: The start of the message that reads the notes file back after a restart.
 READBACK_PREFIX = "Notes read back from notes.md:\n"
-
-# words that mark a line as a rule or a decision: kept by the repaired summary
-_RULE_WORDS = re.compile(
-    r"\b(never|always|only|stays|must|called|approved|now|goes on|from today)\b", re.IGNORECASE
-)
-
-
-def wearing_summary(messages: Sequence[Message]) -> str:
-    """A lossy summary: the digit lines `keep_numbers` keeps, and of those every other one.
-
-    It keeps the 1st, 3rd, 5th ... digit line, so each summary is about half
-    as long as what it read: run it on its own output and it wears down again.
-    Rules stated in words are lost at once.
-    """
-    lines = keep_numbers(list(messages)).splitlines()
-    return "\n".join(lines[::2])
-
-
-def keep_rules_and_decisions(messages: Sequence[Message]) -> str:
-    """The repaired summary: every line that holds a digit or a rule or decision word.
-
-    The words are those of a standing instruction or a change of plan
-    (`never`, `always`, `only`, `stays`, `must`, `called`, `approved`, `now`,
-    `goes on`, `from today`). Run on its own output it keeps everything, so
-    repeated compaction loses nothing more.
-    """
-    _check_messages(messages)
-    kept = [
-        line
-        for message in messages
-        for line in _message_text(message).splitlines()
-        if line.strip() and not line.startswith(SUMMARY_PREFIX.strip())
-        if re.search(r"[0-9]", line) or _RULE_WORDS.search(line)
-    ]
-    return "\n".join(kept)
 
 
 @dataclass(frozen=True)
@@ -115,7 +76,7 @@ class Strategy:
 
 def _latest_question(messages: Sequence[Message]) -> int:
     for index in range(len(messages) - 1, -1, -1):
-        if _is_question(messages[index]):
+        if is_question(messages[index]):
             return index
     raise ValueError("the conversation has no user question to keep")
 

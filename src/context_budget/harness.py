@@ -39,9 +39,9 @@ from typing import Any, Literal, Protocol
 
 from context_budget.clients import ModelClient, content_blocks, response_field, response_text
 from context_budget.errors import CompactionStormError, MalformedResponseError
-from context_budget.history import PrefixGuard
 from context_budget.messages import Message, message_text
 from context_budget.notes import NotesFile
+from context_budget.prefix_guard import PrefixGuard
 from context_budget.usage import Usage, should_compact, track_usage, window_usage
 
 __all__ = [

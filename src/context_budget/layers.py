@@ -18,14 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from context_budget.messages import Message, _check_messages
-from context_budget.tokens import (
-    MESSAGE_OVERHEAD_TOKENS,
-    TokenCounter,
-    _count,
-    _resolve,
-    _sizes,
-)
+from context_budget._checks import check_messages
+from context_budget._counting import fixed_layer_tokens, message_sizes, resolve_counter
+from context_budget.messages import Message
+from context_budget.tokens import TokenCounter
 
 __all__ = ["BudgetReport", "Layers", "budget_report"]
 
@@ -81,13 +77,6 @@ class BudgetReport(dict[str, int]):
         return "\n".join(lines)
 
 
-def _fixed_tokens(layers: Layers, counter: TokenCounter) -> tuple[int, int]:
-    """(system, pinned) tokens: the layers compaction never changes."""
-    system = _count(layers.system, counter) + MESSAGE_OVERHEAD_TOKENS if layers.system else 0
-    pinned = sum(_count(record, counter) + MESSAGE_OVERHEAD_TOKENS for record in layers.pinned)
-    return system, pinned
-
-
 def budget_report(layers: Layers, counter: TokenCounter | None = None) -> BudgetReport:
     """Tokens in each layer of `layers` and in all of them.
 
@@ -116,10 +105,10 @@ def budget_report(layers: Layers, counter: TokenCounter | None = None) -> Budget
     """
     if not isinstance(layers, Layers):
         raise TypeError(f"layers must be a Layers, got {type(layers).__name__}")
-    counter = _resolve(counter)
-    _check_messages(layers.conversation)
-    system, pinned = _fixed_tokens(layers, counter)
-    conversation = sum(_sizes(layers.conversation, counter))
+    counter = resolve_counter(counter)
+    check_messages(layers.conversation)
+    system, pinned = fixed_layer_tokens(layers, counter)
+    conversation = sum(message_sizes(layers.conversation, counter))
     return BudgetReport(
         system=system,
         pinned=pinned,

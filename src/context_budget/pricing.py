@@ -29,8 +29,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from context_budget._values import short_repr
 from context_budget.budget import LoopStep
-from context_budget.usage import Usage, _shown
+from context_budget.usage import Usage
 
 __all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost", "model_family", "price_for"]
 
@@ -73,7 +74,9 @@ class Price:
             _rate(getattr(self, name), f"Price.{name}", "USD/Mtok")
         for name in ("as_of", "source"):
             if not isinstance(getattr(self, name), str):
-                raise TypeError(f"Price.{name} must be a str, got {_shown(getattr(self, name))}")
+                raise TypeError(
+                    f"Price.{name} must be a str, got {short_repr(getattr(self, name))}"
+                )
 
 
 def _rate(value: object, name: str, unit: str) -> float:
@@ -84,7 +87,7 @@ def _rate(value: object, name: str, unit: str) -> float:
     except OverflowError:
         rate = math.inf
     if not number or not math.isfinite(rate) or rate < 0:
-        raise ValueError(f"{name} must be a finite number >= 0 ({unit}), got {_shown(value)}")
+        raise ValueError(f"{name} must be a finite number >= 0 ({unit}), got {short_repr(value)}")
     return rate
 
 
@@ -241,7 +244,7 @@ def cost(usage: Any, price: Price) -> Cost:
         0.015384
     """
     if not isinstance(price, Price):
-        raise TypeError(f"price must be a Price, got {_shown(price)}")
+        raise TypeError(f"price must be a Price, got {short_repr(price)}")
     iterations = [] if isinstance(usage, Usage) else _iterations(usage)
     if iterations:
         total = Cost(0.0, 0.0, 0.0, 0.0)
@@ -305,10 +308,10 @@ def loop_cost(
     _rate(read_multiplier, "read_multiplier", "a multiple of input_price")
     _rate(write_multiplier, "write_multiplier", "a multiple of input_price")
     if not isinstance(calls, list | tuple):
-        raise TypeError(f"calls must be a list of LoopStep, got {_shown(calls)}")
+        raise TypeError(f"calls must be a list of LoopStep, got {short_repr(calls)}")
     for number, call in enumerate(calls):
         if not isinstance(call, LoopStep):
-            raise TypeError(f"calls[{number}] must be a LoopStep, got {_shown(call)}")
+            raise TypeError(f"calls[{number}] must be a LoopStep, got {short_repr(call)}")
     caching = any(call.cached for call in calls)
     fresh_rate = write_multiplier if caching else 1.0
     total = sum(call.uncached * fresh_rate + call.cached * read_multiplier for call in calls)

@@ -1,12 +1,22 @@
 """Deterministic stand-ins for a model that writes a summary.
 
 A summarizer takes the messages to summarize (oldest first) and returns the
-summary's text; `compact` puts that text in one user message. Both here are
+summary's text; `compact` puts that text in one user message. All four here are
 deterministic, so a lesson prints the same thing on every run:
 
 - `keep_numbers` keeps only the lines holding a digit: quantities, times
   and ids survive, and rules stated in words are lost;
-- `forget_everything` keeps nothing, the worst summary possible.
+- `forget_everything` keeps nothing, the worst summary possible;
+- `wearing_summary` keeps every other line `keep_numbers` keeps, so a summary
+  of a summary wears down round after round (the erosion lesson's lossy one);
+- `keep_rules_and_decisions` keeps the digit lines and every line holding a
+  rule or decision word: the repaired summary of the erosion lesson.
+
+Examples:
+    >>> wearing_summary([{"role": "user", "content": "a 1\\nb 2\\nc 3\\nno digit"}])
+    'a 1\\nc 3'
+    >>> keep_rules_and_decisions([{"role": "user", "content": "Never pay cash.\\nHello."}])
+    'Never pay cash.'
 """
 
 from __future__ import annotations
@@ -14,10 +24,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from context_budget.clearing import _is_cleared
-from context_budget.messages import Message, _check_messages, _message_text
+from context_budget._blocks import checked_message_text
+from context_budget._checks import check_messages
+from context_budget._clearing import is_cleared
+from context_budget.compaction import SUMMARY_PREFIX
+from context_budget.messages import Message
 
-__all__ = ["forget_everything", "keep_numbers"]
+__all__ = ["forget_everything", "keep_numbers", "keep_rules_and_decisions", "wearing_summary"]
 
 _DIGIT = re.compile(r"[0-9]")
 
@@ -41,12 +54,12 @@ def keep_numbers(messages: Sequence[Message]) -> str:
         ... ])
         'We close at 6 pm.\\nNo, make it 7 pm.'
     """
-    _check_messages(messages)
+    check_messages(messages)
     kept = [
         line
         for message in messages
-        for line in _message_text(message).splitlines()
-        if _DIGIT.search(line) and not _is_cleared(line)
+        for line in checked_message_text(message).splitlines()
+        if _DIGIT.search(line) and not is_cleared(line)
     ]
     return "\n".join(kept)
 
@@ -71,3 +84,39 @@ def forget_everything(messages: Sequence[Message]) -> str:
     if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
     return ""
+
+
+# words that mark a line as a rule or a decision: kept by the repaired summary
+_RULE_WORDS = re.compile(
+    r"\b(never|always|only|stays|must|called|approved|now|goes on|from today)\b", re.IGNORECASE
+)
+
+
+def wearing_summary(messages: Sequence[Message]) -> str:
+    """A lossy summary: the digit lines `keep_numbers` keeps, and of those every other one.
+
+    It keeps the 1st, 3rd, 5th ... digit line, so each summary is about half
+    as long as what it read: run it on its own output and it wears down again.
+    Rules stated in words are lost at once.
+    """
+    lines = keep_numbers(list(messages)).splitlines()
+    return "\n".join(lines[::2])
+
+
+def keep_rules_and_decisions(messages: Sequence[Message]) -> str:
+    """The repaired summary: every line that holds a digit or a rule or decision word.
+
+    The words are those of a standing instruction or a change of plan
+    (`never`, `always`, `only`, `stays`, `must`, `called`, `approved`, `now`,
+    `goes on`, `from today`). Run on its own output it keeps everything, so
+    repeated compaction loses nothing more.
+    """
+    check_messages(messages)
+    kept = [
+        line
+        for message in messages
+        for line in checked_message_text(message).splitlines()
+        if line.strip() and not line.startswith(SUMMARY_PREFIX.strip())
+        if re.search(r"[0-9]", line) or _RULE_WORDS.search(line)
+    ]
+    return "\n".join(kept)

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Sequence
-from typing import TypeAlias
+from collections.abc import Callable
 
-from context_budget.messages import Message, _check_message, _message_text
+from context_budget._checks import check_message
+from context_budget._counting import MESSAGE_OVERHEAD_TOKENS as MESSAGE_OVERHEAD_TOKENS
+from context_budget._counting import TokenCounter as TokenCounter
+from context_budget._counting import estimate_tokens as estimate_tokens
+from context_budget._counting import message_size, resolve_counter
+from context_budget.messages import Message
 
 __all__ = [
     "MESSAGE_OVERHEAD_TOKENS",
@@ -34,69 +38,7 @@ __all__ = [
     "qwen_counter",
 ]
 
-#: A token counter: text -> tokens.
-TokenCounter: TypeAlias = Callable[[str], int]
-
-#: Tokens added to every message for its role and framing. Measured on Qwen2.5's
-#: chat template: `<|im_start|>user\nhi<|im_end|>\n` is 6 tokens and `hi` alone
-#: is 1, so the frame is 5 (start marker, role, newline, end marker, newline).
-MESSAGE_OVERHEAD_TOKENS = 5
-
 _QWEN_MODEL = "qwen2.5-72b-instruct"
-
-
-def estimate_tokens(text: str) -> int:
-    """Estimated tokens in `text`: its length in characters over 4, rounded up.
-
-    Args:
-        text: any text.
-
-    Returns:
-        Tokens, an int >= 0 (0 only for the empty string).
-
-    Raises:
-        TypeError: `text` is not a str.
-
-    Examples:
-        >>> estimate_tokens("Never order mango from Frostline.")
-        9
-        >>> estimate_tokens("x" * 1775), estimate_tokens("x" * 2573)
-        (444, 644)
-        >>> estimate_tokens("")
-        0
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return -(-len(text) // 4)  # subtle: ceiling division without floats
-
-
-def _resolve(counter: TokenCounter | None) -> TokenCounter:
-    """The counter to use: `counter`, or `estimate_tokens` when it is None."""
-    if counter is None:
-        return estimate_tokens
-    if not callable(counter):
-        raise TypeError(f"counter must be callable (str -> int), got {counter!r}")
-    return counter
-
-
-def _count(text: str, counter: TokenCounter) -> int:
-    """`counter(text)`, checked to be a whole number of tokens >= 0."""
-    tokens = counter(text)
-    if isinstance(tokens, bool) or not isinstance(tokens, int):
-        raise TypeError(f"counter {counter!r} returned {tokens!r}, not an int")
-    if tokens < 0:
-        raise ValueError(f"counter {counter!r} returned {tokens} tokens; must be >= 0")
-    return tokens
-
-
-def _message_size(message: Message, counter: TokenCounter) -> int:
-    """Tokens of a message already checked: its text plus the framing overhead."""
-    return _count(_message_text(message), counter) + MESSAGE_OVERHEAD_TOKENS
-
-
-def _sizes(messages: Sequence[Message], counter: TokenCounter) -> list[int]:
-    # message index -> tokens; each message counted once
-    return [_message_size(message, counter) for message in messages]
 
 
 def message_tokens(message: Message, counter: TokenCounter | None = None) -> int:
@@ -115,8 +57,8 @@ def message_tokens(message: Message, counter: TokenCounter | None = None) -> int
         >>> message_tokens({"role": "user", "content": "hi"}, counter=lambda text: 100)
         105
     """
-    _check_message(message)
-    return _message_size(message, _resolve(counter))
+    check_message(message)
+    return message_size(message, resolve_counter(counter))
 
 
 @functools.cache

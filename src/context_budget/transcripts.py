@@ -42,20 +42,20 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from context_budget._transcripts._claude_code import _claude_code, _File
+from context_budget._transcripts._claude_code import File, read_claude_code
 from context_budget._transcripts._codex import RECORD_TYPES as _CODEX_TYPES
-from context_budget._transcripts._codex import _codex
+from context_budget._transcripts._codex import read_codex
 from context_budget._transcripts._common import (
-    _checked,
-    _json,
-    _kind,
-    _loads,
-    _split_lines,
-    _strict_json,
-    _Transcript,
+    Transcript,
+    checked_layers,
+    kind_of,
+    loads_json,
+    split_lines,
+    strict_json,
+    try_json,
 )
-from context_budget._transcripts._openai import _SYSTEM_ROLES, _mini_swe_agent, _openai
-from context_budget._transcripts._openhands import _is_events, _openhands
+from context_budget._transcripts._openai import SYSTEM_ROLES, read_mini_swe_agent, read_openai
+from context_budget._transcripts._openhands import is_events, read_openhands
 from context_budget.layers import Layers
 
 __all__ = ["FORMATS", "load_transcript"]
@@ -79,7 +79,7 @@ _TOP_KEYS = ("system", "pinned", "conversation")
 
 def _first_record(text: str) -> dict[str, object] | None:
     """The first line of `text` that is not blank, when it is a JSON record with a type."""
-    first = next((line for line in _split_lines(text) if line.strip()), "")
+    first = next((line for line in split_lines(text) if line.strip()), "")
     try:
         record = json.loads(first)
     except (ValueError, RecursionError):
@@ -101,14 +101,14 @@ def _detect(text: str, data: object, parsed: bool) -> str:
     if not parsed:
         if (record := _first_record(text)) is not None:
             return _record_format(record)
-        _strict_json(text)  # raises, naming where the JSON breaks
+        strict_json(text)  # raises, naming where the JSON breaks
     if isinstance(data, dict) and _is_mini_swe_agent(data):
         return "mini-swe-agent"
     if isinstance(data, dict) and "type" in data and "conversation" not in data:
         return _record_format(data)
     if isinstance(data, dict):  # layers, unless it holds an OpenAI messages list
         return "openai" if "messages" in data and "conversation" not in data else "layers"
-    if _is_events(data):
+    if is_events(data):
         return "openhands"
     if isinstance(data, list):
         openai = any(
@@ -116,7 +116,7 @@ def _detect(text: str, data: object, parsed: bool) -> str:
             and (
                 "tool_calls" in message
                 or "tool_call_id" in message
-                or message.get("role") in _SYSTEM_ROLES
+                or message.get("role") in SYSTEM_ROLES
             )
             for message in data
         )
@@ -124,7 +124,7 @@ def _detect(text: str, data: object, parsed: bool) -> str:
     raise ValueError(
         "no known format: expected a list of messages or events, an object with "
         "'conversation', 'messages' or 'trajectory_format', or JSON Lines records with "
-        f"a 'type'; found {_kind(data)}"
+        f"a 'type'; found {kind_of(data)}"
     )
 
 
@@ -133,48 +133,48 @@ def _check_format(format: str) -> None:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
 
 
-def _parse(text: str, format: str = "auto") -> _Transcript:
+def _parse(text: str, format: str = "auto") -> Transcript:
     """The text of a transcript file read as `format`; ValueError or TypeError names the place."""
     _check_format(format)
-    data, parsed = _json(text) if format not in _LINES else (None, False)
+    data, parsed = try_json(text) if format not in _LINES else (None, False)
     chosen = _detect(text, data, parsed) if format == "auto" else format
     detected = format == "auto"
     if chosen == "claude-code":
-        return _parse_files([_File("", text)], format)
+        return _parse_files([File("", text)], format)
     if chosen == "codex":
-        layers, skipped = _codex(text)
-        return _Transcript(_checked(layers), chosen, detected, skipped)
+        layers, skipped = read_codex(text)
+        return Transcript(checked_layers(layers), chosen, detected, skipped)
     if not parsed:
-        data = _strict_json(text)
+        data = strict_json(text)
     if chosen == "messages":
         if not isinstance(data, list):
-            raise ValueError(f"expected a list of messages, found {_kind(data)}")
-        return _Transcript(_checked(Layers("", [], data)), chosen, detected)
+            raise ValueError(f"expected a list of messages, found {kind_of(data)}")
+        return Transcript(checked_layers(Layers("", [], data)), chosen, detected)
     if chosen == "layers":
-        return _Transcript(_layers(data), chosen, detected)
+        return Transcript(_layers(data), chosen, detected)
     if chosen == "mini-swe-agent":
-        layers, final = _mini_swe_agent(data)
+        layers, final = read_mini_swe_agent(data)
         if not layers.conversation:
             raise ValueError("a mini-swe-agent trajectory with no conversation: no messages")
-        return _Transcript(_checked(layers), chosen, detected, final=final)
+        return Transcript(checked_layers(layers), chosen, detected, final=final)
     if chosen == "openhands":
-        layers, skipped = _openhands(data)
-        return _Transcript(_checked(layers), chosen, detected, skipped)
-    return _Transcript(_checked(_openai(data)), chosen, detected)
+        layers, skipped = read_openhands(data)
+        return Transcript(checked_layers(layers), chosen, detected, skipped)
+    return Transcript(checked_layers(read_openai(data)), chosen, detected)
 
 
-def _parse_files(files: Sequence[_File], format: str = "auto") -> _Transcript:
+def _parse_files(files: Sequence[File], format: str = "auto") -> Transcript:
     """Several Claude Code files (a session and its sub-agents' files) read as one session."""
     _check_format(format)
     if format not in ("auto", "claude-code"):
         raise ValueError(
             f"a folder or several files are read as one Claude Code session, not as {format}"
         )
-    session = _claude_code(files)
-    layers = _checked(Layers("", [], session.messages))
+    session = read_claude_code(files)
+    layers = checked_layers(Layers("", [], session.messages))
     for thread in session.threads:
-        _checked(Layers("", [], thread.messages))
-    return _Transcript(
+        checked_layers(Layers("", [], thread.messages))
+    return Transcript(
         layers,
         "claude-code",
         format == "auto",
@@ -188,7 +188,7 @@ def _parse_files(files: Sequence[_File], format: str = "auto") -> _Transcript:
 def _layers(data: object) -> Layers:
     if not isinstance(data, dict):
         raise ValueError(
-            f"expected an object with system, pinned and conversation, found {_kind(data)}"
+            f"expected an object with system, pinned and conversation, found {kind_of(data)}"
         )
     unknown = sorted(str(key) for key in data if key not in _TOP_KEYS)
     if unknown:
@@ -198,7 +198,9 @@ def _layers(data: object) -> Layers:
         )
     if "conversation" not in data:
         raise ValueError("the top-level object has no 'conversation'")
-    return _checked(Layers(data.get("system", ""), data.get("pinned", []), data["conversation"]))
+    return checked_layers(
+        Layers(data.get("system", ""), data.get("pinned", []), data["conversation"])
+    )
 
 
 def _read_text(path: Path) -> str:
@@ -223,18 +225,18 @@ def _description(path: Path) -> str:
     if not meta.is_file():
         return ""
     try:
-        data = _loads(_read_text(meta))
+        data = loads_json(_read_text(meta))
     except (OSError, ValueError):
         return ""
     description = data.get("description") if isinstance(data, dict) else None
     return description if isinstance(description, str) else ""
 
 
-def _folder(folder: Path, format: str) -> _Transcript:
+def _folder(folder: Path, format: str) -> Transcript:
     paths = _session_files(folder)
     if not paths:
         raise ValueError(f"{folder}: a folder with no .jsonl file (no Claude Code session)")
-    files = [_File(str(path), _read_text(path), _description(path)) for path in paths]
+    files = [File(str(path), _read_text(path), _description(path)) for path in paths]
     return _parse_files(files, format)
 
 

@@ -26,10 +26,11 @@ Example:
 from __future__ import annotations
 
 import math
-import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from context_budget._values import short_repr
 
 __all__ = ["Usage", "should_compact", "track_usage", "window_usage"]
 
@@ -71,7 +72,9 @@ class Usage:
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
             if type(value) is not int or value < 0:
-                raise ValueError(f"Usage.{name} must be a non-negative int, got {_shown(value)}")
+                raise ValueError(
+                    f"Usage.{name} must be a non-negative int, got {short_repr(value)}"
+                )
 
     @property
     def prompt_tokens(self) -> int:
@@ -121,7 +124,7 @@ class Usage:
             value = _get(usage, name)
             if value is None:
                 if name in ("input_tokens", "output_tokens"):
-                    raise ValueError(f"usage has no {name!r}: got {_shown(usage)}")
+                    raise ValueError(f"usage has no {name!r}: got {short_repr(usage)}")
                 value = 0
             values[name] = value
         creation = _get(usage, "cache_creation")
@@ -146,23 +149,6 @@ class Usage:
                 f"{made.ephemeral_1h_input_tokens:,}); the two must be equal"
             )
         return made
-
-
-_SHOWN = reprlib.Repr()
-_SHOWN.maxlevel, _SHOWN.maxdict, _SHOWN.maxlist = 3, 4, 4
-_SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlong = 60, 60, 40
-
-
-def _shown(value: object) -> str:
-    """A short repr of a bad value for an error message: bounded in depth and length.
-
-    A value nested thousands of levels deep, or an int too long to print, never
-    makes the error itself fail.
-    """
-    try:
-        return _SHOWN.repr(value)
-    except Exception:  # a value whose repr fails is named by its type
-        return f"<{type(value).__name__}>"
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -254,21 +240,21 @@ def should_compact(tokens_used: int, context_window: int, compact_ratio: float) 
             the message names the value.
     """
     if type(context_window) is not int or context_window <= 0:
-        raise ValueError(f"context_window must be a positive int, got {_shown(context_window)}")
+        raise ValueError(f"context_window must be a positive int, got {short_repr(context_window)}")
     number = isinstance(compact_ratio, int | float) and not isinstance(compact_ratio, bool)
     if not number or not 0 < compact_ratio < 1:
         raise ValueError(
-            f"compact_ratio must be strictly between 0 and 1, got {_shown(compact_ratio)}"
+            f"compact_ratio must be strictly between 0 and 1, got {short_repr(compact_ratio)}"
         )
     counted = isinstance(tokens_used, int | float) and not isinstance(tokens_used, bool)
     if not counted or (isinstance(tokens_used, float) and not math.isfinite(tokens_used)):
-        raise ValueError(f"tokens_used must be a finite number >= 0, got {_shown(tokens_used)}")
+        raise ValueError(f"tokens_used must be a finite number >= 0, got {short_repr(tokens_used)}")
     if tokens_used < 0:
-        raise ValueError(f"tokens_used must be a finite number >= 0, got {_shown(tokens_used)}")
+        raise ValueError(f"tokens_used must be a finite number >= 0, got {short_repr(tokens_used)}")
     try:
         threshold = context_window * compact_ratio
     except OverflowError:
         raise ValueError(
-            f"context_window is too large to take a share of: {_shown(context_window)}"
+            f"context_window is too large to take a share of: {short_repr(context_window)}"
         ) from None
     return tokens_used >= threshold

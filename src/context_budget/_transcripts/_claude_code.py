@@ -15,7 +15,7 @@ session or under `<session>/subagents/`) holds one such thread.
 
 A `compact_boundary` system record, or a user record with `isCompactSummary`
 that no boundary announced, starts a new segment of the main conversation: a
-`_Boundary` says where.
+`Boundary` says where.
 """
 
 from __future__ import annotations
@@ -25,21 +25,22 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from context_budget._checks import check_message
 from context_budget._transcripts._common import (
-    _as_blocks,
-    _Boundary,
-    _count_of,
-    _lines,
-    _tally,
-    _Thread,
+    Boundary,
+    Thread,
+    as_blocks,
+    count_of,
+    json_lines,
+    tally,
 )
-from context_budget.messages import Message, _check_message
+from context_budget.messages import Message
 
 _MAIN = ""  # the key of the main conversation among the threads
 
 
 @dataclass(frozen=True)
-class _File:
+class File:
     """One file to read: its name (as given), its text, and a description (a `.meta.json`'s)."""
 
     name: str
@@ -58,7 +59,7 @@ class _Building:
     ids: list[object] = field(default_factory=list)
 
 
-def _new_thread(file: _File, line: int, first_in_file: bool) -> _Building:
+def _new_thread(file: File, line: int, first_in_file: bool) -> _Building:
     """A sub-agent thread starting at `line` of `file`, named for its file or its line.
 
     A sub-agent's own file names its first thread (`agent-<id>`), and gives it
@@ -77,8 +78,8 @@ class _Session:
     """What the files held: the main conversation, the threads, boundaries, records skipped."""
 
     messages: list[Message]
-    threads: tuple[_Thread, ...]
-    boundaries: tuple[_Boundary, ...]
+    threads: tuple[Thread, ...]
+    boundaries: tuple[Boundary, ...]
     skipped: int
 
 
@@ -94,7 +95,7 @@ def _session_id(records: list[tuple[int, dict[str, Any]]]) -> str | None:
 
 
 def _check_one_session(
-    files: Sequence[_File], parsed: list[list[tuple[int, dict[str, Any]]]]
+    files: Sequence[File], parsed: list[list[tuple[int, dict[str, Any]]]]
 ) -> None:
     """Several files are one session and its sub-agents: refuse two session files.
 
@@ -114,19 +115,19 @@ def _check_one_session(
         )
 
 
-def _claude_code(files: Sequence[_File]) -> _Session:
+def read_claude_code(files: Sequence[File]) -> _Session:
     """The main conversation and the threads of Claude Code files; ValueError names the line."""
     parsed = []
     for file in files:
         try:
-            parsed.append(_lines(file.text))
+            parsed.append(json_lines(file.text))
         except ValueError as error:
             raise ValueError(f"{file.name}: {error}" if len(files) > 1 else str(error)) from None
     if len(files) > 1:
         _check_one_session(files, parsed)
     threads: dict[str, _Building] = {_MAIN: _Building("main", "")}
     thread_of: dict[str, str] = {}  # record uuid -> thread key
-    boundaries: list[_Boundary] = []
+    boundaries: list[Boundary] = []
     skipped: dict[str, int] = {}
     for file, records in zip(files, parsed, strict=True):
         started = False  # has this file started a thread yet
@@ -149,19 +150,19 @@ def _claude_code(files: Sequence[_File]) -> _Session:
                 continue
             summary = key == _MAIN and record.get("isCompactSummary") is True
             if summary and (not boundaries or boundaries[-1].index != len(main)):
-                boundaries.append(_Boundary(len(main), number))
+                boundaries.append(Boundary(len(main), number))
             _add(threads[key], record, where)
     main = threads.pop(_MAIN).messages
     built = [
-        _Thread(thread.name, thread.messages, thread.description, thread.file)
+        Thread(thread.name, thread.messages, thread.description, thread.file)
         for thread in threads.values()
         if thread.messages
     ]
     if not main and not built:
-        seen = _tally(skipped) if skipped else "none"
+        seen = tally(skipped) if skipped else "none"
         total = sum(skipped.values())
         raise ValueError(
-            f"no conversation: {_count_of(total, 'record')} ({seen}), "
+            f"no conversation: {count_of(total, 'record')} ({seen}), "
             "none a user or assistant message"
         )
     if not main:
@@ -183,12 +184,12 @@ def _thread_key(record: dict[str, Any], thread_of: dict[str, str]) -> str | None
     return key if key is not None and key != _MAIN else None
 
 
-def _boundary(record: dict[str, Any], index: int, line: int) -> _Boundary:
+def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
     metadata = record.get("compactMetadata")
     metadata = metadata if isinstance(metadata, dict) else {}
     trigger = metadata.get("trigger")
     tokens = metadata.get("preTokens")
-    return _Boundary(
+    return Boundary(
         index,
         line,
         trigger if isinstance(trigger, str) else None,
@@ -205,7 +206,7 @@ def _add(thread: _Building, record: dict[str, Any], where: str) -> None:
         raise ValueError(f"{where}: the {role} message has no content")
     converted: Message = {"role": role, "content": content}
     try:
-        _check_message(converted)
+        check_message(converted)
     except (TypeError, ValueError) as error:
         raise type(error)(f"{where}: {error}") from None
     message_id = message.get("id")
@@ -218,7 +219,7 @@ def _add(thread: _Building, record: dict[str, Any], where: str) -> None:
         and ids[-1] == message_id
     )
     if merge:
-        messages[-1]["content"] = _as_blocks(messages[-1]["content"]) + _as_blocks(content)
+        messages[-1]["content"] = as_blocks(messages[-1]["content"]) + as_blocks(content)
     else:
         messages.append(converted)
         ids.append(message_id)
@@ -233,7 +234,7 @@ def _prompt(messages: list[Message]) -> str | None:
     return texts[0] if texts else None
 
 
-def _described(threads: list[_Thread], main: list[Message]) -> list[_Thread]:
+def _described(threads: list[Thread], main: list[Message]) -> list[Thread]:
     """The threads, each given the description of the main conversation's call that started it."""
     asked: dict[str, str] = {}  # prompt -> description, from the main conversation's Task calls
     for message in main:
@@ -248,5 +249,5 @@ def _described(threads: list[_Thread], main: list[Message]) -> list[_Thread]:
     described = []
     for thread in threads:
         description = thread.description or asked.get(_prompt(thread.messages) or "", "")
-        described.append(_Thread(thread.name, thread.messages, description, thread.file))
+        described.append(Thread(thread.name, thread.messages, description, thread.file))
     return described

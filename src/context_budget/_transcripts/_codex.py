@@ -22,13 +22,14 @@ agent's messages again, and the `token_count` usage) are skipped and counted.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from context_budget._transcripts._common import _count_of, _lines, _tally
-from context_budget._transcripts._openai import _text_of, _tool_input
+from context_budget._checks import check_message
+from context_budget._json import canonical_json
+from context_budget._transcripts._common import count_of, json_lines, tally
+from context_budget._transcripts._openai import text_of, tool_input
 from context_budget.layers import Layers
-from context_budget.messages import Message, _check_message
+from context_budget.messages import Message
 
 #: The record types of a rollout; a file whose first record has one of them is a rollout.
 RECORD_TYPES = frozenset(
@@ -44,17 +45,17 @@ def _output_text(output: object) -> str:
         return output
     if isinstance(output, dict) and isinstance(output.get("content"), str):
         return str(output["content"])
-    return json.dumps(output, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return canonical_json(output)
 
 
 def _assistant_block(item: dict[str, Any], where: str) -> dict[str, Any] | None:
     """The block an assistant-side item becomes; None for one with nothing to count."""
     kind = item.get("type")
     if kind == "message":
-        return {"type": "text", "text": _text_of(item.get("content"), where)}
+        return {"type": "text", "text": text_of(item.get("content"), where)}
     if kind == "reasoning":
         summary = item.get("summary") or []
-        text = _text_of(summary, f"{where}, summary") if isinstance(summary, list) else ""
+        text = text_of(summary, f"{where}, summary") if isinstance(summary, list) else ""
         return {"type": "thinking", "thinking": text} if text else None
     if kind == "function_call":
         arguments = item.get("arguments", "")
@@ -62,7 +63,7 @@ def _assistant_block(item: dict[str, Any], where: str) -> dict[str, Any] | None:
             "type": "tool_use",
             "id": item.get("call_id"),
             "name": item.get("name"),
-            "input": _tool_input(arguments),
+            "input": tool_input(arguments),
         }
     if kind == "custom_tool_call":
         return {
@@ -74,12 +75,12 @@ def _assistant_block(item: dict[str, Any], where: str) -> dict[str, Any] | None:
     return dict(item)
 
 
-def _codex(text: str) -> tuple[Layers, int]:
+def read_codex(text: str) -> tuple[Layers, int]:
     """The conversation of a rollout's text, and how many lines were skipped."""
     system: list[str] = []
     conversation: list[Message] = []
     skipped: dict[str, int] = {}
-    for number, record in _lines(text):
+    for number, record in json_lines(text):
         where = f"line {number}"
         kind, item = record.get("type"), record.get("payload")
         if kind == "session_meta" and isinstance(item, dict):
@@ -92,10 +93,10 @@ def _codex(text: str) -> tuple[Layers, int]:
             continue
         role = item.get("role")
         if item.get("type") == "message" and role in ("developer", "system"):
-            system.append(_text_of(item.get("content"), where))
+            system.append(text_of(item.get("content"), where))
             continue
         if item.get("type") == "message" and role != "assistant":
-            message: Message = {"role": role, "content": _text_of(item.get("content"), where)}
+            message: Message = {"role": role, "content": text_of(item.get("content"), where)}
         elif item.get("type") in _OUTPUTS:
             result = {
                 "type": "tool_result",
@@ -114,7 +115,7 @@ def _codex(text: str) -> tuple[Layers, int]:
             else:
                 message = {"role": "assistant", "content": [block]}
         try:
-            _check_message(message, len(conversation))
+            check_message(message, len(conversation))
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where} (codex): {error}") from None
         if not conversation or message is not conversation[-1]:
@@ -122,8 +123,8 @@ def _codex(text: str) -> tuple[Layers, int]:
     if not conversation:
         total = sum(skipped.values())
         raise ValueError(
-            f"a Codex rollout with no conversation: {_count_of(total, 'line')} "
-            f"({_tally(skipped)}), "
+            f"a Codex rollout with no conversation: {count_of(total, 'line')} "
+            f"({tally(skipped)}), "
             "no response_item message or call"
         )
     return Layers("\n\n".join(system), [], conversation), sum(skipped.values())

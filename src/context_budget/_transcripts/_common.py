@@ -1,9 +1,9 @@
 """What every transcript reader shares: parsing that names the place, and the shapes read into.
 
-A reader turns a file's text into a `_Transcript`: the main conversation as
+A reader turns a file's text into a `Transcript`: the main conversation as
 `Layers`, and beside it what the file held that is not the main conversation:
-sub-agent threads (`_Thread`), the compaction boundaries that split the main
-conversation into segments (`_Boundary`), and a run's final output (`_Final`).
+sub-agent threads (`Thread`), the compaction boundaries that split the main
+conversation into segments (`Boundary`), and a run's final output (`FinalOutput`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from context_budget._checks import bad_scalar, check_message
 from context_budget.layers import Layers
-from context_budget.messages import Message, _bad_scalar, _check_message
+from context_budget.messages import Message
 
 _KINDS = {
     dict: "an object",
@@ -28,7 +29,7 @@ _KINDS = {
 
 
 @dataclass(frozen=True)
-class _Thread:
+class Thread:
     """A sub-agent's conversation, kept apart from the main one.
 
     Attributes:
@@ -47,7 +48,7 @@ class _Thread:
 
 
 @dataclass(frozen=True)
-class _Boundary:
+class Boundary:
     """A compaction boundary: where a new segment of the main conversation starts.
 
     Attributes:
@@ -64,7 +65,7 @@ class _Boundary:
 
 
 @dataclass(frozen=True)
-class _Final:
+class FinalOutput:
     """A run's final output, which is not a turn (mini-swe-agent's `role: "exit"`).
 
     Attributes:
@@ -77,7 +78,7 @@ class _Final:
 
 
 @dataclass(frozen=True)
-class _Transcript:
+class Transcript:
     """A file read as layers, with what the reader found on the way.
 
     Attributes:
@@ -96,23 +97,23 @@ class _Transcript:
     format: str
     detected: bool
     skipped: int = 0
-    threads: tuple[_Thread, ...] = ()
-    boundaries: tuple[_Boundary, ...] = ()
-    final: _Final | None = None
+    threads: tuple[Thread, ...] = ()
+    boundaries: tuple[Boundary, ...] = ()
+    final: FinalOutput | None = None
     files: tuple[str, ...] = ()
 
 
-def _object(holder: dict[str, Any], key: str) -> dict[str, Any]:
+def object_at(holder: dict[str, Any], key: str) -> dict[str, Any]:
     """`holder[key]` when it is an object, else an empty one (a field left out or null)."""
     value = holder.get(key)
     return value if isinstance(value, dict) else {}
 
 
-def _kind(value: object) -> str:
+def kind_of(value: object) -> str:
     return _KINDS.get(type(value), type(value).__name__)
 
 
-def _loads(text: str) -> object:
+def loads_json(text: str) -> object:
     """`json.loads`, with a number too long for Python refused as bad JSON."""
     try:
         return json.loads(text)
@@ -125,24 +126,24 @@ def _loads(text: str) -> object:
         raise ValueError("the JSON is nested too deeply to read") from None
 
 
-def _json(text: str) -> tuple[object, bool]:
+def try_json(text: str) -> tuple[object, bool]:
     """(the parsed document, True) or (None, False) when `text` is not one JSON document."""
     try:
-        return _loads(text), True
+        return loads_json(text), True
     except json.JSONDecodeError:
         return None, False
 
 
-def _strict_json(text: str) -> object:
+def strict_json(text: str) -> object:
     try:
-        return _loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as error:
         raise ValueError(
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
         ) from None
 
 
-def _split_lines(text: str) -> list[str]:
+def split_lines(text: str) -> list[str]:
     """The lines of JSON Lines text: split at line feeds only.
 
     A JSON string may hold U+2028, U+0085 or a form feed unescaped (JavaScript
@@ -151,46 +152,48 @@ def _split_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.split("\n")]
 
 
-def _lines(text: str) -> list[tuple[int, dict[str, Any]]]:
+def json_lines(text: str) -> list[tuple[int, dict[str, Any]]]:
     """The records of a JSON Lines text, each with its line number (1-based), blank lines aside."""
     records = []
-    for number, line in enumerate(_split_lines(text), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         try:
-            record = _loads(line)
+            record = loads_json(line)
         except json.JSONDecodeError as error:
             raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
         except ValueError as error:
             raise ValueError(f"line {number}: {error}") from None
         if not isinstance(record, dict):
-            raise ValueError(f"line {number}: expected a record (an object), found {_kind(record)}")
+            raise ValueError(
+                f"line {number}: expected a record (an object), found {kind_of(record)}"
+            )
         records.append((number, record))
     return records
 
 
-def _checked(layers: Layers) -> Layers:
+def checked_layers(layers: Layers) -> Layers:
     """The layers, once every message and every string in them is known to be sound."""
     for where, text in [("system", layers.system)] + [
         (f"pinned record {number}", record) for number, record in enumerate(layers.pinned)
     ]:
-        if (problem := _bad_scalar(text)) is not None:
+        if (problem := bad_scalar(text)) is not None:
             raise ValueError(f"{where}: {problem}")
     for index, message in enumerate(layers.conversation):
-        _check_message(message, index)
+        check_message(message, index)
     return layers
 
 
-def _as_blocks(content: str | list[Any]) -> list[Any]:
+def as_blocks(content: str | list[Any]) -> list[Any]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 
-def _count_of(count: int, word: str) -> str:
+def count_of(count: int, word: str) -> str:
     """`3 records`, `1 record`: a count and its noun."""
     return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
 
 
-def _tally(kinds: dict[str, int]) -> str:
+def tally(kinds: dict[str, int]) -> str:
     """`{"summary": 1, "progress": 3}` as "progress 3, summary 1" (most first, then by name)."""
     return ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items(), key=_most))
 

@@ -1,6 +1,6 @@
 """OpenAI Chat Completions messages, and mini-swe-agent trajectories built of them.
 
-`_openai(data)` reads a JSON list of messages or an object with a `messages`
+`read_openai(data)` reads a JSON list of messages or an object with a `messages`
 list. `system` and `developer` messages go to the system layer, joined by
 blank lines. An assistant's `tool_calls` become `tool_use` blocks (the name,
 and the arguments parsed from their JSON text, or kept as `{"arguments":
@@ -9,10 +9,10 @@ becomes a user message with one `tool_result` for its `tool_call_id`, so a
 wrong id shows up as a broken pair; one without an id stays a shorthand `tool`
 message.
 
-`_mini_swe_agent(data)` reads a trajectory object (`trajectory_format:
+`read_mini_swe_agent(data)` reads a trajectory object (`trajectory_format:
 "mini-swe-agent-1.x"`): its `messages` as above, except the last message with
 `role: "exit"`, which is the run's final output (the submission, a diff), not
-a turn: it is returned apart, as a `_Final`.
+a turn: it is returned apart, as a `FinalOutput`.
 """
 
 from __future__ import annotations
@@ -20,14 +20,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from context_budget._transcripts._common import _Final, _kind, _object
+from context_budget._checks import check_message
+from context_budget._transcripts._common import FinalOutput, kind_of, object_at
 from context_budget.layers import Layers
-from context_budget.messages import Message, _check_message
+from context_budget.messages import Message
 
-_SYSTEM_ROLES = frozenset({"system", "developer"})
+SYSTEM_ROLES = frozenset({"system", "developer"})
 
 
-def _text_of(content: object, where: str) -> str:
+def text_of(content: object, where: str) -> str:
     """The text of an OpenAI content: a string, or the text of its text parts."""
     if content is None:
         return ""
@@ -38,11 +39,11 @@ def _text_of(content: object, where: str) -> str:
         for number, part in enumerate(content):
             if not isinstance(part, dict) or not isinstance(part.get("text", ""), str):
                 raise TypeError(
-                    f"{where}, part {number}: expected a text part, found {_kind(part)}"
+                    f"{where}, part {number}: expected a text part, found {kind_of(part)}"
                 )
             parts.append(part.get("text", ""))
         return "\n".join(parts)
-    raise TypeError(f"{where}: content is {_kind(content)}, not a string or a list of parts")
+    raise TypeError(f"{where}: content is {kind_of(content)}, not a string or a list of parts")
 
 
 def _parts(content: object, where: str) -> str | list[Any]:
@@ -52,7 +53,7 @@ def _parts(content: object, where: str) -> str | list[Any]:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
-        raise TypeError(f"{where}: content is {_kind(content)}, not a string or a list of parts")
+        raise TypeError(f"{where}: content is {kind_of(content)}, not a string or a list of parts")
     blocks: list[Any] = []
     for number, part in enumerate(content):
         if not isinstance(part, dict) or not isinstance(part.get("type"), str):
@@ -63,7 +64,7 @@ def _parts(content: object, where: str) -> str | list[Any]:
     return blocks
 
 
-def _tool_input(arguments: object) -> dict[str, Any]:
+def tool_input(arguments: object) -> dict[str, Any]:
     """A call's arguments as a `tool_use` input: the JSON object they hold, else kept as text."""
     parsed: object = arguments
     if isinstance(arguments, str):
@@ -76,71 +77,71 @@ def _tool_input(arguments: object) -> dict[str, Any]:
 
 def _tool_use(call: object, where: str) -> dict[str, Any]:
     if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
-        raise TypeError(f"{where}: expected a tool call with a 'function', found {_kind(call)}")
+        raise TypeError(f"{where}: expected a tool call with a 'function', found {kind_of(call)}")
     function = call["function"]
     return {
         "type": "tool_use",
         "id": call.get("id"),
         "name": function.get("name"),
-        "input": _tool_input(function.get("arguments", "")),
+        "input": tool_input(function.get("arguments", "")),
     }
 
 
-def _assistant(message: dict[str, Any], where: str) -> Message:
+def assistant(message: dict[str, Any], where: str) -> Message:
     """An OpenAI assistant message as this package's: text, then one `tool_use` per call."""
-    text = _text_of(message.get("content"), where)
+    text = text_of(message.get("content"), where)
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
-        raise TypeError(f"{where}: tool_calls is {_kind(calls)}, not a list")
+        raise TypeError(f"{where}: tool_calls is {kind_of(calls)}, not a list")
     blocks: list[Any] = [{"type": "text", "text": text}] if text else []
     blocks += [_tool_use(call, f"{where}, tool call {n}") for n, call in enumerate(calls)]
     return {"role": "assistant", "content": blocks if calls else text}
 
 
-def _openai(data: object) -> Layers:
+def read_openai(data: object) -> Layers:
     if isinstance(data, dict):
         if "messages" not in data:
             raise ValueError("the object has no 'messages' list")
         data = data["messages"]
     if not isinstance(data, list):
-        raise ValueError(f"expected a list of messages, found {_kind(data)}")
+        raise ValueError(f"expected a list of messages, found {kind_of(data)}")
     system: list[str] = []
     conversation: list[Message] = []
     for index, message in enumerate(data):
         where = f"message {index}"
         if not isinstance(message, dict):
-            raise TypeError(f"{where} has type {_kind(message)}, not an object")
+            raise TypeError(f"{where} has type {kind_of(message)}, not an object")
         role = message.get("role")
-        if role in _SYSTEM_ROLES:
-            system.append(_text_of(message.get("content"), where))
+        if role in SYSTEM_ROLES:
+            system.append(text_of(message.get("content"), where))
             continue
         if role == "assistant":
-            converted = _assistant(message, where)
+            converted = assistant(message, where)
         elif role == "tool" and "tool_call_id" in message:
             result = {
                 "type": "tool_result",
                 "tool_use_id": message["tool_call_id"],
-                "content": _text_of(message.get("content"), where),
+                "content": text_of(message.get("content"), where),
             }
             converted = {"role": "user", "content": [result]}
         elif role in ("tool", "function"):
-            converted = {"role": "tool", "content": _text_of(message.get("content"), where)}
+            converted = {"role": "tool", "content": text_of(message.get("content"), where)}
             if isinstance(message.get("name"), str):
                 converted["name"] = message["name"]
         else:
             converted = {"role": role, "content": _parts(message.get("content"), where)}
         try:
-            _check_message(converted, len(conversation))
+            check_message(converted, len(conversation))
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where} (openai): {error}") from None
         conversation.append(converted)
     return Layers("\n\n".join(system), [], conversation)
 
 
-def _mini_swe_agent(data: object) -> tuple[Layers, _Final | None]:
+def read_mini_swe_agent(data: object) -> tuple[Layers, FinalOutput | None]:
     """A mini-swe-agent trajectory: its conversation, and its final output apart."""
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        found = _kind(data) if not isinstance(data, dict) else "an object without a messages list"
+        found = kind_of(data) if not isinstance(data, dict) else "an object without a messages list"
         raise ValueError(f"expected a mini-swe-agent trajectory (an object with messages), {found}")
     messages = data["messages"]
     exits = [
@@ -156,11 +157,11 @@ def _mini_swe_agent(data: object) -> tuple[Layers, _Final | None]:
     final = None
     if exits:
         last = messages[-1]
-        extra, info = _object(last, "extra"), _object(data, "info")
+        extra, info = object_at(last, "extra"), object_at(data, "info")
         status = extra.get("exit_status", info.get("exit_status"))
         submission = extra.get("submission", info.get("submission"))
         text = submission if isinstance(submission, str) and submission else last.get("content")
         where = f"message {exits[0]} (exit)"
-        final = _Final(status if isinstance(status, str) else "", _text_of(text, where))
+        final = FinalOutput(status if isinstance(status, str) else "", text_of(text, where))
         messages = messages[:-1]
-    return _openai(messages), final
+    return read_openai(messages), final

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from context_budget._transcripts._common import _count_of, _kind, _object, _tally
-from context_budget._transcripts._openai import _assistant, _text_of
+from context_budget._checks import check_message
+from context_budget._transcripts._common import count_of, kind_of, object_at, tally
+from context_budget._transcripts._openai import assistant, text_of
 from context_budget.layers import Layers
-from context_budget.messages import Message, _check_message
+from context_budget.messages import Message
 
 
-def _is_events(data: object) -> bool:
+def is_events(data: object) -> bool:
     """True when `data` is a non-empty list whose first item is an OpenHands event."""
     if not isinstance(data, list) or not data or not isinstance(data[0], dict):
         return False
@@ -40,16 +41,16 @@ def _reply(response: object, where: str) -> Message | None:
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return None
     message = choices[0].get("message")
-    return _assistant(message, where) if isinstance(message, dict) else None
+    return assistant(message, where) if isinstance(message, dict) else None
 
 
 def _event_message(event: dict[str, Any], seen: set[object], where: str) -> Message | None:
     source = event.get("source")
-    metadata, args = _object(event, "tool_call_metadata"), _object(event, "args")
+    metadata, args = object_at(event, "tool_call_metadata"), object_at(event, "args")
     if source == "user" and event.get("action") == "message":
         return {
             "role": "user",
-            "content": _text_of(args.get("content", event.get("message")), where),
+            "content": text_of(args.get("content", event.get("message")), where),
         }
     if source != "agent":
         return None
@@ -59,7 +60,7 @@ def _event_message(event: dict[str, Any], seen: set[object], where: str) -> Mess
         result = {
             "type": "tool_result",
             "tool_use_id": metadata["tool_call_id"],
-            "content": _text_of(event.get("content"), where),
+            "content": text_of(event.get("content"), where),
         }
         return {"role": "user", "content": [result]}
     response = metadata.get("model_response")
@@ -71,21 +72,21 @@ def _event_message(event: dict[str, Any], seen: set[object], where: str) -> Mess
         return _reply(response, where)
     if event.get("action") == "message":
         text = args.get("content", event.get("message"))
-        return {"role": "assistant", "content": _text_of(text, where)}
+        return {"role": "assistant", "content": text_of(text, where)}
     return None
 
 
-def _openhands(data: object) -> tuple[Layers, int]:
+def read_openhands(data: object) -> tuple[Layers, int]:
     """The conversation of an event list, and how many events were skipped."""
     if not isinstance(data, list):
-        raise ValueError(f"expected a list of OpenHands events, found {_kind(data)}")
+        raise ValueError(f"expected a list of OpenHands events, found {kind_of(data)}")
     conversation: list[Message] = []
     seen: set[object] = set()  # the model response ids already read
     skipped: dict[str, int] = {}
     for index, event in enumerate(data):
         where = f"event {index}"
         if not isinstance(event, dict):
-            raise TypeError(f"{where} has type {_kind(event)}, not an object")
+            raise TypeError(f"{where} has type {kind_of(event)}, not an object")
         message = _event_message(event, seen, where)
         if message is None:
             label = event.get("action", event.get("observation"))
@@ -93,13 +94,13 @@ def _openhands(data: object) -> tuple[Layers, int]:
             skipped[label] = skipped.get(label, 0) + 1
             continue
         try:
-            _check_message(message, len(conversation))
+            check_message(message, len(conversation))
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where} (openhands): {error}") from None
         conversation.append(message)
     if not conversation:
         raise ValueError(
-            f"OpenHands events with no conversation: {_count_of(len(data), 'event')} "
-            f"({_tally(skipped)}), no message, model response or tool result"
+            f"OpenHands events with no conversation: {count_of(len(data), 'event')} "
+            f"({tally(skipped)}), no message, model response or tool result"
         )
     return Layers("", [], conversation), sum(skipped.values())

@@ -1,7 +1,14 @@
-"""The `context-budget` command: a budget report for a saved conversation.
+"""The `context-budget` command and its three subcommands.
 
-Usage: `context-budget inspect FILE... [--budget N] [--counter estimate|qwen]
-[--format FORMAT] [--max-bytes N] [--json]`.
+- `context-budget inspect FILE...`: a budget report for a saved conversation
+  (described below; this module and `_input`, `_report`, `_render`);
+- `context-budget bill PATH...`: what a saved session's API calls cost, and
+  its rebuilds (`_bill`);
+- `context-budget demo`: the incident-report experiment, one strategy or all
+  of them (`_demo`).
+
+Usage of `inspect`: `context-budget inspect FILE... [--budget N] [--counter
+estimate|qwen] [--format FORMAT] [--max-bytes N] [--json]`.
 
 FILE is a transcript in one of the formats `load_transcript` reads (a list of
 messages, an object with system, pinned and conversation, a Claude Code
@@ -38,12 +45,13 @@ Every figure comes from the package's own counting functions; this package only
 arranges them, in three steps, one module each:
 
 - `_input`: the file -> a transcript (`Layers` and what was read), or an
-  `_InputError`;
-- `_report`: the transcript -> the report, a dict of plain data (its keys are
+  `InputError`;
+- `_report` (`build_report`): the transcript -> the report, a dict of plain data (its keys are
   listed there), which `--json` prints as is;
-- `_render`: the report -> the text.
+- `_render` (`render_report`): the report -> the text.
 
-This module holds the argument parser and `main`, which runs the three.
+This module holds the argument parser and `main`, which runs the three (or
+hands `bill` and `demo` to their modules).
 """
 
 from __future__ import annotations
@@ -55,12 +63,13 @@ import os
 import sys
 from typing import NoReturn, TextIO
 
+import context_budget.cli._bill as _bill
+import context_budget.cli._demo as _demo
 from context_budget import __version__
-from context_budget.cli import _bill, _demo
-from context_budget.cli._input import MAX_BYTES, _InputError, _load_paths
-from context_budget.cli._render import _COUNTERS, _one_line, _render
+from context_budget.cli._input import MAX_BYTES, InputError, load_paths
+from context_budget.cli._render import COUNTERS, one_line, render_report
 from context_budget.cli._report import LARGEST as LARGEST
-from context_budget.cli._report import _report
+from context_budget.cli._report import build_report
 from context_budget.tokens import TokenCounter, estimate_tokens, qwen_counter
 from context_budget.transcripts import FORMATS
 
@@ -81,7 +90,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _error_line(message: str) -> str:
     # subtle: a path or a key from the file may hold a newline; the error stays one line
-    return f"{PROG}: error: {_one_line(message)}\n"
+    return f"{PROG}: error: {one_line(message)}\n"
 
 
 def _budget(text: str) -> int:
@@ -142,7 +151,7 @@ def _parser() -> _Parser:
     )
     inspect.add_argument(
         "--counter",
-        choices=sorted(_COUNTERS),
+        choices=sorted(COUNTERS),
         default="estimate",
         help="how to count tokens: estimate (default) or qwen (needs the tokenizer extra)",
     )
@@ -176,17 +185,17 @@ def _counter(name: str) -> TokenCounter:
         try:
             return qwen_counter()
         except ImportError as error:
-            raise _InputError(f"--counter qwen: {error}") from None
+            raise InputError(f"--counter qwen: {error}") from None
     return estimate_tokens
 
 
 def _inspect(args: argparse.Namespace) -> str:
     counter = _counter(args.counter)
-    transcript = _load_paths(args.file, args.max_bytes, args.format)
-    report = _report(transcript, args.file[0], args.counter, counter, args.budget)
+    transcript = load_paths(args.file, args.max_bytes, args.format)
+    report = build_report(transcript, args.file[0], args.counter, counter, args.budget)
     if args.json:
         return json.dumps(report, indent=2) + "\n"
-    return _render(report)
+    return render_report(report)
 
 
 def _write(stream: TextIO, text: str) -> None:
@@ -243,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             text = _bill.run(args)
         else:
             text = _demo.run(args) if args.command == "demo" else _inspect(args)
-    except (_InputError, _demo.DemoError, _bill.BillError) as error:
+    except (InputError, _demo.DemoError, _bill.BillError) as error:
         _write(sys.stderr, _error_line(str(error)))
         return EXIT_BAD_INPUT
     problem = _write_out(text)

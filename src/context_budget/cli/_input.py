@@ -3,11 +3,11 @@
 `_read(path, max_bytes)` gives the file's text, refusing what is not a regular
 file (a FIFO would hang the read, `/dev/zero` would never end it) and what is
 over `max_bytes`; `_load(text, path, format)` reads the text as a transcript
-(`transcripts._parse`) and checks every message. `_load_paths(paths,
+(`transcripts._parse`) and checks every message. `load_paths(paths,
 max_bytes, format)` reads what the command was given: one file as above, or a
 Claude Code session from several files and folders (a session file and its
 sub-agents' `agent-*.jsonl` files; a folder gives every `.jsonl` file under
-it), each file held to `max_bytes`. Every problem is an `_InputError` whose
+it), each file held to `max_bytes`. Every problem is an `InputError` whose
 text is the one line the command prints after `context-budget: error:`.
 """
 
@@ -17,15 +17,18 @@ import os
 import stat
 from pathlib import Path
 
-from context_budget._transcripts._claude_code import _File
-from context_budget._transcripts._common import _Transcript
+from context_budget._transcripts._claude_code import File
+from context_budget._transcripts._common import Transcript
+
+# private on purpose: the CLI reads a file with the very parser `load_transcript` uses,
+# before it has layers (it needs the threads, boundaries and skipped records too)
 from context_budget.transcripts import _description, _parse, _parse_files, _session_files
 
 #: The largest file `inspect` reads unless `--max-bytes` says otherwise.
 MAX_BYTES = 256 * 1024 * 1024
 
 
-class _InputError(Exception):
+class InputError(Exception):
     """Bad input: the one line to print after `context-budget: error:`."""
 
 
@@ -42,46 +45,46 @@ def _special(mode: int) -> str:
 
 
 def _read(path: str, max_bytes: int = MAX_BYTES) -> str:
-    """The text of the file at `path`; `_InputError` naming the problem otherwise."""
+    """The text of the file at `path`; `InputError` naming the problem otherwise."""
     try:
         info = os.stat(path)
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError
         if not stat.S_ISREG(info.st_mode):
-            raise _InputError(f"{path}: is {_special(info.st_mode)}, not a regular file")
+            raise InputError(f"{path}: is {_special(info.st_mode)}, not a regular file")
         if info.st_size > max_bytes:
-            raise _InputError(
+            raise InputError(
                 f"{path}: {info.st_size:,} bytes, over the limit of {max_bytes:,} "
                 "(raise it with --max-bytes)"
             )
         with Path(path).open("rb") as file:
             raw = file.read(max_bytes + 1)  # subtle: the file may grow after the stat
     except FileNotFoundError:
-        raise _InputError(f"{path}: no such file") from None
+        raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
-        raise _InputError(f"{path}: is a directory, not a file") from None
+        raise InputError(f"{path}: is a directory, not a file") from None
     except PermissionError:
-        raise _InputError(f"{path}: permission denied") from None
+        raise InputError(f"{path}: permission denied") from None
     except OSError as error:
-        raise _InputError(f"{path}: cannot read it: {error.strerror or error}") from None
+        raise InputError(f"{path}: cannot read it: {error.strerror or error}") from None
     if len(raw) > max_bytes:
-        raise _InputError(f"{path}: over the limit of {max_bytes:,} bytes (it grew as it was read)")
+        raise InputError(f"{path}: over the limit of {max_bytes:,} bytes (it grew as it was read)")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise _InputError(
+        raise InputError(
             f"{path}: not UTF-8 text (byte {raw[error.start]:#04x} at offset {error.start})"
         ) from None
 
 
-def _load(text: str, path: str, format: str) -> _Transcript:
+def _load(text: str, path: str, format: str) -> Transcript:
     """The file's text read as `format` (or detected), every message checked."""
     try:
         return _parse(text, format)
     except (TypeError, ValueError) as error:
-        raise _InputError(f"{path}: {error}") from None
+        raise InputError(f"{path}: {error}") from None
     except RecursionError:  # pragma: no cover - defensive: _parse turns every one into a ValueError
-        raise _InputError(f"{path}: the JSON is nested too deeply to read") from None
+        raise InputError(f"{path}: the JSON is nested too deeply to read") from None
 
 
 def _files_of(path: str) -> list[str]:
@@ -94,17 +97,17 @@ def _files_of(path: str) -> list[str]:
         return [path]
     found = [str(file) for file in _session_files(Path(path))]
     if not found:
-        raise _InputError(f"{path}: is a directory with no .jsonl file (no Claude Code session)")
+        raise InputError(f"{path}: is a directory with no .jsonl file (no Claude Code session)")
     return found
 
 
-def _load_paths(paths: list[str], max_bytes: int, format: str) -> _Transcript:
+def load_paths(paths: list[str], max_bytes: int, format: str) -> Transcript:
     """What the command was given, read: one file, or one Claude Code session from several."""
     names = [name for path in paths for name in _files_of(path)]
     if len(paths) == 1 and names == paths:
         return _load(_read(paths[0], max_bytes), paths[0], format)
-    files = [_File(name, _read(name, max_bytes), _description(Path(name))) for name in names]
+    files = [File(name, _read(name, max_bytes), _description(Path(name))) for name in names]
     try:
         return _parse_files(files, format)
     except (TypeError, ValueError) as error:
-        raise _InputError(f"{paths[0]}: {error}" if len(paths) == 1 else str(error)) from None
+        raise InputError(f"{paths[0]}: {error}" if len(paths) == 1 else str(error)) from None

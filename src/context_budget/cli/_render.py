@@ -1,6 +1,6 @@
 """The report as text: what `inspect` prints without `--json`.
 
-`_render(report)` takes the dict `_report` builds (its keys are listed in
+`render_report(report)` takes the dict `build_report` builds (its keys are listed in
 `context_budget.cli._report`) and gives the whole text, sections separated by
 a blank line and ending in a newline: the header, the layer table, the largest
 messages, the tool results, the history, then the budget (`_budget_lines`).
@@ -25,7 +25,7 @@ WIDTH = 80
 TASK_WIDTH = 28
 
 # --counter name -> how the header describes it
-_COUNTERS = {
+COUNTERS = {
     "estimate": "estimate_tokens (4 characters a token, rounded up)",
     "qwen": "the Qwen2.5 tokenizer",
 }
@@ -34,7 +34,7 @@ _COUNTERS = {
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """`text` with every line break and control character escaped, so it prints on one line.
 
     Escaped: the C0 and C1 controls and DEL (as `\\n`, `\\r`, `\\t` or
@@ -43,7 +43,7 @@ def _one_line(text: str) -> str:
     act on. Anything else, backslashes included, is left as it is.
 
     Examples:
-        >>> print(_one_line("two\\nlines\\x1b[2J.json"))
+        >>> print(one_line("two\\nlines\\x1b[2J.json"))
         two\\nlines\\x1b[2J.json
     """
     if text.isprintable():
@@ -127,7 +127,7 @@ def _header(report: dict[str, Any]) -> str:
         if threads:
             what += f", and {_plural(len(threads), 'sub-agent thread')}"
     files = len(report["files"])
-    name = _one_line(report["file"])
+    name = one_line(report["file"])
     where = name if files == 1 else f"{name} and {_plural(files - 1, 'more file')}"
     return f"{where}: {what} [{fmt}, {how}]"
 
@@ -195,10 +195,10 @@ def _final_lines(final: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def _render(report: dict[str, Any]) -> str:
+def render_report(report: dict[str, Any]) -> str:
     lines = [
         _header(report),
-        f"tokens: {_COUNTERS[report['counter']]}, plus {MESSAGE_OVERHEAD_TOKENS} per message",
+        f"tokens: {COUNTERS[report['counter']]}, plus {MESSAGE_OVERHEAD_TOKENS} per message",
     ]
     if report["undercount"]:
         lines += [
@@ -221,7 +221,7 @@ def _render(report: dict[str, Any]) -> str:
                 row["kind"],
                 f"{row['tokens']:,}",
                 _percent(row["share"]),
-                _one_line(", ".join(row["tools"])),
+                one_line(", ".join(row["tools"])),
             ]
             for row in largest
         ]
@@ -236,7 +236,7 @@ def _render(report: dict[str, Any]) -> str:
             f"{_percent(results['share'])} of the total"
         )
         rows = [
-            [_one_line(t["tool"]), str(t["count"]), f"{t['tokens']:,}", _percent(t["share"])]
+            [one_line(t["tool"]), str(t["count"]), f"{t['tokens']:,}", _percent(t["share"])]
             for t in results["by_tool"]
         ]
         lines += _table(["tool", "results", "tokens", "share"], rows, {1, 2, 3})
@@ -251,8 +251,7 @@ def _render(report: dict[str, Any]) -> str:
             "the API would refuse this history"
         )
         lines += [
-            f"  message {p['index']}: {p['problem']} {_one_line(p['tool_use_id'])}"
-            for p in problems
+            f"  message {p['index']}: {p['problem']} {one_line(p['tool_use_id'])}" for p in problems
         ]
     else:
         lines.append("history: no broken tool-call pairs")

@@ -1,6 +1,6 @@
 """The report as plain data: what `inspect` prints, before it is turned into text.
 
-`_report` gives one dict, printed as is by `--json` and as text by `_render`;
+`build_report` gives one dict, printed as is by `--json` and as text by `render_report`;
 every count is in tokens, framing included, and every share is a fraction of
 the context's total rounded to 4 places. Its keys:
 
@@ -53,15 +53,23 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from context_budget._transcripts._common import _Transcript
-from context_budget.clearing import _clear, _Clearing
-from context_budget.compaction import KEEP_TOOL_RESULTS, _compact
+from context_budget._blocks import checked_message_text, result_text, tool_results
+from context_budget._clearing import Clearing, clear_results
+from context_budget._counting import count_text, fixed_layer_tokens, message_sizes
+from context_budget._transcripts._common import Transcript
+
+# private on purpose: `inspect` runs compaction's own engine with the counts it already
+# has, and reads what it did (which messages a summary replaced); `compact` returns layers only
+from context_budget.compaction import (
+    KEEP_TOOL_RESULTS,
+    _compact,
+)
 from context_budget.errors import ContextOverflowError
 from context_budget.history import validate_history
-from context_budget.layers import Layers, _fixed_tokens
-from context_budget.messages import Message, _message_text, _result_text, _tool_results
+from context_budget.layers import Layers
+from context_budget.messages import Message
 from context_budget.summarizers import keep_numbers
-from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter, _count, _sizes
+from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 #: How many messages the "largest" table lists.
 LARGEST = 10
@@ -145,13 +153,13 @@ def _result_rows(
     the message's size less the framing, not counted again.
     """
     rows: list[tuple[int, int | None, str, int]] = []
-    for result in _tool_results(conversation):
+    for result in tool_results(conversation):
         message = conversation[result.message]
         alone = result.block is None or len(message["content"]) == 1
         if alone:
             tokens = sizes[result.message] - MESSAGE_OVERHEAD_TOKENS
         else:
-            tokens = _count(_result_text(result.content), counter)
+            tokens = count_text(result_text(result.content), counter)
         if result.block is None:
             tool = _shorthand_name(message)
         else:
@@ -162,7 +170,7 @@ def _result_rows(
 
 def _dense_share(layers: Layers, conversation: Sequence[Message]) -> float:
     """The share of the context's characters that are neither letters nor spaces."""
-    texts = [layers.system, *layers.pinned, *(_message_text(m) for m in conversation)]
+    texts = [layers.system, *layers.pinned, *(checked_message_text(m) for m in conversation)]
     characters = sum(map(len, texts))
     dense = sum(len(_WORDS.sub("", text)) for text in texts)
     return round(dense / characters, 4) if characters else 0.0
@@ -173,7 +181,7 @@ def _outcome(
     budget: int,
     counter: TokenCounter,
     sizes: Sequence[int],
-    clearing: _Clearing,
+    clearing: Clearing,
     total: int,
     fixed_tokens: tuple[int, int],
     *,
@@ -219,7 +227,7 @@ def _smallest(
     fixed_tokens: tuple[int, int],
     counter: TokenCounter,
     sizes: Sequence[int],
-    clearing: _Clearing,
+    clearing: Clearing,
 ) -> int:
     """The smallest size, in tokens, compaction reaches in either mode."""
     reached = []
@@ -251,7 +259,7 @@ def _budget_section(
     result_tokens: dict[tuple[int, int | None], int],
 ) -> dict[str, Any]:
     total = sum(fixed_tokens) + sum(sizes)
-    clearing = _clear(layers.conversation, KEEP_TOOL_RESULTS, counter, sizes, result_tokens)
+    clearing = clear_results(layers.conversation, KEEP_TOOL_RESULTS, counter, sizes, result_tokens)
     after = total - sum(sizes[index] - size for index, size in clearing.sizes.items())
     args = (layers, budget, counter, sizes, clearing, total, fixed_tokens)
     default = _outcome(*args, single_task=False)
@@ -273,21 +281,21 @@ def _budget_section(
     }
 
 
-def _threads(transcript: _Transcript, counter: TokenCounter) -> list[dict[str, Any]]:
+def _threads(transcript: Transcript, counter: TokenCounter) -> list[dict[str, Any]]:
     return [
         {
             "name": thread.name,
             "description": thread.description,
             "file": thread.file or None,
             "messages": len(thread.messages),
-            "tokens": sum(_sizes(thread.messages, counter)),
+            "tokens": sum(message_sizes(thread.messages, counter)),
             "broken_pairs": len(validate_history(thread.messages)),
         }
         for thread in transcript.threads
     ]
 
 
-def _segments(transcript: _Transcript, sizes: Sequence[int]) -> list[dict[str, Any]]:
+def _segments(transcript: Transcript, sizes: Sequence[int]) -> list[dict[str, Any]]:
     """The main conversation's segments, cut at the compaction boundaries (none if empty)."""
     starts = [boundary for boundary in transcript.boundaries if 0 < boundary.index < len(sizes)]
     firsts = [0, *(boundary.index for boundary in starts)]
@@ -308,19 +316,19 @@ def _segments(transcript: _Transcript, sizes: Sequence[int]) -> list[dict[str, A
     return segments if sizes else []
 
 
-def _final(transcript: _Transcript, counter: TokenCounter) -> dict[str, Any] | None:
+def _final(transcript: Transcript, counter: TokenCounter) -> dict[str, Any] | None:
     final = transcript.final
     if final is None:
         return None
     return {
         "status": final.status,
         "characters": len(final.text),
-        "tokens": _count(final.text, counter),
+        "tokens": count_text(final.text, counter),
     }
 
 
-def _report(
-    transcript: _Transcript,
+def build_report(
+    transcript: Transcript,
     path: str,
     counter_name: str,
     counter: TokenCounter,
@@ -329,8 +337,8 @@ def _report(
     """The whole report as plain data; the text form and `--json` both print this."""
     layers = transcript.layers
     conversation = layers.conversation
-    system, pinned = _fixed_tokens(layers, counter)
-    sizes = _sizes(conversation, counter)  # message index -> tokens, counted once
+    system, pinned = fixed_layer_tokens(layers, counter)
+    sizes = message_sizes(conversation, counter)  # message index -> tokens, counted once
     total = system + pinned + sum(sizes)
     names = _call_names(conversation)
     order = sorted(range(len(conversation)), key=lambda i: (-sizes[i], i))

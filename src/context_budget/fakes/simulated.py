@@ -72,6 +72,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from context_budget._json import canonical_json
 from context_budget.tokens import estimate_tokens
 
 __all__ = ["SimulatedModel"]
@@ -459,7 +460,7 @@ class SimulatedModel:
 
 def _canonical(request: Mapping[str, Any]) -> str:
     try:
-        return json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return canonical_json(request)
     except (TypeError, ValueError) as error:
         raise TypeError(
             f"the request must be JSON data (dicts, lists, str, numbers): {error}"

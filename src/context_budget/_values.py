@@ -1,0 +1,44 @@
+"""Plain values in error messages: a bounded repr, and a number of seconds checked.
+
+Every error that names a bad value shows it with `short_repr`, so a value
+nested thousands of levels deep, or an int too long to print, never makes the
+error itself fail.
+"""
+
+from __future__ import annotations
+
+import math
+import reprlib
+
+__all__ = ["as_seconds", "short_repr"]
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxdict, _SHOWN.maxlist = 3, 4, 4
+_SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlong = 60, 60, 40
+
+
+def short_repr(value: object) -> str:
+    """A short repr of a bad value for an error message: bounded in depth and length.
+
+    A value nested thousands of levels deep, or an int too long to print, never
+    makes the error itself fail.
+    """
+    try:
+        return _SHOWN.repr(value)
+    except Exception:  # a value whose repr fails is named by its type
+        return f"<{type(value).__name__}>"
+
+
+def as_seconds(value: object, name: str, *, negative: bool = False) -> float:
+    """`value` as a finite float of seconds (>= 0 unless `negative`), or a named error."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a number of seconds, got {short_repr(value)}")
+    try:
+        seconds = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} is too large for a float: {short_repr(value)}") from None
+    if not math.isfinite(seconds):
+        raise ValueError(f"{name} must be a finite number of seconds, got {seconds!r}")
+    if seconds < 0 and not negative:
+        raise ValueError(f"{name} must be a number >= 0, got {seconds!r}")
+    return seconds

@@ -1,0 +1,320 @@
+"""Guarding the prefix: report, or refuse, a request that edits the middle of a history.
+
+A prompt cache reuses only the part of a request that repeats the previous
+one from its very first token, and some providers now refuse a history whose
+earlier turns are not exactly as they were. `PrefixGuard` remembers the last
+request's fingerprint (tools, system, one hash per message) and classifies
+the next one:
+
+- "first": nothing to compare with yet;
+- "append": every earlier message is unchanged and new ones follow;
+- "replaced": message 0 differs, a new conversation (wholesale compaction);
+- "edited": tools, system, or a message after the first changed, or the
+  history got shorter. `first_changed` names the first changed message and
+  `lost_tokens` the previous prompt's tokens from there to its end, which a
+  cache can no longer read.
+
+Moving a `cache_control` marker is not an edit (markers are not hashed), and
+a string content equals one text block. Server-side clearing leaves the
+client's list as it was, so it appends. In strict mode an "edited" request
+raises `MiddleEditError` and the guard keeps the last accepted fingerprint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from context_budget._checks import check_message
+from context_budget.errors import MiddleEditError
+from context_budget.messages import Message
+from context_budget.tokens import TokenCounter
+
+__all__ = ["PrefixGuard", "PrefixReport"]
+
+APPEND = "append"
+FIRST = "first"
+REPLACED = "replaced"
+EDITED = "edited"
+
+
+@dataclass(frozen=True)
+class PrefixReport:
+    """What changed between two requests, as `PrefixGuard.check` sees it.
+
+    Attributes:
+        kind: `"first"`, `"append"`, `"replaced"` or `"edited"`.
+        part: where the first change is: `"tools"`, `"system"` or
+            `"messages"`; None for `"first"` and `"append"`.
+        first_changed: the index of the first changed message (for a shorter
+            history, its new length); None when no message changed.
+        lost_tokens: tokens of the previous prompt from the first change to its
+            end: the cached prefix the change throws away (0 for an append).
+
+    Examples:
+        >>> print(PrefixReport("edited", "messages", 3, 1200))
+        edited at message 3: 1,200 cached tokens thrown away
+    """
+
+    kind: str
+    part: str | None = None
+    first_changed: int | None = None
+    lost_tokens: int = 0
+
+    @property
+    def ok(self) -> bool:
+        """True unless the request edited the history somewhere but its end."""
+        return self.kind != EDITED
+
+    def __str__(self) -> str:
+        if self.kind in (FIRST, APPEND):
+            return self.kind
+        where = f"message {self.first_changed}" if self.part == "messages" else self.part
+        return f"{self.kind} at {where}: {self.lost_tokens:,} cached tokens thrown away"
+
+
+def _strip_markers(value: object) -> object:
+    """`value` without any `cache_control`, a string content as one text block."""
+    if isinstance(value, Mapping):
+        out = {k: _strip_markers(v) for k, v in value.items() if k != "cache_control"}
+        if isinstance(out.get("content"), str) and "role" in out:
+            out["content"] = [{"type": "text", "text": out["content"]}]
+        return out
+    if isinstance(value, list):
+        return [_strip_markers(v) for v in value]
+    return value
+
+
+def _fingerprint(value: object) -> str:
+    # not canonical_json: ASCII escapes keep the text encodable even when a tool or
+    # system block (which no message check covers) holds a lone surrogate
+    text = json.dumps(_strip_markers(value), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class _Exact:
+    """A number in a snapshot: equal only to a number that serializes the same.
+
+    Plain `==` says `1 == True == 1.0` and `0.0 == -0.0`, yet each of these
+    prints differently in a request, so a snapshot holds its numbers wrapped.
+    """
+
+    __slots__ = ("value",)
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, value: int | float) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self.value):
+            return False
+        return repr(other) == repr(self.value)
+
+
+def _freeze(value: Any) -> Any:
+    """A snapshot of JSON data: containers copied, strings shared, numbers wrapped."""
+    if isinstance(value, dict):
+        return {key: _freeze(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_freeze(item) for item in value]
+    if type(value) in (int, float, bool):
+        return _Exact(value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    """The JSON data a snapshot was taken of."""
+    if isinstance(value, dict):
+        return {key: _thaw(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_thaw(item) for item in value]
+    return value.value if isinstance(value, _Exact) else value
+
+
+class _Part:
+    """One accepted part of a request (tools or system): its snapshot and fingerprint."""
+
+    __slots__ = ("fingerprint", "snapshot")
+    fingerprint: str
+    snapshot: Any
+
+    def __init__(self, value: Any, known: _Part | None = None) -> None:
+        # subtle: equal to the last snapshot means the same fingerprint, with no hashing
+        if known is not None and value == known.snapshot:
+            self.snapshot, self.fingerprint = known.snapshot, known.fingerprint
+        else:
+            self.snapshot, self.fingerprint = _freeze(value), _fingerprint(value)
+
+
+def _common_prefix(messages: Sequence[Any], snapshots: list[Any], start: int) -> int:
+    """How many leading messages equal the snapshots, the first `start` taken as equal."""
+    size = min(len(messages), len(snapshots))
+    if start >= size:
+        return size
+    if isinstance(messages, list) and messages[start:size] == snapshots[start:size]:
+        return size  # subtle: the usual case, an append, found in one pass in C
+    same = start
+    while same < size and messages[same] == snapshots[same]:
+        same += 1
+    return same
+
+
+class PrefixGuard:
+    """Watches successive requests of one conversation for edits in the middle.
+
+    Wire it in with one call per request, before the request is sent:
+    `guard.check(messages, tools=tools, system=system)` (or
+    `guard.check_request(kwargs)` with the `messages.create` arguments).
+
+    Cost: each message is validated and hashed once, when the guard first
+    sees it. Later requests compare their messages with the guard's own
+    snapshot of the last accepted request (containers copied, strings shared,
+    so an unchanged message compares in time proportional to its number of
+    blocks, not its text), and only the messages from the first difference on
+    are validated and hashed again. A run of n appends costs O(n) hashing in
+    all, and the comparison is one pass in C per request. An in-place change
+    to a message already checked is still seen: the snapshot is a copy.
+
+    Args:
+        strict: raise `MiddleEditError` on an `"edited"` request instead of
+            only reporting it.
+        counter: text -> tokens for `lost_tokens`; `estimate_tokens` when None.
+            Tokens are counted per block as `PromptCache` counts them.
+
+    Attributes:
+        reports: every report so far, oldest first.
+
+    Examples:
+        >>> guard = PrefixGuard()
+        >>> talk = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]
+        >>> guard.check(talk).kind, guard.check([*talk, {"role": "user", "content": "c"}]).kind
+        ('first', 'append')
+        >>> print(guard.check([talk[0], {"role": "assistant", "content": "B"}]))
+        edited at message 1: 2 cached tokens thrown away
+    """
+
+    def __init__(self, *, strict: bool = False, counter: TokenCounter | None = None) -> None:
+        self.strict = strict
+        self._counter = counter
+        # the last accepted request: tools, system, a snapshot and a hash per message
+        self._tools: _Part | None = None
+        self._system: _Part | None = None
+        self._messages: list[Any] = []
+        self._hashes: list[str] = []
+        self.reports: list[PrefixReport] = []
+
+    def _tokens(self, request: dict[str, Any]) -> int:
+        from context_budget.cache import PromptCache  # subtle: cache.py is optional here
+
+        return PromptCache("any", counter=self._counter, min_tokens=0).prompt_tokens(request)
+
+    def _old(self, start: int) -> list[Any]:
+        """The last accepted request's messages from `start` on, as sent."""
+        return [_thaw(message) for message in self._messages[start:]]
+
+    def check(
+        self,
+        messages: Sequence[Message],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        system: str | Sequence[Mapping[str, Any]] | None = None,
+        restart: bool = False,
+    ) -> PrefixReport:
+        """Compare this request with the last one accepted, and remember it.
+
+        Args:
+            messages: the history about to be sent.
+            tools: the request's tool definitions, if any.
+            system: the request's system prompt, if any.
+            restart: the caller has replaced the whole history (the restart
+                after compaction). A changed message is then reported as
+                `"replaced"`, never `"edited"`, even when the new first
+                message equals the old one (the same summary and notes).
+                Tools and system are compared as always.
+
+        Returns:
+            A `PrefixReport`.
+
+        Raises:
+            TypeError, ValueError: a message is malformed (the error names it).
+            MiddleEditError: in strict mode, when the report's kind is `"edited"`.
+        """
+        return self._check(messages, tools, system, restart, unchanged=0)
+
+    def _check(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        system: str | Sequence[Mapping[str, Any]] | None,
+        restart: bool,
+        *,
+        unchanged: int,
+    ) -> PrefixReport:
+        """`check`, taking the first `unchanged` messages as the very ones last accepted.
+
+        `run_agent` passes `unchanged` for the part of its own history it has
+        not touched since the last request, so strict mode costs time in
+        proportion to what each request adds, not to the whole history.
+        """
+        if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
+            raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
+        same = _common_prefix(messages, self._messages, min(unchanged, len(self._messages)))
+        added = [messages[index] for index in range(same, len(messages))]
+        for index, message in enumerate(added, start=same):
+            check_message(message, index)
+        if system is not None and not isinstance(system, str | Sequence):
+            raise TypeError(f"system must be a str or a list of blocks, got {system!r:.60}")
+        blocks = [{"type": "text", "text": system}] if isinstance(system, str) else system or []
+        tools_part = _Part(list(tools or []), self._tools)
+        system_part = _Part(list(blocks), self._system)
+        hashes = [_fingerprint(message) for message in added]
+        report = self._compare(tools_part, system_part, same, hashes, restart)
+        if self.strict and not report.ok:
+            raise MiddleEditError(f"refused, the history was {report}", report=report)
+        self._tools, self._system = tools_part, system_part
+        del self._hashes[same:], self._messages[same:]
+        self._hashes += hashes
+        self._messages += [_freeze(message) for message in added]
+        self.reports.append(report)
+        return report
+
+    def check_request(self, request: Mapping[str, Any], *, restart: bool = False) -> PrefixReport:
+        """`check` with the keyword arguments of one `messages.create` call."""
+        return self.check(
+            request.get("messages") or [],
+            tools=request.get("tools"),
+            system=request.get("system"),
+            restart=restart,
+        )
+
+    def _compare(
+        self, tools: _Part, system: _Part, same: int, hashes: list[str], restart: bool
+    ) -> PrefixReport:
+        """The report: messages `[:same]` are unchanged, `hashes` are those of the rest."""
+        if self._tools is None or self._system is None:
+            return PrefixReport(FIRST)
+        if tools.fingerprint != self._tools.fingerprint:
+            old = {"tools": _thaw(self._tools.snapshot), "messages": self._old(0)}
+            old["system"] = _thaw(self._system.snapshot)
+            return PrefixReport(EDITED, "tools", None, self._tokens(old))
+        if system.fingerprint != self._system.fingerprint:
+            old = {"system": _thaw(self._system.snapshot), "messages": self._old(0)}
+            return PrefixReport(EDITED, "system", None, self._tokens(old))
+        old_hashes = self._hashes
+        # subtle: a message unequal to its snapshot may still hash the same (a moved marker)
+        extra = 0
+        while (
+            same + extra < len(old_hashes)
+            and extra < len(hashes)
+            and hashes[extra] == old_hashes[same + extra]
+        ):
+            extra += 1
+        same += extra
+        if same == len(old_hashes):
+            return PrefixReport(APPEND)
+        lost = self._tokens({"messages": self._old(same)})
+        kind = REPLACED if same == 0 or restart else EDITED
+        return PrefixReport(kind, "messages", same, lost)
