@@ -305,7 +305,7 @@ def test_a_later_request_drops_every_block_before_the_compaction_block() -> None
     client.beta.messages.create(
         model=MODEL, max_tokens=64, messages=history, context_management=management
     )
-    seen = client.sent[-1]["messages"]
+    seen = client.requests[-1]["messages"]
     assert seen[0]["content"][0]["type"] == "compaction"
     assert len(seen) == 2 and seen[1]["content"] == "Go on."
     assert len(history) == 13  # the client's own list keeps everything
@@ -351,7 +351,7 @@ def test_clear_thinking_drops_all_but_the_last_thinking_turns() -> None:
     assert reply["context_management"]["applied_edits"] == [
         {"type": "clear_thinking_20251015", "cleared_thinking_turns": 1, "cleared_input_tokens": 50}
     ]
-    assert [b["type"] for b in client.sent[0]["messages"][1]["content"]] == ["text"]
+    assert [b["type"] for b in client.requests[0]["messages"][1]["content"]] == ["text"]
 
 
 @pytest.mark.parametrize(("model", "cleared"), [("claude-sonnet-4-6", 0), ("claude-haiku-4-5", 1)])
@@ -687,7 +687,7 @@ def test_clear_thinking_keeping_all_turns_changes_nothing(keep_spec: object) -> 
         context_management={"edits": [{"type": "clear_thinking_20251015", "keep": keep_spec}]},
     )
     assert reply["context_management"] == {"applied_edits": []}
-    assert client.sent[0]["messages"] == history
+    assert client.requests[0]["messages"] == history
 
 
 @pytest.mark.parametrize("management", [{"edits": {}}, {}, [{"type": CLEAR}], "clear"])
@@ -697,7 +697,7 @@ def test_context_management_without_an_edits_list_is_refused(management: object)
         client.beta.messages.create(
             model=MODEL, max_tokens=64, messages=pairs(1), context_management=management
         )
-    assert client.sent == []
+    assert client.requests == []
 
 
 # Pre-warming, thinking keep, the veto, malformed input ----------------------------

@@ -232,7 +232,7 @@ def test_server_side_compaction_passes_the_strict_guard() -> None:
     client.beta.messages.create(
         model="claude-sonnet-4-6", max_tokens=64, messages=messages, context_management=management
     )
-    assert client.sent[-1]["messages"][0]["content"][0]["type"] == "compaction"
+    assert client.requests[-1]["messages"][0]["content"][0]["type"] == "compaction"
 
 
 # A declared restart ---------------------------------------------------------

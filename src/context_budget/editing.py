@@ -524,7 +524,8 @@ class EmulatedClient:
     Attributes:
         messages: `messages.create(...)`, `messages.count_tokens(...)`.
         beta: `beta.messages.create(betas=[...], context_management=...)`.
-        sent: the edited request the model saw on each call, in order.
+        requests: each request as the model saw it (after the server's edits), in
+            order: the log every fake keeps under this name.
 
     A request with `max_tokens: 0` pre-warms the cache as the API documents:
     the responder is not asked, the reply has empty `content` and
@@ -562,7 +563,7 @@ class EmulatedClient:
         self._summarize = summarizer or _default_summary
         self.messages = _Messages(self, beta=False)
         self.beta = _Beta(self)
-        self.sent: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
         self._replies = 0  # replies asked of the responder (pre-warming asks none)
 
     def _reply(self, view: dict[str, Any]) -> tuple[Reply, list[dict[str, Any]]]:
@@ -668,7 +669,7 @@ class EmulatedClient:
             iterations.append({"type": "compaction", **used})
             content.append(block)
             view = {**view, "messages": [{"role": "assistant", "content": [block]}]}
-        self.sent.append(view)
+        self.requests.append(view)
         if prewarm:
             usage = self.cache.usage(view).as_dict()  # output 0: nothing is billed but input
             stop = "max_tokens"
@@ -690,7 +691,7 @@ class EmulatedClient:
             usage["iterations"] = iterations
         management = request.get("context_management")
         return {
-            "id": f"msg_emulated_{len(self.sent):04d}",
+            "id": f"msg_emulated_{len(self.requests):04d}",
             "type": "message",
             "role": "assistant",
             "model": self.model,
