@@ -11,9 +11,9 @@ import pytest
 from context_budget import PromptCache
 from context_budget.cli import main
 from context_budget.cli._demo import run
-from context_budget.editing import EmulatedClient
 from context_budget.experiment import CONTEXT_BETA, MODEL, STRATEGIES
 from context_budget.fakes import SimulatedModel
+from context_budget.fakes.emulated import EmulatedClient
 
 
 def test_one_strategy_prints_steps_and_totals(capsys: pytest.CaptureFixture[str]) -> None:

@@ -29,8 +29,9 @@ from context_budget import (
     cost,
     estimate_tokens,
 )
-from context_budget.editing import PLACEHOLDER, EmulatedClient
+from context_budget.editing import PLACEHOLDER
 from context_budget.errors import InvalidRequestError
+from context_budget.fakes.emulated import EmulatedClient
 
 MODEL = "claude-sonnet-4-6"
 CLEAR = "clear_tool_uses_20250919"

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from profiles import cases
 
 from context_budget import PromptCache
-from context_budget.editing import EmulatedClient
 from context_budget.errors import MalformedResponseError
 from context_budget.experiment import (
     CONTEXT_BETA,
@@ -24,6 +23,7 @@ from context_budget.experiment import (
     run_strategy,
 )
 from context_budget.fakes import ScriptedClient, SimulatedModel
+from context_budget.fakes.emulated import EmulatedClient
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import MiddleEditError, PrefixGuard, PromptCache, clear_old_tool_results
-from context_budget.editing import EmulatedClient
+from context_budget.fakes.emulated import EmulatedClient
 from context_budget.history import PrefixReport
 
 

@@ -21,8 +21,8 @@ from context_budget import (
     loop_cost,
     loop_steps,
 )
-from context_budget.editing import EmulatedClient
 from context_budget.experiment import run_strategy
+from context_budget.fakes.emulated import EmulatedClient
 from context_budget.pricing import Cost, Price
 
 MIXED_TTL = {

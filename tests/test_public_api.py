@@ -157,7 +157,7 @@ def test_the_usage_scan_reads_pycon_continuations_and_aliases() -> None:
         ("context_budget.erosion", "wearing_summary"),
         ("context_budget.experiment", "run_strategy"),
         ("context_budget.fakes", "ScriptedClient"),
-        ("context_budget.editing", "EmulatedClient"),
+        ("context_budget.fakes", "EmulatedClient"),
     ],
 )
 def test_lab_helpers_are_imported_from_their_modules(module: str, name: str) -> None:

@@ -55,7 +55,7 @@ from typing import Any
 
 from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.clients import response_text
-from context_budget.editing import EmulatedClient
+from context_budget.fakes.emulated import EmulatedClient
 from context_budget.fakes.simulated import SimulatedModel
 from context_budget.harness import AgentRun, AppendOnlyCompaction, RequestPlan, run_agent
 from context_budget.messages import Message

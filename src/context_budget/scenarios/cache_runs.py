@@ -30,8 +30,8 @@ from typing import Any
 
 from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.clearing import clear_old_tool_results
-from context_budget.editing import EmulatedClient
 from context_budget.fakes._responders import one_read_per_call
+from context_budget.fakes.emulated import EmulatedClient
 from context_budget.harness import RequestPlan, run_agent
 from context_budget.messages import Message
 from context_budget.prefix_guard import PrefixGuard
