@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from profiles import cases
 
 from context_budget import (
     MESSAGE_OVERHEAD_TOKENS,
@@ -261,7 +260,6 @@ def _parses(text: str) -> bool:
     return True
 
 
-@cases(0.5)
 @given(JSON_VALUES, st.integers(0, 40), st.sampled_from(["", "x", ",", "]", "}", ":", '"', " 1"]))
 def test_the_stack_json_check_agrees_with_json_loads(value: object, cut: int, junk: str) -> None:
     text = json.dumps(value)
@@ -313,7 +311,6 @@ def test_any_text_gets_a_kind_and_a_count_that_grows_with_it(text: str) -> None:
     assert with_margin(calibrated_estimate)(text) >= count
 
 
-@cases(0.5)
 @given(st.text(alphabet=string.digits + " .:\n", min_size=10))
 def test_digit_heavy_text_is_numbers(text: str) -> None:
     if sum(c.isdigit() for c in text) / len(text) >= 0.3:
