@@ -335,6 +335,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
+def blank_page(chromium: Browser) -> Iterator[Page]:
+    """A page of its own at 1280 px, off the network, for a fixture's HTML."""
+    context = chromium.new_context(viewport=DESKTOP)
+    context.route("**/*", lambda route: route.abort())
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+@pytest.fixture
 def open_page(
     request: pytest.FixtureRequest, site_url: str, chromium: Browser
 ) -> Iterator[OpenPage]:

@@ -12,7 +12,6 @@ Run after ``make site`` with ``make browser``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,35 +47,24 @@ RUN_TIMEOUT_MS = 120_000
 PAGES_DIR = SITE_DIR / "pyodide" / "pages"
 
 
-@pytest.fixture
-def blank(chromium: Browser) -> Iterator[Page]:
-    """A page of its own at 1280 px, off the network."""
-    context = chromium.new_context(viewport=DESKTOP)
-    context.route("**/*", lambda route: route.abort())
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
 def _load(page: Page, path: Path) -> None:
     page.set_content(path.read_text(encoding="utf-8"))
 
 
-def test_the_figure_checks_fail_on_the_old_figures(blank: Page) -> None:
-    _load(blank, FIXTURES / "browser" / "figure_defects.html")
-    fit = figure_fit_problems(blank)
+def test_the_figure_checks_fail_on_the_old_figures(blank_page: Page) -> None:
+    _load(blank_page, FIXTURES / "browser" / "figure_defects.html")
+    fit = figure_fit_problems(blank_page)
     assert any("px wide in a 688 px column" in line for line in fit), fit
     assert any("text at" in line and "under 11" in line for line in fit), fit
     assert any("cut off" in line and "lossy + notes read ba" in line for line in fit), fit
-    series = series_problems(blank)
+    series = series_problems(blank_page)
     assert series == [
         "figure 1: series 2 is drawn entirely along series 1, series 3, series 4, series 5,"
         " and the figure does not say so",
         "figure 2: series 4 is drawn entirely along series 3, and the figure does not say so",
     ]
-    assert id_problems(blank)[:2] == ['id "t" is used 2 times', 'id "d" is used 2 times']
-    assert alt_problems(blank) == [
+    assert id_problems(blank_page)[:2] == ['id "t" is used 2 times', 'id "d" is used 2 times']
+    assert alt_problems(blank_page) == [
         'an image without a description of its own: alt="No description has been '
         'provided for this image" (data:image/png;base64,iVBORw0K)'
     ]
@@ -125,28 +113,28 @@ def test_the_drawn_figures_fit_and_name_themselves(
         context.close()
 
 
-def test_the_code_check_measures_code_and_wrapping_fits_it(blank: Page) -> None:
+def test_the_code_check_measures_code_and_wrapping_fits_it(blank_page: Page) -> None:
     """Code and pycon lines too long for their box are found on the page as the site
     renders it; the site's stylesheet wraps them, so they fit."""
-    _load(blank, FIXTURES / "pages" / "code_lines.html")
+    _load(blank_page, FIXTURES / "pages" / "code_lines.html")
     old_selector = ".md-typeset .highlight:not(.language-output):not(.doc-signature) pre"
-    assert blank.evaluate(OVERFLOW_JS, old_selector) == []  # it found nothing to measure
-    too_wide = list(blank.evaluate(OVERFLOW_JS, CODE_BLOCKS))
+    assert blank_page.evaluate(OVERFLOW_JS, old_selector) == []  # it found nothing to measure
+    too_wide = list(blank_page.evaluate(OVERFLOW_JS, CODE_BLOCKS))
     assert len(too_wide) == 2, too_wide
-    blank.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
-    assert blank.evaluate(OVERFLOW_JS, CODE_BLOCKS) == []
+    blank_page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
+    assert blank_page.evaluate(OVERFLOW_JS, CODE_BLOCKS) == []
     # a wrapped line is one line of code: its continuation is indented, not a new line
-    lines = blank.evaluate(
+    lines = blank_page.evaluate(
         "() => [...document.querySelectorAll('code > span[id^=__span-]')]"
         ".map(span => Math.round(span.getBoundingClientRect().height))"
     )
     assert lines[1] > lines[0] and lines[4] > lines[3], lines
 
 
-def test_the_verdict_check_fails_on_the_old_panels(blank: Page) -> None:
-    _load(blank, FIXTURES / "browser" / "checker_defects.html")
-    blank.add_style_tag(content=RUN_STYLESHEET.read_text(encoding="utf-8"))
-    assert verdict_problems(blank) == [
+def test_the_verdict_check_fails_on_the_old_panels(blank_page: Page) -> None:
+    _load(blank_page, FIXTURES / "browser" / "checker_defects.html")
+    blank_page.add_style_tag(content=RUN_STYLESHEET.read_text(encoding="utf-8"))
+    assert verdict_problems(blank_page) == [
         'block 1: printed PASS, shown as "✗ Does not match the output CI checked:" (mismatch)',
         'block 2: printed NEEDS_WORK, shown as "✓ Matches the output CI checked." (match)',
     ]
@@ -166,9 +154,9 @@ def test_a_pages_figures_fit_and_keep_their_names(
     assert not problems, f"{loaded.url} at {width} px\n  " + "\n  ".join(problems)
 
 
-def test_the_runner_check_fails_on_cells_without_a_runner(blank: Page) -> None:
-    _load(blank, FIXTURES / "browser" / "notebook_cell.html")
-    problems = runner_problems(blank)
+def test_the_runner_check_fails_on_cells_without_a_runner(blank_page: Page) -> None:
+    _load(blank_page, FIXTURES / "browser" / "notebook_cell.html")
+    problems = runner_problems(blank_page)
     assert len(problems) == 2 and problems[0].startswith("code cell 1: no Run button"), problems
 
 

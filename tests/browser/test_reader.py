@@ -7,14 +7,12 @@ Run after ``make site`` with ``make browser``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from .conftest import (
-    DESKTOP,
     PHONE,
     REPO,
     SITE_DIR,
@@ -63,17 +61,6 @@ def chapter_pages() -> list[str]:
     if not (SITE_DIR / "index.html").is_file():
         return []
     return [path for path in site_pages() if path.startswith(CHAPTER_FOLDERS)]
-
-
-@pytest.fixture
-def blank_page(chromium: Browser) -> Iterator[Page]:
-    """A page of its own, off the network, for the fixtures' HTML."""
-    context = chromium.new_context(viewport=DESKTOP)
-    context.route("**/*", lambda route: route.abort())
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
 
 
 def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
