@@ -1064,7 +1064,9 @@ def test_a_line_break_in_a_tool_name_is_escaped_in_the_report(run: Run, tmp_path
 
 # ---------------------------------------------------------------- threads and formats
 
-PROJECT = FIXTURES / "claude-code-viewer" / "sample-project"
+#: The three MIT sessions ship once, with the chapter that reads them (its SOURCES
+#: file gives their origin and licence).
+PROJECT = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions" / "sample-project"
 BIG = PROJECT / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 MEDIUM = PROJECT / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
 SMALL = PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
