@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 export NO_MKDOCS_2_WARNING := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: serve test setup lint typecheck unit site release browser bench soak lock clean pyodide chromium
+.PHONY: serve test gate-selfcheck setup lint typecheck unit site release browser bench soak lock clean pyodide chromium
 
 # Everything `make test` needs: the venv with the pinned tools, the Pyodide core the site
 # serves, and Debian's Chromium for the browser check. After it, plain `pytest` runs.
@@ -31,25 +31,53 @@ serve: $(STAMP) pyodide
 JOBS ?= auto
 BROWSER_JOBS ?= $(JOBS)
 
-# One stage of make test, then its time: $(call stage,name,targets and make options).
-stage = s=$$(date +%s); $(MAKE) --no-print-directory $(2) && \
-	echo "make test: $(1) took $$(( $$(date +%s) - s )) s"
+# The gate's stages, in order: a name and the make targets (and options) it runs.
+# gate-selfcheck swaps these for stubs to prove a failing stage fails the gate.
+GATE_SETUP ?= setup
+GATE_LINT ?= lint
+GATE_TYPECHECK_SITE ?= -j2 --output-sync=target typecheck site
+GATE_UNIT ?= unit
+GATE_BROWSER ?= browser
+
+# One stage of make test: $(call stage,name,targets and make options). It prints the
+# stage's time and keeps its exit status: a failing stage says so, and the `&&` chain of
+# the recipe stops there (the braces keep the `;` inside from ending that chain).
+stage = { s=$$(date +%s); \
+	if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(2); then \
+		echo "make test: $(1) took $$(( $$(date +%s) - s )) s"; \
+	else \
+		echo "make test: $(1) FAILED after $$(( $$(date +%s) - s )) s; later stages not run" >&2; \
+		false; \
+	fi; }
 
 # mypy and the site build each keep one core busy, so they run side by side
 # (--output-sync keeps each one's output together); the unit and browser runs
 # spread over every core themselves.
 # The set-up is timed apart from the checks: on a machine that has it, it takes no time.
-test:
+# The self-check runs first: a gate that could pass with a failing stage proves nothing.
+GATE_FIRST ?= gate-selfcheck
+test: $(GATE_FIRST)
 	@start=$$(date +%s); \
-	$(call stage,setup,setup) && \
-	checks=$$(date +%s); \
-	$(call stage,lint,lint) && \
-	$(call stage,typecheck + site,-j2 --output-sync=target typecheck site) && \
-	$(call stage,unit,unit) && \
-	$(call stage,browser,browser) && \
+	$(call stage,setup,$(GATE_SETUP)) && \
+	checks=$$(date +%s) && \
+	$(call stage,lint,$(GATE_LINT)) && \
+	$(call stage,typecheck + site,$(GATE_TYPECHECK_SITE)) && \
+	$(call stage,unit,$(GATE_UNIT)) && \
+	$(call stage,browser,$(GATE_BROWSER)) && \
 	now=$$(date +%s) && \
 	echo "make test: every check passed in $$(( now - checks )) s" \
 		"(set-up excluded; $$(( now - start )) s with it)"
+
+# Runs `make test` on this Makefile with every stage a stub, once with all passing and
+# once with each stage failing in turn; fails unless each failure fails the gate.
+gate-selfcheck:
+	@bash tools/gate-selfcheck.sh Makefile
+
+# The stubs gate-selfcheck puts in place of a stage's targets.
+gate-stub-pass-%:
+	@echo "gate stub ran: $*"
+gate-stub-fail-%:
+	@echo "gate stub ran: $* (failing)"; false
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
