@@ -4,9 +4,11 @@ The folder is generated in a temporary directory from a fixed seed and
 deleted afterwards (nothing generated is committed): sessions of growing
 conversations, each response written as two lines as Claude Code writes it,
 bulky tool results, sub-agents inline and in `<session>/subagents/`, a
-compaction boundary and long pauses. The figure is the wall time of the whole
-command (`bill FOLDER --json`: reading, deduplicating, pricing, rebuilds and
-what-ifs), best of `repeats` runs. The goal: under a minute.
+compaction boundary and long pauses, laid out as a `~/.claude/projects` folder.
+On it, `context-budget bill FOLDER --json` and the pinned ccusage (installed from
+npm on first use, see `benchmarks/peer.py`) run in turns, each as a whole process:
+wall seconds and peak memory of each, and whether their tokens and costs agree.
+The goals: the bill under a minute, and no slower than ccusage.
 
     python -m benchmarks.bill               prints the table
     python -m benchmarks.bill --write-page  also writes benchmarks/bill_results.md and
@@ -16,26 +18,52 @@ what-ifs), best of `repeats` runs. The goal: under a minute.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
 import platform
 import random
 import re
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmarks.page import PAGE, ROOT, write_atomic
-from context_budget.cli import main as cli_main
+from benchmarks.peer import (
+    CCUSAGE_VERSION,
+    Run,
+    ccusage_argv,
+    ccusage_totals,
+    ensure_ccusage,
+    run_process,
+)
 
-__all__ = ["GOAL_SECONDS", "RESULTS", "SEED", "generate_project", "render", "time_bill"]
+__all__ = [
+    "GOAL_SECONDS",
+    "PEER_GOAL_RATIO",
+    "RESULTS",
+    "SEED",
+    "SideBySide",
+    "bill_argv",
+    "generate_project",
+    "peer_table",
+    "render",
+    "side_by_side",
+    "time_bill",
+]
 
 GOAL_SECONDS = 60.0
+#: The bill's best time over ccusage's on the same folder, at most.
+PEER_GOAL_RATIO = 1.0
 SEED = 20261201
+#: A session compacts once its prompt passes this many tokens, as Claude Code does
+#: before a 200,000-token window fills (so no request reaches the long-context band).
+COMPACT_AT = 160_000
 #: The size of the generated folder, in bytes.
 TARGET_BYTES = 200 * 1024 * 1024
 RESULTS = ROOT / "benchmarks" / "bill_results.md"
@@ -59,6 +87,11 @@ def _text(rng: _Rng, words: int) -> str:
         pool.append(" ".join(rng.choice(_WORDS) for _ in range(words)))
         return pool[-1]
     return rng.choice(pool)
+
+
+def _line(record: dict[str, Any]) -> str:
+    """One JSON line as Claude Code writes it: compact, no spaces after separators."""
+    return json.dumps(record, separators=(",", ":"))
 
 
 def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list[str]]:
@@ -108,7 +141,7 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
                 }
             )
             out.append(
-                json.dumps(
+                _line(
                     {
                         "parentUuid": up,
                         "isSidechain": side,
@@ -132,7 +165,7 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
 
     head = uuid()
     lines.append(
-        json.dumps(
+        _line(
             {
                 "parentUuid": None,
                 "isSidechain": False,
@@ -148,10 +181,10 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
     read = 0
     for turn in range(turns):
         clock += rng.choice((4.0, 9.0, 20.0, 45.0)) if turn % 400 else 900.0  # a long pause
-        if turn == turns // 2:  # a compaction
+        if prompt > COMPACT_AT:  # Claude Code compacts before the window fills
             boundary = uuid()
             lines.append(
-                json.dumps(
+                _line(
                     {
                         "parentUuid": None,
                         "type": "system",
@@ -175,7 +208,7 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
             }
         ]
         lines.append(
-            json.dumps(
+            _line(
                 {
                     "parentUuid": parent,
                     "isSidechain": False,
@@ -191,7 +224,7 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
         if turn % 97 == 5:  # an inline sub-agent of three calls
             root = uuid()
             lines.append(
-                json.dumps(
+                _line(
                     {
                         "parentUuid": None,
                         "isSidechain": True,
@@ -233,24 +266,97 @@ def generate_project(folder: Path, target_bytes: int = TARGET_BYTES, seed: int =
     return written
 
 
+def bill_argv(folder: Path) -> list[str]:
+    """The measured command: the whole bill of ``folder`` as JSON, in a process of its own."""
+    return [sys.executable, "-m", "context_budget", "bill", str(folder), "--json"]
+
+
 def time_bill(folder: Path, repeats: int = 2) -> tuple[float, dict[str, Any]]:
     """(best wall seconds of `context-budget bill FOLDER --json`, the bill it printed)."""
-    best = float("inf")
-    data: dict[str, Any] = {}
+    runs = [run_process(bill_argv(folder)) for _ in range(repeats)]
+    return min(run.seconds for run in runs), json.loads(runs[-1].stdout)
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """Both commands on one folder, run in turns: every run of each, and what each said."""
+
+    bill: list[Run]
+    peer: list[Run]
+    data: dict[str, Any]
+    peer_totals: dict[str, float]
+
+
+def side_by_side(projects: Path, repeats: int = 3) -> SideBySide:
+    """Run the bill and ccusage in turns on ``projects`` (a ``~/.claude/projects`` folder)."""
+    entry = ensure_ccusage()
+    env = {"CLAUDE_CONFIG_DIR": str(projects.parent)}
+    bill: list[Run] = []
+    peer: list[Run] = []
     for _ in range(repeats):
-        out = io.StringIO()
-        started = time.perf_counter()
-        with contextlib.redirect_stdout(out):
-            status = cli_main(["bill", str(folder), "--json"])
-        best = min(best, time.perf_counter() - started)
-        if status != 0:
-            raise RuntimeError(f"bill exited {status}")
-        data = json.loads(out.getvalue())
-    return best, data
+        bill.append(run_process(bill_argv(projects)))
+        peer.append(run_process(ccusage_argv(entry), env))
+    return SideBySide(bill, peer, json.loads(bill[-1].stdout), ccusage_totals(peer[-1].stdout))
 
 
-def render(size: int, files: int, seconds: float, data: dict[str, Any]) -> str:
-    """The result as Markdown: one table row, the goal judged, setup and machine."""
+def _bill_totals(data: dict[str, Any]) -> dict[str, float]:
+    tokens = data["tokens"]
+    return {
+        "input": tokens["input"],
+        "cache_read": tokens["cache_read"],
+        "cache_write": tokens["cache_write_5m"] + tokens["cache_write_1h"],
+        "output": tokens["output"],
+        "cost_usd": data["cost_usd"],
+    }
+
+
+def _agreement(ours: dict[str, float], theirs: dict[str, float]) -> str:
+    kinds = [
+        kind
+        for kind in ("input", "cache_read", "cache_write", "output")
+        if ours[kind] != theirs[kind]
+    ]
+    tokens = "tokens of every kind equal" if not kinds else "tokens differ in " + ", ".join(kinds)
+    gap = abs(ours["cost_usd"] - theirs["cost_usd"])
+    cost = (
+        f"costs equal to the millionth of a dollar (${ours['cost_usd']:,.6f})"
+        if gap < 5e-7
+        else f"costs ${ours['cost_usd']:,.6f} and ${theirs['cost_usd']:,.6f}"
+    )
+    return f"{tokens}; {cost}"
+
+
+def _row(name: str, runs: list[Run], totals: dict[str, float]) -> str:
+    seconds = sorted(run.seconds for run in runs)
+    tokens = sum(totals[kind] for kind in ("input", "cache_read", "cache_write", "output"))
+    return (
+        f"| {name} | {seconds[0]:.1f} | {statistics.median(seconds):.1f} | "
+        f"{max(run.peak_mib for run in runs):,.0f} | {tokens:,.0f} | "
+        f"${totals['cost_usd'] + 0.0:,.2f} |"
+    )
+
+
+def peer_table(result: SideBySide) -> list[str]:
+    """The side-by-side table, the agreement line and the peer goal, as Markdown lines."""
+    ours = _bill_totals(result.data)
+    ratio = min(r.seconds for r in result.bill) / min(r.seconds for r in result.peer)
+    verdict = "met" if ratio <= PEER_GOAL_RATIO else "missed"
+    return [
+        "| command | best s | median s | peak MiB | tokens | cost |",
+        "|---|---:|---:|---:|---:|---:|",
+        _row("`context-budget bill`", result.bill, ours),
+        _row(f"ccusage {CCUSAGE_VERSION}", result.peer, result.peer_totals),
+        "",
+        f"Agreement: {_agreement(ours, result.peer_totals)}.",
+        "",
+        f"Goal: no slower than ccusage: the bill takes {ratio:.2f}× its time: **{verdict}**.",
+    ]
+
+
+def render(size: int, files: int, result: SideBySide) -> str:
+    """The result as Markdown: the folder's row, the side-by-side table, goals and machine."""
+    data = result.data
+    seconds = min(run.seconds for run in result.bill)
     verdict = "met" if seconds < GOAL_SECONDS else "missed"
     causes: dict[str, int] = {}
     for rebuild in data["rebuilds"]:
@@ -269,13 +375,26 @@ def render(size: int, files: int, seconds: float, data: dict[str, Any]) -> str:
         "",
         f"Goal: under {GOAL_SECONDS:.0f} s: **{verdict}**. Rebuilds found: {found}.",
         "",
-        "Setup: `context-budget bill FOLDER --json` on a generated Claude Code project "
-        f"folder (seed {SEED}), best of 2 runs.",
+        *peer_table(result),
+        "",
+        "Setup: `context-budget bill FOLDER --json` and `ccusage claude session --json "
+        "--offline --mode calculate` on one generated Claude Code projects folder "
+        f"(seed {SEED}), each as a whole process, in turns, {len(result.bill)} "
+        f"{'run' if len(result.bill) == 1 else 'runs'} each; peak memory is the largest "
+        "resident set of any process the command ran.",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
-        f"Python {platform.python_version()}, run on {today}.",
+        f"Python {platform.python_version()}, Node.js {_node_version()}, run on {today}.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _node_version() -> str:
+    node = shutil.which("node")
+    if node is None:
+        return "missing"
+    done = subprocess.run([node, "--version"], capture_output=True, text=True, check=False)
+    return done.stdout.strip().lstrip("v") or "unknown"
 
 
 _REGION = re.compile(rf"^{re.escape(START)}\n(?P<body>.*?)^{re.escape(END)}$", re.M | re.S)
@@ -292,10 +411,12 @@ def bill_region(page_text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bill", description=__doc__)
     parser.add_argument("--write-page", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each command (3)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bill-bench-") as temporary:
-        folder = Path(temporary) / "project"
-        folder.mkdir()
+        # the layout ccusage reads: CLAUDE_CONFIG_DIR/projects/<project>/<session>.jsonl
+        folder = Path(temporary) / "claude" / "projects" / "bench"
+        folder.mkdir(parents=True)
         started = time.perf_counter()
         size = generate_project(folder)
         files = sum(1 for _ in folder.rglob("*.jsonl"))
@@ -303,8 +424,8 @@ def main(argv: list[str] | None = None) -> int:
             f"generated {size / 2**20:.0f} MB in {time.perf_counter() - started:.0f} s",
             file=sys.stderr,
         )
-        seconds, data = time_bill(folder)
-    text = render(size, files, seconds, data)
+        result = side_by_side(folder.parent, repeats=args.repeats)
+    text = render(size, files, result)
     print(text, end="")
     if args.write_page:
         write_atomic(RESULTS, text)

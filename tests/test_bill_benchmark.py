@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from benchmarks.bill import (
     GOAL_SECONDS,
     RESULTS,
+    SideBySide,
+    bill_argv,
     bill_region,
     generate_project,
+    peer_table,
     render,
     time_bill,
 )
 from benchmarks.page import PAGE
+from benchmarks.peer import PeerError, Run, ccusage_totals, run_process
 from context_budget import read_bill
 
 
@@ -33,10 +42,72 @@ def test_the_generated_folder_has_rebuilds_of_each_kind_it_plants(tmp_path: Path
     assert causes == {"compaction", "ttl"}
 
 
+def _peer_output(totals: dict[str, float]) -> str:
+    """What ccusage prints for a folder, in its documented shape, with these totals."""
+    keys = {
+        "inputTokens": totals["input"],
+        "cacheReadTokens": totals["cache_read"],
+        "cacheCreationTokens": totals["cache_write"],
+        "outputTokens": totals["output"],
+        "totalCost": totals["cost_usd"],
+    }
+    return json.dumps({"sessions": [], "totals": keys})
+
+
+def _side_by_side(folder: Path, peer: dict[str, float], seconds: float) -> SideBySide:
+    bill = [run_process(bill_argv(folder))]
+    data = json.loads(bill[0].stdout)
+    runs = [Run(seconds=seconds, peak_mib=60.0, stdout=_peer_output(peer))]
+    return SideBySide(bill, runs, data, ccusage_totals(runs[0].stdout))
+
+
+def _totals(data: dict[str, Any]) -> dict[str, float]:
+    tokens = data["tokens"]
+    return {
+        "input": tokens["input"],
+        "cache_read": tokens["cache_read"],
+        "cache_write": tokens["cache_write_5m"] + tokens["cache_write_1h"],
+        "output": tokens["output"],
+        "cost_usd": data["cost_usd"],
+    }
+
+
 def test_the_table_and_the_page_region(tmp_path: Path) -> None:
     size = generate_project(tmp_path, 600_000)
     seconds, data = time_bill(tmp_path, repeats=1)
-    text = render(size, 2, seconds, data)
-    assert f"| {data['calls']:,} |" in text and "**met**" in text
     assert seconds < GOAL_SECONDS
+    text = render(size, 2, _side_by_side(tmp_path, _totals(data), seconds=1e6))
+    assert f"| {data['calls']:,} |" in text and "under 60 s: **met**" in text
+    assert "tokens of every kind equal; costs equal to the millionth" in text
+    assert "no slower than ccusage" in text and "**met**" in text.split("ccusage:")[-1]
     assert bill_region(PAGE.read_text(encoding="utf-8")) == RESULTS.read_text(encoding="utf-8")
+
+
+def test_a_disagreement_and_a_slower_bill_are_said(tmp_path: Path) -> None:
+    generate_project(tmp_path, 300_000)
+    _, data = time_bill(tmp_path, repeats=1)
+    peer = _totals(data) | {"output": 1, "cost_usd": data["cost_usd"] + 0.01}
+    lines = peer_table(_side_by_side(tmp_path, peer, seconds=1e-6))
+    said = "\n".join(lines)
+    assert "tokens differ in output" in said
+    assert f"costs ${data['cost_usd']:,.6f} and ${data['cost_usd'] + 0.01:,.6f}" in said
+    assert said.endswith("**missed**.")
+
+
+def test_a_whole_process_run_reports_its_own_peak_memory() -> None:
+    small = run_process([sys.executable, "-c", "print(1)"])
+    big = run_process([sys.executable, "-c", "b = bytearray(200 * 2**20); print(len(b))"])
+    assert (small.stdout, big.stdout) == ("1\n", f"{200 * 2**20}\n")
+    assert small.peak_mib < 100 < 200 <= big.peak_mib
+
+
+def test_a_failing_command_names_itself_and_its_last_line() -> None:
+    with pytest.raises(PeerError, match=r"exited 3: gone"):
+        run_process(
+            [sys.executable, "-c", "import sys; print('gone', file=sys.stderr); sys.exit(3)"]
+        )
+
+
+def test_a_command_that_cannot_start_is_named() -> None:
+    with pytest.raises(PeerError, match=r"no-such-command-here exited 1: FileNotFoundError"):
+        run_process(["no-such-command-here"])
