@@ -12,7 +12,7 @@ of a language other than English costs more than an English one.
 `calibrated_estimate` counts those classes (`character_classes`) and adds
 them up with one weight each, tokens per unit (`TOKENS_PER_CLASS`). The
 weights are fitted with the Qwen2.5 tokenizer on the fit samples of the
-course's calibration corpus (`docs/samples/calibration/`: prose, code in
+course's calibration corpus (`CORPUS_FOLDER`, shipped with the package: prose, code in
 several languages, JSON, tables, logs, shell output, diffs and non-ASCII
 text, each sample's origin and licence in its `SOURCES.txt`). The other
 samples are held out: no fit uses them, and the course measures the
@@ -23,7 +23,7 @@ samples with any counter.
 
 The simpler model this one replaced is still here: `text_kind` sorts a text
 into one of four kinds and `CHARS_PER_TOKEN` keeps one ratio per kind, fitted
-on the four shipped samples of `docs/samples/`; `calibrate` fits such ratios
+on the four shipped samples (`SAMPLES_FOLDER`); `calibrate` fits such ratios
 to your own samples. The kinds:
 
 - `"numbers"`: at least `NUMBERS_DIGIT_SHARE` of the characters are digits;
@@ -54,6 +54,8 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -69,6 +71,7 @@ __all__ = [
     "NON_ASCII_LINE_SHARE",
     "NUMBERS_DIGIT_SHARE",
     "SAFETY_MARGIN",
+    "SAMPLES_FOLDER",
     "TOKENS_PER_CLASS",
     "CorpusSample",
     "calibrate",
@@ -90,7 +93,7 @@ NUMBERS_DIGIT_SHARE = 0.3
 CODE_LINE_SHARE = 0.4
 
 #: Characters per token by kind, fitted with the Qwen2.5 tokenizer on the
-#: four shipped samples (one file per kind in `docs/samples/`), rounded to 3
+#: four shipped samples (one file per kind in `SAMPLES_FOLDER`), rounded to 3
 #: places: the one-ratio-per-kind model. `calibrated_estimate` no longer uses
 #: it. Data, not a guess: `tests/test_calibration.py` re-fits it.
 CHARS_PER_TOKEN: dict[str, float] = {
@@ -134,7 +137,7 @@ CHARACTER_CLASSES = (
 NON_ASCII_LINE_SHARE = 0.01
 
 #: Tokens per unit of each of `CHARACTER_CLASSES`, fitted with the Qwen2.5
-#: tokenizer on the fit samples of `docs/samples/calibration/` by
+#: tokenizer on the fit samples of the calibration corpus (`CORPUS_FOLDER`) by
 #: `fit_class_weights`, rounded to 3 places. Data, not a guess:
 #: `tests/test_calibration.py` re-fits it from the corpus.
 TOKENS_PER_CLASS: dict[str, float] = {
@@ -369,8 +372,12 @@ def calibrated_estimate(text: str) -> int:
     return _weighted(character_classes(text), TOKENS_PER_CLASS) if text else 0
 
 
+#: The course's shipped samples, package data (`context_budget/samples/`, read
+#: with `importlib.resources`, so an installed or copied package finds them):
+#: the four samples of Unit B and the calibration corpus.
+SAMPLES_FOLDER: Traversable = files("context_budget").joinpath("samples")
 #: The calibration corpus, beside the shipped samples.
-CORPUS_FOLDER = Path(__file__).resolve().parents[2] / "docs" / "samples" / "calibration"
+CORPUS_FOLDER: Traversable = SAMPLES_FOLDER.joinpath("calibration")
 
 
 class CorpusSample(NamedTuple):
@@ -394,20 +401,20 @@ def calibration_corpus(folder: Path | str | None = None) -> list[CorpusSample]:
     """Every sample of the calibration corpus, in the order `corpus.json` lists them.
 
     Args:
-        folder: the corpus folder; the repository's `docs/samples/calibration/`
-            when None.
+        folder: a corpus folder of your own; the package's `CORPUS_FOLDER`
+            (shipped with it) when None.
 
     Raises:
-        FileNotFoundError: the corpus is not there (in a download, pass `folder`).
+        FileNotFoundError: `folder` holds no `corpus.json`, or a file it lists.
     """
-    where = Path(folder) if folder is not None else CORPUS_FOLDER
-    listing = json.loads((where / "corpus.json").read_text(encoding="utf-8"))
+    where: Traversable = Path(folder) if folder is not None else CORPUS_FOLDER
+    listing = json.loads(where.joinpath("corpus.json").read_text(encoding="utf-8"))
     return [
         CorpusSample(
             entry["file"],
             entry["kind"],
             entry["split"],
-            (where / entry["file"]).read_text(encoding="utf-8"),
+            where.joinpath(entry["file"]).read_text(encoding="utf-8"),
             entry["qwen_tokens"],
         )
         for entry in listing["samples"]
