@@ -4,7 +4,7 @@ The wheel is built from a copy of the project (so no build folder lands in the
 repository) without build isolation or network, with the setuptools the venv has;
 it is installed with no dependencies into a fresh venv in a temp dir, and that
 venv's Python, started in another temp dir, loads the calibration corpus and runs
-Unit B's grader on the four shipped samples. About 10 s, most of it the build.
+Unit B's grader on the four shipped samples. About 7 s of CPU, most of it the build.
 """
 
 from __future__ import annotations
