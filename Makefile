@@ -134,7 +134,7 @@ bench: $(STAMP)
 lock:
 	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
 	.lock-venv/bin/pip install --quiet -r requirements/dev.in
-	.lock-venv/bin/pip freeze --exclude-editable > requirements/lock.txt
+	.lock-venv/bin/pip freeze --exclude-editable --all --exclude pip > requirements/lock.txt
 	rm -rf .lock-venv
 
 clean:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import runpy
 import string
 import time
 from pathlib import Path
@@ -46,8 +47,25 @@ from context_budget.grading.unit_b import SAMPLE_TOKENS, SAMPLES, sample_texts
 from context_budget.scenarios.lucy import lucy_day
 from context_budget.transcripts import load_transcript
 
-SAMPLE_FOLDER = Path(__file__).resolve().parents[1] / "docs" / "samples"
-TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+ROOT = Path(__file__).resolve().parents[1]
+#: The real sessions the margin is measured on: the test fixtures and the sessions
+#: *Read your own bill* ships, every file in every sub-folder.
+SESSION_FOLDERS = (
+    ROOT / "tests" / "fixtures" / "transcripts",
+    ROOT / "docs" / "measured" / "sessions",
+)
+#: The kinds added when the counter was found to miss text no weight was fitted on.
+UNFITTED_KINDS = (
+    "encoded",
+    "minified",
+    "numeric",
+    "cyrillic",
+    "arabic",
+    "devanagari",
+    "thai",
+    "cjk",
+    "emoji",
+)
 CORPUS = calibration_corpus()
 FIT = [sample for sample in CORPUS if sample.split == "fit"]
 HELD_OUT = [sample for sample in CORPUS if sample.split == "held-out"]
@@ -59,10 +77,21 @@ def per_kind_ratios(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN[text_kind(text)]) if text else 0
 
 
+def session_files() -> list[Path]:
+    """Every session file under `SESSION_FOLDERS`, sub-folders included (not a sub-agent's
+    `.meta.json`, which describes a session and holds none)."""
+    return [
+        path
+        for folder in SESSION_FOLDERS
+        for path in sorted(folder.rglob("*.json*"))
+        if not path.name.endswith(".meta.json")
+    ]
+
+
 def real_messages() -> list[str]:
     """The text of every message of the real transcripts, system prompts included."""
     texts = []
-    for path in sorted(TRANSCRIPTS.glob("*.json*")):
+    for path in session_files():
         layers = load_transcript(path)
         texts += [layers.system, *map(checked_message_text, layers.conversation)]
     return texts
@@ -124,6 +153,7 @@ def test_calibrate_with_the_real_tokenizer_gives_the_per_kind_ratios(real) -> No
 def test_the_corpus_holds_forty_samples_or_more_of_every_kind_in_both_halves() -> None:
     assert len(CORPUS) >= 40 and len(FIT) >= 40
     kinds = {"prose", "code", "json", "tables", "logs", "shell", "diff", "non-ascii"}
+    kinds |= set(UNFITTED_KINDS)
     assert {sample.kind for sample in FIT} == {sample.kind for sample in HELD_OUT} == kinds
     assert not {sample.text for sample in FIT} & {sample.text for sample in HELD_OUT}
 
@@ -155,7 +185,7 @@ def test_the_class_weights_refit_from_the_fit_half_with_the_real_tokenizer(real)
 def test_on_held_out_samples_every_kind_is_within_ten_percent() -> None:
     # uses the stored counts, so it runs without the tokenizer
     errors = error_by_kind(calibrated_estimate, HELD_OUT)
-    assert len(errors) == 8
+    assert len(errors) == 8 + len(UNFITTED_KINDS)
     assert all(abs(error) <= 0.10 for error in errors.values()), errors
 
 
@@ -174,10 +204,35 @@ def test_one_ratio_per_kind_missed_held_out_samples_by_more_than_twenty_percent(
 
 def test_the_margin_covers_every_real_message_of_fifty_tokens_within_five_percent(real) -> None:  # type: ignore[no-untyped-def]
     safe = with_margin(calibrated_estimate)
+    assert len(session_files()) >= 15, "the sub-folders are read too"
     big = [text for text in real_messages() if real(text) >= 50]
-    assert len(big) >= 15
-    worst = min(safe(text) / real(text) for text in big)
-    assert worst >= 0.95, worst
+    assert len(big) >= 200
+    worst = min(big, key=lambda text: safe(text) / real(text))
+    assert safe(worst) / real(worst) >= 0.95, worst[:200]
+
+
+@pytest.mark.parametrize("kind", UNFITTED_KINDS)
+def test_held_out_text_of_each_added_kind_is_counted_within_fifteen_percent(kind: str) -> None:
+    # stored counts: runs without the tokenizer
+    samples = [sample for sample in HELD_OUT if sample.kind == kind]
+    assert samples
+    safe = with_margin(calibrated_estimate)
+    for sample in samples:
+        error = calibrated_estimate(sample.text) / sample.tokens - 1
+        assert abs(error) <= 0.15, (sample.file, error)
+        assert sample.tokens < 50 or safe(sample.text) / sample.tokens >= 0.95, sample.file
+
+
+def test_with_its_margin_no_held_out_sample_is_under_by_more_than_five_percent() -> None:
+    # the two languages no fit sample is written in are the exceptions (see above)
+    unseen = {"nonascii2-czech.txt", "nonascii2-hungarian.txt"}
+    safe = with_margin(calibrated_estimate)
+    under = [
+        (sample.file, safe(sample.text) / sample.tokens - 1)
+        for sample in HELD_OUT
+        if sample.tokens >= 50 and safe(sample.text) / sample.tokens < 0.95
+    ]
+    assert {name for name, _ in under} <= unseen, under
 
 
 def test_the_class_weights_fit_any_counter() -> None:
@@ -205,10 +260,18 @@ def test_fit_class_weights_rejects_bad_input_by_name(samples, counter, error, wo
 def test_character_classes_counts_each_class() -> None:
     counts = character_classes("Résumé: 3 tubs\t\tÜber  Москва Αθήνα 東京 🍦\n")
     assert counts["digits"] == 1 and counts["tabs"] == 2 and counts["newlines"] == 1
-    assert counts["non_ascii_line_words"] == 6
+    assert counts["non_ascii_line_words"] == 6 and counts["spaced_digits"] == 1
     assert counts["cyrillic_letters"] == 6 and counts["other_letters"] == 5
-    assert counts["cjk_letters"] == 2 and counts["symbol_bytes"] == 4
-    assert counts["space_runs"] == 1 and counts["words"] == 6
+    assert counts["cjk_letters"] == 2 and counts["pictographs"] == 1
+    assert counts["space_runs"] == 1 and counts["words"] == 6 and counts["symbol_bytes"] == 0
+    scripts = character_classes("Київ әл مرحبا नमस्ते สวัสดี — ✅")
+    assert scripts["cyrillic_letters"] == 6 and scripts["cyrillic_extra_letters"] == 2
+    assert scripts["arabic_letters"] == 5 and scripts["indic_letters"] == 4
+    assert scripts["southeast_asian_letters"] == 4 and scripts["marks"] == 4
+    assert scripts["symbol_bytes"] == 6  # the dash and the check mark, three bytes each
+    code = character_classes("a.push(b) src/app.js aGVsbG8gd29y camelCaseName")
+    assert code["joined_punctuation"] == 3  # ".p", "(b", ".j"; not the "/" of a path
+    assert code["case_switches"] == 2  # "aG" and "bG8" of the base64; no camelCase seam
     with pytest.raises(TypeError, match="str"):
         character_classes(None)  # type: ignore[arg-type]
 
@@ -338,3 +401,13 @@ def test_an_english_line_naming_mueller_once_is_not_counted_as_another_language(
 
 def test_an_english_line_naming_mueller_once_is_counted_within_ten_percent(real) -> None:  # type: ignore[no-untyped-def]
     assert abs(calibrated_estimate(ENGLISH_WITH_A_NAME) / real(ENGLISH_WITH_A_NAME) - 1) <= 0.10
+
+
+def test_the_generated_samples_are_what_the_generator_writes() -> None:
+    pytest.importorskip("numpy", reason="the numeric samples are printed by NumPy")
+    generator = runpy.run_path(str(ROOT / "tools" / "calibration_samples.py"))
+    stored = {sample.file: sample.text for sample in CORPUS}
+    for name, make in generator["SAMPLES"].items():
+        assert make() == stored[name], name
+    for name in generator["MINIFIED"]:
+        assert generator["minified"](name) == stored[name], name

@@ -43,6 +43,14 @@ def test_the_samples_folder_holds_exactly_the_four_samples_and_the_calibration_c
     assert [path.name for path in SAMPLES.iterdir() if path.is_dir()] == ["calibration"]
 
 
+def test_the_site_shows_the_packages_samples_not_a_copy() -> None:
+    # one copy: the package reads its samples as package data, and docs/samples
+    # (which the pages link to and read) is a link to that folder
+    package = Path(__file__).resolve().parent.parent / "src" / "context_budget" / "samples"
+    assert SAMPLES.is_symlink() and SAMPLES.resolve() == package.resolve()
+    assert SAMPLES.readlink().as_posix() == "../src/context_budget/samples"
+
+
 def test_no_sample_has_a_py_extension() -> None:
     # any .py under docs/ would be taken for a notebook by the site build
     assert not [path for path in SAMPLES.rglob("*.py")]

@@ -8,19 +8,31 @@
 - The editions never overwrite each other: a finished student edition, then the
   worked edition, in one folder; all four files are there, each naming its edition,
   and the student's are byte for byte what the student edition wrote.
+- The worked edition's download, on a bare kernel outside the repository, does every
+  step (the samples ship inside the package it carries); a download missing them
+  fails the cell that reads them, and never reports the grade it could not make.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import nbformat
 import pytest
-from test_unit_a import Run, _execute
+from jupyter_client.manager import AsyncKernelManager
+from notebook_runner import NotebookFailure, run_notebook
+from test_notebooks import (
+    PROBE,
+    bare_kernel,  # noqa: F401 (the fixture the download tests use)
+)
+from test_unit_a import NOTEBOOKS, Run, _execute
 
 from context_budget.grading.unit_a import save_work as save_unit_a
 from context_budget.scenarios.lucy import LUCY, PLANS
 from context_budget.survival import survival_table
+from docsite import selfcontained
 
 pytestmark = pytest.mark.notebooks
 
@@ -115,3 +127,51 @@ def test_the_student_hints_are_folded_one_by_one() -> None:
     ]
     assert labels == ["Hint 1", "Hint 2", "Hint 3"]
     assert source.count("# </details>") == 3
+
+
+# The downloads: each edition carries the package, and the package carries the samples.
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "context_budget"
+
+
+def _download(name: str, package: Path, bare: AsyncKernelManager, cwd: Path) -> Run:
+    """Run the self-contained download of one edition on a bare kernel in `cwd`."""
+    lesson = NOTEBOOKS / name
+    nb = selfcontained.build_notebook(lesson, package)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(PROBE))  # proves nothing is installed
+    run_notebook(nb, name=f"download of {name}", cwd=cwd, km=bare, source_text=lesson.read_text())
+    printed = [
+        output["text"]
+        for cell in nb.cells
+        for output in cell.get("outputs", [])
+        if output["output_type"] == "stream"
+    ]
+    return Run("".join(printed), [], cwd)
+
+
+def test_the_worked_download_does_every_step_on_a_bare_kernel(
+    bare_kernel: AsyncKernelManager,  # noqa: F811 (the imported fixture)
+    tmp_path: Path,
+) -> None:
+    worked = _download("unit-b-worked.py", PACKAGE, bare_kernel, tmp_path)
+    grade = worked.text.split("VISIBLE_CONTRACT")[0].rsplit("\n\n", 1)[-1]
+    assert [line.split()[0] for line in grade.strip().splitlines()[-8:]] == ["PASS"] * 8, grade
+    for line in (
+        "ESTIMATE_SHOWN_AND_REPAIRED",
+        "VISIBLE_CONTRACT PASSED",
+        "TRANSFER_STATUS PASS\n",
+        "BEFORE_AFTER_TABLE 3 breaks",
+    ):
+        assert line in worked.text, line
+    assert "not here" not in worked.text and "SKIPPED" not in worked.text
+
+
+def test_a_download_without_its_samples_fails_the_step_that_reads_them(
+    bare_kernel: AsyncKernelManager,  # noqa: F811 (the imported fixture)
+    tmp_path: Path,
+) -> None:
+    package = tmp_path / "without-samples" / "context_budget"
+    shutil.copytree(PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__", "samples"))
+    (work := tmp_path / "work").mkdir()
+    with pytest.raises(NotebookFailure, match=r"raised FileNotFoundError: .*samples"):
+        _download("unit-b-worked.py", package, bare_kernel, work)

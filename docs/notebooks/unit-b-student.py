@@ -171,56 +171,43 @@ except ImportError:
     real_count = None
     source = "the counts stored from the Qwen2.5 tokenizer"
     print("The real tokenizer is not installed here: using the stored counts.")
-try:
-    samples = sample_texts()
-except FileNotFoundError:
-    samples = None
-    print(
-        "The shipped samples are not here (a download):"
-        " the error table is skipped."
-    )
+samples = sample_texts()  # the four samples ship with the package
 
-if samples is not None:
-    ROW = "{:8} {:>6} {:>7} {:>9} {:>11} {:>9}"
-    print("real counts from", source)
-    print(ROW.format("kind", "real", "chars/4", "error", "calibrated", "error"))
-    for kind, text in samples.items():
-        real = real_count(text) if real_count else SAMPLE_TOKENS[kind]
-        rough, fitted = estimate_tokens(text), calibrated_estimate(text)
-        print(
-            ROW.format(
-                kind,
-                real,
-                rough,
-                f"{rough / real - 1:+.0%}",
-                fitted,
-                f"{fitted / real - 1:+.0%}",
-            )
+ROW = "{:8} {:>6} {:>7} {:>9} {:>11} {:>9}"
+print("real counts from", source)
+print(ROW.format("kind", "real", "chars/4", "error", "calibrated", "error"))
+for kind, text in samples.items():
+    real = real_count(text) if real_count else SAMPLE_TOKENS[kind]
+    rough, fitted = estimate_tokens(text), calibrated_estimate(text)
+    print(
+        ROW.format(
+            kind,
+            real,
+            rough,
+            f"{rough / real - 1:+.0%}",
+            fitted,
+            f"{fitted / real - 1:+.0%}",
         )
-        assert abs(fitted / real - 1) <= 0.10
+    )
+    assert abs(fitted / real - 1) <= 0.10
 
 # %% [markdown]
 # Four samples are few. The counter's weights were fitted on the fit samples
-# of a larger corpus (`docs/samples/calibration/`); here is its error on the
+# of a larger corpus, shipped with the package; here is its error on the
 # held-out samples, which the fit never saw, kind by kind, from the real
 # counts stored with the corpus.
 
 # %%
 from context_budget.calibration import calibration_corpus, error_by_kind
 
-try:
-    held_out = [s for s in calibration_corpus() if s.split == "held-out"]
-except FileNotFoundError:
-    held_out = []
-    print("The calibration corpus is not here (a download): no table.")
-if held_out:
-    rough_errors = error_by_kind(estimate_tokens, held_out)
-    fitted_errors = error_by_kind(calibrated_estimate, held_out)
-    print(f"{'kind':<10} {'chars/4':>8} {'calibrated':>11}")
-    for kind, error in fitted_errors.items():
-        print(f"{kind:<10} {rough_errors[kind]:>+8.0%} {error:>+11.0%}")
-    worst_fitted = max(map(abs, fitted_errors.values()))
-    assert worst_fitted < max(map(abs, rough_errors.values()))
+held_out = [s for s in calibration_corpus() if s.split == "held-out"]
+rough_errors = error_by_kind(estimate_tokens, held_out)
+fitted_errors = error_by_kind(calibrated_estimate, held_out)
+print(f"{'kind':<10} {'chars/4':>8} {'calibrated':>11}")
+for kind, error in fitted_errors.items():
+    print(f"{kind:<10} {rough_errors[kind]:>+8.0%} {error:>+11.0%}")
+worst_fitted = max(map(abs, fitted_errors.values()))
+assert worst_fitted < max(map(abs, rough_errors.values()))
 
 # %% [markdown]
 # The decision that flips: a 1,500-token window, and a context of Lucy's
@@ -230,21 +217,18 @@ if held_out:
 # %%
 from context_budget.scenarios.lucy import SYSTEM
 
-if samples is not None:
-    WINDOW = 1_500
-    context = [SYSTEM, samples["numbers"]]
-    safe = with_margin(calibrated_estimate)
-    counters = {"chars/4": estimate_tokens, "calibrated+15%": safe}
-    for name, counter in counters.items():
-        size = sum(map(counter, context))
-        verdict = "compact" if size > WINDOW else "fits"
-        print(f"{name:<15} {size:>5} tokens: {verdict}")
-    if real_count:
-        print(f"{'real':<15} {sum(map(real_count, context)):>5} tokens")
-    assert (
-        sum(map(estimate_tokens, context)) <= WINDOW < sum(map(safe, context))
-    )
-    print("ESTIMATE_SHOWN_AND_REPAIRED")
+WINDOW = 1_500
+context = [SYSTEM, samples["numbers"]]
+safe = with_margin(calibrated_estimate)
+counters = {"chars/4": estimate_tokens, "calibrated+15%": safe}
+for name, counter in counters.items():
+    size = sum(map(counter, context))
+    verdict = "compact" if size > WINDOW else "fits"
+    print(f"{name:<15} {size:>5} tokens: {verdict}")
+if real_count:
+    print(f"{'real':<15} {sum(map(real_count, context)):>5} tokens")
+assert sum(map(estimate_tokens, context)) <= WINDOW < sum(map(safe, context))
+print("ESTIMATE_SHOWN_AND_REPAIRED")
 
 # %% [markdown]
 # ## 5. Write the three repairs
@@ -321,12 +305,7 @@ from context_budget.grading.unit_b import (
     grade_unit,
 )
 
-if samples is not None:
-    visible_rows = grade_unit(estimate, summarize, build_request, samples)
-else:
-    visible_rows = grade_unit(
-        estimate, summarize, build_request, {"prose": ""}
-    )[4:]
+visible_rows = grade_unit(estimate, summarize, build_request, samples)
 print(format_grade(visible_rows))
 VISIBLE_CONTRACT = contract_status(visible_rows)
 print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
@@ -350,14 +329,10 @@ def needs_compaction(text, window):
 # %%
 from context_budget.grading.unit_b import run_transfer_b, transfer_status
 
-transfer_rows = (
-    run_transfer_b(needs_compaction, samples) if samples is not None else []
-)
+transfer_rows = run_transfer_b(needs_compaction, samples)
 for row in transfer_rows:
     print(row["status"], row["case"], "->", repr(row["observed"]))
-TRANSFER_STATUS = (
-    transfer_status(transfer_rows) if samples is not None else "SKIPPED"
-)
+TRANSFER_STATUS = transfer_status(transfer_rows)
 print("TRANSFER_STATUS", TRANSFER_STATUS)
 
 # %% [markdown]

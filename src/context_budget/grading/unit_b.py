@@ -4,7 +4,7 @@ A learner writes three functions, one repair per break:
 
 - `estimate(text)`: a counter within `TOLERANCE` of the real tokenizer on
   every shipped sample (graded against `SAMPLE_TOKENS`, the Qwen2.5 counts of
-  `docs/samples/`, so no tokenizer is needed to grade);
+  the package's four samples, so no tokenizer is needed to grade);
 - `summarize(messages)`: a summarizer under which every one of Lucy's facts
   survives `ROUNDS` successive compactions (`survival_rounds`);
 - `build_request(conversation, turn)`: the request for one turn of Lucy's day,
@@ -30,10 +30,12 @@ import copy
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from context_budget.cache_report import cache_report
+from context_budget.calibration import SAMPLES_FOLDER
 from context_budget.erosion import Strategy, survival_rounds
 from context_budget.grading import (
     EDITIONS,
@@ -86,7 +88,7 @@ ROUNDS = 4
 #: The cache-read share a layout must reach over Lucy's day, from 0 to 1.
 MIN_HIT_SHARE = 0.6
 
-#: Kind -> the shipped sample's file under `docs/samples/`.
+#: Kind -> the shipped sample's file in `SAMPLES_FOLDER` (package data).
 SAMPLES = {
     "prose": "prose.txt",
     "code": "code.py.txt",
@@ -97,20 +99,21 @@ SAMPLES = {
 #: `tests/test_unit_b.py`).
 SAMPLE_TOKENS = {"prose": 455, "code": 649, "json": 1164, "numbers": 1578}
 
-_DOCS = Path(__file__).resolve().parents[3] / "docs" / "samples"
-
 
 def sample_texts(folder: Path | str | None = None) -> dict[str, str]:
     """Kind -> the text of its shipped sample.
 
     Args:
-        folder: where the samples are; the repository's `docs/samples/` when None.
+        folder: a folder of your own holding the four files; the package's
+            `SAMPLES_FOLDER` (shipped with it) when None.
 
     Raises:
-        FileNotFoundError: a sample is missing (in a download, pass `folder`).
+        FileNotFoundError: `folder` lacks one of the files.
     """
-    where = Path(folder) if folder is not None else _DOCS
-    return {kind: (where / name).read_text(encoding="utf-8") for kind, name in SAMPLES.items()}
+    where: Traversable = Path(folder) if folder is not None else SAMPLES_FOLDER
+    return {
+        kind: where.joinpath(name).read_text(encoding="utf-8") for kind, name in SAMPLES.items()
+    }
 
 
 def _user_turns() -> list[int]:
