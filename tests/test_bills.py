@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from context_budget import PRICES, Bill, model_family, price_for, read_bill
 from context_budget.bills import Call
+from context_budget.usage import Usage
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
 PROJECT = SESSIONS / "sample-project"
@@ -332,7 +333,7 @@ def test_older_models_have_dated_sourced_prices(model: str, rates: tuple[float, 
     [
         ("", "empty"),
         ("hello\n", "not a session"),
-        ('{"a": 1}\n', "first line: dict with keys a"),
+        ('{"a": 1}\n', "it reads as layers"),
         ("[1, 2]\n", "not a session"),
     ],
 )
@@ -351,7 +352,7 @@ def test_a_malformed_token_count_names_its_line(tmp_path: Path, bad: object) -> 
     if bad is None:
         assert read_bill(path).calls[0].output_tokens == 0
         return
-    with pytest.raises(ValueError, match=r"s\.jsonl:2 output_tokens"):
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 2 output_tokens"):
         read_bill(path)
 
 
@@ -365,7 +366,7 @@ def test_a_broken_line_names_its_number(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     line = json.dumps(_assistant("2026-01-01T00:00:00Z", 0, 1, ident="a"))
     path.write_text(line + "\n{oops\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"s\.jsonl:2: not JSON"):
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 2: not valid JSON"):
         read_bill(path)
 
 
@@ -405,16 +406,31 @@ def test_the_file_is_not_changed_by_reading(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- properties
 
+
+def _usage(uncached: int, read: int, five: int, hour: int, output: int) -> Usage:
+    return Usage(
+        input_tokens=uncached,
+        output_tokens=output,
+        cache_creation_input_tokens=five + hour,
+        cache_read_input_tokens=read,
+        ephemeral_5m_input_tokens=five,
+        ephemeral_1h_input_tokens=hour,
+    )
+
+
 _CALL = st.builds(
     Call,
     thread=st.sampled_from(["a/main", "a/sidechain-1"]),
     timestamp=st.floats(0, 1e6),
     model=st.sampled_from(["claude-sonnet-4-20250514", "deepseek-chat", "claude-opus-4-6"]),
-    input_tokens=st.integers(0, 10**6),
-    cache_read_input_tokens=st.integers(0, 10**6),
-    cache_creation_5m=st.integers(0, 10**6),
-    cache_creation_1h=st.integers(0, 10**6),
-    output_tokens=st.integers(0, 10**5),
+    usage=st.builds(
+        _usage,
+        st.integers(0, 10**6),
+        st.integers(0, 10**6),
+        st.integers(0, 10**6),
+        st.integers(0, 10**6),
+        st.integers(0, 10**5),
+    ),
     segment=st.integers(0, 2),
 )
 
@@ -437,7 +453,7 @@ def test_every_rebuild_lost_over_1024_tokens_and_the_bill_adds_up(calls: list[Ca
 
 def test_a_malformed_time_names_its_line(tmp_path: Path) -> None:
     line = _assistant("yesterday", 0, 2_000, ident="a")
-    with pytest.raises(ValueError, match=r"s\.jsonl:1 timestamp: not an ISO time"):
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 1 timestamp: not an ISO time"):
         read_bill(_session(tmp_path, [line]))
     line = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")
     line["message"]["usage"] = None
