@@ -3,8 +3,9 @@
 The test walks the whole package: a dataclass with a `Usage` field, or with a
 field named for a kind of a call's tokens (a `Usage` field, `prompt_tokens`,
 `cache_read`, `cache_write`, `cached`, `written`, ...), carries per-call usage.
-`Usage` itself and the modelled loop of chapter 1 (`LoopStep`: sizes, not a call's reported usage) aside, each
-must derive from `CallRecord` and hold its tokens in one `usage` field.
+`Usage` itself and the modelled loop of chapter 1 (`LoopStep`: sizes, not a
+call's reported usage) aside, each must derive from `CallRecord` and hold its
+tokens in one `usage` field.
 """
 
 from __future__ import annotations
