@@ -57,12 +57,7 @@ from context_budget._blocks import checked_message_text, result_text, tool_resul
 from context_budget._clearing import Clearing, clear_results
 from context_budget._counting import count_text, fixed_layer_tokens, message_sizes
 
-# private on purpose: `inspect` runs compaction's own engine with the counts it already
-# has, and reads what it did (which messages a summary replaced); `compact` returns layers only
-from context_budget.compaction import (
-    KEEP_TOOL_RESULTS,
-    _compact,
-)
+from context_budget.compaction import KEEP_TOOL_RESULTS, compact_with_record
 from context_budget.errors import ContextOverflowError
 from context_budget.history import validate_history
 from context_budget.layers import Layers
@@ -198,7 +193,7 @@ def _outcome(
         "error": None,
     }
     try:
-        done = _compact(
+        done = compact_with_record(
             layers,
             budget,
             keep_numbers,
@@ -233,7 +228,7 @@ def _smallest(
     reached = []
     for single_task in (False, True):
         try:
-            done = _compact(
+            done = compact_with_record(
                 layers,
                 sum(fixed_tokens),
                 keep_numbers,
