@@ -56,7 +56,6 @@ from typing import Any
 from context_budget._blocks import checked_message_text, result_text, tool_results
 from context_budget._clearing import Clearing, clear_results
 from context_budget._counting import count_text, fixed_layer_tokens, message_sizes
-
 from context_budget.compaction import KEEP_TOOL_RESULTS, compact_with_record
 from context_budget.errors import ContextOverflowError
 from context_budget.history import validate_history
