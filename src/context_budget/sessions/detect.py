@@ -217,16 +217,19 @@ def _billed_format(source: Source, format: str) -> str:
         return format
     if not source.text.strip():
         raise ValueError(f"{source.name}: the file is empty")
+    formats = ", ".join(BILL_FORMATS[1:])
     try:
         chosen, _ = detect_format(source.text)
     except FormatError as error:
-        chosen = f"none ({error})"
+        raise ValueError(
+            f"{source.name}: not a session in a format bills read ({formats}): {error}"
+        ) from None
     except ValueError as error:  # JSON no parser can take: the real problem, named
         raise ValueError(f"{source.name}: {error}") from None
     if chosen not in BILL_FORMATS:
         raise ValueError(
-            f"{source.name}: not a session in a format bills read "
-            f"({', '.join(BILL_FORMATS[1:])}); it reads as {chosen}"
+            f"{source.name}: not a session in a format bills read ({formats}): "
+            f"it reads as {chosen}, which records no usage"
         )
     return chosen
 
