@@ -21,7 +21,31 @@ from typing import Literal
 
 from context_budget.usage import Usage
 
-__all__ = ["CallRecord", "ModelCall"]
+__all__ = ["CallRecord", "ModelCall", "UsageField"]
+
+
+class UsageField:
+    """A read-only attribute of a call record that reads one field of its `usage`.
+
+    For a record that keeps the names its readers know (`call.output_tokens`)
+    while storing the tokens once, in `usage`.
+
+    Args:
+        name: the `Usage` field read, e.g. `"ephemeral_5m_input_tokens"`;
+            the attribute's own name when None.
+    """
+
+    def __init__(self, name: str | None = None) -> None:
+        self.field = name or ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.field = self.field or name
+
+    def __get__(self, record: CallRecord | None, owner: type | None = None) -> int:
+        if record is None:
+            raise AttributeError(f"{self.field} is read from a record's usage")
+        value: int = getattr(record.usage, self.field)
+        return value
 
 
 class CallRecord:

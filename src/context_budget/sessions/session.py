@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from context_budget._checks import bad_scalar, check_message
-from context_budget.calls import CallRecord
+from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.usage import Usage
@@ -132,35 +132,13 @@ class Call(CallRecord):
     recorded_cost: float | None = None
     message: str | None = None
 
-    @property
-    def input_tokens(self) -> int:
-        """Prompt tokens neither read from nor written to the cache."""
-        return self.usage.input_tokens
-
-    @property
-    def cache_read_input_tokens(self) -> int:
-        """Prompt tokens read from the cache."""
-        return self.usage.cache_read_input_tokens
-
-    @property
-    def cache_creation_input_tokens(self) -> int:
-        """Prompt tokens written to the cache, both lifetimes together."""
-        return self.usage.cache_creation_input_tokens
-
-    @property
-    def cache_creation_5m(self) -> int:
-        """Prompt tokens written to the cache for 5 minutes."""
-        return self.usage.ephemeral_5m_input_tokens
-
-    @property
-    def cache_creation_1h(self) -> int:
-        """Prompt tokens written to the cache for 1 hour."""
-        return self.usage.ephemeral_1h_input_tokens
-
-    @property
-    def output_tokens(self) -> int:
-        """Generated tokens (reasoning included)."""
-        return self.usage.output_tokens
+    #: Views of `usage` under the names a bill's readers use (tokens).
+    input_tokens = UsageField()
+    cache_read_input_tokens = UsageField()
+    cache_creation_input_tokens = UsageField()
+    cache_creation_5m = UsageField("ephemeral_5m_input_tokens")
+    cache_creation_1h = UsageField("ephemeral_1h_input_tokens")
+    output_tokens = UsageField()
 
 
 def recorded_usage(input_tokens: int, read: int, five: int, hour: int, output: int) -> Usage:
