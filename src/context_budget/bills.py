@@ -114,13 +114,10 @@ class WhatIf:
     staggered_starts: float
 
 
-def _write_rate(call: Call, price: Price) -> float:
+def _write_rate(call: Call, bill: Cost, price: Price) -> float:
+    """USD per million tokens the call paid for a cache write (its split's mix; 5-minute if none)."""
     written = call.cache_creation_input_tokens
-    if not written:
-        return price.write_5m
-    return (call.cache_creation_5m * price.write_5m + call.cache_creation_1h * price.write_1h) / (
-        written
-    )
+    return bill.cache_writes * _PER / written if written else price.write_5m
 
 
 def _input_side(bill: Cost) -> float:
@@ -167,6 +164,10 @@ class Bill:
     _priced: dict[int, tuple[Mapping[str, Price], list[Cost | None]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    _found: dict[int, tuple[Mapping[str, Price], tuple[Rebuild, ...]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     def _costs(self, prices: Mapping[str, Price]) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
@@ -251,28 +252,36 @@ class Bill:
         A thread's first call is a cold start, not a rebuild; a call whose read
         covers the previous call's whole cached prompt (plain growth) is not one.
         """
+        held = self._found.get(id(prices))
+        if held is not None and held[0] is prices:
+            return list(held[1])
         found: list[Rebuild] = []
-        last: dict[str, tuple[int, Call]] = {}
+        last: dict[str, Call] = {}
         ttl: dict[str, str] = {}
+        costs = self._costs(prices)
         for number, call in enumerate(self.calls, 1):
             before = last.get(call.thread)
-            last[call.thread] = (number, call)
+            last[call.thread] = call
             if before is not None:
-                rebuild = self._rebuild(number, call, before[1], ttl.get(call.thread, "5m"), prices)
+                lifetime = ttl.get(call.thread, "5m")
+                rebuild = self._rebuild(number, call, before, lifetime, costs[number - 1], prices)
                 if rebuild is not None:
                     found.append(rebuild)
-            if call.cache_creation_input_tokens:
-                ttl[call.thread] = "1h" if call.cache_creation_1h else "5m"
+            if call.cache_creation_input_tokens:  # the prefix lives as long as its shortest part
+                ttl[call.thread] = "5m" if call.cache_creation_5m else "1h"
+        self._found[id(prices)] = (prices, tuple(found))
         return found
 
     def _rebuild(
-        self, number: int, call: Call, before: Call, lifetime: str, prices: Mapping[str, Price]
+        self,
+        number: int,
+        call: Call,
+        before: Call,
+        lifetime: str,
+        bill: Cost | None,
+        prices: Mapping[str, Price],
     ) -> Rebuild | None:
-        lost = (
-            before.cache_read_input_tokens
-            + before.cache_creation_input_tokens
-            - call.cache_read_input_tokens
-        )
+        lost = before.cache_read + before.cache_write - call.cache_read
         if lost <= LOST_PREFIX_TOKENS:
             return None
         gap = None
@@ -290,31 +299,63 @@ class Bill:
             cause = "prefix-changed"
             difference = self._first_difference(before, call)
         price = price_for(call.model, prices)
-        extra = None if price is None else _extra(call, lost, price)
+        extra = None if price is None or bill is None else _extra(call, lost, bill, price)
         return Rebuild(number, call.thread, cause, lost, gap, extra, difference)
 
-    def _path(self, message: str | None) -> list[str]:
-        path: list[str] = []
-        seen: set[str] = set()
-        while message is not None and message in self._messages and message not in seen:
-            seen.add(message)
-            path.append(message)
-            message = self._messages[message].parent
-        return path[::-1]
+    def _depth(self) -> dict[str, int]:
+        """Message id -> its depth in its chain (a root, or a message in a loop of parents: 0).
+
+        Computed once for all messages, each walked once: what makes `rebuilds`
+        linear in the calls rather than a walk of the whole chain per rebuild.
+        """
+        if self._depths or not self._messages:
+            return self._depths
+        depth = self._depths
+        for start in self._messages:
+            chain: list[str] = []
+            on_chain: set[str] = set()
+            node: str | None = start
+            while node is not None and node in self._messages and node not in depth:
+                if node in on_chain:  # a loop of parents: its first message is a root
+                    break
+                chain.append(node)
+                on_chain.add(node)
+                node = self._messages[node].parent
+            base = depth[node] + 1 if node is not None and node in depth else 0
+            for offset, ident in enumerate(reversed(chain)):
+                depth[ident] = base + offset
+        return depth
+
+    def _parent(self, message: str) -> str | None:
+        """The message before `message` in its chain; None at a root."""
+        return None if self._depth()[message] == 0 else self._messages[message].parent
 
     def _first_difference(self, before: Call, call: Call) -> str | None:
-        if before.message is None or call.message is None:
+        """The first message of `call`'s chain that `before`'s chain lacks at its place.
+
+        None when one chain extends the other. Walks only up to where the two
+        chains meet.
+        """
+        old, new = before.message, call.message
+        if old not in self._messages or new not in self._messages:
             return None
-        old, new = self._path(before.message), self._path(call.message)
-        if not new:
+        assert old is not None and new is not None  # the membership tests above say so
+        depth = self._depth()
+        first: str | None = None  # the last message of the new chain walked above where they meet
+        a: str | None = old
+        b: str | None = new
+        while b is not None and depth[b] > depth[old]:
+            first, b = b, self._parent(b)
+        while a is not None and depth[a] > depth[new]:
+            a = self._parent(a)
+        if b == old or a == new:
+            return None  # one chain holds the other
+        while a != b and b is not None:
+            first, a, b = b, self._parent(a) if a is not None else None, self._parent(b)
+        if first is None:
             return None
-        for index, ident in enumerate(new):
-            if index >= len(old):
-                return None  # the new request extends the old one: the change is not in the file
-            if ident != old[index]:
-                found = self._messages[ident]
-                return f"{found.role} {ident} ({found.where})"
-        return None
+        found = self._messages[first]
+        return f"{found.role} {first} ({found.where})"
 
     # ------------------------------------------------------------ what-ifs
 
@@ -353,25 +394,27 @@ class Bill:
                 groups[-1].append(first)
             else:
                 groups.append([first])
+        bills = {id(call): bill for call, bill in zip(self.calls, self._costs(prices), strict=True)}
         saving = 0.0
         for group in groups:
             if len(group) < 2:
                 continue
             shared = max(warm) if warm else min(c.cache_creation_input_tokens for c in group)
             for later in group[1:]:
-                price = price_for(later.model, prices)
-                if price is not None:
+                price, bill = price_for(later.model, prices), bills[id(later)]
+                if price is not None and bill is not None:
                     moved = min(shared, later.cache_creation_input_tokens)
-                    saving += moved * (_write_rate(later, price) - price.read) / _PER
+                    saving += moved * (_write_rate(later, bill, price) - price.read) / _PER
         return saving
 
 
-def _extra(call: Call, lost: int, price: Price) -> float:
-    """What rewriting `lost` tokens cost on `call` minus reading them, USD."""
+def _extra(call: Call, lost: int, bill: Cost, price: Price) -> float:
+    """What rewriting `lost` tokens cost on `call` (its `bill`) minus reading them, USD."""
     written = min(lost, call.cache_creation_input_tokens)
     uncached = min(lost - written, call.input_tokens)
     return (
-        written * (_write_rate(call, price) - price.read) + uncached * (price.input - price.read)
+        written * (_write_rate(call, bill, price) - price.read)
+        + uncached * (price.input - price.read)
     ) / _PER
 
 
