@@ -115,7 +115,7 @@ class WhatIf:
 
 
 def _write_rate(call: Call, bill: Cost, price: Price) -> float:
-    """USD per million tokens the call paid for a cache write (its split's mix; 5-minute if none)."""
+    """USD per million tokens the call paid per cache write (5-minute rate if it wrote none)."""
     written = call.cache_creation_input_tokens
     return bill.cache_writes * _PER / written if written else price.write_5m
 
