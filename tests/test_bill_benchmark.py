@@ -40,3 +40,17 @@ def test_the_table_and_the_page_region(tmp_path: Path) -> None:
     assert f"| {data['calls']:,} |" in text and "**met**" in text
     assert seconds < GOAL_SECONDS
     assert bill_region(PAGE.read_text(encoding="utf-8")) == RESULTS.read_text(encoding="utf-8")
+
+
+def test_the_rebuild_benchmark_plants_a_prefix_change_at_every_call(tmp_path: Path) -> None:
+    from benchmarks.rebuilds import RESULTS as REBUILDS
+    from benchmarks.rebuilds import generate_session, rebuild_region, render, time_rebuilds
+
+    path = tmp_path / "s.jsonl"
+    generate_session(path, 50)
+    causes = {rebuild.cause for rebuild in read_bill(path).rebuilds()}
+    assert causes == {"prefix-changed"}
+    seconds, found = time_rebuilds(path, repeats=1)
+    assert found == 49
+    assert "| 50 | 49 |" in render([(50, found, seconds), (200, 199, seconds * 4)])
+    assert rebuild_region(PAGE.read_text(encoding="utf-8")) == REBUILDS.read_text(encoding="utf-8")
