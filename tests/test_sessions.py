@@ -281,3 +281,11 @@ def test_inspect_names_a_sub_folder_it_cannot_read(
     assert main(["inspect", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "locked: cannot read the folder: permission denied" in err
+
+
+def test_a_response_id_that_is_not_a_string_is_no_key(tmp_path: Path) -> None:
+    events = _events()
+    _first_response(events)["id"] = ["not", "a", "key"]
+    path = _json(tmp_path, "events.json", events)
+    assert len(read_bill(path).calls) >= len(read_bill(OPENHANDS).calls)
+    assert load_transcript(path).conversation

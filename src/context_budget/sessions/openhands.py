@@ -100,6 +100,7 @@ class _Reading:
         fresh = not (isinstance(ident, str) and ident in self.seen)
         if isinstance(response, dict):
             self._call(index, event, response, fresh)
+        if isinstance(ident, str):
             self.seen.add(ident)
         if self.problem is not None:
             return
