@@ -111,6 +111,12 @@ class _File:
     records: list[tuple[int, dict[str, Any]]]
     prefix: str
     roots: int = 0
+    base: str = ""  # the file's name without its folders
+    agent: bool = False  # a sub-agent's own file
+
+    def __post_init__(self) -> None:
+        self.base = PurePath(self.source.name).name
+        self.agent = is_agent_file(self.source.name)
 
     def name(self, thread: str) -> str:
         return f"{self.prefix}/{thread}" if self.prefix else thread
@@ -223,14 +229,13 @@ class _Reader:
             if uuid is not None:
                 self.thread_of[uuid] = key
                 if isinstance(kind, str):
-                    place = f"{PurePath(file.source.name).name}:{number}"
-                    self.places[uuid] = Place(parent, kind, place)
+                    self.places[uuid] = Place(parent, kind, f"{file.base}:{number}")
             self._conversation(file, key, number, record)
             self._call(file, key, number, record, parent)
 
     def _key(self, file: _File, record: dict[str, Any], number: int) -> str:
         """The thread a record belongs to, started when it is new."""
-        if is_agent_file(file.source.name):
+        if file.agent:
             key = f"file:{file.source.name}"
             name = file.name(PurePath(file.source.name).stem)
             self.threads.setdefault(key, _Building(name, file.source.name, file.source.description))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -62,6 +63,7 @@ FORMATS = (
 #: The formats that record usage, which a bill reads.
 BILL_FORMATS = ("auto", "claude-code", "codex", "mini-swe-agent", "openhands")
 
+_NOT_BLANK = re.compile(r"\S")
 #: The formats whose file is JSON Lines, one record a line.
 _LINES = frozenset({"claude-code", "codex"})
 #: format -> the reader of a file's parsed JSON (the one-document formats).
@@ -80,7 +82,10 @@ class FormatError(ValueError):
 
 def _first_record(text: str) -> dict[str, Any] | None:
     """The first line of `text` that is not blank, when it is a JSON record of a session."""
-    first = next((line for line in split_lines(text) if line.strip()), "")
+    found = _NOT_BLANK.search(text)  # subtle: the first line that is not blank, found
+    start = text.rfind("\n", 0, found.start()) + 1 if found else 0  # without splitting them all
+    end = text.find("\n", start)
+    first = split_lines(text[start : end if end >= 0 else len(text)])[0]
     try:
         record = loads_json(first)
     except ValueError:  # not JSON: the whole text may still be one document
