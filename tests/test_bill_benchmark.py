@@ -111,3 +111,17 @@ def test_a_failing_command_names_itself_and_its_last_line() -> None:
 def test_a_command_that_cannot_start_is_named() -> None:
     with pytest.raises(PeerError, match=r"no-such-command-here exited 1: FileNotFoundError"):
         run_process(["no-such-command-here"])
+
+
+def test_the_rebuild_benchmark_plants_a_prefix_change_at_every_call(tmp_path: Path) -> None:
+    from benchmarks.rebuilds import RESULTS as REBUILDS
+    from benchmarks.rebuilds import generate_session, rebuild_region, render, time_rebuilds
+
+    path = tmp_path / "s.jsonl"
+    generate_session(path, 50)
+    causes = {rebuild.cause for rebuild in read_bill(path).rebuilds()}
+    assert causes == {"prefix-changed"}
+    seconds, found = time_rebuilds(path, repeats=1)
+    assert found == 49
+    assert "| 50 | 49 |" in render([(50, found, seconds), (200, 199, seconds * 4)])
+    assert rebuild_region(PAGE.read_text(encoding="utf-8")) == REBUILDS.read_text(encoding="utf-8")

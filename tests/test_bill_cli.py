@@ -138,3 +138,120 @@ def test_json_no_parser_can_take_is_one_line_naming_the_file(
     assert err.count("\n") == 1 and "hostile.jsonl" in err, err
     if format != "auto" or said == "not UTF-8 text":
         assert said in err, err
+
+
+# ---------------------------------------------------------------- hostile files, one line each
+
+
+def _one_line(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(["bill", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+    assert captured.err.startswith("context-budget: error: "), captured.err
+    return captured.err
+
+
+def _claude(tmp_path: Path, **usage: object) -> dict[str, object]:
+    return {
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "5e55a000-0000-4000-8000-000000000000",
+        "timestamp": usage.pop("timestamp", "2026-01-01T00:00:00Z"),
+        "message": {
+            "id": "msg-1",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": 5, "output_tokens": 5, **usage},
+        },
+    }
+
+
+def _write(path: Path, *records: object) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_a_trajectory_with_a_message_that_is_not_an_object_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(
+        (SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json").read_text()
+    )
+    data["messages"].insert(3, "not a message")
+    path = tmp_path / "t.traj.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert "messages[3]" in _one_line(capsys, str(path))
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:59:59-12:00", 1e300, -1e300])
+def test_a_time_no_calendar_holds_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], when: object
+) -> None:
+    path = _write(tmp_path / "s.jsonl", _claude(tmp_path, timestamp=when))
+    assert "line 1 timestamp" in _one_line(capsys, str(path), "--calls")
+
+
+def test_a_first_record_whose_type_is_a_list_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path / "s.jsonl", {"type": []}, {"type": {}})
+    assert "s.jsonl" in _one_line(capsys, str(path))
+
+
+def test_a_token_count_too_large_for_a_price_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path / "s.jsonl", _claude(tmp_path, cache_read_input_tokens=10**400))
+    assert "cache_read_input_tokens" in _one_line(capsys, str(path))
+
+
+def test_bill_and_inspect_name_the_same_problem_in_json_no_parser_takes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for content, said in [(DEEP, "nested too deeply"), (LONG_NUMBER, "digits")]:
+        path = tmp_path / "hostile.jsonl"
+        path.write_text(content, encoding="utf-8")
+        assert said in _one_line(capsys, str(path))
+        assert main(["inspect", str(path)]) == 2
+        assert said in capsys.readouterr().err
+
+
+def test_a_loop_of_symbolic_links_is_named_as_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.jsonl").symlink_to(tmp_path / "b.jsonl")
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "a.jsonl")
+    err = _one_line(capsys, str(tmp_path / "a.jsonl"))
+    assert "loop of symbolic links" in err and "no such file" not in err
+
+
+def test_a_file_that_may_not_be_read_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(tmp_path / "s.jsonl", _claude(tmp_path))
+
+    def refuse(self: Path) -> bytes:
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    assert "s.jsonl: permission denied" in _one_line(capsys, str(path))
+
+
+def test_a_sub_folder_that_may_not_be_read_is_named_not_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    _write(tmp_path / "s.jsonl", _claude(tmp_path))
+    (tmp_path / "locked").mkdir()
+    scandir = os.scandir
+
+    def refuse(path: object = ".") -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    err = _one_line(capsys, str(tmp_path))
+    assert "locked" in err and "permission denied" in err

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from context_budget import PRICES, Bill, model_family, price_for, read_bill
 from context_budget.bills import Call
+from context_budget.usage import Usage
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
 PROJECT = SESSIONS / "sample-project"
@@ -332,7 +333,7 @@ def test_older_models_have_dated_sourced_prices(model: str, rates: tuple[float, 
     [
         ("", "empty"),
         ("hello\n", "not a session"),
-        ('{"a": 1}\n', "first line: dict with keys a"),
+        ('{"a": 1}\n', "it reads as layers"),
         ("[1, 2]\n", "not a session"),
     ],
 )
@@ -351,7 +352,7 @@ def test_a_malformed_token_count_names_its_line(tmp_path: Path, bad: object) -> 
     if bad is None:
         assert read_bill(path).calls[0].output_tokens == 0
         return
-    with pytest.raises(ValueError, match=r"s\.jsonl:2 output_tokens"):
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 2 output_tokens"):
         read_bill(path)
 
 
@@ -365,7 +366,7 @@ def test_a_broken_line_names_its_number(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     line = json.dumps(_assistant("2026-01-01T00:00:00Z", 0, 1, ident="a"))
     path.write_text(line + "\n{oops\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"s\.jsonl:2: not JSON"):
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 2: not valid JSON"):
         read_bill(path)
 
 
@@ -405,16 +406,31 @@ def test_the_file_is_not_changed_by_reading(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- properties
 
+
+def _usage(uncached: int, read: int, five: int, hour: int, output: int) -> Usage:
+    return Usage(
+        input_tokens=uncached,
+        output_tokens=output,
+        cache_creation_input_tokens=five + hour,
+        cache_read_input_tokens=read,
+        ephemeral_5m_input_tokens=five,
+        ephemeral_1h_input_tokens=hour,
+    )
+
+
 _CALL = st.builds(
     Call,
     thread=st.sampled_from(["a/main", "a/sidechain-1"]),
     timestamp=st.floats(0, 1e6),
     model=st.sampled_from(["claude-sonnet-4-20250514", "deepseek-chat", "claude-opus-4-6"]),
-    input_tokens=st.integers(0, 10**6),
-    cache_read_input_tokens=st.integers(0, 10**6),
-    cache_creation_5m=st.integers(0, 10**6),
-    cache_creation_1h=st.integers(0, 10**6),
-    output_tokens=st.integers(0, 10**5),
+    usage=st.builds(
+        _usage,
+        st.integers(0, 10**6),
+        st.integers(0, 10**6),
+        st.integers(0, 10**6),
+        st.integers(0, 10**6),
+        st.integers(0, 10**5),
+    ),
     segment=st.integers(0, 2),
 )
 
@@ -437,7 +453,7 @@ def test_every_rebuild_lost_over_1024_tokens_and_the_bill_adds_up(calls: list[Ca
 
 def test_a_malformed_time_names_its_line(tmp_path: Path) -> None:
     line = _assistant("yesterday", 0, 2_000, ident="a")
-    with pytest.raises(ValueError, match=r"s\.jsonl:1 timestamp: not an ISO time"):
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 1 timestamp: not an ISO time"):
         read_bill(_session(tmp_path, [line]))
     line = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")
     line["message"]["usage"] = None
@@ -533,3 +549,112 @@ def test_a_session_opening_with_a_line_type_of_a_later_version_is_read(tmp_path:
     opening = {"type": "custom-title", "customTitle": "x", "uuid": "t-1"}
     path = _session(tmp_path, [opening, _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")])
     assert read_bill(path).format == "claude-code"
+
+
+# ---------------------------------------------------------------- rebuilds, prices, the line
+
+
+def test_a_prefix_written_partly_for_five_minutes_expires_in_five(tmp_path: Path) -> None:
+    first = _assistant("2026-01-01T00:00:00Z", 0, 30_000, ident="a")
+    first["message"]["usage"]["cache_creation"] = {
+        "ephemeral_5m_input_tokens": 10_000,
+        "ephemeral_1h_input_tokens": 20_000,
+    }
+    later = _assistant("2026-01-01T00:10:00Z", 20_000, 10_500, ident="b")
+    (rebuild,) = read_bill(_session(tmp_path, [first, later])).rebuilds()
+    assert (rebuild.cause, rebuild.lost_tokens) == ("ttl", 10_000)
+
+
+def _reference_difference(messages: dict[str, Any], old: str, new: str) -> str | None:
+    """The first message of `new`'s chain not at its place in `old`'s: the plain walk."""
+
+    def path(message: str | None) -> list[str]:
+        found: list[str] = []
+        while message is not None and message in messages and message not in found:
+            found.append(message)
+            message = messages[message]
+        return found[::-1]
+
+    before, after = path(old), path(new)
+    for index, ident in enumerate(after):
+        if index >= len(before):
+            return None
+        if ident != before[index]:
+            return ident
+    return None
+
+
+@given(
+    st.lists(st.integers(0, 40), min_size=1, max_size=40),
+    st.lists(st.tuples(st.integers(0, 39), st.integers(0, 39)), min_size=1, max_size=10),
+)
+def test_the_first_difference_is_the_plain_walks_on_any_tree(
+    parents: list[int], pairs: list[tuple[int, int]]
+) -> None:
+    """Parents point anywhere: earlier messages, later ones, themselves, outside the file."""
+    from context_budget.bills import Place
+
+    tree = {f"m{i}": (f"m{p}" if p != i + 1 else None) for i, p in enumerate(parents)}
+    places = {
+        ident: Place(parent, "user", f"s.jsonl:{n}")
+        for n, (ident, parent) in enumerate(tree.items())
+    }
+    for old, new in pairs:
+        before = Call("t", 0.0, "claude-sonnet-4-5", _usage(0, 5_000, 0, 0, 1), message=f"m{old}")
+        after = Call("t", 1.0, "claude-sonnet-4-5", _usage(0, 0, 5_000, 0, 1), message=f"m{new}")
+        bill = Bill((before, after), "claude-code", _messages=places)
+        expected = _reference_difference(tree, f"m{old}", f"m{new}")
+        (rebuild,) = bill.rebuilds()
+        shown = rebuild.first_difference
+        assert (shown.split()[1] if shown else None) == expected, (tree, old, new)
+
+
+def test_a_report_prices_each_call_once_and_finds_the_rebuilds_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import context_budget.bills as bills
+    from context_budget.cli._bill import report
+
+    bill = read_bill(SYNTHETIC)
+    priced: list[int] = []
+    found: list[int] = []
+    price, rebuild = bills.cost, Bill._rebuild
+    monkeypatch.setattr(
+        bills, "cost", lambda usage, *a: priced.append(id(usage)) or price(usage, *a)
+    )
+    monkeypatch.setattr(Bill, "_rebuild", lambda self, *a: found.append(1) or rebuild(self, *a))
+    report(bill, calls=True)
+    assert len(found) == len(bill.calls) - len(bill.threads)
+    priced.clear()
+    bill = read_bill(SYNTHETIC)
+    bill.cost(), bill.what_if(), bill.rebuilds()
+    [bill.call_cost(n) for n in range(1, len(bill.calls) + 1)]
+    own = [id(call.usage) for call in bill.calls]
+    assert sorted(i for i in priced if i in own) == sorted(own)
+
+
+def test_the_printed_cost_is_the_sum_of_its_printed_parts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import re
+
+    from context_budget.cli import main
+
+    assert main(["bill", str(FE5E)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("cost: "))
+    total, *parts = (float(n) for n in re.findall(r"\$([0-9.]+)", line))
+    assert len(parts) == 4 and round(sum(parts), 4) == total, line
+
+
+def test_names_with_a_line_break_are_printed_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from context_budget.cli import main
+
+    line = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a", model="claude-\nsonnet-4-5")
+    path = _session(tmp_path, [line], "two\nlines.jsonl")
+    assert main(["bill", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "two\\nlines.jsonl" in out and "claude-\\nsonnet-4-5" in out
+    assert all(not x or x[0] != " " or x.startswith("  ") for x in out.splitlines())
+    assert not any(x.startswith(("lines.jsonl", "sonnet")) for x in out.splitlines())

@@ -34,7 +34,12 @@ from context_budget import (
     validate_history,
 )
 from context_budget.cli import main
-from context_budget.transcripts import _parse
+from context_budget.sessions import Session, read_text
+
+
+def _parse(text: str, format: str = "auto") -> Session:
+    return read_text(text, format).conversation()
+
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -1102,7 +1107,7 @@ def test_the_sub_agents_are_named_with_their_sizes_not_merged(run: Run) -> None:
         (t.name, len(t.messages), sum(map(message_tokens, t.messages)), t.description)
         for t in transcript.threads
     ]
-    assert [name for name, *_ in threads][:2] == ["sidechain at line 16", "sidechain at line 38"]
+    assert [name for name, *_ in threads][:2] == ["fe5e1c67/sidechain-1", "fe5e1c67/sidechain-2"]
     _, out, _ = run("inspect", BIG)
     flat = " ".join(out.split())
     assert (
@@ -1117,8 +1122,8 @@ def test_a_session_and_its_agent_files_are_one_report(run: Run) -> None:
     data = report(run, MEDIUM, *agents)
     assert data["file"] == str(MEDIUM) and data["files"] == [str(MEDIUM), *map(str, agents)]
     assert [t["name"] for t in data["threads"]][2:] == [
-        "agent-test-hash-123",
-        "agent-test-hash-456",
+        "5c0375b4/agent-test-hash-123",
+        "5c0375b4/agent-test-hash-456",
     ]
     assert data["messages"] == report(run, MEDIUM)["messages"]
 

@@ -23,6 +23,7 @@ from context_budget.grading.unit_b import (
 )
 from context_budget.scenarios.layouts import MODEL
 from context_budget.survival import Scenario
+from context_budget.usage import Usage
 
 
 def _statuses(rows: list[dict[str, object]]) -> list[str]:
@@ -90,7 +91,7 @@ def test_save_work_names_the_edition_and_refuses_others(tmp_path: Path) -> None:
 def test_the_report_table_and_an_empty_prompt() -> None:
     report = cache_report([reference_request([{"role": "user", "content": "hi"}], 0)], MODEL)
     assert report.table().splitlines()[1].split()[4] == "-"
-    assert RequestRow(0, 0, 0, 0, None, 0.0).hit_share == 0.0
+    assert RequestRow(0, Usage(), None, 0.0).hit_share == 0.0
     assert CacheReport(MODEL, []).hit_share == 0.0
 
 

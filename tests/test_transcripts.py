@@ -19,8 +19,23 @@ from context_budget import (
     message_tokens,
     validate_history,
 )
-from context_budget._transcripts._claude_code import File
-from context_budget.transcripts import _folder, _parse, _parse_files, load_transcript
+from context_budget.sessions import Session, Source, read_sources, read_text
+from context_budget.sessions.text import read_source, session_files
+from context_budget.transcripts import load_transcript
+
+
+def _parse(text: str, format: str = "auto") -> Session:
+    """A file's text read through the session reader, its conversation checked."""
+    return read_text(text, format).conversation()
+
+
+def _parse_files(files: list[Source], format: str = "auto") -> Session:
+    return read_sources(files, format).conversation()
+
+
+def _folder(folder: Path, format: str = "auto") -> Session:
+    return _parse_files([read_source(path) for path in session_files(folder)], format)
+
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"
 #: The three MIT sessions ship once, with the chapter that reads them (its SOURCES
@@ -460,11 +475,11 @@ def test_every_real_session_has_no_broken_pair_in_any_thread(path: Path) -> None
 def test_the_inline_threads_are_named_with_the_task_that_started_them() -> None:
     transcript = _parse(BIG.read_text(encoding="utf-8"))
     assert [(t.name, len(t.messages), t.description) for t in transcript.threads] == [
-        ("sidechain at line 16", 18, "Build TODO components"),
-        ("sidechain at line 38", 68, "Setup Next.js project"),
-        ("sidechain at line 125", 80, "Create data models"),
-        ("sidechain at line 229", 50, "Implement state management"),
-        ("sidechain at line 295", 106, "Create main page integration"),
+        ("fe5e1c67/sidechain-1", 18, "Build TODO components"),
+        ("fe5e1c67/sidechain-2", 68, "Setup Next.js project"),
+        ("fe5e1c67/sidechain-3", 80, "Create data models"),
+        ("fe5e1c67/sidechain-4", 50, "Implement state management"),
+        ("fe5e1c67/sidechain-5", 106, "Create main page integration"),
     ]
     # every user and assistant record is in exactly one thread: none lost, none twice
     lines = [json.loads(line) for line in BIG.read_text(encoding="utf-8").splitlines()]
@@ -518,14 +533,14 @@ def test_interleaved_sub_agents_are_told_apart_by_their_parents() -> None:
     )
     assert b.messages[2]["content"][0]["tool_use_id"] == "tb"
     assert validate_history(a.messages) == validate_history(b.messages) == []
-    assert (a.name, b.name) == ("sidechain at line 2", "sidechain at line 3")
+    assert (a.name, b.name) == ("sidechain-1", "sidechain-2")
 
 
 def test_a_folder_gives_the_session_and_its_subagents_folder() -> None:
     # the sub-agent's task comes from the .meta.json beside its file
     transcript = _folder(COMPACTED, "auto")
     assert [(t.name, len(t.messages), t.description) for t in transcript.threads] == [
-        ("agent-a7c41f2", 5, "Map total changes")
+        ("0d9b6c1e/agent-a7c41f2", 5, "Map total changes")
     ]
     layers = load_transcript(COMPACTED)
     assert layers.conversation == transcript.layers.conversation
@@ -567,12 +582,12 @@ def test_a_real_project_folder_of_three_sessions_is_refused_naming_them() -> Non
 
 def test_a_session_with_its_agent_files_names_each_thread() -> None:
     paths = [MEDIUM, *sorted(PROJECT.glob("agent-*.jsonl"))]
-    transcript = _parse_files([File(p.name, p.read_text(encoding="utf-8")) for p in paths])
+    transcript = _parse_files([Source(p.name, p.read_text(encoding="utf-8")) for p in paths])
     assert [(t.name, len(t.messages)) for t in transcript.threads] == [
-        ("sidechain at line 16", 6),
-        ("sidechain at line 26", 14),
-        ("agent-test-hash-123", 2),
-        ("agent-test-hash-456", 2),
+        ("5c0375b4/sidechain-1", 6),
+        ("5c0375b4/sidechain-2", 14),
+        ("5c0375b4/agent-test-hash-123", 2),
+        ("5c0375b4/agent-test-hash-456", 2),
     ]
     assert transcript.files == tuple(p.name for p in paths)
 
@@ -596,7 +611,7 @@ def test_records_with_no_conversation_are_refused_saying_what_was_seen() -> None
 
 
 def test_a_line_of_another_file_is_named_with_its_file() -> None:
-    files = [File("s.jsonl", records(user_record("q"))), File("agent-1.jsonl", "{bad\n")]
+    files = [Source("s.jsonl", records(user_record("q"))), Source("agent-1.jsonl", "{bad\n")]
     with pytest.raises(ValueError, match=r"^agent-1\.jsonl: line 1: not valid JSON"):
         _parse_files(files)
     with pytest.raises(ValueError, match="not as openai"):
@@ -853,7 +868,9 @@ def test_an_exit_message_with_nulls_gives_an_empty_status_not_none() -> None:
 def test_an_agent_file_with_an_id_of_its_own_still_joins_the_session() -> None:
     agent = records(sidechain(user_record("look") | {"sessionId": "agent-own"}, "a", None))
     session = records(user_record("q") | {"sessionId": "s1"})
-    transcript = _parse_files([File("s1.jsonl", session), File("agent-9.jsonl", agent)])
-    assert [t.name for t in transcript.threads] == ["agent-9"]
+    transcript = _parse_files([Source("s1.jsonl", session), Source("agent-9.jsonl", agent)])
+    assert [t.name for t in transcript.threads] == ["s1/agent-9"]
     with pytest.raises(ValueError, match=r"^the files hold 2 sessions \(s1\.jsonl, s2\.jsonl\)"):
-        _parse_files([File("s1.jsonl", session), File("s2.jsonl", session.replace('"s1"', '"s2"'))])
+        _parse_files(
+            [Source("s1.jsonl", session), Source("s2.jsonl", session.replace('"s1"', '"s2"'))]
+        )

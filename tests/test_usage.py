@@ -102,18 +102,27 @@ def test_bad_settings_are_named(window: object, ratio: float, message: str) -> N
         should_compact(0, window, ratio)  # type: ignore[arg-type]
 
 
-def test_a_split_that_does_not_add_up_to_the_writes_is_refused() -> None:
-    """1,000,000 written with an all-zero split once billed $0 for writes."""
+def test_a_split_that_does_not_add_up_keeps_the_total_and_its_one_hour_part() -> None:
+    """1,000,000 written with an all-zero split once billed $0 for writes: the total counts."""
     usage = {
         "input_tokens": 1,
         "output_tokens": 1,
         "cache_creation_input_tokens": 1_000_000,
         "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
     }
-    with pytest.raises(ValueError, match=r"1,000,000 but its split adds up to 0"):
-        Usage.of(usage)
-    with pytest.raises(ValueError, match="split adds up to 900"):
-        Usage.of({**usage, "cache_creation": {"ephemeral_5m_input_tokens": 900}})
+    read = Usage.of(usage)
+    assert (read.ephemeral_5m_input_tokens, read.ephemeral_1h_input_tokens) == (1_000_000, 0)
+    over = Usage.of({**usage, "cache_creation": {"ephemeral_1h_input_tokens": 1_500_000}})
+    assert (over.ephemeral_5m_input_tokens, over.ephemeral_1h_input_tokens) == (0, 1_000_000)
+    part = Usage.of(
+        {
+            **usage,
+            "cache_creation": {"ephemeral_5m_input_tokens": 9, "ephemeral_1h_input_tokens": 400},
+        }
+    )
+    assert (part.ephemeral_5m_input_tokens, part.ephemeral_1h_input_tokens) == (999_600, 400)
+    with pytest.raises(ValueError, match="ephemeral_1h_input_tokens"):
+        Usage.of({**usage, "cache_creation": {"ephemeral_1h_input_tokens": -1}})
 
 
 @pytest.mark.parametrize("split", [{}, None, SimpleNamespace()])

@@ -4,7 +4,12 @@
 project folders, Codex rollouts, mini-swe-agent trajectories, OpenHands
 events) into a `Bill`: one `Call` per API call, deduplicated the way each
 format needs (one Claude Code response is several lines; OpenHands saves a
-response twice; Codex totals are cumulative).
+response twice; Codex totals are cumulative). The files are read by
+`context_budget.sessions`, the same readers `load_transcript` uses, so a
+bill's threads and compactions are the ones `inspect` shows.
+
+Every call is priced once, by `pricing.cost`, the function that prices a
+live response.
 
 - `Bill.cost` prices the calls (`Cost`, USD) at dated list prices; a call on a
   model with no price is left out of the dollars and named by
@@ -26,17 +31,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
+from pathlib import Path
 from typing import Literal
 
-from context_budget._bills.call import Call, Message, Reading
-from context_budget._bills.detect import BILL_FORMATS, read_paths
-from context_budget.pricing import PRICES, Cost, Price, price_for
+from context_budget.pricing import PRICES, Cost, Price, cost, price_for
+from context_budget.sessions import BILL_FORMATS, Call, Place, Session, read_paths
+from context_budget.usage import Usage
 
 __all__ = [
     "BILL_FORMATS",
     "LOST_PREFIX_TOKENS",
     "Bill",
     "Call",
+    "Place",
     "Rebuild",
     "WhatIf",
     "read_bill",
@@ -107,22 +114,27 @@ class WhatIf:
     staggered_starts: float
 
 
-def _write_rate(call: Call, price: Price) -> float:
+def _write_rate(call: Call, bill: Cost, price: Price) -> float:
+    """USD per million tokens the call paid per cache write (5-minute rate if it wrote none)."""
     written = call.cache_creation_input_tokens
-    if not written:
-        return price.write_5m
-    return (call.cache_creation_5m * price.write_5m + call.cache_creation_1h * price.write_1h) / (
-        written
+    return bill.cache_writes * _PER / written if written else price.write_5m
+
+
+def _input_side(bill: Cost) -> float:
+    """The input side of a call's bill: uncached input, writes and reads, USD."""
+    return bill.uncached_input + bill.cache_writes + bill.cache_reads
+
+
+def _all_1h(usage: Usage) -> Usage:
+    """The usage with every cache write a 1-hour one."""
+    written = usage.cache_creation_input_tokens
+    return Usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_creation_input_tokens=written,
+        cache_read_input_tokens=usage.cache_read_input_tokens,
+        ephemeral_1h_input_tokens=written,
     )
-
-
-def _input_side(call: Call, price: Price) -> float:
-    return (
-        call.input_tokens * price.input
-        + call.cache_creation_5m * price.write_5m
-        + call.cache_creation_1h * price.write_1h
-        + call.cache_read_input_tokens * price.read
-    ) / _PER
 
 
 @dataclass(frozen=True)
@@ -138,6 +150,7 @@ class Bill:
             None when none did.
         recorded_tokens: totals the file recorded itself (Codex's last
             cumulative total, mini-swe-agent's `api_calls`), or None.
+        sessions: the sessions read, as `load_transcript` reads them too.
     """
 
     calls: tuple[Call, ...]
@@ -145,8 +158,28 @@ class Bill:
     files: tuple[str, ...] = ()
     recorded_cost: float | None = None
     recorded_tokens: Mapping[str, int] | None = None
+    sessions: tuple[Session, ...] = field(default=(), repr=False, compare=False)
     _lines: tuple[Call, ...] = field(default=(), repr=False, compare=False)
-    _messages: Mapping[str, Message] = field(default_factory=dict, repr=False, compare=False)
+    _messages: Mapping[str, Place] = field(default_factory=dict, repr=False, compare=False)
+    _priced: dict[int, tuple[Mapping[str, Price], list[Cost | None]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    _found: dict[int, tuple[Mapping[str, Price], tuple[Rebuild, ...]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+
+    def _costs(self, prices: Mapping[str, Price]) -> list[Cost | None]:
+        """Each call's `Cost` (None on a model with no price), priced once per price table."""
+        held = self._priced.get(id(prices))
+        if held is None or held[0] is not prices:
+            bills = []
+            for call in self.calls:
+                price = price_for(call.model, prices)
+                bills.append(None if price is None else cost(call.usage, price))
+            held = (prices, bills)
+            self._priced[id(prices)] = held
+        return held[1]
 
     # ------------------------------------------------------------ totals
 
@@ -191,10 +224,9 @@ class Bill:
             prices: model family -> `Price`; a dated id finds its family.
         """
         total = Cost(0.0, 0.0, 0.0, 0.0)
-        for call in self.calls:
-            price = price_for(call.model, prices)
-            if price is not None:
-                total = total + _call_cost(call, price)
+        for bill in self._costs(prices):
+            if bill is not None:
+                total = total + bill
         return total
 
     def call_cost(self, index: int, prices: Mapping[str, Price] = PRICES) -> Cost | None:
@@ -203,16 +235,14 @@ class Bill:
             raise TypeError(f"index must be an int, got {index!r}")
         if not 1 <= index <= len(self.calls):
             raise ValueError(f"index must be 1..{len(self.calls)}, got {index}")
-        call = self.calls[index - 1]
-        price = price_for(call.model, prices)
-        return None if price is None else _call_cost(call, price)
+        return self._costs(prices)[index - 1]
 
     def every_line(self) -> Bill:
         """The same files billed once per usage record, without deduplication.
 
         What a tool that counts every line would report; compare it with this bill.
         """
-        return Bill(self._lines, self.format, self.files, self.recorded_cost, None, self._lines)
+        return Bill(self._lines, self.format, self.files, self.recorded_cost, None, (), self._lines)
 
     # ------------------------------------------------------------ rebuilds
 
@@ -222,28 +252,36 @@ class Bill:
         A thread's first call is a cold start, not a rebuild; a call whose read
         covers the previous call's whole cached prompt (plain growth) is not one.
         """
+        held = self._found.get(id(prices))
+        if held is not None and held[0] is prices:
+            return list(held[1])
         found: list[Rebuild] = []
-        last: dict[str, tuple[int, Call]] = {}
+        last: dict[str, Call] = {}
         ttl: dict[str, str] = {}
+        costs = self._costs(prices)
         for number, call in enumerate(self.calls, 1):
             before = last.get(call.thread)
-            last[call.thread] = (number, call)
+            last[call.thread] = call
             if before is not None:
-                rebuild = self._rebuild(number, call, before[1], ttl.get(call.thread, "5m"), prices)
+                lifetime = ttl.get(call.thread, "5m")
+                rebuild = self._rebuild(number, call, before, lifetime, costs[number - 1], prices)
                 if rebuild is not None:
                     found.append(rebuild)
-            if call.cache_creation_input_tokens:
-                ttl[call.thread] = "1h" if call.cache_creation_1h else "5m"
+            if call.cache_creation_input_tokens:  # the prefix lives as long as its shortest part
+                ttl[call.thread] = "5m" if call.cache_creation_5m else "1h"
+        self._found[id(prices)] = (prices, tuple(found))
         return found
 
     def _rebuild(
-        self, number: int, call: Call, before: Call, lifetime: str, prices: Mapping[str, Price]
+        self,
+        number: int,
+        call: Call,
+        before: Call,
+        lifetime: str,
+        bill: Cost | None,
+        prices: Mapping[str, Price],
     ) -> Rebuild | None:
-        lost = (
-            before.cache_read_input_tokens
-            + before.cache_creation_input_tokens
-            - call.cache_read_input_tokens
-        )
+        lost = before.cache_read + before.cache_write - call.cache_read
         if lost <= LOST_PREFIX_TOKENS:
             return None
         gap = None
@@ -261,48 +299,76 @@ class Bill:
             cause = "prefix-changed"
             difference = self._first_difference(before, call)
         price = price_for(call.model, prices)
-        extra = None if price is None else _extra(call, lost, price)
+        extra = None if price is None or bill is None else _extra(call, lost, bill, price)
         return Rebuild(number, call.thread, cause, lost, gap, extra, difference)
 
-    def _path(self, message: str | None) -> list[str]:
-        path: list[str] = []
-        seen: set[str] = set()
-        while message is not None and message in self._messages and message not in seen:
-            seen.add(message)
-            path.append(message)
-            message = self._messages[message].parent
-        return path[::-1]
+    def _depth(self) -> dict[str, int]:
+        """Message id -> its depth in its chain (a root, or a message in a loop of parents: 0).
+
+        Computed once for all messages, each walked once: what makes `rebuilds`
+        linear in the calls rather than a walk of the whole chain per rebuild.
+        """
+        if self._depths or not self._messages:
+            return self._depths
+        depth = self._depths
+        for start in self._messages:
+            chain: list[str] = []
+            on_chain: set[str] = set()
+            node: str | None = start
+            while node is not None and node in self._messages and node not in depth:
+                if node in on_chain:  # a loop of parents: its first message is a root
+                    break
+                chain.append(node)
+                on_chain.add(node)
+                node = self._messages[node].parent
+            base = depth[node] + 1 if node is not None and node in depth else 0
+            for offset, ident in enumerate(reversed(chain)):
+                depth[ident] = base + offset
+        return depth
+
+    def _parent(self, message: str) -> str | None:
+        """The message before `message` in its chain; None at a root."""
+        return None if self._depth()[message] == 0 else self._messages[message].parent
 
     def _first_difference(self, before: Call, call: Call) -> str | None:
-        if before.message is None or call.message is None:
+        """The first message of `call`'s chain that `before`'s chain lacks at its place.
+
+        None when one chain extends the other. Walks only up to where the two
+        chains meet.
+        """
+        old, new = before.message, call.message
+        if old not in self._messages or new not in self._messages:
             return None
-        old, new = self._path(before.message), self._path(call.message)
-        if not new:
+        assert old is not None and new is not None  # the membership tests above say so
+        depth = self._depth()
+        first: str | None = None  # the last message of the new chain walked above where they meet
+        a: str | None = old
+        b: str | None = new
+        while b is not None and depth[b] > depth[old]:
+            first, b = b, self._parent(b)
+        while a is not None and depth[a] > depth[new]:
+            a = self._parent(a)
+        if b == old or a == new:
+            return None  # one chain holds the other
+        while a != b and b is not None:
+            first, a, b = b, self._parent(a) if a is not None else None, self._parent(b)
+        if first is None:
             return None
-        for index, ident in enumerate(new):
-            if index >= len(old):
-                return None  # the new request extends the old one: the change is not in the file
-            if ident != old[index]:
-                found = self._messages[ident]
-                return f"{found.role} {ident} ({found.where})"
-        return None
+        found = self._messages[first]
+        return f"{found.role} {first} ({found.where})"
 
     # ------------------------------------------------------------ what-ifs
 
     def what_if(self, prices: Mapping[str, Price] = PRICES) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
         actual = no_caching = all_1h = 0.0
-        for call in self.calls:
+        for call, bill in zip(self.calls, self._costs(prices), strict=True):
             price = price_for(call.model, prices)
-            if price is None:
+            if bill is None or price is None:
                 continue
-            actual += _input_side(call, price)
-            no_caching += call.prompt_tokens * price.input / _PER
-            all_1h += (
-                call.input_tokens * price.input
-                + call.cache_creation_input_tokens * price.write_1h
-                + call.cache_read_input_tokens * price.read
-            ) / _PER
+            actual += bill.uncached_input + bill.cache_writes + bill.cache_reads
+            no_caching += cost(Usage(input_tokens=call.prompt_tokens), price).uncached_input
+            all_1h += _input_side(cost(_all_1h(call.usage), price))
         extra = sum(r.extra_usd or 0.0 for r in self.rebuilds(prices))
         return WhatIf(actual, no_caching, all_1h, actual - extra, actual - self._stagger(prices))
 
@@ -328,62 +394,50 @@ class Bill:
                 groups[-1].append(first)
             else:
                 groups.append([first])
+        bills = {id(call): bill for call, bill in zip(self.calls, self._costs(prices), strict=True)}
         saving = 0.0
         for group in groups:
             if len(group) < 2:
                 continue
             shared = max(warm) if warm else min(c.cache_creation_input_tokens for c in group)
             for later in group[1:]:
-                price = price_for(later.model, prices)
-                if price is not None:
+                price, bill = price_for(later.model, prices), bills[id(later)]
+                if price is not None and bill is not None:
                     moved = min(shared, later.cache_creation_input_tokens)
-                    saving += moved * (_write_rate(later, price) - price.read) / _PER
+                    saving += moved * (_write_rate(later, bill, price) - price.read) / _PER
         return saving
 
 
-def _call_cost(call: Call, price: Price) -> Cost:
-    return Cost(
-        uncached_input=call.input_tokens * price.input / _PER,
-        cache_writes=(
-            call.cache_creation_5m * price.write_5m + call.cache_creation_1h * price.write_1h
-        )
-        / _PER,
-        cache_reads=call.cache_read_input_tokens * price.read / _PER,
-        output=call.output_tokens * price.output / _PER,
-    )
-
-
-def _extra(call: Call, lost: int, price: Price) -> float:
-    """What rewriting `lost` tokens cost on `call` minus reading them, USD."""
+def _extra(call: Call, lost: int, bill: Cost, price: Price) -> float:
+    """What rewriting `lost` tokens cost on `call` (its `bill`) minus reading them, USD."""
     written = min(lost, call.cache_creation_input_tokens)
     uncached = min(lost - written, call.input_tokens)
     return (
-        written * (_write_rate(call, price) - price.read) + uncached * (price.input - price.read)
+        written * (_write_rate(call, bill, price) - price.read)
+        + uncached * (price.input - price.read)
     ) / _PER
 
 
-def _merge(readings: list[Reading], files: tuple[str, ...]) -> Bill:
-    numbered = [(i, call) for reading in readings for i, call in enumerate(reading.calls)]
+def _merge(sessions: list[Session], files: tuple[str, ...]) -> Bill:
+    numbered = [call for session in sessions for call in session.calls]
     order = sorted(
         range(len(numbered)),
-        key=lambda k: (numbered[k][1].timestamp is None, numbered[k][1].timestamp or 0.0, k),
+        key=lambda k: (numbered[k].timestamp is None, numbered[k].timestamp or 0.0, k),
     )
-    calls = tuple(numbered[k][1] for k in order)
-    lines = tuple(call for reading in readings for call in reading.lines)
-    formats = {reading.format for reading in readings}
-    costs = [r.recorded_cost for r in readings if r.recorded_cost is not None]
-    tokens = readings[0].recorded_tokens if len(readings) == 1 else None
-    messages: dict[str, Message] = {}
-    for reading in readings:
-        messages.update(reading.messages)
+    formats = {session.format for session in sessions}
+    costs = [s.recorded_cost for s in sessions if s.recorded_cost is not None]
+    places: dict[str, Place] = {}
+    for session in sessions:
+        places.update(session.places)
     return Bill(
-        calls=calls,
+        calls=tuple(numbered[k] for k in order),
         format=formats.pop() if len(formats) == 1 else "mixed",
         files=files,
         recorded_cost=sum(costs) if costs else None,
-        recorded_tokens=tokens,
-        _lines=lines,
-        _messages=messages,
+        recorded_tokens=sessions[0].recorded_tokens if len(sessions) == 1 else None,
+        sessions=tuple(sessions),
+        _lines=tuple(call for session in sessions for call in session.usage_records),
+        _messages=places,
     )
 
 
@@ -416,5 +470,15 @@ def read_bill(
         raise TypeError(f"path must be a path or a non-empty list of paths, got {path!r:.60}")
     if not isinstance(format, str):
         raise TypeError(f"format must be a str, got {format!r}")
-    readings = read_paths(paths, format)
-    return _merge(readings, tuple(str(p) for p in paths))
+    sessions = read_paths(paths, format)
+    for session in sessions:
+        try:
+            session.billed()
+        except ValueError as error:
+            named = (
+                session.files[0]
+                if len(session.files) == 1
+                else ", ".join(Path(name).name for name in session.files[:3])
+            )
+            raise ValueError(f"{named}: {error}") from None
+    return _merge(sessions, tuple(str(p) for p in paths))

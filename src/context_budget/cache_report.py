@@ -26,21 +26,22 @@ from typing import Any
 
 from context_budget._values import as_seconds, short_repr
 from context_budget.cache import PromptCache, SimulatedClock
+from context_budget.calls import CallRecord
 from context_budget.pricing import PRICES, Price, cost
 from context_budget.tokens import TokenCounter
+from context_budget.usage import Usage
 
 __all__ = ["CacheReport", "RequestRow", "cache_report"]
 
 
 @dataclass(frozen=True)
-class RequestRow:
-    """One request of the run.
+class RequestRow(CallRecord):
+    """One request of the run (a `CallRecord`: `prompt_tokens`, `cache_read`,
+    `cache_write` and `hit_share` come from its `usage`).
 
     Attributes:
         number: its place in the run, from 0.
-        prompt_tokens: the whole prompt, in tokens.
-        cache_read: prompt tokens read from the cache.
-        cache_write: prompt tokens written to the cache.
+        usage: the usage the cache reports for it, in tokens.
         first_divergence: the index of the first prompt block (tools, then
             system, then message blocks) that differs from the previous
             request's; `None` for the first request and for one that only
@@ -49,16 +50,9 @@ class RequestRow:
     """
 
     number: int
-    prompt_tokens: int
-    cache_read: int
-    cache_write: int
+    usage: Usage
     first_divergence: int | None
     cost: float
-
-    @property
-    def hit_share(self) -> float:
-        """Cache reads over prompt tokens, from 0 to 1 (0 for an empty prompt)."""
-        return self.cache_read / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
 @dataclass(frozen=True)
@@ -180,9 +174,7 @@ def cache_report(
         rows.append(
             RequestRow(
                 number=number,
-                prompt_tokens=usage.prompt_tokens,
-                cache_read=usage.cache_read_input_tokens,
-                cache_write=usage.cache_creation_input_tokens,
+                usage=usage,
                 first_divergence=_divergence(previous, keys),
                 cost=cost(usage, price).total,
             )

@@ -57,7 +57,14 @@ from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.tokens import TokenCounter
 
-__all__ = ["KEEP_TOOL_RESULTS", "SUMMARY_PREFIX", "Summarizer", "compact"]
+__all__ = [
+    "KEEP_TOOL_RESULTS",
+    "SUMMARY_PREFIX",
+    "Compacted",
+    "Summarizer",
+    "compact",
+    "compact_with_record",
+]
 
 #: How many of the latest tool results step 1 leaves uncleared.
 KEEP_TOOL_RESULTS = 2
@@ -69,7 +76,7 @@ Summarizer = Callable[[list[Message]], str]
 
 
 @dataclass(frozen=True)
-class _Compacted:
+class Compacted:
     """What `compact` did, for a caller that reports it.
 
     Attributes:
@@ -182,7 +189,7 @@ def _summary(summarize: Summarizer, messages: Sequence[Message]) -> Message:
     return {"role": "user", "content": SUMMARY_PREFIX + text}
 
 
-def _compact(
+def compact_with_record(
     layers: Layers,
     budget: int,
     summarize: Summarizer,
@@ -192,12 +199,18 @@ def _compact(
     sizes: Sequence[int] | None = None,
     clearing: Clearing | None = None,
     fixed_tokens: tuple[int, int] | None = None,
-) -> _Compacted:
-    """`compact` on checked arguments, with a record of what it did.
+) -> Compacted:
+    """`compact`, with a record of what it did (`Compacted`).
+
+    The arguments are those `compact` takes, already checked: `compact`
+    checks them and calls this; the `inspect` command calls it directly.
 
     `sizes` (message index -> tokens), `clearing` (step 1's result) and
     `fixed_tokens` (system and pinned tokens), when given, spare counting the
     context again: the `inspect` command passes the ones it already has.
+
+    Raises:
+        ContextOverflowError: the system and pinned layers alone exceed `budget`.
     """
     conversation = layers.conversation
     system, pinned = fixed_tokens or fixed_layer_tokens(layers, counter)
@@ -212,7 +225,7 @@ def _compact(
     before = fixed + sum(sizes)
     if before <= budget:
         copy = Layers(layers.system, list(layers.pinned), list(conversation))
-        return _Compacted(copy, 0, range(0), before, 0)
+        return Compacted(copy, 0, range(0), before, 0)
 
     # step 1: the shared clearing rule; only the messages it changed are recounted
     if clearing is None:
@@ -223,7 +236,7 @@ def _compact(
     total = fixed + sum(sizes)
     if total <= budget:
         out = Layers(layers.system, list(layers.pinned), list(cleared))
-        return _Compacted(out, 1, range(0), total, clearing.cleared)
+        return Compacted(out, 1, range(0), total, clearing.cleared)
 
     # step 2: one summary message between what is kept at each end
     if single_task:
@@ -258,7 +271,7 @@ def _compact(
         )
     messages = [*cleared[: summarized.start], summary, *cleared[summarized.stop :]]
     out = Layers(layers.system, list(layers.pinned), messages)
-    return _Compacted(out, 2, summarized, size, clearing.cleared)
+    return Compacted(out, 2, summarized, size, clearing.cleared)
 
 
 def _task_summary(
@@ -346,4 +359,5 @@ def compact(
     _check_arguments(layers, budget, summarize)
     counter = resolve_counter(counter)
     check_messages(layers.conversation)
-    return _compact(layers, budget, summarize, counter, single_task=bool(single_task)).layers
+    done = compact_with_record(layers, budget, summarize, counter, single_task=bool(single_task))
+    return done.layers

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from context_budget.cache import PromptCache, SimulatedClock
+from context_budget.calls import CallRecord
 from context_budget.clients import response_text
 from context_budget.fakes.emulated import EmulatedClient
 from context_budget.fakes.simulated import SimulatedModel
@@ -93,17 +94,14 @@ _MAX_CALLS = 120
 
 
 @dataclass(frozen=True)
-class StepRecord:
-    """One model call of a run.
+class StepRecord(CallRecord):
+    """One model call of a run (a `CallRecord`: its tokens are its `usage`).
 
     Attributes:
         number: the call's position in the run, from 1.
         agent: `"lead"`, or `"sub-N"` for the Nth sub-agent.
         kind: `"turn"` (a step of the loop), `"summary"` (a compaction request)
             or `"answer"` (the call that ended the run).
-        context: the prompt the model read, in tokens (uncached + written + read).
-        cached: the part of it read from the cache, in tokens.
-        written: the part written to the cache, in tokens.
         usage: the call's usage.
         cost: the call's bill, USD.
         cleared: tool results the server cleared for this call.
@@ -112,12 +110,24 @@ class StepRecord:
     number: int
     agent: str
     kind: str
-    context: int
-    cached: int
-    written: int
     usage: Usage
     cost: Cost
     cleared: int = 0
+
+    @property
+    def context(self) -> int:
+        """The prompt the model read, in tokens (uncached + written + read)."""
+        return self.prompt_tokens
+
+    @property
+    def cached(self) -> int:
+        """The part of the prompt read from the cache, in tokens."""
+        return self.cache_read
+
+    @property
+    def written(self) -> int:
+        """The part of the prompt written to the cache, in tokens."""
+        return self.cache_write
 
     def as_dict(self) -> dict[str, Any]:
         """The record as plain JSON data (`cost_usd` in USD, sizes in tokens)."""
@@ -325,9 +335,6 @@ def _records(meter: _Meter, runs: Mapping[str, AgentRun], price: Price) -> list[
                 number=number,
                 agent=agent,
                 kind=kind,
-                context=call.usage.prompt_tokens,
-                cached=call.usage.cache_read_input_tokens,
-                written=call.usage.cache_creation_input_tokens,
                 usage=call.usage,
                 cost=cost(response, price),
                 cleared=call.cleared,

@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from context_budget.calls import ModelCall
 from context_budget.clients import ModelClient, content_blocks, response_field, response_text
 from context_budget.errors import CompactionStormError, MalformedResponseError
 from context_budget.messages import Message, message_text
@@ -88,31 +89,6 @@ Measure = Literal["accumulated", "window", "prompt"]
 ToolImpl = Callable[[dict[str, Any]], Any]
 #: A request plan: the request about to be sent (a copy) -> the request to send.
 RequestPlan = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class ModelCall:
-    """One model call of a run.
-
-    Attributes:
-        number: the call's place in the run, counting from 1.
-        kind: `"turn"` for a call of the loop, `"compaction"` for a
-            summarizing call.
-        stop_reason: the response's stop reason.
-        usage: the tokens the call reported.
-        tokens_used: the counter after this call, in tokens (0 after a
-            compaction call: the reset).
-        cleared: tool uses the server cleared for this call (the sum of
-            `cleared_tool_uses` over the response's
-            `context_management.applied_edits`).
-    """
-
-    number: int
-    kind: Literal["turn", "compaction"]
-    stop_reason: str | None
-    usage: Usage
-    tokens_used: int
-    cleared: int = 0
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,14 @@ the model's own (most models read at a tenth of input; Opus 5.5 in September
 page does not list, and Fable 5.1 / Mythos 5.1 at a fortieth). Every model here
 also has a minimum cacheable length in `cache.MIN_CACHEABLE_TOKENS`.
 
-`cost` splits one call's usage into its four charges. A usage with
-`iterations` (server-side compaction) is billed as the sum of its iterations:
-the top level reports only the last one.
+`cost` splits one call's usage into its four charges. It prices a live
+response and a call a saved session recorded alike (the bill of `read_bill`
+calls it, once per call). A usage with `iterations` (server-side compaction)
+is billed as the sum of its iterations: the top level reports only the last
+one. A cache-write split that does not add up to `cache_creation_input_tokens`
+is billed under `usage.split_writes`'s policy: the total is what was written,
+its 1-hour part is kept up to the total, and the rest is billed as 5-minute
+writes.
 
 `loop_cost` prices a whole loop of `LoopStep`s from the input price and two
 multipliers (chapter 1); `cost` prices one real or emulated call.
@@ -31,7 +36,7 @@ from typing import Any
 
 from context_budget._values import short_repr
 from context_budget.budget import LoopStep
-from context_budget.usage import Usage
+from context_budget.usage import Usage, split_writes
 
 __all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost", "model_family", "price_for"]
 
@@ -256,14 +261,14 @@ def cost(usage: Any, price: Price) -> Cost:
 
 def _one(usage: Usage, price: Price) -> Cost:
     per = 1_000_000
-    writes = usage.ephemeral_5m_input_tokens * price.write_5m
-    writes += usage.ephemeral_1h_input_tokens * price.write_1h
-    # subtle: a `Usage` built with writes but a smaller split bills the rest as
-    # 5-minute writes, as `Usage.of` does when the split is missing
-    unsplit = usage.cache_creation_input_tokens - (
-        usage.ephemeral_5m_input_tokens + usage.ephemeral_1h_input_tokens
+    # subtle: a `Usage` built by hand may carry a split that does not add up;
+    # it is billed as `Usage.of` reads one
+    five, hour = split_writes(
+        usage.cache_creation_input_tokens,
+        usage.ephemeral_5m_input_tokens,
+        usage.ephemeral_1h_input_tokens,
     )
-    writes += max(0, unsplit) * price.write_5m
+    writes = five * price.write_5m + hour * price.write_1h
     return Cost(
         uncached_input=usage.input_tokens * price.input / per,
         cache_writes=writes / per,

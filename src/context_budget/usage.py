@@ -32,7 +32,13 @@ from typing import Any
 
 from context_budget._values import short_repr
 
-__all__ = ["Usage", "should_compact", "track_usage", "window_usage"]
+__all__ = [
+    "Usage",
+    "should_compact",
+    "split_writes",
+    "track_usage",
+    "window_usage",
+]
 
 _FIELDS = (
     "input_tokens",
@@ -104,15 +110,14 @@ class Usage:
         usage object, or a `Usage`. A missing or `None` cache field counts as 0;
         a missing `input_tokens` or `output_tokens` is an error.
 
-        The 5-minute / 1-hour split of the writes (`cache_creation`) must add
-        up to `cache_creation_input_tokens`. When the split is missing (no
-        `cache_creation`, or one that holds neither field), every write is
-        taken as a 5-minute one, and so billed at the 5-minute rate.
+        The 5-minute / 1-hour split of the writes (`cache_creation`) is read
+        under `split_writes`'s policy: without a split every write is a
+        5-minute one; a split that does not add up to
+        `cache_creation_input_tokens` keeps the total and its 1-hour part.
 
         Raises:
-            ValueError: a required field is missing, a field is not a
-                non-negative int, or the split does not add up to the total;
-                the message names the field.
+            ValueError: a required field is missing, or a field is not a
+                non-negative int; the message names the field.
         """
         if isinstance(source, Usage):
             return source
@@ -128,27 +133,54 @@ class Usage:
                 value = 0
             values[name] = value
         creation = _get(usage, "cache_creation")
-        split = {
-            name: None if creation is None else _get(creation, name)
-            for name in ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
-        }
-        if all(value is None for value in split.values()):
-            # subtle: without the split, the API's writes are all 5-minute ones.
-            values["ephemeral_5m_input_tokens"] = values["cache_creation_input_tokens"]
-            values["ephemeral_1h_input_tokens"] = 0
-            return cls(**values)
-        for name, value in split.items():
-            values[name] = 0 if value is None else value
-        made = cls(**values)
-        parts = made.ephemeral_5m_input_tokens + made.ephemeral_1h_input_tokens
-        if parts != made.cache_creation_input_tokens:
-            raise ValueError(
-                f"cache_creation_input_tokens is {made.cache_creation_input_tokens:,} but its "
-                f"split adds up to {parts:,} (ephemeral_5m_input_tokens "
-                f"{made.ephemeral_5m_input_tokens:,} + ephemeral_1h_input_tokens "
-                f"{made.ephemeral_1h_input_tokens:,}); the two must be equal"
+        five, hour = (
+            (None, None)
+            if creation is None
+            else (
+                _get(creation, "ephemeral_5m_input_tokens"),
+                _get(creation, "ephemeral_1h_input_tokens"),
             )
-        return made
+        )
+        for name, value in (
+            ("ephemeral_5m_input_tokens", five),
+            ("ephemeral_1h_input_tokens", hour),
+        ):
+            if value is not None:
+                cls(**{name: value})  # the field's own check names a bad value
+        parts = split_writes(values["cache_creation_input_tokens"], five, hour)
+        values["ephemeral_5m_input_tokens"], values["ephemeral_1h_input_tokens"] = parts
+        return cls(**values)
+
+
+def split_writes(total: int, five: int | None, hour: int | None) -> tuple[int, int]:
+    """The 5-minute and 1-hour parts of `total` tokens written to the cache.
+
+    The one policy for a call whose split is missing or does not add up, for
+    live responses and saved sessions alike: `total`
+    (`cache_creation_input_tokens`) is what was written. Without a split
+    (`five` and `hour` both None) every write is a 5-minute one, as the API
+    wrote before it reported the split. A split that does not add up keeps
+    its 1-hour part, up to `total`, and the rest is 5-minute, as without a
+    split (Claude Code has saved such splits).
+
+    Args:
+        total: tokens written, both lifetimes together.
+        five: the 5-minute part as reported, or None.
+        hour: the 1-hour part as reported, or None.
+
+    Returns:
+        (5-minute tokens, 1-hour tokens), adding up to `total`.
+
+    Examples:
+        >>> split_writes(1_000, None, None), split_writes(1_000, 600, 400)
+        ((1000, 0), (600, 400))
+        >>> split_writes(1_000, 900, 900)
+        (100, 900)
+    """
+    if five is None and hour is None:
+        return total, 0
+    kept = min(hour or 0, total)
+    return total - kept, kept
 
 
 def _get(obj: Any, name: str) -> Any:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from context_budget.bills import BILL_FORMATS, Bill, read_bill
+from context_budget.cli._render import one_line
 
 __all__ = ["BillError", "add_parser", "report", "run"]
 
@@ -66,6 +67,7 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
     """The bill as plain data (the `--json` object); USD rounded to 6 places."""
     cost = bill.cost()
     what_if = bill.what_if()
+    every_line = bill.every_line()
     priced = len(bill.unpriced_models()) < len(bill.models)
 
     def usd(value: float | None) -> float | None:  # no priced call: no dollars, not $0
@@ -75,7 +77,7 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
         "files": list(bill.files),
         "format": bill.format,
         "calls": len(bill.calls),
-        "usage_lines": len(bill.every_line().calls),
+        "usage_lines": len(every_line.calls),
         "models": list(bill.models),
         "unpriced_models": list(bill.unpriced_models()),
         "threads": bill.threads,
@@ -87,7 +89,7 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
             "cache_reads": usd(cost.cache_reads),
             "output": usd(cost.output),
         },
-        "every_line_cost_usd": usd(bill.every_line().cost().total),
+        "every_line_cost_usd": usd(every_line.cost().total),
         "recorded_cost_usd": _usd(bill.recorded_cost),
         "cache_read_share": round(bill.cache_read_share, 4),
         "rebuilds": [
@@ -137,16 +139,42 @@ def _money(value: float | None) -> str:
     return "unpriced" if value is None else f"${value:,.4f}"
 
 
+def _adding_up(total: float, parts: list[float]) -> list[float]:
+    """`parts` rounded to 4 places so that they add up to `total` rounded to 4 places.
+
+    Each part is rounded down, then the tenths of a hundredth left over go,
+    one each, to the parts that lost the most (largest remainders first).
+    """
+    scaled = [part * 10_000 for part in parts]
+    floors = [int(part // 1) for part in scaled]
+    short = round(total * 10_000) - sum(floors)
+    order = sorted(range(len(parts)), key=lambda k: floors[k] - scaled[k])
+    for k in order[: max(0, min(short, len(parts)))]:
+        floors[k] += 1
+    return [floor / 10_000 for floor in floors]
+
+
+def _cost_line(data: dict[str, Any]) -> str:
+    """The `cost:` line: the total and its four parts, the parts adding up to the total shown."""
+    cost = data["cost"]
+    names = ("uncached_input", "cache_writes", "cache_reads", "output")
+    parts = _adding_up(data["cost_usd"], [cost[name] for name in names])
+    shown = [f"{word} {_money(part)}" for word, part in zip(_WORDS, parts, strict=True)]
+    return f"cost: {_money(data['cost_usd'])} = " + " + ".join(shown)
+
+
+_WORDS = ("input", "writes", "reads", "output")
+
+
 def render(data: dict[str, Any]) -> str:
     """The text summary of `report`'s data."""
     tokens = data["tokens"]
-    cost = data["cost"]
     lines = [
-        f"bill: {', '.join(data['files'])} ({data['format']})",
+        f"bill: {one_line(', '.join(data['files']))} ({data['format']})",
         f"calls: {data['calls']:,} (from {data['usage_lines']:,} usage lines) on "
-        + ", ".join(data["models"]),
+        + one_line(", ".join(data["models"])),
         f"threads: {len(data['threads'])}: "
-        + ", ".join(f"{name} {n}" for name, n in data["threads"].items()),
+        + one_line(", ".join(f"{name} {n}" for name, n in data["threads"].items())),
         f"tokens: input {tokens['input']:,} · cache read {tokens['cache_read']:,} · "
         f"written 5m {tokens['cache_write_5m']:,} · written 1h {tokens['cache_write_1h']:,} · "
         f"output {tokens['output']:,}",
@@ -154,14 +182,12 @@ def render(data: dict[str, Any]) -> str:
     if data["cost_usd"] is None:
         lines.append("cost: no call is on a model with a list price")
     else:
-        lines.append(
-            f"cost: {_money(data['cost_usd'])} = input {_money(cost['uncached_input'])} + writes "
-            f"{_money(cost['cache_writes'])} + reads {_money(cost['cache_reads'])} + output "
-            f"{_money(cost['output'])}"
-        )
+        lines.append(_cost_line(data))
         lines.append(f"  counting every usage line instead: {_money(data['every_line_cost_usd'])}")
     if data["unpriced_models"]:
-        lines.append(f"  not priced (no list price): {', '.join(data['unpriced_models'])}")
+        lines.append(
+            f"  not priced (no list price): {one_line(', '.join(data['unpriced_models']))}"
+        )
     if data["recorded_cost_usd"] is not None:
         lines.append(f"  cost the file recorded itself: {_money(data['recorded_cost_usd'])}")
     lines.append(f"cache-read share: {data['cache_read_share']:.1%}")
@@ -170,11 +196,11 @@ def render(data: dict[str, Any]) -> str:
     for r in data["rebuilds"]:
         gap = "" if r["gap_seconds"] is None else f", {r['gap_seconds']:,.0f} s after the last"
         lines.append(
-            f"rebuild: call {r['call']} at {r['time']} ({r['thread']}): {r['cause']}, "
+            f"rebuild: call {r['call']} at {r['time']} ({one_line(r['thread'])}): {r['cause']}, "
             f"{r['lost_tokens']:,} tokens lost{gap}, {_money(r['extra_usd'])} extra"
         )
         if r["first_difference"]:
-            lines.append(f"  first message that differs: {r['first_difference']}")
+            lines.append(f"  first message that differs: {one_line(r['first_difference'])}")
     w = data["what_if"]
     if w["actual"] is not None:
         lines.append(
@@ -206,7 +232,7 @@ def _table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
         bar += "-" * round(r["input"] * _BAR / widest)
         mark = f" <- {causes[r['call']]}" if r["call"] in causes else ""
         lines.append(
-            f"{r['call']:>4} {r['time'] or '-':<20} {r['thread'][:20]:<20} {bar:<{_BAR}} "
+            f"{r['call']:>4} {r['time'] or '-':<20} {one_line(r['thread'])[:20]:<20} {bar:<{_BAR}} "
             f"{_money(r['cost_usd']):>9}{mark}"
         )
     return lines

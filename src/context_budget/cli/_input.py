@@ -2,8 +2,9 @@
 
 `_read(path, max_bytes)` gives the file's text, refusing what is not a regular
 file (a FIFO would hang the read, `/dev/zero` would never end it) and what is
-over `max_bytes`; `_load(text, path, format)` reads the text as a transcript
-(`transcripts._parse`) and checks every message. `load_paths(paths,
+over `max_bytes`; `_load(text, path, format)` reads the text as a session
+(`sessions.read_text`, the reader `load_transcript` uses) and checks every
+message. `load_paths(paths,
 max_bytes, format)` reads what the command was given: one file as above, or a
 Claude Code session from several files and folders (a session file and its
 sub-agents' `agent-*.jsonl` files; a folder gives every `.jsonl` file under
@@ -17,12 +18,15 @@ import os
 import stat
 from pathlib import Path
 
-from context_budget._transcripts._claude_code import File
-from context_budget._transcripts._common import Transcript
-
-# private on purpose: the CLI reads a file with the very parser `load_transcript` uses,
-# before it has layers (it needs the threads, boundaries and skipped records too)
-from context_budget.transcripts import _description, _parse, _parse_files, _session_files
+from context_budget.sessions import (
+    Session,
+    Source,
+    decode,
+    description,
+    read_sources,
+    read_text,
+    session_files,
+)
 
 #: The largest file `inspect` reads unless `--max-bytes` says otherwise.
 MAX_BYTES = 256 * 1024 * 1024
@@ -70,21 +74,17 @@ def _read(path: str, max_bytes: int = MAX_BYTES) -> str:
     if len(raw) > max_bytes:
         raise InputError(f"{path}: over the limit of {max_bytes:,} bytes (it grew as it was read)")
     try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"{path}: not UTF-8 text (byte {raw[error.start]:#04x} at offset {error.start})"
-        ) from None
+        return decode(raw, path)
+    except ValueError as error:
+        raise InputError(str(error)) from None
 
 
-def _load(text: str, path: str, format: str) -> Transcript:
+def _load(text: str, path: str, format: str) -> Session:
     """The file's text read as `format` (or detected), every message checked."""
     try:
-        return _parse(text, format)
+        return read_text(text, format, path).conversation()
     except (TypeError, ValueError) as error:
         raise InputError(f"{path}: {error}") from None
-    except RecursionError:  # pragma: no cover - defensive: _parse turns every one into a ValueError
-        raise InputError(f"{path}: the JSON is nested too deeply to read") from None
 
 
 def _files_of(path: str) -> list[str]:
@@ -95,19 +95,22 @@ def _files_of(path: str) -> list[str]:
         is_folder = False
     if not is_folder:
         return [path]
-    found = [str(file) for file in _session_files(Path(path))]
+    try:
+        found = [str(file) for file in session_files(Path(path))]
+    except ValueError as error:
+        raise InputError(str(error)) from None
     if not found:
         raise InputError(f"{path}: is a directory with no .jsonl file (no Claude Code session)")
     return found
 
 
-def load_paths(paths: list[str], max_bytes: int, format: str) -> Transcript:
+def load_paths(paths: list[str], max_bytes: int, format: str) -> Session:
     """What the command was given, read: one file, or one Claude Code session from several."""
     names = [name for path in paths for name in _files_of(path)]
     if len(paths) == 1 and names == paths:
         return _load(_read(paths[0], max_bytes), paths[0], format)
-    files = [File(name, _read(name, max_bytes), _description(Path(name))) for name in names]
+    files = [Source(name, _read(name, max_bytes), description(Path(name))) for name in names]
     try:
-        return _parse_files(files, format)
+        return read_sources(files, format).conversation()
     except (TypeError, ValueError) as error:
         raise InputError(f"{paths[0]}: {error}" if len(paths) == 1 else str(error)) from None

@@ -56,18 +56,12 @@ from typing import Any
 from context_budget._blocks import checked_message_text, result_text, tool_results
 from context_budget._clearing import Clearing, clear_results
 from context_budget._counting import count_text, fixed_layer_tokens, message_sizes
-from context_budget._transcripts._common import Transcript
-
-# private on purpose: `inspect` runs compaction's own engine with the counts it already
-# has, and reads what it did (which messages a summary replaced); `compact` returns layers only
-from context_budget.compaction import (
-    KEEP_TOOL_RESULTS,
-    _compact,
-)
+from context_budget.compaction import KEEP_TOOL_RESULTS, compact_with_record
 from context_budget.errors import ContextOverflowError
 from context_budget.history import validate_history
 from context_budget.layers import Layers
 from context_budget.messages import Message
+from context_budget.sessions import Session
 from context_budget.summarizers import keep_numbers
 from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
@@ -198,7 +192,7 @@ def _outcome(
         "error": None,
     }
     try:
-        done = _compact(
+        done = compact_with_record(
             layers,
             budget,
             keep_numbers,
@@ -233,7 +227,7 @@ def _smallest(
     reached = []
     for single_task in (False, True):
         try:
-            done = _compact(
+            done = compact_with_record(
                 layers,
                 sum(fixed_tokens),
                 keep_numbers,
@@ -281,7 +275,7 @@ def _budget_section(
     }
 
 
-def _threads(transcript: Transcript, counter: TokenCounter) -> list[dict[str, Any]]:
+def _threads(transcript: Session, counter: TokenCounter) -> list[dict[str, Any]]:
     return [
         {
             "name": thread.name,
@@ -295,7 +289,7 @@ def _threads(transcript: Transcript, counter: TokenCounter) -> list[dict[str, An
     ]
 
 
-def _segments(transcript: Transcript, sizes: Sequence[int]) -> list[dict[str, Any]]:
+def _segments(transcript: Session, sizes: Sequence[int]) -> list[dict[str, Any]]:
     """The main conversation's segments, cut at the compaction boundaries (none if empty)."""
     starts = [boundary for boundary in transcript.boundaries if 0 < boundary.index < len(sizes)]
     firsts = [0, *(boundary.index for boundary in starts)]
@@ -316,7 +310,7 @@ def _segments(transcript: Transcript, sizes: Sequence[int]) -> list[dict[str, An
     return segments if sizes else []
 
 
-def _final(transcript: Transcript, counter: TokenCounter) -> dict[str, Any] | None:
+def _final(transcript: Session, counter: TokenCounter) -> dict[str, Any] | None:
     final = transcript.final
     if final is None:
         return None
@@ -328,7 +322,7 @@ def _final(transcript: Transcript, counter: TokenCounter) -> dict[str, Any] | No
 
 
 def build_report(
-    transcript: Transcript,
+    transcript: Session,
     path: str,
     counter_name: str,
     counter: TokenCounter,

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from context_budget.cache import PromptCache, SimulatedClock
+from context_budget.calls import CallRecord
 from context_budget.clearing import clear_old_tool_results
 from context_budget.fakes._responders import one_read_per_call
 from context_budget.fakes.emulated import EmulatedClient
@@ -90,8 +91,8 @@ def report(n: int) -> str:
 
 
 @dataclass(frozen=True)
-class Call:
-    """One model call of a run.
+class Call(CallRecord):
+    """One model call of a run (a `CallRecord`: its tokens are its `usage`).
 
     Attributes:
         usage: the call's usage as the API reports it (tokens).

@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions messages, and mini-swe-agent trajectories built of them.
+"""OpenAI Chat Completions messages: the format, and the message shapes other formats reuse.
 
 `read_openai(data)` reads a JSON list of messages or an object with a `messages`
 list. `system` and `developer` messages go to the system layer, joined by
@@ -7,12 +7,10 @@ and the arguments parsed from their JSON text, or kept as `{"arguments":
 text}` when they are not a JSON object), so they are counted. A `tool` message
 becomes a user message with one `tool_result` for its `tool_call_id`, so a
 wrong id shows up as a broken pair; one without an id stays a shorthand `tool`
-message.
+message. The file records no usage: its session has no calls.
 
-`read_mini_swe_agent(data)` reads a trajectory object (`trajectory_format:
-"mini-swe-agent-1.x"`): its `messages` as above, except the last message with
-`role: "exit"`, which is the run's final output (the submission, a diff), not
-a turn: it is returned apart, as a `FinalOutput`.
+mini-swe-agent trajectories and OpenHands replies are built of these
+messages (`assistant`, `text_of`, `tool_input`).
 """
 
 from __future__ import annotations
@@ -21,10 +19,22 @@ import json
 from typing import Any
 
 from context_budget._checks import check_message
-from context_budget._transcripts._common import FinalOutput, kind_of, object_at
 from context_budget.layers import Layers
 from context_budget.messages import Message
+from context_budget.sessions.session import Session, checked_layers
+from context_budget.sessions.text import kind_of
 
+__all__ = [
+    "SYSTEM_ROLES",
+    "assistant",
+    "is_openai",
+    "read",
+    "read_openai",
+    "text_of",
+    "tool_input",
+]
+
+#: The roles whose messages go to the system layer.
 SYSTEM_ROLES = frozenset({"system", "developer"})
 
 
@@ -99,6 +109,11 @@ def assistant(message: dict[str, Any], where: str) -> Message:
 
 
 def read_openai(data: object) -> Layers:
+    """The layers of OpenAI messages (a list, or an object with `messages`).
+
+    Raises:
+        ValueError, TypeError: a bad message, naming it.
+    """
     if isinstance(data, dict):
         if "messages" not in data:
             raise ValueError("the object has no 'messages' list")
@@ -138,30 +153,19 @@ def read_openai(data: object) -> Layers:
     return Layers("\n\n".join(system), [], conversation)
 
 
-def read_mini_swe_agent(data: object) -> tuple[Layers, FinalOutput | None]:
-    """A mini-swe-agent trajectory: its conversation, and its final output apart."""
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        found = kind_of(data) if not isinstance(data, dict) else "an object without a messages list"
-        raise ValueError(f"expected a mini-swe-agent trajectory (an object with messages), {found}")
-    messages = data["messages"]
-    exits = [
-        index
-        for index, message in enumerate(messages)
-        if isinstance(message, dict) and message.get("role") == "exit"
-    ]
-    if exits and exits != [len(messages) - 1]:
-        raise ValueError(
-            f"message {exits[0]} has role 'exit', the run's final output, but is not the last "
-            f"of the {len(messages):,} messages"
+def is_openai(data: object) -> bool:
+    """True for a list with a message only OpenAI writes (tool calls, a tool id, a system role)."""
+    return isinstance(data, list) and any(
+        isinstance(message, dict)
+        and (
+            "tool_calls" in message
+            or "tool_call_id" in message
+            or message.get("role") in SYSTEM_ROLES
         )
-    final = None
-    if exits:
-        last = messages[-1]
-        extra, info = object_at(last, "extra"), object_at(data, "info")
-        status = extra.get("exit_status", info.get("exit_status"))
-        submission = extra.get("submission", info.get("submission"))
-        text = submission if isinstance(submission, str) and submission else last.get("content")
-        where = f"message {exits[0]} (exit)"
-        final = FinalOutput(status if isinstance(status, str) else "", text_of(text, where))
-        messages = messages[:-1]
-    return read_openai(messages), final
+        for message in data
+    )
+
+
+def read(data: object, name: str = "") -> Session:
+    """OpenAI messages as a `Session`: the conversation alone, no calls."""
+    return Session("openai", checked_layers(read_openai(data)), files=(name,) if name else ())

@@ -1,0 +1,173 @@
+"""`python -m benchmarks.rebuilds`: how `Bill.rebuilds()` grows with the calls of a thread.
+
+A session is generated in a temporary directory from a fixed shape: one
+thread whose every call loses more than `LOST_PREFIX_TOKENS` of cached prefix
+within the cache's lifetime, so every call is a `prefix-changed` rebuild whose
+first differing message is looked for in a chain as long as the session. The
+figure is the time of `rebuilds()` on a bill read beforehand (best of
+`repeats`), at `CALLS` calls and four times as many: linear work takes about
+four times as long.
+
+    python -m benchmarks.rebuilds               prints the table
+    python -m benchmarks.rebuilds --write-page  also writes benchmarks/rebuild_results.md
+                                                and the table on docs/measured/speed.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.page import PAGE, ROOT, write_atomic
+from context_budget.bills import Bill, read_bill
+
+__all__ = ["CALLS", "RESULTS", "generate_session", "rebuild_region", "render", "time_rebuilds"]
+
+#: The smaller size: calls in the one thread (the larger is four times as many).
+CALLS = 10_000
+#: The most the larger size may take, as a multiple of the smaller: linear is about 4.
+MOST_RATIO = 6.0
+RESULTS = ROOT / "benchmarks" / "rebuild_results.md"
+START = "<!-- rebuild-bench:start -->"
+END = "<!-- rebuild-bench:end -->"
+
+
+def _line(kind: str, uuid: str, parent: str | None, at: float, **fields: object) -> str:
+    moment = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(at)) + "Z"
+    line = {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "isSidechain": False,
+        "sessionId": "be0c4a11-0000-4000-8000-000000000000",
+        "timestamp": moment,
+        **fields,
+    }
+    return json.dumps(line, separators=(",", ":"))
+
+
+def generate_session(path: Path, calls: int) -> int:
+    """Write a session of `calls` calls, each a prefix-changed rebuild; its size in bytes."""
+    lines: list[str] = []
+    parent: str | None = None
+    clock = 1_780_000_000.0
+    for n in range(calls):
+        ask, reply = f"u{n}", f"a{n}"
+        lines.append(_line("user", ask, parent, clock, message={"role": "user", "content": "go"}))
+        usage = {
+            "input_tokens": 3,
+            "cache_read_input_tokens": 10_000,
+            "cache_creation_input_tokens": 3_000,
+            "output_tokens": 20,
+        }
+        message = {
+            "id": f"msg{n}",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": usage,
+        }
+        lines.append(_line("assistant", reply, ask, clock + 1, message=message))
+        parent, clock = reply, clock + 5
+    text = "\n".join(lines) + "\n"
+    path.write_text(text, encoding="utf-8")
+    return len(text.encode())
+
+
+def time_rebuilds(path: Path, repeats: int = 5) -> tuple[float, int]:
+    """(best seconds of `rebuilds()` on a fresh bill of the file, the rebuilds found)."""
+    read = read_bill(path)
+    best, found = float("inf"), 0
+    for _ in range(repeats):
+        bill = Bill(read.calls, read.format, _messages=read._messages)
+        gc.collect()
+        gc.disable()  # the collector's pauses are not the work measured
+        try:
+            started = time.perf_counter()
+            found = len(bill.rebuilds())
+            best = min(best, time.perf_counter() - started)
+        finally:
+            gc.enable()
+    return best, found
+
+
+def render(rows: list[tuple[int, int, float]]) -> str:
+    """The Markdown table of (calls, rebuilds, seconds) rows, the ratio to the first row."""
+    first = rows[0]
+    table = [
+        "| calls | rebuilds | seconds | × calls | × time |",
+        "|---:|---:|---:|---:|---:|",
+        *(
+            f"| {calls:,} | {found:,} | {seconds:.3f} | {calls / first[0]:.0f} | "
+            f"{seconds / first[2]:.1f} |"
+            for calls, found, seconds in rows
+        ),
+    ]
+    ratio = rows[-1][2] / first[2]
+    verdict = "met" if ratio <= MOST_RATIO else "missed"
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    return (
+        "\n".join(
+            [
+                *table,
+                "",
+                f"Goal: four times the calls in at most {MOST_RATIO:.0f} times the time: "
+                f"**{verdict}** (×{ratio:.1f}).",
+                "",
+                "Setup: `Bill.rebuilds()` on a generated session whose every call is a "
+                "prefix-changed rebuild, best of 5 runs, the garbage collector off during a run.",
+                "",
+                f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
+                f"Python {platform.python_version()}, run on {today}.",
+            ]
+        )
+        + "\n"
+    )
+
+
+_REGION = re.compile(rf"^{re.escape(START)}\n(?P<body>.*?)^{re.escape(END)}$", re.M | re.S)
+
+
+def rebuild_region(page_text: str) -> str:
+    """The text between the page's rebuild-bench marker lines."""
+    found = list(_REGION.finditer(page_text))
+    if len(found) != 1:
+        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
+    return found[0]["body"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.rebuilds", description=__doc__)
+    parser.add_argument("--write-page", action="store_true")
+    args = parser.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="rebuild-bench-") as temporary:
+        for calls in (CALLS, 4 * CALLS):
+            path = Path(temporary) / f"session-{calls}.jsonl"
+            generate_session(path, calls)
+            seconds, found = time_rebuilds(path)
+            rows.append((calls, found, seconds))
+    text = render(rows)
+    print(text, end="")
+    if args.write_page:
+        write_atomic(RESULTS, text)
+        page = PAGE.read_text(encoding="utf-8")
+        body = list(_REGION.finditer(page))
+        if len(body) != 1:
+            raise SystemExit(f"{PAGE}: expected one {START} region")
+        start, end = body[0].start("body"), body[0].end("body")
+        write_atomic(PAGE, page[:start] + text + page[end:])
+        print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

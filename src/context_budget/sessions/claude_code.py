@@ -1,0 +1,452 @@
+"""Claude Code session files: the conversation, its sub-agents, its compactions, its calls.
+
+A session file is JSON Lines, one record a line. Records of type `"user"` and
+`"assistant"` carry an Anthropic `message`; consecutive assistant records of
+one thread with the same message id are one message (Claude Code writes each
+block of a reply as a record of its own). Every other record (summaries,
+snapshots, progress, system notes) is skipped as a message and counted.
+
+Threads, each named `<session>/<thread>` (`<session>`: the first part of the
+`sessionId`, a random UUID):
+
+- `main`: every record of a session file without `isSidechain: true`;
+- `sidechain-N`: a sub-agent written inline (`isSidechain: true`): the thread
+  of the record its `parentUuid` names, or the Nth new thread of the file
+  when that is `null` or names no record read, so sub-agents that ran at the
+  same time and wrote their lines interleaved are told apart;
+- `agent-<id>`: every record of a sub-agent's own file (`agent-<id>.jsonl`,
+  beside the session or under `<session>/subagents/`), whatever its records
+  point to (a compaction sub-agent's first records point into the session).
+
+Session files are read before sub-agents' files, in whatever order given.
+
+Compaction: a `compact_boundary` system record of the main thread, or a user
+record with `isCompactSummary` that no boundary announced, starts a new
+segment of the main conversation (a `Boundary`); a call's `segment` counts the
+boundaries before it.
+
+Calls: usage sits on assistant records at `message.usage`. One API response
+is several records with the same `message.id` and `requestId`, the input side
+repeated: a call is keyed on both (`message.id` alone when the request id is
+missing); of its copies the one outside a sidechain wins, else the one with
+the larger token total, keeping the time and parent of the first. Error
+records (`<synthetic>` model, `isApiErrorMessage`) made no billed call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import PurePath
+from typing import Any
+
+from context_budget._checks import check_message
+from context_budget.layers import Layers
+from context_budget.messages import Message
+from context_budget.sessions.session import Boundary, Call, Place, Session, Thread, recorded_usage
+from context_budget.sessions.text import (
+    Source,
+    as_blocks,
+    count,
+    count_of,
+    epoch,
+    json_lines,
+    tally,
+)
+from context_budget.usage import Usage, split_writes
+
+__all__ = ["is_agent_file", "is_session_record", "read"]
+
+#: Record types of a Claude Code session file (a first record of another type with a
+#: `sessionId`, `uuid` or `leafUuid` is one too).
+RECORD_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "attachment",
+        "ai-title",
+    }
+)
+
+
+def is_session_record(record: dict[str, Any]) -> bool:
+    """True for a record only Claude Code writes: a known type, or its linking ids."""
+    kind = record.get("type")
+    known = isinstance(kind, str) and kind in RECORD_TYPES
+    return known or bool({"sessionId", "leafUuid", "uuid"} & set(record))
+
+
+def is_agent_file(name: str) -> bool:
+    """True for a sub-agent's own file (`agent-*.jsonl`)."""
+    return PurePath(name).name.startswith("agent-")
+
+
+def _short(session: str) -> str:
+    """A session id's first dash-separated part (a random UUID's first 8 hex digits)."""
+    return session.split("-", 1)[0] or session
+
+
+@dataclass
+class _Building:
+    """A thread while it is read: its name, file and task, its messages and their API ids."""
+
+    name: str
+    file: str
+    description: str = ""
+    messages: list[Message] = field(default_factory=list)
+    ids: list[object] = field(default_factory=list)
+    boundaries: list[Boundary] = field(default_factory=list)
+
+
+@dataclass
+class _File:
+    """One file being read: its source, records, session prefix and inline threads."""
+
+    source: Source
+    records: list[tuple[int, dict[str, Any]]]
+    prefix: str
+    roots: int = 0
+    base: str = ""  # the file's name without its folders
+    agent: bool = False  # a sub-agent's own file
+
+    def __post_init__(self) -> None:
+        self.base = PurePath(self.source.name).name
+        self.agent = is_agent_file(self.source.name)
+
+    def name(self, thread: str) -> str:
+        return f"{self.prefix}/{thread}" if self.prefix else thread
+
+    def where(self, number: int, many: bool) -> str:
+        return f"{self.source.name}: line {number}" if many else f"line {number}"
+
+
+def _session_id(records: list[tuple[int, dict[str, Any]]]) -> str | None:
+    for _, record in records:
+        if isinstance(record.get("sessionId"), str) and record["sessionId"]:
+            return str(record["sessionId"])
+    return None
+
+
+def _usage(usage: Any, where: str) -> Usage:
+    """A usage dict as recorded: counts checked, the write split read by `split_writes`."""
+    if not isinstance(usage, dict):
+        raise ValueError(f"{where}: message.usage must be an object, got {usage!r:.60}")
+    written = count(
+        usage.get("cache_creation_input_tokens"), f"{where} cache_creation_input_tokens"
+    )
+    split = usage.get("cache_creation")
+    five = hour = None
+    if isinstance(split, dict):
+        five = count(split.get("ephemeral_5m_input_tokens"), f"{where} ephemeral_5m_input_tokens")
+        hour = count(split.get("ephemeral_1h_input_tokens"), f"{where} ephemeral_1h_input_tokens")
+    parts = split_writes(written, five, hour)
+    return recorded_usage(
+        count(usage.get("input_tokens"), f"{where} input_tokens"),
+        count(usage.get("cache_read_input_tokens"), f"{where} cache_read_input_tokens"),
+        parts[0],
+        parts[1],
+        count(usage.get("output_tokens"), f"{where} output_tokens"),
+    )
+
+
+def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
+    metadata = record.get("compactMetadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    trigger = metadata.get("trigger")
+    tokens = metadata.get("preTokens")
+    return Boundary(
+        index,
+        line,
+        trigger if isinstance(trigger, str) else None,
+        tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+    )
+
+
+def _message(record: dict[str, Any], where: str) -> tuple[Message, object]:
+    """A user or assistant record's message in this package's shape, and its API id."""
+    message = record["message"]
+    role = message.get("role", record["type"])
+    content = message.get("content")
+    if content is None:
+        raise ValueError(f"{where}: the {role} message has no content")
+    converted: Message = {"role": role, "content": content}
+    try:
+        check_message(converted)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{where}: {error}") from None
+    return converted, message.get("id")
+
+
+def _add(thread: _Building, message: Message, message_id: object) -> None:
+    """Add a message to its thread, merging the blocks of one reply written as several records."""
+    messages, ids = thread.messages, thread.ids
+    merge = (
+        messages
+        and message["role"] == "assistant"
+        and messages[-1]["role"] == "assistant"
+        and message_id is not None
+        and ids[-1] == message_id
+    )
+    if merge:
+        messages[-1]["content"] = as_blocks(messages[-1]["content"]) + as_blocks(message["content"])
+    else:
+        messages.append(message)
+        ids.append(message_id)
+
+
+def _better(new: Call, old: Call) -> bool:
+    if old.sidechain != new.sidechain:
+        return not new.sidechain
+    return new.prompt_tokens + new.usage.output_tokens > old.prompt_tokens + old.usage.output_tokens
+
+
+class _Reader:
+    """The files of one read, record by record: threads, boundaries, calls, problems."""
+
+    def __init__(self, many: bool) -> None:
+        self.many = many
+        self.threads: dict[str, _Building] = {}
+        self.thread_of: dict[str, str] = {}  # record uuid -> thread key
+        self.skipped: dict[str, int] = {}
+        self.calls: list[Call] = []
+        self.records: list[Call] = []
+        self.keyed: dict[tuple[str, str | None], int] = {}
+        self.places: dict[str, Place] = {}
+        self.problem: Exception | None = None
+        self.usage_problem: Exception | None = None
+
+    def file(self, file: _File) -> None:
+        for number, record in file.records:
+            key = self._key(file, record, number)
+            uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None
+            parent = record.get("parentUuid") if isinstance(record.get("parentUuid"), str) else None
+            kind = record.get("type")
+            if uuid is not None:
+                self.thread_of[uuid] = key
+                if isinstance(kind, str):
+                    self.places[uuid] = Place(parent, kind, f"{file.base}:{number}")
+            self._conversation(file, key, number, record)
+            self._call(file, key, number, record, parent)
+
+    def _key(self, file: _File, record: dict[str, Any], number: int) -> str:
+        """The thread a record belongs to, started when it is new."""
+        if file.agent:
+            key = f"file:{file.source.name}"
+            name = file.name(PurePath(file.source.name).stem)
+            self.threads.setdefault(key, _Building(name, file.source.name, file.source.description))
+            return key
+        if record.get("isSidechain") is not True:
+            key = f"main:{file.prefix}"
+            self.threads.setdefault(key, _Building(file.name("main"), ""))
+            return key
+        parent = record.get("parentUuid")
+        found = self.thread_of.get(parent) if isinstance(parent, str) else None
+        if found is not None and found.startswith("side:"):
+            return found
+        file.roots += 1
+        key = f"side:{file.source.name}:{number}"
+        self.threads[key] = _Building(file.name(f"sidechain-{file.roots}"), file.source.name)
+        return key
+
+    def _conversation(self, file: _File, key: str, number: int, record: dict[str, Any]) -> None:
+        thread, kind = self.threads[key], record.get("type")
+        main = key.startswith("main:")
+        if main and kind == "system" and record.get("subtype") == "compact_boundary":
+            thread.boundaries.append(_boundary(record, len(thread.messages), number))
+        if kind not in ("user", "assistant") or not isinstance(record.get("message"), dict):
+            label = kind if isinstance(kind, str) else "(no type)"
+            self.skipped[label] = self.skipped.get(label, 0) + 1
+            return
+        summary = main and record.get("isCompactSummary") is True
+        announced = thread.boundaries and thread.boundaries[-1].index == len(thread.messages)
+        if summary and not announced:
+            thread.boundaries.append(Boundary(len(thread.messages), number))
+        if self.problem is None:
+            try:
+                _add(thread, *_message(record, file.where(number, self.many)))
+            except (TypeError, ValueError) as error:
+                self.problem = error
+
+    def _call(
+        self, file: _File, key: str, number: int, record: dict[str, Any], parent: str | None
+    ) -> None:
+        message = record.get("message")
+        if record.get("type") != "assistant" or not isinstance(message, dict):
+            return
+        model = message.get("model")
+        errored = model == "<synthetic>" or record.get("isApiErrorMessage")
+        if "usage" not in message or errored or self.usage_problem is not None:
+            return
+        where = file.where(number, self.many)
+        try:
+            usage = _usage(message["usage"], where)
+            when = epoch(record.get("timestamp"), f"{where} timestamp")
+        except ValueError as error:
+            self.usage_problem = error
+            return
+        thread = self.threads[key]
+        call = Call(
+            thread=thread.name,
+            timestamp=when,
+            model=model if isinstance(model, str) else "unknown",
+            usage=usage,
+            sidechain=record.get("isSidechain") is True,
+            segment=len(thread.boundaries) if key.startswith("main:") else 0,
+            message=parent,
+        )
+        self._keep(call, message.get("id"), record.get("requestId"))
+
+    def _keep(self, call: Call, ident: object, request: object) -> None:
+        """Add a call, or fold it into the call of the same response read before."""
+        self.records.append(call)
+        if not isinstance(ident, str):
+            self.calls.append(call)
+            return
+        key = (ident, request if isinstance(request, str) else None)
+        index = self.keyed.get(key)
+        if index is None:
+            self.keyed[key] = len(self.calls)
+            self.calls.append(call)
+            return
+        old = self.calls[index]
+        if _better(call, old):  # keep where the response began: its time and parent
+            parent = old.message if old.thread == call.thread else call.message
+            self.calls[index] = replace(call, timestamp=old.timestamp, message=parent)
+
+
+def _parsed(sources: Sequence[Source]) -> list[_File]:
+    """The sources' records, session files first; ValueError names the bad line's file."""
+    files = []
+    for source in sources:
+        try:
+            records = json_lines(source.text)
+        except ValueError as error:
+            raise ValueError(
+                f"{source.name}: {error}" if len(sources) > 1 else str(error)
+            ) from None
+        files.append(_File(source, records, ""))
+    files.sort(key=lambda file: is_agent_file(file.source.name))  # stable: given order kept
+    ids = {_session_id(f.records) for f in files if not is_agent_file(f.source.name)} - {None}
+    only = ids.pop() if len(ids) == 1 else None
+    for file in files:
+        own = _session_id(file.records)
+        if is_agent_file(file.source.name):  # a sub-agent's file joins the session given with it
+            own = only or own
+        found = own or PurePath(file.source.name).stem
+        file.prefix = _short(found) if found else ""
+    return files
+
+
+def _one_session(files: list[_File]) -> Exception | None:
+    """Several files are one session and its sub-agents: two session files are refused.
+
+    Session files are told apart by the `sessionId` of their records; a
+    sub-agent's own file is not checked, whatever id it carries.
+    """
+    sessions: dict[str, str] = {}  # session id -> the first file naming it
+    for file in files:
+        session = None if is_agent_file(file.source.name) else _session_id(file.records)
+        if session is not None:
+            sessions.setdefault(session, file.source.name)
+    if len(sessions) < 2:
+        return None
+    named = ", ".join(PurePath(name).name for name in sessions.values())
+    return ValueError(
+        f"the files hold {len(sessions)} sessions ({named}); "
+        "give one session with its sub-agents' files"
+    )
+
+
+def _prompt(messages: list[Message]) -> str | None:
+    """The text of a thread's first message, the prompt it was given, or None."""
+    content = messages[0]["content"]
+    if isinstance(content, str):
+        return content
+    texts = [block["text"] for block in content if block["type"] == "text"]
+    return texts[0] if texts else None
+
+
+def _described(threads: list[_Building], main: list[Message]) -> tuple[Thread, ...]:
+    """The threads, each given the description of the main conversation's call that started it."""
+    asked: dict[str, str] = {}  # prompt -> description, from the main conversation's Task calls
+    for message in main:
+        if message["role"] != "assistant" or isinstance(message["content"], str):
+            continue
+        for block in message["content"]:
+            tool_input = block.get("input") if block["type"] == "tool_use" else None
+            if isinstance(tool_input, dict) and isinstance(tool_input.get("prompt"), str):
+                description = tool_input.get("description")
+                if isinstance(description, str):
+                    asked.setdefault(tool_input["prompt"], description)
+    return tuple(
+        Thread(
+            thread.name,
+            thread.messages,
+            thread.description or asked.get(_prompt(thread.messages) or "", ""),
+            thread.file,
+        )
+        for thread in threads
+    )
+
+
+def _main(reader: _Reader) -> tuple[_Building | None, list[_Building], Exception | None]:
+    """The main thread, the sub-agents' threads, and why there is no conversation, if so."""
+    mains = [t for k, t in reader.threads.items() if k.startswith("main:") and t.messages]
+    others = [t for k, t in reader.threads.items() if not k.startswith("main:") and t.messages]
+    if mains:
+        return mains[0], others, None
+    if len(others) == 1:
+        return others[0], [], None
+    if others:
+        return (
+            None,
+            others,
+            ValueError(
+                f"no main conversation, only {len(others)} sub-agent threads; "
+                "give the session file, or one sub-agent's file"
+            ),
+        )
+    seen = tally(reader.skipped) if reader.skipped else "none"
+    total = sum(reader.skipped.values())
+    return (
+        None,
+        [],
+        ValueError(
+            f"no conversation: {count_of(total, 'record')} ({seen}), "
+            "none a user or assistant message"
+        ),
+    )
+
+
+def read(sources: Sequence[Source]) -> Session:
+    """Claude Code files (a session, its sub-agents' files, or a project's) as one `Session`.
+
+    Raises:
+        ValueError: a line that is not a JSON object, naming it (and its file
+            when there are several).
+    """
+    files = _parsed(sources)
+    reader = _Reader(len(sources) > 1)
+    for file in files:
+        reader.file(file)
+    main, others, empty = _main(reader)
+    messages = main.messages if main is not None else []
+    return Session(
+        "claude-code",
+        Layers("", [], messages),
+        main=main.name if main is not None else (files[0].name("main") if files else "main"),
+        threads=_described(others, messages),
+        boundaries=tuple(main.boundaries) if main is not None else (),
+        calls=tuple(reader.calls),
+        usage_records=tuple(reader.records),
+        skipped=sum(reader.skipped.values()),
+        files=tuple(file.source.name for file in files if file.source.name),
+        places=reader.places,
+        conversation_error=_one_session(files) or reader.problem or empty,
+        usage_error=reader.usage_problem,
+    )

@@ -1,0 +1,271 @@
+"""The detector: which format a file is in, and the reader that reads it.
+
+With `format="auto"` the shape decides: JSON Lines whose first record has a
+Codex record type and a `payload` are codex, other records with a `type` (or
+Claude Code's linking ids) are claude-code; an object with a
+`trajectory_format` naming mini-swe-agent is mini-swe-agent, one with
+`conversation` is layers, one with `messages` is openai; a list of events
+with a `source` and an `action` or `observation` is openhands, a list is
+openai when a message has `tool_calls`, a `tool_call_id` or the role `system`
+or `developer`, and messages otherwise.
+
+A new format is one module with a `read` function and one entry here: a test
+in `_detected` and a line in `_READERS` (and its name in `FORMATS`).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from context_budget.sessions import claude_code, codex, mini_swe_agent, openai_chat, openhands, own
+from context_budget.sessions.session import Session
+from context_budget.sessions.text import (
+    Source,
+    kind_of,
+    loads_json,
+    read_source,
+    session_files,
+    split_lines,
+    strict_json,
+    try_json,
+)
+
+__all__ = [
+    "BILL_FORMATS",
+    "FORMATS",
+    "FormatError",
+    "check_format",
+    "detect_format",
+    "read_paths",
+    "read_sources",
+    "read_text",
+]
+
+#: The formats a session file is read in; `"auto"` picks one of the others.
+FORMATS = (
+    "auto",
+    "messages",
+    "layers",
+    "claude-code",
+    "codex",
+    "mini-swe-agent",
+    "openhands",
+    "openai",
+)
+#: The formats that record usage, which a bill reads.
+BILL_FORMATS = ("auto", "claude-code", "codex", "mini-swe-agent", "openhands")
+
+_NOT_BLANK = re.compile(r"\S")
+#: The formats whose file is JSON Lines, one record a line.
+_LINES = frozenset({"claude-code", "codex"})
+#: format -> the reader of a file's parsed JSON (the one-document formats).
+_READERS: dict[str, Callable[[object, str], Session]] = {
+    "messages": own.read_messages,
+    "layers": own.read_layers,
+    "mini-swe-agent": mini_swe_agent.read,
+    "openhands": openhands.read,
+    "openai": openai_chat.read,
+}
+
+
+class FormatError(ValueError):
+    """A file in no format: not JSON, nor JSON Lines of records, nor a known shape."""
+
+
+def _first_record(text: str) -> dict[str, Any] | None:
+    """The first line of `text` that is not blank, when it is a JSON record of a session."""
+    found = _NOT_BLANK.search(text)  # subtle: the first line that is not blank, found
+    start = text.rfind("\n", 0, found.start()) + 1 if found else 0  # without splitting them all
+    end = text.find("\n", start)
+    first = split_lines(text[start : end if end >= 0 else len(text)])[0]
+    try:
+        record = loads_json(first)
+    except ValueError:  # not JSON: the whole text may still be one document
+        return None
+    if not isinstance(record, dict):
+        return None
+    return record if "type" in record or claude_code.is_session_record(record) else None
+
+
+def _detected(data: object) -> str:
+    """The format of a file that is one JSON document."""
+    if mini_swe_agent.is_trajectory(data):
+        return "mini-swe-agent"
+    if isinstance(data, dict) and "type" in data and "conversation" not in data:
+        return "codex" if codex.is_rollout(data) else "claude-code"
+    if own.is_layers(data):
+        return "layers"
+    if isinstance(data, dict):
+        return "openai"
+    if openhands.is_events(data):
+        return "openhands"
+    if isinstance(data, list):
+        return "openai" if openai_chat.is_openai(data) else "messages"
+    raise FormatError(
+        "no known format: expected a list of messages or events, an object with "
+        "'conversation', 'messages' or 'trajectory_format', or JSON Lines records with "
+        f"a 'type'; found {kind_of(data)}"
+    )
+
+
+def detect_format(text: str) -> tuple[str, object]:
+    """(the format of a file's text, its parsed JSON or None for JSON Lines).
+
+    Raises:
+        FormatError: text that is no JSON document nor JSON
+            Lines of records (naming where the JSON breaks), or a shape of no format.
+        ValueError: JSON nested too deeply or holding a number too long.
+    """
+    data, parsed = try_json(text)
+    if not parsed:
+        if (record := _first_record(text)) is not None:
+            return ("codex" if codex.is_rollout(record) else "claude-code"), None
+        try:
+            strict_json(text)
+        except ValueError as error:  # names where the JSON breaks
+            raise FormatError(str(error)) from None
+    return _detected(data), data
+
+
+def check_format(format: object, formats: Sequence[str] = FORMATS) -> str:
+    """`format` when it is one of `formats`; ValueError naming them otherwise."""
+    if not isinstance(format, str) or format not in formats:
+        raise ValueError(f"format must be one of {', '.join(formats)}; got {format!r}")
+    return format
+
+
+def read_text(text: str, format: str = "auto", name: str = "") -> Session:
+    """One file's text read as `format` (`"auto"`: detected) into a `Session`.
+
+    Raises:
+        ValueError, TypeError: the text is in no format, or not in the one
+            given; the error names the line, message or event.
+    """
+    check_format(format)
+    chosen, data = detect_format(text) if format == "auto" else (format, None)
+    if chosen == "claude-code":
+        session = claude_code.read([Source(name, text)])
+    elif chosen == "codex":
+        session = codex.read(text, name)
+    else:
+        data = data if format == "auto" else strict_json(text)
+        session = _READERS[chosen](data, name)
+    return _detected_by(session, format)
+
+
+def _detected_by(session: Session, format: str) -> Session:
+    return replace(session, detected=format == "auto")
+
+
+def read_sources(sources: Sequence[Source], format: str = "auto") -> Session:
+    """Several files read as one Claude Code session (a session and its sub-agents' files).
+
+    Raises:
+        ValueError: a format other than auto or claude-code, or a bad line.
+    """
+    check_format(format)
+    if len(sources) == 1:
+        return read_text(sources[0].text, format, sources[0].name)
+    if format not in ("auto", "claude-code"):
+        raise ValueError(
+            f"a folder or several files are read as one Claude Code session, not as {format}"
+        )
+    return _detected_by(claude_code.read(sources), format)
+
+
+def _kind(path: Path) -> str:
+    """What is at `path`: "folder" or "file"; ValueError naming anything else."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file or folder") from None
+    except PermissionError:
+        raise ValueError(f"{path}: permission denied") from None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ValueError(f"{path}: a loop of symbolic links, never a file") from None
+        raise ValueError(f"{path}: cannot read it: {error.strerror or error}") from None
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{path}: not a regular file or a folder")
+    return "file"
+
+
+def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
+    """The files the paths name, each once (by its resolved path), a folder's `.jsonl` files."""
+    found: list[Path] = []
+    seen: set[Path] = set()
+    for given in paths:
+        path = Path(given)
+        inside = session_files(path) if _kind(path) == "folder" else [path]
+        if not inside:
+            raise ValueError(f"{path}: a folder with no .jsonl session file in it")
+        for file in inside:
+            if (key := file.resolve()) not in seen:
+                seen.add(key)
+                found.append(file)
+    return found
+
+
+def _billed_format(source: Source, format: str) -> str:
+    """The format a bill reads a file in: `format`, or the detected one when it records usage."""
+    if format != "auto":
+        return format
+    if not source.text.strip():
+        raise ValueError(f"{source.name}: the file is empty")
+    formats = ", ".join(BILL_FORMATS[1:])
+    try:
+        chosen, _ = detect_format(source.text)
+    except FormatError as error:
+        raise ValueError(
+            f"{source.name}: not a session in a format bills read ({formats}): {error}"
+        ) from None
+    except ValueError as error:  # JSON no parser can take: the real problem, named
+        raise ValueError(f"{source.name}: {error}") from None
+    if chosen not in BILL_FORMATS:
+        raise ValueError(
+            f"{source.name}: not a session in a format bills read ({formats}): "
+            f"it reads as {chosen}, which records no usage"
+        )
+    return chosen
+
+
+def read_paths(paths: Sequence[str | PathLike[str]], format: str = "auto") -> list[Session]:
+    """The sessions of files and folders, for a bill: Claude Code files read together.
+
+    A file named twice, or inside a folder also named, is read once.
+
+    Raises:
+        ValueError: an unknown `format`, a path missing, unreadable or not a
+            file or folder, a file in no format that records usage; each
+            names the path.
+    """
+    check_format(format, BILL_FORMATS)
+    claude: list[Source] = []
+    sessions: list[Session] = []
+    for path in _files(paths):
+        source = read_source(path)
+        chosen = _billed_format(source, format)
+        if chosen == "claude-code":
+            claude.append(source)
+            continue
+        try:
+            sessions.append(read_text(source.text, chosen, source.name))
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{path}: {error}") from None
+    if claude:
+        try:
+            sessions.insert(0, _detected_by(claude_code.read(claude), format))
+        except ValueError as error:
+            named = f"{claude[0].name}: {error}" if len(claude) == 1 else str(error)
+            raise ValueError(named) from None
+    return sessions

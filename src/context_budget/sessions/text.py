@@ -1,0 +1,288 @@
+"""What every session reader shares: files to text, text to JSON, and the place of a problem.
+
+One encoding rule: a file is UTF-8, a byte-order mark at its start is not
+part of the text (`decode`). One JSON rule: text that is not JSON, nested too
+deeply for the parser or holding a number too long for Python is a
+`ValueError` naming the place (`loads_json`, `strict_json`, `json_lines`).
+One folder walk (`session_files`), refusing a folder it cannot read rather
+than skipping it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from context_budget._values import short_repr
+
+__all__ = [
+    "MOST_TOKENS",
+    "Source",
+    "as_blocks",
+    "count",
+    "count_of",
+    "decode",
+    "description",
+    "epoch",
+    "json_lines",
+    "kind_of",
+    "loads_json",
+    "object_at",
+    "read_source",
+    "session_files",
+    "split_lines",
+    "strict_json",
+    "tally",
+    "try_json",
+]
+
+_KINDS = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    int: "a number",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file to read: its name as given ("" for text of no file), its text, its task.
+
+    Attributes:
+        name: the path as given, or "" for text that came from no file.
+        text: the file's text (`decode`d).
+        description: a sub-agent file's task, from the `.meta.json` beside it, or "".
+    """
+
+    name: str
+    text: str
+    description: str = ""
+
+
+def kind_of(value: object) -> str:
+    """What a JSON value is, in words: `an object`, `a list`, `null`, ..."""
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def object_at(holder: dict[str, Any], key: str) -> dict[str, Any]:
+    """`holder[key]` when it is an object, else an empty one (a field left out or null)."""
+    value = holder.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def decode(raw: bytes, name: str) -> str:
+    """The text of a file's bytes: UTF-8, a leading byte-order mark dropped.
+
+    Raises:
+        ValueError: bytes that are not UTF-8, naming the byte and its offset.
+    """
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"{name}: not UTF-8 text (byte {raw[error.start]:#04x} at offset {error.start})"
+        ) from None
+
+
+def read_source(path: Path) -> Source:
+    """A file read as a `Source`, with the task of its `.meta.json` when it has one.
+
+    Raises:
+        ValueError: the file is not UTF-8, or cannot be read (named, with the reason).
+    """
+    try:
+        raw = path.read_bytes()
+    except PermissionError:
+        raise ValueError(f"{path}: permission denied") from None
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read it: {error.strerror or error}") from None
+    return Source(str(path), decode(raw, str(path)), description(path))
+
+
+def loads_json(text: str) -> object:
+    """`json.loads`, with nesting too deep or a number too long refused as bad JSON.
+
+    Raises:
+        json.JSONDecodeError: text that is not JSON.
+        ValueError: nesting too deep to parse, or a number with too many digits.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # subtle: int("9" * 5000) is refused by Python, not by the parser
+        limit = sys.get_int_max_str_digits()
+        raise ValueError(f"a number has more than {limit:,} digits, too long to read") from None
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply to read") from None
+
+
+def try_json(text: str) -> tuple[object, bool]:
+    """(the parsed document, True), or (None, False) when `text` is not one JSON document.
+
+    Raises:
+        ValueError: JSON nested too deeply or holding a number too long: the
+            real problem, not "not JSON".
+    """
+    try:
+        return loads_json(text), True
+    except json.JSONDecodeError:
+        return None, False
+
+
+def strict_json(text: str) -> object:
+    """One JSON document, or a ValueError naming where it breaks."""
+    try:
+        return loads_json(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(
+            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
+        ) from None
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of JSON Lines text: split at line feeds only.
+
+    A JSON string may hold U+2028, U+0085 or a form feed unescaped (JavaScript
+    writers leave them so), which `str.splitlines` would take for line ends.
+    """
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+def json_lines(text: str) -> list[tuple[int, dict[str, Any]]]:
+    """The records of JSON Lines text, each with its line number (1-based), blank lines aside.
+
+    Raises:
+        ValueError: a line that is not JSON, or not an object, naming the line.
+    """
+    records = []
+    for number, line in enumerate(split_lines(text), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = loads_json(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
+        except ValueError as error:
+            raise ValueError(f"line {number}: {error}") from None
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"line {number}: expected a record (an object), found {kind_of(record)}"
+            )
+        records.append((number, record))
+    return records
+
+
+#: The largest token count a file may record: more is no count of a real call.
+MOST_TOKENS = 10**15
+
+
+def count(value: Any, where: str) -> int:
+    """A token count: a whole number from 0 to `MOST_TOKENS` (None and a missing field are 0).
+
+    Raises:
+        ValueError: a negative, fractional, boolean, non-numeric or absurdly
+            large count, naming `where`.
+    """
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MOST_TOKENS:
+        raise ValueError(
+            f"{where}: a token count must be a whole number from 0 to {MOST_TOKENS:,}, "
+            f"got {short_repr(value)}"
+        )
+    return value
+
+
+_EARLIEST = datetime(1, 1, 2, tzinfo=UTC).timestamp()
+_LATEST = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
+
+
+def epoch(value: Any, where: str) -> float | None:
+    """Seconds since the Unix epoch from an ISO time or a number; None if absent.
+
+    A time without a zone is taken as UTC. Times are held to the years 1 to
+    9999, the range a time can be printed in.
+
+    Raises:
+        ValueError: a time that is neither, or out of that range, naming `where`.
+    """
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            seconds = float(value)
+        except OverflowError:
+            seconds = float("inf")
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{where}: not an ISO time: {value!r:.60}") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        seconds = moment.timestamp()
+    else:
+        raise ValueError(f"{where}: a time must be an ISO string or a number, got {value!r:.60}")
+    if not _EARLIEST <= seconds <= _LATEST:  # NaN fails too
+        raise ValueError(f"{where}: a time outside the years 1 to 9999: {value!r:.60}")
+    return seconds
+
+
+def as_blocks(content: str | list[Any]) -> list[Any]:
+    """A message's content as a list of blocks (a string becomes one text block)."""
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+
+
+def count_of(number: int, word: str) -> str:
+    """`3 records`, `1 record`: a count and its noun."""
+    return f"{number:,} {word}" if number == 1 else f"{number:,} {word}s"
+
+
+def tally(kinds: dict[str, int]) -> str:
+    """`{"summary": 1, "progress": 3}` as "progress 3, summary 1" (most first, then by name)."""
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items(), key=_most))
+
+
+def _most(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
+
+
+def _refuse(error: OSError) -> None:
+    name = error.filename or "a folder"
+    reason = "permission denied" if isinstance(error, PermissionError) else error.strerror
+    raise ValueError(f"{name}: cannot read the folder: {reason or error}")
+
+
+def session_files(folder: Path) -> list[Path]:
+    """The `.jsonl` files under a folder, session files before sub-agents' (`agent-*`).
+
+    Raises:
+        ValueError: a folder or sub-folder that cannot be read, named.
+    """
+    found = []
+    for root, _, names in os.walk(folder, onerror=_refuse):
+        found += [Path(root) / n for n in names if n.endswith(".jsonl")]
+    files = sorted(path for path in found if path.is_file())
+    return sorted(files, key=lambda path: (path.name.startswith("agent-"), str(path)))
+
+
+def description(path: Path) -> str:
+    """The `description` of a sub-agent file's `.meta.json` beside it, or ""."""
+    meta = path.with_name(path.stem + ".meta.json")
+    if not meta.is_file():
+        return ""
+    try:
+        data = loads_json(decode(meta.read_bytes(), str(meta)))
+    except (OSError, ValueError):
+        return ""
+    found = data.get("description") if isinstance(data, dict) else None
+    return found if isinstance(found, str) else ""

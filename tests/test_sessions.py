@@ -1,0 +1,291 @@
+"""The session readers' edges: what each format refuses, and what each face says about it.
+
+A problem with the conversation stops `load_transcript`, not the bill; a
+problem with the usage stops `read_bill`, not `load_transcript`; a file in no
+shape stops both, naming the place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from context_budget.bills import Bill, read_bill
+from context_budget.sessions import Source, read_paths, read_sources, read_text
+from context_budget.sessions.text import description, epoch, read_source
+from context_budget.transcripts import load_transcript
+
+SESSIONS = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
+OPENHANDS = SESSIONS / "openhands" / "basic_gui_mode.json"
+TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+
+
+def _json(tmp_path: Path, name: str, data: object) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _events() -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = json.loads(OPENHANDS.read_text(encoding="utf-8"))
+    return events
+
+
+def _first_response(events: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(
+        e["tool_call_metadata"]["model_response"]
+        for e in events
+        if isinstance(e.get("tool_call_metadata"), dict)
+        and "model_response" in e["tool_call_metadata"]
+    )
+
+
+# ---------------------------------------------------------------- openhands
+
+
+def test_openhands_refuses_what_is_no_event_list() -> None:
+    with pytest.raises(ValueError, match="expected a list of OpenHands events, found an object"):
+        read_text('{"source": "user"}', "openhands")
+    with pytest.raises(TypeError, match="event 1 has type a number"):
+        read_text('[{"source": "user", "action": "message"}, 5]', "openhands")
+
+
+def test_a_bad_openhands_usage_stops_the_bill_not_the_conversation(tmp_path: Path) -> None:
+    events = _events()
+    _first_response(events)["usage"]["prompt_tokens"] = -3
+    path = _json(tmp_path, "events.json", events)
+    assert load_transcript(path).conversation
+    with pytest.raises(ValueError, match=r"events\.json: event \d+ model_response\.usage"):
+        read_bill(path)
+
+
+def test_a_bad_openhands_message_stops_the_conversation_not_the_bill(tmp_path: Path) -> None:
+    events = _events()
+    _first_response(events)["choices"][0]["message"]["content"] = 7
+    path = _json(tmp_path, "events.json", events)
+    with pytest.raises(TypeError, match=r"event \d+ \(openhands\)"):
+        load_transcript(path)
+    assert len(read_bill(path).calls) == len(read_bill(OPENHANDS).calls)
+
+
+def test_openhands_events_of_no_message_are_skipped_and_counted() -> None:
+    events = [
+        {"source": "user", "action": "message", "args": {"content": "hi"}},
+        {"source": "agent", "observation": "run", "content": "x"},  # no call id
+        {"source": "agent", "action": "run", "tool_call_metadata": {"model_response": {}}},
+        {"source": "environment", "observation": "agent_state_changed"},
+    ]
+    session = read_text(json.dumps(events), "openhands")
+    assert len(session.layers.conversation) == 1
+    assert session.skipped == 3
+
+
+# ---------------------------------------------------------------- mini-swe-agent
+
+
+def test_mini_swe_agent_refuses_a_trajectory_without_messages() -> None:
+    with pytest.raises(ValueError, match="an object without a messages list"):
+        read_text('{"messages": 3}', "mini-swe-agent")
+    with pytest.raises(ValueError, match=r"messages\), a list"):
+        read_text("[]", "mini-swe-agent")
+
+
+@pytest.mark.parametrize("where", ["call", "run"])
+def test_a_cost_that_is_not_a_number_of_dollars_stops_the_bill(tmp_path: Path, where: str) -> None:
+    data = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    if where == "call":
+        next(m for m in data["messages"] if m["role"] == "assistant")["extra"]["cost"] = "free"
+    else:
+        data["info"]["model_stats"]["instance_cost"] = -1
+    path = _json(tmp_path, "t.traj.json", data)
+    with pytest.raises(ValueError, match="a cost must be a number >= 0"):
+        read_bill(path)
+    assert load_transcript(path).conversation
+
+
+def test_an_assistant_message_without_usage_is_no_call(tmp_path: Path) -> None:
+    data = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    first = next(m for m in data["messages"] if m["role"] == "assistant")
+    del first["extra"]["response"]["usage"]
+    path = _json(tmp_path, "t.traj.json", data)
+    assert len(read_bill(path).calls) == len(read_bill(TRAJECTORY).calls) - 1
+
+
+# ---------------------------------------------------------------- codex
+
+
+def _rollout(*payloads: tuple[str, dict[str, Any]]) -> str:
+    lines = [{"timestamp": "2026-03-02T09:00:00Z", "type": "session_meta", "payload": {}}]
+    lines += [{"timestamp": "2026-03-02T09:00:01Z", "type": t, "payload": p} for t, p in payloads]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def test_codex_outputs_and_other_items_are_kept_as_they_come() -> None:
+    text = _rollout(
+        ("response_item", {"type": "message", "role": "user", "content": [{"text": "ls"}]}),
+        ("response_item", {"type": "function_call", "call_id": "c1", "name": "shell"}),
+        ("response_item", {"type": "web_search_call", "action": {"query": "x"}}),
+        ("response_item", {"type": "function_call_output", "call_id": "c1", "output": {}}),
+        (
+            "response_item",
+            {"type": "custom_tool_call_output", "call_id": "c2", "output": {"content": "ok"}},
+        ),
+        ("turn_context", "not an object"),  # type: ignore[arg-type]
+    )
+    conversation = read_text(text, "codex").layers.conversation
+    assert conversation[1]["content"][1] == {"type": "web_search_call", "action": {"query": "x"}}
+    assert [m["content"][0]["content"] for m in conversation[2:]] == ["{}", "ok"]
+
+
+@pytest.mark.parametrize(
+    ("usage", "said"),
+    [
+        ("lots", "total_token_usage must be an object"),
+        ({"input_tokens": 5, "cached_input_tokens": 9, "output_tokens": 1}, "more cached tokens"),
+    ],
+)
+def test_a_bad_codex_total_stops_the_bill(tmp_path: Path, usage: object, said: str) -> None:
+    text = _rollout(
+        ("response_item", {"type": "message", "role": "user", "content": [{"text": "ls"}]}),
+        ("event_msg", {"type": "token_count", "info": {"total_token_usage": usage}}),
+    )
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(text, encoding="utf-8")
+    assert load_transcript(path).conversation
+    with pytest.raises(ValueError, match=said):
+        read_bill(path)
+
+
+# ---------------------------------------------------------------- claude code, detection
+
+
+def test_a_first_record_without_a_type_but_a_session_id_is_claude_code() -> None:
+    text = (
+        json.dumps({"sessionId": "abc", "leafUuid": "x"})
+        + "\n"
+        + json.dumps({"type": "user", "message": {"role": "user", "content": "hi"}})
+        + "\n"
+    )
+    assert read_text(text).format == "claude-code"
+
+
+def test_an_assistant_line_without_a_message_id_is_a_call_of_its_own() -> None:
+    usage = {"input_tokens": 1, "output_tokens": 1}
+    lines = [
+        {"type": "assistant", "message": {"role": "assistant", "content": "a", "usage": usage}},
+        {"type": "assistant", "message": {"role": "assistant", "content": "b", "usage": usage}},
+    ]
+    session = read_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert len(session.calls) == 2
+
+
+def test_a_sub_agent_that_starts_with_a_tool_result_has_no_prompt_to_match() -> None:
+    sidechain = {"isSidechain": True, "parentUuid": None, "uuid": "s1"}
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "go"}},
+        {"type": "user", "message": {"role": "user", "content": [{"type": "image"}]}, **sidechain},
+    ]
+    session = read_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert [(t.name, t.description) for t in session.threads] == [("sidechain-1", "")]
+
+
+def test_one_source_read_as_several_is_read_as_one() -> None:
+    source = Source("a.json", '[{"role": "user", "content": "hi"}]')
+    assert read_sources([source]).format == "messages"
+
+
+# ---------------------------------------------------------------- files and times
+
+
+def test_what_is_neither_a_file_nor_a_folder_is_refused(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file or a folder"):
+        read_paths([fifo])
+
+
+def test_a_path_that_cannot_be_looked_at_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "s.jsonl"
+
+    def refuse(target: object, *args: object, **kwargs: object) -> os.stat_result:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "stat", refuse)
+    with pytest.raises(ValueError, match=r"s\.jsonl: permission denied"):
+        read_paths([path])
+
+
+def test_a_file_that_fails_to_read_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Path) -> bytes:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(Path, "read_bytes", broken)
+    with pytest.raises(ValueError, match="cannot read it: Input/output error"):
+        read_source(tmp_path / "s.jsonl")
+
+
+def test_a_meta_file_that_is_not_json_gives_no_description(tmp_path: Path) -> None:
+    agent = tmp_path / "agent-1.jsonl"
+    (tmp_path / "agent-1.meta.json").write_text("{not json", encoding="utf-8")
+    assert description(agent) == ""
+
+
+@pytest.mark.parametrize("value", [10**400, [2026], "2026-13-01"])
+def test_a_time_of_no_calendar_is_refused(value: object) -> None:
+    with pytest.raises(ValueError, match="line 3 timestamp"):
+        epoch(value, "line 3 timestamp")
+    assert epoch("2026-01-01T00:00:00", "t") == epoch("2026-01-01T00:00:00Z", "t")
+
+
+def test_a_bill_checks_its_arguments() -> None:
+    bill = read_bill(OPENHANDS)
+    with pytest.raises(TypeError, match="index must be an int"):
+        bill.call_cost("1")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"index must be 1\.\."):
+        bill.call_cost(0)
+    with pytest.raises(TypeError, match="format must be a str"):
+        read_bill(OPENHANDS, format=None)  # type: ignore[arg-type]
+    assert isinstance(bill, Bill)
+
+
+def test_a_usage_field_is_read_from_a_record_not_its_class() -> None:
+    from context_budget.sessions import Call
+
+    with pytest.raises(AttributeError, match="output_tokens is read from a record's usage"):
+        _ = Call.output_tokens
+
+
+def test_inspect_names_a_sub_folder_it_cannot_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from context_budget.cli import main
+
+    (tmp_path / "s.jsonl").write_text('{"type": "user", "message": {"content": "hi"}}\n')
+    (tmp_path / "locked").mkdir()
+    scandir = os.scandir
+
+    def refuse(path: Any = ".") -> Any:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    assert main(["inspect", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "locked: cannot read the folder: permission denied" in err
+
+
+def test_a_response_id_that_is_not_a_string_is_no_key(tmp_path: Path) -> None:
+    events = _events()
+    _first_response(events)["id"] = ["not", "a", "key"]
+    path = _json(tmp_path, "events.json", events)
+    assert len(read_bill(path).calls) >= len(read_bill(OPENHANDS).calls)
+    assert load_transcript(path).conversation
