@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 
 def _wrong(verdict: str, *words: str) -> None:
@@ -36,3 +40,30 @@ def test_the_keep_the_task_trim_checker_fails_a_recount_a_dropped_task_and_a_cra
     assert check_first_kept_trim(one_pass) == "PASS"
     assert "expected" in check_first_kept_trim(drops_the_task)
     assert "raised KeyError" in check_first_kept_trim(crashes)
+
+
+def test_the_bill_checkers_outside_the_repository_say_where_they_looked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_budget.grading.measured import check_causes, check_rebuild_finder
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match="run them there") as raised:
+        check_rebuild_finder(lambda bill: [])
+    assert str(tmp_path) in str(raised.value)
+    with pytest.raises(FileNotFoundError, match="synthetic-c0mpact"):
+        check_causes({})
+
+
+def test_no_module_finds_data_through_its_own_location() -> None:
+    """Data the package reads ships inside it (importlib.resources): a path built from a
+    module's own file into the repository breaks as soon as the package is installed."""
+    package = Path(__file__).resolve().parent.parent / "src" / "context_budget"
+    climbing = re.compile(r"__file__\)?(\.resolve\(\))?\.parents?\b")
+    found = [
+        f"{path.relative_to(package)}:{number}"
+        for path in sorted(package.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if climbing.search(line)
+    ]
+    assert found == []

@@ -38,6 +38,7 @@ from context_budget.tokens import message_tokens
 
 __all__ = [
     "REAL_SESSION",
+    "SESSIONS",
     "SYNTHETIC_SESSION",
     "check_causes",
     "check_first_kept_trim",
@@ -105,11 +106,25 @@ def check_first_kept_trim(
 
 # --- Read your own bill ---------------------------------------------------------------
 
-_SESSIONS = Path(__file__).resolve().parents[3] / "docs" / "measured" / "sessions"
+#: The chapter's sessions, where its pages read them: under the repository's root, the
+#: working directory of every page and notebook of the course (the browser's runner lays
+#: the files out the same way). The package itself ships no session: these are the
+#: course's material, read only by the two checkers below.
+SESSIONS = Path("docs") / "measured" / "sessions"
 #: The real Claude Code session of the chapter (MIT, claude-code-viewer).
-REAL_SESSION = _SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+REAL_SESSION = SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 #: The labelled synthetic session: a compaction, two long pauses and an edit.
-SYNTHETIC_SESSION = _SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
+SYNTHETIC_SESSION = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
+
+
+def _chapter_bill(path: Path) -> Bill:
+    """The bill of one of the chapter's sessions; a clear error where it is not found."""
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} is not under {Path.cwd()}: the checkers of Read your own bill read "
+            "the chapter's sessions from the course repository's root; run them there"
+        )
+    return read_bill(path)
 
 
 def _numbers(calls: Sequence[int]) -> str:
@@ -125,7 +140,7 @@ def check_rebuild_finder(find: Callable[[Bill], Sequence[int]]) -> Verdict:
     both sessions.
     """
     for name, path in (("fe5e1c67", REAL_SESSION), ("synthetic", SYNTHETIC_SESSION)):
-        bill = read_bill(path)
+        bill = _chapter_bill(path)
         try:
             found = sorted({int(n) for n in find(bill)})
         except Exception as error:
@@ -143,7 +158,7 @@ def check_rebuild_finder(find: Callable[[Bill], Sequence[int]]) -> Verdict:
             )
         if missed:
             return Verdict(NEEDS_WORK, f"{name}: you missed calls {_numbers(missed)}")
-    real, synthetic = read_bill(REAL_SESSION), read_bill(SYNTHETIC_SESSION)
+    real, synthetic = _chapter_bill(REAL_SESSION), _chapter_bill(SYNTHETIC_SESSION)
     return Verdict(
         PASS,
         f"{len(real.rebuilds())} rebuilds in fe5e1c67, "
@@ -157,7 +172,8 @@ def check_causes(causes: Mapping[int, str]) -> Verdict:
     `causes` maps a call number to `"ttl"`, `"compaction"`, `"model-switch"`
     or `"prefix-changed"`. PASS when every rebuild is named with its cause.
     """
-    right = {rebuild.call: rebuild.cause for rebuild in read_bill(SYNTHETIC_SESSION).rebuilds()}
+    bill = _chapter_bill(SYNTHETIC_SESSION)
+    right = {rebuild.call: rebuild.cause for rebuild in bill.rebuilds()}
     if not isinstance(causes, Mapping):
         return Verdict(
             NEEDS_WORK, f"give a dict of call number -> cause, got {type(causes).__name__}"
