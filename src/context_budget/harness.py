@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from context_budget._checks import check_messages
-from context_budget._copies import Copies
+from context_budget._copies import WatchedCopies
 from context_budget._values import short_repr
 from context_budget.clients import ModelClient, content_blocks, response_field, response_text
 from context_budget.errors import CompactionStormError, MalformedResponseError
@@ -708,7 +708,7 @@ class AgentLoop:
         if self.guard is None and config.strict:
             self.guard = PrefixGuard(strict=True)
         self._step = config.compaction_step()
-        self._copies = Copies()  # the hooks' copies of the messages and tools
+        self._copies, self._tool_copies = WatchedCopies(), WatchedCopies()  # what hooks get
         self._checked = (-1, 0)  # the guard's report count after our last check, its length
         self._sent = 0  # how many of `messages` the last request carried
         self._pauses = 0  # paused turns resumed in a row
@@ -768,7 +768,7 @@ class AgentLoop:
             request["system"] = prompt
         if config.tools:
             tools = config.tools
-            request["tools"] = self._copies.of(tools) if config.plan else list(tools)
+            request["tools"] = self._tool_copies.of(tools) if config.plan else list(tools)
         if not config.hooked:
             request["messages"] = list(self.messages)
             return request
