@@ -412,16 +412,13 @@ def append_tool_results(
         >>> after[-1]["content"]
         [{'type': 'tool_result', 'tool_use_id': 't1', 'content': '9:00'}]
     """
-    return _answer(messages, _reply_blocks(response, None), tool_impls, None)
+    return [*messages, *_answer(_reply_blocks(response, None), tool_impls, None)]
 
 
 def _answer(
-    messages: Sequence[Message],
-    blocks: list[dict[str, Any]],
-    tool_impls: Mapping[str, ToolImpl],
-    call: int | None,
+    blocks: list[dict[str, Any]], tool_impls: Mapping[str, ToolImpl], call: int | None
 ) -> list[Message]:
-    """`append_tool_results` on checked blocks; `call` names the response in errors."""
+    """The two messages `append_tool_results` adds to checked blocks; `call` names the response."""
     uses = [block for block in blocks if block.get("type") == "tool_use"]
     if not uses:
         raise MalformedResponseError(
@@ -447,7 +444,6 @@ def _answer(
                 result["is_error"] = True
         results.append(result)
     return [
-        *messages,
         {"role": "assistant", "content": blocks},
         {"role": "user", "content": results},
     ]
@@ -683,8 +679,9 @@ class AgentLoop:
 
     Attributes:
         config: the run's settings.
-        messages: the history the next request carries (the loop's own; no
-            hook ever sees these objects, only copies of them).
+        messages: the history the next request carries: the loop's own list,
+            grown in place, and replaced whole by a compaction. No hook ever
+            sees these objects, only copies of them.
         calls: every model call so far, a `ModelCall` each.
         compactions: the numbers of the compaction calls so far.
         tokens_used: the counter, in tokens, as `config.measure` reads it.
@@ -774,7 +771,8 @@ class AgentLoop:
             return request
         sent = self._copies.of(self.messages)
         if config.edit_history is not None:
-            sent = list(config.edit_history(sent))
+            edited = config.edit_history(sent)
+            sent = edited if type(edited) is list else list(edited)
         request["messages"] = sent
         return request if config.plan is None else dict(config.plan(request))
 
@@ -855,7 +853,7 @@ class AgentLoop:
                     call=len(self.calls),
                 )
         self._pauses += 1
-        self.messages = [*self.messages, {"role": "assistant", "content": self.blocks}]
+        self.messages.append({"role": "assistant", "content": self.blocks})
         self.blocks = []
 
     def run_tools(self) -> None:
@@ -869,7 +867,7 @@ class AgentLoop:
                     "the API refuses a reused tool_use id",
                     call=len(self.calls),
                 )
-        self.messages = _answer(self.messages, self.blocks, self.config.tool_impls, len(self.calls))
+        self.messages += _answer(self.blocks, self.config.tool_impls, len(self.calls))
         self._call_ids.update(b["id"] for b in self.blocks if b.get("type") == "tool_use")
         self._rounds += 1
         self.blocks = []
@@ -892,7 +890,7 @@ class AgentLoop:
         content = last["content"]
         old = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
         added = {**last, "content": [*old, {"type": "text", "text": text}]}
-        self.messages = [*self.messages[:-1], added]
+        self.messages[-1] = added
 
     def compaction_due(self) -> bool:
         """The check: the counter at or over the threshold, or a step that counts rounds says so."""
