@@ -23,7 +23,6 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 from benchmarks.page import PAGE, ROOT, write_atomic
@@ -78,14 +77,14 @@ def _as_it_is(history: list[Any]) -> list[Any]:
 
 
 #: The three runs: name -> run_agent's hook arguments.
-HOOKS: dict[str, dict[str, Callable[..., Any]]] = {
+HOOKS: dict[str, dict[str, Any]] = {
     "no hook": {},
     "plan=": {"plan": _mark_the_newest},
     "edit_history=": {"edit_history": _as_it_is},
 }
 
 
-def time_loop(turns: int, hooks: dict[str, Callable[..., Any]], *, repeats: int = 7) -> float:
+def time_loop(turns: int, hooks: dict[str, Any], *, repeats: int = 7) -> float:
     """The least CPU time of `repeats` runs of `turns` rounds, in seconds (the collector off)."""
     best = float("inf")
     for _ in range(repeats):
