@@ -15,14 +15,20 @@ its own context, and each sits in one exact place:
 
 Two hooks make it the loop of every run in the package:
 
-- a **plan** (`plan=`) sees each request just before it is sent, a copy, and
-  returns what to send: where to put cache breakpoints, what the server
-  should clear. The loop's own history is never edited by it.
+- a **plan** (`plan=`) sees each request just before it is sent, on copies
+  of the messages and tools, and returns what to send: where to put cache
+  breakpoints, what the server should clear. Neither the loop's own history
+  nor the caller's tools are ever edited by it.
 - a **compaction** step (`compaction=`) says how to summarize and what the
   new history is: `TranscriptCompaction` (the default) sends the transcript
   in a request of its own; `AppendOnlyCompaction` sends the request the loop
   would have sent with a question appended, so the cached prefix is read,
   not rebuilt. Either way the summary replaces the whole history.
+
+`run_agent` is `AgentLoop(AgentConfig(...), task).run()`: its settings in one
+checked `AgentConfig`, and the loop as named steps of `AgentLoop` (build the
+request, check its prefix, send it, record its usage, run the tools, decide
+and compact), each short enough to read on its own.
 
 The client is anything with `messages.create(**request)`: `ScriptedClient`
 offline, or `anthropic.Anthropic()` unchanged. A request that carries
