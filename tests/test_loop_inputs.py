@@ -283,3 +283,45 @@ def test_loop_steps_refuses_a_count_it_could_never_list() -> None:
     with pytest.raises(ValueError, match="steps must be at most 1,000,000"):
         loop_steps(10**400, growth=1)
     assert len(loop_steps(3, growth=1)) == 3
+
+
+# ---------------------------------------------------------------- the copies hooks get
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda m: m["content"][0]["input"].update(path="other"),
+        lambda m: m["content"][0]["input"].setdefault("extra", 1),
+        lambda m: m["content"].append({"type": "text", "text": "x"}),
+        lambda m: m["content"][0]["input"]["paths"].sort(reverse=True),
+        lambda m: m["content"][0]["input"]["paths"].__iadd__(["c"]),
+        lambda m: m.pop("role"),
+        lambda m: m["content"].__delitem__(0),
+    ],
+)
+def test_a_copy_changed_anywhere_inside_is_made_again(change: Any) -> None:
+    from context_budget._copies import WatchedCopies
+
+    history = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [_call(1, path="a", paths=["a", "b"])]},
+    ]
+    pristine = copy.deepcopy(history)
+    copies = WatchedCopies()
+    first = copies.of(history)
+    change(first[1])
+    again = copies.of(history)
+    assert again == pristine == history
+    assert again[0] is first[0] and again[1] is not first[1]  # only the changed one is new
+
+
+def test_a_watched_copy_copies_and_pickles_as_plain_data() -> None:
+    import pickle
+
+    from context_budget._copies import WatchedCopies
+
+    (watched,) = WatchedCopies().of([{"role": "user", "content": [{"type": "text", "text": "a"}]}])
+    for made in (copy.deepcopy(watched), copy.copy(watched), pickle.loads(pickle.dumps(watched))):
+        assert type(made) is dict and made == watched
+    assert type(copy.deepcopy(watched)["content"]) is list
