@@ -82,7 +82,7 @@ def test_run_agent_reads_its_settings_from_one_configuration() -> None:
 
 
 class _Watching(EmulatedClient):
-    """The default client, noting whether any request plan was running at each call."""
+    """The default client, noting at each call whether a request was being built."""
 
     def __init__(self, plans: set[str], inside: list[bool], *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -97,13 +97,15 @@ class _Watching(EmulatedClient):
         return super()._create(request, beta=beta)
 
 
-def test_no_model_call_is_made_from_inside_a_request_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_model_call_is_made_while_a_request_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
     inside: list[bool] = []
     real = experiment._default_client
 
     def watching(model: str, clock: Any, simulated: Any) -> EmulatedClient:
         client = real(model, clock, simulated)
-        watched = _Watching({"plan"}, inside, model, client._responder, cache=client.cache)
+        # a request being built: the loop's step (`build` before it had a name) or a plan
+        building = {"build_request", "build", "plan"}
+        watched = _Watching(building, inside, model, client._responder, cache=client.cache)
         return watched
 
     monkeypatch.setattr(experiment, "_default_client", watching)
