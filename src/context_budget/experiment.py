@@ -49,7 +49,6 @@ Examples:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -495,7 +494,7 @@ class _Run:
     ) -> AgentConfig:
         """The settings of agent `name`'s loop: the task's tools over `notes`, its own client."""
         return AgentConfig(
-            tools=copy.deepcopy(list(tools)),
+            tools=list(tools),  # the loop hands a plan copies: the constants stay as they are
             tool_impls=self._tool_impls(notes),
             client=self.meter.client(name),
             model=self.model,
