@@ -331,7 +331,9 @@ def _reference(previous: dict[str, Any] | None, request: dict[str, Any]) -> tupl
         same += 1
     if same == len(old):
         return ("append", None, None, 0)
-    kind = "replaced" if same == 0 or request["restart"] else "edited"
+    # a new head with an old message kept in its place after it is an edit, not a new history
+    kept_tail = same == 0 and any(a == b for a, b in zip(new[1:], old[1:], strict=False))
+    kind = "replaced" if request["restart"] or (same == 0 and not kept_tail) else "edited"
     return (kind, "messages", same, tokens(messages=previous["messages"][same:]))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import reprlib
 
-__all__ = ["as_seconds", "short_repr"]
+__all__ = ["as_count", "as_seconds", "short_repr"]
 
 _SHOWN = reprlib.Repr()
 _SHOWN.maxlevel, _SHOWN.maxdict, _SHOWN.maxlist = 3, 4, 4
@@ -27,6 +27,20 @@ def short_repr(value: object) -> str:
         return _SHOWN.repr(value)
     except Exception:  # a value whose repr fails is named by its type
         return f"<{type(value).__name__}>"
+
+
+def as_count(value: object, name: str, *, least: int = 0) -> int:
+    """`value` as an int >= `least` (a bool is not one), or a named error.
+
+    Raises:
+        TypeError: `value` is not an int (a float, even a whole or non-finite one).
+        ValueError: `value` is below `least`.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int >= {least}, got {short_repr(value)}")
+    if value < least:
+        raise ValueError(f"{name} must be an int >= {least}, got {short_repr(value)}")
+    return value
 
 
 def as_seconds(value: object, name: str, *, negative: bool = False) -> float:

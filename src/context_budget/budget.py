@@ -23,7 +23,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from context_budget._values import short_repr
+
 __all__ = ["LoopStep", "loop_steps", "tokens_read"]
+
+#: The most steps `loop_steps` lists (one `LoopStep` each); `tokens_read` has no limit.
+_MOST_STEPS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -69,13 +74,18 @@ def loop_steps(steps: int, growth: int, start: int = 0, *, cached: bool = False)
 
     Raises:
         TypeError: a count is not an int.
-        ValueError: a count is negative.
+        ValueError: a count is negative, or `steps` is over 1,000,000.
 
     Examples:
         >>> [(s.context, s.cached) for s in loop_steps(3, growth=10, start=5, cached=True)]
         [(15, 0), (25, 15), (35, 25)]
     """
     _check_counts(steps, growth, start)
+    if steps > _MOST_STEPS:
+        raise ValueError(
+            f"steps must be at most {_MOST_STEPS:,} (one LoopStep is listed for each), "
+            f"got {short_repr(steps)}; tokens_read gives the total for any count"
+        )
     out = []
     for k in range(1, steps + 1):
         context = start + k * growth

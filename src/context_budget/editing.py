@@ -38,7 +38,7 @@ from context_budget._blocks import request_block_text, result_text, tool_results
 from context_budget._checks import check_messages
 from context_budget._clearing import is_cleared
 from context_budget._counting import count_text, resolve_counter
-from context_budget._values import short_repr
+from context_budget._values import as_count, short_repr
 from context_budget.cache import LAST_TURN_THINKING_ONLY, PromptCache
 from context_budget.errors import ContextManagementError
 from context_budget.messages import Message
@@ -310,7 +310,15 @@ def clear_tool_uses_langchain(
 
     Returns:
         A `ClearResult` in the same terms as `clear_tool_uses_20250919`.
+
+    Raises:
+        TypeError, ValueError: `trigger`, `clear_at_least`, `keep` or
+            `prompt_tokens` is not an int >= 0 (the error names it).
     """
+    for name, value in (("trigger", trigger), ("clear_at_least", clear_at_least), ("keep", keep)):
+        as_count(value, name)
+    if prompt_tokens is not None:
+        as_count(prompt_tokens, "prompt_tokens")
     check_messages(messages)
     count = resolve_counter(counter)
     size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens

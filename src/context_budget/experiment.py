@@ -3,9 +3,9 @@
 An agent reads 24 incident reports (`context_budget.scenarios.incidents`) to
 find the service with the most downtime. `run_strategy(name)` runs it under one
 strategy and returns a `RunResult` with a `StepRecord` per model call. Every
-agent is `run_agent`, the loop of Part III; a strategy is what it hands that
-loop: a request plan (where the cache breakpoints go, what the server
-clears), a compaction step, or sub-agents:
+agent runs the loop of Part III (`AgentLoop`, what `run_agent` runs); a
+strategy is what it hands that loop: a request plan (where the cache
+breakpoints go, what the server clears), a compaction step, or sub-agents:
 
 - `naive`: append everything; one automatic cache breakpoint at the end.
 - `clear`: the server clears old tool results (`clear_tool_uses_20250919`:
@@ -31,7 +31,8 @@ clears), a compaction step, or sub-agents:
   it clears nothing and caches like `naive`.
 - `subagents`: the lead lists the files and hands batches of `BATCH` reports
   to sub-agents, each with a fresh context; each returns its notes as a
-  short table, which is all the lead sees. Every sub-agent call is billed.
+  short table. The tables are appended to the lead's conversation, after the
+  listing, and they are all the lead sees. Every sub-agent call is billed.
 
 By default the model is `SimulatedModel` behind an `EmulatedClient` (the
 prompt-cache model, server-side clearing, a `SimulatedClock` moved
@@ -48,7 +49,6 @@ Examples:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,7 +58,13 @@ from context_budget.calls import CallRecord
 from context_budget.clients import response_text
 from context_budget.fakes.emulated import EmulatedClient
 from context_budget.fakes.simulated import SimulatedModel
-from context_budget.harness import AgentRun, AppendOnlyCompaction, RequestPlan, run_agent
+from context_budget.harness import (
+    AgentConfig,
+    AgentLoop,
+    AgentRun,
+    AppendOnlyCompaction,
+    RequestPlan,
+)
 from context_budget.messages import Message
 from context_budget.pricing import PRICES, Cost, Price, cost
 from context_budget.scenarios import incidents
@@ -276,43 +282,52 @@ def _price(model: str) -> Price:
 
 
 class _Meter:
-    """The client as each agent sees it: the clock moved before every call, every call noted.
+    """The client as the agents see it: the clock moved before every call, every call noted.
 
     `calls` holds `(agent, response)` for every call, in call order, sub-agents'
-    included; `run_agent` reports each agent's own calls, and the two together
-    give the `StepRecord`s. `answers` names the agents whose last call is
+    included; each agent's loop reports its own calls, and the two together
+    give the `StepRecord`s. Each agent talks through `client(name)`, which notes
+    its calls under its name. `answers` names the agents whose last call is
     their answer whatever it asks for.
     """
 
     def __init__(self, client: Any, clock: SimulatedClock | None) -> None:
-        self.agent = "lead"
         self.calls: list[tuple[str, Any]] = []
         self.answers: set[str] = set()
         self._client, self._clock = client, clock
-        self.messages = _Endpoint(self, beta=False)
-        self.beta = _Beta(_Endpoint(self, beta=True))
 
-    def send(self, request: dict[str, Any], *, beta: bool) -> Any:
+    def client(self, agent: str) -> _AgentClient:
+        """The client `agent` calls: `messages.create` and `beta.messages.create`."""
+        return _AgentClient(_Endpoint(self, agent, beta=False), _Beta(_Endpoint(self, agent, True)))
+
+    def send(self, agent: str, request: dict[str, Any], *, beta: bool) -> Any:
         if self._clock is not None:
             self._clock.advance(SECONDS_PER_CALL)
         endpoint = self._client.beta.messages if beta else self._client.messages
         response = endpoint.create(**request)
-        self.calls.append((self.agent, response))
+        self.calls.append((agent, response))
         return response
 
 
 @dataclass(frozen=True)
 class _Endpoint:
     meter: _Meter
+    agent: str
     beta: bool
 
     def create(self, **request: Any) -> Any:
-        return self.meter.send(request, beta=self.beta)
+        return self.meter.send(self.agent, request, beta=self.beta)
 
 
 @dataclass(frozen=True)
 class _Beta:
     messages: _Endpoint
+
+
+@dataclass(frozen=True)
+class _AgentClient:
+    messages: _Endpoint
+    beta: _Beta
 
 
 def _records(meter: _Meter, runs: Mapping[str, AgentRun], price: Price) -> list[StepRecord]:
@@ -450,6 +465,7 @@ class _Run:
     meter: _Meter
     model: str
     with_notes: bool
+    summary_tool_choice: bool = False
     reads: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     runs: dict[str, AgentRun] = field(default_factory=dict)
@@ -466,26 +482,39 @@ class _Run:
         max_calls: int = _MAX_CALLS,
     ) -> AgentRun:
         """Run one agent to its answer (the run's `text` is `""` when it ran out of calls)."""
-        system = incidents.SYSTEM if self.with_notes else incidents.SYSTEM_NO_NOTES
-        self.meter.agent = name
-        run = run_agent(
-            task,
-            copy.deepcopy(list(tools)),
-            self._tool_impls(notes),
-            client=self.meter,
+        config = self.config(
+            name, tools, notes, plan=plan, compaction=compaction, max_calls=max_calls
+        )
+        run = AgentLoop(config, task).run()
+        self.runs[name] = run
+        return run
+
+    def config(
+        self,
+        name: str,
+        tools: Sequence[Mapping[str, Any]],
+        notes: list[str],
+        *,
+        plan: RequestPlan,
+        compaction: AppendOnlyCompaction | None = None,
+        max_calls: int = _MAX_CALLS,
+    ) -> AgentConfig:
+        """The settings of agent `name`'s loop: the task's tools over `notes`, its own client."""
+        return AgentConfig(
+            tools=list(tools),  # the loop hands a plan copies: the constants stay as they are
+            tool_impls=self._tool_impls(notes),
+            client=self.meter.client(name),
             model=self.model,
             context_window=2 * (COMPACT_TRIGGER + 1),
             # compacts at a prompt of COMPACT_TRIGGER + 1, the first that passes the trigger
             compact_ratio=0.5 if compaction is not None else None,
             compaction=compaction,
             measure="prompt",
-            system=system,
+            system=incidents.SYSTEM if self.with_notes else incidents.SYSTEM_NO_NOTES,
             max_tokens=4096,
             plan=plan,
             max_calls=max_calls,
         )
-        self.runs[name] = run
-        return run
 
     def _tool_impls(self, notes: list[str]) -> dict[str, Callable[[dict[str, Any]], str]]:
         """The task's tools over `notes`, each taking its input as one dict; reads are noted.
@@ -521,28 +550,28 @@ def _restart(summary: str, notes: Sequence[str]) -> list[Message]:
     return [{"role": "user", "content": text + "Saved notes:\n" + "\n".join(notes)}]
 
 
-def _naive(run: _Run, summary_tool_choice: bool) -> str:
+def _naive(run: _Run) -> str:
     return _lead(run, _automatic_breakpoint)
 
 
-def _clear(run: _Run, summary_tool_choice: bool) -> str:
+def _clear(run: _Run) -> str:
     return _lead(run, _server_clearing)
 
 
-def _compact(run: _Run, summary_tool_choice: bool) -> str:
+def _compact(run: _Run) -> str:
     step = AppendOnlyCompaction(
         SUMMARY_QUESTION,
         lambda summary: _restart(summary, run.notes),
-        tools_off=summary_tool_choice,
+        tools_off=run.summary_tool_choice,
     )
     return _lead(run, _automatic_breakpoint, step)
 
 
-def _chunked(run: _Run, summary_tool_choice: bool) -> str:
+def _chunked(run: _Run) -> str:
     return _lead(run, _clearing_in_chunks())
 
 
-def _cache_aware(run: _Run, summary_tool_choice: bool) -> str:
+def _cache_aware(run: _Run) -> str:
     # without save_note nothing is kept elsewhere, so nothing may be cleared
     return _lead(run, _clearing_behind_the_cache if run.with_notes else _automatic_breakpoint)
 
@@ -566,33 +595,39 @@ def _sub_agent(run: _Run, *, number: int, batch: Sequence[str]) -> str:
     return "\n".join(own) if own else text
 
 
-def _subagents(run: _Run, summary_tool_choice: bool) -> str:
-    """The lead lists the files, sub-agents read them in batches, the lead answers from tables."""
-    tables: list[str] = []
+def _listing_first(request: dict[str, Any]) -> dict[str, Any]:
+    """`subagents`' lead: the automatic breakpoint, and only `list_files` on the first call."""
+    planned = _automatic_breakpoint(request)
+    if len(request["messages"]) == 1:
+        planned["tools"] = request["tools"][:1]
+    return planned
 
-    def plan(request: dict[str, Any]) -> dict[str, Any]:
-        messages = request["messages"]
-        if len(messages) == 1:  # the first call may only list the files
-            return _with(_automatic_breakpoint(request), tools=request["tools"][:1])
-        if not tables:
-            for number, start in enumerate(range(0, len(incidents.FILES), BATCH), 1):
-                batch = incidents.FILES[start : start + BATCH]
-                tables.append(_sub_agent(run, number=number, batch=batch))
-            run.meter.agent = "lead"
-        listed = messages[2]  # the listing's results, then the tables
-        text = "Tables from the sub-agents.\nSaved notes:\n" + "\n".join(tables)
-        messages[2] = {**listed, "content": [*listed["content"], {"type": "text", "text": text}]}
-        return _automatic_breakpoint(request)
 
+def _subagents(run: _Run) -> str:
+    """The lead lists the files, sub-agents read them in batches, the lead answers from tables.
+
+    The lead's loop is taken step by step: the listing call and its result,
+    then the sub-agents (a step of their own), their tables appended after
+    the listing's result, and the answer call, whatever it asks for.
+    """
     tools = _tools(run.with_notes, without="save_note")
-    # two calls: the listing, then the answer from the tables, whatever it asks for
-    run.meter.answers.add("lead")
-    run.agent("lead", incidents.TASK, tools, run.notes, plan=plan, max_calls=2)
-    return response_text(run.meter.calls[-1][1])
+    lead = AgentLoop(run.config("lead", tools, run.notes, plan=_listing_first), incidents.TASK)
+    lead.ask()  # the first call may only list the files
+    if lead.stop_reason == "tool_use":
+        lead.run_tools()
+        tables = [
+            _sub_agent(run, number=number, batch=incidents.FILES[start : start + BATCH])
+            for number, start in enumerate(range(0, len(incidents.FILES), BATCH), 1)
+        ]
+        lead.add_text("Tables from the sub-agents.\nSaved notes:\n" + "\n".join(tables))
+        lead.ask()
+    run.meter.answers.add("lead")  # the last call is the answer, whatever it asks for
+    run.runs["lead"] = lead.result()
+    return response_text(lead.response)
 
 
-#: Each strategy's name and how it runs the task: `(run, summary_tool_choice)` -> the answer.
-_STRATEGY_RUNS: dict[str, Callable[[_Run, bool], str]] = {
+#: Each strategy's name and how it runs the task: `run` -> the answer.
+_STRATEGY_RUNS: dict[str, Callable[[_Run], str]] = {
     "naive": _naive,
     "clear": _clear,
     "compact": _compact,
@@ -625,8 +660,9 @@ def run_strategy(
 ) -> RunResult:
     """Run the incident task under one strategy.
 
-    Every agent, the lead and each sub-agent, is `run_agent` with the
-    strategy's request plan (and, for `compact`, an `AppendOnlyCompaction`).
+    Every agent, the lead and each sub-agent, runs the loop of `run_agent`
+    with the strategy's request plan (and, for `compact`, an
+    `AppendOnlyCompaction`).
 
     Args:
         strategy: one of `STRATEGIES`.
@@ -643,7 +679,8 @@ def run_strategy(
         A `RunResult`.
 
     Raises:
-        ValueError: an unknown strategy or model.
+        ValueError: an unknown strategy or model, or `summary_tool_choice`
+            with a strategy other than `compact`.
         TypeError: `with_notes` or `summary_tool_choice` is not a bool.
     """
     if strategy not in _STRATEGY_RUNS:
@@ -651,13 +688,18 @@ def run_strategy(
     for name, flag in (("with_notes", with_notes), ("summary_tool_choice", summary_tool_choice)):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be True or False, got {flag!r}")
+    if summary_tool_choice and strategy != "compact":
+        raise ValueError(
+            f"summary_tool_choice applies to 'compact' only (no other strategy asks for a "
+            f"summary), got strategy {strategy!r}"
+        )
     price = _price(model)
     clock = None
     if client is None:
         clock = SimulatedClock()
         client = _default_client(model, clock, simulated or SimulatedModel())
-    run = _Run(_Meter(client, clock), model, with_notes)
-    answer = _STRATEGY_RUNS[strategy](run, summary_tool_choice)
+    run = _Run(_Meter(client, clock), model, with_notes, summary_tool_choice)
+    answer = _STRATEGY_RUNS[strategy](run)
     records = _records(run.meter, run.runs, price)
     return RunResult(
         strategy, with_notes, tuple(records), answer, tuple(run.reads), tuple(run.notes), model

@@ -15,14 +15,20 @@ its own context, and each sits in one exact place:
 
 Two hooks make it the loop of every run in the package:
 
-- a **plan** (`plan=`) sees each request just before it is sent, a copy, and
-  returns what to send: where to put cache breakpoints, what the server
-  should clear. The loop's own history is never edited by it.
+- a **plan** (`plan=`) sees each request just before it is sent, on copies
+  of the messages and tools, and returns what to send: where to put cache
+  breakpoints, what the server should clear. Neither the loop's own history
+  nor the caller's tools are ever edited by it.
 - a **compaction** step (`compaction=`) says how to summarize and what the
   new history is: `TranscriptCompaction` (the default) sends the transcript
   in a request of its own; `AppendOnlyCompaction` sends the request the loop
   would have sent with a question appended, so the cached prefix is read,
   not rebuilt. Either way the summary replaces the whole history.
+
+`run_agent` is `AgentLoop(AgentConfig(...), task).run()`: its settings in one
+checked `AgentConfig`, and the loop as named steps of `AgentLoop` (build the
+request, check its prefix, send it, record its usage, run the tools, decide
+and compact), each short enough to read on its own.
 
 The client is anything with `messages.create(**request)`: `ScriptedClient`
 offline, or `anthropic.Anthropic()` unchanged. A request that carries
@@ -37,6 +43,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from context_budget._checks import check_messages
+from context_budget._copies import WatchedCopies
+from context_budget._values import short_repr
 from context_budget.calls import ModelCall
 from context_budget.clients import ModelClient, content_blocks, response_field, response_text
 from context_budget.errors import CompactionStormError, MalformedResponseError
@@ -51,6 +60,8 @@ __all__ = [
     "HANDOFF_PREFIX",
     "MAX_PAUSES",
     "NOTES_PREFIX",
+    "AgentConfig",
+    "AgentLoop",
     "AgentRun",
     "AppendOnlyCompaction",
     "Compaction",
@@ -133,7 +144,7 @@ class AgentRun:
                 reset = f"#{seen}, counter reset to {call.tokens_used}"
                 lines.append(f"call {call.number:>2}  compaction  {reset}")
                 continue
-            stop = call.stop_reason or "?"
+            stop = _shown(call.stop_reason)
             line = f"call {call.number:>2}  {stop:<10}  counter {call.tokens_used:>6,}"
             if call.tokens_used >= self.threshold:
                 line += f"  >= {self.threshold:,g}"
@@ -152,12 +163,20 @@ def _transcript(messages: Sequence[Message]) -> str:
     return "\n\n".join(f"[{m['role']}] {message_text(m)}" for m in messages)
 
 
+def _shown(stop_reason: object) -> str:
+    """A stop reason as the log prints it: `?` when absent, a repr when not a string."""
+    if stop_reason is None:
+        return "?"
+    return stop_reason if isinstance(stop_reason, str) else short_repr(stop_reason)
+
+
 def _reply_blocks(response: Any, call: int | None) -> list[dict[str, Any]]:
     """The response's content, checked, as blocks that can be sent back.
 
-    Empty text blocks are dropped (the API refuses them in a request). Every
-    `tool_use` block must carry a non-empty string `id` and `name` and an
-    object `input`, and no two may share an id.
+    Every block must carry a string `type`. Empty text blocks are dropped (the
+    API refuses them in a request). Every `tool_use` block must carry a
+    non-empty string `id` and `name` and an object `input`, and no two may
+    share an id.
 
     Raises:
         MalformedResponseError: the content is not a list of blocks, or a
@@ -171,38 +190,53 @@ def _reply_blocks(response: Any, call: int | None) -> list[dict[str, Any]]:
     ids: dict[str, int] = {}
     for index, block in enumerate(blocks):
         kind = block.get("type")
-        if kind == "text":
-            if not isinstance(block.get("text"), str):
-                raise MalformedResponseError(
-                    f"content[{index}].text", f"is {block.get('text')!r}, not a str", call=call
-                )
-            if not block["text"]:
-                continue
-        elif kind == "tool_use":
-            for key in ("id", "name"):
-                value = block.get(key)
-                if not isinstance(value, str) or not value:
-                    found = "missing" if key not in block else f"{value!r}"
-                    raise MalformedResponseError(
-                        f"content[{index}].{key}",
-                        f"is {found}; a tool_use block needs a non-empty string {key}",
-                        call=call,
-                    )
-            if not isinstance(block.get("input"), Mapping):
-                found = "missing" if "input" not in block else f"{block['input']!r:.60}"
-                raise MalformedResponseError(
-                    f"content[{index}].input", f"is {found}, not an object", call=call
-                )
-            if block["id"] in ids:
-                raise MalformedResponseError(
-                    f"content[{index}].id",
-                    f"repeats {block['id']!r}, the id of content[{ids[block['id']]}]; "
-                    "the API refuses two tool_use blocks with one id",
-                    call=call,
-                )
-            ids[block["id"]] = index
+        if not isinstance(kind, str):
+            found = "missing" if "type" not in block else short_repr(kind)
+            problem = f"is {found}; a block is sent back only with a string type"
+            raise MalformedResponseError(f"content[{index}].type", problem, call=call)
+        if kind == "text" and not _text_kept(block, index, call):
+            continue
+        if kind == "tool_use":
+            _check_tool_use(block, index, ids, call)
         kept.append(block)
     return kept
+
+
+def _text_kept(block: Mapping[str, Any], index: int, call: int | None) -> bool:
+    """Whether a text block is kept (an empty one is not); a text that is no str is an error."""
+    if not isinstance(block.get("text"), str):
+        raise MalformedResponseError(
+            f"content[{index}].text", f"is {block.get('text')!r}, not a str", call=call
+        )
+    return bool(block["text"])
+
+
+def _check_tool_use(
+    block: Mapping[str, Any], index: int, ids: dict[str, int], call: int | None
+) -> None:
+    """Refuse a tool_use block without a string id and name and an object input, or a repeat id."""
+    for key in ("id", "name"):
+        value = block.get(key)
+        if not isinstance(value, str) or not value:
+            found = "missing" if key not in block else f"{value!r}"
+            raise MalformedResponseError(
+                f"content[{index}].{key}",
+                f"is {found}; a tool_use block needs a non-empty string {key}",
+                call=call,
+            )
+    if not isinstance(block.get("input"), Mapping):
+        found = "missing" if "input" not in block else f"{block['input']!r:.60}"
+        raise MalformedResponseError(
+            f"content[{index}].input", f"is {found}, not an object", call=call
+        )
+    if block["id"] in ids:
+        raise MalformedResponseError(
+            f"content[{index}].id",
+            f"repeats {block['id']!r}, the id of content[{ids[block['id']]}]; "
+            "the API refuses two tool_use blocks with one id",
+            call=call,
+        )
+    ids[block["id"]] = index
 
 
 def _transcript_request(model: str, max_tokens: int, messages: Sequence[Message]) -> dict[str, Any]:
@@ -360,16 +394,13 @@ def append_tool_results(
         >>> after[-1]["content"]
         [{'type': 'tool_result', 'tool_use_id': 't1', 'content': '9:00'}]
     """
-    return _answer(messages, _reply_blocks(response, None), tool_impls, None)
+    return [*messages, *_answer(_reply_blocks(response, None), tool_impls, None)]
 
 
 def _answer(
-    messages: Sequence[Message],
-    blocks: list[dict[str, Any]],
-    tool_impls: Mapping[str, ToolImpl],
-    call: int | None,
+    blocks: list[dict[str, Any]], tool_impls: Mapping[str, ToolImpl], call: int | None
 ) -> list[Message]:
-    """`append_tool_results` on checked blocks; `call` names the response in errors."""
+    """The two messages `append_tool_results` adds to checked blocks; `call` names the response."""
     uses = [block for block in blocks if block.get("type") == "tool_use"]
     if not uses:
         raise MalformedResponseError(
@@ -395,7 +426,6 @@ def _answer(
                 result["is_error"] = True
         results.append(result)
     return [
-        *messages,
         {"role": "assistant", "content": blocks},
         {"role": "user", "content": results},
     ]
@@ -413,6 +443,52 @@ def _measured(measure: Measure, counter: int, response: Any) -> int:
     if measure == "prompt":
         return window_usage(response).prompt_tokens
     return track_usage(counter, response)
+
+
+def _summary_text(response: Any, call: int) -> str:
+    """The summary a compaction call wrote: its text blocks joined, never empty.
+
+    Raises:
+        MalformedResponseError: the content is malformed, or holds no text: a
+            restart from an empty summary would drop the whole history unsaid.
+    """
+    blocks = _reply_blocks(response, call)
+    text = "".join(block["text"] for block in blocks if block["type"] == "text")
+    if not text.strip():
+        raise MalformedResponseError(
+            "content",
+            "holds no summary text; a restart from it would drop the whole history",
+            call=call,
+        )
+    return text
+
+
+def _checked_restart(history: object) -> list[Message]:
+    """The history a compaction step's `restart` returned, if it can be sent as it is.
+
+    Raises:
+        TypeError: it is not a list of messages, or a message is malformed.
+        ValueError: it holds no message, does not open with a user message,
+            or holds an empty message (the API refuses each).
+    """
+    if not isinstance(history, list | tuple):
+        raise TypeError(
+            f"the compaction step's restart must return a list, got {short_repr(history)}"
+        )
+    if not history:
+        raise ValueError(
+            "the compaction step's restart returned no message; the next request would carry none"
+        )
+    check_messages(history)
+    if history[0]["role"] != "user":
+        raise ValueError(
+            f"the restart must open with a user message, got role {history[0]['role']!r}"
+        )
+    for index, message in enumerate(history):
+        content = message["content"]
+        if content == [] or (isinstance(content, str) and not content.strip()):
+            raise ValueError(f"restart message {index} is empty; the API refuses an empty message")
+    return list(history)
 
 
 def _text_argument(name: str, value: object, *, optional: bool = False) -> None:
@@ -434,75 +510,435 @@ def _text_argument(name: str, value: object, *, optional: bool = False) -> None:
         ) from None
 
 
-def _check_arguments(arguments: Mapping[str, Any]) -> None:
-    """Refuse any `run_agent` argument it could not send or use, naming it and its value."""
-    _text_argument("user_input", arguments["user_input"])
-    _text_argument("system", arguments["system"], optional=True)
-    model = arguments["model"]
-    if not isinstance(model, str):
-        raise TypeError(f"model must be a str, got {type(model).__name__} {model!r:.60}")
-    if not model.strip():
-        raise ValueError(f"model must name a model, got {model!r}")
-    tools = arguments["tools"]
-    if not isinstance(tools, Sequence) or isinstance(tools, str | bytes):
-        raise TypeError(f"tools must be a list of tool definitions, got {tools!r:.60}")
-    for index, tool in enumerate(tools):
-        if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
-            raise TypeError(f"tools[{index}] must be a dict with a str 'name', got {tool!r:.60}")
-    impls = arguments["tool_impls"]
-    if not isinstance(impls, Mapping):
-        raise TypeError(f"tool_impls must be a dict of name -> function, got {impls!r:.60}")
-    for name, impl in impls.items():
-        if not isinstance(name, str) or not callable(impl):
-            raise TypeError(
-                f"tool_impls[{name!r:.40}] must map a str to a function, got {impl!r:.60}"
+@dataclass(frozen=True)
+class AgentConfig:
+    """The settings of one run of the loop, checked when made: all it reads, nothing it changes.
+
+    The fields are `run_agent`'s arguments after the task, with the same
+    names, defaults and meaning (see `run_agent` for each). Making one refuses
+    any setting the loop could not send or use, before any call.
+
+    Raises:
+        TypeError: a setting has the wrong type; the error names it and its value.
+        ValueError: a setting is out of range, or `strict` comes with a
+            guard that only reports.
+    """
+
+    tools: Sequence[Mapping[str, Any]]
+    tool_impls: Mapping[str, ToolImpl]
+    client: ModelClient
+    model: str
+    context_window: int
+    compact_ratio: float | None
+    notes: NotesFile | None = None
+    on_compact: Callable[[], None] | None = None
+    measure: Measure = "accumulated"
+    system: str | None = None
+    notes_in_system: bool = False
+    max_tokens: int = 1024
+    edit_history: Callable[[list[Message]], list[Message]] | None = None
+    strict: bool = False
+    guard: PrefixGuard | None = None
+    plan: RequestPlan | None = None
+    compaction: Compaction | None = None
+    max_calls: int | None = None
+
+    def __post_init__(self) -> None:
+        _text_argument("system", self.system, optional=True)
+        self._check_model_and_tools()
+        self._check_client_and_notes()
+        self._check_limits()
+        self._check_hooks()
+
+    @property
+    def threshold(self) -> float:
+        """`context_window * compact_ratio`, in tokens (infinite when `compact_ratio` is None)."""
+        if self.compact_ratio is None:
+            return float("inf")
+        return self.context_window * self.compact_ratio
+
+    @property
+    def hooked(self) -> bool:
+        """Whether a hook (`edit_history` or `plan`) sees each request before it is sent."""
+        return self.edit_history is not None or self.plan is not None
+
+    def compaction_step(self) -> Compaction | None:
+        """`compaction`, or `TranscriptCompaction(notes)` when it is None and there are notes."""
+        if self.compaction is None and self.notes is not None:
+            return TranscriptCompaction(self.notes)
+        return self.compaction
+
+    def _check_model_and_tools(self) -> None:
+        if not isinstance(self.model, str):
+            found = f"{type(self.model).__name__} {self.model!r:.60}"
+            raise TypeError(f"model must be a str, got {found}")
+        if not self.model.strip():
+            raise ValueError(f"model must name a model, got {self.model!r}")
+        tools = self.tools
+        if not isinstance(tools, Sequence) or isinstance(tools, str | bytes):
+            raise TypeError(f"tools must be a list of tool definitions, got {tools!r:.60}")
+        for index, tool in enumerate(tools):
+            if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
+                raise TypeError(
+                    f"tools[{index}] must be a dict with a str 'name', got {tool!r:.60}"
+                )
+        impls = self.tool_impls
+        if not isinstance(impls, Mapping):
+            raise TypeError(f"tool_impls must be a dict of name -> function, got {impls!r:.60}")
+        for name, impl in impls.items():
+            if not isinstance(name, str) or not callable(impl):
+                raise TypeError(
+                    f"tool_impls[{name!r:.40}] must map a str to a function, got {impl!r:.60}"
+                )
+
+    def _check_client_and_notes(self) -> None:
+        client = self.client
+        if not callable(getattr(getattr(client, "messages", None), "create", None)):
+            raise TypeError(f"client must have messages.create(**request), got {client!r:.60}")
+        notes = self.notes
+        needs_notes = self.notes_in_system is True or (
+            self.compaction is None and self.compact_ratio is not None
+        )
+        if not isinstance(notes, NotesFile) and (needs_notes or notes is not None):
+            kind = "a NotesFile" if needs_notes else "a NotesFile or None"
+            raise TypeError(f"notes must be {kind}, got {type(notes).__name__} {notes!r:.60}")
+
+    def _check_limits(self) -> None:
+        size = self.max_tokens
+        if type(size) is not int:
+            raise TypeError(f"max_tokens must be an int, got {type(size).__name__} {size!r}")
+        if size < 1:
+            raise ValueError(f"max_tokens must be a positive int, got {size!r}")
+        ratio = self.compact_ratio
+        if ratio is not None and type(ratio) not in (int, float):
+            found = f"{type(ratio).__name__} {ratio!r:.60}"
+            raise TypeError(f"compact_ratio must be a number, got {found}")
+        should_compact(0, self.context_window, 0.5 if ratio is None else ratio)  # their range
+        if self.measure not in ("accumulated", "window", "prompt"):
+            raise ValueError(
+                f"measure must be 'accumulated', 'window' or 'prompt', got {self.measure!r}"
             )
-    client = arguments["client"]
-    if not callable(getattr(getattr(client, "messages", None), "create", None)):
-        raise TypeError(f"client must have messages.create(**request), got {client!r:.60}")
-    notes = arguments["notes"]
-    needs_notes = arguments["notes_in_system"] is True or (
-        arguments["compaction"] is None and arguments["compact_ratio"] is not None
-    )
-    if not isinstance(notes, NotesFile) and (needs_notes or notes is not None):
-        kind = "a NotesFile" if needs_notes else "a NotesFile or None"
-        raise TypeError(f"notes must be {kind}, got {type(notes).__name__} {notes!r:.60}")
-    max_tokens = arguments["max_tokens"]
-    if type(max_tokens) is not int:
-        raise TypeError(
-            f"max_tokens must be an int, got {type(max_tokens).__name__} {max_tokens!r}"
+        limit = self.max_calls
+        if limit is not None and (type(limit) is not int or limit < 1):
+            raise ValueError(f"max_calls must be a positive int or None, got {limit!r:.60}")
+
+    def _check_hooks(self) -> None:
+        step = self.compaction
+        if step is not None and not all(
+            callable(getattr(step, name, None)) for name in ("summary_request", "restart")
+        ):
+            raise TypeError(
+                f"compaction must have summary_request and restart methods, got {step!r:.60}"
+            )
+        for name in ("on_compact", "edit_history", "plan"):
+            hook = getattr(self, name)
+            if hook is not None and not callable(hook):
+                raise TypeError(f"{name} must be a function or None, got {hook!r:.60}")
+        for name in ("notes_in_system", "strict"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r:.60}")
+        guard = self.guard
+        if guard is not None and not isinstance(guard, PrefixGuard):
+            raise TypeError(f"guard must be a PrefixGuard or None, got {guard!r:.60}")
+        if guard is not None and self.strict and not guard.strict:
+            raise ValueError("strict=True needs a strict guard: pass PrefixGuard(strict=True)")
+
+
+class AgentLoop:
+    """One run of the loop, as named steps around the page's loop.
+
+    `run` is the loop of *The loop that makes room*: ask, run the tools,
+    compact when due, ask again, until the model stops asking. Each thing it
+    does is a step of its own: `build_request`, `check_prefix`, `send`,
+    `record_usage` (the four that make one call, `ask`), `run_tools`,
+    `compaction_due` and `compact`. A caller with a protocol of its own (a
+    lead agent that hands work to sub-agents between two calls) can take the
+    steps one by one, and `add_text` appends to the conversation between them.
+
+    Args:
+        config: the run's settings.
+        user_input: the task, the first user message (some non-blank text).
+
+    Attributes:
+        config: the run's settings.
+        messages: the history the next request carries: the loop's own list,
+            grown in place, and replaced whole by a compaction. No hook ever
+            sees these objects, only copies of them.
+        calls: every model call so far, a `ModelCall` each.
+        compactions: the numbers of the compaction calls so far.
+        tokens_used: the counter, in tokens, as `config.measure` reads it.
+        response: the last response of a call of the loop.
+        stop_reason: the last response's stop reason, or `"max_calls"`.
+        blocks: the last response's content, checked, until the history holds it.
+        guard: the `PrefixGuard` every request is shown to, if any.
+    """
+
+    def __init__(self, config: AgentConfig, user_input: str) -> None:
+        _text_argument("user_input", user_input)
+        self.config = config
+        self.messages: list[Message] = [{"role": "user", "content": user_input}]
+        self.calls: list[ModelCall] = []
+        self.compactions: list[int] = []
+        self.tokens_used = 0
+        self.response: Any = None
+        self.stop_reason: Any = None
+        self.blocks: list[dict[str, Any]] = []
+        self.guard = config.guard
+        if self.guard is None and config.strict:
+            self.guard = PrefixGuard(strict=True)
+        self._step = config.compaction_step()
+        self._copies, self._tool_copies = WatchedCopies(), WatchedCopies()  # what hooks get
+        self._checked = (-1, 0)  # the guard's report count after our last check, its length
+        self._sent = 0  # how many of `messages` the last request carried
+        self._pauses = 0  # paused turns resumed in a row
+        self._call_ids: set[str] = set()  # every tool_use id since the last restart
+        self._rounds = 0  # tool rounds since the last restart
+        self._failed: list[int] = []  # the counter after each failed compaction in a row
+        self._just_compacted = False
+
+    def run(self) -> AgentRun:
+        """The loop: ask, run the tools, compact when due, ask again, until the model stops."""
+        self.ask()
+        while self.goes_on():
+            restart = False
+            if self.stop_reason == "pause_turn":
+                self.resume()
+            else:
+                self.run_tools()
+                restart = self.compaction_due()  # 1. after the results, before the next request
+                if restart:
+                    self.compact()  # 2. wholesale replacement and 3. the reset
+            if self.spent():
+                self.stop_reason = "max_calls"  # compacted with the last call there was
+                break
+            self.ask(restart=restart)
+        return self.result()
+
+    def ask(self, *, restart: bool = False) -> Any:
+        """One call of the loop: build the request, check its prefix, send it, record its usage.
+
+        `restart` says the history was just replaced by a compaction (the
+        guard is told). Returns the response; `blocks` and `stop_reason` hold
+        what it said.
+        """
+        request = self.build_request()
+        self.check_prefix(request, restart=restart)
+        response = self.send(request)
+        self._sent = len(self.messages)
+        self.record_usage("turn", response)
+        self.response, self.stop_reason = response, response_field(response, "stop_reason")
+        self.blocks = _reply_blocks(response, len(self.calls))
+        self._watch_the_restart()
+        return response
+
+    def build_request(self) -> dict[str, Any]:
+        """The request for the history as it stands: settings, then `edit_history` and `plan`.
+
+        The hooks get copies, each message and tool copied once and again only
+        after a hook changed it in place, so nothing a hook does reaches the
+        loop's history or the caller's tools.
+        """
+        config = self.config
+        request: dict[str, Any] = {"model": config.model, "max_tokens": config.max_tokens}
+        prompt = config.system or ""
+        if config.notes_in_system and config.notes is not None:
+            prompt = f"{prompt}\n\n{NOTES_PREFIX}\n{config.notes.read()}".lstrip()
+        if prompt:
+            request["system"] = prompt
+        if config.tools:
+            tools = config.tools
+            request["tools"] = self._tool_copies.of(tools) if config.plan else list(tools)
+        if not config.hooked:
+            request["messages"] = list(self.messages)
+            return request
+        sent = self._copies.of(self.messages)
+        if config.edit_history is not None:
+            edited = config.edit_history(sent)
+            sent = edited if type(edited) is list else list(edited)
+        request["messages"] = sent
+        return request if config.plan is None else dict(config.plan(request))
+
+    def check_prefix(self, request: Mapping[str, Any], *, restart: bool = False) -> None:
+        """Show the request to the guard, if any, before it is sent (strict mode may refuse it).
+
+        Between two requests the loop only appends to its own history, so,
+        unless a hook, a restart or another caller of the guard came in
+        between, it vouches for the part the guard saw last (`kept`).
+        """
+        guard = self.guard
+        if guard is None:
+            return
+        sent = request["messages"]
+        ours = not self.config.hooked and not restart and self._checked[0] == len(guard.reports)
+        guard.check(
+            sent,
+            tools=request.get("tools"),
+            system=request.get("system"),
+            restart=restart,
+            kept=self._checked[1] if ours else 0,
         )
-    if max_tokens < 1:
-        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
-    ratio = arguments["compact_ratio"]
-    if ratio is not None and type(ratio) not in (int, float):
-        raise TypeError(f"compact_ratio must be a number, got {type(ratio).__name__} {ratio!r:.60}")
-    should_compact(0, arguments["context_window"], 0.5 if ratio is None else ratio)  # their range
-    if arguments["measure"] not in ("accumulated", "window", "prompt"):
-        raise ValueError(
-            f"measure must be 'accumulated', 'window' or 'prompt', got {arguments['measure']!r}"
+        self._checked = (len(guard.reports), len(sent))
+
+    def send(self, request: dict[str, Any]) -> Any:
+        """Send the request, through `client.beta.messages` when it carries `betas`."""
+        client = self.config.client
+        if "betas" in request:
+            return client.beta.messages.create(**request)  # type: ignore[attr-defined]
+        return client.messages.create(**request)
+
+    def record_usage(self, kind: Literal["turn", "compaction"], response: Any) -> None:
+        """Note the call; a turn's usage also moves the counter (`config.measure`).
+
+        Raises:
+            MalformedResponseError: the usage cannot be read.
+        """
+        number = len(self.calls) + 1
+        try:
+            if kind == "turn":
+                self.tokens_used = _measured(self.config.measure, self.tokens_used, response)
+            usage = Usage.of(response)
+        except ValueError as error:
+            raise MalformedResponseError("usage", f"is unreadable: {error}", call=number) from None
+        self.calls.append(
+            ModelCall(
+                number=number,
+                kind=kind,
+                stop_reason=response_field(response, "stop_reason"),
+                usage=usage,
+                tokens_used=self.tokens_used,
+                cleared=_cleared(response),
+            )
         )
-    limit = arguments["max_calls"]
-    if limit is not None and (type(limit) is not int or limit < 1):
-        raise ValueError(f"max_calls must be a positive int or None, got {limit!r:.60}")
-    step = arguments["compaction"]
-    if step is not None and not all(
-        callable(getattr(step, name, None)) for name in ("summary_request", "restart")
-    ):
-        raise TypeError(
-            f"compaction must have summary_request and restart methods, got {step!r:.60}"
+
+    def goes_on(self) -> bool:
+        """Whether the last response asks for another call, and the run may make it.
+
+        `"tool_use"` and `"pause_turn"` ask for one; with no call left the
+        stop reason becomes `"max_calls"`. A pause with nothing in it, or the
+        pause after `MAX_PAUSES` in a row, ends the run.
+        """
+        if self.stop_reason not in ("tool_use", "pause_turn"):
+            return False
+        if self.spent():
+            self.stop_reason = "max_calls"  # no call left to read tool results or a resumed turn
+            return False
+        return self.stop_reason == "tool_use" or (bool(self.blocks) and self._pauses < MAX_PAUSES)
+
+    def resume(self) -> None:
+        """Send a paused turn back as it is, an assistant message, so the API carries on."""
+        for index, block in enumerate(self.blocks):
+            if block.get("type") == "tool_use":
+                raise MalformedResponseError(
+                    f"content[{index}]",
+                    "is a tool_use block in a paused turn (stop_reason 'pause_turn'); "
+                    "a call to a client tool ends a turn with 'tool_use'",
+                    call=len(self.calls),
+                )
+        self._pauses += 1
+        self.messages.append({"role": "assistant", "content": self.blocks})
+        self.blocks = []
+
+    def run_tools(self) -> None:
+        """Run every tool the last response asked for: its turn, then one message of results."""
+        self._pauses = 0
+        for index, block in enumerate(self.blocks):
+            if block.get("type") == "tool_use" and block["id"] in self._call_ids:
+                raise MalformedResponseError(
+                    f"content[{index}].id",
+                    f"repeats {block['id']!r}, the id of an earlier call in this history; "
+                    "the API refuses a reused tool_use id",
+                    call=len(self.calls),
+                )
+        self.messages += _answer(self.blocks, self.config.tool_impls, len(self.calls))
+        self._call_ids.update(b["id"] for b in self.blocks if b.get("type") == "tool_use")
+        self._rounds += 1
+        self.blocks = []
+
+    def add_text(self, text: str) -> None:
+        """Append `text` to the conversation, at the end of its last message, not yet sent.
+
+        The last message must be a user message the loop added since the last
+        request (the tool results `run_tools` just appended, say): appending
+        to it leaves every message already sent as it was.
+
+        Raises:
+            ValueError: `text` is blank, or the last message was already sent
+                or is not a user message.
+        """
+        _text_argument("text", text)
+        last = self.messages[-1]
+        if len(self.messages) <= self._sent or last["role"] != "user":
+            raise ValueError("add_text appends to a user message not sent yet; run_tools first")
+        content = last["content"]
+        old = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        added = {**last, "content": [*old, {"type": "text", "text": text}]}
+        self.messages[-1] = added
+
+    def compaction_due(self) -> bool:
+        """The check: the counter at or over the threshold, or a step that counts rounds says so."""
+        config, step = self.config, self._step
+        if step is None:
+            return False
+        due = config.compact_ratio is not None and should_compact(
+            self.tokens_used, config.context_window, config.compact_ratio
         )
-    for name in ("on_compact", "edit_history", "plan"):
-        if arguments[name] is not None and not callable(arguments[name]):
-            raise TypeError(f"{name} must be a function or None, got {arguments[name]!r:.60}")
-    for name in ("notes_in_system", "strict"):
-        if not isinstance(arguments[name], bool):
-            raise TypeError(f"{name} must be True or False, got {arguments[name]!r:.60}")
-    guard = arguments["guard"]
-    if guard is not None and not isinstance(guard, PrefixGuard):
-        raise TypeError(f"guard must be a PrefixGuard or None, got {guard!r:.60}")
-    if guard is not None and arguments["strict"] and not guard.strict:
-        raise ValueError("strict=True needs a strict guard: pass PrefixGuard(strict=True)")
+        step_due = getattr(step, "due", None)  # a step may count rounds instead
+        return due or (step_due is not None and bool(step_due(self._rounds)))
+
+    def compact(self) -> None:
+        """Ask for a summary, then replace the whole history with the step's restart.
+
+        The summarizing request is not shown to the guard. The counter goes
+        back to 0: it counts the new window, not the run.
+
+        Raises:
+            MalformedResponseError: the summary is malformed or empty.
+            TypeError, ValueError: the restart is not a history that can be sent.
+        """
+        step = self._step
+        assert step is not None, "compact() needs a compaction step"
+        summary = self.send(step.summary_request(self.build_request(), self.messages))
+        self.tokens_used = 0  # 3. the reset
+        self.record_usage("compaction", summary)
+        restart = step.restart(_summary_text(summary, len(self.calls)))
+        self.messages = _checked_restart(restart)  # 2. wholesale replacement
+        self._sent = 0
+        self.compactions.append(len(self.calls))
+        self._just_compacted, self._call_ids, self._rounds = True, set(), 0
+        if self.config.on_compact is not None:
+            self.config.on_compact()
+
+    def spent(self) -> bool:
+        """Whether the run has made all of its `max_calls` calls."""
+        limit = self.config.max_calls
+        return limit is not None and len(self.calls) >= limit
+
+    def result(self) -> AgentRun:
+        """The run so far, as `run_agent` returns it: a reply not yet sent back is kept, if any."""
+        if self.blocks:
+            self.messages = [*self.messages, {"role": "assistant", "content": self.blocks}]
+            self.blocks = []
+        return AgentRun(
+            text="" if self.stop_reason == "max_calls" else response_text(self.response),
+            stop_reason=self.stop_reason,
+            calls=tuple(self.calls),
+            compactions=tuple(self.compactions),
+            messages=tuple(self.messages),
+            threshold=self.config.threshold,
+            measure=self.config.measure,
+        )
+
+    def _watch_the_restart(self) -> None:
+        """After a compaction: a counter still at the threshold is a miss; three in a row stop."""
+        if not self._just_compacted:
+            return
+        self._just_compacted = False
+        if self.tokens_used < self.config.threshold:
+            self._failed = []
+            return
+        self._failed.append(self.tokens_used)
+        if len(self._failed) >= MAX_FAILED_COMPACTIONS:
+            raise CompactionStormError(threshold=self.config.threshold, sizes=self._failed)
 
 
 def run_agent(
@@ -572,9 +1008,10 @@ def run_agent(
         max_tokens: each loop call's output limit, in tokens (a
             `TranscriptCompaction` call gets twice as many).
         edit_history: a client-side edit applied to the history before each
-            request (say, `clear_old_tool_results`). It gets a deep copy, so
-            even an edit in place leaves the loop's own history unedited; the
-            loop sends what it returns.
+            request (say, `clear_old_tool_results`). It gets copies (each
+            message copied once, and again only after a hook changed its copy
+            in place), so even an edit in place leaves the loop's own history
+            unedited; the loop sends what it returns.
         strict: refuse a request that edits the history anywhere but its end
             (the rule of 2026): a `PrefixGuard(strict=True)` checks every
             request before it is sent. Appending, server-side editing and the
@@ -587,8 +1024,8 @@ def run_agent(
             `reports` then tell what each request did to the cached prefix);
             with `strict`, it must be a strict one.
         plan: the request plan: a function of each request about to be sent
-            (a deep copy, after `edit_history`) that returns the request to
-            send: breakpoints to mark (`cache_control`), edits for the server
+            (copies of the messages and tools, after `edit_history`) that
+            returns the request to send: breakpoints to mark (`cache_control`), edits for the server
             to make (`context_management`, with `betas`), a system prompt in
             blocks. The loop's own history never sees what it changes.
         compaction: the compaction step; `TranscriptCompaction(notes)` when
@@ -606,178 +1043,37 @@ def run_agent(
             `compact_ratio`, `measure`, `max_tokens`, `max_calls`, a blank
             `model` or `user_input`, a lone surrogate in `user_input` or
             `system`), or `strict` with a guard that only reports. Nothing is
-            sent.
+            sent. Also a compaction step's restart that holds no message,
+            opens with no user message or holds an empty one: it is not sent.
         MalformedResponseError: a response the loop cannot answer or send
             back: `"tool_use"` with no tool_use block, `"pause_turn"` with
-            one, a tool_use without id, name or input, a tool id used twice
-            (in one response or in the history), or unreadable usage. The
-            error names the field and the call.
+            one, a block without a string type, a tool_use without id, name
+            or input, a tool id used twice (in one response or in the
+            history), unreadable usage, or a compaction call whose summary
+            is malformed or empty. The error names the field and the call.
         CompactionStormError: three compactions in a row each left the next
             call's counter at or above the threshold.
         MiddleEditError: in strict mode, a request edited the history in the
             middle (the error's `report` says where and what it cost).
     """
-    _check_arguments(locals())
-    if guard is None and strict:
-        guard = PrefixGuard(strict=True)
-    step = compaction
-    if step is None and notes is not None:
-        step = TranscriptCompaction(notes)
-    threshold = float("inf") if compact_ratio is None else context_window * compact_ratio
-    calls: list[ModelCall] = []
-    compactions: list[int] = []
-    checked = [-1, 0]  # the guard's report count after our last check, that request's length
-
-    def build(
-        history: list[Message], *, restart: bool = False, check: bool = True
-    ) -> dict[str, Any]:
-        """The request for `history`: edited, planned and (with `check`) checked by the guard."""
-        request: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
-        prompt = system or ""
-        if notes_in_system and notes is not None:
-            prompt = f"{prompt}\n\n{NOTES_PREFIX}\n{notes.read()}".lstrip()
-        if prompt:
-            request["system"] = prompt
-        if tools:
-            request["tools"] = list(tools)
-        # subtle: an edit or a plan gets a copy, so changing it cannot reach the loop's history
-        copied = edit_history is not None or plan is not None
-        sent = copy.deepcopy(history) if copied else list(history)
-        if edit_history is not None:
-            sent = list(edit_history(sent))
-        request["messages"] = sent
-        if plan is not None:
-            request = dict(plan(request))
-            sent = request["messages"]
-        if guard is not None and check:
-            # the loop's own history only grows between requests: tell the guard how much
-            # is untouched, unless an edit, a restart or another caller came in between
-            ours = not copied and not restart and checked[0] == len(guard.reports)
-            unchanged = checked[1] if ours else 0
-            guard._check(
-                sent, request.get("tools"), request.get("system"), restart, unchanged=unchanged
-            )
-            checked[:] = [len(guard.reports), len(sent)]
-        return request
-
-    def send(request: dict[str, Any]) -> Any:
-        if "betas" in request:
-            return client.beta.messages.create(**request)  # type: ignore[attr-defined]
-        return client.messages.create(**request)
-
-    def record(kind: Literal["turn", "compaction"], response: Any, counter: int) -> None:
-        try:
-            usage = Usage.of(response)
-        except ValueError as error:
-            raise MalformedResponseError(
-                "usage", f"is unreadable: {error}", call=len(calls) + 1
-            ) from None
-        stop = response_field(response, "stop_reason")
-        calls.append(ModelCall(len(calls) + 1, kind, stop, usage, counter, _cleared(response)))
-
-    def measured(counter: int, response: Any) -> int:
-        try:
-            return _measured(measure, counter, response)
-        except ValueError as error:
-            raise MalformedResponseError(
-                "usage", f"is unreadable: {error}", call=len(calls) + 1
-            ) from None
-
-    def spent() -> bool:
-        return max_calls is not None and len(calls) >= max_calls
-
-    messages: list[Message] = [{"role": "user", "content": user_input}]
-    response = send(build(messages))
-    tokens_used = measured(0, response)
-    record("turn", response, tokens_used)
-    blocks = _reply_blocks(response, len(calls))
-    failed: list[int] = []  # counter after each failed compaction in a row
-    just_compacted = False
-    pauses = 0
-    call_ids: set[str] = set()  # every tool_use id in the history since the last restart
-    rounds = 0  # tool rounds since the last restart
-    stop_reason = response_field(response, "stop_reason")
-
-    while True:
-        stop = response_field(response, "stop_reason")
-        restart = False
-        if stop in ("pause_turn", "tool_use") and spent():
-            stop_reason = "max_calls"  # no call left to read tool results or a resumed turn
-            break
-        if stop == "pause_turn":
-            # resume as the API asks: send the paused turn back as it is, and call again
-            if not blocks or pauses >= MAX_PAUSES:
-                break
-            for index, block in enumerate(blocks):
-                if block.get("type") == "tool_use":
-                    raise MalformedResponseError(
-                        f"content[{index}]",
-                        "is a tool_use block in a paused turn (stop_reason 'pause_turn'); "
-                        "a call to a client tool ends a turn with 'tool_use'",
-                        call=len(calls),
-                    )
-            pauses += 1
-            messages = [*messages, {"role": "assistant", "content": blocks}]
-        elif stop == "tool_use":
-            pauses = 0
-            for index, block in enumerate(blocks):
-                if block.get("type") == "tool_use" and block["id"] in call_ids:
-                    raise MalformedResponseError(
-                        f"content[{index}].id",
-                        f"repeats {block['id']!r}, the id of an earlier call in this history; "
-                        "the API refuses a reused tool_use id",
-                        call=len(calls),
-                    )
-            messages = _answer(messages, blocks, tool_impls, len(calls))
-            call_ids.update(b["id"] for b in blocks if b.get("type") == "tool_use")
-            rounds += 1
-            # 1. the check: after this round's results, before the next request
-            due = compact_ratio is not None and should_compact(
-                tokens_used, context_window, compact_ratio
-            )
-            step_due = getattr(step, "due", None)  # a step may count rounds instead
-            due = due or (step_due is not None and bool(step_due(rounds)))
-            if step is not None and due:  # a call is left: `spent` was checked above
-                asked = step.summary_request(build(messages, check=False), messages)
-                summary = send(asked)
-                # 2. wholesale replacement and 3. the reset
-                tokens_used = 0
-                record("compaction", summary, tokens_used)
-                messages = step.restart(response_text(summary))
-                compactions.append(len(calls))
-                just_compacted = restart = True
-                call_ids = set()
-                rounds = 0
-                if on_compact is not None:
-                    on_compact()
-        else:
-            break
-        blocks = []  # answered: the history holds them now
-        if spent():
-            stop_reason = "max_calls"  # compacted with the last call there was
-            break
-        response = send(build(messages, restart=restart))
-        tokens_used = measured(tokens_used, response)
-        record("turn", response, tokens_used)
-        blocks = _reply_blocks(response, len(calls))
-        stop_reason = response_field(response, "stop_reason")
-        if just_compacted:
-            just_compacted = False
-            if tokens_used >= threshold:
-                failed.append(tokens_used)
-                if len(failed) >= MAX_FAILED_COMPACTIONS:
-                    raise CompactionStormError(threshold=threshold, sizes=failed)
-            else:
-                failed = []
-
-    if blocks:  # an empty turn is never kept: it could not be sent back
-        messages = [*messages, {"role": "assistant", "content": blocks}]
-    return AgentRun(
-        text="" if stop_reason == "max_calls" else response_text(response),
-        stop_reason=stop_reason,
-        calls=tuple(calls),
-        compactions=tuple(compactions),
-        messages=tuple(messages),
-        threshold=threshold,
+    config = AgentConfig(
+        tools=tools,
+        tool_impls=tool_impls,
+        client=client,
+        model=model,
+        context_window=context_window,
+        compact_ratio=compact_ratio,
+        notes=notes,
+        on_compact=on_compact,
         measure=measure,
+        system=system,
+        notes_in_system=notes_in_system,
+        max_tokens=max_tokens,
+        edit_history=edit_history,
+        strict=strict,
+        guard=guard,
+        plan=plan,
+        compaction=compaction,
+        max_calls=max_calls,
     )
+    return AgentLoop(config, user_input).run()

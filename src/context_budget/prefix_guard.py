@@ -8,9 +8,11 @@ the next one:
 
 - "first": nothing to compare with yet;
 - "append": every earlier message is unchanged and new ones follow;
-- "replaced": message 0 differs, a new conversation (wholesale compaction);
-- "edited": tools, system, or a message after the first changed, or the
-  history got shorter. `first_changed` names the first changed message and
+- "replaced": message 0 differs and no later message is kept in its place:
+  a new conversation (wholesale compaction);
+- "edited": tools, system, or a message after the first changed, the
+  history got shorter, or message 0 changed while a later one stayed (an
+  old history with its head rewritten). `first_changed` names the first changed message and
   `lost_tokens` the previous prompt's tokens from there to its end, which a
   cache can no longer read.
 
@@ -222,6 +224,7 @@ class PrefixGuard:
         tools: Sequence[Mapping[str, Any]] | None = None,
         system: str | Sequence[Mapping[str, Any]] | None = None,
         restart: bool = False,
+        kept: int = 0,
     ) -> PrefixReport:
         """Compare this request with the last one accepted, and remember it.
 
@@ -234,6 +237,11 @@ class PrefixGuard:
                 `"replaced"`, never `"edited"`, even when the new first
                 message equals the old one (the same summary and notes).
                 Tools and system are compared as always.
+            kept: how many leading messages the caller vouches for: the very
+                objects of the last accepted request, not changed in place
+                since. They are not compared again, so a loop that only
+                appends to its own history pays for what each request adds,
+                not for the whole history. 0 (the default) compares every one.
 
         Returns:
             A `PrefixReport`.
@@ -242,26 +250,9 @@ class PrefixGuard:
             TypeError, ValueError: a message is malformed (the error names it).
             MiddleEditError: in strict mode, when the report's kind is `"edited"`.
         """
-        return self._check(messages, tools, system, restart, unchanged=0)
-
-    def _check(
-        self,
-        messages: Sequence[Message],
-        tools: Sequence[Mapping[str, Any]] | None,
-        system: str | Sequence[Mapping[str, Any]] | None,
-        restart: bool,
-        *,
-        unchanged: int,
-    ) -> PrefixReport:
-        """`check`, taking the first `unchanged` messages as the very ones last accepted.
-
-        `run_agent` passes `unchanged` for the part of its own history it has
-        not touched since the last request, so strict mode costs time in
-        proportion to what each request adds, not to the whole history.
-        """
         if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
             raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
-        same = _common_prefix(messages, self._messages, min(unchanged, len(self._messages)))
+        same = _common_prefix(messages, self._messages, min(kept, len(self._messages)))
         added = [messages[index] for index in range(same, len(messages))]
         for index, message in enumerate(added, start=same):
             check_message(message, index)
@@ -316,5 +307,8 @@ class PrefixGuard:
         if same == len(old_hashes):
             return PrefixReport(APPEND)
         lost = self._tokens({"messages": self._old(same)})
-        kind = REPLACED if same == 0 or restart else EDITED
+        # a new first message with old ones kept after it is an edited history, not a new one
+        pairs = zip(hashes[1:], old_hashes[1:], strict=False)
+        kept_tail = same == 0 and any(new == old for new, old in pairs)
+        kind = REPLACED if restart or (same == 0 and not kept_tail) else EDITED
         return PrefixReport(kind, "messages", same, lost)

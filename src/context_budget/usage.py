@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget._values import short_repr
+from context_budget._values import as_count, short_repr
 
 __all__ = [
     "Usage",
@@ -251,7 +251,12 @@ def track_usage(tokens_used: int, response: Any) -> int:
     Returns:
         `tokens_used + input_tokens + output_tokens`, in tokens. Cache reads
         and writes are not added: this is the lesson's accumulator.
+
+    Raises:
+        TypeError: `tokens_used` is not an int (`True`, `nan` and `1j` are not).
+        ValueError: `tokens_used` is negative, or the usage cannot be read.
     """
+    as_count(tokens_used, "tokens_used")
     usage = Usage.of(response)
     return tokens_used + usage.input_tokens + usage.output_tokens
 

@@ -15,6 +15,7 @@ from typing import Any, TypeAlias
 
 from context_budget._blocks import request_block_text
 from context_budget._checks import check_messages
+from context_budget._copies import Snapshots
 from context_budget._counting import count_text, resolve_counter
 from context_budget._values import short_repr
 from context_budget.cache import PromptCache, SimulatedClock
@@ -118,7 +119,8 @@ class EmulatedClient:
         messages: `messages.create(...)`, `messages.count_tokens(...)`.
         beta: `beta.messages.create(betas=[...], context_management=...)`.
         requests: each request as the model saw it (after the server's edits), in
-            order: the log every fake keeps under this name.
+            order: the log every fake keeps under this name. Each is a copy, so
+            a caller that edits its messages later leaves the log as it was.
 
     A request with `max_tokens: 0` pre-warms the cache as the API documents:
     the responder is not asked, the reply has empty `content` and
@@ -157,6 +159,7 @@ class EmulatedClient:
         self.messages = _Messages(self, beta=False)
         self.beta = _Beta(self)
         self.requests: list[dict[str, Any]] = []
+        self._snapshots = Snapshots()  # the log's copies: no later edit of the caller's reaches it
         self._replies = 0  # replies asked of the responder (pre-warming asks none)
 
     def _reply(self, view: dict[str, Any]) -> tuple[Reply, list[dict[str, Any]]]:
@@ -262,7 +265,7 @@ class EmulatedClient:
             iterations.append({"type": "compaction", **used})
             content.append(block)
             view = {**view, "messages": [{"role": "assistant", "content": [block]}]}
-        self.requests.append(view)
+        self.requests.append(self._snapshots.take(view))
         if prewarm:
             usage = self.cache.usage(view).as_dict()  # output 0: nothing is billed but input
             stop = "max_tokens"

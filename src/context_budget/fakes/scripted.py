@@ -18,6 +18,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
+from context_budget._copies import Snapshots
 from context_budget.clients import Responder
 from context_budget.errors import ScriptExhaustedError
 
@@ -64,38 +65,6 @@ def scripted_response(
             "cache_read_input_tokens": cache_read_input_tokens,
         },
     }
-
-
-class _Snapshots:
-    """Copies of requests as they were sent, sharing every message that did not change.
-
-    A message is deep-copied the first time it is sent; a later request that
-    sends the same message object, equal to its copy, shares that copy. So a
-    run of n calls keeps each message once (plus n lists of references), not
-    n copies of a growing history, and a message edited in place after it was
-    sent is copied again for the requests that carry the edit.
-    """
-
-    def __init__(self) -> None:
-        self._copies: dict[int, tuple[Any, Any]] = {}  # id(message) -> (message, its copy)
-
-    def take(self, request: dict[str, Any]) -> dict[str, Any]:
-        snapshot = {key: value for key, value in request.items() if key != "messages"}
-        snapshot = copy.deepcopy(snapshot)  # the small fields: system, tools, settings
-        messages = request.get("messages")
-        if isinstance(messages, list | tuple):
-            snapshot["messages"] = type(messages)(self._copy(message) for message in messages)
-        elif "messages" in request:
-            snapshot["messages"] = copy.deepcopy(messages)
-        return snapshot
-
-    def _copy(self, message: Any) -> Any:
-        seen = self._copies.get(id(message))
-        if seen is not None and seen[0] is message and seen[1] == message:
-            return seen[1]
-        frozen = copy.deepcopy(message)
-        self._copies[id(message)] = (message, frozen)
-        return frozen
 
 
 class _ScriptedMessages:
@@ -149,7 +118,7 @@ class ScriptedClient:
             )
         self.requests: list[dict[str, Any]] = []
         self.messages = _ScriptedMessages(self)
-        self._snapshots = _Snapshots()
+        self._snapshots = Snapshots()
 
     def _answer(self, request: dict[str, Any]) -> Any:
         self.requests.append(self._snapshots.take(request))

@@ -1,0 +1,175 @@
+"""`python -m benchmarks.loop`: `run_agent` over long runs, with and without hooks.
+
+A run of `turns` tool rounds, then an answer, against a client that answers
+at once (so the figure is the loop's own time): each round the model asks for
+one file and gets 400 characters back. Three ways to run it: no hook; a
+request plan (`plan=`) that marks the newest message in place and asks for
+the automatic breakpoint; an `edit_history=` that sends what it gets. A hook
+gets copies of the history, so the loop's history is never edited; the
+figure that matters is how the time grows with the turns: ×4 turns should
+cost about ×4 time, not ×16 (a copy of the whole history per request).
+
+    python -m benchmarks.loop               prints the table
+    python -m benchmarks.loop --write-page  also writes benchmarks/loop_results.md and
+                                            the table on docs/measured/speed.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import re
+import sys
+import time
+from typing import Any
+
+from benchmarks.page import PAGE, ROOT, write_atomic
+from context_budget import run_agent
+
+__all__ = ["GOAL_GROWTH", "HOOKS", "RESULTS", "SIZES", "loop_region", "render", "time_loop"]
+
+#: The turns of the two runs compared: ×4.
+SIZES = (1_000, 4_000)
+#: The most the time may grow from the smaller run to the larger with a hook.
+GOAL_GROWTH = 5.0
+RESULTS = ROOT / "benchmarks" / "loop_results.md"
+START = "<!-- loop-bench:start -->"
+END = "<!-- loop-bench:end -->"
+_TOOLS = [{"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}}]
+
+
+class _InstantClient:
+    """A client that answers every request at once: `turns` tool calls, then the answer."""
+
+    def __init__(self, turns: int) -> None:
+        self.turns, self.calls = turns, 0
+        self.messages = self
+
+    def create(self, **request: Any) -> dict[str, Any]:
+        self.calls += 1
+        usage = {"input_tokens": 10, "output_tokens": 5}
+        if self.calls > self.turns:
+            done = [{"type": "text", "text": "done"}]
+            return {"content": done, "stop_reason": "end_turn", "usage": usage}
+        path = f"reports/{self.calls}.md"
+        call = {
+            "type": "tool_use",
+            "id": f"t{self.calls}",
+            "name": "read_file",
+            "input": {"path": path},
+        }
+        content = [{"type": "text", "text": "Reading the next one."}, call]
+        return {"content": content, "stop_reason": "tool_use", "usage": usage}
+
+
+def _mark_the_newest(request: dict[str, Any]) -> dict[str, Any]:
+    """A plan: a breakpoint on the newest message's last block (in place), and automatic caching."""
+    newest = request["messages"][-1]
+    if isinstance(newest["content"], list):
+        newest["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    return {**request, "cache_control": {"type": "ephemeral"}}
+
+
+def _as_it_is(history: list[Any]) -> list[Any]:
+    return history
+
+
+#: The three runs: name -> run_agent's hook arguments.
+HOOKS: dict[str, dict[str, Any]] = {
+    "no hook": {},
+    "plan=": {"plan": _mark_the_newest},
+    "edit_history=": {"edit_history": _as_it_is},
+}
+
+
+def time_loop(turns: int, hooks: dict[str, Any], *, repeats: int = 7) -> float:
+    """The least CPU time of `repeats` runs of `turns` rounds, in seconds (the collector off)."""
+    best = float("inf")
+    for _ in range(repeats):
+        client = _InstantClient(turns)
+        gc.collect()
+        gc.disable()
+        try:
+            started = time.process_time()
+            run = run_agent(
+                "Read every report.",
+                _TOOLS,
+                {"read_file": lambda call: "x" * 400},
+                client=client,
+                model="m",
+                context_window=10**9,
+                compact_ratio=None,
+                **hooks,
+            )
+            best = min(best, time.process_time() - started)
+        finally:
+            gc.enable()
+        assert run.text == "done" and len(run.calls) == turns + 1
+    return best
+
+
+def render(timings: dict[str, tuple[float, ...]], sizes: tuple[int, ...] = SIZES) -> str:
+    """The table: one row per hook, seconds at each size, and the growth judged."""
+    head = " | ".join(f"{size:,} turns (s)" for size in sizes)
+    lines = [f"| hook | {head} | growth for ×{sizes[-1] // sizes[0]} turns |"]
+    lines.append("|---|" + "---:|" * (len(sizes) + 1))
+    worst = 0.0
+    for name, seconds in timings.items():
+        growth = seconds[-1] / seconds[0]
+        if name != "no hook":
+            worst = max(worst, growth)
+        cells = " | ".join(f"{value:.3f}" for value in seconds)
+        lines.append(f"| `{name}` | {cells} | ×{growth:.1f} |")
+    verdict = "met" if worst <= GOAL_GROWTH else "missed"
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    lines += [
+        "",
+        f"Goal: with a hook, at most ×{GOAL_GROWTH:g} for ×{sizes[-1] // sizes[0]} turns: "
+        f"**{verdict}** (the worst: ×{worst:.1f}).",
+        "",
+        "Setup: `run_agent` against a client that answers at once, one tool call a turn "
+        "with a 400-character result; the least CPU time of the process over 7 runs, "
+        "the garbage collector off during a run.",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
+        f"Python {platform.python_version()}, run on {today}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+_REGION = re.compile(rf"^{re.escape(START)}\n(?P<body>.*?)^{re.escape(END)}$", re.M | re.S)
+
+
+def loop_region(page_text: str) -> str:
+    """The text between the page's loop-bench marker lines."""
+    found = list(_REGION.finditer(page_text))
+    if len(found) != 1:
+        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
+    return found[0]["body"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.loop", description=__doc__)
+    parser.add_argument("--write-page", action="store_true")
+    args = parser.parse_args(argv)
+    timings = {
+        name: tuple(time_loop(turns, hooks) for turns in SIZES) for name, hooks in HOOKS.items()
+    }
+    text = render(timings)
+    print(text, end="")
+    if args.write_page:
+        write_atomic(RESULTS, text)
+        page = PAGE.read_text(encoding="utf-8")
+        match = list(_REGION.finditer(page))
+        if len(match) != 1:
+            raise SystemExit(f"{PAGE}: expected one {START} region")
+        body = match[0]
+        write_atomic(PAGE, page[: body.start("body")] + text + page[body.end("body") :])
+        print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
