@@ -61,8 +61,11 @@ def test_no_module_calls_a_private_method_of_the_prefix_guard() -> None:
     for path in sorted(SRC.rglob("*.py")):
         if path.name == "prefix_guard.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and node.attr in private:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        # a module's own private method of the same name (a reader's `_tokens`) is its own
+        own = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr in private - own:
                 calls.append(f"{path.name}:{node.lineno} .{node.attr}")
     assert calls == []
 
