@@ -56,13 +56,15 @@ DONE = """div => {
 
 
 def _prepared(page: Page) -> None:
-    """Wait until run-blocks.js has put its buttons in: network idle does not promise it.
+    """Wait until run-blocks.js has put its buttons and editors in: network idle does not
+    promise it. It marks the page `data-cb-ready` when it is done (the editor's script
+    loaded, or failed to)."""
+    page.wait_for_function("() => document.documentElement.dataset.cbReady === 'true'")
 
-    The script adds them in a zero-delay timer queued at `load` (readyState "complete"
-    comes in the same task); a zero-delay timer queued after that runs after it.
-    """
-    page.wait_for_function("() => document.readyState === 'complete'")
-    page.evaluate("() => new Promise(resolve => setTimeout(resolve, 0))")
+
+def _editor_text(div: Locator) -> str:
+    """What block `div`'s editor shows: the text of its lines, as the reader sees them."""
+    return "\n".join(div.locator(".cm-line").all_text_contents())
 
 
 def _block_lists() -> list[Path]:
@@ -167,12 +169,10 @@ def test_an_edited_block_is_reported_as_not_matching(open_page: OpenPage) -> Non
         for b in data["blocks"]
         if b["runnable"] and b["expected"] and not b["doctest"] and not b["checker"]
     )
-    code = page.locator(f"div[data-cb-order='{first['order']}'] pre > code")
-    assert code.get_attribute("contenteditable") == "plaintext-only"
-    code.evaluate("code => { code.textContent = 'print(\"something else\")\\n'; }")
-    code.focus()
-    page.keyboard.press("Shift+Enter")
     div = page.locator(f"div[data-cb-order='{first['order']}']")
+    div.evaluate("div => div._cbEditor.replace('print(\"something else\")')")
+    div.locator(".cm-content").focus()
+    page.keyboard.press("Shift+Enter")
     page.wait_for_function(DONE, arg=div.element_handle(), timeout=RUN_TIMEOUT_MS)
     verdict = _verdict(div)
     assert verdict["status"] == "mismatch", verdict["text"]
@@ -190,7 +190,10 @@ def _fixture_html(site_url: str) -> tuple[str, str]:
         extension_configs={"pymdownx.highlight": {"pygments_lang_class": True}},
     )
     marked = annotate(
-        body, ["python", "output", "python", "python", "output", "python"], blocks, "../raises.json"
+        body,
+        ["python", "output", "python", "python", "output", "python", "python", "output"],
+        blocks,
+        "../raises.json",
     )
     assert marked is not None, "the fixture's fences do not line up with its code blocks"
     page = (
@@ -242,4 +245,118 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
     again = _run(page, 2)
     assert again["status"] == "match", again["text"]
     assert "First ran the earlier blocks 1, 2" in again["text"]
+    # A later block does not run the stopped loop on its way, and says so.
+    after = _run(page, 4)
+    assert after["status"] == "match", after["text"]
+    assert "Did not run block 4, which you stopped" in after["text"], after["text"]
+    # Run on the stopped block itself runs it again (the reader asked), and says so.
+    runaway.click()
+    page.wait_for_function(
+        "() => /which you stopped last time/.test("
+        "document.querySelector(\"div[data-cb-order='3']\")._cbPanel.textContent)"
+    )
+    runaway.click()
+    assert _verdict(page.locator("div[data-cb-order='3']"))["status"] == "stopped"
+    assert not _problems(loaded), _problems(loaded)
+
+
+#: Records the source of every block the page hands to its Python worker, in order.
+RECORD_SENT = """
+(() => {
+  window.__cbSent = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type === "run") window.__cbSent.push([message.order, message.source]);
+    return post.call(this, message, ...rest);
+  };
+})();
+"""
+FIRST_PAGE = "budget/context-is-a-budget/"
+
+
+def test_a_line_typed_in_the_middle_runs_as_the_editor_shows_it(open_page: OpenPage) -> None:
+    """Click line 3 of the first block, End, Enter, type a call, run: Python receives
+    exactly the text the editor shows. Tab indents the line and keeps the focus; undo
+    takes it back."""
+    loaded = open_page(FIRST_PAGE)
+    page = loaded.page
+    page.add_init_script(RECORD_SENT)
+    page.reload(wait_until="networkidle")
+    _prepared(page)
+    div = page.locator("div[data-cb-order='0']")
+    lines = _editor_text(div).split("\n")
+    div.locator(".cm-line").nth(2).click()
+    page.keyboard.press("End")
+    page.keyboard.press("Enter")
+    page.keyboard.type("print('hello')")
+    shown = _editor_text(div)
+    assert shown.split("\n") == [*lines[:3], "print('hello')", *lines[3:]]
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(DONE, arg=div.element_handle(), timeout=RUN_TIMEOUT_MS)
+    verdict = _verdict(div)
+    assert verdict["traceback"] == "", verdict["traceback"]
+    assert verdict["output"].startswith("hello\ncall 1:"), verdict["output"]
+    assert page.evaluate("() => window.__cbSent") == [[0, shown]]
+    # Tab indents the line under the caret and the focus stays in the editor.
+    page.keyboard.press("Tab")
+    assert _editor_text(div).split("\n")[3] == "    print('hello')"
+    assert page.evaluate("() => document.activeElement.classList.contains('cm-content')")
+    page.keyboard.press("Control+z")
+    assert _editor_text(div) == shown
+    assert not _problems(loaded), _problems(loaded)
+
+
+def _nav_marked(page: Page) -> list[str]:
+    """The pages the navigation marks as holding an exercise the reader passed."""
+    return sorted(
+        set(
+            page.evaluate(
+                "() => [...document.querySelectorAll('a.md-nav__link.cb-nav-passed')]"
+                ".map(a => new URL(a.href).pathname)"
+            )
+        )
+    )
+
+
+def test_edits_and_passed_exercises_survive_a_reload_until_reset(open_page: OpenPage) -> None:
+    """An edit is kept per page and block, and Reset forgets it; an exercise that passed
+    stays marked on its page and in the navigation until the reader clears it."""
+    data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
+    solution = next(b for b in data["blocks"] if b["checker"] and "PASS" in (b["expected"] or ""))
+    loaded = open_page(FIRST_PAGE)
+    page = loaded.page
+    _prepared(page)
+    first = page.locator("div[data-cb-order='0']")
+    original = _editor_text(first)
+    first.locator(".cm-line").last.click()
+    page.keyboard.press("End")
+    page.keyboard.press("Enter")
+    page.keyboard.type("print('kept')")
+    edited = _editor_text(first)
+    assert _run(page, solution["order"])["status"] == "pass"
+    marks = page.locator(".cb-pass-mark")
+    assert marks.count() == 1
+    assert _nav_marked(page) == [f"/{FIRST_PAGE}"]
+    page.reload(wait_until="networkidle")
+    _prepared(page)
+    assert _editor_text(first) == edited
+    assert first.locator("button.cb-reset").is_visible()
+    assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
+    # kept per page and block: the next page's first block is its own
+    page.goto(loaded.url.replace(FIRST_PAGE, "budget/tokens/"), wait_until="networkidle")
+    _prepared(page)
+    assert page.locator("div.cb-edited").count() == 0 and marks.count() == 0
+    assert _nav_marked(page) == [f"/{FIRST_PAGE}"]
+    page.go_back(wait_until="networkidle")
+    _prepared(page)
+    first.locator("button.cb-reset").click()
+    assert _editor_text(first) == original
+    clear = marks.locator("button.cb-pass-clear")
+    clear.evaluate(REVEAL)  # the solution, and its mark, sit in a closed fold
+    clear.click()
+    assert marks.count() == 0 and _nav_marked(page) == []
+    page.reload(wait_until="networkidle")
+    _prepared(page)
+    assert _editor_text(first) == original and not first.locator("button.cb-reset").is_visible()
+    assert marks.count() == 0 and _nav_marked(page) == []
     assert not _problems(loaded), _problems(loaded)
