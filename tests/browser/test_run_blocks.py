@@ -29,6 +29,7 @@ from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
 from .conftest import REPO, SITE_DIR, LoadedPage, OpenPage
+from .reader_checks import OVERFLOW_JS, RUN_PANELS
 
 pytestmark = pytest.mark.browser
 
@@ -142,6 +143,8 @@ def test_every_runnable_block_prints_what_ci_checked(open_page: OpenPage, block_
                 wanted = "what CI checked"
         if verdict["status"] != wanted:
             failures.append(f"block {block['order'] + 1} (line {block['line']}): {verdict['text']}")
+    # every panel wraps what it shows: nothing the checker says is cut off
+    failures += [f"panel scrolls: {line}" for line in page.evaluate(OVERFLOW_JS, RUN_PANELS)]
     assert not failures, f"{loaded.url}\n" + "\n".join(failures)
     problems = _problems(loaded)
     assert not problems, f"{loaded.url}\n  " + "\n  ".join(problems)
