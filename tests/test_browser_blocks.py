@@ -377,3 +377,24 @@ def test_the_unrunnable_count_fails_past_its_limit() -> None:
     six = browser_run.unrunnable_report({"a.md": [why] * 5, "b.py": [why, fine]})
     assert six.startswith("too many: 6 of 7 blocks cannot run in the browser: ")
     assert six.endswith("(at most 5 may)")
+
+
+def test_a_stale_editor_bundle_fails_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundle is served only when it was built from the committed lock and entry:
+    a missing one, or one built from other inputs, stops the build and says how to build it."""
+    import hashlib
+
+    from mkdocs.exceptions import PluginError
+
+    monkeypatch.setattr(browser_run, "EDITOR_CACHE", tmp_path)
+    with pytest.raises(PluginError, match=r"tools/build-editor\.sh"):
+        browser_run.editor_bundle()
+    (tmp_path / "cb-editor.js").write_text("window.CBEditor = {};\n", encoding="utf-8")
+    (tmp_path / "cb-editor.key").write_text("0" * 64 + "\n", encoding="utf-8")
+    with pytest.raises(PluginError, match="built from other inputs"):
+        browser_run.editor_bundle()
+    inputs = b"".join(path.read_bytes() for path in browser_run.EDITOR_INPUTS)
+    (tmp_path / "cb-editor.key").write_text(hashlib.sha256(inputs).hexdigest() + "\n")
+    assert browser_run.editor_bundle() == tmp_path / "cb-editor.js"

@@ -37,20 +37,28 @@ _WHITE_SPACE = (
 _PROPERTY = re.compile(r"\\p\{(\w)\}|\\([sS])|\\.|\[|\]|.", re.DOTALL)
 
 
-@functools.cache
 def _category_class(major: str) -> str:
     """The body of a character class holding every code point of Unicode category `major*`."""
-    ranges: list[tuple[int, int]] = []
+    return _category_classes().get(major, "")
+
+
+@functools.cache
+def _category_classes() -> dict[str, str]:
+    """Major category letter -> its character class body, in one pass over Unicode."""
+    ranges: dict[str, list[list[int]]] = {}
+    category = unicodedata.category
     for point in range(sys.maxunicode + 1):
-        if unicodedata.category(chr(point))[0] != major:
-            continue
-        if ranges and ranges[-1][1] == point - 1:
-            ranges[-1] = (ranges[-1][0], point)
+        spans = ranges.setdefault(category(chr(point))[0], [])
+        if spans and spans[-1][1] == point - 1:
+            spans[-1][1] = point
         else:
-            ranges.append((point, point))
-    return "".join(
-        _escape(low) + ("" if low == high else "-" + _escape(high)) for low, high in ranges
-    )
+            spans.append([point, point])
+    return {
+        major: "".join(
+            _escape(low) + ("" if low == high else "-" + _escape(high)) for low, high in spans
+        )
+        for major, spans in ranges.items()
+    }
 
 
 def _escape(point: int) -> str:
