@@ -256,15 +256,26 @@ RECORD_SENT = """
 FIRST_PAGE = "budget/context-is-a-budget/"
 
 
-def test_a_line_typed_in_the_middle_runs_as_the_editor_shows_it(open_page: OpenPage) -> None:
-    """Click line 3 of the first block, End, Enter, type a call, run: Python receives
-    exactly the text the editor shows, and the verdict says the output no longer matches
-    CI's, with the diff. Tab indents the line and keeps the focus; undo takes it back."""
+def test_the_editor_runs_what_it_shows_and_keeps_the_readers_work(open_page: OpenPage) -> None:
+    """One page, one Python: typing into the middle of a block runs what the editor
+    shows; that edit and a passed exercise then survive a reload until the reader
+    resets and clears them."""
     loaded = open_page(FIRST_PAGE)
     page = loaded.page
     page.add_init_script(RECORD_SENT)
     page.reload(wait_until="networkidle")
     _prepared(page)
+    original = _editor_text(page.locator("div[data-cb-order='0']"))
+    edited = _type_in_the_middle_and_run(page)
+    _keep_the_work_until_reset(page, loaded.url, original, edited)
+    assert not _problems(loaded), _problems(loaded)
+
+
+def _type_in_the_middle_and_run(page: Page) -> str:
+    """Click line 3 of the first block, End, Enter, type a call, run: Python receives
+    exactly the text the editor shows, and the verdict says the output no longer matches
+    CI's, with the diff. Tab indents the line and keeps the focus; undo takes it back.
+    Returns the edited text."""
     div = page.locator("div[data-cb-order='0']")
     lines = _editor_text(div).split("\n")
     div.locator(".cm-line").nth(2).click()
@@ -286,7 +297,7 @@ def test_a_line_typed_in_the_middle_runs_as_the_editor_shows_it(open_page: OpenP
     assert page.evaluate("() => document.activeElement.classList.contains('cm-content')")
     page.keyboard.press("Control+z")
     assert _editor_text(div) == shown
-    assert not _problems(loaded), _problems(loaded)
+    return shown
 
 
 def _nav_marked(page: Page) -> list[str]:
@@ -301,32 +312,26 @@ def _nav_marked(page: Page) -> list[str]:
     )
 
 
-def test_edits_and_passed_exercises_survive_a_reload_until_reset(open_page: OpenPage) -> None:
-    """An edit is kept per page and block, and Reset forgets it; an exercise that passed
-    stays marked on its page and in the navigation until the reader clears it."""
-    data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
-    solution = next(b for b in data["blocks"] if b["checker"] and "PASS" in (b["expected"] or ""))
-    loaded = open_page(FIRST_PAGE)
-    page = loaded.page
-    _prepared(page)
-    first = page.locator("div[data-cb-order='0']")
-    original = _editor_text(first)
-    first.locator(".cm-line").last.click()
-    page.keyboard.press("End")
-    page.keyboard.press("Enter")
-    page.keyboard.type("print('kept')")
-    edited = _editor_text(first)
-    assert _run(page, solution["order"])["status"] == "pass"
-    marks = page.locator(".cb-pass-mark")
-    assert marks.count() == 1
-    assert _nav_marked(page) == [f"/{FIRST_PAGE}"]
+def _reload(page: Page) -> None:
     page.reload(wait_until="networkidle")
     _prepared(page)
-    assert _editor_text(first) == edited
-    assert first.locator("button.cb-reset").is_visible()
+
+
+def _keep_the_work_until_reset(page: Page, url: str, original: str, edited: str) -> None:
+    """The first block's edit is kept per page and block, and Reset forgets it; the
+    exercise whose solution passes stays marked on its page and in the navigation until
+    the reader clears it."""
+    data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
+    solution = next(b for b in data["blocks"] if b["checker"] and "PASS" in (b["expected"] or ""))
+    first = page.locator("div[data-cb-order='0']")
+    marks = page.locator(".cb-pass-mark")
+    assert _run(page, solution["order"])["status"] == "pass"
+    assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
+    _reload(page)
+    assert _editor_text(first) == edited and first.locator("button.cb-reset").is_visible()
     assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
     # kept per page and block: the next page's first block is its own
-    page.goto(loaded.url.replace(FIRST_PAGE, "budget/tokens/"), wait_until="networkidle")
+    page.goto(url.replace(FIRST_PAGE, "budget/tokens/"), wait_until="networkidle")
     _prepared(page)
     assert page.locator("div.cb-edited").count() == 0 and marks.count() == 0
     assert _nav_marked(page) == [f"/{FIRST_PAGE}"]
@@ -338,8 +343,6 @@ def test_edits_and_passed_exercises_survive_a_reload_until_reset(open_page: Open
     clear.evaluate(REVEAL)  # the solution, and its mark, sit in a closed fold
     clear.click()
     assert marks.count() == 0 and _nav_marked(page) == []
-    page.reload(wait_until="networkidle")
-    _prepared(page)
+    _reload(page)
     assert _editor_text(first) == original and not first.locator("button.cb-reset").is_visible()
     assert marks.count() == 0 and _nav_marked(page) == []
-    assert not _problems(loaded), _problems(loaded)
