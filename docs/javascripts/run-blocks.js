@@ -9,7 +9,8 @@
   const ROOT = new URL("../", document.currentScript.src).href;
   const state = {
     worker: null, ready: null, data: null, ran: new Set(), busy: null, pending: new Map(), next: 0,
-    stopped: null, // {order, text}: the block the reader stopped, and its code then
+    current: null, // {order, text}: the block Python was last given, and its code
+    stopped: null, // {order, text}: the block running when the reader pressed Stop
   };
 
   const el = (tag, cls, text) => {
@@ -115,6 +116,8 @@
 
   function send(block, source) {
     const id = state.next++;
+    const current = { order: block.order, text: source };
+    state.current = current;
     return new Promise((resolve, reject) => {
       state.pending.set(id, { resolve, reject });
       state.worker.postMessage({
@@ -122,6 +125,8 @@
         expected: block.expected, files: block.files, packages: block.packages || [],
         checker: Boolean(block.checker),
       });
+    }).finally(() => {
+      if (state.current === current) state.current = null;
     });
   }
 
@@ -150,16 +155,21 @@
   }
 
   function stop(div) {
+    // Remember what was running (this block, or an earlier one it ran first; nothing while
+    // Python was still starting): a later Run does not run it again on the way (it would
+    // hang the same way), and says so.
+    state.stopped = state.current;
     stopWorker("stopped");
     setBusy(div, false);
-    // Remember what was stopped: a later Run of another block does not run it again
-    // on the way (it would hang the same way), and says so.
-    state.stopped = { order: Number(div.dataset.cbOrder), text: blockSource(div) };
+    let words = "Stopped. Python was restarted: the next Run starts it again and reruns the earlier blocks";
+    if (state.stopped) {
+      const which = state.stopped.order === Number(div.dataset.cbOrder)
+        ? "this one" : `block ${state.stopped.order + 1}, which was running`;
+      words += `, except ${which} while its code is unchanged (run it yourself to try it again)`;
+    }
     const panel = resultPanel(div);
     panel.dataset.status = "stopped";
-    panel.replaceChildren(el("p", "cb-run-verdict",
-      "Stopped. Python was restarted: the next Run starts it again and reruns the earlier" +
-      " blocks, except this one while its code is unchanged (run it yourself to try it again)."));
+    panel.replaceChildren(el("p", "cb-run-verdict", `${words}.`));
   }
 
   // True when `block` is the one the reader stopped, with the code it had then.
