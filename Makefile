@@ -10,11 +10,12 @@ STAMP := $(VENV)/.installed-stamp
 export NO_MKDOCS_2_WARNING := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: serve test gate-selfcheck setup lint typecheck unit site release browser bench soak lock clean pyodide chromium
+.PHONY: serve test gate-selfcheck setup lint typecheck unit site release browser bench soak lock clean pyodide editor chromium
 
-# Everything `make test` needs: the venv with the pinned tools, the Pyodide core the site
-# serves, and Debian's Chromium for the browser check. After it, plain `pytest` runs.
-setup: $(STAMP) pyodide chromium
+# Everything `make test` needs: the venv with the pinned tools, the Pyodide core and the
+# code editor the site serves, and Debian's Chromium for the browser check. After it,
+# plain `pytest` runs.
+setup: $(STAMP) pyodide editor chromium
 
 $(STAMP): pyproject.toml requirements/lock.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,7 +24,7 @@ $(STAMP): pyproject.toml requirements/lock.txt
 	$(BIN)/python -m ipykernel install --prefix $(VENV) --name python3 > /dev/null
 	touch $(STAMP)
 
-serve: $(STAMP) pyodide
+serve: $(STAMP) pyodide editor
 	$(BIN)/mkdocs serve --livereload --dev-addr 127.0.0.1:8000
 
 # pytest-xdist workers for the unit and browser runs: one a core (`auto`) unless told;
@@ -95,19 +96,24 @@ unit: $(STAMP) pyodide
 	$(BIN)/pytest -m "not browser" -q -n $(JOBS) --dist loadfile --durations=10 --cov=context_budget --cov-report=term-missing:skip-covered --cov-fail-under=$(COVERAGE_FLOOR)
 
 # The strict site build into site/ (a hanging notebook cell cannot hang the gate).
-site: $(STAMP) pyodide
+site: $(STAMP) pyodide editor
 	@start=$$(date +%s); \
 	timeout 900 $(BIN)/mkdocs build --strict && \
 	echo "mkdocs build --strict: $$(( $$(date +%s) - start )) s"
 
 # The site to publish: like `make site`, but it fails unless SITE_URL and REPO_URL
 # say where it goes (docsite/release.py), so no link points at 127.0.0.1.
-release: $(STAMP) pyodide
+release: $(STAMP) pyodide editor
 	RELEASE=1 timeout 900 $(BIN)/mkdocs build --strict
 
 # The Pyodide core the site serves for in-browser runs: npm, pinned, checksummed, cached.
 pyodide:
 	bash tools/fetch-pyodide.sh
+
+# The code editor of the runnable blocks (CodeMirror 6): npm ci from a committed lock,
+# bundled with esbuild, cached in .cache/editor.
+editor:
+	bash tools/build-editor.sh
 
 # The built site, served on 127.0.0.1, opened in headless Chromium (one browser a worker).
 # Only tests/browser is collected; conftest.py fails any run that finds a browser test

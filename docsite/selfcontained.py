@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import cast
 
@@ -36,6 +37,7 @@ import nbformat
 
 __all__ = [
     "build_notebook",
+    "entries_zip",
     "notebook_text",
     "package_digest",
     "package_files",
@@ -122,15 +124,23 @@ def package_zip(package_dir: Path) -> bytes:
 
     Example: for ``src/context_budget`` the entries are ``context_budget/__init__.py``, ...
     """
+    return entries_zip(
+        (f"{package_dir.name}/{path.relative_to(package_dir).as_posix()}", path.read_bytes())
+        for path in package_files(package_dir)
+    )
+
+
+def entries_zip(entries: Iterable[tuple[str, bytes]]) -> bytes:
+    """Deterministic zip bytes of ``(name, content)`` entries, in the order given: a fixed
+    timestamp and fixed attributes, so the same entries give the same bytes."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        for path in package_files(package_dir):
-            arcname = f"{package_dir.name}/{path.relative_to(package_dir).as_posix()}"
+        for arcname, content in entries:
             info = zipfile.ZipInfo(arcname, date_time=ZIP_DATE_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.create_system = 3  # Unix, whatever the build machine is
             info.external_attr = 0o644 << 16  # rw-r--r--
-            archive.writestr(info, path.read_bytes(), compresslevel=9)
+            archive.writestr(info, content, compresslevel=9)
     return buffer.getvalue()
 
 

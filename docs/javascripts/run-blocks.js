@@ -1,11 +1,17 @@
 // Run the page's Python blocks in the reader's browser. docsite/browser_run.py marks each
 // Python block with data-cb-order (and data-cb-why when it cannot run) and points
-// data-cb-data at the page's block list. Nothing loads until the first Run: then a Web
-// Worker (run-worker.mjs) starts Pyodide from the site itself.
+// data-cb-data at the page's block list. Each block that can run becomes a code editor
+// (CodeMirror, javascripts/cb-editor.js); the reader's edits and the exercises that
+// passed are kept in this browser (localStorage). Python loads on the first Run, never
+// before: a Web Worker (run-worker.mjs) starts Pyodide from the site itself.
 (() => {
   "use strict";
   const ROOT = new URL("../", document.currentScript.src).href;
-  const state = { worker: null, ready: null, data: null, ran: new Set(), busy: null, pending: new Map(), next: 0 };
+  const state = {
+    worker: null, ready: null, data: null, ran: new Set(), busy: null, pending: new Map(), next: 0,
+    current: null, // {order, text}: the block Python was last given, and its code
+    stopped: null, // {order, text}: the block running when the reader pressed Stop
+  };
 
   const el = (tag, cls, text) => {
     const node = document.createElement(tag);
@@ -110,12 +116,17 @@
 
   function send(block, source) {
     const id = state.next++;
+    const current = { order: block.order, text: source };
+    state.current = current;
     return new Promise((resolve, reject) => {
       state.pending.set(id, { resolve, reject });
       state.worker.postMessage({
         type: "run", id, order: block.order, source, doctest: block.doctest,
-        expected: block.expected, files: block.files, checker: Boolean(block.checker),
+        expected: block.expected, files: block.files, packages: block.packages || [],
+        checker: Boolean(block.checker),
       });
+    }).finally(() => {
+      if (state.current === current) state.current = null;
     });
   }
 
@@ -144,12 +155,27 @@
   }
 
   function stop(div) {
+    // Remember what was running (this block, or an earlier one it ran first; nothing while
+    // Python was still starting): a later Run does not run it again on the way (it would
+    // hang the same way), and says so.
+    state.stopped = state.current;
     stopWorker("stopped");
     setBusy(div, false);
+    let words = "Stopped. Python was restarted: the next Run starts it again and reruns the earlier blocks";
+    if (state.stopped) {
+      const which = state.stopped.order === Number(div.dataset.cbOrder)
+        ? "this one" : `block ${state.stopped.order + 1}, which was running`;
+      words += `, except ${which} while its code is unchanged (run it yourself to try it again)`;
+    }
     const panel = resultPanel(div);
     panel.dataset.status = "stopped";
-    panel.replaceChildren(el("p", "cb-run-verdict",
-      "Stopped. Python was restarted: the next Run starts it again and reruns the earlier blocks."));
+    panel.replaceChildren(el("p", "cb-run-verdict", `${words}.`));
+  }
+
+  // True when `block` is the one the reader stopped, with the code it had then.
+  function wasStopped(block, div) {
+    return Boolean(state.stopped && div && state.stopped.order === block.order
+      && state.stopped.text === blockSource(div));
   }
 
   async function run(div) {
@@ -164,27 +190,22 @@
       }
       await state.ready;
       const target = Number(div.dataset.cbOrder);
-      const earlier = [];
-      for (const block of data.blocks) {
-        if (block.order >= target || state.ran.has(block.order)) continue;
-        state.ran.add(block.order);
-        const other = block.hidden ? null : divOf(block.order);
-        if (!block.runnable) {
-          if (block.prelude) await send({ ...block, doctest: false, expected: null }, block.prelude);
-          continue;
-        }
-        say(div, `Running block ${block.order + 1} first…`);
-        const result = await send(block, other ? blockCode(other).textContent : block.source);
-        if (other) show(other, result, "Ran before a later block.");
-        earlier.push(block.hidden ? `${block.order + 1} (hidden setup)` : String(block.order + 1));
-      }
+      const { earlier, skipped } = await runEarlier(data, target, div);
       const block = data.blocks[target];
-      const result = await send(block, blockCode(div).textContent);
+      const again = wasStopped(block, div);
+      if (again) say(div, `Running block ${target + 1} again, which you stopped last time (Stop ends it)…`);
+      const result = await send(block, blockSource(div));
       state.ran.add(target);
-      const note = earlier.length
-        ? `First ran the earlier block${earlier.length > 1 ? "s" : ""} ${earlier.join(", ")} of this page, which share its namespace.`
-        : "";
-      show(div, result, note);
+      if (again) state.stopped = null;
+      const notes = [];
+      if (earlier.length) {
+        notes.push(`First ran the earlier block${earlier.length > 1 ? "s" : ""} ${earlier.join(", ")} of this page, which share its namespace.`);
+      }
+      if (skipped.length) {
+        notes.push(`Did not run block ${skipped.join(", ")}, which you stopped: its names are missing until you run it yourself.`);
+      }
+      show(div, result, notes.join(" "));
+      if (div.dataset.cbChecker === "true" && result.verdict === "pass" && !result.error) setPassed(div, true);
     } catch (error) {
       if (String(error.message) !== "stopped") {
         stopWorker("failed");
@@ -195,14 +216,191 @@
     }
   }
 
+  // Run every block before `target` that this Python has not run yet, in page order.
+  // Returns the numbers of those it ran and of the stopped one it skipped.
+  async function runEarlier(data, target, div) {
+    const earlier = [];
+    const skipped = [];
+    for (const block of data.blocks) {
+      if (block.order >= target || state.ran.has(block.order)) continue;
+      const other = block.hidden ? null : divOf(block.order);
+      if (block.runnable && wasStopped(block, other)) {
+        skipped.push(String(block.order + 1));
+        continue;
+      }
+      state.ran.add(block.order);
+      if (!block.runnable) {
+        if (block.prelude) await send({ ...block, doctest: false, expected: null }, block.prelude);
+        continue;
+      }
+      say(div, `Running block ${block.order + 1} first…`);
+      const result = await send(block, other ? blockSource(other) : block.source);
+      if (other) show(other, result, "Ran before a later block.");
+      earlier.push(block.hidden ? `${block.order + 1} (hidden setup)` : String(block.order + 1));
+    }
+    return { earlier, skipped };
+  }
+
+  // --- The editor (CodeMirror, javascripts/cb-editor.js) and what the browser keeps ------
+
+  // What this browser keeps for the reader, in localStorage, never sent anywhere:
+  //   cb-edit:<page>:<order>  {base, text}: the reader's edit of a block (base: the page's code)
+  //   cb-passed               {<page>: [order, ...]}: the exercises whose checker said PASS
+  // <page> is the page's path (its block list names it once per page).
+  const PASSED_KEY = "cb-passed";
+  const storage = (() => {
+    try {
+      const probe = "cb-probe";
+      window.localStorage.setItem(probe, probe);
+      window.localStorage.removeItem(probe);
+      return window.localStorage;
+    } catch (error) {
+      return null; // storage refused (private mode, a policy): nothing is kept
+    }
+  })();
+  const pageKey = () => new URL(".", location.href).pathname;
+  const editKey = (div) => `cb-edit:${pageKey()}:${div.dataset.cbOrder}`;
+
+  function readJSON(key, fallback) {
+    if (!storage) return fallback;
+    try {
+      const text = storage.getItem(key);
+      return text === null ? fallback : JSON.parse(text);
+    } catch (error) {
+      return fallback;
+    }
+  }
+
+  function writeJSON(key, value) {
+    if (!storage) return;
+    if (value === null) storage.removeItem(key);
+    else storage.setItem(key, JSON.stringify(value));
+  }
+
+  function passedPages() { return readJSON(PASSED_KEY, {}); }
+
+  function setPassed(div, passed) {
+    const pages = passedPages();
+    const page = pageKey();
+    const order = Number(div.dataset.cbOrder);
+    const orders = new Set(pages[page] || []);
+    if (passed) orders.add(order);
+    else orders.delete(order);
+    if (orders.size) pages[page] = [...orders].sort((a, b) => a - b);
+    else delete pages[page];
+    writeJSON(PASSED_KEY, Object.keys(pages).length ? pages : null);
+    markPassed(div, passed);
+    markNavigation();
+  }
+
+  // An exercise that passed says so above its code, with a way to forget it.
+  function markPassed(div, passed) {
+    div._cbPassMark?.remove();
+    div._cbPassMark = null;
+    div.classList.toggle("cb-passed", passed);
+    if (!passed) return;
+    const mark = el("p", "cb-pass-mark", "✓ You passed this exercise (kept in this browser). ");
+    const clear = el("button", "cb-pass-clear", "Clear");
+    clear.type = "button";
+    clear.title = "Forget that this exercise passed";
+    clear.addEventListener("click", () => setPassed(div, false));
+    mark.append(clear);
+    div.before(mark);
+    div._cbPassMark = mark;
+  }
+
+  // The navigation marks each page with an exercise the reader passed.
+  function markNavigation() {
+    const pages = passedPages();
+    for (const link of document.querySelectorAll("a.md-nav__link[href]")) {
+      const url = new URL(link.getAttribute("href"), location.href);
+      const passed = !url.hash && Boolean(pages[url.pathname] && pages[url.pathname].length);
+      link.classList.toggle("cb-nav-passed", passed);
+      if (passed) link.title = "You passed an exercise on this page (kept in this browser)";
+      else if (link.title.startsWith("You passed")) link.removeAttribute("title");
+    }
+  }
+
+  function blockSource(div) {
+    return div._cbEditor ? div._cbEditor.text() : blockCode(div).textContent;
+  }
+
+  function showEdited(div) {
+    const edited = blockSource(div) !== div._cbOriginal;
+    div.classList.toggle("cb-edited", edited);
+    if (div._cbReset) div._cbReset.hidden = !edited;
+  }
+
+  function remember(div, text) {
+    // the copy button copies what the editor shows: it reads the hidden <code>
+    blockCode(div).textContent = text.endsWith("\n") ? text : `${text}\n`;
+    writeJSON(editKey(div), text === div._cbOriginal ? null : { base: div._cbOriginal, text });
+    showEdited(div);
+  }
+
+  function resetButton(div, number) {
+    const button = el("button", "cb-reset md-code__button", "Reset");
+    button.type = "button";
+    button.title = "Put back the page's code (forgets your edit)";
+    button.setAttribute("aria-label", `Reset Python block ${number} to the page's code`);
+    button.hidden = true;
+    button.addEventListener("click", () => {
+      div._cbEditor.replace(div._cbOriginal);
+      remember(div, div._cbOriginal);
+    });
+    return button;
+  }
+
+  // Put a CodeMirror editor in place of the block's static code, with the reader's
+  // saved edit if there is one.
+  function attachEditor(div) {
+    const code = blockCode(div);
+    const number = Number(div.dataset.cbOrder) + 1;
+    const original = code.textContent.replace(/\n$/, "");
+    div._cbOriginal = original;
+    const saved = readJSON(editKey(div), null);
+    const start = saved && typeof saved.text === "string" ? saved.text : original;
+    const holder = el("div", "cb-editor");
+    code.after(holder);
+    code.hidden = true;
+    div._cbEditor = window.CBEditor.create(holder, start, {
+      label: `Python block ${number}, editable (Shift+Enter runs it; Escape then Tab leaves it)`,
+      onRun: () => run(div),
+      onChange: (text) => remember(div, text),
+    });
+    div._cbReset = resetButton(div, number);
+    div._cbRunButton.after(div._cbReset);
+    if (start !== original) {
+      remember(div, start);
+      if (saved.base !== original) {
+        const panel = resultPanel(div);
+        panel.replaceChildren(el("p", "cb-run-note",
+          "Your saved edit is of an earlier version of this block: Reset shows the page's code."));
+        panel.dataset.status = "note";
+      }
+    }
+    showEdited(div);
+  }
+
+  function loadEditor() {
+    return new Promise((resolve, reject) => {
+      if (window.CBEditor) { resolve(); return; }
+      const script = document.createElement("script");
+      script.src = new URL("javascripts/cb-editor.js", ROOT).href;
+      script.onload = () => resolve();
+      script.onerror = () => reject(new Error("the code editor did not load"));
+      document.head.append(script);
+    });
+  }
+
   function prepare(div) {
     const code = blockCode(div);
-    if (!code) return;
+    if (!code) return false;
     if (div.dataset.cbWhy) {
       const why = el("p", "cb-run-why", `Not run in the browser: ${div.dataset.cbWhy}.`);
       (div.nextElementSibling && div.nextElementSibling.classList.contains("language-output")
         ? div.nextElementSibling : div).after(why);
-      return;
+      return false;
     }
     const number = Number(div.dataset.cbOrder) + 1;
     const button = el("button", "cb-run md-code__button", "Run");
@@ -212,6 +410,7 @@
     button.setAttribute("aria-label", button._cbLabel);
     button.title = "Run this block in your browser (Shift+Enter)";
     button.addEventListener("click", () => run(div));
+    div._cbRunButton = button;
     const nav = div.querySelector("nav.md-code__nav");
     if (nav) nav.prepend(button);
     else {
@@ -219,21 +418,26 @@
       bar.append(button);
       div.querySelector("pre").prepend(bar);
     }
-    code.setAttribute("contenteditable", "plaintext-only");
-    code.setAttribute("spellcheck", "false");
-    code.setAttribute("role", "textbox");
-    code.setAttribute("aria-multiline", "true");
-    code.setAttribute("aria-label", `Python block ${number}, editable`);
-    code.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && event.shiftKey) {
-        event.preventDefault();
-        run(div);
-      }
-    });
+    if (div.dataset.cbChecker === "true") {
+      const passed = passedPages()[pageKey()] || [];
+      if (passed.includes(Number(div.dataset.cbOrder))) markPassed(div, true);
+    }
+    return true;
   }
 
-  function setup() {
-    for (const div of document.querySelectorAll("div[data-cb-order]")) prepare(div);
+  async function setup() {
+    const runnable = [...document.querySelectorAll("div[data-cb-order]")].filter(prepare);
+    markNavigation();
+    if (runnable.length) {
+      try {
+        await loadEditor();
+        for (const div of runnable) attachEditor(div);
+      } catch (error) {
+        // the blocks still run, as the page shows them; they cannot be edited
+        console.warn(`run-blocks: ${error.message}`);
+      }
+    }
+    document.documentElement.dataset.cbReady = "true";
   }
   // Material adds its copy buttons on load; wait for them so Run sits beside copy.
   const go = () => setTimeout(setup, 0);

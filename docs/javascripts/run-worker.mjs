@@ -1,13 +1,18 @@
 // The Web Worker that runs a page's Python blocks (Pyodide, served by the site itself).
 // Started by run-blocks.js on the first Run, never before. Messages in:
 //   {type: "init", root}                       load Pyodide, the package and the runner
-//   {type: "run", id, order, source, doctest, expected, files, checker}
+//   {type: "run", id, order, source, doctest, expected, files, packages, checker}
+// A block's files (repository paths) are fetched from pyodide/files/ into the same path
+// under the working folder; its packages (pyodide/<name>.zip: the Qwen tokenizer, the
+// speed page's benchmarks) are unpacked beside the package, each once.
 // Messages out: {type: "ready", seconds} | {type: "result", id, ...run_block's dict}
 //   | {type: "failed", message}
 let pyodide = null;
 let runBlock = null;
 let root = "";
 const fetched = new Set();
+const unpacked = new Set();
+const LIB = "/home/pyodide/lib";
 
 async function bytes(url) {
   const response = await fetch(url);
@@ -20,7 +25,7 @@ async function init(siteRoot) {
   root = siteRoot;
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", root).href);
   pyodide = await loadPyodide({ indexURL: new URL("pyodide/", root).href });
-  const lib = "/home/pyodide/lib";
+  const lib = LIB;
   pyodide.FS.mkdirTree(lib);
   pyodide.FS.writeFile(`${lib}/context_budget.zip`, await bytes(new URL("pyodide/context_budget.zip", root)));
   pyodide.FS.writeFile(`${lib}/cb_runner.py`, await bytes(new URL("javascripts/cb_runner.py", root)));
@@ -38,10 +43,24 @@ import context_budget, cb_runner
 async function ensureFiles(files) {
   for (const name of files) {
     if (fetched.has(name)) continue;
-    const target = `/home/pyodide/docs/${name}`;
+    const target = `/home/pyodide/${name}`;
     pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
-    pyodide.FS.writeFile(target, await bytes(new URL(name, root)));
+    pyodide.FS.writeFile(target, await bytes(new URL(`pyodide/files/${name}`, root)));
     fetched.add(name);
+  }
+}
+
+async function ensurePackages(names) {
+  for (const name of names) {
+    if (unpacked.has(name)) continue;
+    const zip = `${LIB}/${name}.zip`;
+    pyodide.FS.writeFile(zip, await bytes(new URL(`pyodide/${name}.zip`, root)));
+    pyodide.runPython(`
+import importlib, zipfile
+zipfile.ZipFile("${zip}").extractall("${LIB}")
+importlib.invalidate_caches()
+`);
+    unpacked.add(name);
   }
 }
 
@@ -53,6 +72,7 @@ self.onmessage = async (event) => {
       self.postMessage({ type: "ready", seconds });
     } else if (message.type === "run") {
       await ensureFiles(message.files || []);
+      await ensurePackages(message.packages || []);
       const result = runBlock(
         message.order, message.source, message.doctest, message.expected ?? undefined, Boolean(message.checker));
       const plain = result.toJs({ dict_converter: Object.fromEntries });

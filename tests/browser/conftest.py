@@ -66,6 +66,12 @@ DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 NAVIGATION_TIMEOUT_MS = 30_000
 ACTION_TIMEOUT_MS = 15_000
+#: True once run-blocks.js has put in the page's Run buttons and code editors (every page
+#: of the site loads it; a page without it, such as a 404, has nothing to wait for).
+READY = (
+    "() => document.documentElement.dataset.cbReady === 'true'"
+    " || !document.querySelector('script[src*=\"run-blocks.js\"]')"
+)
 MISSING_SITE = f"site/ is missing: run make site (looked for {SITE_DIR / 'index.html'})"
 NO_PAGES = "<no pages found>"
 
@@ -207,7 +213,7 @@ class OpenPage:
     """Opens pages of the served site, each in a fresh browser context.
 
     ``open_page(path)`` loads one page at 1280 px (``viewport=PHONE``: 390 px) and
-    waits for the network to settle;
+    waits for the network to settle and the page's Run buttons and editors (``READY``);
     ``open_page.all(paths)`` starts every load before waiting for any, so the
     browser fetches them side by side. Each page records its own problems; no
     listener, cache or route is shared, and every context closes with the test.
@@ -226,6 +232,8 @@ class OpenPage:
         started = [self._start(path, viewport) for path in paths]
         for loaded in started:
             loaded.page.wait_for_load_state("networkidle")
+            # run-blocks.js marks the page once its Run buttons and editors are in
+            loaded.page.wait_for_function(READY)
         return started
 
     def close(self) -> None:

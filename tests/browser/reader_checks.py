@@ -8,8 +8,11 @@
 - ``PAINTED_PLOTS_JS``: run in the browser, lists the notebook plots that have a
   background of their own instead of the page's (nbconvert's
   ``jp-needs-dark-background`` box behind a transparent plot).
-- ``BUTTONS_OVER_CODE_JS``: run in the browser, lists the code blocks whose
-  text runs under their Run or copy button.
+- ``BUTTONS_OVER_CODE_JS``: run in the browser, lists the code blocks (static, or
+  the editor of a block the page runs) whose text runs under their Run or copy button.
+- ``RUN_PANELS``: the result panels of blocks run in the page, for ``OVERFLOW_JS``.
+- ``MIDWORD_JS``: run in the browser, lists the inline code in tables broken across
+  lines between two letters or digits (an identifier cut mid-word).
 - ``PREDICT_JS``: run in the browser, lists every "Predict" box whose answer is
   on show before it is asked for: the box must be visible itself and be followed
   by a closed ``<details>`` fold whose summary starts with "Check" (only code
@@ -36,6 +39,35 @@ TABLES = ".md-typeset__scrollwrap"
 CODE_BLOCKS = ".highlight:not(.language-output):not(.doc-signature) pre"
 #: Code cells of a notebook page (mkdocs-jupyter): each ``pre`` scrolls in its own box.
 NOTEBOOK_CODE = ".jupyter-wrapper .jp-InputArea-editor pre"
+#: What a block run in the page printed, its diff and its traceback.
+RUN_PANELS = ".cb-run-result pre"
+
+MIDWORD_JS = """
+() => {
+  const cut = [];
+  for (const code of document.querySelectorAll('article table code')) {
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    let before = null;  // the last character laid out, and the top of its line
+    search: for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getBoundingClientRect();
+        if (box.width === 0 && box.height === 0) continue;
+        const char = node.data[i];
+        if (before && box.top > before.top + 1 && /[A-Za-z0-9]/.test(before.char)
+            && /[A-Za-z0-9]/.test(char)) {
+          cut.push(code.textContent.slice(0, 60));
+          break search;
+        }
+        before = { char, top: box.top };
+      }
+    }
+  }
+  return cut;
+}
+"""
 
 PAINTED_PLOTS_JS = """
 () => [...document.querySelectorAll('article .jupyter-wrapper .jp-RenderedImage img')]
@@ -66,9 +98,9 @@ OVERFLOW_JS = """
 #: copy) at the box's top right, named by their first 60 characters. Material puts
 #: the buttons over the code; a first line long enough to wrap must wrap before them.
 BUTTONS_OVER_CODE_JS = """
-() => [...document.querySelectorAll('article pre > code')]
+() => [...document.querySelectorAll('article pre > code, article pre .cm-content')]
   .filter(code => {
-    const buttons = [...code.parentElement.querySelectorAll(':scope > nav button')]
+    const buttons = [...code.closest('pre').querySelectorAll(':scope > nav button')]
       .map(button => button.getBoundingClientRect())
       .filter(box => box.width > 0 && box.height > 0);
     // the boxes of the text itself (an element's own box spans the whole line)

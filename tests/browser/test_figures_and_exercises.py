@@ -172,7 +172,8 @@ def test_every_notebook_cell_runs_or_says_why(site_page: SitePages, notebook_pat
 
 def _run(page: Page, order: int, code: str) -> dict[str, str]:
     div = page.locator(f"div[data-cb-order='{order}']")
-    div.locator("pre > code").evaluate("(code, text) => { code.textContent = text; }", code)
+    # the reader's code goes in through the block's editor, which is what the Run sends
+    div.evaluate("(div, text) => div._cbEditor.replace(text)", code)
     div.locator("button.cb-run").click()
     page.wait_for_function(
         "div => div._cbPanel && div._cbPanel.dataset.status !== 'busy'"
@@ -191,7 +192,6 @@ def test_a_right_answer_shows_pass_and_a_wrong_one_what_is_wrong(open_page: Open
     """Context is a budget, exercise 1: the reader's right answer is a green PASS."""
     loaded = open_page("budget/context-is-a-budget/")
     page = loaded.page
-    page.wait_for_function("() => document.querySelector('button.cb-run')")
     data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
     first = next(b for b in data["blocks"] if b["checker"] and "check_total_read" in b["source"])
     right = first["source"].replace(

@@ -24,9 +24,12 @@ from .conftest import (
 from .reader_checks import (
     BUTTONS_OVER_CODE_JS,
     CODE_BLOCKS,
+    MIDWORD_JS,
+    NOTEBOOK_CODE,
     OUTPUT_BLOCKS,
     OVERFLOW_JS,
     PREDICT_JS,
+    RUN_PANELS,
     TABLES,
     api_modules,
     api_page_problems,
@@ -36,6 +39,8 @@ pytestmark = pytest.mark.browser
 
 FIXTURES = REPO / "tests" / "fixtures" / "pages"
 STYLESHEET = REPO / "docs" / "stylesheets" / "extra.css"
+RUN_STYLESHEET = REPO / "docs" / "stylesheets" / "run-blocks.css"
+TABLE_BREAKS = REPO / "docs" / "javascripts" / "table-breaks.js"
 API_PAGE = SITE_DIR / "reference" / "api" / "index.html"
 #: Pages that are chapters of the book: checked at phone width too.
 CHAPTER_FOLDERS = ("budget/", "spending/", "measured/", "units/", "notebooks/")
@@ -66,14 +71,16 @@ def chapter_pages() -> list[str]:
 def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
     site_page: SitePages, page_path: str
 ) -> None:
-    """One load per page at 1280 px, three checks on it.
+    """One load per page at 1280 px, four checks on it.
 
-    No output block is wider than its box; the code lines of a Markdown page fit
-    its content column (notebook cells and reference pages aside); every
+    No output block or table is wider than its box; the code lines of a Markdown
+    page fit its content column (notebook cells and reference pages aside); every
     "Predict" box is visible and followed by a closed "Check" fold.
     """
     loaded = site_page(page_path)
     problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
+    if not page_path.startswith(CODE_FIT_EXEMPT):
+        problems += [f"table: {line}" for line in _overflowing(loaded.page, TABLES)]
     if not page_path.startswith(("notebooks/", *CODE_FIT_EXEMPT)):
         problems += [f"code: {line}" for line in _overflowing(loaded.page, CODE_BLOCKS)]
         problems += [f"under its buttons: {line}" for line in _under_buttons(loaded.page)]
@@ -85,16 +92,17 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
     "chapter", page_params(chapter_pages() or ["<no chapter page>"], trailing_slash=True)
 )
 def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> None:
-    """At 390 px, no output block or table of a chapter page is wider than its box, and no
-    code runs under its buttons."""
+    """At 390 px, no output block, table or notebook cell of a chapter page is wider than
+    its box, no table cuts an identifier mid-word, and no code runs under its buttons."""
     require_site()
     loaded = site_page(chapter, viewport=PHONE)
     # subtle: a closed fold has no layout; open them all, so tables inside are measured.
     loaded.page.evaluate("() => document.querySelectorAll('details').forEach(d => (d.open = true))")
     problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
     problems += [f"table: {line}" for line in _overflowing(loaded.page, TABLES)]
-    if not chapter.startswith("notebooks/"):
-        problems += [f"under its buttons: {line}" for line in _under_buttons(loaded.page)]
+    problems += [f"notebook cell: {line}" for line in _overflowing(loaded.page, NOTEBOOK_CODE)]
+    problems += [f"cut mid-word: {line}" for line in loaded.page.evaluate(MIDWORD_JS)]
+    problems += [f"under its buttons: {line}" for line in _under_buttons(loaded.page)]
     assert not problems, _report(loaded.url, problems)
 
 
@@ -123,6 +131,30 @@ def test_the_overflow_check_fails_on_a_long_line(blank_page: Page) -> None:
     assert len(_overflowing(blank_page, CODE_BLOCKS.removeprefix(".md-typeset "))) == 1
     blank_page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
     assert _overflowing(blank_page, OUTPUT_BLOCKS) == []
+
+
+def test_panels_cells_and_tables_checks_fail_on_their_defects(blank_page: Page) -> None:
+    """A run panel that scrolls, a notebook cell that scrolls under its copy button and a
+    table that cuts identifiers mid-word are each found; the site's stylesheets and
+    table script fix all of them."""
+    blank_page.set_content((FIXTURES / "panels_cells_tables.html").read_text(encoding="utf-8"))
+    assert len(_overflowing(blank_page, RUN_PANELS)) == 1
+    assert len(_overflowing(blank_page, NOTEBOOK_CODE)) == 1
+    assert _under_buttons(blank_page) == [
+        "from matplotlib.ticker import FuncFormatter, MaxNLocator"
+    ]
+    assert blank_page.evaluate(MIDWORD_JS) == [
+        "clear_old_tool_results",
+        'trim_messages(strategy="last")',
+    ]
+    blank_page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
+    blank_page.add_style_tag(content=RUN_STYLESHEET.read_text(encoding="utf-8"))
+    blank_page.add_script_tag(content=TABLE_BREAKS.read_text(encoding="utf-8"))
+    assert _overflowing(blank_page, RUN_PANELS) == []
+    assert _overflowing(blank_page, NOTEBOOK_CODE) == []
+    assert _under_buttons(blank_page) == []
+    assert blank_page.evaluate(MIDWORD_JS) == []
+    assert _overflowing(blank_page, "table") == []
 
 
 def test_the_predict_check_fails_on_answers_given_away(blank_page: Page) -> None:

@@ -6,8 +6,10 @@ by one click on the last one's Run button (a block's Run first runs the earlier
 blocks it shares a namespace with, each shown with its own verdict): each must
 print what CI checked (or, where CI compares nothing, run without an error); an
 exercise's checker block must also show the verdict it printed (PASS, or
-NEEDS_WORK and what is wrong), not a comparison. Pyodide starts once per page.
-The tests below click single buttons too. The fixture page
+NEEDS_WORK and what is wrong), not a comparison; no result panel scrolls. Pyodide
+starts once per page. The tests below click single buttons too, type into a block's
+editor (CodeMirror) and check what Python received, and reload a page to find the
+reader's edits and passed exercises kept. The fixture page
 `tests/fixtures/browser/raises.md` is rendered by the test itself and served beside
 the site, to show a traceback, a page that stays usable, and the Stop button.
 
@@ -29,6 +31,7 @@ from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
 from .conftest import REPO, SITE_DIR, LoadedPage, OpenPage
+from .reader_checks import OVERFLOW_JS, RUN_PANELS
 
 pytestmark = pytest.mark.browser
 
@@ -56,13 +59,15 @@ DONE = """div => {
 
 
 def _prepared(page: Page) -> None:
-    """Wait until run-blocks.js has put its buttons in: network idle does not promise it.
+    """Wait until run-blocks.js has put its buttons and editors in: network idle does not
+    promise it. It marks the page `data-cb-ready` when it is done (the editor's script
+    loaded, or failed to)."""
+    page.wait_for_function("() => document.documentElement.dataset.cbReady === 'true'")
 
-    The script adds them in a zero-delay timer queued at `load` (readyState "complete"
-    comes in the same task); a zero-delay timer queued after that runs after it.
-    """
-    page.wait_for_function("() => document.readyState === 'complete'")
-    page.evaluate("() => new Promise(resolve => setTimeout(resolve, 0))")
+
+def _editor_text(div: Locator) -> str:
+    """What block `div`'s editor shows: the text of its lines, as the reader sees them."""
+    return "\n".join(div.locator(".cm-line").all_text_contents())
 
 
 def _block_lists() -> list[Path]:
@@ -140,6 +145,8 @@ def test_every_runnable_block_prints_what_ci_checked(open_page: OpenPage, block_
                 wanted = "what CI checked"
         if verdict["status"] != wanted:
             failures.append(f"block {block['order'] + 1} (line {block['line']}): {verdict['text']}")
+    # every panel wraps what it shows: nothing the checker says is cut off
+    failures += [f"panel scrolls: {line}" for line in page.evaluate(OVERFLOW_JS, RUN_PANELS)]
     assert not failures, f"{loaded.url}\n" + "\n".join(failures)
     problems = _problems(loaded)
     assert not problems, f"{loaded.url}\n  " + "\n  ".join(problems)
@@ -156,31 +163,6 @@ def test_nothing_loads_before_the_first_run(open_page: OpenPage) -> None:
     assert not [url for url in requested if "/pyodide/" in url or "run-worker" in url], requested
 
 
-def test_an_edited_block_is_reported_as_not_matching(open_page: OpenPage) -> None:
-    """Edit a checked block to print something else: the verdict says so, with the diff."""
-    loaded = open_page("budget/context-is-a-budget/")
-    page = loaded.page
-    _prepared(page)
-    data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
-    first = next(
-        b
-        for b in data["blocks"]
-        if b["runnable"] and b["expected"] and not b["doctest"] and not b["checker"]
-    )
-    code = page.locator(f"div[data-cb-order='{first['order']}'] pre > code")
-    assert code.get_attribute("contenteditable") == "plaintext-only"
-    code.evaluate("code => { code.textContent = 'print(\"something else\")\\n'; }")
-    code.focus()
-    page.keyboard.press("Shift+Enter")
-    div = page.locator(f"div[data-cb-order='{first['order']}']")
-    page.wait_for_function(DONE, arg=div.element_handle(), timeout=RUN_TIMEOUT_MS)
-    verdict = _verdict(div)
-    assert verdict["status"] == "mismatch", verdict["text"]
-    assert "+something else" in verdict["diff"], verdict["diff"]
-    assert verdict["output"].strip() == "something else"
-    assert not _problems(loaded), _problems(loaded)
-
-
 def _fixture_html(site_url: str) -> tuple[str, str]:
     """The fixture page rendered as the site renders fences, and its block list."""
     blocks = browser_blocks(FIXTURE)
@@ -190,7 +172,10 @@ def _fixture_html(site_url: str) -> tuple[str, str]:
         extension_configs={"pymdownx.highlight": {"pygments_lang_class": True}},
     )
     marked = annotate(
-        body, ["python", "output", "python", "python", "output", "python"], blocks, "../raises.json"
+        body,
+        ["python", "output", "python", "python", "output", "python", "python", "output"],
+        blocks,
+        "../raises.json",
     )
     assert marked is not None, "the fixture's fences do not line up with its code blocks"
     page = (
@@ -242,4 +227,122 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
     again = _run(page, 2)
     assert again["status"] == "match", again["text"]
     assert "First ran the earlier blocks 1, 2" in again["text"]
+    # A later block does not run the stopped loop on its way, and says so.
+    after = _run(page, 4)
+    assert after["status"] == "match", after["text"]
+    assert "Did not run block 4, which you stopped" in after["text"], after["text"]
+    # Run on the stopped block itself runs it again (the reader asked), and says so.
+    runaway.click()
+    page.wait_for_function(
+        "() => /which you stopped last time/.test("
+        "document.querySelector(\"div[data-cb-order='3']\")._cbPanel.textContent)"
+    )
+    runaway.click()
+    assert _verdict(page.locator("div[data-cb-order='3']"))["status"] == "stopped"
     assert not _problems(loaded), _problems(loaded)
+
+
+#: Records the source of every block the page hands to its Python worker, in order.
+RECORD_SENT = """
+(() => {
+  window.__cbSent = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type === "run") window.__cbSent.push([message.order, message.source]);
+    return post.call(this, message, ...rest);
+  };
+})();
+"""
+FIRST_PAGE = "budget/context-is-a-budget/"
+
+
+def test_the_editor_runs_what_it_shows_and_keeps_the_readers_work(open_page: OpenPage) -> None:
+    """One page, one Python: typing into the middle of a block runs what the editor
+    shows; that edit and a passed exercise then survive a reload until the reader
+    resets and clears them."""
+    loaded = open_page(FIRST_PAGE)
+    page = loaded.page
+    page.add_init_script(RECORD_SENT)
+    page.reload(wait_until="networkidle")
+    _prepared(page)
+    original = _editor_text(page.locator("div[data-cb-order='0']"))
+    edited = _type_in_the_middle_and_run(page)
+    _keep_the_work_until_reset(page, loaded.url, original, edited)
+    assert not _problems(loaded), _problems(loaded)
+
+
+def _type_in_the_middle_and_run(page: Page) -> str:
+    """Click line 3 of the first block, End, Enter, type a call, run: Python receives
+    exactly the text the editor shows, and the verdict says the output no longer matches
+    CI's, with the diff. Tab indents the line and keeps the focus; undo takes it back.
+    Returns the edited text."""
+    div = page.locator("div[data-cb-order='0']")
+    lines = _editor_text(div).split("\n")
+    div.locator(".cm-line").nth(2).click()
+    page.keyboard.press("End")
+    page.keyboard.press("Enter")
+    page.keyboard.type("print('hello')")
+    shown = _editor_text(div)
+    assert shown.split("\n") == [*lines[:3], "print('hello')", *lines[3:]]
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(DONE, arg=div.element_handle(), timeout=RUN_TIMEOUT_MS)
+    verdict = _verdict(div)
+    assert verdict["traceback"] == "", verdict["traceback"]
+    assert verdict["output"].startswith("hello\ncall 1:"), verdict["output"]
+    assert verdict["status"] == "mismatch" and "\n+hello\n" in verdict["diff"], verdict["text"]
+    assert page.evaluate("() => window.__cbSent") == [[0, shown]]
+    # Tab indents the line under the caret and the focus stays in the editor.
+    page.keyboard.press("Tab")
+    assert _editor_text(div).split("\n")[3] == "    print('hello')"
+    assert page.evaluate("() => document.activeElement.classList.contains('cm-content')")
+    page.keyboard.press("Control+z")
+    assert _editor_text(div) == shown
+    return shown
+
+
+def _nav_marked(page: Page) -> list[str]:
+    """The pages the navigation marks as holding an exercise the reader passed."""
+    return sorted(
+        set(
+            page.evaluate(
+                "() => [...document.querySelectorAll('a.md-nav__link.cb-nav-passed')]"
+                ".map(a => new URL(a.href).pathname)"
+            )
+        )
+    )
+
+
+def _reload(page: Page) -> None:
+    page.reload(wait_until="networkidle")
+    _prepared(page)
+
+
+def _keep_the_work_until_reset(page: Page, url: str, original: str, edited: str) -> None:
+    """The first block's edit is kept per page and block, and Reset forgets it; the
+    exercise whose solution passes stays marked on its page and in the navigation until
+    the reader clears it."""
+    data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
+    solution = next(b for b in data["blocks"] if b["checker"] and "PASS" in (b["expected"] or ""))
+    first = page.locator("div[data-cb-order='0']")
+    marks = page.locator(".cb-pass-mark")
+    assert _run(page, solution["order"])["status"] == "pass"
+    assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
+    _reload(page)
+    assert _editor_text(first) == edited and first.locator("button.cb-reset").is_visible()
+    assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
+    # kept per page and block: the next page's first block is its own
+    page.goto(url.replace(FIRST_PAGE, "budget/tokens/"), wait_until="networkidle")
+    _prepared(page)
+    assert page.locator("div.cb-edited").count() == 0 and marks.count() == 0
+    assert _nav_marked(page) == [f"/{FIRST_PAGE}"]
+    page.go_back(wait_until="networkidle")
+    _prepared(page)
+    first.locator("button.cb-reset").click()
+    assert _editor_text(first) == original
+    clear = marks.locator("button.cb-pass-clear")
+    clear.evaluate(REVEAL)  # the solution, and its mark, sit in a closed fold
+    clear.click()
+    assert marks.count() == 0 and _nav_marked(page) == []
+    _reload(page)
+    assert _editor_text(first) == original and not first.locator("button.cb-reset").is_visible()
+    assert marks.count() == 0 and _nav_marked(page) == []
