@@ -257,36 +257,107 @@ def _legend(labels: Sequence[str], x: float, y: float, limit: int = 40) -> tuple
     return out, top
 
 
-def _segments(points: Sequence[tuple[float, float]]) -> set[tuple[tuple[float, float], ...]]:
-    """The pieces a drawn line is made of, in picture units: segments, or its one point."""
-    rounded = [(round(x, 1), round(y, 1)) for x, y in points]
-    if len(rounded) == 1:
-        return {(rounded[0],)}
-    return {tuple(sorted((a, b))) for a, b in itertools.pairwise(rounded)}
+#: How close a series may run to others, in picture units (about a CSS pixel each at
+#: both layouts' widths), and still count as drawn along them: a line that close
+#: cannot be told apart from theirs. The checks use one unit; the notes twice that.
+ALONG = 2.0
+_CELL = 8.0  # picture units: the side of a bucket of the spatial index below
 
 
-def overlaps(drawn: Sequence[tuple[str, Sequence[tuple[float, float]]]]) -> dict[str, list[str]]:
+def _samples(points: Sequence[Point], step: float = 1.0) -> list[Point]:
+    """Points along the polyline `points`, at most `step` units apart, its vertices included."""
+    out = [points[0]]
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        count = max(1, math.ceil(math.hypot(x1 - x0, y1 - y0) / step))
+        out += [
+            (x0 + (x1 - x0) * k / count, y0 + (y1 - y0) * k / count) for k in range(1, count + 1)
+        ]
+    return out
+
+
+def _to_segment(point: Point, a: Point, b: Point) -> float:
+    """The distance from `point` to the segment `a`-`b`, in picture units."""
+    (px, py), (ax, ay), (bx, by) = point, a, b
+    dx, dy = bx - ax, by - ay
+    length = dx * dx + dy * dy
+    share = 0.0 if length == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length))
+    return math.hypot(px - ax - share * dx, py - ay - share * dy)
+
+
+class _Near:
+    """A polyline's segments bucketed on a grid, to ask which points lie within `tolerance`."""
+
+    def __init__(self, points: Sequence[Point], tolerance: float) -> None:
+        self.tolerance = tolerance
+        pieces = list(itertools.pairwise(points)) or [(points[0], points[0])]
+        self.cells: dict[tuple[int, int], list[tuple[Point, Point]]] = {}
+        for a, b in pieces:
+            low_x, high_x = sorted((a[0], b[0]))
+            low_y, high_y = sorted((a[1], b[1]))
+            for cx in range(_cell(low_x - tolerance), _cell(high_x + tolerance) + 1):
+                for cy in range(_cell(low_y - tolerance), _cell(high_y + tolerance) + 1):
+                    self.cells.setdefault((cx, cy), []).append((a, b))
+
+    def __contains__(self, point: object) -> bool:
+        x, y = point  # type: ignore[misc]
+        pieces = self.cells.get((_cell(x), _cell(y)), [])
+        return any(_to_segment((x, y), a, b) <= self.tolerance for a, b in pieces)
+
+
+def _cell(value: float) -> int:
+    return math.floor(value / _CELL)
+
+
+def overlaps(
+    drawn: Sequence[tuple[str, Sequence[Point]]], tolerance: float = ALONG
+) -> dict[str, list[str]]:
     """For each series drawn entirely along others, the labels of those others.
 
-    `drawn` holds each series' points in picture units. A series none of whose
-    segments is its own cannot be seen but for its style: its label says so. Of
-    two identical series only the later is listed (it hides the earlier).
+    `drawn` holds each series' points in picture units. A series every point of
+    whose line lies within `tolerance` units of some other series' line cannot
+    be seen but for its style: its label says so. Of two series that run along
+    each other whole, only the later is listed (it hides the earlier).
+
+    Example: `[("a", [(0, 0), (9, 0)]), ("b", [(0, 0.5), (9, 0.5)])]` -> `{"b": ["a"]}`.
     """
-    pieces = [(label, _segments(points)) for label, points in drawn]
+    samples = [_samples(points) for _, points in drawn]
+    near = [_Near(points, tolerance) for _, points in drawn]
     found: dict[str, list[str]] = {}
-    for index, (label, mine) in enumerate(pieces):
-        # Of two identical series, the later one says "same line as" the earlier.
-        others = [
-            (other, theirs)
-            for later, (other, theirs) in enumerate(pieces)
-            if later != index and not (later > index and theirs == mine)
-        ]
-        covered = set().union(*(theirs for _, theirs in others)) if others else set()
-        if mine and mine <= covered:
-            shared = [(len(mine & theirs), other) for other, theirs in others if mine & theirs]
-            # the series it runs along longest first (a stable sort keeps series order)
-            found[label] = [other for _, other in sorted(shared, key=lambda item: -item[0])]
+    for index, (label, _) in enumerate(drawn):
+        counts = {}
+        for other in range(len(drawn)):
+            if other == index:
+                continue
+            hits = [point in near[other] for point in samples[index]]
+            mutual = all(hits) and all(point in near[index] for point in samples[other])
+            if other > index and mutual:
+                continue  # subtle: of two identical lines the later one is the one listed
+            counts[other] = hits
+        if counts and all(any(column) for column in zip(*counts.values(), strict=True)):
+            found[label] = _fewest(counts, [name for name, _ in drawn])
     return found
+
+
+def _fewest(hits: dict[int, list[bool]], labels: Sequence[str]) -> list[str]:
+    """The labels of the fewest series that between them cover every sample, the one
+    covering most first (greedy; ties keep series order).
+
+    Example: `{1: [True, True], 2: [False, True]}` -> `[labels[1]]`.
+    """
+    left = set(range(len(next(iter(hits.values())))))
+    chosen: list[str] = []
+    while left:
+        best = max(hits, key=lambda other: (sum(hits[other][k] for k in left), -other))
+        chosen.append(labels[best])
+        left -= {k for k in left if hits[best][k]}
+    return chosen
+
+
+def same_line(first: Sequence[Point], second: Sequence[Point], tolerance: float = ALONG) -> bool:
+    """Whether two lines run along each other whole, each within `tolerance` of the other."""
+    return all(p in _Near(second, tolerance) for p in _samples(first)) and all(
+        p in _Near(first, tolerance) for p in _samples(second)
+    )
 
 
 def _overlap_note(label: str, under: Sequence[str], same: bool) -> str:
@@ -394,7 +465,7 @@ def line_chart(
     labels = []
     for label, points in drawn:
         under = hidden.get(label, [])
-        same = any(pts == points for other, pts in drawn if other in under)
+        same = any(same_line(pts, points) for other, pts in drawn if other in under)
         labels.append(_overlap_note(label, under, same) if under else label)
     key_lines = [_wrap(text, limit) for text in labels]
     if narrow:
