@@ -146,7 +146,8 @@ SERIES_JS = """
         if (j === i) continue;
         const row = mine.map(point => near(point, lines[j], tolerance));
         // of two lines that run along each other whole, the later one hides the other
-        const mutual = row.every(Boolean) && theirs.every(point => near(point, lines[i], tolerance));
+        const mutual = row.every(Boolean)
+          && theirs.every(point => near(point, lines[i], tolerance));
         if (!(j > i && mutual)) hits.set(j, row);
       }
       if (!hits.size || !mine.every((_, k) => [...hits.values()].some(row => row[k]))) continue;
