@@ -354,6 +354,98 @@ def test_line_chart_names_a_line_that_runs_along_another() -> None:
     assert unremarked_overlaps(text) == []
 
 
+# --- Axes: one number format each, whole numbers for counts ---------------------------
+
+_NUMBER = re.compile(r"[-+]?[\d,.]+[kM%]?")
+#: Words of an axis title that make its ticks counts: calls, steps, facts, rounds.
+COUNTS = ("call", "step", "facts", "compactions", "round", "turn")
+
+
+def axes(svg_text: str) -> list[tuple[str, list[str]]]:
+    """The axes of a picture: `(title, tick labels)` for each run of two or more numeric
+    labels sharing a right edge (a y axis) or a baseline (an x axis)."""
+    root = ET.fromstring(svg_text)
+    texts = [(el, " ".join("".join(el.itertext()).split())) for el in root.iter(f"{SVG}text")]
+    groups: dict[tuple[str, str | None], list[str]] = {}
+    for el, words in texts:
+        if _NUMBER.fullmatch(words):
+            where = ("y", el.get("x")) if el.get("text-anchor") == "end" else ("x", el.get("y"))
+            groups.setdefault(where, []).append(words)
+    found = []
+    for (kind, where), labels in groups.items():
+        if len(labels) < 2:
+            continue
+        if kind == "y":
+            title = next((w for el, w in texts if "rotate(-90)" in (el.get("transform") or "")), "")
+        else:
+            below = float(where or 0) + 21
+            title = next((w for el, w in texts if el.get("y") == f"{below:g}"), "")
+        found.append((title, labels))
+    return found
+
+
+def mixed_formats(svg_text: str) -> list[str]:
+    """Axes that write some ticks in thousands (`10k`) and others in full (`5,000`)."""
+    return [
+        f"{title or 'an axis'}: {', '.join(labels)}"
+        for title, labels in axes(svg_text)
+        if any(label[-1] in "kM" for label in labels)
+        and any(
+            label[-1].isdigit() and abs(float(label.replace(",", ""))) >= 1_000 for label in labels
+        )
+    ]
+
+
+def fractional_counts(svg_text: str) -> list[str]:
+    """Axes of counts (their title names calls, steps, facts...) with a tick between
+    two whole numbers."""
+    return [
+        f"{title}: {', '.join(labels)}"
+        for title, labels in axes(svg_text)
+        if any(word in title for word in COUNTS) and any("." in label for label in labels)
+    ]
+
+
+def test_the_axis_checks_fail_on_the_old_figures() -> None:
+    fixture = (ROOT / "tests" / "fixtures" / "browser" / "figure_labels.html").read_text("utf-8")
+    svgs = re.findall(r"<svg\b.*?</svg>", fixture, re.DOTALL)
+    mixed = [line for svg in svgs for line in mixed_formats(svg)]
+    assert mixed == [
+        "an axis: 0, 20k, 40k, 60k, 0, 5,000, 10k, 15k, 20k",  # the bill's two panels
+        "an axis: 0, 20k, 40k, 60k, 0, 5,000, 10k, 15k, 20k",
+        "tokens in the context: 0, 5,000, 10k, 15k",
+        "tokens in the context: 0, 5,000, 10k, 15k",
+    ]
+    assert [line for svg in svgs for line in fractional_counts(svg)] == [
+        "facts visible: 0, 2.5, 5, 7.5, 10, 12.5"
+    ] * 2
+
+
+def test_each_axis_has_one_number_format_and_counts_whole_ticks() -> None:
+    problems = [
+        f"{label}: {line}"
+        for label, text in _all_drawn()
+        for line in mixed_formats(text) + fractional_counts(text)
+    ]
+    assert problems == []
+
+
+def test_tick_labels_share_one_format() -> None:
+    svg = _load_svg_module()
+    assert svg.tick_labels([0, 5_000, 10_000, 15_000]) == ["0", "5k", "10k", "15k"]
+    assert svg.tick_labels([0, 2_000, 4_000]) == ["0", "2,000", "4,000"]
+    assert svg.tick_labels([0, 500_000, 1_000_000]) == ["0", "0.5M", "1M"]
+    assert svg.tick_labels([0, 0.5, 1]) == ["0", "0.5", "1"]
+
+
+def test_counts_get_whole_ticks() -> None:
+    svg = _load_svg_module()
+    assert svg._nice_ticks(0, 12, 5, integer=True) == [0, 5, 10, 15]
+    assert svg._nice_ticks(1, 4, 5, integer=True) == [1, 2, 3, 4]
+    assert svg._nice_ticks(0, 0.3, 5, integer=True) == [0, 1]
+    assert svg._nice_ticks(0, 12, 5) == [0, 2.5, 5, 7.5, 10, 12.5]
+
+
 def _png(*chunks: tuple[bytes, bytes]) -> bytes:
     """A PNG of one transparent pixel with the given extra chunks before its data."""
 

@@ -10,6 +10,8 @@ are none), so one page load can serve every check.
   (every point of it within a CSS pixel of them) unless the figure says so
   (``data-overlaps`` on the path, and the label names the series it runs along);
   two series with the same path are the extreme case.
+- ``label_problems``: no two labels of a figure overlap, and no series line,
+  dashed reference line or bar runs through a label.
 - ``id_problems``: no id a picture uses or is named by appears twice on a page
   (Material's own code-line anchors are not this check's), and every picture's
   ``aria-labelledby`` names its own ``<title>`` and ``<desc>``, so each figure
@@ -174,6 +176,74 @@ SERIES_JS = """
 }
 """
 
+LABELS_JS = """
+(slack) => {
+  const problems = [];
+  const shown = el => el.getClientRects().length > 0;
+  const words = el => el.textContent.trim().replace(/\\s+/g, ' ').slice(0, 30);
+  // A box shrunk by `slack` px on every side: a touch at the edge is no overlap.
+  const box = el => {
+    const r = el.getBoundingClientRect();
+    return { left: r.left + slack, right: r.right - slack, top: r.top + slack,
+      bottom: r.bottom - slack };
+  };
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom
+    && b.top < a.bottom;
+  const inside = (x, y, a) => x > a.left && x < a.right && y > a.top && y < a.bottom;
+  for (const [index, svg] of [...document.querySelectorAll('article .cb-figure svg')].entries()) {
+    if (!shown(svg)) continue;
+    const name = `figure ${index + 1}`;
+    // each line of a label is a box of its own: a tspan, or the text when it has none
+    const labels = [...svg.querySelectorAll('text')]
+      .flatMap(text => text.querySelector('tspan') ? [...text.querySelectorAll('tspan')] : [text])
+      .filter(el => el.textContent.trim())
+      // a label turned by other than a right angle has no box to compare: its bounds
+      // are a rectangle around the slanted text (the column heads of a grid)
+      .filter(el => {
+        const transform = el.closest('text').getAttribute('transform') || '';
+        const turn = /rotate\\((-?[0-9.]+)/.exec(transform);
+        return !turn || Number(turn[1]) % 90 === 0;
+      })
+      .map(el => ({ el, box: box(el) }));
+    for (let i = 0; i < labels.length; i++) {
+      for (let j = i + 1; j < labels.length; j++) {
+        if (meet(labels[i].box, labels[j].box)) {
+          problems.push(`${name}: "${words(labels[i].el)}" overlaps "${words(labels[j].el)}"`);
+        }
+      }
+    }
+    // a data line or bar through a label: series paths, dashed reference lines, filled bars
+    const ctm = svg.getScreenCTM();
+    const marks = [...svg.querySelectorAll('path.cb-series, line[stroke-dasharray], rect')]
+      .filter(el => !(el.tagName === 'line' && el.getAttribute('stroke-opacity')))
+      .filter(el => el.tagName !== 'rect' || (el.getAttribute('fill') || 'none') !== 'none');
+    for (const { el, box: b } of labels) {
+      for (const mark of marks) {
+        let through = false;
+        if (mark.tagName === 'rect') {
+          const r = mark.getBoundingClientRect();
+          // a swatch beside its label is not under it
+          through = r.width > 14 && r.height > 14 && meet(b, r);
+        } else {
+          const length = mark.getTotalLength();
+          for (let s = 0; s <= length && !through; s += 1) {
+            const p = mark.getPointAtLength(s).matrixTransform(mark.getScreenCTM() || ctm);
+            through = inside(p.x, p.y, b);
+          }
+        }
+        if (through) {
+          const what = mark.dataset.series ? `the line of ${mark.dataset.series}`
+            : mark.tagName === 'rect' ? 'a bar' : 'a reference line';
+          problems.push(`${name}: ${what} runs through "${words(el)}"`);
+          break;
+        }
+      }
+    }
+  }
+  return [...new Set(problems)];
+}
+"""
+
 IDS_JS = """
 () => {
   const problems = [];
@@ -277,6 +347,12 @@ def series_problems(page: Page, pixels: float = ONE_PIXEL) -> list[str]:
     """Series drawn entirely along other series (every point within `pixels` CSS
     pixels of them) without the figure saying so."""
     return list(page.evaluate(SERIES_JS, pixels))
+
+
+def label_problems(page: Page, slack: float = 1.0) -> list[str]:
+    """Labels of a shown figure that overlap each other, or that a series line, a
+    dashed reference line or a bar runs through (boxes shrunk by `slack` px)."""
+    return list(page.evaluate(LABELS_JS, slack))
 
 
 def id_problems(page: Page) -> list[str]:

@@ -24,6 +24,7 @@ from .figure_checks import (
     alt_problems,
     figure_fit_problems,
     id_problems,
+    label_problems,
     runner_problems,
     series_problems,
     verdict_problems,
@@ -95,6 +96,34 @@ def test_the_series_check_catches_lines_closer_than_a_pixel(chromium: Browser, w
         context.close()
 
 
+@pytest.mark.parametrize("width", list(COLUMNS))
+def test_the_label_check_fails_on_the_old_figures(chromium: Browser, width: str) -> None:
+    """The loop's threshold label under its line, the bill's causes on each other and
+    on a column, axis titles over tick labels at 390 px."""
+    viewport, column = COLUMNS[width]
+    context = chromium.new_context(viewport=viewport)
+    context.route("**/*", lambda route: route.abort())
+    try:
+        page = context.new_page()
+        page.set_content((FIXTURES / "browser" / "figure_labels.html").read_text("utf-8"))
+        page.add_style_tag(content=f"article {{ width: {column}px; }} {MATERIAL_FIGURE}")
+        page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
+        found = label_problems(page)
+        wanted = ['the line of accumulated runs through "threshold 2,800"']
+        if width == "390":
+            wanted += [
+                '"prefix-changed" overlaps "compaction"',
+                '"3,000" overlaps "counter after the call (tokens"',
+                '"2,000" overlaps "tokens (estimate)"',
+            ]
+        else:
+            wanted += ['a bar runs through "prefix-changed"']
+        missing = [w for w in wanted if not any(line.endswith(w) for line in found)]
+        assert missing == [], found
+    finally:
+        context.close()
+
+
 def _drawn_figures() -> str:
     """Every figure as the hook puts it on a page, both layouts, in one article."""
     names = sorted(p.stem for p in FIGURES.glob("*.py") if not p.stem.startswith("_"))
@@ -133,6 +162,7 @@ def test_the_drawn_figures_fit_and_name_themselves(
         )
         page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
         problems = figure_fit_problems(page) + series_problems(page) + id_problems(page)
+        problems += label_problems(page)
         assert not problems, "\n".join(problems)
     finally:
         context.close()
@@ -174,7 +204,7 @@ def test_a_pages_figures_fit_and_keep_their_names(
     viewport, _ = COLUMNS[width]
     loaded = site_page(page_path, viewport=viewport)
     page = loaded.page
-    problems = figure_fit_problems(page) + series_problems(page)
+    problems = figure_fit_problems(page) + series_problems(page) + label_problems(page)
     problems += id_problems(page) + alt_problems(page)
     assert not problems, f"{loaded.url} at {width} px\n  " + "\n  ".join(problems)
 
