@@ -184,6 +184,44 @@ def test_notebook_plots_reach_4_5_for_text_and_3_for_lines(notebook: Path) -> No
     assert "tab:" not in source, f"{notebook.name}: a matplotlib default colour (tab:...)"
 
 
+#: The content column at 390 px, where a plot's PNG is shrunk to fit, in CSS pixels.
+PHONE_COLUMN = 358
+#: matplotlib's default resolution: a figure `figsize` inches wide is 100 px an inch.
+DPI = 100
+_FIGSIZE = re.compile(r"figsize=\(\s*([\d.]+)\s*,")
+_SIZES = re.compile(r"""(?:"font\.size"|fontsize)["']?\s*[:=]\s*([\d.]+)""")
+
+
+def smallest_text_at_390(source: str) -> float | None:
+    """The smallest text a notebook's plots show on a 390 px phone, in CSS pixels, from
+    the widest `figsize` and the smallest font size the source sets (points at `DPI`),
+    the PNG shrunk to the column; None when it draws no plot."""
+    widths = [float(w) for w in _FIGSIZE.findall(source)]
+    sizes = [float(s) for s in _SIZES.findall(source)]
+    if not widths or not sizes:
+        return None
+    pixels_wide = max(widths) * DPI
+    return min(sizes) * DPI / 72 * min(1.0, PHONE_COLUMN / pixels_wide)
+
+
+def test_the_plot_text_check_fails_on_the_old_plots() -> None:
+    """The experiment's plot was 7.5 inches wide with a 12-point key: 8 px on a phone."""
+    old = 'plt.subplots(2, 1, figsize=(7.5, 11))\n"font.size": 14,\nfontsize=12,\n'
+    assert round(smallest_text_at_390(old) or 0, 1) == 8.0
+
+
+@pytest.mark.parametrize("notebook", sorted(NOTEBOOKS.glob("*.py")), ids=lambda p: p.stem)
+def test_notebook_plots_keep_11_px_text_at_390(notebook: Path) -> None:
+    smallest = smallest_text_at_390(notebook.read_text(encoding="utf-8"))
+    if smallest is None:
+        pytest.skip("draws no plot")
+    assert smallest >= MIN_PLOT_PX, f"{notebook.name}: text at {smallest:.1f} px at 390 px"
+
+
+#: The smallest text a plot may show, in CSS pixels, as for the figures.
+MIN_PLOT_PX = 11.0
+
+
 def test_figure_text_takes_the_page_colour() -> None:
     """No text of a figure sets its own colour: it is the page's text (4.5:1 or more)."""
     for name in NAMES:
