@@ -92,3 +92,33 @@ def test_a_directive_missing_from_the_table_is_named() -> None:
     assert directive_problems(pages, "contributing.md") == [
         "a.md: uses <!-- new-thing: -->, which the table on contributing.md does not list"
     ]
+
+
+def test_a_numbered_part_without_an_index_page_is_named() -> None:
+    """Part IV once opened on its first chapter: no page said what the part holds."""
+    nav: list[object] = [{"IV. Measured": [{"Speed": "measured/speed.md"}]}]
+    problems = nav_problems(nav, FIXTURE)
+    assert "part 'IV. Measured' has no index page (its first item, an index.md)" in problems
+
+
+def test_a_nested_section_lists_its_pages_on_its_own_index(tmp_path: Path) -> None:
+    """The API reference is a section of its own: its index links each module's page,
+    and the part's index links the section's index."""
+    (tmp_path / "ref" / "api").mkdir(parents=True)
+    (tmp_path / "index.md").write_text("[home](index.md)", encoding="utf-8")
+    (tmp_path / "ref" / "index.md").write_text("[API](api/index.md)", encoding="utf-8")
+    (tmp_path / "ref" / "api" / "index.md").write_text("[a](a.md)", encoding="utf-8")
+    (tmp_path / "ref" / "api" / "a.md").write_text("# a", encoding="utf-8")
+    (tmp_path / "ref" / "api" / "b.md").write_text("# b", encoding="utf-8")
+    nav: list[object] = [
+        {"Home": "index.md"},
+        {
+            "Reference": [
+                "ref/index.md",
+                {"API": ["ref/api/index.md", "ref/api/a.md", "ref/api/b.md"]},
+            ]
+        },
+    ]
+    assert nav_problems(nav, tmp_path) == [
+        "ref/api/b.md: in part 'API' of the nav, but ref/api/index.md does not link to it"
+    ]
