@@ -97,9 +97,17 @@ _NUMBERED = re.compile(r"^[IVX]+\. ")
 
 
 def _index_of(items: list[object]) -> str | None:
-    """The section's index page: its first item, when that is an ``index.md``."""
+    """The section's index page: its first item, when that is an ``index.md``, or a page
+    ``X.md`` beside the folder ``X/`` that holds the section's other pages (the API
+    reference: ``reference/api.md`` and ``reference/api/*.md``)."""
     first = _paths(items[:1])
-    return first[0] if first and posixpath.basename(first[0]) == "index.md" else None
+    if not first:
+        return None
+    if posixpath.basename(first[0]) == "index.md":
+        return first[0]
+    folder = posixpath.splitext(first[0])[0] + "/"
+    rest = _paths(items[1:])
+    return first[0] if rest and all(path.startswith(folder) for path in rest) else None
 
 
 def _section_problems(title: str, items: list[object], docs_dir: Path, above: str) -> list[str]:
