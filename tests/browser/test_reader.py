@@ -168,9 +168,7 @@ def test_the_api_page_renders(module: str) -> None:
     """No double backticks, no '::' at a line's end, one row per documented return value."""
     require_site()
     problems = [
-        str(problem)
-        for problem in api_page_problems(_api_text())
-        if problem.module == module
+        str(problem) for problem in api_page_problems(_api_text()) if problem.module == module
     ]
     assert not problems, f"{API_DIR}:\n  " + "\n  ".join(problems)
 
