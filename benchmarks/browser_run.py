@@ -6,6 +6,8 @@ Run on the first runnable block (the first-run time: Pyodide's start-up included
 on the last one, which runs every block in between (the page's blocks after start-up).
 It prints a Markdown table, writes it to ``benchmarks/browser_results.md`` and, with
 ``--write-page``, into ``docs/measured/speed.md`` between its browser-bench markers.
+``stale_rows`` compares a table with the build it claims to measure: the same pages,
+and for each the same counts of blocks that run and blocks that cannot.
 
 Times are wall-clock seconds, rounded to a tenth; sizes are MB (10^6 bytes).
 """
@@ -34,9 +36,12 @@ __all__ = [
     "BROWSER_RESULTS",
     "PageRun",
     "browser_region",
+    "built_counts",
     "main",
     "render",
     "replace_browser_region",
+    "stale_rows",
+    "table_counts",
 ]
 
 SITE = ROOT / "site"
@@ -188,6 +193,46 @@ def render(runs: Sequence[PageRun], site: Path = SITE) -> str:
         f"Chromium, run on {today}.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def built_counts(site: Path = SITE) -> dict[str, tuple[int, int]]:
+    """page -> (runnable, not runnable) visible blocks, from the build's block lists
+    (``site/pyodide/pages/*.json``), as `measure_pages` counts them."""
+    counts = {}
+    for listing in sorted((site / "pyodide" / "pages").glob("*.json")):
+        data = json.loads(listing.read_text(encoding="utf-8"))
+        visible = [block for block in data["blocks"] if not block["hidden"]]
+        runnable = sum(1 for block in visible if block["runnable"])
+        counts[data["page"]] = (runnable, len(visible) - runnable)
+    return counts
+
+
+def table_counts(table: str) -> dict[str, tuple[int, int]]:
+    """page -> (runnable, not runnable), read from the rows of a table `render` wrote."""
+    counts = {}
+    for line in table.splitlines():
+        if line.startswith("| `"):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            counts[cells[0].strip("`")] = (int(cells[1]), int(cells[2]))
+    return counts
+
+
+def stale_rows(table: str, site: Path = SITE) -> list[str]:
+    """What the table says that the build does not: one line for each page the build
+    has blocks for and the table lacks, each row for a page the build has none for,
+    and each row whose counts differ from the build's."""
+    built, shown = built_counts(site), table_counts(table)
+    problems = [f"{page}: built, but not in the table" for page in built if page not in shown]
+    problems += [
+        f"{page}: in the table, but the build has no blocks" for page in shown if page not in built
+    ]
+    problems += [
+        f"{page}: the table says {shown[page][0]} runnable and {shown[page][1]} not, "
+        f"the build {count[0]} and {count[1]}"
+        for page, count in built.items()
+        if page in shown and shown[page] != count
+    ]
+    return problems
 
 
 def browser_region(page_text: str) -> str:
