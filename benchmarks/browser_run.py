@@ -106,7 +106,8 @@ def _size_mb(path: Path) -> float:
 
 
 def _url(page: str) -> str:
-    path = page.removesuffix(".md")
+    """The site address of a page: `budget/tokens.md` and `notebooks/lab.py` are folders."""
+    path = page.removesuffix(".md").removesuffix(".py")
     path = "" if path == "index" else path.removesuffix("/index")
     return f"{path}/" if path else ""
 

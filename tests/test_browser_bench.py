@@ -13,6 +13,7 @@ from benchmarks.browser_run import (
     SITE,
     START,
     PageRun,
+    _url,
     browser_region,
     render,
     stale_rows,
@@ -80,3 +81,11 @@ def test_the_speed_pages_browser_table_matches_the_build() -> None:
     if not (SITE / "pyodide" / "pages").is_dir():
         pytest.skip("no build to compare with: run make site")
     assert stale_rows(BROWSER_RESULTS.read_text(encoding="utf-8"), SITE) == []
+
+
+def test_a_notebook_page_is_timed_at_its_own_address() -> None:
+    """A notebook's page is `notebooks/lab/`, not `notebooks/lab.py/`: the bench once
+    waited there for a Run button that never came."""
+    assert _url("notebooks/the-bill.py") == "notebooks/the-bill/"
+    assert _url("budget/tokens.md") == "budget/tokens/"
+    assert _url("index.md") == "" and _url("units/index.md") == "units/"
