@@ -14,6 +14,7 @@ from benchmarks.browser_run import (
     START,
     PageRun,
     _url,
+    as_ci,
     browser_region,
     render,
     stale_rows,
@@ -89,3 +90,14 @@ def test_a_notebook_page_is_timed_at_its_own_address() -> None:
     assert _url("notebooks/the-bill.py") == "notebooks/the-bill/"
     assert _url("budget/tokens.md") == "budget/tokens/"
     assert _url("index.md") == "" and _url("units/index.md") == "units/"
+
+
+def test_an_exercise_runs_as_ci_when_its_verdict_is_ci_s() -> None:
+    """A checker block's panel shows its verdict, not a match: the bench once counted
+    every exercise as a run that differed from CI."""
+    attempt = {"checker": True, "expected": "NEEDS_WORK: 47,000 is what the last call sends"}
+    solution = {"checker": True, "expected": "610,500\nPASS\n"}
+    plain = {"checker": False, "expected": "call 1: 3,875 tokens sent\n"}
+    assert as_ci(attempt, "needs_work") and not as_ci(attempt, "pass")
+    assert as_ci(solution, "pass") and not as_ci(solution, "needs_work")
+    assert as_ci(plain, "match") and as_ci(plain, "ran") and not as_ci(plain, "mismatch")
