@@ -186,22 +186,24 @@ def test_notebook_plots_reach_4_5_for_text_and_3_for_lines(notebook: Path) -> No
 
 #: The content column at 390 px, where a plot's PNG is shrunk to fit, in CSS pixels.
 PHONE_COLUMN = 358
-#: matplotlib's default resolution: a figure `figsize` inches wide is 100 px an inch.
+#: matplotlib's default resolution, in pixels an inch, when `savefig` is given none.
 DPI = 100
 _FIGSIZE = re.compile(r"figsize=\(\s*([\d.]+)\s*,")
+_DPI = re.compile(r"\bdpi=(\d+)")
 _SIZES = re.compile(r"""(?:"font\.size"|fontsize)["']?\s*[:=]\s*([\d.]+)""")
 
 
 def smallest_text_at_390(source: str) -> float | None:
     """The smallest text a notebook's plots show on a 390 px phone, in CSS pixels, from
-    the widest `figsize` and the smallest font size the source sets (points at `DPI`),
-    the PNG shrunk to the column; None when it draws no plot."""
+    the widest `figsize`, the `dpi` it is saved at and the smallest font size the source
+    sets (points), the PNG shrunk to the column; None when it draws no plot."""
     widths = [float(w) for w in _FIGSIZE.findall(source)]
     sizes = [float(s) for s in _SIZES.findall(source)]
     if not widths or not sizes:
         return None
-    pixels_wide = max(widths) * DPI
-    return min(sizes) * DPI / 72 * min(1.0, PHONE_COLUMN / pixels_wide)
+    dpi = min((int(d) for d in _DPI.findall(source)), default=DPI)
+    pixels_wide = max(widths) * dpi
+    return min(sizes) * dpi / 72 * min(1.0, PHONE_COLUMN / pixels_wide)
 
 
 def test_the_plot_text_check_fails_on_the_old_plots() -> None:

@@ -85,6 +85,7 @@ if plt is not None:
             buffer,
             format="png",
             bbox_inches="tight",
+            dpi=150,  # 750 px: sharp at 1280 px, 12 px text at 390 px
             metadata={"Description": alt},
         )
         plt.close(fig)
