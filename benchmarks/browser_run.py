@@ -6,6 +6,8 @@ Run on the first runnable block (the first-run time: Pyodide's start-up included
 on the last one, which runs every block in between (the page's blocks after start-up).
 It prints a Markdown table, writes it to ``benchmarks/browser_results.md`` and, with
 ``--write-page``, into ``docs/measured/speed.md`` between its browser-bench markers.
+``stale_rows`` compares a table with the build it claims to measure: the same pages,
+and for each the same counts of blocks that run and blocks that cannot.
 
 Times are wall-clock seconds, rounded to a tenth; sizes are MB (10^6 bytes).
 """
@@ -33,10 +35,14 @@ from benchmarks.report import _cpu_model
 __all__ = [
     "BROWSER_RESULTS",
     "PageRun",
+    "as_ci",
     "browser_region",
+    "built_counts",
     "main",
     "render",
     "replace_browser_region",
+    "stale_rows",
+    "table_counts",
 ]
 
 SITE = ROOT / "site"
@@ -101,7 +107,8 @@ def _size_mb(path: Path) -> float:
 
 
 def _url(page: str) -> str:
-    path = page.removesuffix(".md")
+    """The site address of a page: `budget/tokens.md` and `notebooks/lab.py` are folders."""
+    path = page.removesuffix(".md").removesuffix(".py")
     path = "" if path == "index" else path.removesuffix("/index")
     return f"{path}/" if path else ""
 
@@ -114,6 +121,16 @@ def _click(page: Any, order: int) -> float:
     button.click()
     page.wait_for_function(DONE, arg=div.element_handle(), timeout=300_000)
     return time.perf_counter() - started
+
+
+def as_ci(block: dict[str, Any], status: str | None) -> bool:
+    """Whether a block's run in the browser printed what CI checked: a plain block matched
+    its output (or ran clean, with none to compare); an exercise's checker block gave the
+    verdict CI's output shows, `PASS` or `NEEDS_WORK` (its panel shows the verdict)."""
+    if block.get("checker"):
+        wanted = "needs_work" if "NEEDS_WORK" in (block.get("expected") or "") else "pass"
+        return status == wanted
+    return status in {"match", "ran"}
 
 
 def measure_pages(site: Path = SITE) -> list[PageRun]:
@@ -143,9 +160,10 @@ def measure_pages(site: Path = SITE) -> list[PageRun]:
                 first = _click(page, runnable[0]["order"])
                 rest = _click(page, runnable[-1]["order"]) if len(runnable) > 1 else 0.0
                 statuses = page.eval_on_selector_all(
-                    "div[data-cb-order]", "ds => ds.map(d => d._cbPanel?.dataset.status)"
+                    "div[data-cb-order]",
+                    "ds => ds.map(d => [Number(d.dataset.cbOrder), d._cbPanel?.dataset.status])",
                 )
-                matched = sum(status in {"match", "ran"} for status in statuses)
+                matched = sum(as_ci(data["blocks"][order], status) for order, status in statuses)
                 runs.append(
                     PageRun(
                         data["page"],
@@ -188,6 +206,46 @@ def render(runs: Sequence[PageRun], site: Path = SITE) -> str:
         f"Chromium, run on {today}.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def built_counts(site: Path = SITE) -> dict[str, tuple[int, int]]:
+    """page -> (runnable, not runnable) visible blocks, from the build's block lists
+    (``site/pyodide/pages/*.json``), as `measure_pages` counts them."""
+    counts = {}
+    for listing in sorted((site / "pyodide" / "pages").glob("*.json")):
+        data = json.loads(listing.read_text(encoding="utf-8"))
+        visible = [block for block in data["blocks"] if not block["hidden"]]
+        runnable = sum(1 for block in visible if block["runnable"])
+        counts[data["page"]] = (runnable, len(visible) - runnable)
+    return counts
+
+
+def table_counts(table: str) -> dict[str, tuple[int, int]]:
+    """page -> (runnable, not runnable), read from the rows of a table `render` wrote."""
+    counts = {}
+    for line in table.splitlines():
+        if line.startswith("| `"):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            counts[cells[0].strip("`")] = (int(cells[1]), int(cells[2]))
+    return counts
+
+
+def stale_rows(table: str, site: Path = SITE) -> list[str]:
+    """What the table says that the build does not: one line for each page the build
+    has blocks for and the table lacks, each row for a page the build has none for,
+    and each row whose counts differ from the build's."""
+    built, shown = built_counts(site), table_counts(table)
+    problems = [f"{page}: built, but not in the table" for page in built if page not in shown]
+    problems += [
+        f"{page}: in the table, but the build has no blocks" for page in shown if page not in built
+    ]
+    problems += [
+        f"{page}: the table says {shown[page][0]} runnable and {shown[page][1]} not, "
+        f"the build {count[0]} and {count[1]}"
+        for page, count in built.items()
+        if page in shown and shown[page] != count
+    ]
+    return problems
 
 
 def browser_region(page_text: str) -> str:

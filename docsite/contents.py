@@ -92,28 +92,68 @@ def linked_pages(page: str, text: str) -> set[str]:
     return found
 
 
+#: A numbered part of the course: "I. The budget", "IV. Measured".
+_NUMBERED = re.compile(r"^[IVX]+\. ")
+
+
+def _index_of(items: list[object]) -> str | None:
+    """The section's index page: its first item, when that is an ``index.md``, or a page
+    ``X.md`` beside the folder ``X/`` that holds the section's other pages (the API
+    reference: ``reference/api.md`` and ``reference/api/*.md``)."""
+    first = _paths(items[:1])
+    if not first:
+        return None
+    if posixpath.basename(first[0]) == "index.md":
+        return first[0]
+    folder = posixpath.splitext(first[0])[0] + "/"
+    rest = _paths(items[1:])
+    return first[0] if rest and all(path.startswith(folder) for path in rest) else None
+
+
+def _section_problems(title: str, items: list[object], docs_dir: Path, above: str) -> list[str]:
+    """The pages of one nav section that its index page (or, without one, `above`, the
+    index page of the section it sits in) does not link to. A nested section with an
+    index page of its own is linked by its index and lists its own pages."""
+    index = _index_of(items) or above
+    listed: list[str] = []
+    problems: list[str] = []
+    for item in items:
+        values = item.values() if isinstance(item, dict) else [item]
+        for value in values:
+            if isinstance(value, list) and _index_of(value):
+                nested = next(iter(item)) if isinstance(item, dict) else title
+                listed.append(str(_index_of(value)))
+                problems += _section_problems(str(nested), value, docs_dir, index)
+            else:
+                listed += _paths(value if isinstance(value, list) else [value])
+    source = docs_dir / index
+    links = linked_pages(index, source.read_text(encoding="utf-8") if source.is_file() else "")
+    problems += [
+        f"{path}: in part {title!r} of the nav, but {index} does not link to it"
+        for path in listed
+        if path != index and path not in links
+    ]
+    return problems
+
+
 def nav_problems(nav: list[object], docs_dir: Path) -> list[str]:
     """One line for each page under `docs_dir` missing from `nav`, each nav entry that is
-    no page, and each page of a part that its part's index page (or, for a part with
-    none, the home page) does not link to. Empty when the contents are whole."""
+    no page, each numbered part without an index page, and each page of a part that its
+    part's index page (or, for a part with none, the home page) does not link to. A
+    section nested in a part with an index page of its own (the API reference, one page
+    a module) lists its pages there. Empty when the contents are whole."""
     pages = site_pages(docs_dir)
     parts = nav_parts(nav)
     in_nav = [path for _, paths in parts for path in paths]
     problems = [f"{page}: not in mkdocs.yml's nav" for page in pages if page not in in_nav]
     problems += [f"{path}: in the nav, but no such page" for path in in_nav if path not in pages]
-    for title, paths in parts:
-        if title is None or not paths:
-            continue
-        index = paths[0] if posixpath.basename(paths[0]) == "index.md" else HOME
-        listed = paths[1:] if index == paths[0] else paths
-        source = docs_dir / index
-        text = source.read_text(encoding="utf-8") if source.is_file() else ""
-        links = linked_pages(index, text)
-        problems += [
-            f"{path}: in part {title!r} of the nav, but {index} does not link to it"
-            for path in listed
-            if path not in links
-        ]
+    for item in nav:
+        for title, value in item.items() if isinstance(item, dict) else []:
+            if not isinstance(value, list) or not value:
+                continue
+            if _NUMBERED.match(str(title)) and _index_of(value) is None:
+                problems.append(f"part {title!r} has no index page (its first item, an index.md)")
+            problems += _section_problems(str(title), value, docs_dir, HOME)
     return problems
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -13,9 +14,10 @@ sys.path.insert(0, str(FIGURES))
 import _svg  # noqa: E402
 import cut_coverage  # noqa: E402
 import layer_stack  # noqa: E402
+import loop_growth  # noqa: E402
 import speed  # noqa: E402
 
-from context_budget import Layers, budget_report  # noqa: E402
+from context_budget import Layers, budget_report, tokens_read  # noqa: E402
 from context_budget.scenarios.lucy import PINNED, SYSTEM, lucy_day  # noqa: E402
 
 
@@ -68,3 +70,26 @@ def test_signed_bars_put_negative_values_left_of_zero() -> None:
         [("over", 0.25), ("under", -0.5)], title="t", desc="d", value_label="v", percent=True
     )
     assert ">+25%<" in svg and ">-50%<" in svg and ">0%<" in svg and "-0%" not in svg
+
+
+def loops_computed(page: str) -> set[tuple[int, int]]:
+    """The `(growth, start)` of every loop a page's code computes (`loop_steps`,
+    `tokens_read`, `loop_cost` called with both)."""
+    found = re.findall(r"growth=([\d_]+), start=([\d_]+)", page)
+    return {(int(growth), int(start)) for growth, start in found}
+
+
+def test_the_loop_figure_draws_the_loop_its_page_computes() -> None:
+    """Context is a budget computes a loop of 2,000 tokens and 1,875 a step; its figure
+    once drew another, 1,000 a step from nothing."""
+    page = (FIGURES.parent / "budget" / "context-is-a-budget.md").read_text(encoding="utf-8")
+    assert loops_computed(page) == {(loop_growth.GROWTH, loop_growth.START)}
+    total = tokens_read(loop_growth.STEPS, growth=loop_growth.GROWTH, start=loop_growth.START)
+    assert f"{loop_growth.STEPS} steps: {total:>10,} tokens read" in page
+    assert f"{total:,} have been read in all" in loop_growth.draw()
+
+
+def test_the_loop_check_fails_on_the_figure_as_it_stood() -> None:
+    page = (FIGURES.parent / "budget" / "context-is-a-budget.md").read_text(encoding="utf-8")
+    before = (1_000, 0)  # GROWTH and (no) start of the figure before
+    assert before not in loops_computed(page)

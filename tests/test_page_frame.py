@@ -187,8 +187,13 @@ def test_every_chapter_opens_with_time_and_closes_with_numbers_and_linked_source
 
 # --- notebook chapters -----------------------------------------------------------------
 
-#: The notebooks that are chapters of a part (the practical units carry their own plan).
-NOTEBOOK_CHAPTERS = ("notebooks/the-bill.py", "notebooks/experiment.py")
+#: The notebooks framed like chapters: every notebook but Unit B's, whose page
+#: (units/unit-b.md) carries their frame.
+NOTEBOOK_CHAPTERS = tuple(
+    f"notebooks/{path.name}"
+    for path in sorted((DOCS / "notebooks").glob("*.py"))
+    if not path.name.startswith("unit-b-")
+)
 
 
 def markdown_cells(source: str) -> list[str]:
@@ -226,6 +231,12 @@ def test_the_notebook_frame_check_fails_on_a_notebook_without_its_frame() -> Non
     problems = notebook_frame_problems((FIXTURES / "notebook_unframed.py").read_text("utf-8"))
     assert any("**Time:**" in p for p in problems), problems
     assert any("a source without a link" in p for p in problems), problems
+
+
+def test_every_notebook_but_unit_bs_is_framed_like_a_chapter() -> None:
+    """Unit A's notebooks once had neither a **Time:** line nor a Sources section."""
+    assert {"notebooks/unit-a-student.py", "notebooks/unit-a-worked.py"} <= set(NOTEBOOK_CHAPTERS)
+    assert not any("unit-b" in page for page in NOTEBOOK_CHAPTERS)
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_CHAPTERS)

@@ -5,8 +5,8 @@ The rule for the top level: `context_budget` exports the library a reader calls
 prices, bills, transcripts, the errors a caller catches), at most
 `MAX_TOP_LEVEL` names, each one used by a page, a notebook or the command line.
 Every other public name (the labs' helpers, the fakes, scenario data, the
-graders) is imported from its own module. The API reference names every public
-module.
+graders) is imported from its own module. The API reference has a page for every
+public module, one module a page.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ SRC = Path(context_budget.__file__).parent
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 API_PAGE = DOCS / "reference" / "api.md"
+API_DIR = DOCS / "reference" / "api"
 MAX_TOP_LEVEL = 70
 
 # `from context_budget import a, b` or `from context_budget.x import (a, b)`,
@@ -196,12 +197,61 @@ def _in_subpackage(path: Path) -> bool:
     return path.relative_to(SRC).parts[0] in SUBPACKAGES
 
 
-def test_the_api_page_names_every_public_module() -> None:
-    named = set(re.findall(r"^::: (\S+)$", API_PAGE.read_text(encoding="utf-8"), re.MULTILINE))
+def api_problems(pages: dict[str, str], public: set[str]) -> list[str]:
+    """What the API reference gets wrong: a page naming other than one module (`::: name`),
+    the index page naming any, a public module without its page, a page for a module
+    that is gone.
+
+    Args:
+        pages: page path -> its Markdown: the index `api.md` and each `api/*.md`.
+        public: the dotted names of the package's public modules.
+    """
+    problems = []
+    named: set[str] = set()
+    for page, text in sorted(pages.items()):
+        modules = re.findall(r"^::: (\S+)$", text, re.MULTILINE)
+        named.update(modules)
+        if page == "api.md" and modules:
+            problems.append(f"api.md renders {len(modules)} modules itself; it only lists them")
+        elif page != "api.md" and len(modules) != 1:
+            problems.append(f"{page} names {len(modules)} modules, not one")
+    problems += [f"{name}: public, but no API page names it" for name in sorted(public - named)]
+    problems += [f"{name}: an API page names it, but it is gone" for name in sorted(named - public)]
+    return problems
+
+
+def _api_pages() -> dict[str, str]:
+    pages = {"api.md": API_PAGE.read_text(encoding="utf-8")}
+    for path in sorted(API_DIR.glob("*.md")):
+        pages[f"api/{path.name}"] = path.read_text(encoding="utf-8")
+    return pages
+
+
+def test_the_api_reference_has_a_page_for_every_public_module() -> None:
     public = {_dotted(path) for path in _public_modules()}
     assert {"context_budget.cli", "context_budget.scenarios.race_fix"} <= public
-    assert sorted(public - named) == [], "public modules missing from docs/reference/api.md"
-    assert sorted(named - public) == [], "docs/reference/api.md names a module that is gone"
+    assert api_problems(_api_pages(), public) == []
+
+
+def test_each_api_page_is_named_for_its_module() -> None:
+    """`api/fakes.scripted.md` renders `context_budget.fakes.scripted`: adding a module is
+    adding one small page (and its line in the nav and in `api.md`'s table)."""
+    for page, text in _api_pages().items():
+        if page != "api.md":
+            stem = page.removeprefix("api/").removesuffix(".md")
+            assert f"::: context_budget.{stem}\n" in text, page
+
+
+def test_the_api_check_fails_on_one_page_for_every_module() -> None:
+    """The reference as it stood: one page rendering every module, over a megabyte built."""
+    one_page = (
+        "# API\n\n## Budget\n\n::: context_budget.budget\n\n## Usage\n\n::: context_budget.usage\n"
+    )
+    public = {"context_budget.budget", "context_budget.usage", "context_budget.bills"}
+    assert api_problems({"api.md": one_page}, public) == [
+        "api.md renders 2 modules itself; it only lists them",
+        "context_budget.bills: public, but no API page names it",
+    ]
 
 
 def test_scenario_and_grader_names_are_not_at_the_top_level() -> None:

@@ -3,10 +3,13 @@ every directive a page uses is in the contributing page's table (`docsite.conten
 
 from __future__ import annotations
 
+import argparse
+import re
 from pathlib import Path
 
 from mkdocs.utils.yaml import yaml_load
 
+from context_budget import cli
 from docsite.contents import (
     directive_problems,
     directive_rows,
@@ -92,3 +95,96 @@ def test_a_directive_missing_from_the_table_is_named() -> None:
     assert directive_problems(pages, "contributing.md") == [
         "a.md: uses <!-- new-thing: -->, which the table on contributing.md does not list"
     ]
+
+
+def test_a_numbered_part_without_an_index_page_is_named() -> None:
+    """Part IV once opened on its first chapter: no page said what the part holds."""
+    nav: list[object] = [{"IV. Measured": [{"Speed": "measured/speed.md"}]}]
+    problems = nav_problems(nav, FIXTURE)
+    assert "part 'IV. Measured' has no index page (its first item, an index.md)" in problems
+
+
+def test_a_nested_section_lists_its_pages_on_its_own_index(tmp_path: Path) -> None:
+    """The API reference is a section of its own: its index links each module's page,
+    and the part's index links the section's index."""
+    (tmp_path / "ref" / "api").mkdir(parents=True)
+    (tmp_path / "index.md").write_text("[home](index.md)", encoding="utf-8")
+    (tmp_path / "ref" / "index.md").write_text("[API](api/index.md)", encoding="utf-8")
+    (tmp_path / "ref" / "api" / "index.md").write_text("[a](a.md)", encoding="utf-8")
+    (tmp_path / "ref" / "api" / "a.md").write_text("# a", encoding="utf-8")
+    (tmp_path / "ref" / "api" / "b.md").write_text("# b", encoding="utf-8")
+    nav: list[object] = [
+        {"Home": "index.md"},
+        {
+            "Reference": [
+                "ref/index.md",
+                {"API": ["ref/api/index.md", "ref/api/a.md", "ref/api/b.md"]},
+            ]
+        },
+    ]
+    assert nav_problems(nav, tmp_path) == [
+        "ref/api/b.md: in part 'API' of the nav, but ref/api/index.md does not link to it"
+    ]
+
+
+# --- the reference: titles as in the nav, every command documented ----------------------
+
+_H1 = re.compile(r"^# (.+)$", re.MULTILINE)
+
+
+def reference_title_problems(nav: list[object], docs_dir: Path) -> list[str]:
+    """The Reference pages whose nav title is not their own title (backticks aside)."""
+    reference = next(
+        (item["Reference"] for item in nav if isinstance(item, dict) and "Reference" in item), []
+    )
+    problems = []
+    for title, path in _titled(reference):
+        heading = _H1.search((docs_dir / path).read_text(encoding="utf-8"))
+        own = heading.group(1).replace("`", "") if heading else None
+        if own != title:
+            problems.append(f"{path}: the nav calls it {title!r}, the page {own!r}")
+    return problems
+
+
+def _titled(items: list[object]) -> list[tuple[str, str]]:
+    """`(nav title, path)` of every titled page under `items`, sections flattened."""
+    found: list[tuple[str, str]] = []
+    for item in items:
+        for title, value in item.items() if isinstance(item, dict) else []:
+            found += _titled(value) if isinstance(value, list) else [(str(title), str(value))]
+    return found
+
+
+def undocumented_commands(page: str, commands: list[str]) -> list[str]:
+    """The CLI's commands the reference page neither heads a section with nor runs."""
+    return [
+        name
+        for name in commands
+        if f"context-budget {name}" not in page or f"$ context-budget {name} " not in page
+    ]
+
+
+def _commands() -> list[str]:
+    parser = cli._parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return sorted(action.choices)
+
+
+def test_the_reference_checks_fail_on_the_page_as_it_stood() -> None:
+    """The command's reference once showed neither `bill` nor the title its nav gave it."""
+    nav: list[object] = [{"Reference": [{"The inspect and demo commands": "reference/cli.md"}]}]
+    assert reference_title_problems(nav, DOCS) == [
+        "reference/cli.md: the nav calls it 'The inspect and demo commands',"
+        " the page 'The context-budget command'"
+    ]
+    old_page = (
+        "# The `context-budget` command\n\n```console\n$ context-budget inspect x.json\n```\n"
+    )
+    assert undocumented_commands(old_page, ["bill", "demo", "inspect"]) == ["bill", "demo"]
+
+
+def test_the_reference_is_titled_as_in_the_nav_and_documents_every_command() -> None:
+    assert reference_title_problems(_nav(), DOCS) == []
+    assert {"bill", "demo", "inspect"} <= set(_commands())
+    page = (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
+    assert undocumented_commands(page, _commands()) == []

@@ -140,16 +140,35 @@ def _label(value: float) -> str:
     return f"{value:.3g}"
 
 
-def _nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round tick values covering `[low, high]`, about `count` of them."""
+def tick_labels(ticks: Sequence[float]) -> list[str]:
+    """The labels of one axis's ticks, all in one format: in thousands (`k`) or millions
+    (`M`) when the largest reaches 10,000 or 1,000,000, else as `_label` writes them.
+
+    Example: `[0, 5000, 10000, 15000]` -> `["0", "5k", "10k", "15k"]`.
+    """
+    largest = max((abs(tick) for tick in ticks), default=0)
+    if largest >= 1_000_000:
+        return ["0" if tick == 0 else f"{tick / 1_000_000:g}M" for tick in ticks]
+    if largest >= 10_000:
+        return ["0" if tick == 0 else f"{tick / 1_000:g}k" for tick in ticks]
+    return [_label(tick) for tick in ticks]
+
+
+def _nice_ticks(low: float, high: float, count: int = 5, *, integer: bool = False) -> list[float]:
+    """Round tick values covering `[low, high]`, about `count` of them; whole numbers
+    only when `integer` (an axis of counts: calls, steps, facts)."""
     if high <= low:
         high = low + 1
     raw = (high - low) / count
     step = 10 ** math.floor(math.log10(raw))
     for factor in (1, 2, 2.5, 5, 10):
-        if raw <= step * factor:
+        if raw <= step * factor and not (integer and not float(step * factor).is_integer()):
             step *= factor
             break
+    else:
+        step *= 10
+    if integer:
+        step = max(1.0, float(round(step)))
     first = math.floor(low / step) * step
     ticks = [round(first, 10) + 0.0]  # + 0.0 turns -0.0 into 0.0
     # subtle: the last tick is the first at or above `high`, so no point falls off the axis
@@ -242,6 +261,14 @@ def _swatch(i: int, x: float, y: float) -> list[str]:
     ]
 
 
+def _dashed(x: float, y: float) -> list[str]:
+    """A reference line's sample in the key: dashed, the text's colour, 22 units long."""
+    return [
+        f'<line x1="{_fmt(x)}" x2="{_fmt(x + 22)}" y1="{_fmt(y)}" y2="{_fmt(y)}" '
+        f'stroke="currentColor" stroke-dasharray="6 4"/>'
+    ]
+
+
 def _legend(labels: Sequence[str], x: float, y: float, limit: int = 40) -> tuple[list[str], float]:
     """Colour boxes and labels, one a row from `y`; and the y just below the last."""
     out = []
@@ -257,36 +284,107 @@ def _legend(labels: Sequence[str], x: float, y: float, limit: int = 40) -> tuple
     return out, top
 
 
-def _segments(points: Sequence[tuple[float, float]]) -> set[tuple[tuple[float, float], ...]]:
-    """The pieces a drawn line is made of, in picture units: segments, or its one point."""
-    rounded = [(round(x, 1), round(y, 1)) for x, y in points]
-    if len(rounded) == 1:
-        return {(rounded[0],)}
-    return {tuple(sorted((a, b))) for a, b in itertools.pairwise(rounded)}
+#: How close a series may run to others, in picture units (about a CSS pixel each at
+#: both layouts' widths), and still count as drawn along them: a line that close
+#: cannot be told apart from theirs. The checks use one unit; the notes twice that.
+ALONG = 2.0
+_CELL = 8.0  # picture units: the side of a bucket of the spatial index below
 
 
-def overlaps(drawn: Sequence[tuple[str, Sequence[tuple[float, float]]]]) -> dict[str, list[str]]:
+def _samples(points: Sequence[Point], step: float = 1.0) -> list[Point]:
+    """Points along the polyline `points`, at most `step` units apart, its vertices included."""
+    out = [points[0]]
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        count = max(1, math.ceil(math.hypot(x1 - x0, y1 - y0) / step))
+        out += [
+            (x0 + (x1 - x0) * k / count, y0 + (y1 - y0) * k / count) for k in range(1, count + 1)
+        ]
+    return out
+
+
+def _to_segment(point: Point, a: Point, b: Point) -> float:
+    """The distance from `point` to the segment `a`-`b`, in picture units."""
+    (px, py), (ax, ay), (bx, by) = point, a, b
+    dx, dy = bx - ax, by - ay
+    length = dx * dx + dy * dy
+    share = 0.0 if length == 0 else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length))
+    return math.hypot(px - ax - share * dx, py - ay - share * dy)
+
+
+class _Near:
+    """A polyline's segments bucketed on a grid, to ask which points lie within `tolerance`."""
+
+    def __init__(self, points: Sequence[Point], tolerance: float) -> None:
+        self.tolerance = tolerance
+        pieces = list(itertools.pairwise(points)) or [(points[0], points[0])]
+        self.cells: dict[tuple[int, int], list[tuple[Point, Point]]] = {}
+        for a, b in pieces:
+            low_x, high_x = sorted((a[0], b[0]))
+            low_y, high_y = sorted((a[1], b[1]))
+            for cx in range(_cell(low_x - tolerance), _cell(high_x + tolerance) + 1):
+                for cy in range(_cell(low_y - tolerance), _cell(high_y + tolerance) + 1):
+                    self.cells.setdefault((cx, cy), []).append((a, b))
+
+    def __contains__(self, point: object) -> bool:
+        x, y = point  # type: ignore[misc]
+        pieces = self.cells.get((_cell(x), _cell(y)), [])
+        return any(_to_segment((x, y), a, b) <= self.tolerance for a, b in pieces)
+
+
+def _cell(value: float) -> int:
+    return math.floor(value / _CELL)
+
+
+def overlaps(
+    drawn: Sequence[tuple[str, Sequence[Point]]], tolerance: float = ALONG
+) -> dict[str, list[str]]:
     """For each series drawn entirely along others, the labels of those others.
 
-    `drawn` holds each series' points in picture units. A series none of whose
-    segments is its own cannot be seen but for its style: its label says so. Of
-    two identical series only the later is listed (it hides the earlier).
+    `drawn` holds each series' points in picture units. A series every point of
+    whose line lies within `tolerance` units of some other series' line cannot
+    be seen but for its style: its label says so. Of two series that run along
+    each other whole, only the later is listed (it hides the earlier).
+
+    Example: `[("a", [(0, 0), (9, 0)]), ("b", [(0, 0.5), (9, 0.5)])]` -> `{"b": ["a"]}`.
     """
-    pieces = [(label, _segments(points)) for label, points in drawn]
+    samples = [_samples(points) for _, points in drawn]
+    near = [_Near(points, tolerance) for _, points in drawn]
     found: dict[str, list[str]] = {}
-    for index, (label, mine) in enumerate(pieces):
-        # Of two identical series, the later one says "same line as" the earlier.
-        others = [
-            (other, theirs)
-            for later, (other, theirs) in enumerate(pieces)
-            if later != index and not (later > index and theirs == mine)
-        ]
-        covered = set().union(*(theirs for _, theirs in others)) if others else set()
-        if mine and mine <= covered:
-            shared = [(len(mine & theirs), other) for other, theirs in others if mine & theirs]
-            # the series it runs along longest first (a stable sort keeps series order)
-            found[label] = [other for _, other in sorted(shared, key=lambda item: -item[0])]
+    for index, (label, _) in enumerate(drawn):
+        counts = {}
+        for other in range(len(drawn)):
+            if other == index:
+                continue
+            hits = [point in near[other] for point in samples[index]]
+            mutual = all(hits) and all(point in near[index] for point in samples[other])
+            if other > index and mutual:
+                continue  # subtle: of two identical lines the later one is the one listed
+            counts[other] = hits
+        if counts and all(any(column) for column in zip(*counts.values(), strict=True)):
+            found[label] = _fewest(counts, [name for name, _ in drawn])
     return found
+
+
+def _fewest(hits: dict[int, list[bool]], labels: Sequence[str]) -> list[str]:
+    """The labels of the fewest series that between them cover every sample, the one
+    covering most first (greedy; ties keep series order).
+
+    Example: `{1: [True, True], 2: [False, True]}` -> `[labels[1]]`.
+    """
+    left = set(range(len(next(iter(hits.values())))))
+    chosen: list[str] = []
+    while left:
+        best = max(hits, key=lambda other: (sum(hits[other][k] for k in left), -other))
+        chosen.append(labels[best])
+        left -= {k for k in left if hits[best][k]}
+    return chosen
+
+
+def same_line(first: Sequence[Point], second: Sequence[Point], tolerance: float = ALONG) -> bool:
+    """Whether two lines run along each other whole, each within `tolerance` of the other."""
+    return all(p in _Near(second, tolerance) for p in _samples(first)) and all(
+        p in _Near(first, tolerance) for p in _samples(second)
+    )
 
 
 def _overlap_note(label: str, under: Sequence[str], same: bool) -> str:
@@ -312,6 +410,40 @@ def _spread(
             tops[i] = min(tops[i], ceiling - heights[i])
             ceiling = tops[i] - 3
     return tops
+
+
+def _whole(values: Sequence[float]) -> bool:
+    """Whether every value is a whole number: the axis counts things."""
+    return all(float(value).is_integer() for value in values)
+
+
+def _free_spot(
+    label: str, y: float, span: tuple[float, float], lines: Sequence[Sequence[Point]]
+) -> tuple[float, float] | None:
+    """Where a reference line's label goes: the first place along the line, just above
+    it and then just below, that no series crosses; None when there is none (the label
+    then goes in the key).
+
+    Returns the label's `(x, baseline)` in picture units.
+    """
+    width = len(label) * CHAR_WIDTH
+    left, right = span
+    for baseline in (y - 6, y + 17):
+        x = left + 6
+        while x + width <= right - 2:
+            # the label's box, with 2 units to spare around its text
+            if not any(
+                _crosses(points, x - 2, x + width + 2, baseline - 13, baseline + 4)
+                for points in lines
+            ):
+                return x, baseline
+            x += 12
+    return None
+
+
+def _crosses(points: Sequence[Point], x0: float, x1: float, y0: float, y1: float) -> bool:
+    """Whether the polyline `points` enters the box `[x0, x1] x [y0, y1]`."""
+    return any(x0 <= x <= x1 and y0 <= y <= y1 for x, y in _samples(points, 1.0))
 
 
 def line_chart(
@@ -361,10 +493,17 @@ def line_chart(
         raise ValueError("line_chart needs at least one point")
     narrow = current_layout().narrow
     width = _width(width)
+    y_low = min(ys) if log_y else min(0.0, min(ys))
+    y_ticks = (
+        _log_ticks(y_low, max(ys)) if log_y else _nice_ticks(y_low, max(ys), integer=_whole(ys))
+    )
+    y_texts = tick_labels(y_ticks)
+    # The y axis title (at x 16, 15 units high) clears the widest tick label.
+    clear = int(30 + CHAR_WIDTH * max(len(text) for text in y_texts))
     # The key: each label with its overlap note, wrapped to the room it has.
     limit = 40 if narrow else 24
     if narrow:
-        left, right, top, bottom = 58, width - 24, 20, 250
+        left, right, top, bottom = max(58, clear), width - 24, 20, 250
         height = bottom + 46
     else:
         longest = max(
@@ -372,21 +511,22 @@ def line_chart(
             default=8,
         )
         room = min(longest, limit) * CHAR_WIDTH + 40
-        left, right, top, bottom = 78, int(width - room), 28, height - 52
+        left, right, top, bottom = max(78, clear), int(width - room), 28, height - 52
     ticks_x: list[float]
     if x_ticks is not None:
         ticks_x = sorted(x_ticks)
     elif log_x:
         ticks_x = _log_ticks(min(xs), max(xs))
     else:
-        ticks_x = _nice_ticks(min(xs), max(xs), _tick_count())
+        ticks_x = _nice_ticks(min(xs), max(xs), _tick_count(), integer=_whole(xs))
     span_x = ticks_x
     if x_ticks is None and not log_x and ticks_x[-1] > max(xs):
         # the axis ends at the last point, not at a round tick past it
         ticks_x = [tick for tick in ticks_x if tick <= max(xs)]
         span_x = [*ticks_x, max(xs)]
-    y_low = min(ys) if log_y else min(0.0, min(ys))
-    y_ticks = _log_ticks(y_low, max(ys)) if log_y else _nice_ticks(y_low, max(ys))
+    elif x_ticks is not None:
+        # given ticks: the axis still reaches every point (a nudged line starts before 0)
+        span_x = [min(ticks_x[0], min(xs)), max(ticks_x[-1], max(xs))]
     fx = _Axis(span_x, left, right, log_x)
     fy = _Axis(y_ticks, bottom, top, log_y)
     drawn = [(label, [(fx(x), fy(y)) for x, y in points]) for label, points in series]
@@ -394,30 +534,32 @@ def line_chart(
     labels = []
     for label, points in drawn:
         under = hidden.get(label, [])
-        same = any(pts == points for other, pts in drawn if other in under)
+        same = any(same_line(pts, points) for other, pts in drawn if other in under)
         labels.append(_overlap_note(label, under, same) if under else label)
-    key_lines = [_wrap(text, limit) for text in labels]
+    lines_drawn = [points for _, points in drawn]
+    spots = [_free_spot(label, fy(value), (left, right), lines_drawn) for label, value in hlines]
+    # a reference line whose label has no free spot on the plot is named in the key
+    keyed = [
+        (label, fy(value)) for (label, value), spot in zip(hlines, spots, strict=True) if not spot
+    ]
+    key_lines = [_wrap(text, limit) for text in [*labels, *(label for label, _ in keyed)]]
     if narrow:
         height = bottom + 56 + sum(15 * len(lines) + 6 for lines in key_lines)
     out = _open(width, height, title, desc)
-    for tick in y_ticks:
+    for tick, text in zip(y_ticks, y_texts, strict=True):
         y = fy(tick)
         out.append(
             f'<line x1="{left}" x2="{right}" y1="{_fmt(y)}" y2="{_fmt(y)}" '
             f'stroke="currentColor" stroke-opacity="0.15"/>'
         )
-        out.append(
-            f'<text x="{left - 6}" y="{_fmt(y + 4)}" text-anchor="end">{_label(tick)}</text>'
-        )
-    for tick in ticks_x:
+        out.append(f'<text x="{left - 6}" y="{_fmt(y + 4)}" text-anchor="end">{text}</text>')
+    for tick, text in zip(ticks_x, tick_labels(ticks_x), strict=True):
         x = fx(tick)
         out.append(
             f'<line x1="{_fmt(x)}" x2="{_fmt(x)}" y1="{bottom}" y2="{bottom + 5}" '
             f'stroke="currentColor"/>'
         )
-        out.append(
-            f'<text x="{_fmt(x)}" y="{bottom + 19}" text-anchor="middle">{_label(tick)}</text>'
-        )
+        out.append(f'<text x="{_fmt(x)}" y="{bottom + 19}" text-anchor="middle">{text}</text>')
     out.append(
         f'<path d="M{left} {top}V{bottom}H{right}" fill="none" stroke="currentColor" '
         f'stroke-opacity="0.6"/>'
@@ -430,13 +572,14 @@ def line_chart(
         f'<text transform="translate(16 {(top + bottom) // 2}) rotate(-90)" '
         f'text-anchor="middle">{escape(y_label)}</text>'
     )
-    for label, value in hlines:
+    for (label, value), spot in zip(hlines, spots, strict=True):
         y = fy(value)
         out.append(
             f'<line x1="{left}" x2="{right}" y1="{_fmt(y)}" y2="{_fmt(y)}" '
             f'stroke="currentColor" stroke-dasharray="6 4"/>'
         )
-        out.append(f'<text x="{left + 6}" y="{_fmt(y - 6)}">{escape(label)}</text>')
+        if spot is not None:
+            out.append(f'<text x="{_fmt(spot[0])}" y="{_fmt(spot[1])}">{escape(label)}</text>')
     # Earlier series are drawn wider, later ones narrower on top: where lines run
     # together, each still shows (a band with a dashed line of another colour in it).
     for i, (label, points) in enumerate(drawn):
@@ -459,14 +602,19 @@ def line_chart(
     if narrow:
         y = bottom + 62
         for i, lines in enumerate(key_lines):
-            out.extend(_swatch(i, left - 40, y - 4))
+            out.extend(
+                _swatch(i, left - 40, y - 4) if i < len(drawn) else _dashed(left - 40, y - 4)
+            )
             out.append(_text_lines(left - 12, y, lines, ' class="cb-label"'))
             y += 15 * len(lines) + 6
     else:
         heights = [15.0 * len(lines) for lines in key_lines]
-        wanted = [points[-1][1] - 10 for _, points in drawn]
+        wanted = [points[-1][1] - 10 for _, points in drawn] + [y - 10 for _, y in keyed]
         tops = _spread(wanted, heights, 4, height - 4)
-        for i, ((_, points), lines) in enumerate(zip(drawn, key_lines, strict=True)):
+        for i in range(len(drawn), len(key_lines)):
+            out.extend(_dashed(right + 8, tops[i] + 6))
+            out.append(_text_lines(right + 34, tops[i] + 10, key_lines[i], ' class="cb-label"'))
+        for i, ((_, points), lines) in enumerate(zip(drawn, key_lines, strict=False)):
             end_x, end_y = points[-1]
             middle = tops[i] + 10
             # A line that ends far from the key gets no leader across the plot: its
@@ -539,15 +687,13 @@ def stacked_bars(
     ticks = _nice_ticks(0, max(sum(v for _, v in parts) for _, parts in bars), _tick_count())
     fx = _Axis(ticks, left, right, False)
     out = _open(width, height, title, desc)
-    for tick in ticks:
+    for tick, text in zip(ticks, tick_labels(ticks), strict=True):
         x = fx(tick)
         out.append(
             f'<line x1="{_fmt(x)}" x2="{_fmt(x)}" y1="{top - 4}" y2="{bottom}" '
             f'stroke="currentColor" stroke-opacity="0.15"/>'
         )
-        out.append(
-            f'<text x="{_fmt(x)}" y="{bottom + 18}" text-anchor="middle">{_label(tick)}</text>'
-        )
+        out.append(f'<text x="{_fmt(x)}" y="{bottom + 18}" text-anchor="middle">{text}</text>')
     for i, (label, parts) in enumerate(bars):
         y = top + i * (bar_height + 12)
         out.append(
@@ -713,13 +859,13 @@ def signed_bars(
     ticks = _nice_ticks(min(0.0, min(values)), max(0.0, max(values)), _tick_count())
     fx = _Axis(ticks, left, right, False)
     out = _open(width, height, title, desc)
-    for tick in ticks:
+    for tick, plain in zip(ticks, tick_labels(ticks), strict=True):
         x = fx(tick)
         out.append(
             f'<line x1="{_fmt(x)}" x2="{_fmt(x)}" y1="{top - 4}" y2="{bottom}" '
             f'stroke="currentColor" stroke-opacity="{0.7 if tick == 0 else 0.15}"/>'
         )
-        tick_text = ("0%" if tick == 0 else f"{tick:+.0%}") if percent else _label(tick)
+        tick_text = ("0%" if tick == 0 else f"{tick:+.0%}") if percent else plain
         out.append(f'<text x="{_fmt(x)}" y="{bottom + 18}" text-anchor="middle">{tick_text}</text>')
     zero = fx(0.0)
     for i, (label, value) in enumerate(bars):

@@ -13,15 +13,16 @@ from xml.sax.saxutils import escape
 from context_budget import Bill, read_bill
 
 from _svg import (
+    CHAR_WIDTH,
     PALETTE,
     _axis_title,
     _fmt,
-    _label,
     _legend,
     _nice_ticks,
     _open,
     _width,
     current_layout,
+    tick_labels,
 )
 
 SESSIONS = Path(__file__).resolve().parent.parent / "measured" / "sessions"
@@ -45,16 +46,13 @@ def _panel(bill: Bill, top: float, heading: str) -> list[str]:
     bottom = top + PANEL
     step = (right - LEFT) / len(calls)
     out = [f'<text x="{LEFT}" y="{_fmt(top - 10)}" font-weight="bold">{escape(heading)}</text>']
-    for tick in ticks:
+    for tick, text in zip(ticks, tick_labels(ticks), strict=True):
         y = bottom - tick * scale
         out.append(
             f'<line x1="{LEFT}" x2="{right}" y1="{_fmt(y)}" y2="{_fmt(y)}" '
             f'stroke="currentColor" stroke-opacity="0.15"/>'
         )
-        out.append(
-            f'<text x="{LEFT - 6}" y="{_fmt(y + 4)}" text-anchor="end">{_label(tick)}</text>'
-        )
-    causes = {rebuild.call: rebuild.cause for rebuild in bill.rebuilds()}
+        out.append(f'<text x="{LEFT - 6}" y="{_fmt(y + 4)}" text-anchor="end">{text}</text>')
     for index, call in enumerate(calls):
         x = LEFT + index * step
         y = bottom
@@ -67,12 +65,7 @@ def _panel(bill: Bill, top: float, heading: str) -> list[str]:
                     f'height="{_fmt(height)}" fill="{colour}"/>'
                 )
             y -= height
-        if index + 1 in causes:
-            middle = x + step / 2
-            out.append(
-                f'<text x="{_fmt(middle)}" y="{_fmt(y - 6)}" text-anchor="middle" '
-                f">{escape(causes[index + 1])}</text>"
-            )
+    out += _causes(bill, bottom, scale, step)
     title, _ = _axis_title(
         f"API call 1 to {len(calls)}, in time order (tokens of its prompt)",
         LEFT,
@@ -80,6 +73,48 @@ def _panel(bill: Bill, top: float, heading: str) -> list[str]:
         bottom + 18,
     )
     out.append(title)
+    return out
+
+
+def _rows(spans: list[tuple[float, float]]) -> list[int]:
+    """For labels spanning `(start, end)` left to right, the row of each (0 the lowest):
+    the first row where it clears the label before it by 6 units.
+
+    Example: `[(0, 50), (40, 90), (100, 120)]` -> `[0, 1, 0]`.
+    """
+    ends: list[float] = []  # row -> where its last label ends
+    rows = []
+    for start, end in spans:
+        row = next((r for r, last in enumerate(ends) if start >= last + 6), len(ends))
+        if row == len(ends):
+            ends.append(end)
+        else:
+            ends[row] = end
+        rows.append(row)
+    return rows
+
+
+def _causes(bill: Bill, bottom: float, scale: float, step: float) -> list[str]:
+    """Each rebuild's cause above the panel's tallest column, in rows so that no two
+    labels meet, with a dotted leader down to its own column."""
+    rebuilds = bill.rebuilds()
+    tallest = bottom - max(call.prompt_tokens for call in bill.calls) * scale
+    middles = [LEFT + (rebuild.call - 0.5) * step for rebuild in rebuilds]
+    halves = [len(rebuild.cause) * CHAR_WIDTH / 2 for rebuild in rebuilds]
+    rows = _rows([(m - h, m + h) for m, h in zip(middles, halves, strict=True)])
+    out = []
+    for rebuild, middle, row in zip(rebuilds, middles, rows, strict=True):
+        baseline = tallest - 8 - 15 * row
+        column_top = bottom - bill.calls[rebuild.call - 1].prompt_tokens * scale
+        out.append(
+            f'<line x1="{_fmt(middle)}" x2="{_fmt(middle)}" y1="{_fmt(baseline + 3)}" '
+            f'y2="{_fmt(column_top)}" stroke="currentColor" stroke-opacity="0.5" '
+            f'stroke-dasharray="1 2"/>'
+        )
+        out.append(
+            f'<text x="{_fmt(middle)}" y="{_fmt(baseline)}" text-anchor="middle">'
+            f"{escape(rebuild.cause)}</text>"
+        )
     return out
 
 

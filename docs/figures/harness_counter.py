@@ -1,7 +1,7 @@
 """The harness: one run's counter per call, measured two ways, against the threshold.
 
 Drawn from `race_fix.play`: the simulated race-fix task (30 tool calls) in a
-4,000-token window with ratio 0.7. The lesson's accumulated counter adds every
+4,000-token window with ratio 0.7. The course's counter, `track_usage`, adds every
 call's input and output, climbs past the threshold and drops to 0 at each
 compaction; the window measure (what the last request carried plus its output)
 climbs far more slowly and compacts once.

@@ -85,6 +85,7 @@ if plt is not None:
             buffer,
             format="png",
             bbox_inches="tight",
+            dpi=150,  # 750 px: sharp at 1280 px, 12 px text at 390 px
             metadata={"Description": alt},
         )
         plt.close(fig)
@@ -104,7 +105,7 @@ if plt is not None:
         "legend.frameon": False,
     }
     with plt.rc_context(style):
-        fig, (left, right) = plt.subplots(2, 1, figsize=(7.5, 11))
+        fig, (left, right) = plt.subplots(2, 1, figsize=(5, 10))
         for index, (name, run) in enumerate(runs.items()):
             calls = range(1, run.steps + 1)
             look = {

@@ -34,9 +34,12 @@
 # - demonstrate on Lucy's day that compaction can erase a rule living in the
 #   transcript, and cannot erase the same rule held as a pinned record.
 #
-# **You need** Python lists and dicts, and one picture of a model call:
-# messages go in, one reply comes out. Everything else (tokens, layers,
-# compaction) is explained where it is first used.
+# **Time:** about 90 minutes, one sitting. **Prerequisites:** Python lists
+# and dicts, and one picture of a model call: messages go in, one reply comes
+# out. Everything else (tokens, layers, compaction) is explained where it is
+# first used; the chapters [Layers and the budget report](../budget/layers.md)
+# and [Clearing and compaction](../spending/clearing-and-compaction.md) go
+# further.
 #
 # **Timing.** A single sitting; the minutes below budget your time, they do
 # not report how long anyone took.
@@ -540,3 +543,19 @@ course = course_report(
     EDITION, VISIBLE_CONTRACT, transfer_rows, submission["starting_evidence"]
 )
 print(report_line("COURSE_REPORT", course))
+
+# %% [markdown]
+# ## Sources
+#
+# - Anthropic (September 2025),
+#   [*Effective context engineering for AI agents*](https://www.anthropic.com/engineering/effective-context-engineering-for-ai-agents):
+#   compaction, clearing old tool results, and notes kept outside the window.
+# - Anthropic, [context editing documentation](https://platform.claude.com/docs/en/build-with-claude/context-editing):
+#   clearing the oldest tool results first, replacing each with a placeholder.
+# - Anthropic,
+#   [tool use documentation](https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview):
+#   `tool_use` and `tool_result` blocks, which a cut must keep together.
+# - The chapters this unit practises:
+#   [Layers and the budget report](../budget/layers.md),
+#   [Tokens and estimates](../budget/tokens.md) and
+#   [Clearing and compaction](../spending/clearing-and-compaction.md).

@@ -17,6 +17,9 @@
 # an answer. Do the student edition first and keep what you wrote: comparing
 # your attempt with this one teaches more than reading either alone.
 #
+# **Time:** about 90 minutes, as the student edition. **Prerequisites:** the
+# [student edition](unit-a-student.py), attempted first.
+#
 # The sections carry the same numbers as in the student edition. In short:
 # find where the tokens of Lucy's long day go, write `clear_old_tool_results`
 # and `compact` to bring the day under a budget, and check which of her facts
@@ -544,3 +547,19 @@ course = course_report(
     EDITION, VISIBLE_CONTRACT, transfer_rows, submission["starting_evidence"]
 )
 print(report_line("COURSE_REPORT", course))
+
+# %% [markdown]
+# ## Sources
+#
+# - Anthropic (September 2025),
+#   [*Effective context engineering for AI agents*](https://www.anthropic.com/engineering/effective-context-engineering-for-ai-agents):
+#   compaction, clearing old tool results, and notes kept outside the window.
+# - Anthropic, [context editing documentation](https://platform.claude.com/docs/en/build-with-claude/context-editing):
+#   clearing the oldest tool results first, replacing each with a placeholder.
+# - Anthropic,
+#   [tool use documentation](https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview):
+#   `tool_use` and `tool_result` blocks, which a cut must keep together.
+# - The chapters this unit practises:
+#   [Layers and the budget report](../budget/layers.md),
+#   [Tokens and estimates](../budget/tokens.md) and
+#   [Clearing and compaction](../spending/clearing-and-compaction.md).

@@ -6,9 +6,11 @@ out), or this module's `Usage` record. `Usage.of` reads all three.
 
 The loop keeps one integer, the counter, and compares it with a threshold:
 
-- `track_usage` is the lesson's accumulator: input plus output of every call
-  since the last reset. Each call's input already repeats the whole history, so
-  this sum grows faster than the window really fills.
+- `track_usage` is the course's accumulator: input plus output of every call
+  since the last reset. Without a cache each call's input already repeats the
+  whole history, so this sum grows faster than the window really fills; with
+  prompt caching on, `input_tokens` is only the uncached tail after the last
+  breakpoint, so the sum stays far below the window and under-counts.
 - `window_tokens` is what the last request really carried plus its output: the
   size of the window after that call. With server tools one response adds up
   several sampling iterations, so `window_usage` reads the last `message`
@@ -250,7 +252,9 @@ def track_usage(tokens_used: int, response: Any) -> int:
 
     Returns:
         `tokens_used + input_tokens + output_tokens`, in tokens. Cache reads
-        and writes are not added: this is the lesson's accumulator.
+        and writes are not added: this is the course's accumulator, and with
+        prompt caching on it under-counts (`window_usage(response).window_tokens`
+        counts the cached prompt too).
 
     Raises:
         TypeError: `tokens_used` is not an int (`True`, `nan` and `1j` are not).

@@ -7,8 +7,11 @@ are none), so one page load can serve every check.
 - ``figure_fit_problems``: every shown figure (``.cb-figure svg``) spans its column,
   shows its text at ``min_px`` or more, and draws no text outside its picture.
 - ``series_problems``: no series of a line chart runs entirely along other series
-  unless the figure says so (``data-overlaps`` on the path, and the label names
-  the series it runs along); two series with the same path are the extreme case.
+  (every point of it within a CSS pixel of them) unless the figure says so
+  (``data-overlaps`` on the path, and the label names the series it runs along);
+  two series with the same path are the extreme case.
+- ``label_problems``: no two labels of a figure overlap, and no series line,
+  dashed reference line or bar runs through a label.
 - ``id_problems``: no id a picture uses or is named by appears twice on a page
   (Material's own code-line anchors are not this check's), and every picture's
   ``aria-labelledby`` names its own ``<title>`` and ``<desc>``, so each figure
@@ -32,6 +35,8 @@ from playwright.sync_api import Page
 
 #: The smallest text a figure may show, in CSS pixels.
 MIN_TEXT_PX = 11.0
+#: Lines closer than this, in CSS pixels, cannot be told apart.
+ONE_PIXEL = 1.0
 #: How much of its column a figure must span.
 MIN_SPAN = 0.95
 #: nbconvert's alt text for an image the notebook did not describe.
@@ -83,57 +88,159 @@ FIGURE_FIT_JS = """
 """
 
 SERIES_JS = """
-() => {
+(pixels) => {
   const problems = [];
   const shown = el => el.getClientRects().length > 0;
-  // A path's pieces in picture units: its segments (M/L/H/V commands), or its one point.
-  const pieces = d => {
-    const out = new Set();
+  // A path's points in picture units (M/L/H/V commands).
+  const points = d => {
+    const out = [];
     const tokens = d.match(/[MLHV]|-?[0-9.]+/g) || [];
-    let x = 0, y = 0, command = 'M', previous = null;
+    let x = 0, y = 0, command = 'M';
     for (let i = 0; i < tokens.length;) {
       if (/[MLHV]/.test(tokens[i])) command = tokens[i++];
       if (command === 'H') x = +tokens[i++];
       else if (command === 'V') y = +tokens[i++];
       else { x = +tokens[i++]; y = +tokens[i++]; }
-      const point = [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
-      if (command !== 'M' && previous) out.add([previous, point].map(String).sort().join('|'));
-      previous = point;
-      if (command === 'M') command = 'L';
+      out.push([x, y]);
     }
-    if (!out.size && previous) out.add(String(previous));
     return out;
   };
+  // Points along a line, at most one unit apart, its vertices included.
+  const samples = line => {
+    const out = line.slice(0, 1);
+    for (let k = 1; k < line.length; k++) {
+      const [[x0, y0], [x1, y1]] = [line[k - 1], line[k]];
+      const count = Math.max(1, Math.ceil(Math.hypot(x1 - x0, y1 - y0)));
+      for (let j = 1; j <= count; j++) {
+        out.push([x0 + (x1 - x0) * j / count, y0 + (y1 - y0) * j / count]);
+      }
+    }
+    return out;
+  };
+  const toSegment = ([px, py], [ax, ay], [bx, by]) => {
+    const dx = bx - ax, dy = by - ay, length = dx * dx + dy * dy;
+    const share = length ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / length)) : 0;
+    return Math.hypot(px - ax - share * dx, py - ay - share * dy);
+  };
+  const near = (point, line, tolerance) => line.length === 1
+    ? toSegment(point, line[0], line[0]) <= tolerance
+    : line.slice(1).some((b, k) => toSegment(point, line[k], b) <= tolerance);
   for (const [index, svg] of [...document.querySelectorAll('article .cb-figure svg')].entries()) {
     if (!shown(svg)) continue;
+    // One CSS pixel in picture units: lines closer than that cannot be told apart.
+    const tolerance = pixels / (svg.getScreenCTM() ? svg.getScreenCTM().a : 1);
     const series = [...svg.querySelectorAll('path')].filter(path => {
       const stroke = path.getAttribute('stroke') || '';
       return path.getAttribute('fill') === 'none' && stroke && stroke !== 'currentColor';
     });
-    const drawn = series.map(path => ({ path, mine: pieces(path.getAttribute('d') || '') }));
-    for (const [i, { path, mine }] of drawn.entries()) {
-      const others = drawn.filter((other, j) => j !== i &&
-        !(j > i && other.mine.size === mine.size && [...mine].every(p => other.mine.has(p))));
-      const along = others.filter(other => [...mine].some(p => other.mine.has(p)));
-      const covered = [...mine].every(p => others.some(other => other.mine.has(p)));
-      if (!mine.size || !covered) continue;
-      const label = path.dataset.series || `series ${i + 1}`;
-      const names = along.map(
-        other => other.path.dataset.series || `series ${drawn.indexOf(other) + 1}`);
-      const said = (path.dataset.overlaps || '').split(', ').filter(Boolean);
-      // a label's lines are tspans broken at spaces: join them with one
-      const text = [...svg.querySelectorAll('text')].map(t => {
-        const lines = [...t.querySelectorAll('tspan')];
-        return lines.length ? lines.map(line => line.textContent).join(' ') : t.textContent;
-      }).join(' ');
-      const named = names.slice(0, 2).every(name => said.includes(name) && text.includes(name));
+    const labels = series.map((path, i) => path.dataset.series || `series ${i + 1}`);
+    const lines = series.map(path => points(path.getAttribute('d') || ''));
+    const sampled = lines.map(samples);
+    // a label's lines are tspans broken at spaces: join them with one
+    const text = [...svg.querySelectorAll('text')].map(t => {
+      const spans = [...t.querySelectorAll('tspan')];
+      return spans.length ? spans.map(span => span.textContent).join(' ') : t.textContent;
+    }).join(' ');
+    for (const [i, mine] of sampled.entries()) {
+      if (!mine.length) continue;
+      const hits = new Map();
+      for (const [j, theirs] of sampled.entries()) {
+        if (j === i) continue;
+        const row = mine.map(point => near(point, lines[j], tolerance));
+        // of two lines that run along each other whole, the later one hides the other
+        const mutual = row.every(Boolean)
+          && theirs.every(point => near(point, lines[i], tolerance));
+        if (!(j > i && mutual)) hits.set(j, row);
+      }
+      if (!hits.size || !mine.every((_, k) => [...hits.values()].some(row => row[k]))) continue;
+      // the fewest series that cover it, the one covering most first
+      const left = new Set(mine.keys()), names = [];
+      while (left.size) {
+        let best = null, most = -1;
+        for (const [j, row] of hits) {
+          const count = [...left].filter(k => row[k]).length;
+          if (count > most) { best = j; most = count; }
+        }
+        names.push(labels[best]);
+        for (const k of [...left]) if (hits.get(best)[k]) left.delete(k);
+      }
+      const said = (series[i].dataset.overlaps || '').split(', ').filter(Boolean);
+      const named = said.slice(0, 2).every(name => labels.includes(name) && text.includes(name));
       if (!said.length || !named) {
-        problems.push(`figure ${index + 1}: ${label} is drawn entirely along `
+        problems.push(`figure ${index + 1}: ${labels[i]} is drawn entirely along `
           + `${names.join(', ')}, and the figure does not say so`);
       }
     }
   }
   return problems;
+}
+"""
+
+LABELS_JS = """
+(slack) => {
+  const problems = [];
+  const shown = el => el.getClientRects().length > 0;
+  const words = el => el.textContent.trim().replace(/\\s+/g, ' ').slice(0, 30);
+  // A box shrunk by `slack` px on every side: a touch at the edge is no overlap.
+  const box = el => {
+    const r = el.getBoundingClientRect();
+    return { left: r.left + slack, right: r.right - slack, top: r.top + slack,
+      bottom: r.bottom - slack };
+  };
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom
+    && b.top < a.bottom;
+  const inside = (x, y, a) => x > a.left && x < a.right && y > a.top && y < a.bottom;
+  for (const [index, svg] of [...document.querySelectorAll('article .cb-figure svg')].entries()) {
+    if (!shown(svg)) continue;
+    const name = `figure ${index + 1}`;
+    // each line of a label is a box of its own: a tspan, or the text when it has none
+    const labels = [...svg.querySelectorAll('text')]
+      .flatMap(text => text.querySelector('tspan') ? [...text.querySelectorAll('tspan')] : [text])
+      .filter(el => el.textContent.trim())
+      // a label turned by other than a right angle has no box to compare: its bounds
+      // are a rectangle around the slanted text (the column heads of a grid)
+      .filter(el => {
+        const transform = el.closest('text').getAttribute('transform') || '';
+        const turn = /rotate\\((-?[0-9.]+)/.exec(transform);
+        return !turn || Number(turn[1]) % 90 === 0;
+      })
+      .map(el => ({ el, box: box(el) }));
+    for (let i = 0; i < labels.length; i++) {
+      for (let j = i + 1; j < labels.length; j++) {
+        if (meet(labels[i].box, labels[j].box)) {
+          problems.push(`${name}: "${words(labels[i].el)}" overlaps "${words(labels[j].el)}"`);
+        }
+      }
+    }
+    // a data line or bar through a label: series paths, dashed reference lines, filled bars
+    const ctm = svg.getScreenCTM();
+    const marks = [...svg.querySelectorAll('path.cb-series, line[stroke-dasharray], rect')]
+      .filter(el => !(el.tagName === 'line' && el.getAttribute('stroke-opacity')))
+      .filter(el => el.tagName !== 'rect' || (el.getAttribute('fill') || 'none') !== 'none');
+    for (const { el, box: b } of labels) {
+      for (const mark of marks) {
+        let through = false;
+        if (mark.tagName === 'rect') {
+          const r = mark.getBoundingClientRect();
+          // a swatch beside its label is not under it
+          through = r.width > 14 && r.height > 14 && meet(b, r);
+        } else {
+          const length = mark.getTotalLength();
+          for (let s = 0; s <= length && !through; s += 1) {
+            const p = mark.getPointAtLength(s).matrixTransform(mark.getScreenCTM() || ctm);
+            through = inside(p.x, p.y, b);
+          }
+        }
+        if (through) {
+          const what = mark.dataset.series ? `the line of ${mark.dataset.series}`
+            : mark.tagName === 'rect' ? 'a bar' : 'a reference line';
+          problems.push(`${name}: ${what} runs through "${words(el)}"`);
+          break;
+        }
+      }
+    }
+  }
+  return [...new Set(problems)];
 }
 """
 
@@ -236,9 +343,16 @@ def figure_fit_problems(
     return list(page.evaluate(FIGURE_FIT_JS, [min_px, min_span]))
 
 
-def series_problems(page: Page) -> list[str]:
-    """Series drawn entirely along other series without the figure saying so."""
-    return list(page.evaluate(SERIES_JS))
+def series_problems(page: Page, pixels: float = ONE_PIXEL) -> list[str]:
+    """Series drawn entirely along other series (every point within `pixels` CSS
+    pixels of them) without the figure saying so."""
+    return list(page.evaluate(SERIES_JS, pixels))
+
+
+def label_problems(page: Page, slack: float = 1.0) -> list[str]:
+    """Labels of a shown figure that overlap each other, or that a series line, a
+    dashed reference line or a bar runs through (boxes shrunk by `slack` px)."""
+    return list(page.evaluate(LABELS_JS, slack))
 
 
 def id_problems(page: Page) -> list[str]:

@@ -41,7 +41,8 @@ FIXTURES = REPO / "tests" / "fixtures" / "pages"
 STYLESHEET = REPO / "docs" / "stylesheets" / "extra.css"
 RUN_STYLESHEET = REPO / "docs" / "stylesheets" / "run-blocks.css"
 TABLE_BREAKS = REPO / "docs" / "javascripts" / "table-breaks.js"
-API_PAGE = SITE_DIR / "reference" / "api" / "index.html"
+#: The built API reference: one page a module, under the index that lists them.
+API_DIR = SITE_DIR / "reference" / "api"
 #: Pages that are chapters of the book: checked at phone width too.
 CHAPTER_FOLDERS = ("budget/", "spending/", "measured/", "units/", "notebooks/")
 #: Pages whose code blocks are not this check's to fit: the generated API page
@@ -168,8 +169,18 @@ def test_the_predict_check_fails_on_answers_given_away(blank_page: Page) -> None
     ]
 
 
+def _api_pages() -> list[Path]:
+    """The built page of each module of the API reference."""
+    return sorted(API_DIR.glob("*/index.html"))
+
+
+def _api_text() -> str:
+    """Every module page of the API reference, one after another."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in _api_pages())
+
+
 def _api_params() -> list[object]:
-    if not API_PAGE.is_file():
+    if not _api_pages():
         return ["<no API page>"]
     return [
         pytest.param(
@@ -180,7 +191,7 @@ def _api_params() -> list[object]:
         )
         if module in API_PENDING
         else module
-        for module in api_modules(API_PAGE.read_text(encoding="utf-8"))
+        for module in api_modules(_api_text())
     ]
 
 
@@ -189,17 +200,15 @@ def test_the_api_page_renders(module: str) -> None:
     """No double backticks, no '::' at a line's end, one row per documented return value."""
     require_site()
     problems = [
-        str(problem)
-        for problem in api_page_problems(API_PAGE.read_text(encoding="utf-8"))
-        if problem.module == module
+        str(problem) for problem in api_page_problems(_api_text()) if problem.module == module
     ]
-    assert not problems, f"{API_PAGE}:\n  " + "\n  ".join(problems)
+    assert not problems, f"{API_DIR}:\n  " + "\n  ".join(problems)
 
 
 def test_every_api_module_is_known() -> None:
     """The pending list names only modules that are on the page."""
     require_site()
-    assert set(api_modules(API_PAGE.read_text(encoding="utf-8"))) >= API_PENDING
+    assert set(api_modules(_api_text())) >= API_PENDING
 
 
 def test_the_api_check_fails_on_unrendered_docstrings() -> None:

@@ -68,6 +68,7 @@ __all__ = [
     "save_evidence",
     "status",
     "strings_in",
+    "wrong_shape",
 ]
 
 #: The verdict word of a right answer.
@@ -290,6 +291,17 @@ def brief(value: object, limit: int = 60) -> str:
     """`repr(value)`, cut to `limit` characters with `...` at the end when longer."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def wrong_shape(what: str, value: object, wanted: str) -> Verdict:
+    """The verdict on an answer, or a return value, of the wrong shape: what the reader's
+    code gave and what the exercise wants, never the error reading it raised.
+
+    Examples:
+        >>> print(wrong_shape("make_request(0, now) returned", ["a"], "a dict"))
+        NEEDS_WORK: make_request(0, now) returned ['a'], not a dict
+    """
+    return Verdict(NEEDS_WORK, f"{what} {brief(value)}, not {wanted}")
 
 
 def not_a_number(answer: object) -> Verdict:

@@ -39,10 +39,12 @@ from context_budget.grading import (
     PASS,
     Case,
     Verdict,
+    attempt,
     brief,
     not_a_number,
     run_cases,
     strings_in,
+    wrong_shape,
 )
 from context_budget.layers import Layers, budget_report
 from context_budget.messages import Message
@@ -326,12 +328,20 @@ def check_timestamp_moved(make_request: Callable[[int, str], Mapping[str, Any]])
     reads = []
     for turn, question in enumerate(QUESTIONS):
         now = f"2026-09-14T10:{turn:02d}:07Z"
+        outcome = attempt(make_request, turn, now)
+        if outcome.error is not None:  # the learner's code: report, never raise
+            return Verdict(NEEDS_WORK, f"turn {turn} raised {outcome.error_name}: {outcome.error}")
+        request = outcome.value
+        if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
+            return wrong_shape(
+                f"make_request({turn}, now) returned", request, "a dict with a messages list"
+            )
+        text = "\0".join(strings_in(request))
         try:
-            request = dict(make_request(turn, now))
-            text = "\0".join(strings_in(request))
-            usage = cache.usage(request)
-        except Exception as error:  # the learner's code: report, never raise
-            return Verdict(NEEDS_WORK, f"turn {turn} raised {type(error).__name__}: {error}")
+            usage = cache.usage(dict(request))
+        except (TypeError, ValueError) as error:  # the cache model's own words on the request
+            reason = error if isinstance(error, ValueError) else "blocks of the wrong type"
+            return Verdict(NEEDS_WORK, f"turn {turn}: the request cannot be sent: {reason}")
         if now not in text:
             return Verdict(
                 NEEDS_WORK, f"turn {turn}: the request no longer tells the model the time {now!r}"
@@ -364,12 +374,17 @@ def check_breakpoints(breakpoints: Callable[[int, int], Sequence[int]]) -> Verdi
         cache = PromptCache(_MODEL, counter=lambda text: 200)
         previous = 0
         for end in turns:
-            try:
-                marks = sorted(set(breakpoints(previous, end)))
-            except Exception as error:
+            outcome = attempt(breakpoints, previous, end)
+            if outcome.error is not None:
                 return Verdict(
-                    NEEDS_WORK, f"breakpoints({previous}, {end}) raised {type(error).__name__}"
+                    NEEDS_WORK, f"breakpoints({previous}, {end}) raised {outcome.error_name}"
                 )
+            given = outcome.value
+            if not _ints(given):
+                return wrong_shape(
+                    f"breakpoints({previous}, {end}) returned", given, "a list of positions (ints)"
+                )
+            marks = sorted(set(given))
             if not marks or len(marks) > 4 or marks[0] < 1 or marks[-1] > end:
                 return Verdict(
                     NEEDS_WORK,
@@ -393,12 +408,23 @@ def check_breakpoints(breakpoints: Callable[[int, int], Sequence[int]]) -> Verdi
     return Verdict(PASS, "every turn read the whole previous prompt")
 
 
+def _ints(value: object) -> bool:
+    """Whether `value` is a list, tuple or set of ints (bools aside)."""
+    return isinstance(value, list | tuple | set | frozenset) and all(
+        type(item) is int for item in value
+    )
+
+
 def check_minimums(answer: Collection[str]) -> Verdict:
     """Exercise 3: which of `MINIMUM_MODELS` cache a prompt of `MINIMUM_PROMPT` tokens.
 
     `answer` is the set of model ids you predict will write a cache entry.
     """
     right = {m for m in MINIMUM_MODELS if MIN_CACHEABLE_TOKENS[m].tokens <= MINIMUM_PROMPT}
+    if isinstance(answer, str | bytes | Mapping) or not isinstance(answer, Collection):
+        return wrong_shape("the answer is", answer, "a set of model ids")
+    if not all(isinstance(model, str) for model in answer):
+        return wrong_shape("the answer is", answer, "a set of model ids (strings)")
     given = set(answer)
     unknown = sorted(given - set(MINIMUM_MODELS))
     if unknown:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from context_budget.fakes.scripted import ScriptedClient
-from context_budget.grading import Verdict, status
+from context_budget.grading import Verdict, status, wrong_shape
 from context_budget.harness import COMPACT_INSTRUCTION, run_agent
 from context_budget.messages import message_text
 from context_budget.notes import NotesFile
@@ -111,6 +111,8 @@ def check_threshold(answer: Mapping[str, object]) -> Verdict:
     A missing key fails its row; nothing raises.
     """
     expected = threshold_answer()
+    if not isinstance(answer, Mapping):
+        return wrong_shape("the answer is", answer, "a dict with the keys the exercise names")
     running = [sum(TURNS[:n]) for n in range(1, len(TURNS) + 1)]
     threshold = WINDOW * RATIO
     turn = answer.get("turn")

@@ -31,7 +31,9 @@ from context_budget.grading import (
     NEEDS_WORK,
     PASS,
     Verdict,
+    attempt,
     brief,
+    wrong_shape,
 )
 from context_budget.messages import Message
 from context_budget.tokens import message_tokens
@@ -141,10 +143,15 @@ def check_rebuild_finder(find: Callable[[Bill], Sequence[int]]) -> Verdict:
     """
     for name, path in (("fe5e1c67", REAL_SESSION), ("synthetic", SYNTHETIC_SESSION)):
         bill = _chapter_bill(path)
-        try:
-            found = sorted({int(n) for n in find(bill)})
-        except Exception as error:
-            return Verdict(NEEDS_WORK, f"find raised {type(error).__name__}: {error}")
+        outcome = attempt(find, bill)
+        if outcome.error is not None:
+            return Verdict(NEEDS_WORK, f"find raised {outcome.error_name}: {outcome.error}")
+        given = outcome.value
+        if not isinstance(given, list | tuple | set | frozenset) or not all(
+            type(n) is int for n in given
+        ):
+            return wrong_shape("find(bill) returned", given, "a list of call numbers (ints)")
+        found = sorted(set(given))
         right = [rebuild.call for rebuild in bill.rebuilds()]
         extra = [n for n in found if n not in right]
         missed = [n for n in right if n not in found]

@@ -43,6 +43,7 @@ from context_budget.grading import (
     not_a_number,
     run_cases,
     strings_in,
+    wrong_shape,
 )
 from context_budget.grading.unit_a import grade_unit
 from context_budget.history import PrefixGuard, validate_history
@@ -389,6 +390,8 @@ def check_guard_predictions(predictions: Mapping[str, str]) -> Verdict:
     guard gives that run at its worst (edited > replaced > append).
     """
     order = {"first": 0, "append": 1, "replaced": 2, "edited": 3}
+    if not isinstance(predictions, Mapping):
+        return wrong_shape("the answer is", predictions, "a dict of strategy -> verdict")
     wrong = []
     for strategy in ("append", "client_clear", "server_clear", "restart"):
         if strategy not in predictions:
@@ -427,6 +430,8 @@ def check_restart(restart: Callable[[list[Message], str], list[Message]]) -> Ver
         return Verdict(NEEDS_WORK, f"restart raised {type(error).__name__}: {error}")
     if history != before:
         return Verdict(NEEDS_WORK, "restart changed the history it was given; build a new list")
+    if not isinstance(fresh, list) or not all(isinstance(m, Mapping) for m in fresh):
+        return wrong_shape("restart returned", fresh, "a list of messages (dicts)")
     try:
         report = guard.check(fresh)
     except (TypeError, ValueError) as error:
