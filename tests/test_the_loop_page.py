@@ -101,5 +101,5 @@ def test_the_comparison_sees_a_loop_that_decides_otherwise() -> None:
 @pytest.mark.parametrize("step", STEPS)
 def test_the_page_links_each_step_of_the_loop_to_its_reference(step: str) -> None:
     assert callable(getattr(AgentLoop, step))
-    link = f"(../reference/api.md#context_budget.harness.AgentLoop.{step})"
+    link = f"(../reference/api/harness.md#context_budget.harness.AgentLoop.{step})"
     assert link in PAGE.read_text(encoding="utf-8")
