@@ -22,7 +22,6 @@ import json
 import os
 import platform
 import random
-import re
 import shutil
 import statistics
 import subprocess
@@ -33,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.page import PAGE, ROOT, write_atomic
+from benchmarks.page import PAGE, ROOT, Region
 from benchmarks.peer import (
     CCUSAGE_VERSION,
     Run,
@@ -46,6 +45,7 @@ from benchmarks.peer import (
 __all__ = [
     "GOAL_SECONDS",
     "PEER_GOAL_RATIO",
+    "REGION",
     "RESULTS",
     "SEED",
     "SideBySide",
@@ -67,8 +67,8 @@ COMPACT_AT = 160_000
 #: The size of the generated folder, in bytes.
 TARGET_BYTES = 200 * 1024 * 1024
 RESULTS = ROOT / "benchmarks" / "bill_results.md"
-START = "<!-- bill-bench:start -->"
-END = "<!-- bill-bench:end -->"
+#: Where the speed page shows the table.
+REGION = Region("bill-bench", RESULTS)
 _WORDS = ("cache", "prefix", "token", "budget", "agent", "tool", "result", "session", "write")
 
 
@@ -397,15 +397,9 @@ def _node_version() -> str:
     return done.stdout.strip().lstrip("v") or "unknown"
 
 
-_REGION = re.compile(rf"^{re.escape(START)}\n(?P<body>.*?)^{re.escape(END)}$", re.M | re.S)
-
-
 def bill_region(page_text: str) -> str:
     """The text between the page's bill-bench marker lines."""
-    found = list(_REGION.finditer(page_text))
-    if len(found) != 1:
-        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
-    return found[0]["body"]
+    return REGION.read(page_text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -428,13 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(size, files, result)
     print(text, end="")
     if args.write_page:
-        write_atomic(RESULTS, text)
-        page = PAGE.read_text(encoding="utf-8")
-        match = list(_REGION.finditer(page))
-        if len(match) != 1:
-            raise SystemExit(f"{PAGE}: expected one {START} region")
-        body = match[0]
-        write_atomic(PAGE, page[: body.start("body")] + text + page[body.end("body") :])
+        REGION.publish(text, page=True)
         print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
     return 0
 

@@ -20,7 +20,6 @@ import functools
 import json
 import os
 import platform
-import re
 import threading
 import time
 from collections.abc import Sequence
@@ -29,11 +28,12 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from benchmarks.page import PAGE, ROOT, write_atomic
+from benchmarks.page import PAGE, ROOT, Region
 from benchmarks.report import _cpu_model
 
 __all__ = [
     "BROWSER_RESULTS",
+    "REGION",
     "PageRun",
     "as_ci",
     "browser_region",
@@ -47,11 +47,8 @@ __all__ = [
 
 SITE = ROOT / "site"
 BROWSER_RESULTS = ROOT / "benchmarks" / "browser_results.md"
-START = "<!-- browser-bench:start -->"
-END = "<!-- browser-bench:end -->"
-_REGION = re.compile(
-    rf"^{re.escape(START)}[ \t]*\n(?P<body>.*?)^{re.escape(END)}[ \t]*$", re.MULTILINE | re.DOTALL
-)
+#: Where the speed page shows the table.
+REGION = Region("browser-bench", BROWSER_RESULTS)
 #: Files the in-browser runs add to the site (the rest is the site as it was before).
 ADDED = (
     "pyodide",
@@ -250,19 +247,12 @@ def stale_rows(table: str, site: Path = SITE) -> list[str]:
 
 def browser_region(page_text: str) -> str:
     """The text between the page's browser-bench marker lines."""
-    found = list(_REGION.finditer(page_text))
-    if len(found) != 1:
-        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
-    return found[0]["body"]
+    return REGION.read(page_text)
 
 
 def replace_browser_region(page_text: str, body: str) -> str:
     """`page_text` with the text between its browser-bench markers replaced by `body`."""
-    found = list(_REGION.finditer(page_text))
-    if len(found) != 1:
-        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
-    match = found[0]
-    return page_text[: match.start("body")] + body + page_text[match.end("body") :]
+    return REGION.replace(page_text, body)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -274,9 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     table = render(measure_pages())
     print(table, end="")
-    write_atomic(BROWSER_RESULTS, table)
-    if args.write_page:
-        write_atomic(PAGE, replace_browser_region(PAGE.read_text(encoding="utf-8"), table))
+    REGION.publish(table, page=args.write_page)
     return 0
 
 

@@ -20,23 +20,31 @@ import argparse
 import gc
 import os
 import platform
-import re
 import sys
 import time
 from typing import Any
 
-from benchmarks.page import PAGE, ROOT, write_atomic
+from benchmarks.page import PAGE, ROOT, Region
 from context_budget import run_agent
 
-__all__ = ["GOAL_GROWTH", "HOOKS", "RESULTS", "SIZES", "loop_region", "render", "time_loop"]
+__all__ = [
+    "GOAL_GROWTH",
+    "HOOKS",
+    "REGION",
+    "RESULTS",
+    "SIZES",
+    "loop_region",
+    "render",
+    "time_loop",
+]
 
 #: The turns of the two runs compared: ×4.
 SIZES = (1_000, 4_000)
 #: The most the time may grow from the smaller run to the larger with a hook.
 GOAL_GROWTH = 5.0
 RESULTS = ROOT / "benchmarks" / "loop_results.md"
-START = "<!-- loop-bench:start -->"
-END = "<!-- loop-bench:end -->"
+#: Where the speed page shows the table.
+REGION = Region("loop-bench", RESULTS)
 _TOOLS = [{"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"}}]
 
 
@@ -139,15 +147,9 @@ def render(timings: dict[str, tuple[float, ...]], sizes: tuple[int, ...] = SIZES
     return "\n".join(lines) + "\n"
 
 
-_REGION = re.compile(rf"^{re.escape(START)}\n(?P<body>.*?)^{re.escape(END)}$", re.M | re.S)
-
-
 def loop_region(page_text: str) -> str:
     """The text between the page's loop-bench marker lines."""
-    found = list(_REGION.finditer(page_text))
-    if len(found) != 1:
-        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
-    return found[0]["body"]
+    return REGION.read(page_text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,13 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(timings)
     print(text, end="")
     if args.write_page:
-        write_atomic(RESULTS, text)
-        page = PAGE.read_text(encoding="utf-8")
-        match = list(_REGION.finditer(page))
-        if len(match) != 1:
-            raise SystemExit(f"{PAGE}: expected one {START} region")
-        body = match[0]
-        write_atomic(PAGE, page[: body.start("body")] + text + page[body.end("body") :])
+        REGION.publish(text, page=True)
         print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
     return 0
 

@@ -4,9 +4,10 @@ A session is generated in a temporary directory from a fixed shape: one
 thread whose every call loses more than `LOST_PREFIX_TOKENS` of cached prefix
 within the cache's lifetime, so every call is a `prefix-changed` rebuild whose
 first differing message is looked for in a chain as long as the session. The
-figure is the CPU time of `rebuilds()` on a bill read beforehand (the least of
-`repeats`; CPU time, so that other work on the machine moves it less than wall time), at `CALLS` calls and four times as many: linear work takes about
-four times as long.
+figure is the CPU time of `rebuilds()` on a bill read beforehand (the least
+of `repeats`; CPU time, which other work on the machine moves less than wall
+time), at `CALLS` calls and four times as many: linear work takes about four
+times as long.
 
     python -m benchmarks.rebuilds               prints the table
     python -m benchmarks.rebuilds --write-page  also writes benchmarks/rebuild_results.md
@@ -20,24 +21,31 @@ import gc
 import json
 import os
 import platform
-import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.page import PAGE, ROOT, write_atomic
+from benchmarks.page import PAGE, ROOT, Region
 from context_budget.bills import Bill, read_bill
 
-__all__ = ["CALLS", "RESULTS", "generate_session", "rebuild_region", "render", "time_rebuilds"]
+__all__ = [
+    "CALLS",
+    "REGION",
+    "RESULTS",
+    "generate_session",
+    "rebuild_region",
+    "render",
+    "time_rebuilds",
+]
 
 #: The smaller size: calls in the one thread (the larger is four times as many).
 CALLS = 10_000
 #: The most the larger size may take, as a multiple of the smaller: linear is about 4.
 MOST_RATIO = 6.0
 RESULTS = ROOT / "benchmarks" / "rebuild_results.md"
-START = "<!-- rebuild-bench:start -->"
-END = "<!-- rebuild-bench:end -->"
+#: Where the speed page shows the table.
+REGION = Region("rebuild-bench", RESULTS)
 
 
 def _line(kind: str, uuid: str, parent: str | None, at: float, **fields: object) -> str:
@@ -134,15 +142,9 @@ def render(rows: list[tuple[int, int, float]]) -> str:
     )
 
 
-_REGION = re.compile(rf"^{re.escape(START)}\n(?P<body>.*?)^{re.escape(END)}$", re.M | re.S)
-
-
 def rebuild_region(page_text: str) -> str:
     """The text between the page's rebuild-bench marker lines."""
-    found = list(_REGION.finditer(page_text))
-    if len(found) != 1:
-        raise ValueError(f"expected one region between {START} and {END}, found {len(found)}")
-    return found[0]["body"]
+    return REGION.read(page_text)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,13 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(rows)
     print(text, end="")
     if args.write_page:
-        write_atomic(RESULTS, text)
-        page = PAGE.read_text(encoding="utf-8")
-        body = list(_REGION.finditer(page))
-        if len(body) != 1:
-            raise SystemExit(f"{PAGE}: expected one {START} region")
-        start, end = body[0].start("body"), body[0].end("body")
-        write_atomic(PAGE, page[:start] + text + page[end:])
+        REGION.publish(text, page=True)
         print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
     return 0
 

@@ -9,9 +9,8 @@ import pytest
 
 from benchmarks.browser_run import (
     BROWSER_RESULTS,
-    END,
+    REGION,
     SITE,
-    START,
     PageRun,
     _url,
     as_ci,
@@ -24,13 +23,13 @@ from benchmarks.browser_run import replace_browser_region as replace
 
 
 def test_the_region_is_replaced_and_read_back() -> None:
-    page = f"# t\n\nbefore\n{START}\nold\n{END}\nafter\n"
+    page = f"# t\n\nbefore\n{REGION.start}\nold\n{REGION.end}\nafter\n"
     new = replace(page, "new table\n")
-    assert new == f"# t\n\nbefore\n{START}\nnew table\n{END}\nafter\n"
+    assert new == f"# t\n\nbefore\n{REGION.start}\nnew table\n{REGION.end}\nafter\n"
     assert browser_region(new) == "new table\n"
 
 
-@pytest.mark.parametrize("page", ["no markers\n", f"{START}\n{END}\n{START}\n{END}\n"])
+@pytest.mark.parametrize("page", ["no markers\n", f"{REGION.start}\n{REGION.end}\n" * 2])
 def test_a_page_without_one_region_is_refused(page: str) -> None:
     with pytest.raises(ValueError, match="found"):
         browser_region(page)
