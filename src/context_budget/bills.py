@@ -29,12 +29,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import Literal
 
-from context_budget.pricing import PRICES, Cost, Price, cost, price_for
+from context_budget.pricing import PRICES, Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, read_paths
 from context_budget.usage import Usage
 
@@ -126,14 +126,25 @@ def _input_side(bill: Cost) -> float:
 
 
 def _all_1h(usage: Usage) -> Usage:
-    """The usage with every cache write a 1-hour one."""
-    written = usage.cache_creation_input_tokens
-    return Usage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_creation_input_tokens=written,
-        cache_read_input_tokens=usage.cache_read_input_tokens,
-        ephemeral_1h_input_tokens=written,
+    """The usage with every cache write a 1-hour one (speed, region and iterations kept)."""
+    return replace(
+        usage,
+        ephemeral_5m_input_tokens=0,
+        ephemeral_1h_input_tokens=usage.cache_creation_input_tokens,
+        iterations=tuple(_all_1h(part) for part in usage.iterations),
+    )
+
+
+def _uncached(usage: Usage) -> Usage:
+    """The usage with every prompt token uncached (speed, region and iterations kept)."""
+    return replace(
+        usage,
+        input_tokens=usage.prompt_tokens,
+        cache_creation_input_tokens=0,
+        cache_read_input_tokens=0,
+        ephemeral_5m_input_tokens=0,
+        ephemeral_1h_input_tokens=0,
+        iterations=tuple(_uncached(part) for part in usage.iterations),
     )
 
 
@@ -175,8 +186,7 @@ class Bill:
         if held is None or held[0] is not prices:
             bills = []
             for call in self.calls:
-                price = price_for(call.model, prices)
-                bills.append(None if price is None else cost(call.usage, price))
+                bills.append(_priced(call, prices))
             held = (prices, bills)
             self._priced[id(prices)] = held
         return held[1]
@@ -214,8 +224,16 @@ class Bill:
         return sum(c.cache_read_input_tokens for c in self.calls) / prompt if prompt else 0.0
 
     def unpriced_models(self, prices: Mapping[str, Price] = PRICES) -> tuple[str, ...]:
-        """The recorded models with no price in `prices` (their calls are not in `cost`)."""
-        return tuple(m for m in self.models if price_for(m, prices) is None)
+        """The recorded models with no price in `prices` (their calls are not in `cost`).
+
+        A model priced at standard speed whose fast-mode calls have no rate is
+        named as `"<model> (fast)"`.
+        """
+        named = {m for m in self.models if price_for(m, prices) is None}
+        for call, bill in zip(self.calls, self._costs(prices), strict=True):
+            if bill is None and call.model not in named:
+                named.add(f"{call.model} ({call.usage.speed})")
+        return tuple(sorted(named))
 
     def cost(self, prices: Mapping[str, Price] = PRICES) -> Cost:
         """The bill of the priced calls, by charge (USD).
@@ -367,7 +385,7 @@ class Bill:
             if bill is None or price is None:
                 continue
             actual += bill.uncached_input + bill.cache_writes + bill.cache_reads
-            no_caching += cost(Usage(input_tokens=call.prompt_tokens), price).uncached_input
+            no_caching += cost(_uncached(call.usage), price).uncached_input
             all_1h += _input_side(cost(_all_1h(call.usage), price))
         extra = sum(r.extra_usd or 0.0 for r in self.rebuilds(prices))
         return WhatIf(actual, no_caching, all_1h, actual - extra, actual - self._stagger(prices))
@@ -406,6 +424,17 @@ class Bill:
                     moved = min(shared, later.cache_creation_input_tokens)
                     saving += moved * (_write_rate(later, bill, price) - price.read) / _PER
         return saving
+
+
+def _priced(call: Call, prices: Mapping[str, Price]) -> Cost | None:
+    """The call's `Cost`, or None where the table has no rate for it (model or fast mode)."""
+    price = price_for(call.model, prices)
+    if price is None:
+        return None
+    try:
+        return cost(call.usage, price)
+    except Unpriced:
+        return None
 
 
 def _extra(call: Call, lost: int, bill: Cost, price: Price) -> float:

@@ -144,14 +144,14 @@ def _usage(usage: Any, where: str) -> Usage:
     if isinstance(split, dict):
         five = count(split.get("ephemeral_5m_input_tokens"), f"{where} ephemeral_5m_input_tokens")
         hour = count(split.get("ephemeral_1h_input_tokens"), f"{where} ephemeral_1h_input_tokens")
-    parts = split_writes(written, five, hour)
-    return recorded_usage(
-        count(usage.get("input_tokens"), f"{where} input_tokens"),
-        count(usage.get("cache_read_input_tokens"), f"{where} cache_read_input_tokens"),
-        parts[0],
-        parts[1],
-        count(usage.get("output_tokens"), f"{where} output_tokens"),
-    )
+    five, hour = split_writes(written, five, hour)
+    uncached = count(usage.get("input_tokens"), f"{where} input_tokens")
+    read = count(usage.get("cache_read_input_tokens"), f"{where} cache_read_input_tokens")
+    output = count(usage.get("output_tokens"), f"{where} output_tokens")
+    try:
+        return recorded_usage(uncached, read, five, hour, output, usage)
+    except ValueError as error:  # a rule field (speed, iterations, ...) that is malformed
+        raise ValueError(f"{where}: {error}") from None
 
 
 def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
