@@ -54,6 +54,8 @@ LOST_PREFIX_TOKENS = 1_024
 #: Cold starts of sub-agents this close together (seconds) count as launched at once.
 SAME_MOMENT_SECONDS = 1.0
 _TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+#: How far back from a call the lines are searched for what changed its prefix.
+_TRIGGER_STEPS = 200
 _PER = 1_000_000
 
 Cause = Literal["ttl", "compaction", "model-switch", "prefix-changed"]
@@ -79,6 +81,14 @@ class Rebuild:
             request that the previous request did not carry at that place, as
             `role id (file:line)`; None when the file keeps no messages or the
             change is outside them (system prompt, tools, an injected block).
+        trigger: for `prefix-changed`, one line of text naming what changed
+            the start of the request: the nearest event line before the call
+            (a task notification, an MCP reconnect), else the first message
+            that differs, else the line the request ended with; None when
+            the file keeps no messages.
+        line: the line number of `trigger` in its file, or None.
+        partial: True when part of the prefix was still read (the call read
+            from the cache), False when the whole prompt was written anew.
     """
 
     call: int
@@ -88,6 +98,17 @@ class Rebuild:
     gap_seconds: float | None
     extra_usd: float | None
     first_difference: str | None = None
+    trigger: str | None = None
+    line: int | None = None
+    partial: bool = False
+
+    @property
+    def avoidable(self) -> bool:
+        """True for a cause a cache choice could avoid (`ttl`, `prefix-changed`).
+
+        A compaction or a model switch starts a new prefix whatever the cache does.
+        """
+        return self.cause in ("ttl", "prefix-changed")
 
 
 @dataclass(frozen=True)
@@ -100,7 +121,11 @@ class WhatIf:
         actual: as recorded.
         no_caching: every prompt token at the input rate.
         all_writes_1h: every cache write at the 1-hour rate.
-        rebuilds_read: each rebuild's lost tokens read instead of rewritten.
+        rebuilds_read: each avoidable rebuild's lost tokens (`ttl`,
+            `prefix-changed`) read instead of rewritten.
+        unavoidable_rebuilds: what the rebuilds no cache choice avoids
+            (`compaction`, `model-switch`) cost over reading, USD; not in
+            `rebuilds_read`.
         staggered_starts: sub-agents whose first calls started in the same
             moment (each wrote the shared prefix) launched one after another, so
             that all but the first read it. The shared prefix is the largest
@@ -112,6 +137,7 @@ class WhatIf:
     all_writes_1h: float
     rebuilds_read: float
     staggered_starts: float
+    unavoidable_rebuilds: float = 0.0
 
 
 def _write_rate(call: Call, bill: Cost, price: Price) -> float:
@@ -305,7 +331,6 @@ class Bill:
         gap = None
         if call.timestamp is not None and before.timestamp is not None:
             gap = call.timestamp - before.timestamp
-        difference = None
         cause: Cause
         if call.segment != before.segment:
             cause = "compaction"
@@ -315,10 +340,56 @@ class Bill:
             cause = "ttl"
         else:
             cause = "prefix-changed"
-            difference = self._first_difference(before, call)
         price = price_for(call.model, prices)
         extra = None if price is None or bill is None else _extra(call, lost, bill, price)
-        return Rebuild(number, call.thread, cause, lost, gap, extra, difference)
+        found = Rebuild(number, call.thread, cause, lost, gap, extra, partial=call.cache_read > 0)
+        return self._forensics(found, before, call) if cause == "prefix-changed" else found
+
+    def _forensics(self, rebuild: Rebuild, before: Call, call: Call) -> Rebuild:
+        """The rebuild with its first difference and its trigger (text and line) named."""
+        first = self._first_difference_id(before, call)
+        difference = None
+        if first is not None:
+            place = self._messages[first]
+            difference = f"{place.role} {first} ({place.where})"
+        trigger, line = self._trigger(before, call, first)
+        return replace(rebuild, first_difference=difference, trigger=trigger, line=line)
+
+    def _trigger(
+        self, before: Call, call: Call, first: str | None
+    ) -> tuple[str | None, int | None]:
+        """What changed the start of `call`'s request, as (one line of text, line number)."""
+        if call.message is None or call.message not in self._messages:
+            return None, None
+        old = set(self._chain(before.message, _TRIGGER_STEPS))
+        for ident in self._chain(call.message, _TRIGGER_STEPS):
+            if ident in old:
+                break
+            place = self._messages[ident]
+            if place.event:
+                return f"{place.event} at {place.where}", place.line
+        if first is not None:
+            place = self._messages[first]
+            return (
+                f"the conversation branched at {place.where} (a {place.role} line the "
+                "previous request did not carry: a rewind or an edit)",
+                place.line,
+            )
+        place = self._messages[call.message]
+        return (
+            f"no message changed (the system prompt or the tools did); "
+            f"the request ended at {place.where}",
+            place.line,
+        )
+
+    def _chain(self, start: str | None, steps: int) -> list[str]:
+        """Up to `steps` message ids from `start` back towards its root."""
+        found: list[str] = []
+        node = start
+        while node is not None and node in self._messages and len(found) < steps:
+            found.append(node)
+            node = self._parent(node)
+        return found
 
     def _depth(self) -> dict[str, int]:
         """Message id -> its depth in its chain (a root, or a message in a loop of parents: 0).
@@ -348,7 +419,7 @@ class Bill:
         """The message before `message` in its chain; None at a root."""
         return None if self._depth()[message] == 0 else self._messages[message].parent
 
-    def _first_difference(self, before: Call, call: Call) -> str | None:
+    def _first_difference_id(self, before: Call, call: Call) -> str | None:
         """The first message of `call`'s chain that `before`'s chain lacks at its place.
 
         None when one chain extends the other. Walks only up to where the two
@@ -370,10 +441,7 @@ class Bill:
             return None  # one chain holds the other
         while a != b and b is not None:
             first, a, b = b, self._parent(a) if a is not None else None, self._parent(b)
-        if first is None:
-            return None
-        found = self._messages[first]
-        return f"{found.role} {first} ({found.where})"
+        return first
 
     # ------------------------------------------------------------ what-ifs
 
@@ -387,8 +455,11 @@ class Bill:
             actual += bill.uncached_input + bill.cache_writes + bill.cache_reads
             no_caching += cost(_uncached(call.usage), price).uncached_input
             all_1h += _input_side(cost(_all_1h(call.usage), price))
-        extra = sum(r.extra_usd or 0.0 for r in self.rebuilds(prices))
-        return WhatIf(actual, no_caching, all_1h, actual - extra, actual - self._stagger(prices))
+        rebuilds = self.rebuilds(prices)
+        extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
+        forced = sum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)
+        stagger = actual - self._stagger(prices)
+        return WhatIf(actual, no_caching, all_1h, actual - extra, stagger, forced)
 
     def _stagger(self, prices: Mapping[str, Price]) -> float:
         firsts: dict[str, Call] = {}

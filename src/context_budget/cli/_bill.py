@@ -102,6 +102,9 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
                 "gap_seconds": None if r.gap_seconds is None else round(r.gap_seconds, 3),
                 "extra_usd": _usd(r.extra_usd),
                 "first_difference": r.first_difference,
+                "trigger": r.trigger,
+                "line": r.line,
+                "partial": r.partial,
             }
             for r in bill.rebuilds()
         ],
@@ -111,6 +114,7 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
             "all_writes_1h": usd(what_if.all_writes_1h),
             "rebuilds_read": usd(what_if.rebuilds_read),
             "staggered_starts": usd(what_if.staggered_starts),
+            "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
         },
     }
     if calls:
@@ -201,13 +205,16 @@ def render(data: dict[str, Any]) -> str:
         )
         if r["first_difference"]:
             lines.append(f"  first message that differs: {one_line(r['first_difference'])}")
+        if r["trigger"]:
+            lines.append(f"  trigger: {one_line(r['trigger'])}")
     w = data["what_if"]
     if w["actual"] is not None:
         lines.append(
             f"what if (input side; actual {_money(w['actual'])}): no caching "
             f"{_money(w['no_caching'])} · every write at 1h {_money(w['all_writes_1h'])} · "
-            f"rebuilds read {_money(w['rebuilds_read'])} · parallel sub-agents staggered "
-            f"{_money(w['staggered_starts'])}"
+            f"avoidable rebuilds read {_money(w['rebuilds_read'])} · parallel sub-agents "
+            f"staggered {_money(w['staggered_starts'])} · unavoidable rebuilds (compaction, "
+            f"model switch) cost {_money(w['unavoidable_rebuilds'])} extra"
         )
     if "per_call" in data:
         lines.extend(_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]}))

@@ -161,6 +161,35 @@ def _usage(usage: Any, where: str) -> Usage:
         raise ValueError(f"{where}: {error}") from None
 
 
+#: Text that marks a line as an event that changes what the next request starts with.
+_EVENTS = (
+    ("<task-notification>", "a <task-notification> user line"),
+    ("Reconnected to", "an MCP reconnect (the tool list changed)"),
+    ("<command-name>/mcp", "an MCP reconnect (the tool list changed)"),
+)
+
+
+def _event(record: dict[str, Any]) -> str:
+    """What a line records that changes the start of the next request, or `""`.
+
+    Read from the first 2,000 characters of the line's text: its message's
+    text, or a system line's `content`.
+    """
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else record.get("content")
+    if isinstance(content, list):
+        content = " ".join(
+            str(block.get("text", "")) for block in content if isinstance(block, dict)
+        )
+    text = (content if isinstance(content, str) else "")[:2_000]
+    if record.get("type") == "attachment":
+        text = f"{text} {str(record.get('attachment'))[:2_000]}"
+    for mark, event in _EVENTS:
+        if mark in text:
+            return event
+    return ""
+
+
 def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
     metadata = record.get("compactMetadata")
     metadata = metadata if isinstance(metadata, dict) else {}
@@ -237,7 +266,8 @@ class _Reader:
             if uuid is not None:
                 self.thread_of[uuid] = key
                 if isinstance(kind, str):
-                    self.places[uuid] = Place(parent, kind, f"{file.base}:{number}")
+                    where = f"{file.base}:{number}"
+                    self.places[uuid] = Place(parent, kind, where, number, _event(record))
             self._conversation(file, key, number, record)
             self._call(file, key, number, record, parent)
             if kind == "progress" and not file.agent:

@@ -95,11 +95,17 @@ class Place:
         parent: the id of the message before it, None at a root.
         role: the line's type (`user`, `assistant`, `system`).
         where: `file:line` (1-based line number).
+        line: the line number alone, or None when unknown.
+        event: what the line records that changes a request's start, in a
+            few words (`"a <task-notification> user line"`, `"an MCP
+            reconnect"`, `"a tool list change"`), or `""` for an ordinary line.
     """
 
     parent: str | None
     role: str
     where: str
+    line: int | None = None
+    event: str = ""
 
 
 @dataclass(frozen=True)
