@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from context_budget import read_bill
+from context_budget import PRICES, read_bill
 
 SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
 SESSION = "3f0c9a2d-6b1e-4c8a-9d7f-1e2b3c4d5e6f"
@@ -114,3 +114,23 @@ def test_the_rebuilds_what_if_reads_only_the_avoidable_ones() -> None:
     assert forced > 0
     assert what_if.rebuilds_read == pytest.approx(what_if.actual - avoidable)
     assert what_if.unavoidable_rebuilds == pytest.approx(forced)
+
+
+def test_the_lifetime_what_if_prices_each_thread_on_its_own_gaps() -> None:
+    synthetic = SHIPPED / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
+    bill = read_bill(synthetic)
+    (lifetime,) = bill.lifetimes()
+    what = bill.what_if()
+    # every write is a 5-minute one and no call reads after a gap over 300 s: as recorded
+    assert lifetime.five_minutes == pytest.approx(what.actual)
+    # at 1 hour both ttl rebuilds (738 s and 1,468 s) read what they rewrote
+    price = PRICES["claude-sonnet-4-5"]
+    saved = (14_300 + 14_500) * (price.write_1h - price.read) / 1e6
+    assert lifetime.one_hour == pytest.approx(what.all_writes_1h - saved)
+    assert (lifetime.cheaper, round(lifetime.saving, 4)) == ("1h", 0.0503)
+
+
+def test_on_short_gaps_five_minute_writes_are_cheaper() -> None:
+    bill = read_bill(SHIPPED / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    main = next(life for life in bill.lifetimes() if life.thread == "fe5e1c67/main")
+    assert main.cheaper == "5m" and main.saving > 0

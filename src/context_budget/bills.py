@@ -43,6 +43,7 @@ __all__ = [
     "LOST_PREFIX_TOKENS",
     "Bill",
     "Call",
+    "Lifetime",
     "Place",
     "Rebuild",
     "WhatIf",
@@ -140,6 +141,35 @@ class WhatIf:
     unavoidable_rebuilds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Lifetime:
+    """One thread's input side (USD) had every cache write lived 5 minutes, or 1 hour.
+
+    Priced on the thread's own gaps: with 5-minute writes, a call more than
+    300 s after the previous one rewrites what it read; with 1-hour writes, a
+    `ttl` rebuild whose gap is at most 3,600 s reads what it rewrote.
+
+    Attributes:
+        thread: the thread.
+        five_minutes: the input side with every write a 5-minute one, USD.
+        one_hour: the input side with every write a 1-hour one, USD.
+    """
+
+    thread: str
+    five_minutes: float
+    one_hour: float
+
+    @property
+    def cheaper(self) -> str:
+        """`"5m"` or `"1h"`: the lifetime that would have cost less (`"5m"` on a tie)."""
+        return "5m" if self.five_minutes <= self.one_hour else "1h"
+
+    @property
+    def saving(self) -> float:
+        """How much less the cheaper lifetime costs than the other, USD."""
+        return abs(self.five_minutes - self.one_hour)
+
+
 def _write_rate(call: Call, bill: Cost, price: Price) -> float:
     """USD per million tokens the call paid per cache write (5-minute rate if it wrote none)."""
     written = call.cache_creation_input_tokens
@@ -159,6 +189,36 @@ def _all_1h(usage: Usage) -> Usage:
         ephemeral_1h_input_tokens=usage.cache_creation_input_tokens,
         iterations=tuple(_all_1h(part) for part in usage.iterations),
     )
+
+
+def _all_5m(usage: Usage) -> Usage:
+    """The usage with every cache write a 5-minute one (speed, region and iterations kept)."""
+    return replace(
+        usage,
+        ephemeral_5m_input_tokens=usage.cache_creation_input_tokens,
+        ephemeral_1h_input_tokens=0,
+        iterations=tuple(_all_5m(part) for part in usage.iterations),
+    )
+
+
+def _gap_change(
+    call: Call, before: Call | None, rebuild: Rebuild | None, lifetime: str, price: Price
+) -> float:
+    """USD the call's gap adds (or saves, negative) under `lifetime` writes.
+
+    Past the lifetime a read becomes a write; a `ttl` rebuild within it reads
+    the tokens it rewrote.
+    """
+    if before is None or call.timestamp is None or before.timestamp is None:
+        return 0.0
+    gap = call.timestamp - before.timestamp
+    write = price.write_5m if lifetime == "5m" else price.write_1h
+    if gap > _TTL_SECONDS[lifetime]:
+        return call.cache_read_input_tokens * (write - price.read) / _PER
+    if rebuild is not None:
+        rewritten = min(rebuild.lost_tokens, call.cache_creation_input_tokens)
+        return -rewritten * (write - price.read) / _PER
+    return 0.0
 
 
 def _uncached(usage: Usage) -> Usage:
@@ -460,6 +520,27 @@ class Bill:
         forced = sum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)
         stagger = actual - self._stagger(prices)
         return WhatIf(actual, no_caching, all_1h, actual - extra, stagger, forced)
+
+    def lifetimes(self, prices: Mapping[str, Price] = PRICES) -> list[Lifetime]:
+        """Per thread, in order of first call: 5-minute against 1-hour writes (`Lifetime`).
+
+        Threads with no priced call are left out.
+        """
+        sums: dict[str, list[float]] = {}
+        last: dict[str, Call] = {}
+        rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}
+        for number, call in enumerate(self.calls, 1):
+            before, last[call.thread] = last.get(call.thread), call
+            price = price_for(call.model, prices)
+            if price is None or self._costs(prices)[number - 1] is None:
+                continue
+            both = sums.setdefault(call.thread, [0.0, 0.0])
+            for index, (lifetime, usage) in enumerate(
+                (("5m", _all_5m(call.usage)), ("1h", _all_1h(call.usage)))
+            ):
+                both[index] += _input_side(cost(usage, price))
+                both[index] += _gap_change(call, before, rebuilt.get(number), lifetime, price)
+        return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price]) -> float:
         firsts: dict[str, Call] = {}

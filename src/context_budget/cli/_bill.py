@@ -63,6 +63,18 @@ def _usd(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
+def _lifetime_line(lifetimes: list[dict[str, Any]]) -> str:
+    """One line: on how many threads each write lifetime is cheaper, and what it would save."""
+    parts = []
+    for lifetime, name in (("5m", "5-minute"), ("1h", "1-hour")):
+        won = [life for life in lifetimes if life["cheaper"] == lifetime and life["saving"]]
+        if won:
+            saving = sum(life["saving"] for life in won)
+            parts.append(f"{name} writes cheaper on {len(won)} (by {_money(saving)})")
+    found = " · ".join(parts) if parts else "no difference"
+    return f"write lifetime per thread, on its own gaps: {found}"
+
+
 def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
     """The bill as plain data (the `--json` object); USD rounded to 6 places."""
     cost = bill.cost()
@@ -115,6 +127,16 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
             "rebuilds_read": usd(what_if.rebuilds_read),
             "staggered_starts": usd(what_if.staggered_starts),
             "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
+            "lifetimes": [
+                {
+                    "thread": life.thread,
+                    "five_minutes": _usd(life.five_minutes),
+                    "one_hour": _usd(life.one_hour),
+                    "cheaper": life.cheaper,
+                    "saving": _usd(life.saving),
+                }
+                for life in bill.lifetimes()
+            ],
         },
     }
     if calls:
@@ -216,6 +238,7 @@ def render(data: dict[str, Any]) -> str:
             f"staggered {_money(w['staggered_starts'])} · unavoidable rebuilds (compaction, "
             f"model switch) cost {_money(w['unavoidable_rebuilds'])} extra"
         )
+        lines.append(_lifetime_line(w["lifetimes"]))
     if "per_call" in data:
         lines.extend(_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]}))
     return "\n".join(lines) + "\n"
