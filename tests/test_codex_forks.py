@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from context_budget import read_bill
 
 PARENT = "019a7c2e-8f10-7d3a-9a51-2b7c0e4d1a01"
@@ -98,3 +100,13 @@ def test_two_rollouts_started_the_same_minute_are_two_threads(tmp_path: Path) ->
     bill = read_bill(paths)
     assert len(bill.threads) == 2
     assert bill.rebuilds() == []
+
+
+def test_a_fork_whose_creation_is_not_a_time_stops_the_bill_naming_the_line(
+    tmp_path: Path,
+) -> None:
+    path = _fork(tmp_path)
+    text = path.read_text(encoding="utf-8").replace("2026-11-20T10:05:00.000Z", "soon", 2)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match="line 1 session_meta timestamp"):
+        read_bill(path)

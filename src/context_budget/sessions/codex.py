@@ -145,7 +145,10 @@ class _Reading:
         if not isinstance(payload, dict):
             payload = None
         if kind == "session_meta" and payload is not None:
-            self._meta(number, record, payload)
+            try:
+                self._meta(number, record, payload)
+            except ValueError as error:  # a fork's creation time that is not a time
+                self.usage_problem = self.usage_problem or error
         elif kind == "turn_context" and payload is not None:
             model = payload.get("model")
             self.model = model if isinstance(model, str) else self.model
