@@ -109,6 +109,19 @@ class Usage:
                 f"Usage.iterations must be a tuple of Usage, got {short_repr(self.iterations)}"
             )
 
+    def __repr__(self) -> str:
+        """The six token fields, then any rule field that is not its default."""
+        shown = [f"{name}={getattr(self, name)!r}" for name in (*_FIELDS, *_SPLIT)]
+        for name, default in (
+            ("speed", ""),
+            ("inference_geo", ""),
+            ("web_search_requests", 0),
+            ("iterations", ()),
+        ):
+            if getattr(self, name) != default:
+                shown.append(f"{name}={getattr(self, name)!r}")
+        return f"Usage({', '.join(shown)})"
+
     @property
     def prompt_tokens(self) -> int:
         """The whole prompt this call sent: uncached input, cache writes and reads."""
