@@ -146,3 +146,20 @@ def test_fast_calls_on_a_model_with_no_fast_rate_are_left_out_and_named(tmp_path
     assert bill.unpriced_models() == ("claude-opus-4-7 (fast)",)
     assert bill.call_cost(2) is None
     assert round(bill.cost().total, 6) == 0.023775
+
+
+def test_the_bill_command_shows_web_search_as_a_part_of_the_cost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from context_budget.cli import main
+
+    path = tmp_path / "5e55.jsonl"
+    searched = {**CALL, "server_tool_use": {"web_search_requests": 2}}
+    path.write_text(_line(searched, 1) + "\n")
+    assert main(["bill", str(path)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("cost:"))
+    assert line.endswith("+ web search $0.0200")
+    assert main(["bill", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cost"]["server_tools"] == 0.02
+    assert data["cost_usd"] == round(0.023775 + 0.02, 6)

@@ -100,6 +100,7 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
             "cache_writes": usd(cost.cache_writes),
             "cache_reads": usd(cost.cache_reads),
             "output": usd(cost.output),
+            "server_tools": usd(cost.server_tools),
         },
         "every_line_cost_usd": usd(every_line.cost().total),
         "recorded_cost_usd": _usd(bill.recorded_cost),
@@ -181,11 +182,15 @@ def _adding_up(total: float, parts: list[float]) -> list[float]:
 
 
 def _cost_line(data: dict[str, Any]) -> str:
-    """The `cost:` line: the total and its four parts, the parts adding up to the total shown."""
+    """The `cost:` line: the total and its parts, the parts adding up to the total shown."""
     cost = data["cost"]
-    names = ("uncached_input", "cache_writes", "cache_reads", "output")
+    names = ["uncached_input", "cache_writes", "cache_reads", "output"]
+    words = list(_WORDS)
+    if cost.get("server_tools"):  # web search requests, shown only where a call made any
+        names.append("server_tools")
+        words.append("web search")
     parts = _adding_up(data["cost_usd"], [cost[name] for name in names])
-    shown = [f"{word} {_money(part)}" for word, part in zip(_WORDS, parts, strict=True)]
+    shown = [f"{word} {_money(part)}" for word, part in zip(words, parts, strict=True)]
     return f"cost: {_money(data['cost_usd'])} = " + " + ".join(shown)
 
 
