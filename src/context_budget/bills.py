@@ -29,12 +29,12 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import Literal
 
-from context_budget.pricing import PRICES, Cost, Price, cost, price_for
+from context_budget.pricing import PRICES, Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, read_paths
 from context_budget.usage import Usage
 
@@ -43,6 +43,7 @@ __all__ = [
     "LOST_PREFIX_TOKENS",
     "Bill",
     "Call",
+    "Lifetime",
     "Place",
     "Rebuild",
     "WhatIf",
@@ -54,6 +55,8 @@ LOST_PREFIX_TOKENS = 1_024
 #: Cold starts of sub-agents this close together (seconds) count as launched at once.
 SAME_MOMENT_SECONDS = 1.0
 _TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+#: How far back from a call the lines are searched for what changed its prefix.
+_TRIGGER_STEPS = 200
 _PER = 1_000_000
 
 Cause = Literal["ttl", "compaction", "model-switch", "prefix-changed"]
@@ -79,6 +82,14 @@ class Rebuild:
             request that the previous request did not carry at that place, as
             `role id (file:line)`; None when the file keeps no messages or the
             change is outside them (system prompt, tools, an injected block).
+        trigger: for `prefix-changed`, one line of text naming what changed
+            the start of the request: the nearest event line before the call
+            (a task notification, an MCP reconnect), else the first message
+            that differs, else the line the request ended with; None when
+            the file keeps no messages.
+        line: the line number of `trigger` in its file, or None.
+        partial: True when part of the prefix was still read (the call read
+            from the cache), False when the whole prompt was written anew.
     """
 
     call: int
@@ -88,6 +99,17 @@ class Rebuild:
     gap_seconds: float | None
     extra_usd: float | None
     first_difference: str | None = None
+    trigger: str | None = None
+    line: int | None = None
+    partial: bool = False
+
+    @property
+    def avoidable(self) -> bool:
+        """True for a cause a cache choice could avoid (`ttl`, `prefix-changed`).
+
+        A compaction or a model switch starts a new prefix whatever the cache does.
+        """
+        return self.cause in ("ttl", "prefix-changed")
 
 
 @dataclass(frozen=True)
@@ -100,7 +122,11 @@ class WhatIf:
         actual: as recorded.
         no_caching: every prompt token at the input rate.
         all_writes_1h: every cache write at the 1-hour rate.
-        rebuilds_read: each rebuild's lost tokens read instead of rewritten.
+        rebuilds_read: each avoidable rebuild's lost tokens (`ttl`,
+            `prefix-changed`) read instead of rewritten.
+        unavoidable_rebuilds: what the rebuilds no cache choice avoids
+            (`compaction`, `model-switch`) cost over reading, USD; not in
+            `rebuilds_read`.
         staggered_starts: sub-agents whose first calls started in the same
             moment (each wrote the shared prefix) launched one after another, so
             that all but the first read it. The shared prefix is the largest
@@ -112,6 +138,36 @@ class WhatIf:
     all_writes_1h: float
     rebuilds_read: float
     staggered_starts: float
+    unavoidable_rebuilds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Lifetime:
+    """One thread's input side (USD) had every cache write lived 5 minutes, or 1 hour.
+
+    Priced on the thread's own gaps: with 5-minute writes, a call more than
+    300 s after the previous one rewrites what it read; with 1-hour writes, a
+    `ttl` rebuild whose gap is at most 3,600 s reads what it rewrote.
+
+    Attributes:
+        thread: the thread.
+        five_minutes: the input side with every write a 5-minute one, USD.
+        one_hour: the input side with every write a 1-hour one, USD.
+    """
+
+    thread: str
+    five_minutes: float
+    one_hour: float
+
+    @property
+    def cheaper(self) -> str:
+        """`"5m"` or `"1h"`: the lifetime that would have cost less (`"5m"` on a tie)."""
+        return "5m" if self.five_minutes <= self.one_hour else "1h"
+
+    @property
+    def saving(self) -> float:
+        """How much less the cheaper lifetime costs than the other, USD."""
+        return abs(self.five_minutes - self.one_hour)
 
 
 def _write_rate(call: Call, bill: Cost, price: Price) -> float:
@@ -126,14 +182,55 @@ def _input_side(bill: Cost) -> float:
 
 
 def _all_1h(usage: Usage) -> Usage:
-    """The usage with every cache write a 1-hour one."""
-    written = usage.cache_creation_input_tokens
-    return Usage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_creation_input_tokens=written,
-        cache_read_input_tokens=usage.cache_read_input_tokens,
-        ephemeral_1h_input_tokens=written,
+    """The usage with every cache write a 1-hour one (speed, region and iterations kept)."""
+    return replace(
+        usage,
+        ephemeral_5m_input_tokens=0,
+        ephemeral_1h_input_tokens=usage.cache_creation_input_tokens,
+        iterations=tuple(_all_1h(part) for part in usage.iterations),
+    )
+
+
+def _all_5m(usage: Usage) -> Usage:
+    """The usage with every cache write a 5-minute one (speed, region and iterations kept)."""
+    return replace(
+        usage,
+        ephemeral_5m_input_tokens=usage.cache_creation_input_tokens,
+        ephemeral_1h_input_tokens=0,
+        iterations=tuple(_all_5m(part) for part in usage.iterations),
+    )
+
+
+def _gap_change(
+    call: Call, before: Call | None, rebuild: Rebuild | None, lifetime: str, price: Price
+) -> float:
+    """USD the call's gap adds (or saves, negative) under `lifetime` writes.
+
+    Past the lifetime a read becomes a write; a `ttl` rebuild within it reads
+    the tokens it rewrote.
+    """
+    if before is None or call.timestamp is None or before.timestamp is None:
+        return 0.0
+    gap = call.timestamp - before.timestamp
+    write = price.write_5m if lifetime == "5m" else price.write_1h
+    if gap > _TTL_SECONDS[lifetime]:
+        return call.cache_read_input_tokens * (write - price.read) / _PER
+    if rebuild is not None:
+        rewritten = min(rebuild.lost_tokens, call.cache_creation_input_tokens)
+        return -rewritten * (write - price.read) / _PER
+    return 0.0
+
+
+def _uncached(usage: Usage) -> Usage:
+    """The usage with every prompt token uncached (speed, region and iterations kept)."""
+    return replace(
+        usage,
+        input_tokens=usage.prompt_tokens,
+        cache_creation_input_tokens=0,
+        cache_read_input_tokens=0,
+        ephemeral_5m_input_tokens=0,
+        ephemeral_1h_input_tokens=0,
+        iterations=tuple(_uncached(part) for part in usage.iterations),
     )
 
 
@@ -175,8 +272,7 @@ class Bill:
         if held is None or held[0] is not prices:
             bills = []
             for call in self.calls:
-                price = price_for(call.model, prices)
-                bills.append(None if price is None else cost(call.usage, price))
+                bills.append(_priced(call, prices))
             held = (prices, bills)
             self._priced[id(prices)] = held
         return held[1]
@@ -214,8 +310,16 @@ class Bill:
         return sum(c.cache_read_input_tokens for c in self.calls) / prompt if prompt else 0.0
 
     def unpriced_models(self, prices: Mapping[str, Price] = PRICES) -> tuple[str, ...]:
-        """The recorded models with no price in `prices` (their calls are not in `cost`)."""
-        return tuple(m for m in self.models if price_for(m, prices) is None)
+        """The recorded models with no price in `prices` (their calls are not in `cost`).
+
+        A model priced at standard speed whose fast-mode calls have no rate is
+        named as `"<model> (fast)"`.
+        """
+        named = {m for m in self.models if price_for(m, prices) is None}
+        for call, bill in zip(self.calls, self._costs(prices), strict=True):
+            if bill is None and call.model not in named:
+                named.add(f"{call.model} ({call.usage.speed})")
+        return tuple(sorted(named))
 
     def cost(self, prices: Mapping[str, Price] = PRICES) -> Cost:
         """The bill of the priced calls, by charge (USD).
@@ -287,7 +391,6 @@ class Bill:
         gap = None
         if call.timestamp is not None and before.timestamp is not None:
             gap = call.timestamp - before.timestamp
-        difference = None
         cause: Cause
         if call.segment != before.segment:
             cause = "compaction"
@@ -297,10 +400,56 @@ class Bill:
             cause = "ttl"
         else:
             cause = "prefix-changed"
-            difference = self._first_difference(before, call)
         price = price_for(call.model, prices)
         extra = None if price is None or bill is None else _extra(call, lost, bill, price)
-        return Rebuild(number, call.thread, cause, lost, gap, extra, difference)
+        found = Rebuild(number, call.thread, cause, lost, gap, extra, partial=call.cache_read > 0)
+        return self._forensics(found, before, call) if cause == "prefix-changed" else found
+
+    def _forensics(self, rebuild: Rebuild, before: Call, call: Call) -> Rebuild:
+        """The rebuild with its first difference and its trigger (text and line) named."""
+        first = self._first_difference_id(before, call)
+        difference = None
+        if first is not None:
+            place = self._messages[first]
+            difference = f"{place.role} {first} ({place.where})"
+        trigger, line = self._trigger(before, call, first)
+        return replace(rebuild, first_difference=difference, trigger=trigger, line=line)
+
+    def _trigger(
+        self, before: Call, call: Call, first: str | None
+    ) -> tuple[str | None, int | None]:
+        """What changed the start of `call`'s request, as (one line of text, line number)."""
+        if call.message is None or call.message not in self._messages:
+            return None, None
+        old = set(self._chain(before.message, _TRIGGER_STEPS))
+        for ident in self._chain(call.message, _TRIGGER_STEPS):
+            if ident in old:
+                break
+            place = self._messages[ident]
+            if place.event:
+                return f"{place.event} at {place.where}", place.line
+        if first is not None:
+            place = self._messages[first]
+            return (
+                f"the conversation branched at {place.where} (a {place.role} line the "
+                "previous request did not carry: a rewind or an edit)",
+                place.line,
+            )
+        place = self._messages[call.message]
+        return (
+            f"no message changed (the system prompt or the tools did); "
+            f"the request ended at {place.where}",
+            place.line,
+        )
+
+    def _chain(self, start: str | None, steps: int) -> list[str]:
+        """Up to `steps` message ids from `start` back towards its root."""
+        found: list[str] = []
+        node = start
+        while node is not None and node in self._messages and len(found) < steps:
+            found.append(node)
+            node = self._parent(node)
+        return found
 
     def _depth(self) -> dict[str, int]:
         """Message id -> its depth in its chain (a root, or a message in a loop of parents: 0).
@@ -330,7 +479,7 @@ class Bill:
         """The message before `message` in its chain; None at a root."""
         return None if self._depth()[message] == 0 else self._messages[message].parent
 
-    def _first_difference(self, before: Call, call: Call) -> str | None:
+    def _first_difference_id(self, before: Call, call: Call) -> str | None:
         """The first message of `call`'s chain that `before`'s chain lacks at its place.
 
         None when one chain extends the other. Walks only up to where the two
@@ -352,10 +501,7 @@ class Bill:
             return None  # one chain holds the other
         while a != b and b is not None:
             first, a, b = b, self._parent(a) if a is not None else None, self._parent(b)
-        if first is None:
-            return None
-        found = self._messages[first]
-        return f"{found.role} {first} ({found.where})"
+        return first
 
     # ------------------------------------------------------------ what-ifs
 
@@ -367,10 +513,34 @@ class Bill:
             if bill is None or price is None:
                 continue
             actual += bill.uncached_input + bill.cache_writes + bill.cache_reads
-            no_caching += cost(Usage(input_tokens=call.prompt_tokens), price).uncached_input
+            no_caching += cost(_uncached(call.usage), price).uncached_input
             all_1h += _input_side(cost(_all_1h(call.usage), price))
-        extra = sum(r.extra_usd or 0.0 for r in self.rebuilds(prices))
-        return WhatIf(actual, no_caching, all_1h, actual - extra, actual - self._stagger(prices))
+        rebuilds = self.rebuilds(prices)
+        extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
+        forced = sum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)
+        stagger = actual - self._stagger(prices)
+        return WhatIf(actual, no_caching, all_1h, actual - extra, stagger, forced)
+
+    def lifetimes(self, prices: Mapping[str, Price] = PRICES) -> list[Lifetime]:
+        """Per thread, in order of first call: 5-minute against 1-hour writes (`Lifetime`).
+
+        Threads with no priced call are left out.
+        """
+        sums: dict[str, list[float]] = {}
+        last: dict[str, Call] = {}
+        rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}
+        for number, call in enumerate(self.calls, 1):
+            before, last[call.thread] = last.get(call.thread), call
+            price = price_for(call.model, prices)
+            if price is None or self._costs(prices)[number - 1] is None:
+                continue
+            both = sums.setdefault(call.thread, [0.0, 0.0])
+            for index, (lifetime, usage) in enumerate(
+                (("5m", _all_5m(call.usage)), ("1h", _all_1h(call.usage)))
+            ):
+                both[index] += _input_side(cost(usage, price))
+                both[index] += _gap_change(call, before, rebuilt.get(number), lifetime, price)
+        return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price]) -> float:
         firsts: dict[str, Call] = {}
@@ -406,6 +576,17 @@ class Bill:
                     moved = min(shared, later.cache_creation_input_tokens)
                     saving += moved * (_write_rate(later, bill, price) - price.read) / _PER
         return saving
+
+
+def _priced(call: Call, prices: Mapping[str, Price]) -> Cost | None:
+    """The call's `Cost`, or None where the table has no rate for it (model or fast mode)."""
+    price = price_for(call.model, prices)
+    if price is None:
+        return None
+    try:
+        return cost(call.usage, price)
+    except Unpriced:
+        return None
 
 
 def _extra(call: Call, lost: int, bill: Cost, price: Price) -> float:

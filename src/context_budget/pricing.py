@@ -7,11 +7,27 @@ the model's own (most models read at a tenth of input; Opus 5.5 in September
 page does not list, and Fable 5.1 / Mythos 5.1 at a fortieth). Every model here
 also has a minimum cacheable length in `cache.MIN_CACHEABLE_TOKENS`.
 
-`cost` splits one call's usage into its four charges. It prices a live
+`cost` splits one call's usage into its charges. It prices a live
 response and a call a saved session recorded alike (the bill of `read_bill`
-calls it, once per call). A usage with `iterations` (server-side compaction)
-is billed as the sum of its iterations: the top level reports only the last
-one. A cache-write split that does not add up to `cache_creation_input_tokens`
+calls it, once per call), and it is the one place the pricing page's rules
+beyond the token rates are applied
+([pricing](https://docs.anthropic.com/en/docs/about-claude/pricing)):
+
+- fast mode (`usage.speed == "fast"`): every token rate times the model's
+  `Price.fast` (2 on Opus 5 and 4.8); a model with no fast rate raises
+  `Unpriced`, never a guess;
+- US-only inference (`usage.inference_geo == "us"`): every token rate times
+  `Price.us_only` (1.1 on Claude 4.6 and later, 1 before);
+- long context (Sonnet 4 and 4.5): once a request's input (uncached + cache
+  writes + cache reads) passes `LongContext.above` tokens, the whole request
+  is charged at the higher rates, the cache multipliers applied to the higher
+  input rate;
+- server tools: `usage.server_tool_use.web_search_requests` at
+  `Price.web_search` dollars per 1,000 requests;
+- server-side compaction: a usage with `iterations` is billed as the sum of
+  its iterations; the top level reports only the last one.
+
+A cache-write split that does not add up to `cache_creation_input_tokens`
 is billed under `usage.split_writes`'s policy: the total is what was written,
 its 1-hour part is kept up to the total, and the rest is billed as 5-minute
 writes.
@@ -31,14 +47,49 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from context_budget._values import short_repr
 from context_budget.budget import LoopStep
 from context_budget.usage import Usage, split_writes
 
-__all__ = ["PRICES", "Cost", "Price", "cost", "loop_cost", "model_family", "price_for"]
+__all__ = [
+    "PRICES",
+    "Cost",
+    "LongContext",
+    "Price",
+    "Unpriced",
+    "cost",
+    "loop_cost",
+    "model_family",
+    "price_for",
+]
+
+#: Anthropic's public pricing page: the source of every rule beyond the token rates.
+_RULES_PAGE = "https://docs.anthropic.com/en/docs/about-claude/pricing"
+
+
+class Unpriced(ValueError):
+    """A call the price table has no rate for (fast mode on a model without one)."""
+
+
+@dataclass(frozen=True)
+class LongContext:
+    """The rates of a request whose input passes `above` tokens (USD per million tokens).
+
+    Attributes:
+        above: input tokens (uncached + cache writes + cache reads) past which
+            the whole request is charged at these rates.
+        input: the uncached input rate; cache writes and reads keep their
+            multipliers of it.
+        output: the output rate.
+    """
+
+    above: int
+    input: float
+    output: float
+
 
 _PRICING = "Anthropic, pricing.md (llms-txt-archive snapshot 2026-08-21)"
 _OPUS_55 = (
@@ -64,6 +115,13 @@ class Price:
         output: generated tokens.
         as_of: the date the rates were read, `YYYY-MM-DD`.
         source: where they were read.
+        fast: the multiple of every token rate in fast mode; None where the
+            model has no fast-mode rate.
+        us_only: the multiple of every token rate for US-only inference
+            (`inference_geo: "us"`); 1.0 where it costs nothing more.
+        long_context: the long-context rates, or None where there is no such
+            band.
+        web_search: USD per 1,000 web-search requests.
     """
 
     input: float
@@ -73,10 +131,16 @@ class Price:
     output: float
     as_of: str
     source: str
+    fast: float | None = None
+    us_only: float = 1.0
+    long_context: LongContext | None = None
+    web_search: float = 10.0
 
     def __post_init__(self) -> None:
-        for name in ("input", "write_5m", "write_1h", "read", "output"):
+        for name in ("input", "write_5m", "write_1h", "read", "output", "us_only", "web_search"):
             _rate(getattr(self, name), f"Price.{name}", "USD/Mtok")
+        if self.fast is not None:
+            _rate(self.fast, "Price.fast", "a multiple of the standard rates")
         for name in ("as_of", "source"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(
@@ -100,6 +164,29 @@ def _rates(base: float, out: float, read: float, as_of: str, source: str) -> Pri
     return Price(base, base * 1.25, base * 2, read, out, as_of, source)
 
 
+#: Fast mode: Opus 5 and 4.8 at twice the standard rates ($10 / $50).
+_FAST = {"claude-opus-5": 2.0, "claude-opus-4-8": 2.0}
+#: Long context on Sonnet 4 and 4.5: past 200k input, $6 input and $22.50 output.
+_LONG = LongContext(200_000, 6.0, 22.5)
+_LONG_MODELS = ("claude-sonnet-4", "claude-sonnet-4-5")
+#: Claude 4.6 and later: US-only inference at 1.1 times every token rate.
+_US_ONLY_BEFORE = ("claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-5")
+
+
+def _rules(table: dict[str, Price]) -> dict[str, Price]:
+    """The rows with the pricing page's rules beyond the token rates set."""
+    ruled: dict[str, Price] = {}
+    for model, price in table.items():
+        older = model in _US_ONLY_BEFORE or model in _OLDER
+        ruled[model] = replace(
+            price,
+            fast=_FAST.get(model),
+            us_only=1.0 if older else 1.1,
+            long_context=_LONG if model in _LONG_MODELS else None,
+        )
+    return ruled
+
+
 def _prices() -> dict[str, Price]:
     table: dict[str, Price] = {}
     for model in ("claude-opus-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6"):
@@ -116,7 +203,7 @@ def _prices() -> dict[str, Price]:
     for model in ("claude-fable-5-1", "claude-mythos-5-1"):
         table[model] = _rates(10.0, 50.0, 0.25, "2026-09-30", _FABLE_51)
     table.update(_older_models())
-    return dict(sorted(table.items()))
+    return dict(sorted(_rules(table).items()))
 
 
 # ---------------------------------------------------------------- older models
@@ -126,6 +213,15 @@ def _prices() -> dict[str, Price]:
 _PRICING_PAGE = (
     "Anthropic, platform.claude.com/docs/en/docs/about-claude/pricing "
     "(model pricing table; read 2026-12-01)"
+)
+
+
+_OLDER = (
+    "claude-opus-4-1",
+    "claude-opus-4",
+    "claude-sonnet-4",
+    "claude-3-7-sonnet",
+    "claude-3-5-haiku",
 )
 
 
@@ -197,17 +293,22 @@ class Cost:
         cache_writes: 5-minute and 1-hour writes at their rates.
         cache_reads: `cache_read_input_tokens` at the read rate.
         output: `output_tokens` at the output rate.
+        server_tools: server-tool requests (web search) at their per-request
+            rate; 0.0 without any.
     """
 
     uncached_input: float
     cache_writes: float
     cache_reads: float
     output: float
+    server_tools: float = 0.0
 
     @property
     def total(self) -> float:
-        """The four charges added, USD."""
-        return self.uncached_input + self.cache_writes + self.cache_reads + self.output
+        """The charges added, USD."""
+        return (
+            self.uncached_input + self.cache_writes + self.cache_reads + self.output
+        ) + self.server_tools
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(
@@ -215,21 +316,12 @@ class Cost:
             self.cache_writes + other.cache_writes,
             self.cache_reads + other.cache_reads,
             self.output + other.output,
+            self.server_tools + other.server_tools,
         )
 
 
-def _iterations(source: Any) -> list[Any]:
-    usage = source.get("usage", source) if isinstance(source, Mapping) else source
-    if not isinstance(usage, Mapping) and hasattr(source, "usage"):
-        usage = source.usage
-    found = usage.get("iterations") if isinstance(usage, Mapping) else None
-    if found is None and not isinstance(usage, Mapping):
-        found = getattr(usage, "iterations", None)
-    return list(found or [])
-
-
 def cost(usage: Any, price: Price) -> Cost:
-    """The bill of one call.
+    """The bill of one call, every rule of the pricing page applied.
 
     Args:
         usage: the call's usage (or its response) as the API's dict, the SDK's
@@ -240,6 +332,9 @@ def cost(usage: Any, price: Price) -> Cost:
     Returns:
         A `Cost`, in USD.
 
+    Raises:
+        Unpriced: a fast-mode call on a model whose `Price.fast` is None.
+
     Examples:
         >>> usage = {"input_tokens": 2048, "output_tokens": 503,
         ...          "cache_creation_input_tokens": 248, "cache_read_input_tokens": 1800,
@@ -247,20 +342,34 @@ def cost(usage: Any, price: Price) -> Cost:
         ...                             "ephemeral_1h_input_tokens": 100}}
         >>> round(cost(usage, PRICES["claude-sonnet-4-6"]).total, 6)
         0.015384
+        >>> round(cost({**usage, "speed": "fast"}, PRICES["claude-opus-4-8"]).total, 6)
+        0.05128
     """
     if not isinstance(price, Price):
         raise TypeError(f"price must be a Price, got {short_repr(price)}")
-    iterations = [] if isinstance(usage, Usage) else _iterations(usage)
-    if iterations:
-        total = Cost(0.0, 0.0, 0.0, 0.0)
-        for iteration in iterations:
-            total = total + _one(Usage.of(iteration), price)
-        return total
-    return _one(Usage.of(usage), price)
+    request = Usage.of(usage)
+    factor = _factor(request, price)
+    total = Cost(0.0, 0.0, 0.0, 0.0, request.web_search_requests * price.web_search / 1_000)
+    for part in request.iterations or (request,):
+        total = total + _one(part, price, factor)
+    return total
 
 
-def _one(usage: Usage, price: Price) -> Cost:
-    per = 1_000_000
+def _factor(request: Usage, price: Price) -> float:
+    """The multiple of every token rate the request's speed and region set."""
+    factor = price.us_only if request.inference_geo == "us" else 1.0
+    if request.speed == "fast":
+        if price.fast is None:
+            raise Unpriced(
+                f"fast mode has no rate for this model in the table ({price.source}); "
+                f"see {_RULES_PAGE}"
+            )
+        factor *= price.fast
+    return factor
+
+
+def _one(usage: Usage, price: Price, factor: float) -> Cost:
+    per = 1_000_000 / factor
     # subtle: a `Usage` built by hand may carry a split that does not add up;
     # it is billed as `Usage.of` reads one
     five, hour = split_writes(
@@ -268,12 +377,16 @@ def _one(usage: Usage, price: Price) -> Cost:
         usage.ephemeral_5m_input_tokens,
         usage.ephemeral_1h_input_tokens,
     )
+    band = price.long_context
+    scale, output = 1.0, price.output
+    if band is not None and usage.prompt_tokens > band.above:
+        scale, output = band.input / price.input, band.output  # the whole request, not the excess
     writes = five * price.write_5m + hour * price.write_1h
     return Cost(
-        uncached_input=usage.input_tokens * price.input / per,
-        cache_writes=writes / per,
-        cache_reads=usage.cache_read_input_tokens * price.read / per,
-        output=usage.output_tokens * price.output / per,
+        uncached_input=usage.input_tokens * price.input * scale / per,
+        cache_writes=writes * scale / per,
+        cache_reads=usage.cache_read_input_tokens * price.read * scale / per,
+        output=usage.output_tokens * output / per,
     )
 
 

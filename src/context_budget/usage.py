@@ -36,6 +36,7 @@ from context_budget._values import as_count, short_repr
 
 __all__ = [
     "Usage",
+    "rule_fields",
     "should_compact",
     "split_writes",
     "track_usage",
@@ -48,6 +49,7 @@ _FIELDS = (
     "cache_creation_input_tokens",
     "cache_read_input_tokens",
 )
+_SPLIT = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,15 @@ class Usage:
             five minutes.
         ephemeral_1h_input_tokens: the part of the cache writes that lives one
             hour.
+        speed: `usage.speed` as recorded (`"fast"` for fast mode), `""` when
+            absent.
+        inference_geo: `usage.inference_geo` as recorded (`"us"` for US-only
+            inference), `""` when absent.
+        web_search_requests: `usage.server_tool_use.web_search_requests`, a
+            count of requests.
+        iterations: `usage.iterations` (server-side compaction or server
+            tools), each a `Usage`; empty without them. The top-level figures
+            then repeat the last iteration only.
     """
 
     input_tokens: int = 0
@@ -76,13 +87,42 @@ class Usage:
     cache_read_input_tokens: int = 0
     ephemeral_5m_input_tokens: int = 0
     ephemeral_1h_input_tokens: int = 0
+    speed: str = ""
+    inference_geo: str = ""
+    web_search_requests: int = 0
+    iterations: tuple[Usage, ...] = ()
 
     def __post_init__(self) -> None:
-        for name, value in vars(self).items():
+        for name in (*_FIELDS, *_SPLIT, "web_search_requests"):
+            value = getattr(self, name)
             if type(value) is not int or value < 0:
                 raise ValueError(
                     f"Usage.{name} must be a non-negative int, got {short_repr(value)}"
                 )
+        for name in ("speed", "inference_geo"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(
+                    f"Usage.{name} must be a str, got {short_repr(getattr(self, name))}"
+                )
+        if not isinstance(self.iterations, tuple) or not all(
+            isinstance(item, Usage) for item in self.iterations
+        ):
+            raise ValueError(
+                f"Usage.iterations must be a tuple of Usage, got {short_repr(self.iterations)}"
+            )
+
+    def __repr__(self) -> str:
+        """The six token fields, then any rule field that is not its default."""
+        shown = [f"{name}={getattr(self, name)!r}" for name in (*_FIELDS, *_SPLIT)]
+        for name, default in (
+            ("speed", ""),
+            ("inference_geo", ""),
+            ("web_search_requests", 0),
+            ("iterations", ()),
+        ):
+            if getattr(self, name) != default:
+                shown.append(f"{name}={getattr(self, name)!r}")
+        return f"Usage({', '.join(shown)})"
 
     @property
     def prompt_tokens(self) -> int:
@@ -101,6 +141,13 @@ class Usage:
             "ephemeral_5m_input_tokens": self.ephemeral_5m_input_tokens,
             "ephemeral_1h_input_tokens": self.ephemeral_1h_input_tokens,
         }
+        for name in ("speed", "inference_geo"):
+            if getattr(self, name):
+                out[name] = getattr(self, name)
+        if self.web_search_requests:
+            out["server_tool_use"] = {"web_search_requests": self.web_search_requests}
+        if self.iterations:
+            out["iterations"] = [item.as_dict() for item in self.iterations]
         return out
 
     @classmethod
@@ -126,7 +173,7 @@ class Usage:
         usage = _get(source, "usage")
         if usage is None:
             usage = source
-        values: dict[str, int] = {}
+        values: dict[str, Any] = {}
         for name in _FIELDS:
             value = _get(usage, name)
             if value is None:
@@ -151,7 +198,7 @@ class Usage:
                 cls(**{name: value})  # the field's own check names a bad value
         parts = split_writes(values["cache_creation_input_tokens"], five, hour)
         values["ephemeral_5m_input_tokens"], values["ephemeral_1h_input_tokens"] = parts
-        return cls(**values)
+        return cls(**values, **rule_fields(usage))
 
 
 def split_writes(total: int, five: int | None, hour: int | None) -> tuple[int, int]:
@@ -183,6 +230,38 @@ def split_writes(total: int, five: int | None, hour: int | None) -> tuple[int, i
         return total, 0
     kept = min(hour or 0, total)
     return total - kept, kept
+
+
+def rule_fields(usage: Any) -> dict[str, Any]:
+    """The fields a price rule reads beyond the token counts, as `Usage` keywords.
+
+    `speed`, `inference_geo`, `server_tool_use.web_search_requests` and
+    `iterations` (each read by `Usage.of`), from a usage dict or SDK object;
+    what a session reader adds to the token counts it checked itself. A
+    missing or `None` field is its default; a bad one raises the `ValueError`
+    of `Usage`'s own check, or names `usage.iterations[i]`.
+    """
+    found: dict[str, Any] = {}
+    for name in ("speed", "inference_geo"):
+        value = _get(usage, name)
+        if value is not None:
+            found[name] = value
+    tools = _get(usage, "server_tool_use")
+    searches = None if tools is None else _get(tools, "web_search_requests")
+    if searches is not None:
+        found["web_search_requests"] = searches
+    iterations = _get(usage, "iterations")
+    if iterations:
+        if isinstance(iterations, str | bytes) or not isinstance(iterations, list | tuple):
+            raise ValueError(f"usage.iterations must be a list, got {short_repr(iterations)}")
+        items = []
+        for index, item in enumerate(iterations):
+            try:
+                items.append(Usage.of(item))
+            except ValueError as error:
+                raise ValueError(f"usage.iterations[{index}]: {error}") from None
+        found["iterations"] = tuple(items)
+    return found
 
 
 def _get(obj: Any, name: str) -> Any:

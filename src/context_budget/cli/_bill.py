@@ -63,6 +63,18 @@ def _usd(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
+def _lifetime_line(lifetimes: list[dict[str, Any]]) -> str:
+    """One line: on how many threads each write lifetime is cheaper, and what it would save."""
+    parts = []
+    for lifetime, name in (("5m", "5-minute"), ("1h", "1-hour")):
+        won = [life for life in lifetimes if life["cheaper"] == lifetime and life["saving"]]
+        if won:
+            saving = sum(life["saving"] for life in won)
+            parts.append(f"{name} writes cheaper on {len(won)} (by {_money(saving)})")
+    found = " · ".join(parts) if parts else "no difference"
+    return f"write lifetime per thread, on its own gaps: {found}"
+
+
 def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
     """The bill as plain data (the `--json` object); USD rounded to 6 places."""
     cost = bill.cost()
@@ -88,6 +100,7 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
             "cache_writes": usd(cost.cache_writes),
             "cache_reads": usd(cost.cache_reads),
             "output": usd(cost.output),
+            "server_tools": usd(cost.server_tools),
         },
         "every_line_cost_usd": usd(every_line.cost().total),
         "recorded_cost_usd": _usd(bill.recorded_cost),
@@ -102,6 +115,9 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
                 "gap_seconds": None if r.gap_seconds is None else round(r.gap_seconds, 3),
                 "extra_usd": _usd(r.extra_usd),
                 "first_difference": r.first_difference,
+                "trigger": r.trigger,
+                "line": r.line,
+                "partial": r.partial,
             }
             for r in bill.rebuilds()
         ],
@@ -111,6 +127,17 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
             "all_writes_1h": usd(what_if.all_writes_1h),
             "rebuilds_read": usd(what_if.rebuilds_read),
             "staggered_starts": usd(what_if.staggered_starts),
+            "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
+            "lifetimes": [
+                {
+                    "thread": life.thread,
+                    "five_minutes": _usd(life.five_minutes),
+                    "one_hour": _usd(life.one_hour),
+                    "cheaper": life.cheaper,
+                    "saving": _usd(life.saving),
+                }
+                for life in bill.lifetimes()
+            ],
         },
     }
     if calls:
@@ -155,11 +182,15 @@ def _adding_up(total: float, parts: list[float]) -> list[float]:
 
 
 def _cost_line(data: dict[str, Any]) -> str:
-    """The `cost:` line: the total and its four parts, the parts adding up to the total shown."""
+    """The `cost:` line: the total and its parts, the parts adding up to the total shown."""
     cost = data["cost"]
-    names = ("uncached_input", "cache_writes", "cache_reads", "output")
+    names = ["uncached_input", "cache_writes", "cache_reads", "output"]
+    words = list(_WORDS)
+    if cost.get("server_tools"):  # web search requests, shown only where a call made any
+        names.append("server_tools")
+        words.append("web search")
     parts = _adding_up(data["cost_usd"], [cost[name] for name in names])
-    shown = [f"{word} {_money(part)}" for word, part in zip(_WORDS, parts, strict=True)]
+    shown = [f"{word} {_money(part)}" for word, part in zip(words, parts, strict=True)]
     return f"cost: {_money(data['cost_usd'])} = " + " + ".join(shown)
 
 
@@ -201,14 +232,18 @@ def render(data: dict[str, Any]) -> str:
         )
         if r["first_difference"]:
             lines.append(f"  first message that differs: {one_line(r['first_difference'])}")
+        if r["trigger"]:
+            lines.append(f"  trigger: {one_line(r['trigger'])}")
     w = data["what_if"]
     if w["actual"] is not None:
         lines.append(
             f"what if (input side; actual {_money(w['actual'])}): no caching "
             f"{_money(w['no_caching'])} · every write at 1h {_money(w['all_writes_1h'])} · "
-            f"rebuilds read {_money(w['rebuilds_read'])} · parallel sub-agents staggered "
-            f"{_money(w['staggered_starts'])}"
+            f"avoidable rebuilds read {_money(w['rebuilds_read'])} · parallel sub-agents "
+            f"staggered {_money(w['staggered_starts'])} · unavoidable rebuilds (compaction, "
+            f"model switch) cost {_money(w['unavoidable_rebuilds'])} extra"
         )
+        lines.append(_lifetime_line(w["lifetimes"]))
     if "per_call" in data:
         lines.extend(_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]}))
     return "\n".join(lines) + "\n"

@@ -31,6 +31,13 @@ repeated: a call is keyed on both (`message.id` alone when the request id is
 missing); of its copies the one outside a sidechain wins, else the one with
 the larger token total, keeping the time and parent of the first. Error
 records (`<synthetic>` model, `isApiErrorMessage`) made no billed call.
+
+Sub-agent calls in `progress` lines: a session file copies each sub-agent's
+records into `progress` lines (`data.type: "agent_progress"`, `data.agentId`,
+the record at `data.message`). A copied call whose message id no file read
+records (the sub-agent's own file is missing) is counted on the thread
+`agent-<agentId>`, its streamed copies folded as above; one a file records is
+a duplicate and left out.
 """
 
 from __future__ import annotations
@@ -144,14 +151,43 @@ def _usage(usage: Any, where: str) -> Usage:
     if isinstance(split, dict):
         five = count(split.get("ephemeral_5m_input_tokens"), f"{where} ephemeral_5m_input_tokens")
         hour = count(split.get("ephemeral_1h_input_tokens"), f"{where} ephemeral_1h_input_tokens")
-    parts = split_writes(written, five, hour)
-    return recorded_usage(
-        count(usage.get("input_tokens"), f"{where} input_tokens"),
-        count(usage.get("cache_read_input_tokens"), f"{where} cache_read_input_tokens"),
-        parts[0],
-        parts[1],
-        count(usage.get("output_tokens"), f"{where} output_tokens"),
-    )
+    five, hour = split_writes(written, five, hour)
+    uncached = count(usage.get("input_tokens"), f"{where} input_tokens")
+    read = count(usage.get("cache_read_input_tokens"), f"{where} cache_read_input_tokens")
+    output = count(usage.get("output_tokens"), f"{where} output_tokens")
+    try:
+        return recorded_usage(uncached, read, five, hour, output, usage)
+    except ValueError as error:  # a rule field (speed, iterations, ...) that is malformed
+        raise ValueError(f"{where}: {error}") from None
+
+
+#: Text that marks a line as an event that changes what the next request starts with.
+_EVENTS = (
+    ("<task-notification>", "a <task-notification> user line"),
+    ("Reconnected to", "an MCP reconnect (the tool list changed)"),
+    ("<command-name>/mcp", "an MCP reconnect (the tool list changed)"),
+)
+
+
+def _event(record: dict[str, Any]) -> str:
+    """What a line records that changes the start of the next request, or `""`.
+
+    Read from the first 2,000 characters of the line's text: its message's
+    text, or a system line's `content`.
+    """
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else record.get("content")
+    if isinstance(content, list):
+        content = " ".join(
+            str(block.get("text", "")) for block in content if isinstance(block, dict)
+        )
+    text = (content if isinstance(content, str) else "")[:2_000]
+    if record.get("type") == "attachment":
+        text = f"{text} {str(record.get('attachment'))[:2_000]}"
+    for mark, event in _EVENTS:
+        if mark in text:
+            return event
+    return ""
 
 
 def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
@@ -219,6 +255,7 @@ class _Reader:
         self.places: dict[str, Place] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
+        self.progress: dict[str, Call] = {}  # message id -> a sub-agent call seen in `progress`
 
     def file(self, file: _File) -> None:
         for number, record in file.records:
@@ -229,9 +266,53 @@ class _Reader:
             if uuid is not None:
                 self.thread_of[uuid] = key
                 if isinstance(kind, str):
-                    self.places[uuid] = Place(parent, kind, f"{file.base}:{number}")
+                    where = f"{file.base}:{number}"
+                    self.places[uuid] = Place(parent, kind, where, number, _event(record))
             self._conversation(file, key, number, record)
             self._call(file, key, number, record, parent)
+            if kind == "progress" and not file.agent:
+                self._progress(file, number, record)
+
+    def _progress(self, file: _File, number: int, record: dict[str, Any]) -> None:
+        """Hold a sub-agent's call copied into a `progress` line, for `finish` to weigh."""
+        data = record.get("data")
+        if not isinstance(data, dict) or data.get("type") != "agent_progress":
+            return
+        inner = data.get("message")
+        message = inner.get("message") if isinstance(inner, dict) else None
+        if not isinstance(inner, dict) or inner.get("type") != "assistant":
+            return
+        if not isinstance(message, dict):
+            return
+        ident, model = message.get("id"), message.get("model")
+        if not isinstance(ident, str) or "usage" not in message or model == "<synthetic>":
+            return
+        where = f"{file.where(number, self.many)} (progress)"
+        try:
+            usage = _usage(message["usage"], where)
+            when = epoch(inner.get("timestamp", record.get("timestamp")), f"{where} timestamp")
+        except ValueError as error:
+            self.usage_problem = self.usage_problem or error
+            return
+        agent = data.get("agentId")
+        thread = file.name(f"agent-{agent}" if isinstance(agent, str) else "agent-progress")
+        model = model if isinstance(model, str) else "unknown"
+        call = Call(thread, when, model, usage, sidechain=True)
+        old = self.progress.get(ident)
+        if old is None or _better(call, old):
+            self.progress[ident] = call if old is None else replace(call, timestamp=old.timestamp)
+
+    def finish(self) -> None:
+        """Count the sub-agent calls seen only in `progress` lines (their own file missing).
+
+        A call whose message id a session or sub-agent file recorded is a copy
+        and is left out.
+        """
+        seen = {ident for ident, _ in self.keyed}
+        for ident, call in self.progress.items():
+            if ident not in seen:
+                self.records.append(call)
+                self.calls.append(call)
 
     def _key(self, file: _File, record: dict[str, Any], number: int) -> str:
         """The thread a record belongs to, started when it is new."""
@@ -434,6 +515,7 @@ def read(sources: Sequence[Source]) -> Session:
     reader = _Reader(len(sources) > 1)
     for file in files:
         reader.file(file)
+    reader.finish()
     main, others, empty = _main(reader)
     messages = main.messages if main is not None else []
     return Session(

@@ -27,6 +27,13 @@ cached_input_tokens`; Codex records no cache writes. The model is the latest
 `turn_context` line's. The thread is `<session id>/main`, the whole id: Codex
 ids are time-ordered (UUIDv7), so their first part is shared by every rollout
 started in the same minute or so.
+
+A fork starts with its own `session_meta` carrying `forked_from_id`, then
+copies its parent's history: the parent's `session_meta` and `token_count`
+events, stamped no later than the fork's creation (its first `session_meta`'s
+`timestamp`). Those events only move the cumulative total on; the fork's calls
+are the rises stamped after its creation. The session id is the first
+`session_meta`'s, and so are the instructions.
 """
 
 from __future__ import annotations
@@ -130,13 +137,18 @@ class _Reading:
         self.skipped: dict[str, int] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
+        self.metas = 0
+        self.forked_at: float | None = None  # a fork's creation, seconds since the epoch
 
     def line(self, number: int, record: dict[str, Any]) -> None:
         kind, payload = record.get("type"), record.get("payload")
         if not isinstance(payload, dict):
             payload = None
         if kind == "session_meta" and payload is not None:
-            self._meta(payload)
+            try:
+                self._meta(number, record, payload)
+            except ValueError as error:  # a fork's creation time that is not a time
+                self.usage_problem = self.usage_problem or error
         elif kind == "turn_context" and payload is not None:
             model = payload.get("model")
             self.model = model if isinstance(model, str) else self.model
@@ -154,9 +166,15 @@ class _Reading:
             except (TypeError, ValueError) as error:
                 self.problem = type(error)(f"line {number} (codex): {error}")
 
-    def _meta(self, payload: dict[str, Any]) -> None:
+    def _meta(self, number: int, record: dict[str, Any], payload: dict[str, Any]) -> None:
+        self.metas += 1
+        if self.metas > 1:  # a fork's copy of its parent's metadata
+            return
         if isinstance(payload.get("id"), str) and payload["id"]:
             self.session = payload["id"]
+        if payload.get("forked_from_id"):
+            created = payload.get("timestamp", record.get("timestamp"))
+            self.forked_at = epoch(created, f"line {number} session_meta timestamp")
         instructions = payload.get("base_instructions")
         if isinstance(instructions, dict) and isinstance(instructions.get("text"), str):
             self.system.append(instructions["text"])
@@ -197,8 +215,14 @@ class _Reading:
         if cached > sent:
             raise ValueError(f"{where}: more cached tokens ({cached}) than input ({sent})")
         when = epoch(record.get("timestamp"), f"{where} timestamp")
+        if self._replayed(when):
+            return
         usage_of = recorded_usage(sent - cached, cached, 0, 0, output)
         self.calls.append(Call("", when, self.model, usage_of))
+
+    def _replayed(self, when: float | None) -> bool:
+        """True for a fork's copy of a parent call: stamped no later than the fork's creation."""
+        return self.forked_at is not None and (when is None or when <= self.forked_at)
 
 
 def read(text: str, name: str = "") -> Session:

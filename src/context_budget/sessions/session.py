@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from context_budget._checks import bad_scalar, check_message
 from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
-from context_budget.usage import Usage
+from context_budget.usage import Usage, rule_fields
 
 __all__ = [
     "Boundary",
@@ -94,11 +95,17 @@ class Place:
         parent: the id of the message before it, None at a root.
         role: the line's type (`user`, `assistant`, `system`).
         where: `file:line` (1-based line number).
+        line: the line number alone, or None when unknown.
+        event: what the line records that changes a request's start, in a
+            few words (`"a <task-notification> user line"`, `"an MCP
+            reconnect"`, `"a tool list change"`), or `""` for an ordinary line.
     """
 
     parent: str | None
     role: str
     where: str
+    line: int | None = None
+    event: str = ""
 
 
 @dataclass(frozen=True)
@@ -141,9 +148,17 @@ class Call(CallRecord):
     output_tokens = UsageField()
 
 
-def recorded_usage(input_tokens: int, read: int, five: int, hour: int, output: int) -> Usage:
-    """A recorded call's `Usage` from its five figures (tokens), the write split kept."""
+def recorded_usage(
+    input_tokens: int, read: int, five: int, hour: int, output: int, source: Any = None
+) -> Usage:
+    """A recorded call's `Usage` from its five figures (tokens), the write split kept.
+
+    `source`, the recorded usage object, gives the fields the price rules read
+    (`speed`, `inference_geo`, web-search requests, `iterations`; see
+    `usage.rule_fields`), so that the bill applies them.
+    """
     return Usage(
+        **({} if source is None else rule_fields(source)),
         input_tokens=input_tokens,
         output_tokens=output,
         cache_creation_input_tokens=five + hour,
