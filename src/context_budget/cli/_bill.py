@@ -5,8 +5,15 @@ mini-swe-agent trajectory or an OpenHands event file (`read_bill`). The
 summary lists the files and their format, the calls (one per API call, after
 deduplication), models, threads, tokens by kind, the cost breakdown at list
 prices (and what counting every line would say), the cache-read share, the
-rebuilds with their causes, and the what-ifs; `--calls` adds one row per
-call; `--json` prints the same as one object.
+rebuilds with their causes (the ten costliest when there are more), and the
+what-ifs; `--calls` adds one row per call; `--by VIEW` a table by day,
+session, project, model or thread with a totals row; `--since` and `--until`
+keep the calls of a window of UTC days; `--html FILE` also writes the bill as
+one self-contained page (`bill_page`); `--json` prints the same as one object.
+
+A file or line no reader can take (a half-written last line, a file that is
+not a session, a rollout with no call) is left out and named in one warning
+line on stderr; `--strict` refuses it instead (exit status 2).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import sys
 from datetime import UTC, date, datetime
 from typing import Any
 
+from context_budget.bill_page import bill_page, write_page
 from context_budget.bills import BILL_FORMATS, VIEWS, Bill, read_bill
 from context_budget.cli._render import one_line
 from context_budget.sessions.skips import summary
@@ -60,6 +68,11 @@ def add_parser(commands: Any) -> None:
         choices=VIEWS,
         metavar="VIEW",
         help=f"add a table of the calls by {', '.join(VIEWS)}",
+    )
+    bill.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the bill as one self-contained page: the per-call chart, the views",
     )
     bill.add_argument("--since", metavar="DAY", help="only calls from DAY on (YYYY-MM-DD, UTC)")
     bill.add_argument("--until", metavar="DAY", help="only calls up to DAY (YYYY-MM-DD, UTC)")
@@ -371,6 +384,18 @@ def run(args: argparse.Namespace) -> str:
     if not bill.calls:
         raise BillError(f"no call from {args.since or 'the first'} to {args.until or 'the last'}")
     data = report(bill, calls=args.calls, by=args.by)
-    if args.json:
-        return json.dumps(data, indent=2) + "\n"
-    return render(data)
+    shown = json.dumps(data, indent=2) + "\n" if args.json else render(data)
+    if args.html is None:
+        return shown
+    _write_html(bill, args.html)
+    return shown if args.json else shown + f"page: {one_line(args.html)}\n"
+
+
+def _write_html(bill: Bill, path: str) -> None:
+    """Write the bill's page to `path`; BillError naming the path when it cannot be written."""
+    data = report(bill, calls=True)
+    views = {by: _groups(bill, by, data["cost_usd"]) for by in VIEWS}
+    try:
+        write_page(path, bill_page(data, views))
+    except OSError as error:
+        raise BillError(f"{path}: cannot write the page: {error.strerror or error}") from None
