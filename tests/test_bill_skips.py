@@ -110,6 +110,14 @@ def test_nothing_left_to_bill_is_still_an_error(tmp_path: Path) -> None:
         read_bill(journal)
 
 
+@pytest.mark.parametrize("lines", [1, 2])
+def test_a_journal_is_not_a_session_however_short(tmp_path: Path, lines: int) -> None:
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text("".join(JOURNAL.splitlines(keepends=True)[:lines]), encoding="utf-8")
+    bill = read_bill([PROJECT / SMALL, journal])
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", "journal.jsonl")]
+
+
 def test_the_summary_names_a_few_places_per_kind() -> None:
     skips = [Skip("bad line", "/a/f.jsonl", n, "r") for n in range(1, 6)]
     said = summary([*skips, Skip("not a session", "/a/j.jsonl", None, "r")])

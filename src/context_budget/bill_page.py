@@ -132,7 +132,11 @@ def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any])
             _money(cost),
         ]
 
-    rows = [row(g["key"], g["calls"], g["tokens"], g["cost_usd"]) for g in groups]
+    unpriced = set(data["unpriced_models"]) if by == "model" else set()
+    rows = [
+        row(g["key"], g["calls"], g["tokens"], None if g["key"] in unpriced else g["cost_usd"])
+        for g in groups
+    ]
     rows.append(row("total", data["calls"], data["tokens"], data["cost_usd"]))
     head = [by, "calls", "input", "cache read", "written", "output", "cost"]
     return f"<h3>By {escape(by)}</h3>" + _table(head, rows)

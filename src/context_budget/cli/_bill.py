@@ -257,7 +257,15 @@ def render(data: dict[str, Any]) -> str:
             f"{_money(w['staggered_starts'])}"
         )
     if "groups" in data:
-        lines.extend(_group_table(data["groups"], data["by"], data["tokens"], data["cost_usd"]))
+        lines.extend(
+            _group_table(
+                data["groups"],
+                data["by"],
+                data["tokens"],
+                data["cost_usd"],
+                data["unpriced_models"],
+            )
+        )
     if "per_call" in data:
         lines.extend(_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]}))
     return "\n".join(lines) + "\n"
@@ -300,12 +308,18 @@ def _rebuild_lines(rebuilds: list[dict[str, Any]]) -> list[str]:
 
 
 def _group_table(
-    groups: list[dict[str, Any]], by: str, tokens: dict[str, int], total: float | None
+    groups: list[dict[str, Any]],
+    by: str,
+    tokens: dict[str, int],
+    total: float | None,
+    unpriced: list[str],
 ) -> list[str]:
     """The `--by` table: a row per group, then the totals row."""
     costs: list[float | None] = [None] * len(groups)
     if total is not None:  # shown to 4 places, adding up to the total shown
         costs = list(_adding_up(total, [g["cost_usd"] for g in groups]))
+    if by == "model":  # a model with no price has no dollars, not $0
+        costs = [None if g["key"] in unpriced else c for g, c in zip(groups, costs, strict=True)]
     rows = [(g["key"], g["calls"], g["tokens"], c) for g, c in zip(groups, costs, strict=True)]
     rows.append(("total", sum(g["calls"] for g in groups), tokens, total))
     width = max(len(by), *(len(one_line(str(row[0]))) for row in rows))

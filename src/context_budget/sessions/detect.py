@@ -243,7 +243,9 @@ def _billed_format(source: Source, format: str) -> str:
             f"{source.name}: not a session in a format bills read ({formats}): "
             f"it reads as {chosen}, which records no usage"
         )
-    first = _first_record(source.text) if data is None and chosen == "claude-code" else None
+    first = None
+    if chosen == "claude-code":  # one record is one JSON document: parsed whole already
+        first = data if isinstance(data, dict) else _first_record(source.text)
     if first is not None and not claude_code.is_session_record(first):
         raise ValueError(
             f"{source.name}: not a session in a format bills read ({formats}): its first "
