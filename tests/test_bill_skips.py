@@ -125,3 +125,19 @@ def test_the_summary_names_a_few_places_per_kind() -> None:
         "6 skipped: bad line 5 (f.jsonl:1, f.jsonl:2, f.jsonl:3 and 2 more); "
         "not a session 1 (j.jsonl)"
     )
+
+
+def test_a_bad_line_inside_a_rollout_is_skipped(tmp_path: Path) -> None:
+    lines = ROLLOUT.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / ROLLOUT.name
+    path.write_text("\n".join([*lines[:2], "{oops", *lines[2:]]) + "\n", encoding="utf-8")
+    bill = read_bill(path)
+    assert bill.tokens() == read_bill(ROLLOUT).tokens()
+    assert [(s.kind, s.line) for s in bill.skipped] == [("bad line", 3)]
+
+
+def test_the_page_lists_what_was_left_out(tmp_path: Path) -> None:
+    page = tmp_path / "bill.html"
+    assert main(["bill", str(_live_folder(tmp_path)), "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert "<h2>Left out</h2>" in text and "half-written line" in text

@@ -170,3 +170,63 @@ def test_the_summary_stays_readable_with_many_threads(
     assert threads.startswith("threads: 400: ")
     assert threads.endswith(f" … and {400 - SHOWN} more") and len(threads) < 300
     assert max(len(line) for line in out.splitlines()) < 300
+
+
+def _line(k: int, at: str | None, model: str = "claude-sonnet-4-6", read: int = 0) -> str:
+    usage = {"input_tokens": 5, "cache_read_input_tokens": read, "output_tokens": 1}
+    usage["cache_creation_input_tokens"] = 20_000 - read
+    record: dict[str, Any] = {
+        "type": "assistant",
+        "sessionId": "abcd1234-0000",
+        "requestId": f"r{k}",
+        "message": {"id": f"m{k}", "model": model, "usage": usage},
+    }
+    if at is not None:
+        record["timestamp"] = at
+    return json.dumps(record) + "\n"
+
+
+def test_a_call_without_a_time_is_a_day_of_its_own(tmp_path: Path) -> None:
+    path = tmp_path / "abcd1234-0000.jsonl"
+    path.write_text(_line(1, None) + _line(2, "2026-01-01T00:00:00Z", read=20_000), "utf-8")
+    bill = read_bill(path)
+    assert [g.key for g in bill.groups("day")] == ["2026-01-01", "(no time)"]
+    assert len(bill.between(date(2026, 1, 1)).calls) == 1
+    with pytest.raises(ValueError, match="by must be one of day, session"):
+        bill.groups("week")
+
+
+def test_a_sub_agent_file_outside_projects_joins_its_session_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "demo" / FE5E / "subagents"
+    folder.mkdir(parents=True)
+    (folder / "agent-test-hash-123.jsonl").write_bytes(
+        (PROJECT / "agent-test-hash-123.jsonl").read_bytes()
+    )
+    groups = read_bill(folder / "agent-test-hash-123.jsonl").groups("project")
+    assert [g.key for g in groups] == ["demo"]
+
+
+def test_many_rebuilds_show_the_costliest_then_a_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Fifteen calls an hour apart: fourteen ttl rebuilds."""
+    path = tmp_path / "abcd1234-0000.jsonl"
+    path.write_text(
+        "".join(_line(k, f"2026-01-01T{k:02d}:00:00Z") for k in range(15)), encoding="utf-8"
+    )
+    assert main(["bill", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("rebuild: ") for line in out) == SHOWN
+    assert f"… and {14 - SHOWN} more rebuilds" in out[-2]
+
+
+def test_a_model_with_no_price_is_unpriced_in_its_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "abcd1234-0000.jsonl"
+    path.write_text(
+        _line(1, "2026-01-01T00:00:00Z") + _line(2, "2026-01-01T00:01:00Z", "imaginary-9"), "utf-8"
+    )
+    assert main(["bill", str(path), "--by", "model"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert next(r for r in rows if r.startswith("imaginary-9")).endswith("unpriced")

@@ -7,8 +7,8 @@ sheet from elsewhere, so it opens offline. `write_page` writes it atomically.
 
 The chart is inline SVG, one bar per call, its height the call's prompt in
 tokens, stacked from the bottom: read from the cache, written to it, uncached
-input. Each rebuild is a line above its call, coloured by cause, named in its
-tooltip.
+input. Each rebuild is a dashed line through its call, coloured by cause,
+named in its tooltip.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CAUSE_COLOURS", "KIND_COLOURS", "bill_page", "write_page"]
+__all__ = ["CAUSE_COLOURS", "KIND_COLOURS", "bill_page", "money", "write_page"]
 
 #: The colour of each part of a bar (the prompt's tokens by kind).
 KIND_COLOURS = {"read": "#4c78a8", "written": "#f58518", "uncached": "#9d9d9d"}
@@ -42,7 +42,8 @@ _STYLE = (
 )
 
 
-def _money(value: float | None) -> str:
+def money(value: float | None) -> str:
+    """`$1,234.5678`, or `unpriced` for None (no call with a list price)."""
     return "unpriced" if value is None else f"${value:,.4f}"
 
 
@@ -78,14 +79,14 @@ def _bars(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def _marks(rebuilds: Sequence[Mapping[str, Any]], calls: int) -> list[str]:
-    """A line above each rebuild's call, coloured by its cause, its tooltip saying why."""
+    """A dashed line through each rebuild's call, coloured by its cause, its tooltip saying why."""
     step = _WIDTH / calls
     marks = []
     for r in rebuilds:
         x = (r["call"] - 0.5) * step
         said = escape(
             f"call {r['call']}: {r['cause']}, {r['lost_tokens']:,} tokens lost, "
-            f"{_money(r['extra_usd'])} extra"
+            f"{money(r['extra_usd'])} extra"
         )
         colour = CAUSE_COLOURS.get(r["cause"], "#000")
         marks.append(
@@ -129,7 +130,7 @@ def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any])
             f"{tokens['cache_read']:,}",
             f"{written:,}",
             f"{tokens['output']:,}",
-            _money(cost),
+            money(cost),
         ]
 
     unpriced = set(data["unpriced_models"]) if by == "model" else set()
@@ -150,7 +151,7 @@ def _what_ifs(what_if: Mapping[str, float | None]) -> str:
         "rebuilds_read": "rebuilds read instead of rewritten",
         "staggered_starts": "parallel sub-agents started one after another",
     }
-    return _table(["input side", "cost"], [[names[k], _money(what_if[k])] for k in names])
+    return _table(["input side", "cost"], [[names[k], money(what_if[k])] for k in names])
 
 
 def _skipped(skipped: Sequence[Mapping[str, Any]]) -> str:
@@ -169,14 +170,14 @@ def bill_page(data: Mapping[str, Any], views: Mapping[str, Sequence[Mapping[str,
     """
     files = ", ".join(data["files"])
     rebuilds = [
-        [r["call"], r["thread"], r["cause"], f"{r['lost_tokens']:,}", _money(r["extra_usd"])]
+        [r["call"], r["thread"], r["cause"], f"{r['lost_tokens']:,}", money(r["extra_usd"])]
         for r in data["rebuilds"]
     ]
     parts = [
         "<!doctype html><html lang=en><head><meta charset=utf-8>",
         f"<title>Bill: {escape(files)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>Bill</h1><p>{escape(files)} ({escape(data['format'])}): "
-        f"{data['calls']:,} calls, {_money(data['cost_usd'])}, "
+        f"{data['calls']:,} calls, {money(data['cost_usd'])}, "
         f"cache-read share {data['cache_read_share']:.1%}</p>",
         "<h2>Every call</h2>",
         _chart(data),

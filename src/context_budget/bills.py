@@ -17,6 +17,10 @@ live response.
 - `Bill.cache_read_share`: tokens read from the cache over all prompt tokens.
 - `Bill.rebuilds`: the calls that lost cached prefix, each with its cause.
 - `Bill.what_if`: the input side priced again under other choices.
+- `Bill.groups(by)`: the calls by day, session, project, model or thread
+  (`VIEWS`); `Bill.between(since, until)`: the calls of a window of days.
+- `Bill.skipped`: the files and lines no reader could take, left out
+  (`read_bill(..., strict=True)` refuses them instead).
 
 Example:
     >>> from context_budget import read_bill

@@ -26,6 +26,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from context_budget.bill_page import bill_page, write_page
+from context_budget.bill_page import money as _money
 from context_budget.bills import BILL_FORMATS, VIEWS, Bill, read_bill
 from context_budget.cli._render import one_line
 from context_budget.sessions.skips import summary
@@ -189,10 +190,6 @@ def _row(bill: Bill, number: int) -> dict[str, Any]:
         "output": call.output_tokens,
         "cost_usd": None if cost is None else _usd(cost.total),
     }
-
-
-def _money(value: float | None) -> str:
-    return "unpriced" if value is None else f"${value:,.4f}"
 
 
 def _adding_up(total: float, parts: list[float], places: int = 4) -> list[float]:
