@@ -368,7 +368,8 @@ def test_a_broken_line_names_its_number(tmp_path: Path) -> None:
     line = json.dumps(_assistant("2026-01-01T00:00:00Z", 0, 1, ident="a"))
     path.write_text(line + "\n{oops\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"s\.jsonl: line 2: not valid JSON"):
-        read_bill(path)
+        read_bill(path, strict=True)
+    assert [skip.line for skip in read_bill(path).skipped] == [2]
 
 
 def test_a_codex_total_that_goes_down_is_refused(tmp_path: Path) -> None:

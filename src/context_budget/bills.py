@@ -17,6 +17,10 @@ live response.
 - `Bill.cache_read_share`: tokens read from the cache over all prompt tokens.
 - `Bill.rebuilds`: the calls that lost cached prefix, each with its cause.
 - `Bill.what_if`: the input side priced again under other choices.
+- `Bill.groups(by)`: the calls by day, session, project, model or thread
+  (`VIEWS`); `Bill.between(since, until)`: the calls of a window of days.
+- `Bill.skipped`: the files and lines no reader could take, left out
+  (`read_bill(..., strict=True)` refuses them instead).
 
 Example:
     >>> from context_budget import read_bill
@@ -28,24 +32,29 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
 from os import PathLike
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal
 
 from context_budget.pricing import PRICES, Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, read_paths
+from context_budget.sessions.skips import Skip, summary
 from context_budget.usage import Usage
 
 __all__ = [
     "BILL_FORMATS",
     "LOST_PREFIX_TOKENS",
+    "VIEWS",
     "Bill",
     "Call",
+    "Group",
     "Lifetime",
     "Place",
     "Rebuild",
+    "Skip",
     "WhatIf",
     "read_bill",
 ]
@@ -60,6 +69,9 @@ _TRIGGER_STEPS = 200
 _PER = 1_000_000
 
 Cause = Literal["ttl", "compaction", "model-switch", "prefix-changed"]
+#: The views a bill is grouped by (`Bill.groups`).
+VIEWS = ("day", "session", "project", "model", "thread")
+_NO_TIME = "(no time)"
 
 
 @dataclass(frozen=True)
@@ -170,6 +182,92 @@ class Lifetime:
         return abs(self.five_minutes - self.one_hour)
 
 
+@dataclass(frozen=True)
+class Group:
+    """The calls of one day, session, project, model or thread (`Bill.groups`).
+
+    Attributes:
+        key: the day (`YYYY-MM-DD`, UTC; `(no time)` for calls without one),
+            the session id, the project folder, the model or the thread.
+        calls: how many calls.
+        tokens: their tokens by kind, with the keys of `Bill.tokens`.
+        cost: their priced calls' bill, USD (0.0 when none is priced).
+    """
+
+    key: str
+    calls: int
+    tokens: dict[str, int]
+    cost: float
+
+
+def _day(call: Call) -> str:
+    if call.timestamp is None:
+        return _NO_TIME
+    return datetime.fromtimestamp(call.timestamp, tz=UTC).date().isoformat()
+
+
+def _session_id(call: Call) -> str:
+    """The call's session id where its file names it, else the thread's prefix.
+
+    A session file is named by its id; a sub-agent's file under
+    `<session>/subagents/` sits under a folder named by it.
+    """
+    short = call.thread.split("/", 1)[0]
+    path = PurePath(call.file)
+    for candidate in (path.stem, path.parent.parent.name):
+        if short and candidate.startswith(short) and not candidate.startswith("agent-"):
+            return candidate
+    return short
+
+
+def _sessions(calls: Sequence[Call]) -> list[str]:
+    """Each call's session id; a thread's prefix that one whole id starts with becomes it."""
+    found = [_session_id(call) for call in calls]
+    longer: dict[str, set[str]] = {}
+    for call, key in zip(calls, found, strict=True):
+        if key != (short := call.thread.split("/", 1)[0]):
+            longer.setdefault(short, set()).add(key)
+    named = {short: keys.pop() for short, keys in longer.items() if len(keys) == 1}
+    return [named.get(key, key) for key in found]
+
+
+def _project(call: Call) -> str:
+    """The Claude Code project: the folder under `projects/`, else the folder of the session.
+
+    A sub-agent's file under `<session>/subagents/` belongs to the folder
+    above the session's.
+    """
+    parts = PurePath(call.file).parts
+    if "projects" in parts[:-1]:
+        index = len(parts) - 1 - parts[::-1].index("projects")
+        if index + 1 < len(parts) - 1:
+            return parts[index + 1]
+    path = PurePath(call.file)
+    if path.parent.name == "subagents":
+        return path.parent.parent.parent.name or "."
+    return path.parent.name or "."
+
+
+_KEYS: dict[str, Callable[[Sequence[Call]], list[str]]] = {
+    "day": lambda calls: [_day(call) for call in calls],
+    "session": _sessions,
+    "project": lambda calls: [_project(call) for call in calls],
+    "model": lambda calls: [call.model for call in calls],
+    "thread": lambda calls: [call.thread for call in calls],
+}
+
+
+def _tokens(calls: Sequence[Call]) -> dict[str, int]:
+    """Tokens by kind over `calls` (the keys of `Bill.tokens`)."""
+    return {
+        "input": sum(c.input_tokens for c in calls),
+        "cache_read": sum(c.cache_read_input_tokens for c in calls),
+        "cache_write_5m": sum(c.cache_creation_5m for c in calls),
+        "cache_write_1h": sum(c.cache_creation_1h for c in calls),
+        "output": sum(c.output_tokens for c in calls),
+    }
+
+
 def _write_rate(call: Call, bill: Cost, price: Price) -> float:
     """USD per million tokens the call paid per cache write (5-minute rate if it wrote none)."""
     written = call.cache_creation_input_tokens
@@ -248,6 +346,7 @@ class Bill:
         recorded_tokens: totals the file recorded itself (Codex's last
             cumulative total, mini-swe-agent's `api_calls`), or None.
         sessions: the sessions read, as `load_transcript` reads them too.
+        skipped: the files and lines no reader could take, left out (`Skip`).
     """
 
     calls: tuple[Call, ...]
@@ -265,6 +364,7 @@ class Bill:
         default_factory=dict, repr=False, compare=False
     )
     _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    skipped: tuple[Skip, ...] = ()
 
     def _costs(self, prices: Mapping[str, Price]) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
@@ -295,13 +395,7 @@ class Bill:
     def tokens(self) -> dict[str, int]:
         """Tokens by kind over every call (keys: input, cache_read, cache_write_5m,
         cache_write_1h, output)."""
-        return {
-            "input": sum(c.input_tokens for c in self.calls),
-            "cache_read": sum(c.cache_read_input_tokens for c in self.calls),
-            "cache_write_5m": sum(c.cache_creation_5m for c in self.calls),
-            "cache_write_1h": sum(c.cache_creation_1h for c in self.calls),
-            "output": sum(c.output_tokens for c in self.calls),
-        }
+        return _tokens(self.calls)
 
     @property
     def cache_read_share(self) -> float:
@@ -347,6 +441,65 @@ class Bill:
         What a tool that counts every line would report; compare it with this bill.
         """
         return Bill(self._lines, self.format, self.files, self.recorded_cost, None, (), self._lines)
+
+    # ------------------------------------------------------------ views
+
+    def groups(self, by: str, prices: Mapping[str, Price] = PRICES) -> list[Group]:
+        """The calls grouped `by` one of `VIEWS`, each group with its calls, tokens and cost.
+
+        Days in order; the other views most costly first (then most calls,
+        then by key). The groups' calls, tokens and costs add up to the bill's.
+
+        Raises:
+            ValueError: `by` is not one of `VIEWS`.
+        """
+        if by not in _KEYS:
+            raise ValueError(f"by must be one of {', '.join(VIEWS)}; got {by!r:.40}")
+        members: dict[str, list[int]] = {}
+        for index, key in enumerate(_KEYS[by](self.calls)):
+            members.setdefault(key, []).append(index)
+        costs = self._costs(prices)
+        found = [
+            Group(
+                name,
+                len(indexes),
+                _tokens([self.calls[k] for k in indexes]),
+                sum(bill.total for k in indexes if (bill := costs[k]) is not None),
+            )
+            for name, indexes in members.items()
+        ]
+        if by == "day":
+            return sorted(found, key=lambda g: (g.key == _NO_TIME, g.key))
+        return sorted(found, key=lambda g: (-g.cost, -g.calls, g.key))
+
+    def between(self, since: date | None = None, until: date | None = None) -> Bill:
+        """The bill of the calls made from `since` to `until` (UTC days, both included).
+
+        A call without a time is left out once either day is given. The rebuilds
+        are found again among the calls kept: a thread's first call in the
+        window is a cold start.
+
+        Raises:
+            ValueError: `since` after `until`.
+        """
+        if since is not None and until is not None and since > until:
+            raise ValueError(f"since ({since}) is after until ({until})")
+        if since is None and until is None:
+            return self
+        low = "" if since is None else since.isoformat()
+        high = "9999-12-31" if until is None else until.isoformat()
+
+        def kept(call: Call) -> bool:
+            day = _day(call)
+            return day != _NO_TIME and low <= day <= high
+
+        return replace(
+            self,
+            calls=tuple(c for c in self.calls if kept(c)),
+            _lines=tuple(c for c in self._lines if kept(c)),
+            _priced={},
+            _found={},
+        )
 
     # ------------------------------------------------------------ rebuilds
 
@@ -599,8 +752,15 @@ def _extra(call: Call, lost: int, bill: Cost, price: Price) -> float:
     ) / _PER
 
 
-def _merge(sessions: list[Session], files: tuple[str, ...]) -> Bill:
-    numbered = [call for session in sessions for call in session.calls]
+def _filed(call: Call, session: Session) -> Call:
+    """The call with the file it came from (a one-file session's file when the reader left it)."""
+    if call.file or not session.files:
+        return call
+    return replace(call, file=session.files[0])
+
+
+def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]) -> Bill:
+    numbered = [_filed(call, session) for session in sessions for call in session.calls]
     order = sorted(
         range(len(numbered)),
         key=lambda k: (numbered[k].timestamp is None, numbered[k].timestamp or 0.0, k),
@@ -617,13 +777,17 @@ def _merge(sessions: list[Session], files: tuple[str, ...]) -> Bill:
         recorded_cost=sum(costs) if costs else None,
         recorded_tokens=sessions[0].recorded_tokens if len(sessions) == 1 else None,
         sessions=tuple(sessions),
+        skipped=tuple(skipped),
         _lines=tuple(call for session in sessions for call in session.usage_records),
         _messages=places,
     )
 
 
 def read_bill(
-    path: str | PathLike[str] | Sequence[str | PathLike[str]], format: str = "auto"
+    path: str | PathLike[str] | Sequence[str | PathLike[str]],
+    format: str = "auto",
+    *,
+    strict: bool = False,
 ) -> Bill:
     """Read the recorded usage of saved sessions into a `Bill`.
 
@@ -633,14 +797,18 @@ def read_bill(
             them.
         format: one of `BILL_FORMATS`; `"auto"` tells each file's format from
             its first line (or its whole JSON for the one-object formats).
+        strict: raise on the first file or line no reader can take, instead
+            of leaving it out and naming it in `Bill.skipped`.
 
     Returns:
         A `Bill`, one `Call` per API call.
 
     Raises:
-        ValueError: a missing path, a file in no known format, a known format
-            holding no call with usage, or a malformed usage figure (the
-            message names the file and line or index).
+        ValueError: a missing path, a malformed usage figure, nothing left to
+            bill once the files and lines no reader can take are left out (a
+            file in no known format, a format holding no call with usage), or,
+            with `strict`, any of those (the message names the file and line
+            or index).
     """
     paths: list[str | PathLike[str]]
     if isinstance(path, str | PathLike):
@@ -651,7 +819,10 @@ def read_bill(
         raise TypeError(f"path must be a path or a non-empty list of paths, got {path!r:.60}")
     if not isinstance(format, str):
         raise TypeError(f"format must be a str, got {format!r}")
-    sessions = read_paths(paths, format)
+    skipped: list[Skip] = []
+    sessions = read_paths(paths, format, None if strict else skipped)
+    if not sessions:
+        raise ValueError(skipped[0].reason if len(skipped) == 1 else _nothing(skipped))
     for session in sessions:
         try:
             session.billed()
@@ -662,4 +833,9 @@ def read_bill(
                 else ", ".join(Path(name).name for name in session.files[:3])
             )
             raise ValueError(f"{named}: {error}") from None
-    return _merge(sessions, tuple(str(p) for p in paths))
+    return _merge(sessions, tuple(str(p) for p in paths), skipped)
+
+
+def _nothing(skipped: list[Skip]) -> str:
+    """Why there is no bill: every file was skipped."""
+    return f"nothing to bill: {summary(skipped)}" if skipped else "nothing to bill"

@@ -5,23 +5,38 @@ mini-swe-agent trajectory or an OpenHands event file (`read_bill`). The
 summary lists the files and their format, the calls (one per API call, after
 deduplication), models, threads, tokens by kind, the cost breakdown at list
 prices (and what counting every line would say), the cache-read share, the
-rebuilds with their causes, and the what-ifs; `--calls` adds one row per
-call; `--json` prints the same as one object.
+rebuilds with their causes (the ten costliest when there are more), and the
+what-ifs; `--calls` adds one row per call; `--by VIEW` a table by day,
+session, project, model or thread with a totals row; `--since` and `--until`
+keep the calls of a window of UTC days; `--html FILE` also writes the bill as
+one self-contained page (`bill_page`); `--json` prints the same as one object.
+
+A file or line no reader can take (a half-written last line, a file that is
+not a session, a rollout with no call) is left out and named in one warning
+line on stderr; `--strict` refuses it instead (exit status 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from datetime import UTC, datetime
+import re
+import sys
+from datetime import UTC, date, datetime
 from typing import Any
 
-from context_budget.bills import BILL_FORMATS, Bill, read_bill
+from context_budget.bill_page import bill_page, write_page
+from context_budget.bill_page import money as _money
+from context_budget.bills import BILL_FORMATS, VIEWS, Bill, read_bill
 from context_budget.cli._render import one_line
+from context_budget.sessions.skips import summary
 
-__all__ = ["BillError", "add_parser", "report", "run"]
+__all__ = ["SHOWN", "BillError", "add_parser", "report", "run"]
 
 _BAR = 40  # characters of the widest prompt in the --calls table
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: How many threads and rebuilds the summary names before "… and N more".
+SHOWN = 10
 
 
 class BillError(Exception):
@@ -49,7 +64,25 @@ def add_parser(commands: Any) -> None:
         help=f"how to read PATH: {', '.join(BILL_FORMATS)} (default: auto)",
     )
     bill.add_argument("--calls", action="store_true", help="add one row per call")
+    bill.add_argument(
+        "--by",
+        choices=VIEWS,
+        metavar="VIEW",
+        help=f"add a table of the calls by {', '.join(VIEWS)}",
+    )
+    bill.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the bill as one self-contained page: the per-call chart, the views",
+    )
+    bill.add_argument("--since", metavar="DAY", help="only calls from DAY on (YYYY-MM-DD, UTC)")
+    bill.add_argument("--until", metavar="DAY", help="only calls up to DAY (YYYY-MM-DD, UTC)")
     bill.add_argument("--json", action="store_true", help="print the bill as one JSON object")
+    bill.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse a file or line no reader can take (exit 2) instead of skipping it",
+    )
 
 
 def _time(seconds: float | None) -> str | None:
@@ -75,8 +108,13 @@ def _lifetime_line(lifetimes: list[dict[str, Any]]) -> str:
     return f"write lifetime per thread, on its own gaps: {found}"
 
 
-def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
-    """The bill as plain data (the `--json` object); USD rounded to 6 places."""
+def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[str, Any]:
+    """The bill as plain data (the `--json` object); USD rounded to 6 places.
+
+    With `by` (one of `VIEWS`), `groups` lists `{"key", "calls", "tokens",
+    "cost_usd"}` in the view's order, the costs rounded so that they add up
+    to `cost_usd`.
+    """
     cost = bill.cost()
     what_if = bill.what_if()
     every_line = bill.every_line()
@@ -104,6 +142,10 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
         },
         "every_line_cost_usd": usd(every_line.cost().total),
         "recorded_cost_usd": _usd(bill.recorded_cost),
+        "skipped": [
+            {"kind": s.kind, "file": s.file, "line": s.line, "reason": s.reason}
+            for s in bill.skipped
+        ],
         "cache_read_share": round(bill.cache_read_share, 4),
         "rebuilds": [
             {
@@ -140,9 +182,24 @@ def report(bill: Bill, *, calls: bool = False) -> dict[str, Any]:
             ],
         },
     }
+    if by is not None:
+        found["by"] = by
+        found["groups"] = _groups(bill, by, found["cost_usd"])
     if calls:
         found["per_call"] = [_row(bill, number) for number in range(1, len(bill.calls) + 1)]
     return found
+
+
+def _groups(bill: Bill, by: str, total: float | None) -> list[dict[str, Any]]:
+    """The `groups` of `report`: each group's cost rounded so that they add up to `total`."""
+    groups = bill.groups(by)
+    costs: list[float | None] = [None] * len(groups)
+    if total is not None:
+        costs = list(_adding_up(total, [g.cost for g in groups], places=6))
+    return [
+        {"key": g.key, "calls": g.calls, "tokens": g.tokens, "cost_usd": cost}
+        for g, cost in zip(groups, costs, strict=True)
+    ]
 
 
 def _row(bill: Bill, number: int) -> dict[str, Any]:
@@ -162,23 +219,20 @@ def _row(bill: Bill, number: int) -> dict[str, Any]:
     }
 
 
-def _money(value: float | None) -> str:
-    return "unpriced" if value is None else f"${value:,.4f}"
+def _adding_up(total: float, parts: list[float], places: int = 4) -> list[float]:
+    """`parts` rounded to `places` so that they add up to `total` rounded to `places`.
 
-
-def _adding_up(total: float, parts: list[float]) -> list[float]:
-    """`parts` rounded to 4 places so that they add up to `total` rounded to 4 places.
-
-    Each part is rounded down, then the tenths of a hundredth left over go,
+    Each part is rounded down, then the units of the last place left over go,
     one each, to the parts that lost the most (largest remainders first).
     """
-    scaled = [part * 10_000 for part in parts]
+    scale = 10**places
+    scaled = [part * scale for part in parts]
     floors = [int(part // 1) for part in scaled]
-    short = round(total * 10_000) - sum(floors)
+    short = round(total * scale) - sum(floors)
     order = sorted(range(len(parts)), key=lambda k: floors[k] - scaled[k])
     for k in order[: max(0, min(short, len(parts)))]:
         floors[k] += 1
-    return [floor / 10_000 for floor in floors]
+    return [floor / scale for floor in floors]
 
 
 def _cost_line(data: dict[str, Any]) -> str:
@@ -204,8 +258,7 @@ def render(data: dict[str, Any]) -> str:
         f"bill: {one_line(', '.join(data['files']))} ({data['format']})",
         f"calls: {data['calls']:,} (from {data['usage_lines']:,} usage lines) on "
         + one_line(", ".join(data["models"])),
-        f"threads: {len(data['threads'])}: "
-        + one_line(", ".join(f"{name} {n}" for name, n in data["threads"].items())),
+        _threads_line(data["threads"]),
         f"tokens: input {tokens['input']:,} · cache read {tokens['cache_read']:,} · "
         f"written 5m {tokens['cache_write_5m']:,} · written 1h {tokens['cache_write_1h']:,} · "
         f"output {tokens['output']:,}",
@@ -222,18 +275,7 @@ def render(data: dict[str, Any]) -> str:
     if data["recorded_cost_usd"] is not None:
         lines.append(f"  cost the file recorded itself: {_money(data['recorded_cost_usd'])}")
     lines.append(f"cache-read share: {data['cache_read_share']:.1%}")
-    if not data["rebuilds"]:
-        lines.append("rebuilds: none")
-    for r in data["rebuilds"]:
-        gap = "" if r["gap_seconds"] is None else f", {r['gap_seconds']:,.0f} s after the last"
-        lines.append(
-            f"rebuild: call {r['call']} at {r['time']} ({one_line(r['thread'])}): {r['cause']}, "
-            f"{r['lost_tokens']:,} tokens lost{gap}, {_money(r['extra_usd'])} extra"
-        )
-        if r["first_difference"]:
-            lines.append(f"  first message that differs: {one_line(r['first_difference'])}")
-        if r["trigger"]:
-            lines.append(f"  trigger: {one_line(r['trigger'])}")
+    lines.extend(_rebuild_lines(data["rebuilds"]))
     w = data["what_if"]
     if w["actual"] is not None:
         lines.append(
@@ -244,9 +286,91 @@ def render(data: dict[str, Any]) -> str:
             f"model switch) cost {_money(w['unavoidable_rebuilds'])} extra"
         )
         lines.append(_lifetime_line(w["lifetimes"]))
+    if "groups" in data:
+        lines.extend(
+            _group_table(
+                data["groups"],
+                data["by"],
+                data["tokens"],
+                data["cost_usd"],
+                data["unpriced_models"],
+            )
+        )
     if "per_call" in data:
         lines.extend(_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]}))
     return "\n".join(lines) + "\n"
+
+
+def _threads_line(threads: dict[str, int]) -> str:
+    """`threads: N: name calls, ...`: all of them, or the `SHOWN` with most calls and a count."""
+    names = list(threads)
+    if len(names) > SHOWN:
+        top = set(sorted(names, key=lambda name: (-threads[name], names.index(name)))[:SHOWN])
+        names = [name for name in names if name in top]
+    said = one_line(", ".join(f"{name} {threads[name]}" for name in names))
+    more = len(threads) - len(names)
+    return f"threads: {len(threads)}: {said}" + (f" … and {more} more" if more else "")
+
+
+def _rebuild_lines(rebuilds: list[dict[str, Any]]) -> list[str]:
+    """A line per rebuild (and one each for its first differing message and its trigger),
+    the `SHOWN` costliest."""
+    if not rebuilds:
+        return ["rebuilds: none"]
+    shown = rebuilds
+    if len(rebuilds) > SHOWN:
+        costliest = sorted(rebuilds, key=lambda r: -(r["extra_usd"] or 0.0))[:SHOWN]
+        shown = sorted(costliest, key=lambda r: r["call"])
+    lines = []
+    for r in shown:
+        gap = "" if r["gap_seconds"] is None else f", {r['gap_seconds']:,.0f} s after the last"
+        lines.append(
+            f"rebuild: call {r['call']} at {r['time']} ({one_line(r['thread'])}): {r['cause']}, "
+            f"{r['lost_tokens']:,} tokens lost{gap}, {_money(r['extra_usd'])} extra"
+        )
+        if r["first_difference"]:
+            lines.append(f"  first message that differs: {one_line(r['first_difference'])}")
+        if r["trigger"]:
+            lines.append(f"  trigger: {one_line(r['trigger'])}")
+    if len(shown) < len(rebuilds):
+        lines.append(
+            f"… and {len(rebuilds) - len(shown)} more rebuilds, the costliest {SHOWN} shown "
+            "(--json lists them all)"
+        )
+    return lines
+
+
+def _group_table(
+    groups: list[dict[str, Any]],
+    by: str,
+    tokens: dict[str, int],
+    total: float | None,
+    unpriced: list[str],
+) -> list[str]:
+    """The `--by` table: a row per group, then the totals row."""
+    costs: list[float | None] = [None] * len(groups)
+    if total is not None:  # shown to 4 places, adding up to the total shown
+        costs = list(_adding_up(total, [g["cost_usd"] for g in groups]))
+    if by == "model":  # a model with no price has no dollars, not $0
+        costs = [None if g["key"] in unpriced else c for g, c in zip(groups, costs, strict=True)]
+    rows = [(g["key"], g["calls"], g["tokens"], c) for g, c in zip(groups, costs, strict=True)]
+    rows.append(("total", sum(g["calls"] for g in groups), tokens, total))
+    width = max(len(by), *(len(one_line(str(row[0]))) for row in rows))
+    head = (
+        f"{by:<{width}} {'calls':>7} {'input':>11} {'cache read':>13} {'written':>11} "
+        f"{'output':>11} {'cost':>11}"
+    )
+    lines = ["", head]
+    for key, calls, kinds, cost in rows:
+        if key == "total":
+            lines.append("-" * len(head))
+        written = kinds["cache_write_5m"] + kinds["cache_write_1h"]
+        lines.append(
+            f"{one_line(str(key)):<{width}} {calls:>7,} {kinds['input']:>11,} "
+            f"{kinds['cache_read']:>13,} {written:>11,} {kinds['output']:>11,} "
+            f"{_money(cost):>11}"
+        )
+    return lines
 
 
 def _table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
@@ -273,17 +397,52 @@ def _table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
     return lines
 
 
+def _day(text: str | None, flag: str) -> date | None:
+    """A `--since` or `--until` day; BillError naming the flag and the value."""
+    if text is None:
+        return None
+    try:
+        if _DAY.fullmatch(text):
+            return date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise BillError(f"{flag} must be a day as YYYY-MM-DD, got {one_line(text)!r:.40}")
+
+
 def run(args: argparse.Namespace) -> str:
     """The command's output for parsed `args`.
 
+    Files and lines no reader can take are skipped and named in one warning
+    line on stderr (`--strict`: refused).
+
     Raises:
-        BillError: a path missing or unreadable, or a file in no known format.
+        BillError: a path missing or unreadable, nothing to bill, or with
+            `--strict` a file or line no reader can take.
     """
+    since, until = _day(args.since, "--since"), _day(args.until, "--until")
     try:
-        bill = read_bill(args.paths, format=args.format)
+        bill = read_bill(args.paths, format=args.format, strict=args.strict)
+        bill = bill.between(since, until)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BillError(str(error)) from None
-    data = report(bill, calls=args.calls)
-    if args.json:
-        return json.dumps(data, indent=2) + "\n"
-    return render(data)
+    if bill.skipped:
+        warning = f"{summary(bill.skipped)}; the rest is billed (--strict refuses them)"
+        sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
+    if not bill.calls:
+        raise BillError(f"no call from {args.since or 'the first'} to {args.until or 'the last'}")
+    data = report(bill, calls=args.calls, by=args.by)
+    shown = json.dumps(data, indent=2) + "\n" if args.json else render(data)
+    if args.html is None:
+        return shown
+    _write_html(bill, args.html)
+    return shown if args.json else shown + f"page: {one_line(args.html)}\n"
+
+
+def _write_html(bill: Bill, path: str) -> None:
+    """Write the bill's page to `path`; BillError naming the path when it cannot be written."""
+    data = report(bill, calls=True)
+    views = {by: _groups(bill, by, data["cost_usd"]) for by in VIEWS}
+    try:
+        write_page(path, bill_page(data, views))
+    except OSError as error:
+        raise BillError(f"{path}: cannot write the page: {error.strerror or error}") from None

@@ -22,7 +22,9 @@ what it reads and what it skips:
 - `own`: this package's own messages and layers files.
 
 `detect` tells a file's format and hands it to its reader; `session` holds
-the shapes; `text` the parsing, encoding and folder walk every reader shares.
+the shapes; `text` the parsing, encoding and folder walk every reader shares;
+`skips` names what a bill leaves out of a folder as it is (a half-written
+line, a file that is not a session, an empty rollout).
 """
 
 from __future__ import annotations

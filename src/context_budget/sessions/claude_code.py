@@ -379,6 +379,7 @@ class _Reader:
             sidechain=record.get("isSidechain") is True,
             segment=len(thread.boundaries) if key.startswith("main:") else 0,
             message=parent,
+            file=file.source.name,
         )
         self._keep(call, message.get("id"), record.get("requestId"))
 

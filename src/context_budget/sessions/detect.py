@@ -16,6 +16,7 @@ in `_detected` and a line in `_READERS` (and its name in `FORMATS`).
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import stat
@@ -27,6 +28,7 @@ from typing import Any
 
 from context_budget.sessions import claude_code, codex, mini_swe_agent, openai_chat, openhands, own
 from context_budget.sessions.session import Session
+from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import (
     Source,
     kind_of,
@@ -217,14 +219,19 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
 
 
 def _billed_format(source: Source, format: str) -> str:
-    """The format a bill reads a file in: `format`, or the detected one when it records usage."""
+    """The format a bill reads a file in: `format`, or the detected one when it records usage.
+
+    Raises:
+        ValueError: the file is empty, in no format, in one that records no
+            usage, or JSON Lines whose first record no session reader writes.
+    """
     if format != "auto":
         return format
     if not source.text.strip():
         raise ValueError(f"{source.name}: the file is empty")
     formats = ", ".join(BILL_FORMATS[1:])
     try:
-        chosen, _ = detect_format(source.text)
+        chosen, data = detect_format(source.text)
     except FormatError as error:
         raise ValueError(
             f"{source.name}: not a session in a format bills read ({formats}): {error}"
@@ -236,36 +243,148 @@ def _billed_format(source: Source, format: str) -> str:
             f"{source.name}: not a session in a format bills read ({formats}): "
             f"it reads as {chosen}, which records no usage"
         )
+    first = None
+    if chosen == "claude-code":  # one record is one JSON document: parsed whole already
+        first = data if isinstance(data, dict) else _first_record(source.text)
+    if first is not None and not claude_code.is_session_record(first):
+        raise ValueError(
+            f"{source.name}: not a session in a format bills read ({formats}): its first "
+            f"record is of type {str(first.get('type'))!r:.40}, which no session reader writes"
+        )
     return chosen
 
 
-def read_paths(paths: Sequence[str | PathLike[str]], format: str = "auto") -> list[Session]:
+def _skip(skipped: list[Skip] | None, skip: Skip) -> None:
+    """Note `skip` in `skipped`; with no list (a strict read), raise its reason."""
+    if skipped is None:
+        raise ValueError(skip.reason)
+    skipped.append(skip)
+
+
+def _blank(source: Source, numbers: Sequence[int]) -> Source:
+    """The source with the lines `numbers` (from 1) left blank, every other line in its place."""
+    lines = split_lines(source.text)
+    for number in numbers:
+        lines[number - 1] = ""
+    return replace(source, text="\n".join(lines))
+
+
+def _broken(line: str) -> str | None:
+    """Why a line is no JSON at all (cut short, or garbage), or None.
+
+    None too for JSON no parser can take (nested too deeply, a number too
+    long): the reader refuses that line itself, naming the real problem.
+    """
+    try:
+        loads_json(line)
+    except json.JSONDecodeError as error:
+        return error.msg
+    except ValueError:
+        return None
+    return None
+
+
+def _complete(source: Source, skipped: list[Skip] | None) -> Source:
+    """The source without a half-written last line (the file is still being written)."""
+    body = source.text.rstrip()
+    start = body.rfind("\n") + 1
+    problem = _broken(body[start:])
+    if problem is None:
+        return source
+    number = body.count("\n") + 1
+    reason = f"{source.name}: line {number}: not valid JSON: {problem}"
+    _skip(skipped, Skip("half-written line", source.name, number, reason))
+    return _blank(source, [number])
+
+
+def _mended(sources: list[Source], skipped: list[Skip] | None) -> list[Source] | None:
+    """The sources with every line that is no JSON left blank and skipped; None if none is."""
+    mended, found = [], False
+    for source in sources:
+        bad = []
+        for number, line in enumerate(split_lines(source.text), start=1):
+            if line.strip() and (problem := _broken(line)) is not None:
+                reason = f"{source.name}: line {number}: not valid JSON: {problem}"
+                _skip(skipped, Skip("bad line", source.name, number, reason))
+                bad.append(number)
+        found = found or bool(bad)
+        mended.append(_blank(source, bad) if bad else source)
+    return mended if found else None
+
+
+def _taken(path: Path, format: str, skipped: list[Skip] | None) -> tuple[str, Source] | None:
+    """(the format, the source) of a file a bill can read; None when it is skipped."""
+    source = read_source(path)
+    try:
+        chosen = _billed_format(source, format)
+    except ValueError as error:
+        _skip(skipped, Skip("not a session", source.name, None, str(error)))
+        return None
+    return chosen, _complete(source, skipped) if chosen in _LINES else source
+
+
+def _one_file(source: Source, chosen: str, skipped: list[Skip] | None) -> Session | None:
+    """The session of one file that is not Claude Code's; None when it records no call."""
+    try:
+        session = read_text(source.text, chosen, source.name)
+    except (TypeError, ValueError) as error:
+        mended = _mended([source], skipped) if chosen in _LINES else None
+        if mended is None:
+            raise ValueError(f"{source.name}: {error}") from None
+        return _one_file(mended[0], chosen, skipped)
+    if session.calls or session.usage_error is not None:
+        return session
+    kind = "empty rollout" if session.format == "codex" else "no call"
+    reason = f"{source.name}: a {session.format} file with no API call recording usage"
+    _skip(skipped, Skip(kind, source.name, None, reason))
+    return None
+
+
+def _claude(sources: list[Source], format: str, skipped: list[Skip] | None) -> Session | None:
+    """The Claude Code files read together; None when they record no call."""
+    try:
+        session = _detected_by(claude_code.read(sources), format)
+    except ValueError as error:
+        mended = _mended(sources, skipped)
+        if mended is None:
+            named = f"{sources[0].name}: {error}" if len(sources) == 1 else str(error)
+            raise ValueError(named) from None
+        return _claude(mended, format, skipped)
+    if session.calls or session.usage_error is not None:
+        return session
+    named = sources[0].name if len(sources) == 1 else ", ".join(s.name for s in sources[:3])
+    reason = f"{named}: Claude Code session(s) with no assistant line with usage"
+    _skip(skipped, Skip("no call", sources[0].name, None, reason))
+    return None
+
+
+def read_paths(
+    paths: Sequence[str | PathLike[str]],
+    format: str = "auto",
+    skipped: list[Skip] | None = None,
+) -> list[Session]:
     """The sessions of files and folders, for a bill: Claude Code files read together.
 
-    A file named twice, or inside a folder also named, is read once.
+    A file named twice, or inside a folder also named, is read once. A file
+    or line no reader can take (`Skip`) is added to `skipped` and the rest
+    read; without a list, the first one raises.
 
     Raises:
         ValueError: an unknown `format`, a path missing, unreadable or not a
-            file or folder, a file in no format that records usage; each
-            names the path.
+            file or folder, a malformed usage figure; with `skipped` None, a
+            file or line no reader can take; each names the path.
     """
     check_format(format, BILL_FORMATS)
     claude: list[Source] = []
     sessions: list[Session] = []
     for path in _files(paths):
-        source = read_source(path)
-        chosen = _billed_format(source, format)
-        if chosen == "claude-code":
-            claude.append(source)
+        taken = _taken(path, format, skipped)
+        if taken is None:
             continue
-        try:
-            sessions.append(read_text(source.text, chosen, source.name))
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"{path}: {error}") from None
-    if claude:
-        try:
-            sessions.insert(0, _detected_by(claude_code.read(claude), format))
-        except ValueError as error:
-            named = f"{claude[0].name}: {error}" if len(claude) == 1 else str(error)
-            raise ValueError(named) from None
+        if taken[0] == "claude-code":
+            claude.append(taken[1])
+        elif (session := _one_file(taken[1], taken[0], skipped)) is not None:
+            sessions.append(session)
+    if claude and (session := _claude(claude, format, skipped)) is not None:
+        sessions.insert(0, session)
     return sessions

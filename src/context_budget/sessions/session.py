@@ -128,6 +128,7 @@ class Call(CallRecord):
             (mini-swe-agent's `extra.cost`), or None.
         message: the id of the last message the request carried, where the
             file keeps its messages (Claude Code's `parentUuid`), else None.
+        file: the file the call was read from, as given ("" when unknown).
     """
 
     thread: str
@@ -138,6 +139,7 @@ class Call(CallRecord):
     segment: int = 0
     recorded_cost: float | None = None
     message: str | None = None
+    file: str = ""
 
     #: Views of `usage` under the names a bill's readers use (tokens).
     input_tokens = UsageField()

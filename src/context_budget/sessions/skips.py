@@ -1,0 +1,70 @@
+"""What a bill leaves out of a folder as it is: a file or line no reader can take.
+
+A real folder of sessions is never clean: the session being written ends in a
+half-written line, workflow journals sit beside sub-agents' files, a Codex
+rollout can close before its first turn. `read_paths` names each one as a
+`Skip` and bills the rest; `summary` says them all in one line.
+
+Kinds (`SKIP_KINDS`):
+
+- `half-written line`: the last line of a JSON Lines file is not JSON (the
+  file is still being written);
+- `bad line`: a line before the last one is not JSON;
+- `not a session`: a file in no format that records usage (not JSON, a
+  workflow journal, a document of another shape, an empty file);
+- `empty rollout`: a Codex rollout with no call recording usage;
+- `no call`: a session of another format with no call recording usage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+
+__all__ = ["SKIP_KINDS", "Skip", "summary"]
+
+#: The kinds of skip, in the order `summary` says them.
+SKIP_KINDS = ("half-written line", "bad line", "not a session", "empty rollout", "no call")
+#: How many places `summary` names per kind before "and N more".
+NAMED = 3
+
+
+@dataclass(frozen=True)
+class Skip:
+    """One file or line left out of a bill.
+
+    Attributes:
+        kind: one of `SKIP_KINDS`.
+        file: the file's path as read.
+        line: the line's number (from 1) for a line; None for a whole file.
+        reason: the whole problem in one sentence, naming the file (and line):
+            the error a strict read raises.
+    """
+
+    kind: str
+    file: str
+    line: int | None
+    reason: str
+
+    @property
+    def place(self) -> str:
+        """`name:line` for a line, `name` for a file (the file's name without its folders)."""
+        name = PurePath(self.file).name
+        return name if self.line is None else f"{name}:{self.line}"
+
+
+def summary(skips: Sequence[Skip]) -> str:
+    """The skips in one line, by kind: `2 skipped: half-written line 1 (a.jsonl:30); ...`.
+
+    Each kind gives its count and names up to `NAMED` places, then "and N more".
+    """
+    parts = []
+    for kind in SKIP_KINDS:
+        places = [skip.place for skip in skips if skip.kind == kind]
+        if not places:
+            continue
+        named = ", ".join(places[:NAMED])
+        more = f" and {len(places) - NAMED} more" if len(places) > NAMED else ""
+        parts.append(f"{kind} {len(places)} ({named}{more})")
+    return f"{len(skips)} skipped: " + "; ".join(parts)

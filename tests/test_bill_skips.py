@@ -1,0 +1,143 @@
+"""A folder as it is: what no reader can take is skipped, counted and named; the rest is billed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from context_budget import read_bill
+from context_budget.cli import main
+from context_budget.sessions.skips import Skip, summary
+
+SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
+PROJECT = SESSIONS / "sample-project"
+ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
+SMALL = "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+JOURNAL = (
+    '{"type":"started","key":"k1","agentId":"a1"}\n{"type":"done","key":"k1","agentId":"a1"}\n'
+)
+
+
+def _live_folder(root: Path) -> Path:
+    """The shipped project and a rollout, plus a half-written line, a journal, an empty rollout."""
+    folder = root / "projects"
+    shutil.copytree(PROJECT, folder)
+    shutil.copy(ROLLOUT, folder / ROLLOUT.name)
+    with (folder / SMALL).open("a", encoding="utf-8") as file:
+        file.write('{"parentUuid":"x","type":"assistant","message":{"id":"msg_')
+    journal = folder / "s" / "subagents" / "workflows" / "w1" / "journal.jsonl"
+    journal.parent.mkdir(parents=True)
+    journal.write_text(JOURNAL, encoding="utf-8")
+    first = ROLLOUT.read_text(encoding="utf-8").split("\n", 1)[0]
+    (folder / "rollout-empty.jsonl").write_text(first + "\n", encoding="utf-8")
+    return folder
+
+
+def test_a_live_folder_bills_every_good_call_and_names_the_skips(tmp_path: Path) -> None:
+    clean = read_bill([PROJECT, ROLLOUT])
+    live = read_bill(_live_folder(tmp_path))
+    assert len(live.calls) == len(clean.calls) and live.tokens() == clean.tokens()
+    assert live.cost().total == pytest.approx(clean.cost().total, abs=1e-12)
+    assert sorted((s.kind, s.place) for s in live.skipped) == [
+        ("empty rollout", "rollout-empty.jsonl"),
+        ("half-written line", f"{SMALL}:30"),
+        ("not a session", "journal.jsonl"),
+    ]
+
+
+def test_the_cli_warns_in_one_line_and_exits_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bill", str(_live_folder(tmp_path)), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and captured.err.startswith("context-budget: warning: ")
+    for named in ("3 skipped", "half-written line 1", "not a session 1", "empty rollout 1"):
+        assert named in captured.err, captured.err
+    data = json.loads(captured.out)
+    assert [s["kind"] for s in data["skipped"]].count("half-written line") == 1
+    assert data["calls"] == len(read_bill([PROJECT, ROLLOUT]).calls)
+
+
+def test_strict_refuses_any_skip_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bill", str(_live_folder(tmp_path)), "--strict"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("context-budget: error: ")
+    with pytest.raises(ValueError, match=r"\.jsonl: line 30: not valid JSON"):
+        read_bill(_live_folder(tmp_path / "again"), strict=True)
+
+
+def test_a_clean_folder_prints_no_warning(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bill", str(PROJECT)]) == 0
+    assert capsys.readouterr().err == ""
+    assert read_bill(PROJECT).skipped == ()
+
+
+def test_a_half_written_copy_of_a_response_costs_nothing_before_it(tmp_path: Path) -> None:
+    """The line cut short is the second copy of the last response: that call stays billed."""
+    lines = (PROJECT / SMALL).read_text(encoding="utf-8").splitlines()
+    path = tmp_path / SMALL
+    path.write_text("\n".join([*lines, lines[-1][: len(lines[-1]) // 2]]), encoding="utf-8")
+    bill, whole = read_bill(path), read_bill(PROJECT / SMALL)
+    assert bill.tokens() == whole.tokens() and len(bill.calls) == len(whole.calls)
+    assert [(s.kind, s.line) for s in bill.skipped] == [("half-written line", len(lines) + 1)]
+
+
+def test_a_bad_line_in_the_middle_is_skipped_and_named(tmp_path: Path) -> None:
+    lines = (PROJECT / SMALL).read_text(encoding="utf-8").splitlines()
+    path = tmp_path / SMALL
+    path.write_text("\n".join([*lines[:3], "{oops", *lines[3:]]) + "\n", encoding="utf-8")
+    bill = read_bill(path)
+    assert len(bill.calls) == len(read_bill(PROJECT / SMALL).calls)
+    assert [(s.kind, s.line) for s in bill.skipped] == [("bad line", 4)]
+    with pytest.raises(ValueError, match=r"line 4: not valid JSON"):
+        read_bill(path, strict=True)
+
+
+def test_nothing_left_to_bill_is_still_an_error(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text(JOURNAL, encoding="utf-8")
+    empty = tmp_path / "rollout-empty.jsonl"
+    empty.write_text(ROLLOUT.read_text(encoding="utf-8").split("\n", 1)[0] + "\n", "utf-8")
+    with pytest.raises(ValueError, match=r"nothing to bill: 2 skipped"):
+        read_bill([journal, empty])
+    with pytest.raises(ValueError, match=r"journal.jsonl: not a session"):
+        read_bill(journal)
+
+
+@pytest.mark.parametrize("lines", [1, 2])
+def test_a_journal_is_not_a_session_however_short(tmp_path: Path, lines: int) -> None:
+    journal = tmp_path / "journal.jsonl"
+    journal.write_text("".join(JOURNAL.splitlines(keepends=True)[:lines]), encoding="utf-8")
+    bill = read_bill([PROJECT / SMALL, journal])
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", "journal.jsonl")]
+
+
+def test_the_summary_names_a_few_places_per_kind() -> None:
+    skips = [Skip("bad line", "/a/f.jsonl", n, "r") for n in range(1, 6)]
+    said = summary([*skips, Skip("not a session", "/a/j.jsonl", None, "r")])
+    assert said == (
+        "6 skipped: bad line 5 (f.jsonl:1, f.jsonl:2, f.jsonl:3 and 2 more); "
+        "not a session 1 (j.jsonl)"
+    )
+
+
+def test_a_bad_line_inside_a_rollout_is_skipped(tmp_path: Path) -> None:
+    lines = ROLLOUT.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / ROLLOUT.name
+    path.write_text("\n".join([*lines[:2], "{oops", *lines[2:]]) + "\n", encoding="utf-8")
+    bill = read_bill(path)
+    assert bill.tokens() == read_bill(ROLLOUT).tokens()
+    assert [(s.kind, s.line) for s in bill.skipped] == [("bad line", 3)]
+
+
+def test_the_page_lists_what_was_left_out(tmp_path: Path) -> None:
+    page = tmp_path / "bill.html"
+    assert main(["bill", str(_live_folder(tmp_path)), "--html", str(page)]) == 0
+    text = page.read_text(encoding="utf-8")
+    assert "<h2>Left out</h2>" in text and "half-written line" in text
