@@ -22,6 +22,18 @@
 
   function blockCode(div) { return div.querySelector("pre > code"); }
 
+  // The block's source as the page's Markdown has it. Material turns a `# (1)!` comment
+  // into an annotation marker whose tooltip holds the note's text, at a moment of its
+  // own: read after that, textContent would hand the note's words to Python.
+  function codeText(code) {
+    const copy = code.cloneNode(true);
+    for (const note of copy.querySelectorAll(".md-annotation")) {
+      const index = note.querySelector("[data-md-annotation-id]");
+      note.replaceWith(`# (${index ? index.dataset.mdAnnotationId : ""})!`);
+    }
+    return copy.textContent;
+  }
+
   function resultPanel(div) {
     if (div._cbPanel) return div._cbPanel;
     let anchor = div;
@@ -322,7 +334,7 @@
   }
 
   function blockSource(div) {
-    return div._cbEditor ? div._cbEditor.text() : blockCode(div).textContent;
+    return div._cbEditor ? div._cbEditor.text() : codeText(blockCode(div));
   }
 
   function showEdited(div) {
@@ -356,7 +368,7 @@
   function attachEditor(div) {
     const code = blockCode(div);
     const number = Number(div.dataset.cbOrder) + 1;
-    const original = code.textContent.replace(/\n$/, "");
+    const original = codeText(code).replace(/\n$/, "");
     div._cbOriginal = original;
     const saved = readJSON(editKey(div), null);
     const start = saved && typeof saved.text === "string" ? saved.text : original;

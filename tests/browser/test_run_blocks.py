@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 import markdown
 import pytest
-from playwright.sync_api import Locator, Page, Route
+from playwright.sync_api import Browser, Locator, Page, Route
 
 from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
@@ -346,3 +347,33 @@ def _keep_the_work_until_reset(page: Page, url: str, original: str, edited: str)
     _reload(page)
     assert _editor_text(first) == original and not first.locator("button.cb-reset").is_visible()
     assert marks.count() == 0 and _nav_marked(page) == []
+
+
+def test_an_annotated_block_keeps_its_source_whenever_material_marks_it(
+    chromium: Browser, site_url: str
+) -> None:
+    """Material turns a `# (1)!` comment into an annotation whose tooltip holds the note.
+
+    The editor once read the code after that had happened, when it happened first, and
+    Python got the note's words (a SyntaxError). Here run-blocks.js is held back until
+    Material has marked the annotations, so the editor is always made second.
+    """
+    context = chromium.new_context()
+    try:
+        page = context.new_page()
+
+        def late(route: Route) -> None:
+            response = route.fetch()
+            time.sleep(1.5)
+            route.fulfill(response=response)
+
+        page.route("**/javascripts/run-blocks.js", late)
+        page.goto(site_url + "budget/context-is-a-budget/", wait_until="networkidle")
+        block = page.locator("div[data-cb-order='1']")
+        block.locator(".cb-editor").wait_for()
+        assert block.locator("pre > code .md-annotation").count() > 0  # Material came first
+        text = block.evaluate("div => div._cbEditor.text()")
+        assert "last = calls[-1]  # (1)!" in text.splitlines(), text
+        assert "loop_steps returned above" not in text
+    finally:
+        context.close()
