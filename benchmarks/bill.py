@@ -50,6 +50,7 @@ __all__ = [
     "SEED",
     "SideBySide",
     "bill_argv",
+    "bill_totals",
     "generate_project",
     "peer_table",
     "render",
@@ -299,7 +300,8 @@ def side_by_side(projects: Path, repeats: int = 3) -> SideBySide:
     return SideBySide(bill, peer, json.loads(bill[-1].stdout), ccusage_totals(peer[-1].stdout))
 
 
-def _bill_totals(data: dict[str, Any]) -> dict[str, float]:
+def bill_totals(data: dict[str, Any]) -> dict[str, float]:
+    """A `bill --json` object's totals as `ccusage_totals` names them: tokens by kind, USD."""
     tokens = data["tokens"]
     return {
         "input": tokens["input"],
@@ -338,7 +340,7 @@ def _row(name: str, runs: list[Run], totals: dict[str, float]) -> str:
 
 def peer_table(result: SideBySide) -> list[str]:
     """The side-by-side table, the agreement line and the peer goal, as Markdown lines."""
-    ours = _bill_totals(result.data)
+    ours = bill_totals(result.data)
     ratio = min(r.seconds for r in result.bill) / min(r.seconds for r in result.peer)
     verdict = "met" if ratio <= PEER_GOAL_RATIO else "missed"
     return [

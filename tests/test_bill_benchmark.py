@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,6 +14,7 @@ from benchmarks.bill import (
     SideBySide,
     bill_argv,
     bill_region,
+    bill_totals,
     generate_project,
     peer_table,
     render,
@@ -61,22 +61,11 @@ def _side_by_side(folder: Path, peer: dict[str, float], seconds: float) -> SideB
     return SideBySide(bill, runs, data, ccusage_totals(runs[0].stdout))
 
 
-def _totals(data: dict[str, Any]) -> dict[str, float]:
-    tokens = data["tokens"]
-    return {
-        "input": tokens["input"],
-        "cache_read": tokens["cache_read"],
-        "cache_write": tokens["cache_write_5m"] + tokens["cache_write_1h"],
-        "output": tokens["output"],
-        "cost_usd": data["cost_usd"],
-    }
-
-
 def test_the_table_and_the_page_region(tmp_path: Path) -> None:
     size = generate_project(tmp_path, 600_000)
     seconds, data = time_bill(tmp_path, repeats=1)
     assert seconds < GOAL_SECONDS
-    text = render(size, 2, _side_by_side(tmp_path, _totals(data), seconds=1e6))
+    text = render(size, 2, _side_by_side(tmp_path, bill_totals(data), seconds=1e6))
     assert f"| {data['calls']:,} |" in text and "under 60 s: **met**" in text
     assert "tokens of every kind equal; costs equal to the millionth" in text
     assert "no slower than ccusage" in text and "**met**" in text.split("ccusage:")[-1]
@@ -86,7 +75,7 @@ def test_the_table_and_the_page_region(tmp_path: Path) -> None:
 def test_a_disagreement_and_a_slower_bill_are_said(tmp_path: Path) -> None:
     generate_project(tmp_path, 300_000)
     _, data = time_bill(tmp_path, repeats=1)
-    peer = _totals(data) | {"output": 1, "cost_usd": data["cost_usd"] + 0.01}
+    peer = bill_totals(data) | {"output": 1, "cost_usd": data["cost_usd"] + 0.01}
     lines = peer_table(_side_by_side(tmp_path, peer, seconds=1e-6))
     said = "\n".join(lines)
     assert "tokens differ in output" in said
