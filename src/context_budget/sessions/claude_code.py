@@ -57,6 +57,7 @@ from context_budget.sessions.text import (
     count,
     count_of,
     epoch,
+    gc_paused,
     json_lines,
     tally,
 )
@@ -512,11 +513,12 @@ def read(sources: Sequence[Source]) -> Session:
         ValueError: a line that is not a JSON object, naming it (and its file
             when there are several).
     """
-    files = _parsed(sources)
-    reader = _Reader(len(sources) > 1)
-    for file in files:
-        reader.file(file)
-    reader.finish()
+    with gc_paused():
+        files = _parsed(sources)
+        reader = _Reader(len(sources) > 1)
+        for file in files:
+            reader.file(file)
+        reader.finish()
     main, others, empty = _main(reader)
     messages = main.messages if main is not None else []
     return Session(

@@ -31,6 +31,7 @@ from context_budget.sessions.session import Session
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import (
     Source,
+    gc_paused,
     kind_of,
     loads_json,
     read_source,
@@ -377,14 +378,15 @@ def read_paths(
     check_format(format, BILL_FORMATS)
     claude: list[Source] = []
     sessions: list[Session] = []
-    for path in _files(paths):
-        taken = _taken(path, format, skipped)
-        if taken is None:
-            continue
-        if taken[0] == "claude-code":
-            claude.append(taken[1])
-        elif (session := _one_file(taken[1], taken[0], skipped)) is not None:
-            sessions.append(session)
-    if claude and (session := _claude(claude, format, skipped)) is not None:
-        sessions.insert(0, session)
+    with gc_paused():
+        for path in _files(paths):
+            taken = _taken(path, format, skipped)
+            if taken is None:
+                continue
+            if taken[0] == "claude-code":
+                claude.append(taken[1])
+            elif (session := _one_file(taken[1], taken[0], skipped)) is not None:
+                sessions.append(session)
+        if claude and (session := _claude(claude, format, skipped)) is not None:
+            sessions.insert(0, session)
     return sessions

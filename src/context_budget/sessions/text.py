@@ -10,9 +10,12 @@ than skipping it.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +32,7 @@ __all__ = [
     "decode",
     "description",
     "epoch",
+    "gc_paused",
     "json_lines",
     "kind_of",
     "loads_json",
@@ -148,6 +152,24 @@ def strict_json(text: str) -> object:
         ) from None
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold the cyclic garbage collector off while files are read, as it was after.
+
+    Parsed records are trees of dicts, lists and strings with no cycles, kept
+    until the read ends: the collector would find nothing to free, yet it
+    walks every object kept so far each time enough new ones are made, which
+    on a folder of hundreds of megabytes costs about as much as parsing it.
+    """
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def split_lines(text: str) -> list[str]:
     """The lines of JSON Lines text: split at line feeds only.
 
@@ -217,19 +239,17 @@ def epoch(value: Any, where: str) -> float | None:
     """
     if value is None:
         return None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            seconds = float(value)
-        except OverflowError:
-            seconds = float("inf")
-    elif isinstance(value, str):
+    if isinstance(value, str):  # the common case first: an ISO time
         try:
             moment = datetime.fromisoformat(value)
         except ValueError:
             raise ValueError(f"{where}: not an ISO time: {value!r:.60}") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        seconds = moment.timestamp()
+        seconds = (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp()
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            seconds = float(value)
+        except OverflowError:
+            seconds = float("inf")
     else:
         raise ValueError(f"{where}: a time must be an ISO string or a number, got {value!r:.60}")
     if not _EARLIEST <= seconds <= _LATEST:  # NaN fails too
