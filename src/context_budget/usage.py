@@ -50,6 +50,8 @@ _FIELDS = (
     "cache_read_input_tokens",
 )
 _SPLIT = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+#: The keys of a usage dict that `rule_fields` reads.
+_RULE_KEYS = frozenset({"speed", "inference_geo", "server_tool_use", "iterations"})
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,18 @@ class Usage:
     iterations: tuple[Usage, ...] = ()
 
     def __post_init__(self) -> None:
+        counts = (
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_creation_input_tokens,
+            self.cache_read_input_tokens,
+            self.ephemeral_5m_input_tokens,
+            self.ephemeral_1h_input_tokens,
+            self.web_search_requests,
+        )
+        sound = set(map(type, counts)) == {int} and min(counts) >= 0
+        if sound and type(self.speed) is type(self.inference_geo) is str and self.iterations == ():
+            return  # the usual record, checked at once; otherwise each field below, by name
         for name in (*_FIELDS, *_SPLIT, "web_search_requests"):
             value = getattr(self, name)
             if type(value) is not int or value < 0:
@@ -241,6 +255,8 @@ def rule_fields(usage: Any) -> dict[str, Any]:
     missing or `None` field is its default; a bad one raises the `ValueError`
     of `Usage`'s own check, or names `usage.iterations[i]`.
     """
+    if type(usage) is dict and usage.keys().isdisjoint(_RULE_KEYS):
+        return {}  # the usual usage: none of these fields, every one at its default
     found: dict[str, Any] = {}
     for name in ("speed", "inference_geo"):
         value = _get(usage, name)

@@ -30,6 +30,7 @@ from context_budget.bill_page import money as _money
 from context_budget.bills import BILL_FORMATS, VIEWS, Bill, read_bill
 from context_budget.cli._render import one_line
 from context_budget.sessions.skips import summary
+from context_budget.sessions.text import gc_paused
 
 __all__ = ["SHOWN", "BillError", "add_parser", "report", "run"]
 
@@ -419,6 +420,11 @@ def run(args: argparse.Namespace) -> str:
         BillError: a path missing or unreadable, nothing to bill, or with
             `--strict` a file or line no reader can take.
     """
+    with gc_paused():  # the bill's calls, lines and places are no cycles: nothing to collect
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> str:
     since, until = _day(args.since, "--since"), _day(args.until, "--until")
     try:
         bill = read_bill(args.paths, format=args.format, strict=args.strict)

@@ -52,6 +52,7 @@ from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions.session import Boundary, Call, Place, Session, Thread, recorded_usage
 from context_budget.sessions.text import (
+    MOST_TOKENS,
     Source,
     as_blocks,
     count,
@@ -140,10 +141,38 @@ def _session_id(records: list[tuple[int, dict[str, Any]]]) -> str | None:
     return None
 
 
+#: The token counts of a usage object, then those of its write split.
+_COUNTS = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+)
+_SPLIT = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+
+
 def _usage(usage: Any, where: str) -> Usage:
     """A usage dict as recorded: counts checked, the write split read by `split_writes`."""
     if not isinstance(usage, dict):
         raise ValueError(f"{where}: message.usage must be an object, got {usage!r:.60}")
+    figures: list[Any] = [usage.get(name) for name in _COUNTS]
+    split = usage.get("cache_creation")
+    if isinstance(split, dict):
+        figures += [split.get(name) for name in _SPLIT]
+    if all(type(value) is int and 0 <= value <= MOST_TOKENS for value in figures):
+        # every count present and sound, as on nearly every line: none needs naming
+        uncached, written, read, output = figures[:4]
+        five, hour = split_writes(written, *figures[4:]) if len(figures) > 4 else (written, 0)
+    else:
+        uncached, read, five, hour, output = _counts(usage, where)
+    try:
+        return recorded_usage(uncached, read, five, hour, output, usage)
+    except ValueError as error:  # a rule field (speed, iterations, ...) that is malformed
+        raise ValueError(f"{where}: {error}") from None
+
+
+def _counts(usage: dict[str, Any], where: str) -> tuple[int, int, int, int, int]:
+    """(uncached, read, 5-minute writes, 1-hour writes, output), each count checked and named."""
     written = count(
         usage.get("cache_creation_input_tokens"), f"{where} cache_creation_input_tokens"
     )
@@ -156,10 +185,7 @@ def _usage(usage: Any, where: str) -> Usage:
     uncached = count(usage.get("input_tokens"), f"{where} input_tokens")
     read = count(usage.get("cache_read_input_tokens"), f"{where} cache_read_input_tokens")
     output = count(usage.get("output_tokens"), f"{where} output_tokens")
-    try:
-        return recorded_usage(uncached, read, five, hour, output, usage)
-    except ValueError as error:  # a rule field (speed, iterations, ...) that is malformed
-        raise ValueError(f"{where}: {error}") from None
+    return uncached, read, five, hour, output
 
 
 #: Text that marks a line as an event that changes what the next request starts with.
@@ -319,12 +345,14 @@ class _Reader:
         """The thread a record belongs to, started when it is new."""
         if file.agent:
             key = f"file:{file.source.name}"
-            name = file.name(PurePath(file.source.name).stem)
-            self.threads.setdefault(key, _Building(name, file.source.name, file.source.description))
+            if key not in self.threads:
+                name = file.name(PurePath(file.source.name).stem)
+                self.threads[key] = _Building(name, file.source.name, file.source.description)
             return key
         if record.get("isSidechain") is not True:
             key = f"main:{file.prefix}"
-            self.threads.setdefault(key, _Building(file.name("main"), ""))
+            if key not in self.threads:
+                self.threads[key] = _Building(file.name("main"), "")
             return key
         parent = record.get("parentUuid")
         found = self.thread_of.get(parent) if isinstance(parent, str) else None
