@@ -279,24 +279,40 @@ def _input_side(bill: Cost) -> float:
     return bill.uncached_input + bill.cache_writes + bill.cache_reads
 
 
+def _reshaped(
+    usage: Usage, uncached: int, five: int, hour: int, read: int, parts: tuple[Usage, ...]
+) -> Usage:
+    """`usage` with its prompt split anew (tokens) and `parts` as its iterations.
+
+    Output, speed, region and web searches are kept. Built directly rather
+    than by `dataclasses.replace`: the what-ifs build three per call.
+    """
+    return Usage(
+        uncached,
+        usage.output_tokens,
+        five + hour,
+        read,
+        five,
+        hour,
+        usage.speed,
+        usage.inference_geo,
+        usage.web_search_requests,
+        parts,
+    )
+
+
 def _all_1h(usage: Usage) -> Usage:
     """The usage with every cache write a 1-hour one (speed, region and iterations kept)."""
-    return replace(
-        usage,
-        ephemeral_5m_input_tokens=0,
-        ephemeral_1h_input_tokens=usage.cache_creation_input_tokens,
-        iterations=tuple(_all_1h(part) for part in usage.iterations),
-    )
+    written, read = usage.cache_creation_input_tokens, usage.cache_read_input_tokens
+    parts = tuple(map(_all_1h, usage.iterations))
+    return _reshaped(usage, usage.input_tokens, 0, written, read, parts)
 
 
 def _all_5m(usage: Usage) -> Usage:
     """The usage with every cache write a 5-minute one (speed, region and iterations kept)."""
-    return replace(
-        usage,
-        ephemeral_5m_input_tokens=usage.cache_creation_input_tokens,
-        ephemeral_1h_input_tokens=0,
-        iterations=tuple(_all_5m(part) for part in usage.iterations),
-    )
+    written, read = usage.cache_creation_input_tokens, usage.cache_read_input_tokens
+    parts = tuple(map(_all_5m, usage.iterations))
+    return _reshaped(usage, usage.input_tokens, written, 0, read, parts)
 
 
 def _gap_change(
@@ -321,15 +337,20 @@ def _gap_change(
 
 def _uncached(usage: Usage) -> Usage:
     """The usage with every prompt token uncached (speed, region and iterations kept)."""
-    return replace(
-        usage,
-        input_tokens=usage.prompt_tokens,
-        cache_creation_input_tokens=0,
-        cache_read_input_tokens=0,
-        ephemeral_5m_input_tokens=0,
-        ephemeral_1h_input_tokens=0,
-        iterations=tuple(_uncached(part) for part in usage.iterations),
-    )
+    parts = tuple(map(_uncached, usage.iterations))
+    return _reshaped(usage, usage.prompt_tokens, 0, 0, 0, parts)
+
+
+def _rates(prices: Mapping[str, Price]) -> Callable[[str], Price | None]:
+    """`price_for` in `prices`, each model looked up once: a bill names few models, many times."""
+    found: dict[str, Price | None] = {}
+
+    def rate(model: str) -> Price | None:
+        if model not in found:
+            found[model] = price_for(model, prices)
+        return found[model]
+
+    return rate
 
 
 @dataclass(frozen=True)
@@ -370,10 +391,8 @@ class Bill:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
         held = self._priced.get(id(prices))
         if held is None or held[0] is not prices:
-            bills = []
-            for call in self.calls:
-                bills.append(_priced(call, prices))
-            held = (prices, bills)
+            rate = _rates(prices)
+            held = (prices, [_priced(call, rate(call.model)) for call in self.calls])
             self._priced[id(prices)] = held
         return held[1]
 
@@ -661,8 +680,9 @@ class Bill:
     def what_if(self, prices: Mapping[str, Price] = PRICES) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
         actual = no_caching = all_1h = 0.0
+        rate = _rates(prices)
         for call, bill in zip(self.calls, self._costs(prices), strict=True):
-            price = price_for(call.model, prices)
+            price = rate(call.model)
             if bill is None or price is None:
                 continue
             actual += bill.uncached_input + bill.cache_writes + bill.cache_reads
@@ -682,10 +702,11 @@ class Bill:
         sums: dict[str, list[float]] = {}
         last: dict[str, Call] = {}
         rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}
+        rate, costs = _rates(prices), self._costs(prices)
         for number, call in enumerate(self.calls, 1):
             before, last[call.thread] = last.get(call.thread), call
-            price = price_for(call.model, prices)
-            if price is None or self._costs(prices)[number - 1] is None:
+            price = rate(call.model)
+            if price is None or costs[number - 1] is None:
                 continue
             both = sums.setdefault(call.thread, [0.0, 0.0])
             for index, (lifetime, usage) in enumerate(
@@ -731,9 +752,8 @@ class Bill:
         return saving
 
 
-def _priced(call: Call, prices: Mapping[str, Price]) -> Cost | None:
-    """The call's `Cost`, or None where the table has no rate for it (model or fast mode)."""
-    price = price_for(call.model, prices)
+def _priced(call: Call, price: Price | None) -> Cost | None:
+    """The call's `Cost` at `price`, or None where there is no rate for it (model or fast mode)."""
     if price is None:
         return None
     try:
