@@ -458,8 +458,32 @@ class Bill:
         """The same files billed once per usage record, without deduplication.
 
         What a tool that counts every line would report; compare it with this bill.
+        The lines that share their usage with a call (the copy a call was kept
+        from) take the call's cost, priced already, rather than being priced again.
         """
-        return Bill(self._lines, self.format, self.files, self.recorded_cost, None, (), self._lines)
+        priced: dict[int, tuple[Mapping[str, Price], list[Cost | None]]] = {}
+        for key, (prices, bills) in self._priced.items():
+            known = {id(call.usage): bill for call, bill in zip(self.calls, bills, strict=True)}
+            rate = _rates(prices)
+            priced[key] = (
+                prices,
+                [
+                    known[id(line.usage)]
+                    if id(line.usage) in known
+                    else _priced(line, rate(line.model))
+                    for line in self._lines
+                ],
+            )
+        return Bill(
+            self._lines,
+            self.format,
+            self.files,
+            self.recorded_cost,
+            None,
+            (),
+            self._lines,
+            _priced=priced,
+        )
 
     # ------------------------------------------------------------ views
 

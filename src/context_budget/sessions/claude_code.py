@@ -206,7 +206,7 @@ def _event(record: dict[str, Any]) -> str:
     content = message.get("content") if isinstance(message, dict) else record.get("content")
     if isinstance(content, list):
         content = " ".join(
-            str(block.get("text", "")) for block in content if isinstance(block, dict)
+            [str(block.get("text", "")) for block in content if isinstance(block, dict)]
         )
     text = (content if isinstance(content, str) else "")[:2_000]
     if record.get("type") == "attachment":
