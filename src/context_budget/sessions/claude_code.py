@@ -159,7 +159,7 @@ def _usage(usage: Any, where: str) -> Usage:
     split = usage.get("cache_creation")
     if isinstance(split, dict):
         figures += [split.get(name) for name in _SPLIT]
-    if all(type(value) is int and 0 <= value <= MOST_TOKENS for value in figures):
+    if set(map(type, figures)) == {int} and min(figures) >= 0 and max(figures) <= MOST_TOKENS:
         # every count present and sound, as on nearly every line: none needs naming
         uncached, written, read, output = figures[:4]
         five, hour = split_writes(written, *figures[4:]) if len(figures) > 4 else (written, 0)

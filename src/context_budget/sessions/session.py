@@ -159,8 +159,11 @@ def recorded_usage(
     (`speed`, `inference_geo`, web-search requests, `iterations`; see
     `usage.rule_fields`), so that the bill applies them.
     """
+    rules = {} if source is None else rule_fields(source)
+    if not rules:  # the usual call: the token counts alone, given in `Usage`'s order
+        return Usage(input_tokens, output, five + hour, read, five, hour)
     return Usage(
-        **({} if source is None else rule_fields(source)),
+        **rules,
         input_tokens=input_tokens,
         output_tokens=output,
         cache_creation_input_tokens=five + hour,
