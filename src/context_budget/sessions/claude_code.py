@@ -42,7 +42,7 @@ a duplicate and left out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -122,6 +122,7 @@ class _File:
     roots: int = 0
     base: str = ""  # the file's name without its folders
     agent: bool = False  # a sub-agent's own file
+    session: str | None = None  # a session file's session id, from its records
 
     def __post_init__(self) -> None:
         self.base = PurePath(self.source.name).name
@@ -430,27 +431,43 @@ class _Reader:
             self.calls[index] = replace(call, timestamp=old.timestamp, message=parent)
 
 
-def _parsed(sources: Sequence[Source]) -> list[_File]:
-    """The sources' records, session files first; ValueError names the bad line's file."""
-    files = []
-    for source in sources:
-        try:
-            records = json_lines(source.text)
-        except ValueError as error:
-            raise ValueError(
-                f"{source.name}: {error}" if len(sources) > 1 else str(error)
-            ) from None
-        files.append(_File(source, records, ""))
-    files.sort(key=lambda file: is_agent_file(file.source.name))  # stable: given order kept
-    ids = {_session_id(f.records) for f in files if not is_agent_file(f.source.name)} - {None}
-    only = ids.pop() if len(ids) == 1 else None
-    for file in files:
+def _records(source: Source, sources: Sequence[Source]) -> list[tuple[int, dict[str, Any]]]:
+    """A source's records; ValueError names the bad line (and its file when there are several).
+
+    The error is the one of the first bad file in the order given, whichever
+    file was being read when one was found.
+    """
+    try:
+        return json_lines(source.text)
+    except ValueError:
+        for given in sources:
+            try:
+                json_lines(given.text)
+            except ValueError as error:
+                named = f"{given.name}: {error}" if len(sources) > 1 else str(error)
+                raise ValueError(named) from None
+        raise
+
+
+def _files(sources: Sequence[Source]) -> Iterator[_File]:
+    """The sources parsed one at a time, session files first (in the order given).
+
+    Each comes with its prefix, and a session file with its session id. A
+    sub-agent's file joins the session given with it: every session file is
+    parsed before it, so their ids are known by then.
+    """
+    ids: set[str] = set()  # the session files' ids
+    for source in sorted(sources, key=lambda given: is_agent_file(given.name)):
+        file = _File(source, _records(source, sources), "")
         own = _session_id(file.records)
-        if is_agent_file(file.source.name):  # a sub-agent's file joins the session given with it
-            own = only or own
-        found = own or PurePath(file.source.name).stem
+        if file.agent:
+            own = (next(iter(ids)) if len(ids) == 1 else None) or own
+        elif own is not None:
+            file.session = own
+            ids.add(own)
+        found = own or PurePath(source.name).stem
         file.prefix = _short(found) if found else ""
-    return files
+        yield file
 
 
 def _one_session(files: list[_File]) -> Exception | None:
@@ -461,9 +478,8 @@ def _one_session(files: list[_File]) -> Exception | None:
     """
     sessions: dict[str, str] = {}  # session id -> the first file naming it
     for file in files:
-        session = None if is_agent_file(file.source.name) else _session_id(file.records)
-        if session is not None:
-            sessions.setdefault(session, file.source.name)
+        if file.session is not None:
+            sessions.setdefault(file.session, file.source.name)
     if len(sessions) < 2:
         return None
     named = ", ".join(PurePath(name).name for name in sessions.values())
@@ -541,11 +557,13 @@ def read(sources: Sequence[Source]) -> Session:
         ValueError: a line that is not a JSON object, naming it (and its file
             when there are several).
     """
+    files = []
     with gc_paused():
-        files = _parsed(sources)
         reader = _Reader(len(sources) > 1)
-        for file in files:
+        for file in _files(sources):  # one file's records held at a time
             reader.file(file)
+            file.records = []
+            files.append(file)
         reader.finish()
     main, others, empty = _main(reader)
     messages = main.messages if main is not None else []
