@@ -349,8 +349,11 @@ def cost(usage: Any, price: Price) -> Cost:
         raise TypeError(f"price must be a Price, got {short_repr(price)}")
     request = Usage.of(usage)
     factor = _factor(request, price)
-    total = Cost(0.0, 0.0, 0.0, 0.0, request.web_search_requests * price.web_search / 1_000)
-    for part in request.iterations or (request,):
+    searches = request.web_search_requests * price.web_search / 1_000
+    if not request.iterations:  # the usual call: one part, billed in one step
+        return _one(request, price, factor, searches)
+    total = Cost(0.0, 0.0, 0.0, 0.0, searches)
+    for part in request.iterations:
         total = total + _one(part, price, factor)
     return total
 
@@ -368,7 +371,7 @@ def _factor(request: Usage, price: Price) -> float:
     return factor
 
 
-def _one(usage: Usage, price: Price, factor: float) -> Cost:
+def _one(usage: Usage, price: Price, factor: float, server_tools: float = 0.0) -> Cost:
     per = 1_000_000 / factor
     # subtle: a `Usage` built by hand may carry a split that does not add up;
     # it is billed as `Usage.of` reads one
@@ -387,6 +390,7 @@ def _one(usage: Usage, price: Price, factor: float) -> Cost:
         cache_writes=writes * scale / per,
         cache_reads=usage.cache_read_input_tokens * price.read * scale / per,
         output=usage.output_tokens * output / per,
+        server_tools=server_tools,
     )
 
 
