@@ -386,6 +386,9 @@ class Bill:
     )
     _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     skipped: tuple[Skip, ...] = ()
+    _hours: dict[int, tuple[Mapping[str, Price], list[float]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def _costs(self, prices: Mapping[str, Price]) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
@@ -394,6 +397,24 @@ class Bill:
             rate = _rates(prices)
             held = (prices, [_priced(call, rate(call.model)) for call in self.calls])
             self._priced[id(prices)] = held
+        return held[1]
+
+    def _one_hour_sides(self, prices: Mapping[str, Price]) -> list[float]:
+        """Each call's input side (USD) had every write been a 1-hour one, 0.0 when unpriced.
+
+        Computed once per price table: `what_if` and `lifetimes` both add them up.
+        """
+        held = self._hours.get(id(prices))
+        if held is None or held[0] is not prices:
+            rate, sides = _rates(prices), []
+            for call, bill in zip(self.calls, self._costs(prices), strict=True):
+                price = rate(call.model)
+                if bill is None or price is None:
+                    sides.append(0.0)
+                else:
+                    sides.append(_input_side(cost(_all_1h(call.usage), price)))
+            held = (prices, sides)
+            self._hours[id(prices)] = held
         return held[1]
 
     # ------------------------------------------------------------ totals
@@ -542,6 +563,7 @@ class Bill:
             _lines=tuple(c for c in self._lines if kept(c)),
             _priced={},
             _found={},
+            _hours={},
         )
 
     # ------------------------------------------------------------ rebuilds
@@ -704,14 +726,14 @@ class Bill:
     def what_if(self, prices: Mapping[str, Price] = PRICES) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
         actual = no_caching = all_1h = 0.0
-        rate = _rates(prices)
-        for call, bill in zip(self.calls, self._costs(prices), strict=True):
+        rate, hours = _rates(prices), self._one_hour_sides(prices)
+        for call, bill, hour in zip(self.calls, self._costs(prices), hours, strict=True):
             price = rate(call.model)
             if bill is None or price is None:
                 continue
             actual += bill.uncached_input + bill.cache_writes + bill.cache_reads
             no_caching += cost(_uncached(call.usage), price).uncached_input
-            all_1h += _input_side(cost(_all_1h(call.usage), price))
+            all_1h += hour
         rebuilds = self.rebuilds(prices)
         extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
         forced = sum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)
@@ -726,18 +748,18 @@ class Bill:
         sums: dict[str, list[float]] = {}
         last: dict[str, Call] = {}
         rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}
-        rate, costs = _rates(prices), self._costs(prices)
+        rate, costs, hours = _rates(prices), self._costs(prices), self._one_hour_sides(prices)
         for number, call in enumerate(self.calls, 1):
             before, last[call.thread] = last.get(call.thread), call
             price = rate(call.model)
             if price is None or costs[number - 1] is None:
                 continue
             both = sums.setdefault(call.thread, [0.0, 0.0])
-            for index, (lifetime, usage) in enumerate(
-                (("5m", _all_5m(call.usage)), ("1h", _all_1h(call.usage)))
-            ):
-                both[index] += _input_side(cost(usage, price))
-                both[index] += _gap_change(call, before, rebuilt.get(number), lifetime, price)
+            rebuild = rebuilt.get(number)
+            both[0] += _input_side(cost(_all_5m(call.usage), price))
+            both[0] += _gap_change(call, before, rebuild, "5m", price)
+            both[1] += hours[number - 1]
+            both[1] += _gap_change(call, before, rebuild, "1h", price)
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price]) -> float:
