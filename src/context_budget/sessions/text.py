@@ -154,12 +154,12 @@ def strict_json(text: str) -> object:
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Hold the cyclic garbage collector off while files are read, as it was after.
+    """Hold the cyclic garbage collector off while files are read; leave it as it was.
 
-    Parsed records are trees of dicts, lists and strings with no cycles, kept
-    until the read ends: the collector would find nothing to free, yet it
-    walks every object kept so far each time enough new ones are made, which
-    on a folder of hundreds of megabytes costs about as much as parsing it.
+    What a read builds (parsed records, messages, calls) holds no cycles: the
+    collector would find nothing to free, yet it walks every object kept so
+    far each time enough new ones are made, again and again as a large
+    folder is read.
     """
     was_on = gc.isenabled()
     gc.disable()
