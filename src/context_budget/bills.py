@@ -39,7 +39,7 @@ from os import PathLike
 from pathlib import Path, PurePath
 from typing import Literal
 
-from context_budget.pricing import PRICES, Cost, Price, Unpriced, cost, price_for
+from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, read_paths
 from context_budget.sessions.skips import Skip, summary
 from context_budget.usage import Usage
@@ -357,16 +357,16 @@ class Bill:
     sessions: tuple[Session, ...] = field(default=(), repr=False, compare=False)
     _lines: tuple[Call, ...] = field(default=(), repr=False, compare=False)
     _messages: Mapping[str, Place] = field(default_factory=dict, repr=False, compare=False)
-    _priced: dict[int, tuple[Mapping[str, Price], list[Cost | None]]] = field(
+    _priced: dict[int, tuple[Mapping[str, Price] | None, list[Cost | None]]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    _found: dict[int, tuple[Mapping[str, Price], tuple[Rebuild, ...]]] = field(
+    _found: dict[int, tuple[Mapping[str, Price] | None, tuple[Rebuild, ...]]] = field(
         default_factory=dict, repr=False, compare=False
     )
     _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     skipped: tuple[Skip, ...] = ()
 
-    def _costs(self, prices: Mapping[str, Price]) -> list[Cost | None]:
+    def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
         held = self._priced.get(id(prices))
         if held is None or held[0] is not prices:
@@ -403,7 +403,7 @@ class Bill:
         prompt = sum(c.prompt_tokens for c in self.calls)
         return sum(c.cache_read_input_tokens for c in self.calls) / prompt if prompt else 0.0
 
-    def unpriced_models(self, prices: Mapping[str, Price] = PRICES) -> tuple[str, ...]:
+    def unpriced_models(self, prices: Mapping[str, Price] | None = None) -> tuple[str, ...]:
         """The recorded models with no price in `prices` (their calls are not in `cost`).
 
         A model priced at standard speed whose fast-mode calls have no rate is
@@ -415,11 +415,12 @@ class Bill:
                 named.add(f"{call.model} ({call.usage.speed})")
         return tuple(sorted(named))
 
-    def cost(self, prices: Mapping[str, Price] = PRICES) -> Cost:
+    def cost(self, prices: Mapping[str, Price] | None = None) -> Cost:
         """The bill of the priced calls, by charge (USD).
 
         Args:
             prices: model family -> `Price`; a dated id finds its family.
+                `PRICES` and `OPENAI_PRICES` when None.
         """
         total = Cost(0.0, 0.0, 0.0, 0.0)
         for bill in self._costs(prices):
@@ -427,7 +428,7 @@ class Bill:
                 total = total + bill
         return total
 
-    def call_cost(self, index: int, prices: Mapping[str, Price] = PRICES) -> Cost | None:
+    def call_cost(self, index: int, prices: Mapping[str, Price] | None = None) -> Cost | None:
         """The bill of call number `index` (from 1), or None on a model with no price."""
         if isinstance(index, bool) or not isinstance(index, int):
             raise TypeError(f"index must be an int, got {index!r}")
@@ -444,7 +445,7 @@ class Bill:
 
     # ------------------------------------------------------------ views
 
-    def groups(self, by: str, prices: Mapping[str, Price] = PRICES) -> list[Group]:
+    def groups(self, by: str, prices: Mapping[str, Price] | None = None) -> list[Group]:
         """The calls grouped `by` one of `VIEWS`, each group with its calls, tokens and cost.
 
         Days in order; the other views most costly first (then most calls,
@@ -503,7 +504,7 @@ class Bill:
 
     # ------------------------------------------------------------ rebuilds
 
-    def rebuilds(self, prices: Mapping[str, Price] = PRICES) -> list[Rebuild]:
+    def rebuilds(self, prices: Mapping[str, Price] | None = None) -> list[Rebuild]:
         """The calls that lost more than `LOST_PREFIX_TOKENS` of cached prefix, with causes.
 
         A thread's first call is a cold start, not a rebuild; a call whose read
@@ -536,7 +537,7 @@ class Bill:
         before: Call,
         lifetime: str,
         bill: Cost | None,
-        prices: Mapping[str, Price],
+        prices: Mapping[str, Price] | None,
     ) -> Rebuild | None:
         lost = before.cache_read + before.cache_write - call.cache_read
         if lost <= LOST_PREFIX_TOKENS:
@@ -658,7 +659,7 @@ class Bill:
 
     # ------------------------------------------------------------ what-ifs
 
-    def what_if(self, prices: Mapping[str, Price] = PRICES) -> WhatIf:
+    def what_if(self, prices: Mapping[str, Price] | None = None) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
         actual = no_caching = all_1h = 0.0
         for call, bill in zip(self.calls, self._costs(prices), strict=True):
@@ -674,7 +675,7 @@ class Bill:
         stagger = actual - self._stagger(prices)
         return WhatIf(actual, no_caching, all_1h, actual - extra, stagger, forced)
 
-    def lifetimes(self, prices: Mapping[str, Price] = PRICES) -> list[Lifetime]:
+    def lifetimes(self, prices: Mapping[str, Price] | None = None) -> list[Lifetime]:
         """Per thread, in order of first call: 5-minute against 1-hour writes (`Lifetime`).
 
         Threads with no priced call are left out.
@@ -695,7 +696,7 @@ class Bill:
                 both[index] += _gap_change(call, before, rebuilt.get(number), lifetime, price)
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
-    def _stagger(self, prices: Mapping[str, Price]) -> float:
+    def _stagger(self, prices: Mapping[str, Price] | None) -> float:
         firsts: dict[str, Call] = {}
         for call in self.calls:
             if call.sidechain and call.thread not in firsts:
@@ -731,7 +732,7 @@ class Bill:
         return saving
 
 
-def _priced(call: Call, prices: Mapping[str, Price]) -> Cost | None:
+def _priced(call: Call, prices: Mapping[str, Price] | None) -> Cost | None:
     """The call's `Cost`, or None where the table has no rate for it (model or fast mode)."""
     price = price_for(call.model, prices)
     if price is None:
