@@ -87,6 +87,36 @@ def test_an_mcp_reconnect_is_named(tmp_path: Path) -> None:
     assert not rebuild.partial
 
 
+def test_a_tool_list_change_is_named_with_the_tools_it_added_and_removed(tmp_path: Path) -> None:
+    delta = {
+        "type": "deferred_tools_delta",
+        "addedNames": ["mcp__github__search_issues", "mcp__github__get_issue"],
+        "removedNames": ["mcp__jira__search"],
+    }
+    change = _record("attachment", "t1", "a1", 9, attachment=delta)
+    path = _session(tmp_path, [change, _user("u2", "t1", 12, "Go on.")], read_after=4_000)
+    (rebuild,) = read_bill(path).rebuilds()
+    assert rebuild.trigger is not None and "\n" not in rebuild.trigger
+    assert "tool list change" in rebuild.trigger
+    assert "+mcp__github__search_issues" in rebuild.trigger
+    assert "-mcp__jira__search" in rebuild.trigger
+    assert rebuild.line == 3
+
+
+def test_an_mcp_server_joining_is_named_as_a_tool_list_change(tmp_path: Path) -> None:
+    joined = {"type": "mcp_instructions_delta", "addedNames": ["context7"], "removedNames": []}
+    change = _record("attachment", "t1", "a1", 9, attachment=joined)
+    path = _session(tmp_path, [change, _user("u2", "t1", 12, "Go on.")], read_after=0)
+    (rebuild,) = read_bill(path).rebuilds()
+    assert rebuild.trigger is not None and "context7" in rebuild.trigger
+    assert "tool list change" in rebuild.trigger and rebuild.line == 3
+    empty = {"type": "deferred_tools_delta", "addedNames": [], "removedNames": []}
+    nothing = _record("attachment", "t1", "a1", 9, attachment=empty)
+    path = _session(tmp_path, [nothing, _user("u2", "t1", 12, "Go on.")], read_after=0)
+    (rebuild,) = read_bill(path).rebuilds()
+    assert rebuild.trigger is not None and "no message changed" in rebuild.trigger
+
+
 def test_without_an_event_the_line_the_request_ended_with_is_named(tmp_path: Path) -> None:
     path = _session(tmp_path, [_user("u2", "a1", 12, "Go on.")], read_after=0)
     (rebuild,) = read_bill(path).rebuilds()

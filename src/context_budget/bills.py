@@ -96,9 +96,9 @@ class Rebuild:
             change is outside them (system prompt, tools, an injected block).
         trigger: for `prefix-changed`, one line of text naming what changed
             the start of the request: the nearest event line before the call
-            (a task notification, an MCP reconnect), else the first message
-            that differs, else the line the request ended with; None when
-            the file keeps no messages.
+            (a task notification, an MCP reconnect, a tool list change recorded
+            as an attachment), else the first message that differs, else the
+            line the request ended with; None when the file keeps no messages.
         line: the line number of `trigger` in its file, or None.
         partial: True when part of the prefix was still read (the call read
             from the cache), False when the whole prompt was written anew.
