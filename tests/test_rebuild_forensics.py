@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from context_budget import PRICES, read_bill
+from context_budget.cli import main
 
 SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
 SESSION = "3f0c9a2d-6b1e-4c8a-9d7f-1e2b3c4d5e6f"
@@ -124,13 +125,23 @@ def test_without_an_event_the_line_the_request_ended_with_is_named(tmp_path: Pat
     assert rebuild.line == 3
 
 
-def test_every_prefix_change_in_the_shipped_sessions_names_its_trigger() -> None:
+def test_every_prefix_change_in_the_shipped_sessions_names_its_trigger(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     bill = read_bill(SHIPPED)
     changed = [r for r in bill.rebuilds() if r.cause == "prefix-changed"]
     assert changed
     for rebuild in changed:
         assert rebuild.trigger and "\n" not in rebuild.trigger
         assert isinstance(rebuild.line, int) and rebuild.line >= 1
+    # and as `bill --json` writes them, file by file as a user would run it
+    for path in sorted(SHIPPED.glob("*/*")):
+        if path.name == "SOURCES":
+            continue
+        assert main(["bill", str(path), "--json"]) == 0
+        written = json.loads(capsys.readouterr().out)["rebuilds"]
+        for rebuild in (r for r in written if r["cause"] == "prefix-changed"):
+            assert rebuild["trigger"] and isinstance(rebuild["line"], int), (path, rebuild)
 
 
 def test_the_rebuilds_what_if_reads_only_the_avoidable_ones() -> None:
