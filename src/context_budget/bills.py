@@ -42,7 +42,7 @@ from typing import Literal
 from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, read_paths
 from context_budget.sessions.skips import Skip, summary
-from context_budget.usage import Usage
+from context_budget.usage import Usage, split_writes
 
 __all__ = [
     "BILL_FORMATS",
@@ -66,7 +66,6 @@ SAME_MOMENT_SECONDS = 1.0
 _TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
 #: How far back from a call the lines are searched for what changed its prefix.
 _TRIGGER_STEPS = 200
-_PER = 1_000_000
 
 Cause = Literal["ttl", "compaction", "model-switch", "prefix-changed"]
 #: The views a bill is grouped by (`Bill.groups`).
@@ -268,10 +267,46 @@ def _tokens(calls: Sequence[Call]) -> dict[str, int]:
     }
 
 
-def _write_rate(call: Call, bill: Cost, price: Price) -> float:
-    """USD per million tokens the call paid per cache write (5-minute rate if it wrote none)."""
-    written = call.cache_creation_input_tokens
-    return bill.cache_writes * _PER / written if written else price.write_5m
+def _moved(
+    usage: Usage, *, uncached: int = 0, read: int = 0, written: int = 0, lifetime: str = "5m"
+) -> Usage:
+    """The usage with tokens moved between its kinds (each argument a change, in tokens).
+
+    A negative `written` takes writes from both lifetimes in proportion; a
+    positive one adds writes of `lifetime`. A usage with `iterations` has the
+    change made to its last iteration, the one the top-level figures repeat.
+    Speed, region and server tools are kept, so `pricing.cost` prices the
+    result by the same rules as the call.
+    """
+    if usage.iterations:
+        *head, last = usage.iterations
+        changed = _moved(last, uncached=uncached, read=read, written=written, lifetime=lifetime)
+        return replace(usage, iterations=(*head, changed))
+    five, hour = split_writes(
+        usage.cache_creation_input_tokens,
+        usage.ephemeral_5m_input_tokens,
+        usage.ephemeral_1h_input_tokens,
+    )
+    if written < 0:
+        from_hour = min(hour, round(-written * hour / (five + hour)))
+        five, hour = five - (-written - from_hour), hour - from_hour
+    elif lifetime == "1h":
+        hour += written
+    else:
+        five += written
+    return replace(
+        usage,
+        input_tokens=usage.input_tokens + uncached,
+        cache_read_input_tokens=usage.cache_read_input_tokens + read,
+        cache_creation_input_tokens=five + hour,
+        ephemeral_5m_input_tokens=five,
+        ephemeral_1h_input_tokens=hour,
+    )
+
+
+def _saved(bill: Cost, changed: Usage, price: Price) -> float:
+    """USD the input side of `changed` costs less than the call's `bill` (negative: more)."""
+    return _input_side(bill) - _input_side(cost(changed, price))
 
 
 def _input_side(bill: Cost) -> float:
@@ -299,24 +334,24 @@ def _all_5m(usage: Usage) -> Usage:
     )
 
 
-def _gap_change(
-    call: Call, before: Call | None, rebuild: Rebuild | None, lifetime: str, price: Price
-) -> float:
-    """USD the call's gap adds (or saves, negative) under `lifetime` writes.
+def _under_lifetime(
+    call: Call, before: Call | None, rebuild: Rebuild | None, lifetime: str
+) -> Usage:
+    """The call's usage had it written every entry for `lifetime`, its gap included.
 
     Past the lifetime a read becomes a write; a `ttl` rebuild within it reads
     the tokens it rewrote.
     """
+    usage = _all_1h(call.usage) if lifetime == "1h" else _all_5m(call.usage)
     if before is None or call.timestamp is None or before.timestamp is None:
-        return 0.0
-    gap = call.timestamp - before.timestamp
-    write = price.write_5m if lifetime == "5m" else price.write_1h
-    if gap > _TTL_SECONDS[lifetime]:
-        return call.cache_read_input_tokens * (write - price.read) / _PER
+        return usage
+    if call.timestamp - before.timestamp > _TTL_SECONDS[lifetime]:
+        reads = call.cache_read_input_tokens
+        return _moved(usage, read=-reads, written=reads, lifetime=lifetime)
     if rebuild is not None:
         rewritten = min(rebuild.lost_tokens, call.cache_creation_input_tokens)
-        return -rewritten * (write - price.read) / _PER
-    return 0.0
+        return _moved(usage, read=rewritten, written=-rewritten)
+    return usage
 
 
 def _uncached(usage: Usage) -> Usage:
@@ -689,11 +724,9 @@ class Bill:
             if price is None or self._costs(prices)[number - 1] is None:
                 continue
             both = sums.setdefault(call.thread, [0.0, 0.0])
-            for index, (lifetime, usage) in enumerate(
-                (("5m", _all_5m(call.usage)), ("1h", _all_1h(call.usage)))
-            ):
+            for index, lifetime in enumerate(("5m", "1h")):
+                usage = _under_lifetime(call, before, rebuilt.get(number), lifetime)
                 both[index] += _input_side(cost(usage, price))
-                both[index] += _gap_change(call, before, rebuilt.get(number), lifetime, price)
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price] | None) -> float:
@@ -728,7 +761,8 @@ class Bill:
                 price, bill = price_for(later.model, prices), bills[id(later)]
                 if price is not None and bill is not None:
                     moved = min(shared, later.cache_creation_input_tokens)
-                    saving += moved * (_write_rate(later, bill, price) - price.read) / _PER
+                    read = _moved(later.usage, read=moved, written=-moved)
+                    saving += _saved(bill, read, price)
         return saving
 
 
@@ -747,10 +781,8 @@ def _extra(call: Call, lost: int, bill: Cost, price: Price) -> float:
     """What rewriting `lost` tokens cost on `call` (its `bill`) minus reading them, USD."""
     written = min(lost, call.cache_creation_input_tokens)
     uncached = min(lost - written, call.input_tokens)
-    return (
-        written * (_write_rate(call, bill, price) - price.read)
-        + uncached * (price.input - price.read)
-    ) / _PER
+    read = _moved(call.usage, uncached=-uncached, read=uncached + written, written=-written)
+    return _saved(bill, read, price)
 
 
 def _filed(call: Call, session: Session) -> Call:
