@@ -9,6 +9,7 @@ GPT-5.6 family, 1.25 times the uncached input rate from it on. A Codex
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +110,18 @@ def test_past_272k_input_the_whole_request_pays_the_long_context_rates() -> None
     assert cost(short, price).total == pytest.approx((72_000 * 2 + 200_000 * 0.1 + 10_000) / 1e6)
     by_hand = (72_001 * 4 + 200_000 * 0.2 + 1_000 * 15) / 1e6
     assert cost(long, price).total == pytest.approx(by_hand)
+
+
+def test_dollars_come_from_pricing_cost_alone() -> None:
+    """No module but `pricing` turns tokens into dollars: no per-million division, no raw rate."""
+    package = ROOT / "src" / "context_budget"
+    per_million = re.compile(r"/\s*(?:1_000_000|1e6|1000000)\b|\b_PER\b")
+    raw_rate = re.compile(r"\bprice\w*\.(?:input|output|read|write_5m|write_1h|fast|us_only)\b")
+    found = [
+        f"{path.relative_to(package)}:{number}: {line.strip()}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "pricing.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if per_million.search(line) or raw_rate.search(line)
+    ]
+    assert found == []
