@@ -267,37 +267,38 @@ def _tokens(calls: Sequence[Call]) -> dict[str, int]:
     }
 
 
-def _moved(
-    usage: Usage, *, uncached: int = 0, read: int = 0, written: int = 0, lifetime: str = "5m"
-) -> Usage:
-    """The usage with tokens moved between its kinds (each argument a change, in tokens).
+def _moved(usage: Usage, tokens: int, source: str, target: str, lifetime: str = "5m") -> Usage:
+    """The usage with `tokens` moved from one kind to another: `"uncached"`, `"read"`
+    or `"written"` (at most what `source` holds).
 
-    A negative `written` takes writes from both lifetimes in proportion; a
-    positive one adds writes of `lifetime`. A usage with `iterations` has the
-    change made to its last iteration, the one the top-level figures repeat.
-    Speed, region and server tools are kept, so `pricing.cost` prices the
-    result by the same rules as the call.
+    Writes taken come from both lifetimes in proportion; writes added are of
+    `lifetime`. A usage with `iterations` has the move made in its last
+    iteration, the one the top-level figures repeat. Speed, region and server
+    tools are kept, so `pricing.cost` prices the result by the call's rules.
     """
     if usage.iterations:
         *head, last = usage.iterations
-        changed = _moved(last, uncached=uncached, read=read, written=written, lifetime=lifetime)
-        return replace(usage, iterations=(*head, changed))
+        return replace(usage, iterations=(*head, _moved(last, tokens, source, target, lifetime)))
+    held = {"uncached": usage.input_tokens, "read": usage.cache_read_input_tokens}
     five, hour = split_writes(
         usage.cache_creation_input_tokens,
         usage.ephemeral_5m_input_tokens,
         usage.ephemeral_1h_input_tokens,
     )
-    if written < 0:
-        from_hour = min(hour, round(-written * hour / (five + hour)))
-        five, hour = five - (-written - from_hour), hour - from_hour
-    elif lifetime == "1h":
-        hour += written
+    tokens = max(0, min(tokens, five + hour if source == "written" else held[source]))
+    if source == "written":
+        from_hour = min(hour, round(tokens * hour / (five + hour))) if tokens else 0
+        five, hour = five - (tokens - from_hour), hour - from_hour
     else:
-        five += written
+        held[source] -= tokens
+    if target == "written":
+        five, hour = (five, hour + tokens) if lifetime == "1h" else (five + tokens, hour)
+    else:
+        held[target] += tokens
     return replace(
         usage,
-        input_tokens=usage.input_tokens + uncached,
-        cache_read_input_tokens=usage.cache_read_input_tokens + read,
+        input_tokens=held["uncached"],
+        cache_read_input_tokens=held["read"],
         cache_creation_input_tokens=five + hour,
         ephemeral_5m_input_tokens=five,
         ephemeral_1h_input_tokens=hour,
@@ -346,11 +347,10 @@ def _under_lifetime(
     if before is None or call.timestamp is None or before.timestamp is None:
         return usage
     if call.timestamp - before.timestamp > _TTL_SECONDS[lifetime]:
-        reads = call.cache_read_input_tokens
-        return _moved(usage, read=-reads, written=reads, lifetime=lifetime)
+        return _moved(usage, call.cache_read_input_tokens, "read", "written", lifetime)
     if rebuild is not None:
         rewritten = min(rebuild.lost_tokens, call.cache_creation_input_tokens)
-        return _moved(usage, read=rewritten, written=-rewritten)
+        return _moved(usage, rewritten, "written", "read")
     return usage
 
 
@@ -761,8 +761,7 @@ class Bill:
                 price, bill = price_for(later.model, prices), bills[id(later)]
                 if price is not None and bill is not None:
                     moved = min(shared, later.cache_creation_input_tokens)
-                    read = _moved(later.usage, read=moved, written=-moved)
-                    saving += _saved(bill, read, price)
+                    saving += _saved(bill, _moved(later.usage, moved, "written", "read"), price)
         return saving
 
 
@@ -781,7 +780,7 @@ def _extra(call: Call, lost: int, bill: Cost, price: Price) -> float:
     """What rewriting `lost` tokens cost on `call` (its `bill`) minus reading them, USD."""
     written = min(lost, call.cache_creation_input_tokens)
     uncached = min(lost - written, call.input_tokens)
-    read = _moved(call.usage, uncached=-uncached, read=uncached + written, written=-written)
+    read = _moved(_moved(call.usage, uncached, "uncached", "read"), written, "written", "read")
     return _saved(bill, read, price)
 
 
