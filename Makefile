@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed-stamp
 export NO_MKDOCS_2_WARNING := 1
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: serve test gate-selfcheck setup lint typecheck unit site release browser bench soak lock clean pyodide editor chromium
+.PHONY: serve test gate-selfcheck gate-unit gate-browser setup lint typecheck unit site release browser bench soak lock clean pyodide editor chromium
 
 # Everything `make test` needs: the venv with the pinned tools, the Pyodide core and the
 # code editor the site serves, and Debian's Chromium for the browser check. After it,
@@ -43,17 +43,22 @@ GATE_BROWSER ?= browser
 # One stage of make test: $(call stage,name,targets and make options). It prints the
 # stage's time and keeps its exit status: a failing stage says so, and the `&&` chain of
 # the recipe stops there (the braces keep the `;` inside from ending that chain).
-stage = { s=$$(date +%s); \
+stage = $(call timed,$(1),$(2),; later stages not run)
+# $(call timed,name,targets and make options,what a failure adds to its line)
+timed = { s=$$(date +%s); \
 	if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(2); then \
 		echo "make test: $(1) took $$(( $$(date +%s) - s )) s"; \
 	else \
-		echo "make test: $(1) FAILED after $$(( $$(date +%s) - s )) s; later stages not run" >&2; \
+		echo "make test: $(1) FAILED after $$(( $$(date +%s) - s )) s$(3)" >&2; \
 		false; \
 	fi; }
 
 # mypy and the site build each keep one core busy, so they run side by side
-# (--output-sync keeps each one's output together); the unit and browser runs
-# spread over every core themselves.
+# (--output-sync keeps each one's output together). The unit and browser runs go side
+# by side too, once the site is built: the unit run keeps the cores busy, while the
+# browser run mostly waits (on page loads and on Python starting in the page), so
+# together they take little more than the unit run's CPU time; each prints its own time
+# and verdict (gate-unit, gate-browser), and the pair fails if either fails.
 # The set-up is timed apart from the checks: on a machine that has it, it takes no time.
 # The self-check runs first: a gate that could pass with a failing stage proves nothing.
 GATE_FIRST ?= gate-selfcheck
@@ -63,11 +68,16 @@ test: $(GATE_FIRST)
 	checks=$$(date +%s) && \
 	$(call stage,lint,$(GATE_LINT)) && \
 	$(call stage,typecheck + site,$(GATE_TYPECHECK_SITE)) && \
-	$(call stage,unit,$(GATE_UNIT)) && \
-	$(call stage,browser,$(GATE_BROWSER)) && \
+	$(call stage,unit + browser,-j2 --output-sync=target gate-unit gate-browser) && \
 	now=$$(date +%s) && \
 	echo "make test: every check passed in $$(( now - checks )) s" \
 		"(set-up excluded; $$(( now - start )) s with it)"
+
+# The two halves of the last stage, each timed on its own.
+gate-unit:
+	+@$(call timed,unit,$(GATE_UNIT),)
+gate-browser:
+	+@$(call timed,browser,$(GATE_BROWSER),)
 
 # Runs `make test` on this Makefile with every stage a stub, once with all passing and
 # once with each stage failing in turn; fails unless each failure fails the gate.

@@ -8,6 +8,7 @@ at build time. These tests run the same code the build runs.
 from __future__ import annotations
 
 import base64
+import functools
 import re
 import struct
 import sys
@@ -28,6 +29,13 @@ PAGES = sorted(DOCS.rglob("*.md"))
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+@functools.cache
+def drawn(name: str, narrow: bool = False) -> str:
+    """Figure `name` as the build draws it, drawn once for all the checks that read it
+    (the same-bytes test draws it again, and the hook's own tests call the hook)."""
+    return hook.draw(name, FIGURES, narrow=narrow)
+
+
 def _markers() -> dict[str, list[str]]:
     """figure name -> the pages that ask for it."""
     used: dict[str, list[str]] = {}
@@ -43,12 +51,12 @@ def test_there_are_figures() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_figure_draws_the_same_bytes_twice(name: str) -> None:
-    assert hook.draw(name, FIGURES) == hook.draw(name, FIGURES)
+    assert hook.draw(name, FIGURES) == drawn(name)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_figure_is_one_svg_with_alt_text(name: str) -> None:
-    root = ET.fromstring(hook.draw(name, FIGURES))
+    root = ET.fromstring(drawn(name))
     assert root.tag == f"{SVG}svg"
     assert root.get("role") == "img"
     title = root.find(f"{SVG}title")
@@ -59,7 +67,7 @@ def test_figure_is_one_svg_with_alt_text(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_figure_has_no_blank_line_and_follows_the_theme(name: str) -> None:
-    svg = hook.draw(name, FIGURES)
+    svg = drawn(name)
     # Text and axes take the page's colour, so the figure reads in dark mode.
     assert 'fill="currentColor"' in svg.splitlines()[0]
     assert "#000" not in svg and "#fff" not in svg.lower()
@@ -228,7 +236,7 @@ def test_figure_text_takes_the_page_colour() -> None:
     """No text of a figure sets its own colour: it is the page's text (4.5:1 or more)."""
     for name in NAMES:
         for narrow in (False, True):
-            root = ET.fromstring(hook.draw(name, FIGURES, narrow=narrow))
+            root = ET.fromstring(drawn(name, narrow))
             coloured = [
                 text.get("fill")
                 for text in root.iter(f"{SVG}text")
@@ -247,7 +255,7 @@ def _load_svg_module() -> ModuleType:
 
 def _all_drawn() -> list[tuple[str, str]]:
     return [
-        (f"{name} ({'narrow' if narrow else 'wide'})", hook.draw(name, FIGURES, narrow=narrow))
+        (f"{name} ({'narrow' if narrow else 'wide'})", drawn(name, narrow))
         for name in NAMES
         for narrow in (False, True)
     ]
@@ -357,9 +365,9 @@ def test_the_overlap_check_catches_lines_closer_than_a_pixel() -> None:
         "subagents is drawn entirely along naive, unremarked"
     ]
     for layout in (False, True):
-        drawn = hook.draw("experiment_context", FIGURES, narrow=layout)
+        drawn_svg = drawn("experiment_context", layout)
         assert "subagents (drawn along naive)" in " ".join(
-            " ".join(t.itertext()) for t in ET.fromstring(drawn).iter(f"{SVG}text")
+            " ".join(t.itertext()) for t in ET.fromstring(drawn_svg).iter(f"{SVG}text")
         )
 
 

@@ -35,7 +35,7 @@ def test_the_real_gate_fails_whenever_one_stage_fails() -> None:
     done = selfcheck(ROOT / "Makefile")
     assert done.returncode == 0, done.stderr
     for stage in STAGES:
-        assert f"stage {stage} failing: exit 2, no success line, no later stage" in done.stdout
+        assert f"stage {stage} failing: exit 2, no success line, no later step" in done.stdout
 
 
 def test_the_selfcheck_refuses_a_stage_macro_whose_semicolon_drops_a_failure() -> None:
@@ -62,3 +62,9 @@ def test_a_failing_stage_is_named_and_stops_the_gate(failing: str) -> None:
     assert "every check passed" not in done.stdout + done.stderr
     name = {"TYPECHECK_SITE": "typecheck + site"}.get(failing, failing.lower())
     assert f"make test: {name} FAILED after" in done.stderr
+
+
+def test_the_selfcheck_refuses_a_side_by_side_step_that_ignores_one_half() -> None:
+    done = selfcheck(ROOT / "tests" / "fixtures" / "gate" / "Makefile.ignored")
+    assert done.returncode == 1
+    assert "stage UNIT failed, yet make test exited 0" in done.stderr

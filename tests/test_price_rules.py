@@ -163,3 +163,24 @@ def test_the_bill_command_shows_web_search_as_a_part_of_the_cost(
     data = json.loads(capsys.readouterr().out)
     assert data["cost"]["server_tools"] == 0.02
     assert data["cost_usd"] == round(0.023775 + 0.02, 6)
+
+
+def test_a_rebuild_on_a_fast_call_costs_twice_what_it_costs_at_standard_speed(
+    tmp_path: Path,
+) -> None:
+    """The what-ifs price through `cost` too: fast mode doubles the read a rewrite replaced."""
+    rebuilt = {**CALL, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 21_005}
+    rebuilt["cache_creation"] = {
+        "ephemeral_5m_input_tokens": 21_005,
+        "ephemeral_1h_input_tokens": 0,
+    }
+    extras = []
+    for speed in ({}, {"speed": "fast"}):
+        path = tmp_path / f"{len(extras)}" / "5e55.jsonl"
+        path.parent.mkdir()
+        path.write_text(_line({**CALL, **speed}, 1) + "\n" + _line({**rebuilt, **speed}, 2) + "\n")
+        (rebuild,) = read_bill(path).rebuilds()
+        assert (rebuild.cause, rebuild.lost_tokens) == ("prefix-changed", 21_000)
+        extras.append(rebuild.extra_usd)
+    # 21,000 tokens written at $6.25 instead of read at $0.50 on Opus 4.8; fast mode doubles both
+    assert extras == [pytest.approx(21_000 * 5.75 / 1e6), pytest.approx(2 * 21_000 * 5.75 / 1e6)]

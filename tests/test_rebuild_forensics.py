@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from context_budget import PRICES, read_bill
+from context_budget.cli import main
 
 SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
 SESSION = "3f0c9a2d-6b1e-4c8a-9d7f-1e2b3c4d5e6f"
@@ -87,6 +88,36 @@ def test_an_mcp_reconnect_is_named(tmp_path: Path) -> None:
     assert not rebuild.partial
 
 
+def test_a_tool_list_change_is_named_with_the_tools_it_added_and_removed(tmp_path: Path) -> None:
+    delta = {
+        "type": "deferred_tools_delta",
+        "addedNames": ["mcp__github__search_issues", "mcp__github__get_issue"],
+        "removedNames": ["mcp__jira__search"],
+    }
+    change = _record("attachment", "t1", "a1", 9, attachment=delta)
+    path = _session(tmp_path, [change, _user("u2", "t1", 12, "Go on.")], read_after=4_000)
+    (rebuild,) = read_bill(path).rebuilds()
+    assert rebuild.trigger is not None and "\n" not in rebuild.trigger
+    assert "tool list change" in rebuild.trigger
+    assert "+mcp__github__search_issues" in rebuild.trigger
+    assert "-mcp__jira__search" in rebuild.trigger
+    assert rebuild.line == 3
+
+
+def test_an_mcp_server_joining_is_named_as_a_tool_list_change(tmp_path: Path) -> None:
+    joined = {"type": "mcp_instructions_delta", "addedNames": ["context7"], "removedNames": []}
+    change = _record("attachment", "t1", "a1", 9, attachment=joined)
+    path = _session(tmp_path, [change, _user("u2", "t1", 12, "Go on.")], read_after=0)
+    (rebuild,) = read_bill(path).rebuilds()
+    assert rebuild.trigger is not None and "context7" in rebuild.trigger
+    assert "tool list change" in rebuild.trigger and rebuild.line == 3
+    empty = {"type": "deferred_tools_delta", "addedNames": [], "removedNames": []}
+    nothing = _record("attachment", "t1", "a1", 9, attachment=empty)
+    path = _session(tmp_path, [nothing, _user("u2", "t1", 12, "Go on.")], read_after=0)
+    (rebuild,) = read_bill(path).rebuilds()
+    assert rebuild.trigger is not None and "no message changed" in rebuild.trigger
+
+
 def test_without_an_event_the_line_the_request_ended_with_is_named(tmp_path: Path) -> None:
     path = _session(tmp_path, [_user("u2", "a1", 12, "Go on.")], read_after=0)
     (rebuild,) = read_bill(path).rebuilds()
@@ -94,13 +125,23 @@ def test_without_an_event_the_line_the_request_ended_with_is_named(tmp_path: Pat
     assert rebuild.line == 3
 
 
-def test_every_prefix_change_in_the_shipped_sessions_names_its_trigger() -> None:
+def test_every_prefix_change_in_the_shipped_sessions_names_its_trigger(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     bill = read_bill(SHIPPED)
     changed = [r for r in bill.rebuilds() if r.cause == "prefix-changed"]
     assert changed
     for rebuild in changed:
         assert rebuild.trigger and "\n" not in rebuild.trigger
         assert isinstance(rebuild.line, int) and rebuild.line >= 1
+    # and as `bill --json` writes them, file by file as a user would run it
+    for path in sorted(SHIPPED.glob("*/*")):
+        if path.name == "SOURCES":
+            continue
+        assert main(["bill", str(path), "--json"]) == 0
+        written = json.loads(capsys.readouterr().out)["rebuilds"]
+        for rebuild in (r for r in written if r["cause"] == "prefix-changed"):
+            assert rebuild["trigger"] and isinstance(rebuild["line"], int), (path, rebuild)
 
 
 def test_the_rebuilds_what_if_reads_only_the_avoidable_ones() -> None:

@@ -3,11 +3,20 @@
 # stages is swapped for a stub target (gate-stub-pass-NAME or gate-stub-fail-NAME):
 #   - with every stub passing, the gate exits 0 and prints its success line;
 #   - with any one stub failing, the gate exits non-zero, never prints the success line,
-#     and runs no later stage.
+#     names the failing stage, and runs no stage of a later step.
+# The stages run in steps, in this order; the stages of one step run side by side.
 # Prints one line per case and exits 1 on the first case that does not hold.
 set -u
 makefile=${1:-Makefile}
-stages=(SETUP LINT TYPECHECK_SITE UNIT BROWSER)
+steps=("SETUP" "LINT" "TYPECHECK_SITE" "UNIT BROWSER")
+stages=()
+step_of=()
+for s in "${!steps[@]}"; do
+	for stage in ${steps[$s]}; do
+		stages+=("$stage")
+		step_of+=("$s")
+	done
+done
 success="every check passed"
 
 # The make command line with stage number $1 failing (-1: none fails).
@@ -47,8 +56,12 @@ for i in "${!stages[@]}"; do
 	status=$?
 	[[ $status -ne 0 ]] || fail "stage $stage failed, yet make test exited 0"
 	[[ $out != *"$success"* ]] || fail "stage $stage failed, yet make test printed '$success'"
-	for later in "${stages[@]:$((i + 1))}"; do
-		[[ $out != *"gate stub ran: $later"* ]] || fail "stage $stage failed, yet stage $later ran"
+	[[ $out == *"gate stub ran: $stage (failing)"* ]] || fail "stage $stage was never run"
+	for j in "${!stages[@]}"; do
+		later=${stages[$j]}
+		if [[ ${step_of[$j]} -gt ${step_of[$i]} && $out == *"gate stub ran: $later"* ]]; then
+			fail "stage $stage failed, yet stage $later, of a later step, ran"
+		fi
 	done
-	echo "gate-selfcheck: stage $stage failing: exit $status, no success line, no later stage"
+	echo "gate-selfcheck: stage $stage failing: exit $status, no success line, no later step"
 done

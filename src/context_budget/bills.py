@@ -39,10 +39,10 @@ from os import PathLike
 from pathlib import Path, PurePath
 from typing import Literal
 
-from context_budget.pricing import PRICES, Cost, Price, Unpriced, cost, price_for
+from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, read_paths
 from context_budget.sessions.skips import Skip, summary
-from context_budget.usage import Usage
+from context_budget.usage import Usage, split_writes
 
 __all__ = [
     "BILL_FORMATS",
@@ -66,7 +66,6 @@ SAME_MOMENT_SECONDS = 1.0
 _TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
 #: How far back from a call the lines are searched for what changed its prefix.
 _TRIGGER_STEPS = 200
-_PER = 1_000_000
 
 Cause = Literal["ttl", "compaction", "model-switch", "prefix-changed"]
 #: The views a bill is grouped by (`Bill.groups`).
@@ -96,9 +95,9 @@ class Rebuild:
             change is outside them (system prompt, tools, an injected block).
         trigger: for `prefix-changed`, one line of text naming what changed
             the start of the request: the nearest event line before the call
-            (a task notification, an MCP reconnect), else the first message
-            that differs, else the line the request ended with; None when
-            the file keeps no messages.
+            (a task notification, an MCP reconnect, a tool list change recorded
+            as an attachment), else the first message that differs, else the
+            line the request ended with; None when the file keeps no messages.
         line: the line number of `trigger` in its file, or None.
         partial: True when part of the prefix was still read (the call read
             from the cache), False when the whole prompt was written anew.
@@ -268,10 +267,47 @@ def _tokens(calls: Sequence[Call]) -> dict[str, int]:
     }
 
 
-def _write_rate(call: Call, bill: Cost, price: Price) -> float:
-    """USD per million tokens the call paid per cache write (5-minute rate if it wrote none)."""
-    written = call.cache_creation_input_tokens
-    return bill.cache_writes * _PER / written if written else price.write_5m
+def _moved(usage: Usage, tokens: int, source: str, target: str, lifetime: str = "5m") -> Usage:
+    """The usage with `tokens` moved from one kind to another: `"uncached"`, `"read"`
+    or `"written"` (at most what `source` holds).
+
+    Writes taken come from both lifetimes in proportion; writes added are of
+    `lifetime`. A usage with `iterations` has the move made in its last
+    iteration, the one the top-level figures repeat. Speed, region and server
+    tools are kept, so `pricing.cost` prices the result by the call's rules.
+    """
+    if usage.iterations:
+        *head, last = usage.iterations
+        return replace(usage, iterations=(*head, _moved(last, tokens, source, target, lifetime)))
+    held = {"uncached": usage.input_tokens, "read": usage.cache_read_input_tokens}
+    five, hour = split_writes(
+        usage.cache_creation_input_tokens,
+        usage.ephemeral_5m_input_tokens,
+        usage.ephemeral_1h_input_tokens,
+    )
+    tokens = max(0, min(tokens, five + hour if source == "written" else held[source]))
+    if source == "written":
+        from_hour = min(hour, round(tokens * hour / (five + hour))) if tokens else 0
+        five, hour = five - (tokens - from_hour), hour - from_hour
+    else:
+        held[source] -= tokens
+    if target == "written":
+        five, hour = (five, hour + tokens) if lifetime == "1h" else (five + tokens, hour)
+    else:
+        held[target] += tokens
+    return replace(
+        usage,
+        input_tokens=held["uncached"],
+        cache_read_input_tokens=held["read"],
+        cache_creation_input_tokens=five + hour,
+        ephemeral_5m_input_tokens=five,
+        ephemeral_1h_input_tokens=hour,
+    )
+
+
+def _saved(bill: Cost, changed: Usage, price: Price) -> float:
+    """USD the input side of `changed` costs less than the call's `bill` (negative: more)."""
+    return _input_side(bill) - _input_side(cost(changed, price))
 
 
 def _input_side(bill: Cost) -> float:
@@ -315,24 +351,23 @@ def _all_5m(usage: Usage) -> Usage:
     return _reshaped(usage, usage.input_tokens, written, 0, read, parts)
 
 
-def _gap_change(
-    call: Call, before: Call | None, rebuild: Rebuild | None, lifetime: str, price: Price
-) -> float:
-    """USD the call's gap adds (or saves, negative) under `lifetime` writes.
+def _under_lifetime(
+    call: Call, before: Call | None, rebuild: Rebuild | None, lifetime: str
+) -> Usage:
+    """The call's usage had it written every entry for `lifetime`, its gap included.
 
     Past the lifetime a read becomes a write; a `ttl` rebuild within it reads
     the tokens it rewrote.
     """
+    usage = _all_1h(call.usage) if lifetime == "1h" else _all_5m(call.usage)
     if before is None or call.timestamp is None or before.timestamp is None:
-        return 0.0
-    gap = call.timestamp - before.timestamp
-    write = price.write_5m if lifetime == "5m" else price.write_1h
-    if gap > _TTL_SECONDS[lifetime]:
-        return call.cache_read_input_tokens * (write - price.read) / _PER
+        return usage
+    if call.timestamp - before.timestamp > _TTL_SECONDS[lifetime]:
+        return _moved(usage, call.cache_read_input_tokens, "read", "written", lifetime)
     if rebuild is not None:
         rewritten = min(rebuild.lost_tokens, call.cache_creation_input_tokens)
-        return -rewritten * (write - price.read) / _PER
-    return 0.0
+        return _moved(usage, rewritten, "written", "read")
+    return usage
 
 
 def _uncached(usage: Usage) -> Usage:
@@ -341,7 +376,7 @@ def _uncached(usage: Usage) -> Usage:
     return _reshaped(usage, usage.prompt_tokens, 0, 0, 0, parts)
 
 
-def _rates(prices: Mapping[str, Price]) -> Callable[[str], Price | None]:
+def _rates(prices: Mapping[str, Price] | None) -> Callable[[str], Price | None]:
     """`price_for` in `prices`, each model looked up once: a bill names few models, many times."""
     found: dict[str, Price | None] = {}
 
@@ -378,43 +413,22 @@ class Bill:
     sessions: tuple[Session, ...] = field(default=(), repr=False, compare=False)
     _lines: tuple[Call, ...] = field(default=(), repr=False, compare=False)
     _messages: Mapping[str, Place] = field(default_factory=dict, repr=False, compare=False)
-    _priced: dict[int, tuple[Mapping[str, Price], list[Cost | None]]] = field(
+    _priced: dict[int, tuple[Mapping[str, Price] | None, list[Cost | None]]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    _found: dict[int, tuple[Mapping[str, Price], tuple[Rebuild, ...]]] = field(
+    _found: dict[int, tuple[Mapping[str, Price] | None, tuple[Rebuild, ...]]] = field(
         default_factory=dict, repr=False, compare=False
     )
     _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     skipped: tuple[Skip, ...] = ()
-    _hours: dict[int, tuple[Mapping[str, Price], list[float]]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
 
-    def _costs(self, prices: Mapping[str, Price]) -> list[Cost | None]:
+    def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
         held = self._priced.get(id(prices))
         if held is None or held[0] is not prices:
             rate = _rates(prices)
             held = (prices, [_priced(call, rate(call.model)) for call in self.calls])
             self._priced[id(prices)] = held
-        return held[1]
-
-    def _one_hour_sides(self, prices: Mapping[str, Price]) -> list[float]:
-        """Each call's input side (USD) had every write been a 1-hour one, 0.0 when unpriced.
-
-        Computed once per price table: `what_if` and `lifetimes` both add them up.
-        """
-        held = self._hours.get(id(prices))
-        if held is None or held[0] is not prices:
-            rate, sides = _rates(prices), []
-            for call, bill in zip(self.calls, self._costs(prices), strict=True):
-                price = rate(call.model)
-                if bill is None or price is None:
-                    sides.append(0.0)
-                else:
-                    sides.append(_input_side(cost(_all_1h(call.usage), price)))
-            held = (prices, sides)
-            self._hours[id(prices)] = held
         return held[1]
 
     # ------------------------------------------------------------ totals
@@ -443,7 +457,7 @@ class Bill:
         prompt = sum(c.prompt_tokens for c in self.calls)
         return sum(c.cache_read_input_tokens for c in self.calls) / prompt if prompt else 0.0
 
-    def unpriced_models(self, prices: Mapping[str, Price] = PRICES) -> tuple[str, ...]:
+    def unpriced_models(self, prices: Mapping[str, Price] | None = None) -> tuple[str, ...]:
         """The recorded models with no price in `prices` (their calls are not in `cost`).
 
         A model priced at standard speed whose fast-mode calls have no rate is
@@ -455,11 +469,12 @@ class Bill:
                 named.add(f"{call.model} ({call.usage.speed})")
         return tuple(sorted(named))
 
-    def cost(self, prices: Mapping[str, Price] = PRICES) -> Cost:
+    def cost(self, prices: Mapping[str, Price] | None = None) -> Cost:
         """The bill of the priced calls, by charge (USD).
 
         Args:
             prices: model family -> `Price`; a dated id finds its family.
+                `PRICES` and `OPENAI_PRICES` when None.
         """
         total = Cost(0.0, 0.0, 0.0, 0.0)
         for bill in self._costs(prices):
@@ -467,7 +482,7 @@ class Bill:
                 total = total + bill
         return total
 
-    def call_cost(self, index: int, prices: Mapping[str, Price] = PRICES) -> Cost | None:
+    def call_cost(self, index: int, prices: Mapping[str, Price] | None = None) -> Cost | None:
         """The bill of call number `index` (from 1), or None on a model with no price."""
         if isinstance(index, bool) or not isinstance(index, int):
             raise TypeError(f"index must be an int, got {index!r}")
@@ -482,7 +497,7 @@ class Bill:
         The lines that share their usage with a call (the copy a call was kept
         from) take the call's cost, priced already, rather than being priced again.
         """
-        priced: dict[int, tuple[Mapping[str, Price], list[Cost | None]]] = {}
+        priced: dict[int, tuple[Mapping[str, Price] | None, list[Cost | None]]] = {}
         for key, (prices, bills) in self._priced.items():
             known = {id(call.usage): bill for call, bill in zip(self.calls, bills, strict=True)}
             rate = _rates(prices)
@@ -508,7 +523,7 @@ class Bill:
 
     # ------------------------------------------------------------ views
 
-    def groups(self, by: str, prices: Mapping[str, Price] = PRICES) -> list[Group]:
+    def groups(self, by: str, prices: Mapping[str, Price] | None = None) -> list[Group]:
         """The calls grouped `by` one of `VIEWS`, each group with its calls, tokens and cost.
 
         Days in order; the other views most costly first (then most calls,
@@ -563,12 +578,11 @@ class Bill:
             _lines=tuple(c for c in self._lines if kept(c)),
             _priced={},
             _found={},
-            _hours={},
         )
 
     # ------------------------------------------------------------ rebuilds
 
-    def rebuilds(self, prices: Mapping[str, Price] = PRICES) -> list[Rebuild]:
+    def rebuilds(self, prices: Mapping[str, Price] | None = None) -> list[Rebuild]:
         """The calls that lost more than `LOST_PREFIX_TOKENS` of cached prefix, with causes.
 
         A thread's first call is a cold start, not a rebuild; a call whose read
@@ -601,7 +615,7 @@ class Bill:
         before: Call,
         lifetime: str,
         bill: Cost | None,
-        prices: Mapping[str, Price],
+        prices: Mapping[str, Price] | None,
     ) -> Rebuild | None:
         lost = before.cache_read + before.cache_write - call.cache_read
         if lost <= LOST_PREFIX_TOKENS:
@@ -723,24 +737,24 @@ class Bill:
 
     # ------------------------------------------------------------ what-ifs
 
-    def what_if(self, prices: Mapping[str, Price] = PRICES) -> WhatIf:
+    def what_if(self, prices: Mapping[str, Price] | None = None) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
         actual = no_caching = all_1h = 0.0
-        rate, hours = _rates(prices), self._one_hour_sides(prices)
-        for call, bill, hour in zip(self.calls, self._costs(prices), hours, strict=True):
+        rate = _rates(prices)
+        for call, bill in zip(self.calls, self._costs(prices), strict=True):
             price = rate(call.model)
             if bill is None or price is None:
                 continue
             actual += bill.uncached_input + bill.cache_writes + bill.cache_reads
             no_caching += cost(_uncached(call.usage), price).uncached_input
-            all_1h += hour
+            all_1h += _input_side(cost(_all_1h(call.usage), price))
         rebuilds = self.rebuilds(prices)
         extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
         forced = sum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)
         stagger = actual - self._stagger(prices)
         return WhatIf(actual, no_caching, all_1h, actual - extra, stagger, forced)
 
-    def lifetimes(self, prices: Mapping[str, Price] = PRICES) -> list[Lifetime]:
+    def lifetimes(self, prices: Mapping[str, Price] | None = None) -> list[Lifetime]:
         """Per thread, in order of first call: 5-minute against 1-hour writes (`Lifetime`).
 
         Threads with no priced call are left out.
@@ -748,21 +762,19 @@ class Bill:
         sums: dict[str, list[float]] = {}
         last: dict[str, Call] = {}
         rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}
-        rate, costs, hours = _rates(prices), self._costs(prices), self._one_hour_sides(prices)
+        rate, costs = _rates(prices), self._costs(prices)
         for number, call in enumerate(self.calls, 1):
             before, last[call.thread] = last.get(call.thread), call
             price = rate(call.model)
             if price is None or costs[number - 1] is None:
                 continue
             both = sums.setdefault(call.thread, [0.0, 0.0])
-            rebuild = rebuilt.get(number)
-            both[0] += _input_side(cost(_all_5m(call.usage), price))
-            both[0] += _gap_change(call, before, rebuild, "5m", price)
-            both[1] += hours[number - 1]
-            both[1] += _gap_change(call, before, rebuild, "1h", price)
+            for index, lifetime in enumerate(("5m", "1h")):
+                usage = _under_lifetime(call, before, rebuilt.get(number), lifetime)
+                both[index] += _input_side(cost(usage, price))
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
-    def _stagger(self, prices: Mapping[str, Price]) -> float:
+    def _stagger(self, prices: Mapping[str, Price] | None) -> float:
         firsts: dict[str, Call] = {}
         for call in self.calls:
             if call.sidechain and call.thread not in firsts:
@@ -794,7 +806,7 @@ class Bill:
                 price, bill = price_for(later.model, prices), bills[id(later)]
                 if price is not None and bill is not None:
                     moved = min(shared, later.cache_creation_input_tokens)
-                    saving += moved * (_write_rate(later, bill, price) - price.read) / _PER
+                    saving += _saved(bill, _moved(later.usage, moved, "written", "read"), price)
         return saving
 
 
@@ -812,10 +824,8 @@ def _extra(call: Call, lost: int, bill: Cost, price: Price) -> float:
     """What rewriting `lost` tokens cost on `call` (its `bill`) minus reading them, USD."""
     written = min(lost, call.cache_creation_input_tokens)
     uncached = min(lost - written, call.input_tokens)
-    return (
-        written * (_write_rate(call, bill, price) - price.read)
-        + uncached * (price.input - price.read)
-    ) / _PER
+    read = _moved(_moved(call.usage, uncached, "uncached", "read"), written, "written", "read")
+    return _saved(bill, read, price)
 
 
 def _filed(call: Call, session: Session) -> Call:

@@ -268,8 +268,9 @@ def cost_floor(model: str = MODEL, *, output_tokens: int = 0) -> float:
     price = _price(model)
     if isinstance(output_tokens, bool) or not isinstance(output_tokens, int) or output_tokens < 0:
         raise ValueError(f"output_tokens must be an int >= 0, got {output_tokens!r}")
-    tokens = sum(estimate_tokens(text) for text in incidents.reports().values())
-    return (tokens * price.input + output_tokens * price.output) / 1_000_000
+    reads = (Usage(input_tokens=estimate_tokens(text)) for text in incidents.reports().values())
+    # priced as the run reads them: each report in a request of its own, then the output
+    return sum(cost(usage, price).total for usage in (*reads, Usage(output_tokens=output_tokens)))
 
 
 def _price(model: str) -> Price:

@@ -32,6 +32,14 @@ is billed under `usage.split_writes`'s policy: the total is what was written,
 its 1-hour part is kept up to the total, and the rest is billed as 5-minute
 writes.
 
+OpenAI's models have rows of their own, `OPENAI_PRICES`, in the same shape:
+the cached-input rate is `read`; there is no 5-minute / 1-hour split, so both
+write rates are the one cache-write rate (1.25 times input from the GPT-5.6
+family on, the input rate itself before, where a write costs nothing extra);
+and a usage is priced once its cached tokens are taken out of `input_tokens`
+(the Codex reader does it). `PRICES` stays Anthropic's alone, as the prompt-cache
+emulator reads it; `price_for` looks in both.
+
 `loop_cost` prices a whole loop of `LoopStep`s from the input price and two
 multipliers (chapter 1); `cost` prices one real or emulated call.
 
@@ -55,6 +63,7 @@ from context_budget.budget import LoopStep
 from context_budget.usage import Usage, split_writes
 
 __all__ = [
+    "OPENAI_PRICES",
     "PRICES",
     "Cost",
     "LongContext",
@@ -235,15 +244,68 @@ def _older_models() -> dict[str, Price]:
     return table
 
 
-_DATED = re.compile(r"-(?:\d{8}|latest)$")
+# ---------------------------------------------------------------- OpenAI models
+# Each row from the model's own page on developers.openai.com (its "Text tokens"
+# table, standard tier, short context), read 2026-12-02. OpenAI counts cached
+# tokens inside `input_tokens`; a `Usage` here has them out already.
+
+_OPENAI_MODELS = "https://developers.openai.com/api/docs/models/"
+#: GPT-5.6 and later charge for cache writes: 1.25 times the uncached input rate
+#: (a 30-minute write), per the prompt-caching guide.
+_OPENAI_CACHING = "https://developers.openai.com/api/docs/guides/prompt-caching"
+#: GPT-5.6 Sol and later: past 272K input tokens, input and cache rates double
+#: and output costs 1.5 times, for the whole request.
+_OPENAI_LONG_ABOVE = 272_000
+
+
+def _openai(
+    model: str,
+    rates: tuple[float, float, float, float],
+    note: str = "",
+    *,
+    fast: float | None = None,
+    long: bool = False,
+) -> Price:
+    """One OpenAI row: input, cached input, cache write and output, USD per million tokens."""
+    base, read, write, out = rates
+    source = f"OpenAI, {_OPENAI_MODELS}{model} (read 2026-12-02){note}"
+    band = LongContext(_OPENAI_LONG_ABOVE, base * 2, out * 1.5) if long else None
+    return Price(base, write, write, read, out, "2026-12-02", source, fast, 1.0, band)
+
+
+def _openai_prices() -> dict[str, Price]:
+    free_writes = "; writes cost no more than input before GPT-5.6"
+    table = {
+        "codex-mini-latest": _openai("codex-mini-latest", (1.50, 0.375, 1.50, 6.0), free_writes),
+        "gpt-5-codex": _openai("gpt-5-codex", (1.25, 0.125, 1.25, 10.0), free_writes),
+        "gpt-5.1": _openai("gpt-5.1", (1.25, 0.125, 1.25, 10.0), free_writes),
+        "gpt-5.6-sol": _openai(
+            "gpt-5.6-sol",
+            (4.0, 0.40, 5.0, 20.0),
+            f"; promotional rates; writes at 1.25x input ({_OPENAI_CACHING})",
+            long=True,
+        ),
+        "gpt-6.2-sol": _openai(
+            "gpt-6.2-sol", (2.0, 0.10, 2.50, 10.0), "; 30-minute writes", fast=2.0, long=True
+        ),
+    }
+    return dict(sorted(table.items()))
+
+
+#: OpenAI model id -> `Price`, dated and sourced. A model not here (gpt-5.1-codex,
+#: say) is unpriced, never billed at a neighbour's rate.
+OPENAI_PRICES: dict[str, Price] = _openai_prices()
+
+
+_DATED = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 
 
 def model_family(model: str) -> str:
     """The `PRICES` key a recorded model id belongs to.
 
-    A dated id (`claude-sonnet-4-5-20250929`) or a `-latest` alias maps to its
-    family; a provider prefix such as `anthropic/` (LiteLLM) is dropped. Any
-    other id comes back as it is.
+    A dated id (`claude-sonnet-4-5-20250929`, OpenAI's `gpt-5.1-2025-11-13`)
+    or a `-latest` alias maps to its family; a provider prefix such as
+    `anthropic/` (LiteLLM) is dropped. Any other id comes back as it is.
 
     Examples:
         >>> model_family("claude-sonnet-4-20250514")
@@ -262,21 +324,26 @@ def price_for(model: str, prices: Mapping[str, Price] | None = None) -> Price | 
 
     Args:
         model: the id as a session file records it, dated or not.
-        prices: model family -> `Price`; `PRICES` when None.
+        prices: model family -> `Price`; `PRICES` and `OPENAI_PRICES` when None.
 
     Returns:
-        The family's `Price`; None for a model with no price (a DeepSeek or
-        GPT model, `<synthetic>`): such a call is never priced at a guess.
+        The family's `Price`; None for a model with no price (a DeepSeek
+        model, a GPT model with no row, `<synthetic>`): such a call is never
+        priced at a guess.
 
     Examples:
         >>> price_for("claude-sonnet-4-5-20250929").output
         15.0
+        >>> price_for("gpt-5.1-2025-11-13").read
+        0.125
         >>> price_for("deepseek-chat") is None
         True
     """
-    table = PRICES if prices is None else prices
-    found = table.get(model)
-    return found if found is not None else table.get(model_family(model))
+    for table in (PRICES, OPENAI_PRICES) if prices is None else (prices,):
+        found = table.get(model) or table.get(model_family(model))
+        if found is not None:
+            return found
+    return None
 
 
 #: Model id -> `Price`, each dated and sourced. Haiku 5.5's prompt-length bands

@@ -239,6 +239,14 @@ class OpenPage:
     def close(self) -> None:
         for context in self._contexts:
             context.close()
+        self._contexts.clear()
+
+    def close_one(self, loaded: LoadedPage) -> None:
+        """Close the context of one page this opener loaded (its problems stay recorded)."""
+        context = loaded.page.context
+        if context in self._contexts:
+            self._contexts.remove(context)
+            context.close()
 
     def _start(self, path: str, viewport: ViewportSize) -> LoadedPage:
         if path == NO_PAGES:
@@ -284,8 +292,12 @@ class SitePages:
     """Each page of the site loaded once per viewport, for the checks that only read it.
 
     ``site_page(path)`` is the page at 1280 px (``viewport=PHONE``: 390 px), loaded on
-    first use and kept open until the worker ends; every later call for the same page
-    and width returns the same load, with the problems recorded since it began.
+    first use; every later call for the same page and width returns the same load, with
+    the problems recorded since it began. The tests of a page run one after another on
+    one worker (their ``xdist_group``), so when a test asks for another page, the loads
+    of the page before are closed: a worker holds one page open, at its two widths, not
+    the whole site. A page asked for again after that is loaded again, and the run's
+    summary names it as a repeated load.
     """
 
     def __init__(self, opener: OpenPage) -> None:
@@ -297,9 +309,14 @@ class SitePages:
     def __call__(self, path: str, viewport: ViewportSize = DESKTOP) -> LoadedPage:
         key = (path, viewport["width"])
         if key not in self._loaded:
+            self._close_other_pages(path)
             self._loaded[key] = self._opener(path, viewport)
             self.loads[key] = self.loads.get(key, 0) + 1
         return self._loaded[key]
+
+    def _close_other_pages(self, path: str) -> None:
+        for key in [key for key in self._loaded if key[0] != path]:
+            self._opener.close_one(self._loaded.pop(key))
 
 
 @pytest.fixture(scope="session")
@@ -312,7 +329,9 @@ def site_page(
     try:
         yield pages
     finally:
-        request.config.stash[SHARED_LOADS] = sorted(f"{p} {w}" for p, w in pages.loads)
+        request.config.stash[SHARED_LOADS] = sorted(
+            f"{p} {w}" for (p, w), count in pages.loads.items() for _ in range(count)
+        )
         opener.close()
 
 
@@ -389,6 +408,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         twice = sorted({load for load in loads if loads.count(load) > 1})
         terminalreporter.write_line(
             f"browser: {len(checked)} pages checked; the read-only checks shared"
-            f" {len(loads)} loads, {len(twice)} of them repeated on another worker"
+            f" {len(loads)} loads, {len(twice)} of them repeated"
             + (f" ({', '.join(twice[:3])})" if twice else "")
         )

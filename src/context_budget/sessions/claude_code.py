@@ -197,12 +197,39 @@ _EVENTS = (
 )
 
 
+#: Attachments that record the tools offered changing: deferred tools added or
+#: removed, an MCP server's instructions joining or leaving.
+_TOOL_DELTAS = ("deferred_tools_delta", "mcp_instructions_delta")
+
+
+def _names(value: object) -> list[str]:
+    return [name for name in value if isinstance(name, str)] if isinstance(value, list) else []
+
+
+def _tool_change(attachment: object) -> str:
+    """A tool-list attachment as one line naming what it added and removed, or `""`."""
+    if not isinstance(attachment, dict) or attachment.get("type") not in _TOOL_DELTAS:
+        return ""
+    parts = []
+    for sign, key in (("+", "addedNames"), ("-", "removedNames")):
+        names = _names(attachment.get(key))
+        if names:
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            parts.append(f"{sign}{shown}")
+    kind = "tools" if attachment["type"] == "deferred_tools_delta" else "MCP servers"
+    return f"a tool list change ({kind} {'; '.join(parts)})" if parts else ""
+
+
 def _event(record: dict[str, Any]) -> str:
     """What a line records that changes the start of the next request, or `""`.
 
     Read from the first 2,000 characters of the line's text: its message's
-    text, or a system line's `content`.
+    text, or a system line's `content`; or, for an attachment that records
+    the tool list changing (`deferred_tools_delta`, `mcp_instructions_delta`),
+    the names it added and removed.
     """
+    if record.get("type") == "attachment" and _tool_change(record.get("attachment")):
+        return _tool_change(record.get("attachment"))
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else record.get("content")
     if isinstance(content, list):

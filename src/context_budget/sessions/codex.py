@@ -23,7 +23,10 @@ The calls are in `event_msg` lines whose `payload.type` is `token_count`, at
 rise of the cumulative total: its tokens are the difference from the previous
 total (an event that repeats the total is not a call). `input_tokens`
 includes the cached ones, so the uncached tail is `input_tokens -
-cached_input_tokens`; Codex records no cache writes. The model is the latest
+cached_input_tokens`. A total that also counts `cache_write_input_tokens`
+(GPT-5.6 and later charge for them) has those inside `input_tokens` too: they
+become the call's cache writes and leave the uncached tail; without one, the
+call wrote nothing. The model is the latest
 `turn_context` line's. The thread is `<session id>/main`, the whole id: Codex
 ids are time-ordered (UUIDv7), so their first part is shared by every rollout
 started in the same minute or so.
@@ -57,7 +60,7 @@ RECORD_TYPES = frozenset(
 )
 
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
-_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens")
+_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "cache_write_input_tokens")
 
 
 def is_rollout(record: dict[str, Any]) -> bool:
@@ -133,7 +136,8 @@ class _Reading:
         self.system: list[str] = []
         self.conversation: list[Message] = []
         self.calls: list[Call] = []
-        self.last = (0, 0, 0)
+        self.last = (0, 0, 0, 0)
+        self.writes_recorded = False  # a total counted `cache_write_input_tokens`
         self.skipped: dict[str, int] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
@@ -205,24 +209,36 @@ class _Reading:
         if not isinstance(usage, dict):
             raise ValueError(f"{where}: total_token_usage must be an object, got {usage!r:.60}")
         total = tuple(count(usage.get(name), f"{where} {name}") for name in _FIELDS)
+        self.writes_recorded = self.writes_recorded or _FIELDS[3] in usage
         delta = tuple(now - before for now, before in zip(total, self.last, strict=True))
         if any(part < 0 for part in delta):
             raise ValueError(f"{where}: total_token_usage went down: {self.last} -> {total}")
         if not any(delta):
             return
-        self.last = (total[0], total[1], total[2])
-        sent, cached, output = delta
-        if cached > sent:
-            raise ValueError(f"{where}: more cached tokens ({cached}) than input ({sent})")
+        self.last = (total[0], total[1], total[2], total[3])
+        sent, cached, output, written = delta
+        if cached + written > sent:
+            raise ValueError(
+                f"{where}: more cached tokens ({cached}, {written} more written) "
+                f"than input ({sent})"
+            )
         when = epoch(record.get("timestamp"), f"{where} timestamp")
         if self._replayed(when):
             return
-        usage_of = recorded_usage(sent - cached, cached, 0, 0, output)
+        usage_of = recorded_usage(sent - cached - written, cached, written, 0, output)
         self.calls.append(Call("", when, self.model, usage_of))
 
     def _replayed(self, when: float | None) -> bool:
         """True for a fork's copy of a parent call: stamped no later than the fork's creation."""
         return self.forked_at is not None and (when is None or when <= self.forked_at)
+
+
+def _recorded(reading: _Reading) -> dict[str, int]:
+    """The last cumulative total by field; the write count only where the file kept one."""
+    recorded = dict(zip(_FIELDS, reading.last, strict=True))
+    if not reading.writes_recorded:
+        del recorded[_FIELDS[3]]
+    return recorded
 
 
 def read(text: str, name: str = "") -> Session:
@@ -251,7 +267,7 @@ def read(text: str, name: str = "") -> Session:
         usage_records=calls,
         skipped=sum(reading.skipped.values()),
         files=(name,) if name else (),
-        recorded_tokens=dict(zip(_FIELDS, reading.last, strict=True)),
+        recorded_tokens=_recorded(reading),
         conversation_error=problem,
         usage_error=reading.usage_problem,
     )
