@@ -17,6 +17,7 @@ Each check is shown to fail on a fixture page in ``tests/fixtures/pages``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -165,7 +166,9 @@ def _server_against_hand(part: str) -> list[str]:
     return problems
 
 
+@functools.cache
 def _runs() -> dict[str, Any]:
+    """The experiment's runs, made once for every claim that reads them (it is seeded)."""
     from context_budget.experiment import run_all
 
     return run_all()
