@@ -161,15 +161,18 @@ def test_notebook_shows_its_outputs(site_page: SitePages, notebook_path: str) ->
     assert all(width > 0 for width in widths), f"{loaded.url}: a plot did not decode: {widths}"
 
 
-def test_a_notebook_shows_its_plot(site_page: SitePages) -> None:
-    """At least one notebook page draws a plot: an inline PNG with a real width."""
+def test_a_notebook_shows_its_plot(open_page: OpenPage) -> None:
+    """At least one notebook page draws a plot: an inline PNG with a real width.
+
+    It opens its own loads: it is no page's test, so it runs outside the page groups
+    whose loads the read-only checks share."""
     require_site()
     pages = notebook_pages()
     assert pages, f"no notebook page under {SITE_DIR / 'notebooks'}"
     seen: dict[str, list[int]] = {}
     # One page at a time: the first that shows a plot ends the test, the others never load.
     for path in pages:
-        seen[path] = _png_widths(site_page(path).page)
+        seen[path] = _png_widths(open_page(path).page)
         if any(width > 0 for width in seen[path]):
             return
     pytest.fail(f"no notebook page shows a plot (inline PNG widths per page: {seen})")
