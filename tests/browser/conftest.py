@@ -94,18 +94,38 @@ def notebook_pages(site_dir: Path = SITE_DIR) -> list[str]:
     return [page for page in site_pages(site_dir) if page.startswith("notebooks/")]
 
 
+#: How the site build marks a drawn figure (docsite/figures.py).
+FIGURE_MARK = 'class="cb-figure"'
+
+
+def figure_pages(site_dir: Path = SITE_DIR) -> list[str]:
+    """The pages whose built HTML holds a drawn figure: those whose layout at 390 px
+    the figure checks measure (a page without one has nothing there that the width moves)."""
+    return [
+        page
+        for page in site_pages(site_dir)
+        if FIGURE_MARK in (site_dir / page / "index.html").read_text(encoding="utf-8")
+    ]
+
+
 def require_site(site_dir: Path = SITE_DIR) -> None:
     if not (site_dir / "index.html").is_file():
         pytest.fail(MISSING_SITE, pytrace=False)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``page_path`` over every page and ``notebook_path`` over notebook pages.
+    """Parametrize ``page_path`` over every page, ``notebook_path`` over notebook pages and
+    ``figure_page_path`` over the pages with a drawn figure.
 
     With no site (or no notebook page) the test still runs once, and fails with
     a message that says why, instead of being collected as nothing.
     """
-    for name, finder in (("page_path", site_pages), ("notebook_path", notebook_pages)):
+    finders = (
+        ("page_path", site_pages),
+        ("notebook_path", notebook_pages),
+        ("figure_page_path", figure_pages),
+    )
+    for name, finder in finders:
         if name in metafunc.fixturenames:
             found = finder() if (SITE_DIR / "index.html").is_file() else []
             metafunc.parametrize(name, page_params(found or [NO_PAGES]))
