@@ -4,10 +4,12 @@ A session is generated in a temporary directory from a fixed shape: one
 thread whose every call loses more than `LOST_PREFIX_TOKENS` of cached prefix
 within the cache's lifetime, so every call is a `prefix-changed` rebuild whose
 first differing message is looked for in a chain as long as the session. The
-figure is the CPU time of `rebuilds()` on a bill read beforehand (the least
-of `repeats`; CPU time, which other work on the machine moves less than wall
-time), at `CALLS` calls and four times as many: linear work takes about four
-times as long.
+figure is the CPU time of `rebuilds()` on a bill read beforehand, at `CALLS`
+calls and four times as many: linear work takes about four times as long.
+CPU time moves less than wall time with other work on the machine, but it
+still moves (a busy neighbour slows the caches), so the two sizes are timed
+in turns, `REPEATS` rounds of one run each, and each keeps its least time: a
+burst of load then slows both sizes alike instead of one.
 
     python -m benchmarks.rebuilds               prints the table
     python -m benchmarks.rebuilds --write-page  also writes benchmarks/rebuild_results.md
@@ -24,6 +26,7 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from benchmarks.page import PAGE, ROOT, Region
@@ -32,17 +35,21 @@ from context_budget.bills import Bill, read_bill
 __all__ = [
     "CALLS",
     "REGION",
+    "REPEATS",
     "RESULTS",
     "generate_session",
     "rebuild_region",
     "render",
     "time_rebuilds",
+    "time_sizes",
 ]
 
 #: The smaller size: calls in the one thread (the larger is four times as many).
 CALLS = 10_000
 #: The most the larger size may take, as a multiple of the smaller: linear is about 4.
-MOST_RATIO = 6.0
+MOST_RATIO = 5.0
+#: Rounds of the timing: each size keeps its least CPU time over this many runs.
+REPEATS = 7
 RESULTS = ROOT / "benchmarks" / "rebuild_results.md"
 #: Where the speed page shows the table.
 REGION = Region("rebuild-bench", RESULTS)
@@ -90,21 +97,42 @@ def generate_session(path: Path, calls: int) -> int:
     return len(text.encode())
 
 
-def time_rebuilds(path: Path, repeats: int = 5) -> tuple[float, int]:
-    """(best seconds of `rebuilds()` on a fresh bill of the file, the rebuilds found)."""
+def _fresh(path: Path) -> Callable[[], Bill]:
+    """Read `path` once; each call gives a new bill of it, nothing computed yet."""
     read = read_bill(path)
-    best, found = float("inf"), 0
+    return lambda: Bill(read.calls, read.format, _messages=read._messages)
+
+
+def _timed(bill: Bill) -> tuple[float, int]:
+    """(CPU seconds of `bill.rebuilds()`, the rebuilds found), the collector off."""
+    gc.collect()
+    gc.disable()  # the collector's pauses are not the work measured
+    try:
+        started = time.process_time()
+        found = len(bill.rebuilds())
+        return time.process_time() - started, found
+    finally:
+        gc.enable()
+
+
+def time_sizes(paths: Sequence[Path], repeats: int = REPEATS) -> list[tuple[float, int]]:
+    """Per file, (least CPU seconds of `rebuilds()` over `repeats` rounds, the rebuilds found).
+
+    Each round times every file once, in turn, on a fresh bill read beforehand.
+    """
+    bills = [_fresh(path) for path in paths]
+    best = [float("inf")] * len(paths)
+    found = [0] * len(paths)
     for _ in range(repeats):
-        bill = Bill(read.calls, read.format, _messages=read._messages)
-        gc.collect()
-        gc.disable()  # the collector's pauses are not the work measured
-        try:
-            started = time.process_time()
-            found = len(bill.rebuilds())
-            best = min(best, time.process_time() - started)
-        finally:
-            gc.enable()
-    return best, found
+        for index, fresh in enumerate(bills):
+            seconds, found[index] = _timed(fresh())
+            best[index] = min(best[index], seconds)
+    return list(zip(best, found, strict=True))
+
+
+def time_rebuilds(path: Path, repeats: int = REPEATS) -> tuple[float, int]:
+    """(least CPU seconds of `rebuilds()` over `repeats` fresh bills of the file, rebuilds)."""
+    return time_sizes([path], repeats)[0]
 
 
 def render(rows: list[tuple[int, int, float]]) -> str:
@@ -131,8 +159,8 @@ def render(rows: list[tuple[int, int, float]]) -> str:
                 f"**{verdict}** (×{ratio:.1f}).",
                 "",
                 "Setup: `Bill.rebuilds()` on a generated session whose every call is a "
-                "prefix-changed rebuild, the least CPU time of 5 runs, the garbage collector off "
-                "during a run.",
+                "prefix-changed rebuild; the sizes timed in turns, each its least CPU time "
+                f"of {REPEATS} runs, the garbage collector off during a run.",
                 "",
                 f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
                 f"Python {platform.python_version()}, run on {today}.",
@@ -151,13 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.rebuilds", description=__doc__)
     parser.add_argument("--write-page", action="store_true")
     args = parser.parse_args(argv)
-    rows = []
+    sizes = (CALLS, 4 * CALLS)
     with tempfile.TemporaryDirectory(prefix="rebuild-bench-") as temporary:
-        for calls in (CALLS, 4 * CALLS):
-            path = Path(temporary) / f"session-{calls}.jsonl"
+        paths = [Path(temporary) / f"session-{calls}.jsonl" for calls in sizes]
+        for calls, path in zip(sizes, paths, strict=True):
             generate_session(path, calls)
-            seconds, found = time_rebuilds(path)
-            rows.append((calls, found, seconds))
+        timed = time_sizes(paths)
+    rows = [(calls, found, seconds) for calls, (seconds, found) in zip(sizes, timed, strict=True)]
     text = render(rows)
     print(text, end="")
     if args.write_page:

@@ -23,6 +23,7 @@ from benchmarks.bill import (
 from benchmarks.page import PAGE
 from benchmarks.peer import PeerError, Run, ccusage_totals, run_process
 from context_budget import read_bill
+from context_budget.bills import Bill
 
 
 def test_the_generated_folder_is_the_same_on_every_run(tmp_path: Path) -> None:
@@ -114,3 +115,24 @@ def test_the_rebuild_benchmark_plants_a_prefix_change_at_every_call(tmp_path: Pa
     assert found == 49
     assert "| 50 | 49 |" in render([(50, found, seconds), (200, 199, seconds * 4)])
     assert rebuild_region(PAGE.read_text(encoding="utf-8")) == REBUILDS.read_text(encoding="utf-8")
+
+
+def test_the_rebuild_benchmark_times_its_sizes_in_turns(tmp_path: Path) -> None:
+    from benchmarks import rebuilds
+
+    paths = [tmp_path / "small.jsonl", tmp_path / "large.jsonl"]
+    for path, calls in zip(paths, (20, 80), strict=True):
+        rebuilds.generate_session(path, calls)
+    order: list[int] = []
+    real = rebuilds._timed
+
+    def timed(bill: Bill) -> tuple[float, int]:
+        order.append(len(bill.calls))
+        return real(bill)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rebuilds, "_timed", timed)
+        rows = rebuilds.time_sizes(paths, repeats=3)
+    assert order == [20, 80] * 3  # a burst of load slows both sizes, not one
+    assert [found for _, found in rows] == [19, 79]
+    assert rebuilds.MOST_RATIO == 5.0  # x4 work in at most x5 time

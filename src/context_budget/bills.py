@@ -419,7 +419,9 @@ class Bill:
     _found: dict[int, tuple[Mapping[str, Price] | None, tuple[Rebuild, ...]]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    _depths: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    _placed: dict[str, tuple[int, str, str]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
     skipped: tuple[Skip, ...] = ()
 
     def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
@@ -675,41 +677,59 @@ class Bill:
         )
 
     def _chain(self, start: str | None, steps: int) -> list[str]:
-        """Up to `steps` message ids from `start` back towards its root."""
+        """Up to `steps` message ids from `start` back towards its root, none twice."""
         found: list[str] = []
+        seen: set[str] = set()
         node = start
-        while node is not None and node in self._messages and len(found) < steps:
+        while node is not None and node in self._messages and node not in seen:
+            if len(found) == steps:
+                break
             found.append(node)
-            node = self._parent(node)
+            seen.add(node)
+            node = self._messages[node].parent
         return found
 
-    def _depth(self) -> dict[str, int]:
-        """Message id -> its depth in its chain (a root, or a message in a loop of parents: 0).
+    def _layout(self) -> dict[str, tuple[int, str, str]]:
+        """Message id -> (its place in its chain from 0, its chain's anchor, its chain's head).
 
-        Computed once for all messages, each walked once: what makes `rebuilds`
-        linear in the calls rather than a walk of the whole chain per rebuild.
+        A message's chain is the walk of its parents, stopped before a message
+        it already walked (a loop of parents), read from the far end: the head.
+        The anchor is where the walk reached a root or entered a loop; the
+        loop's other members come before it in the chain. Two messages with the
+        same anchor share the chain up to it. Computed once for all messages,
+        each walked once: what makes `rebuilds` linear in the calls rather than
+        a walk of the whole chain per rebuild.
         """
-        if self._depths or not self._messages:
-            return self._depths
-        depth = self._depths
+        if self._placed or not self._messages:
+            return self._placed
+        known = self._placed
         for start in self._messages:
             chain: list[str] = []
-            on_chain: set[str] = set()
+            at: dict[str, int] = {}
             node: str | None = start
-            while node is not None and node in self._messages and node not in depth:
-                if node in on_chain:  # a loop of parents: its first message is a root
+            while node is not None and node in self._messages and node not in known:
+                if node in at:  # a loop of parents: each member anchors the chain it starts
+                    loop = chain[at[node] :]
+                    del chain[at[node] :]
+                    for index, member in enumerate(loop):
+                        known[member] = (len(loop) - 1, member, loop[index - 1])
                     break
+                at[node] = len(chain)
                 chain.append(node)
-                on_chain.add(node)
                 node = self._messages[node].parent
-            base = depth[node] + 1 if node is not None and node in depth else 0
-            for offset, ident in enumerate(reversed(chain)):
-                depth[ident] = base + offset
-        return depth
+            if node is not None and node in known:
+                place, anchor, head = known[node]
+            elif chain:  # the walk ended at a root, the chain's last message
+                anchor = head = chain.pop()
+                place, known[anchor] = 0, (0, anchor, anchor)
+            for offset, ident in enumerate(reversed(chain), 1):
+                known[ident] = (place + offset, anchor, head)
+        return known
 
     def _parent(self, message: str) -> str | None:
-        """The message before `message` in its chain; None at a root."""
-        return None if self._depth()[message] == 0 else self._messages[message].parent
+        """The message before `message` in its chain; None at its anchor."""
+        anchor = self._layout()[message][1]
+        return None if anchor == message else self._messages[message].parent
 
     def _first_difference_id(self, before: Call, call: Call) -> str | None:
         """The first message of `call`'s chain that `before`'s chain lacks at its place.
@@ -721,13 +741,16 @@ class Bill:
         if old not in self._messages or new not in self._messages:
             return None
         assert old is not None and new is not None  # the membership tests above say so
-        depth = self._depth()
+        layout = self._layout()
+        if layout[old][1] != layout[new][1]:
+            return layout[new][2]  # chains anchored apart differ from their first message
+        old_place, new_place = layout[old][0], layout[new][0]
         first: str | None = None  # the last message of the new chain walked above where they meet
         a: str | None = old
         b: str | None = new
-        while b is not None and depth[b] > depth[old]:
+        while b is not None and layout[b][0] > old_place:
             first, b = b, self._parent(b)
-        while a is not None and depth[a] > depth[new]:
+        while a is not None and layout[a][0] > new_place:
             a = self._parent(a)
         if b == old or a == new:
             return None  # one chain holds the other
