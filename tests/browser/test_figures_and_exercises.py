@@ -3,8 +3,9 @@
 The checks are in ``figure_checks.py`` (one function per check, on a loaded page).
 Each is shown to fail on a fixture with the defect it looks for, and to pass on
 the figures as ``docsite/figures.py`` draws them, at 1280 and at 390 px; then every
-built page is checked at 1280 px and every page with a drawn figure at 390 px too, and an exercise is run in the browser with
-a right answer (PASS, green) and a wrong one (NEEDS_WORK).
+built page is checked at 1280 px, and every page with a drawn figure at 390 px too;
+and an exercise is run in the browser with a right answer (PASS, green) and a wrong
+one (NEEDS_WORK).
 
 Run after ``make site`` with ``make browser``.
 """
