@@ -222,13 +222,21 @@ def test_every_page_with_a_figure_is_checked_at_390() -> None:
     the day it is drawn: a page that loses its figure mark drops out, and so must nothing else."""
     require_site()
     drawn = set(figure_pages())
-    markers = {
-        str(page.relative_to(REPO / "docs").with_suffix("")).removesuffix("index") + "/"
+    asked = {
+        _url_path(page)
         for page in (REPO / "docs").rglob("*.md")
-        if "<!-- figure:" in page.read_text(encoding="utf-8")
+        if figures_hook.MARKER.search(page.read_text(encoding="utf-8"))
     }
     assert drawn, "no built page holds a drawn figure"
-    assert {m.replace("//", "/") for m in markers} <= drawn, sorted(markers - drawn)
+    assert asked <= drawn, sorted(asked - drawn)
+
+
+def _url_path(page: Path) -> str:
+    """The site path of Markdown page `page`: docs/budget/layers.md is 'budget/layers/',
+    docs/measured/index.md is 'measured/', docs/index.md is ''."""
+    name = page.relative_to(REPO / "docs").with_suffix("").as_posix()
+    name = name.removesuffix("index").rstrip("/")
+    return f"{name}/" if name else ""
 
 
 def _check_figures(site_page: SitePages, path: str, width: str) -> None:
