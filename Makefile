@@ -137,7 +137,7 @@ editor:
 browser: $(STAMP) chromium
 	$(BIN)/pytest -m browser -q -n $(BROWSER_JOBS) --dist loadgroup --durations=10 tests/browser
 
-# Debian's Chromium at /usr/bin/chromium (installed with apt when missing and run as root).
+# Debian's Chromium and its headless shell (installed with apt when missing and run as root).
 chromium:
 	bash tools/ensure-chromium.sh
 

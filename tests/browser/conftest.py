@@ -1,11 +1,20 @@
-"""Serve the built ``site/`` on 127.0.0.1 and open it in Debian's Chromium.
+"""Serve the built ``site/`` on 127.0.0.1 and open it in Debian's headless Chromium.
 
 One HTTP server and one browser for the whole session. Tests open pages through
 ``open_page``: each page in a fresh browser context (its own cookies, storage
 and cache, closed when the test ends), loaded until the network settles, with
 every console error, page error, failed request and request that leaves
 127.0.0.1 recorded (requests off the site are blocked, so nothing waits on a
-network that is not there).
+network that is not there). A load gets the site's search index with its
+configuration but no documents, unless the test asks for search
+(``open_page(path, search=True)``): Material's search worker builds its index on
+every load, a third of the page's time in the browser, and only the search test
+reads it.
+
+A check that runs every block of a page goes through ``reader_page`` instead:
+its pages open one after another in one context per worker, as one reader's
+tabs, so they find what earlier pages left in the browser (Python's start-up
+snapshot, see ``docs/javascripts/run-worker.mjs``).
 
 A check that only reads a page (measures it, reads its text, fetches one of its
 links) takes it from ``site_page`` instead: each page is loaded once per worker
@@ -24,9 +33,10 @@ used to show that each check can fail); by default it is this project's
 from __future__ import annotations
 
 import functools
+import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -49,7 +59,9 @@ from playwright.sync_api import (
 
 REPO = Path(__file__).resolve().parents[2]
 SITE_DIR = Path(os.environ.get("BROWSER_SITE_DIR", REPO / "site")).resolve()
-CHROMIUM = "/usr/bin/chromium"
+# Debian's headless shell (package chromium-headless-shell): the same engine as the
+# chromium package, without the desktop browser around it, at about half its CPU time a load.
+CHROMIUM = "/usr/bin/chromium-headless-shell"
 # Flags that work on these machines: without the background-networking ones
 # Chromium keeps trying to reach Google's hosts through a closed network.
 CHROMIUM_ARGS = [
@@ -72,6 +84,8 @@ READY = (
     "() => document.documentElement.dataset.cbReady === 'true'"
     " || !document.querySelector('script[src*=\"run-blocks.js\"]')"
 )
+#: Where Material's search worker fetches the index from, under any page.
+SEARCH_INDEX = "**/search/search_index.json"
 MISSING_SITE = f"site/ is missing: run make site (looked for {SITE_DIR / 'index.html'})"
 NO_PAGES = "<no pages found>"
 
@@ -106,6 +120,18 @@ def figure_pages(site_dir: Path = SITE_DIR) -> list[str]:
         for page in site_pages(site_dir)
         if FIGURE_MARK in (site_dir / page / "index.html").read_text(encoding="utf-8")
     ]
+
+
+@functools.cache
+def empty_search_index(site_dir: Path = SITE_DIR) -> str:
+    """The built search index with its ``config`` and an empty ``docs`` list, as JSON."""
+    built = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
+    return json.dumps({"config": built["config"], "docs": []})
+
+
+def serve_empty_search_index(route: Route) -> None:
+    """Answer a request for the search index with `empty_search_index()`."""
+    route.fulfill(status=200, content_type="application/json", body=empty_search_index())
 
 
 def require_site(site_dir: Path = SITE_DIR) -> None:
@@ -237,19 +263,39 @@ class OpenPage:
     ``open_page.all(paths)`` starts every load before waiting for any, so the
     browser fetches them side by side. Each page records its own problems; no
     listener, cache or route is shared, and every context closes with the test.
+    The search index comes with no documents unless ``search=True``.
+
+    Given ``context``, it opens its pages there instead, as one reader's tabs: what the
+    site keeps in the browser (storage, Cache Storage, the HTTP cache) carries from one
+    page to the next. Each page's listeners and routes are taken off the context, and
+    the page closed, when the test ends; the context stays open.
     """
 
-    def __init__(self, chromium: Browser, site_url: str, checked: set[str]) -> None:
+    def __init__(
+        self,
+        chromium: Browser,
+        site_url: str,
+        checked: set[str],
+        *,
+        context: BrowserContext | None = None,
+    ) -> None:
         self._chromium = chromium
         self._site_url = site_url
         self._checked = checked
+        self._shared = context
         self._contexts: list[BrowserContext] = []
+        #: Per page opened in the shared context: what takes its listeners off again.
+        self._undo: dict[Page, Callable[[], None]] = {}
 
-    def __call__(self, path: str, viewport: ViewportSize = DESKTOP) -> LoadedPage:
-        return self.all([path], viewport)[0]
+    def __call__(
+        self, path: str, viewport: ViewportSize = DESKTOP, *, search: bool = False
+    ) -> LoadedPage:
+        return self.all([path], viewport, search=search)[0]
 
-    def all(self, paths: Sequence[str], viewport: ViewportSize = DESKTOP) -> list[LoadedPage]:
-        started = [self._start(path, viewport) for path in paths]
+    def all(
+        self, paths: Sequence[str], viewport: ViewportSize = DESKTOP, *, search: bool = False
+    ) -> list[LoadedPage]:
+        started = [self._start(path, viewport, search) for path in paths]
         for loaded in started:
             loaded.page.wait_for_load_state("networkidle")
             # run-blocks.js marks the page once its Run buttons and editors are in
@@ -257,6 +303,8 @@ class OpenPage:
         return started
 
     def close(self) -> None:
+        for page in list(self._undo):
+            self._close_shared(page)
         for context in self._contexts:
             context.close()
         self._contexts.clear()
@@ -264,48 +312,86 @@ class OpenPage:
     def close_one(self, loaded: LoadedPage) -> None:
         """Close the context of one page this opener loaded (its problems stay recorded)."""
         context = loaded.page.context
-        if context in self._contexts:
+        if loaded.page in self._undo:
+            self._close_shared(loaded.page)
+        elif context in self._contexts:
             self._contexts.remove(context)
             context.close()
 
-    def _start(self, path: str, viewport: ViewportSize) -> LoadedPage:
+    def _close_shared(self, page: Page) -> None:
+        self._undo.pop(page)()
+        page.close()
+
+    def _start(self, path: str, viewport: ViewportSize, search: bool) -> LoadedPage:
         if path == NO_PAGES:
             pytest.fail(f"no such page was found in {SITE_DIR}", pytrace=False)
         problems = PageProblems()
-        context = self._chromium.new_context(viewport=viewport)
-        self._contexts.append(context)
-        context.set_default_timeout(ACTION_TIMEOUT_MS)
-        context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
-
-        def block_external(route: Route) -> None:
-            problems.external_requests.append(route.request.url)
-            route.abort("blockedbyclient")
-
-        def on_console(message: ConsoleMessage) -> None:
-            where = message.location.get("url", "")
-            # A blocked request off the site logs an error too; it is reported once, below.
-            if message.type == "error" and is_local(where or "about:"):
-                problems.console_errors.append(f"{message.text} ({where})")
-
-        def on_failed(req: Request) -> None:
-            if is_local(req.url):  # external ones are already reported, and were blocked
-                problems.failed_requests.append(f"{req.url}: {req.failure}")
-
-        def on_response(response: Response) -> None:
-            if response.status >= 400:
-                problems.failed_requests.append(f"{response.url}: HTTP {response.status}")
-
-        # Context-wide, so requests and messages from the search worker count too.
-        context.route(lambda url: not is_local(url), block_external)
-        context.on("console", on_console)
-        context.on("requestfailed", on_failed)
-        context.on("response", on_response)
+        context = self._shared
+        if context is None:
+            context = self._chromium.new_context(viewport=viewport)
+            self._contexts.append(context)
+            context.set_default_timeout(ACTION_TIMEOUT_MS)
+            context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+        undo = watch(context, problems, search=search)
         page = context.new_page()
+        if self._shared is not None:
+            self._undo[page] = undo
+            page.set_viewport_size(viewport)
         page.on("pageerror", lambda error: problems.page_errors.append(str(error)))
         url = self._site_url + path
         page.goto(url, wait_until="commit")
         self._checked.add(path)
         return LoadedPage(page=page, url=url, problems=problems)
+
+
+def watch(context: BrowserContext, problems: PageProblems, *, search: bool) -> Callable[[], None]:
+    """Record into ``problems`` what goes wrong in ``context``; block requests off the site;
+    give the search index without documents unless ``search``. Returns what undoes it all.
+
+    Context-wide, so requests and messages from the page's workers count too.
+    """
+
+    def block_external(route: Route) -> None:
+        problems.external_requests.append(route.request.url)
+        route.abort("blockedbyclient")
+
+    def on_console(message: ConsoleMessage) -> None:
+        where = message.location.get("url", "")
+        # A blocked request off the site logs an error too; it is reported once, below.
+        if message.type == "error" and is_local(where or "about:"):
+            problems.console_errors.append(f"{message.text} ({where})")
+
+    def on_failed(req: Request) -> None:
+        if is_local(req.url):  # external ones are already reported, and were blocked
+            problems.failed_requests.append(f"{req.url}: {req.failure}")
+
+    def on_response(response: Response) -> None:
+        if response.status >= 400:
+            problems.failed_requests.append(f"{response.url}: HTTP {response.status}")
+
+    def off_site(url: str) -> bool:
+        return not is_local(url)
+
+    routes: list[tuple[Any, Callable[[Route], None]]] = [(off_site, block_external)]
+    if not search:
+        routes.append((SEARCH_INDEX, serve_empty_search_index))
+    listeners: list[tuple[Any, Callable[[Any], None]]] = [
+        ("console", on_console),
+        ("requestfailed", on_failed),
+        ("response", on_response),
+    ]
+    for pattern, handler in routes:
+        context.route(pattern, handler)
+    for event, listener in listeners:
+        context.on(event, listener)
+
+    def undo() -> None:
+        for pattern, handler in routes:
+            context.unroute(pattern, handler)
+        for event, listener in listeners:
+            context.remove_listener(event, listener)
+
+    return undo
 
 
 class SitePages:
@@ -390,6 +476,32 @@ def blank_page(chromium: Browser) -> Iterator[Page]:
         yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.fixture(scope="session")
+def reader_context(chromium: Browser) -> Iterator[BrowserContext]:
+    """One reader's browser context for the whole run of a worker (see ``reader_page``)."""
+    context = chromium.new_context(viewport=DESKTOP)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def reader_page(
+    request: pytest.FixtureRequest, site_url: str, chromium: Browser, reader_context: BrowserContext
+) -> Iterator[OpenPage]:
+    """Open pages as one reader going through the course: in a worker's one context, so a
+    page finds what earlier pages left in the browser (Python's start-up snapshot)."""
+    checked = request.config.stash.setdefault(PAGES_CHECKED, set())
+    opener = OpenPage(chromium, site_url, checked, context=reader_context)
+    try:
+        yield opener
+    finally:
+        opener.close()
 
 
 @pytest.fixture

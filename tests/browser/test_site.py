@@ -48,6 +48,8 @@ MISSING_COPY_JS = """([blocks, copy]) => [...document.querySelectorAll(blocks)]
   .map(([index, pre]) => [index, pre.querySelector('code').innerText.slice(0, 60)])"""
 PAYLOAD_TIMEOUT_S = 60
 SEARCH_TIMEOUT_MS = 10_000
+#: How many documents the search index a page fetches holds.
+INDEX_DOCS_JS = "async () => (await (await fetch('search/search_index.json')).json()).docs.length"
 
 
 def _report(loaded: LoadedPage, problems: list[str]) -> str:
@@ -75,7 +77,7 @@ def test_search_finds_a_chapter_word(open_page: OpenPage) -> None:
     assert SEARCH_WORD in chapter_html.read_text(encoding="utf-8").lower(), (
         f"{SEARCH_WORD!r} is not in {CHAPTER_PATH}: change SEARCH_WORD to a word the chapter has"
     )
-    loaded = open_page("")
+    loaded = open_page("", search=True)
     page = loaded.page
     query = page.locator("input.md-search__input")
     meta = page.locator(".md-search-result__meta")
@@ -103,6 +105,19 @@ def test_search_finds_a_chapter_word(open_page: OpenPage) -> None:
     )
     problems = loaded.problems.lines()
     assert not problems, _report(loaded, problems)
+
+
+def test_only_the_search_test_loads_the_whole_search_index(open_page: OpenPage) -> None:
+    """A load gets the index with no documents (Material's worker then has nothing to
+    build); ``search=True`` gets the built index whole."""
+    require_site()
+    index = json.loads((SITE_DIR / "search" / "search_index.json").read_text(encoding="utf-8"))
+    plain = open_page("").page.evaluate(INDEX_DOCS_JS)
+    searched = open_page("", search=True).page.evaluate(INDEX_DOCS_JS)
+    assert (plain, searched) == (0, len(index["docs"])), (
+        f"documents in the index a load fetched: {plain} by default, {searched} with"
+        f" search=True; the built index has {len(index['docs'])}"
+    )
 
 
 def test_code_blocks_have_copy_buttons(site_page: SitePages, page_path: str) -> None:
