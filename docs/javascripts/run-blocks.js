@@ -102,7 +102,11 @@
     state.ready = new Promise((resolve, reject) => {
       worker.onmessage = (event) => {
         const message = event.data;
-        if (message.type === "ready") resolve(message.seconds);
+        if (message.type === "ready") {
+          // "snapshot" or "cold": how this page's Python started (run-worker.mjs says why)
+          document.documentElement.dataset.cbPython = message.python;
+          resolve(message.seconds);
+        }
         else if (message.type === "failed" && message.id === undefined) reject(new Error(message.message));
         else {
           const waiting = state.pending.get(message.id);

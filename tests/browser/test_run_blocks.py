@@ -120,11 +120,14 @@ def _verdict(div: Locator) -> dict[str, str]:
 @pytest.mark.parametrize(
     "block_list", _block_lists() or [PAGES_DIR / "<none>"], ids=lambda path: path.stem
 )
-def test_every_runnable_block_prints_what_ci_checked(open_page: OpenPage, block_list: Path) -> None:
-    """Run each runnable block of the page in order, through its button."""
+def test_every_runnable_block_prints_what_ci_checked(
+    reader_page: OpenPage, block_list: Path
+) -> None:
+    """Run each runnable block of the page in order, through its button, as a reader who
+    came from other pages would (Python starts from their snapshot)."""
     assert block_list.is_file(), f"no block list in {PAGES_DIR}: run make site"
     data = json.loads(block_list.read_text(encoding="utf-8"))
-    loaded = open_page(_url_path(data))
+    loaded = reader_page(_url_path(data))
     page = loaded.page
     _prepared(page)
     visible = [block for block in data["blocks"] if not block["hidden"]]
@@ -244,6 +247,52 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
 
 
 #: Records the source of every block the page hands to its Python worker, in order.
+#: How the page's Python started, as run-blocks.js marks it once the worker is ready.
+PYTHON_START = "() => document.documentElement.dataset.cbPython ?? null"
+#: Puts bytes that are no snapshot under every stored snapshot's key.
+SPOIL_SNAPSHOTS = """async () => {
+  const store = await caches.open('context-budget-python');
+  const keys = await store.keys();
+  const junk = new Blob([new Uint8Array(4096).fill(7)]).stream()
+    .pipeThrough(new CompressionStream('gzip'));
+  const bytes = await new Response(junk).arrayBuffer();
+  for (const key of keys) await store.put(key, new Response(bytes));
+  return keys.length;
+}"""
+SECOND_PAGE = "budget/tokens/"
+
+
+def _first_block_in(opener: OpenPage, path: str) -> tuple[str | None, dict[str, str]]:
+    """Open ``path``, run its first block: (how its Python started, the block's verdict)."""
+    loaded = opener(path)
+    _prepared(loaded.page)
+    verdict = _run(loaded.page, 0)
+    assert not _problems(loaded), _problems(loaded)
+    return loaded.page.evaluate(PYTHON_START), verdict
+
+
+def test_a_later_page_starts_python_from_the_snapshot_an_earlier_one_left(
+    chromium: Browser, site_url: str
+) -> None:
+    """In one browser, the first page to run a block starts Python cold and keeps a
+    snapshot; the next page starts from it and prints what CI checked; a snapshot that
+    cannot be read is dropped and Python starts cold again."""
+    context = chromium.new_context()
+    opener = OpenPage(chromium, site_url, set(), context=context)
+    try:
+        first, _ = _first_block_in(opener, FIRST_PAGE)
+        second, verdict = _first_block_in(opener, SECOND_PAGE)
+        assert (first, second) == ("cold", "snapshot"), (first, second)
+        assert verdict["status"] == "match", verdict["text"]
+        spoiled = opener(SECOND_PAGE).page.evaluate(SPOIL_SNAPSHOTS)
+        assert spoiled == 1, f"{spoiled} snapshots stored, one wanted"
+        again, verdict = _first_block_in(opener, SECOND_PAGE)
+        assert again == "cold" and verdict["status"] == "match", (again, verdict["text"])
+    finally:
+        opener.close()
+        context.close()
+
+
 RECORD_SENT = """
 (() => {
   window.__cbSent = [];
