@@ -36,7 +36,7 @@ import functools
 import json
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -265,27 +265,22 @@ class OpenPage:
     listener, cache or route is shared, and every context closes with the test.
     The search index comes with no documents unless ``search=True``.
 
-    Given ``context``, it opens its pages there instead, as one reader's tabs: what the
-    site keeps in the browser (storage, Cache Storage, the HTTP cache) carries from one
-    page to the next. Each page's listeners and routes are taken off the context, and
-    the page closed, when the test ends; the context stays open.
+    Given ``reader`` (a `Watch` on a context of its own), it opens its pages there
+    instead, one at a time, as one reader's tabs: what the site keeps in the browser
+    (storage, Cache Storage, the HTTP cache) carries from one page to the next. The
+    context's listeners stay; each page gets problems of its own, and closes when the
+    test ends.
     """
 
     def __init__(
-        self,
-        chromium: Browser,
-        site_url: str,
-        checked: set[str],
-        *,
-        context: BrowserContext | None = None,
+        self, chromium: Browser, site_url: str, checked: set[str], *, reader: Watch | None = None
     ) -> None:
         self._chromium = chromium
         self._site_url = site_url
         self._checked = checked
-        self._shared = context
+        self._reader = reader
         self._contexts: list[BrowserContext] = []
-        #: Per page opened in the shared context: what takes its listeners off again.
-        self._undo: dict[Page, Callable[[], None]] = {}
+        self._pages: list[Page] = []
 
     def __call__(
         self, path: str, viewport: ViewportSize = DESKTOP, *, search: bool = False
@@ -295,6 +290,8 @@ class OpenPage:
     def all(
         self, paths: Sequence[str], viewport: ViewportSize = DESKTOP, *, search: bool = False
     ) -> list[LoadedPage]:
+        if self._reader is not None and (search or len(paths) > 1):
+            raise ValueError("a reader's context opens one page at a time, without search")
         started = [self._start(path, viewport, search) for path in paths]
         for loaded in started:
             loaded.page.wait_for_load_state("networkidle")
@@ -303,8 +300,9 @@ class OpenPage:
         return started
 
     def close(self) -> None:
-        for page in list(self._undo):
-            self._close_shared(page)
+        for page in self._pages:
+            page.close()
+        self._pages.clear()
         for context in self._contexts:
             context.close()
         self._contexts.clear()
@@ -312,30 +310,25 @@ class OpenPage:
     def close_one(self, loaded: LoadedPage) -> None:
         """Close the context of one page this opener loaded (its problems stay recorded)."""
         context = loaded.page.context
-        if loaded.page in self._undo:
-            self._close_shared(loaded.page)
+        if loaded.page in self._pages:
+            self._pages.remove(loaded.page)
+            loaded.page.close()
         elif context in self._contexts:
             self._contexts.remove(context)
             context.close()
 
-    def _close_shared(self, page: Page) -> None:
-        self._undo.pop(page)()
-        page.close()
-
     def _start(self, path: str, viewport: ViewportSize, search: bool) -> LoadedPage:
         if path == NO_PAGES:
             pytest.fail(f"no such page was found in {SITE_DIR}", pytrace=False)
-        problems = PageProblems()
-        context = self._shared
-        if context is None:
-            context = self._chromium.new_context(viewport=viewport)
+        if self._reader is None:
+            context = new_context(self._chromium, viewport)
             self._contexts.append(context)
-            context.set_default_timeout(ACTION_TIMEOUT_MS)
-            context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
-        undo = watch(context, problems, search=search)
-        page = context.new_page()
-        if self._shared is not None:
-            self._undo[page] = undo
+            problems = Watch(context, search=search).problems
+            page = context.new_page()
+        else:
+            problems = self._reader.problems = PageProblems()
+            page = self._reader.context.new_page()
+            self._pages.append(page)
             page.set_viewport_size(viewport)
         page.on("pageerror", lambda error: problems.page_errors.append(str(error)))
         url = self._site_url + path
@@ -344,54 +337,49 @@ class OpenPage:
         return LoadedPage(page=page, url=url, problems=problems)
 
 
-def watch(context: BrowserContext, problems: PageProblems, *, search: bool) -> Callable[[], None]:
-    """Record into ``problems`` what goes wrong in ``context``; block requests off the site;
-    give the search index without documents unless ``search``. Returns what undoes it all.
+def new_context(chromium: Browser, viewport: ViewportSize = DESKTOP) -> BrowserContext:
+    """A fresh browser context at ``viewport``, with the check's timeouts."""
+    context = chromium.new_context(viewport=viewport)
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+    return context
 
-    Context-wide, so requests and messages from the page's workers count too.
+
+class Watch:
+    """Records what goes wrong in ``context`` into ``problems``, blocks requests off the
+    site, and gives the search index without documents unless ``search``.
+
+    Context-wide, so requests and messages from the page's workers count too. Set
+    ``problems`` to a new `PageProblems` to record a new page's apart.
     """
 
-    def block_external(route: Route) -> None:
-        problems.external_requests.append(route.request.url)
+    def __init__(self, context: BrowserContext, *, search: bool) -> None:
+        self.context = context
+        self.problems = PageProblems()
+        context.route(lambda url: not is_local(url), self._block_external)
+        if not search:
+            context.route(SEARCH_INDEX, serve_empty_search_index)
+        context.on("console", self._on_console)
+        context.on("requestfailed", self._on_failed)
+        context.on("response", self._on_response)
+
+    def _block_external(self, route: Route) -> None:
+        self.problems.external_requests.append(route.request.url)
         route.abort("blockedbyclient")
 
-    def on_console(message: ConsoleMessage) -> None:
+    def _on_console(self, message: ConsoleMessage) -> None:
         where = message.location.get("url", "")
-        # A blocked request off the site logs an error too; it is reported once, below.
+        # A blocked request off the site logs an error too; it is reported once, above.
         if message.type == "error" and is_local(where or "about:"):
-            problems.console_errors.append(f"{message.text} ({where})")
+            self.problems.console_errors.append(f"{message.text} ({where})")
 
-    def on_failed(req: Request) -> None:
+    def _on_failed(self, req: Request) -> None:
         if is_local(req.url):  # external ones are already reported, and were blocked
-            problems.failed_requests.append(f"{req.url}: {req.failure}")
+            self.problems.failed_requests.append(f"{req.url}: {req.failure}")
 
-    def on_response(response: Response) -> None:
+    def _on_response(self, response: Response) -> None:
         if response.status >= 400:
-            problems.failed_requests.append(f"{response.url}: HTTP {response.status}")
-
-    def off_site(url: str) -> bool:
-        return not is_local(url)
-
-    routes: list[tuple[Any, Callable[[Route], None]]] = [(off_site, block_external)]
-    if not search:
-        routes.append((SEARCH_INDEX, serve_empty_search_index))
-    listeners: list[tuple[Any, Callable[[Any], None]]] = [
-        ("console", on_console),
-        ("requestfailed", on_failed),
-        ("response", on_response),
-    ]
-    for pattern, handler in routes:
-        context.route(pattern, handler)
-    for event, listener in listeners:
-        context.on(event, listener)
-
-    def undo() -> None:
-        for pattern, handler in routes:
-            context.unroute(pattern, handler)
-        for event, listener in listeners:
-            context.remove_listener(event, listener)
-
-    return undo
+            self.problems.failed_requests.append(f"{response.url}: HTTP {response.status}")
 
 
 class SitePages:
@@ -479,25 +467,23 @@ def blank_page(chromium: Browser) -> Iterator[Page]:
 
 
 @pytest.fixture(scope="session")
-def reader_context(chromium: Browser) -> Iterator[BrowserContext]:
+def reader_context(chromium: Browser) -> Iterator[Watch]:
     """One reader's browser context for the whole run of a worker (see ``reader_page``)."""
-    context = chromium.new_context(viewport=DESKTOP)
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+    context = new_context(chromium)
     try:
-        yield context
+        yield Watch(context, search=False)
     finally:
         context.close()
 
 
 @pytest.fixture
 def reader_page(
-    request: pytest.FixtureRequest, site_url: str, chromium: Browser, reader_context: BrowserContext
+    request: pytest.FixtureRequest, site_url: str, chromium: Browser, reader_context: Watch
 ) -> Iterator[OpenPage]:
     """Open pages as one reader going through the course: in a worker's one context, so a
     page finds what earlier pages left in the browser (Python's start-up snapshot)."""
     checked = request.config.stash.setdefault(PAGES_CHECKED, set())
-    opener = OpenPage(chromium, site_url, checked, context=reader_context)
+    opener = OpenPage(chromium, site_url, checked, reader=reader_context)
     try:
         yield opener
     finally:

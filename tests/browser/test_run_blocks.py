@@ -27,11 +27,12 @@ from typing import Any
 import markdown
 import pytest
 from playwright.sync_api import Browser, Locator, Page, Route
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
-from .conftest import REPO, SITE_DIR, LoadedPage, OpenPage
+from .conftest import REPO, SITE_DIR, LoadedPage, OpenPage, Watch, new_context
 from .reader_checks import OVERFLOW_JS, RUN_PANELS
 
 pytestmark = pytest.mark.browser
@@ -91,7 +92,15 @@ def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str
     button = div.locator("button.cb-run")
     button.evaluate(REVEAL)
     button.click()
-    page.wait_for_function(DONE, arg=div.element_handle(), timeout=timeout)
+    try:
+        page.wait_for_function(DONE, arg=div.element_handle(), timeout=timeout)
+    except PlaywrightTimeoutError:
+        shown = div.evaluate("div => div._cbPanel?.textContent ?? '(no panel)'")
+        started = page.evaluate("() => document.documentElement.dataset.cbPython ?? 'not yet'")
+        raise AssertionError(
+            f"{page.url}: block {order + 1} gave no verdict in {timeout / 1000:.0f} s;"
+            f" Python's start: {started}; its panel: {shown!r}"
+        ) from None
     return _verdict(div)
 
 
@@ -138,7 +147,10 @@ def test_every_runnable_block_prints_what_ci_checked(
     if runnable:
         # One click runs them all: the last block's Run first runs every earlier block of
         # the page, in order, on the page's one Python, and gives each its own verdict.
-        _run(page, runnable[-1]["order"], timeout=PAGE_RUN_TIMEOUT_MS)
+        try:
+            _run(page, runnable[-1]["order"], timeout=PAGE_RUN_TIMEOUT_MS)
+        except AssertionError as gave_none:
+            raise AssertionError(f"{gave_none}\n  " + "\n  ".join(_problems(loaded))) from None
     for block in runnable:
         verdict = _verdict(page.locator(f"div[data-cb-order='{block['order']}']"))
         wanted = "ran" if block["expected"] is None else "match"
@@ -277,8 +289,8 @@ def test_a_later_page_starts_python_from_the_snapshot_an_earlier_one_left(
     """In one browser, the first page to run a block starts Python cold and keeps a
     snapshot; the next page starts from it and prints what CI checked; a snapshot that
     cannot be read is dropped and Python starts cold again."""
-    context = chromium.new_context()
-    opener = OpenPage(chromium, site_url, set(), context=context)
+    context = new_context(chromium)
+    opener = OpenPage(chromium, site_url, set(), reader=Watch(context, search=False))
     try:
         first, _ = _first_block_in(opener, FIRST_PAGE)
         second, verdict = _first_block_in(opener, SECOND_PAGE)
