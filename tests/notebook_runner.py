@@ -15,7 +15,6 @@ from typing import Any
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
-from mkdocs_jupyter.plugin import _compute_cache_key
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
@@ -111,7 +110,10 @@ def built_page(lesson: Path, plugin: Mapping[str, Any], package_digest: str) -> 
     stamp = cache_dir / STAMP_NAME
     if not stamp.is_file() or stamp.read_text(encoding="utf-8").strip() != package_digest:
         return None
-    # subtle: the plugin's own key function, so this is the key the build wrote under.
+    # subtle: the plugin's own key function, so this is the key the build wrote under;
+    # imported here, as mkdocs-jupyter takes a second to import and collection needs none.
+    from mkdocs_jupyter.plugin import _compute_cache_key
+
     page = cache_dir / f"{_compute_cache_key(lesson, plugin, True)}.json"
     if not page.is_file():
         return None

@@ -17,8 +17,12 @@ from context_budget import NotesFile, Usage, run_agent
 from context_budget.harness import COMPACT_INSTRUCTION, HANDOFF_PREFIX, AgentRun
 from context_budget.scenarios import race_fix
 
-anthropic = pytest.importorskip("anthropic")
-httpx2 = pytest.importorskip("httpx2")
+
+def _sdk() -> tuple[Any, Any]:
+    """(the anthropic module, the httpx2 module), imported when a test here first runs: the
+    SDK takes seconds to import, which every test process would pay while collecting."""
+    return pytest.importorskip("anthropic"), pytest.importorskip("httpx2")
+
 
 MODEL = "claude-sonnet-4-6"
 
@@ -39,6 +43,7 @@ def _wire(response: dict[str, Any], number: int, *, null_cache: bool) -> dict[st
 
 
 def _run(tmp_path: Path, script: list[dict[str, Any]]) -> tuple[AgentRun, list[dict[str, Any]]]:
+    anthropic, httpx2 = _sdk()
     sent: list[dict[str, Any]] = []
 
     def handler(request: Any) -> Any:
@@ -130,5 +135,6 @@ def test_the_restart_after_compaction_is_one_message(tmp_path: Path) -> None:
 
 
 def test_an_api_error_reaches_the_caller(tmp_path: Path) -> None:
+    anthropic, _ = _sdk()
     with pytest.raises(anthropic.InternalServerError):
         _run(tmp_path, _script()[:2])
