@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from context_budget.bills import Bill, read_bill
 from context_budget.sessions import Source, read_paths, read_sources, read_text
-from context_budget.sessions.text import description, epoch, read_source
+from context_budget.sessions.text import _line_json, description, epoch, loads_json, read_source
 from context_budget.transcripts import load_transcript
 
 SESSIONS = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
@@ -289,3 +291,26 @@ def test_a_response_id_that_is_not_a_string_is_no_key(tmp_path: Path) -> None:
     path = _json(tmp_path, "events.json", events)
     assert len(read_bill(path).calls) >= len(read_bill(OPENHANDS).calls)
     assert load_transcript(path).conversation
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=8,
+)
+_AROUND = st.sampled_from(["", " ", "\t", "\r", "\ufeff", "x", ",", "]", "}", " 1", "\u00a0"])
+
+
+def _outcome(parse: Any, line: str) -> tuple[str, str]:
+    try:
+        return "value", repr(parse(line))
+    except ValueError as error:
+        return type(error).__name__, str(error)
+
+
+@given(
+    st.tuples(_AROUND, _JSON_VALUES, _AROUND).map(lambda p: p[0] + json.dumps(p[1]) + p[2])
+    | st.text(max_size=12)
+)
+def test_a_session_line_parses_to_what_json_loads_makes_of_it(line: str) -> None:
+    assert _outcome(_line_json, line) == _outcome(loads_json, line)
