@@ -258,12 +258,13 @@ _KEYS: dict[str, Callable[[Sequence[Call]], list[str]]] = {
 
 def _tokens(calls: Sequence[Call]) -> dict[str, int]:
     """Tokens by kind over `calls` (the keys of `Bill.tokens`)."""
+    usages = [c.usage for c in calls]  # summed from the usages, which the calls' names read
     return {
-        "input": sum(c.input_tokens for c in calls),
-        "cache_read": sum(c.cache_read_input_tokens for c in calls),
-        "cache_write_5m": sum(c.cache_creation_5m for c in calls),
-        "cache_write_1h": sum(c.cache_creation_1h for c in calls),
-        "output": sum(c.output_tokens for c in calls),
+        "input": sum(u.input_tokens for u in usages),
+        "cache_read": sum(u.cache_read_input_tokens for u in usages),
+        "cache_write_5m": sum(u.ephemeral_5m_input_tokens for u in usages),
+        "cache_write_1h": sum(u.ephemeral_1h_input_tokens for u in usages),
+        "output": sum(u.output_tokens for u in usages),
     }
 
 
@@ -494,8 +495,9 @@ class Bill:
     @property
     def cache_read_share(self) -> float:
         """Tokens read from the cache over all prompt tokens (0.0 to 1.0; 0.0 with no prompt)."""
-        prompt = sum(c.prompt_tokens for c in self.calls)
-        return sum(c.cache_read_input_tokens for c in self.calls) / prompt if prompt else 0.0
+        usages = [c.usage for c in self.calls]
+        prompt = sum(u.prompt_tokens for u in usages)
+        return sum(u.cache_read_input_tokens for u in usages) / prompt if prompt else 0.0
 
     def unpriced_models(self, prices: Mapping[str, Price] | None = None) -> tuple[str, ...]:
         """The recorded models with no price in `prices` (their calls are not in `cost`).
