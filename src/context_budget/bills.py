@@ -435,10 +435,10 @@ class Bill:
     _placed: dict[str, tuple[int, str, str]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    skipped: tuple[Skip, ...] = ()
     _sides: dict[tuple[int, str], tuple[Mapping[str, Price] | None, list[float | None]]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    skipped: tuple[Skip, ...] = ()
 
     def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
@@ -841,10 +841,10 @@ class Bill:
             both = sums.setdefault(call.thread, [0.0, 0.0])
             for index, lifetime in enumerate(("5m", "1h")):
                 usage = _under_lifetime(call, before, rebuilt.get(number), lifetime)
-                side = sides[lifetime][number - 1]  # priced: the call's own bill is
-                if usage is not None:
-                    side = _input_side(cost(usage, price))
-                both[index] += side or 0.0
+                if usage is None:  # every write at `lifetime`, nothing moved: priced once
+                    both[index] += sides[lifetime][number - 1] or 0.0  # never None: priced
+                else:
+                    both[index] += _input_side(cost(usage, price))
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price] | None) -> float:
