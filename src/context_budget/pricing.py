@@ -58,7 +58,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from context_budget._frozen import quick_init
 from context_budget._values import short_repr
 from context_budget.budget import LoopStep
 from context_budget.usage import Usage, split_writes
@@ -352,7 +351,6 @@ def price_for(model: str, prices: Mapping[str, Price] | None = None) -> Price | 
 PRICES: dict[str, Price] = _prices()
 
 
-@quick_init
 @dataclass(frozen=True)
 class Cost:
     """One call's bill, in US dollars.

@@ -32,7 +32,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget._frozen import quick_init
 from context_budget._values import as_count, short_repr
 
 __all__ = [
@@ -55,7 +54,6 @@ _SPLIT = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 _RULE_KEYS = frozenset({"speed", "inference_geo", "server_tool_use", "iterations"})
 
 
-@quick_init
 @dataclass(frozen=True)
 class Usage:
     """The tokens of one model call, as the Messages API reports them.

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from context_budget._checks import bad_scalar, check_message
-from context_budget._frozen import quick_init
 from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
@@ -88,7 +87,6 @@ class FinalOutput:
     text: str
 
 
-@quick_init
 @dataclass(frozen=True)
 class Place:
     """Where one saved message sits: its parent, its role, its line.
@@ -110,7 +108,6 @@ class Place:
     event: str = ""
 
 
-@quick_init
 @dataclass(frozen=True)
 class Call(CallRecord):
     """One API call a saved session recorded: its usage, when, on which model and thread.
