@@ -1,4 +1,4 @@
-"""`python -m benchmarks.bill`: `context-budget bill` on a 200 MB Claude Code project folder.
+"""`python -m benchmarks.bill`: `context-budget bill` on a 202 MB Claude Code project folder.
 
 The folder is generated in a temporary directory from a fixed seed and
 deleted afterwards (nothing generated is committed): sessions of growing

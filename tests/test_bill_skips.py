@@ -7,10 +7,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from context_budget import read_bill
 from context_budget.cli import main
+from context_budget.sessions.detect import _broken, _complete
 from context_budget.sessions.skips import Skip, summary
+from context_budget.sessions.text import Source
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
 PROJECT = SESSIONS / "sample-project"
@@ -141,3 +145,28 @@ def test_the_page_lists_what_was_left_out(tmp_path: Path) -> None:
     assert main(["bill", str(_live_folder(tmp_path)), "--html", str(page)]) == 0
     text = page.read_text(encoding="utf-8")
     assert "<h2>Left out</h2>" in text and "half-written line" in text
+
+
+def _last_line_as_stripped(text: str) -> tuple[int, str | None]:
+    """(the last line's number, why it is no JSON) as stripping the text's end finds them."""
+    body = text.rstrip()
+    return body.count("\n") + 1, _broken(body[body.rfind("\n") + 1 :])
+
+
+@given(
+    st.lists(
+        st.sampled_from(['{"type": "user"}', '{"type": "user"', "", " ", "\r", "\u2028", "x"]),
+        max_size=4,
+    ),
+    st.sampled_from(["", "\n", " \n", "\n\n", "\u00a0", "\r\n"]),
+)
+def test_the_half_written_last_line_is_the_one_stripping_the_text_finds(
+    lines: list[str], end: str
+) -> None:
+    text = "\n".join(lines) + end
+    skipped: list[Skip] = []
+    _complete(Source("f.jsonl", text), skipped)
+    number, problem = _last_line_as_stripped(text)
+    assert [(s.line, s.reason) for s in skipped] == (
+        [] if problem is None else [(number, f"f.jsonl: line {number}: not valid JSON: {problem}")]
+    )

@@ -11,8 +11,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+import context_budget.bills as bills
 from context_budget import PRICES, Bill, model_family, price_for, read_bill
 from context_budget.bills import Call
+from context_budget.pricing import cost
 from context_budget.usage import Usage
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
@@ -450,6 +452,48 @@ def test_every_rebuild_lost_over_1024_tokens_and_the_bill_adds_up(calls: list[Ca
     what = bill.what_if()
     assert what.rebuilds_read <= what.actual + 1e-9
     assert what.staggered_starts <= what.actual + 1e-9
+
+
+def _input_side(usage: Usage, model: str) -> float:
+    price = price_for(model)
+    assert price is not None
+    bill = cost(usage, price)
+    return bill.uncached_input + bill.cache_writes + bill.cache_reads
+
+
+def _lifetimes_one_by_one(bill: Bill) -> dict[str, list[float]]:
+    """Each thread's input side under each write lifetime, every call priced on its own."""
+    sums: dict[str, list[float]] = {}
+    last: dict[str, Call] = {}
+    ttl = {r.call: r for r in bill.rebuilds() if r.cause == "ttl"}
+    for number, call in enumerate(bill.calls, 1):
+        before, last[call.thread] = last.get(call.thread), call
+        if price_for(call.model) is None:
+            continue
+        both = sums.setdefault(call.thread, [0.0, 0.0])
+        for index, (lifetime, seconds) in enumerate((("5m", 300.0), ("1h", 3600.0))):
+            usage = bills._ALL_WRITES[lifetime](call.usage)
+            if before is not None and call.timestamp - before.timestamp > seconds:  # type: ignore[operator]
+                usage = bills._moved(usage, call.cache_read, "read", "written", lifetime)
+            elif before is not None and number in ttl:
+                rewritten = min(ttl[number].lost_tokens, call.cache_write)
+                usage = bills._moved(usage, rewritten, "written", "read")
+            both[index] += _input_side(usage, call.model)
+    return sums
+
+
+@given(st.lists(_CALL, min_size=1, max_size=30))
+def test_the_lifetime_what_ifs_are_what_pricing_each_call_on_its_own_gives(
+    calls: list[Call],
+) -> None:
+    bill = Bill(tuple(calls), "claude-code")
+    found = {life.thread: [life.five_minutes, life.one_hour] for life in bill.lifetimes()}
+    assert found == _lifetimes_one_by_one(bill)  # to the last bit: the same sums, in order
+    all_1h = 0.0
+    for call in bill.calls:
+        if price_for(call.model) is not None:
+            all_1h += _input_side(bills._ALL_WRITES["1h"](call.usage), call.model)
+    assert bill.what_if().all_writes_1h == all_1h
 
 
 def test_a_malformed_time_names_its_line(tmp_path: Path) -> None:

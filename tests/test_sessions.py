@@ -13,10 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from context_budget.bills import Bill, read_bill
 from context_budget.sessions import Source, read_paths, read_sources, read_text
-from context_budget.sessions.text import description, epoch, read_source
+from context_budget.sessions.text import (
+    description,
+    epoch,
+    json_lines,
+    kind_of,
+    loads_json,
+    read_source,
+    split_lines,
+)
 from context_budget.transcripts import load_transcript
 
 SESSIONS = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
@@ -289,3 +299,53 @@ def test_a_response_id_that_is_not_a_string_is_no_key(tmp_path: Path) -> None:
     path = _json(tmp_path, "events.json", events)
     assert len(read_bill(path).calls) >= len(read_bill(OPENHANDS).calls)
     assert load_transcript(path).conversation
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=8,
+)
+_AROUND = st.sampled_from(["", " ", "\t", "\r", "\ufeff", "x", ",", "]", "}", " 1", "\u00a0"])
+_LINE = (
+    st.tuples(
+        _AROUND, st.dictionaries(st.text(max_size=4), _JSON_VALUES) | _JSON_VALUES, _AROUND
+    ).map(lambda parts: parts[0] + json.dumps(parts[1]) + parts[2])
+    | st.text(max_size=12)
+    | st.sampled_from(["", " ", "\r", '{"a": 1', '"b"}'])
+)
+
+
+def _line_by_line(text: str) -> list[tuple[int, dict[str, Any]]]:
+    """The records as cutting the text into lines and reading each with `loads_json` gives."""
+    records = []
+    for number, line in enumerate(split_lines(text), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = loads_json(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
+        except ValueError as error:
+            raise ValueError(f"line {number}: {error}") from None
+        if not isinstance(record, dict):
+            raise ValueError(
+                f"line {number}: expected a record (an object), found {kind_of(record)}"
+            )
+        records.append((number, record))
+    return records
+
+
+def _outcome(read: Any, text: str) -> tuple[str, str]:
+    try:
+        return "records", repr(read(text))
+    except ValueError as error:
+        return type(error).__name__, str(error)
+
+
+@given(st.lists(_LINE, max_size=5), st.sampled_from(["\n", "\r\n"]), st.sampled_from(["", "\n"]))
+def test_json_lines_reads_each_line_as_cutting_it_out_and_reading_it_would(
+    lines: list[str], separator: str, end: str
+) -> None:
+    text = separator.join(lines) + end
+    assert _outcome(json_lines, text) == _outcome(_line_by_line, text)

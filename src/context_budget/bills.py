@@ -258,12 +258,13 @@ _KEYS: dict[str, Callable[[Sequence[Call]], list[str]]] = {
 
 def _tokens(calls: Sequence[Call]) -> dict[str, int]:
     """Tokens by kind over `calls` (the keys of `Bill.tokens`)."""
+    usages = [c.usage for c in calls]  # summed from the usages, which the calls' names read
     return {
-        "input": sum(c.input_tokens for c in calls),
-        "cache_read": sum(c.cache_read_input_tokens for c in calls),
-        "cache_write_5m": sum(c.cache_creation_5m for c in calls),
-        "cache_write_1h": sum(c.cache_creation_1h for c in calls),
-        "output": sum(c.output_tokens for c in calls),
+        "input": sum(u.input_tokens for u in usages),
+        "cache_read": sum(u.cache_read_input_tokens for u in usages),
+        "cache_write_5m": sum(u.ephemeral_5m_input_tokens for u in usages),
+        "cache_write_1h": sum(u.ephemeral_1h_input_tokens for u in usages),
+        "output": sum(u.output_tokens for u in usages),
     }
 
 
@@ -351,23 +352,35 @@ def _all_5m(usage: Usage) -> Usage:
     return _reshaped(usage, usage.input_tokens, written, 0, read, parts)
 
 
+#: lifetime -> the usage with every cache write of that lifetime.
+_ALL_WRITES: dict[str, Callable[[Usage], Usage]] = {"5m": _all_5m, "1h": _all_1h}
+
+
+def _written_for(usage: Usage, lifetime: str) -> bool:
+    """True when every cache write of `usage` is already a `lifetime` one (no iterations):
+    `_ALL_WRITES[lifetime](usage)` is then `usage` itself."""
+    held = usage.ephemeral_5m_input_tokens if lifetime == "5m" else usage.ephemeral_1h_input_tokens
+    return not usage.iterations and held == usage.cache_creation_input_tokens
+
+
 def _under_lifetime(
     call: Call, before: Call | None, rebuild: Rebuild | None, lifetime: str
-) -> Usage:
+) -> Usage | None:
     """The call's usage had it written every entry for `lifetime`, its gap included.
 
     Past the lifetime a read becomes a write; a `ttl` rebuild within it reads
-    the tokens it rewrote.
+    the tokens it rewrote. None when the gap moves nothing: the usage is then
+    `_ALL_WRITES[lifetime](call.usage)`, priced once per bill (`Bill._rewritten`).
     """
-    usage = _all_1h(call.usage) if lifetime == "1h" else _all_5m(call.usage)
     if before is None or call.timestamp is None or before.timestamp is None:
-        return usage
+        return None
     if call.timestamp - before.timestamp > _TTL_SECONDS[lifetime]:
+        usage = _ALL_WRITES[lifetime](call.usage)
         return _moved(usage, call.cache_read_input_tokens, "read", "written", lifetime)
     if rebuild is not None:
         rewritten = min(rebuild.lost_tokens, call.cache_creation_input_tokens)
-        return _moved(usage, rewritten, "written", "read")
-    return usage
+        return _moved(_ALL_WRITES[lifetime](call.usage), rewritten, "written", "read")
+    return None
 
 
 def _uncached(usage: Usage) -> Usage:
@@ -423,6 +436,9 @@ class Bill:
         default_factory=dict, repr=False, compare=False
     )
     skipped: tuple[Skip, ...] = ()
+    _sides: dict[tuple[int, str], tuple[Mapping[str, Price] | None, list[float | None]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
@@ -431,6 +447,29 @@ class Bill:
             rate = _rates(prices)
             held = (prices, [_priced(call, rate(call.model)) for call in self.calls])
             self._priced[id(prices)] = held
+        return held[1]
+
+    def _rewritten(self, prices: Mapping[str, Price] | None, lifetime: str) -> list[float | None]:
+        """Each call's input side (USD) had every cache write been a `lifetime` one.
+
+        None where the call is not priced. Priced once per price table, for
+        `what_if` and `lifetimes` both; a call whose writes are all of that
+        lifetime already takes its own bill's.
+        """
+        held = self._sides.get((id(prices), lifetime))
+        if held is None or held[0] is not prices:
+            rate = _rates(prices)
+            sides: list[float | None] = []
+            for call, bill in zip(self.calls, self._costs(prices), strict=True):
+                price = rate(call.model)
+                if bill is None or price is None:
+                    sides.append(None)
+                elif _written_for(call.usage, lifetime):
+                    sides.append(_input_side(bill))
+                else:
+                    sides.append(_input_side(cost(_ALL_WRITES[lifetime](call.usage), price)))
+            held = (prices, sides)
+            self._sides[(id(prices), lifetime)] = held
         return held[1]
 
     # ------------------------------------------------------------ totals
@@ -456,8 +495,9 @@ class Bill:
     @property
     def cache_read_share(self) -> float:
         """Tokens read from the cache over all prompt tokens (0.0 to 1.0; 0.0 with no prompt)."""
-        prompt = sum(c.prompt_tokens for c in self.calls)
-        return sum(c.cache_read_input_tokens for c in self.calls) / prompt if prompt else 0.0
+        usages = [c.usage for c in self.calls]
+        prompt = sum(u.prompt_tokens for u in usages)
+        return sum(u.cache_read_input_tokens for u in usages) / prompt if prompt else 0.0
 
     def unpriced_models(self, prices: Mapping[str, Price] | None = None) -> tuple[str, ...]:
         """The recorded models with no price in `prices` (their calls are not in `cost`).
@@ -478,11 +518,15 @@ class Bill:
             prices: model family -> `Price`; a dated id finds its family.
                 `PRICES` and `OPENAI_PRICES` when None.
         """
-        total = Cost(0.0, 0.0, 0.0, 0.0)
+        uncached = writes = reads = output = tools = 0.0
         for bill in self._costs(prices):
-            if bill is not None:
-                total = total + bill
-        return total
+            if bill is not None:  # charge by charge, in order: the sums `Cost.__add__` makes
+                uncached += bill.uncached_input
+                writes += bill.cache_writes
+                reads += bill.cache_reads
+                output += bill.output
+                tools += bill.server_tools
+        return Cost(uncached, writes, reads, output, tools)
 
     def call_cost(self, index: int, prices: Mapping[str, Price] | None = None) -> Cost | None:
         """The bill of call number `index` (from 1), or None on a model with no price."""
@@ -580,6 +624,7 @@ class Bill:
             _lines=tuple(c for c in self._lines if kept(c)),
             _priced={},
             _found={},
+            _sides={},
         )
 
     # ------------------------------------------------------------ rebuilds
@@ -764,13 +809,14 @@ class Bill:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
         actual = no_caching = all_1h = 0.0
         rate = _rates(prices)
-        for call, bill in zip(self.calls, self._costs(prices), strict=True):
+        calls = zip(self.calls, self._costs(prices), self._rewritten(prices, "1h"), strict=True)
+        for call, bill, hour in calls:
             price = rate(call.model)
-            if bill is None or price is None:
+            if bill is None or price is None or hour is None:
                 continue
             actual += bill.uncached_input + bill.cache_writes + bill.cache_reads
             no_caching += cost(_uncached(call.usage), price).uncached_input
-            all_1h += _input_side(cost(_all_1h(call.usage), price))
+            all_1h += hour
         rebuilds = self.rebuilds(prices)
         extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
         forced = sum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)
@@ -786,6 +832,7 @@ class Bill:
         last: dict[str, Call] = {}
         rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}
         rate, costs = _rates(prices), self._costs(prices)
+        sides = {lifetime: self._rewritten(prices, lifetime) for lifetime in ("5m", "1h")}
         for number, call in enumerate(self.calls, 1):
             before, last[call.thread] = last.get(call.thread), call
             price = rate(call.model)
@@ -794,7 +841,10 @@ class Bill:
             both = sums.setdefault(call.thread, [0.0, 0.0])
             for index, lifetime in enumerate(("5m", "1h")):
                 usage = _under_lifetime(call, before, rebuilt.get(number), lifetime)
-                both[index] += _input_side(cost(usage, price))
+                if usage is None:  # every write at `lifetime`, nothing moved: priced once
+                    both[index] += sides[lifetime][number - 1] or 0.0  # never None: priced
+                else:
+                    both[index] += _input_side(cost(usage, price))
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price] | None) -> float:

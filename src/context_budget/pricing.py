@@ -414,7 +414,7 @@ def cost(usage: Any, price: Price) -> Cost:
     """
     if not isinstance(price, Price):
         raise TypeError(f"price must be a Price, got {short_repr(price)}")
-    request = Usage.of(usage)
+    request = usage if type(usage) is Usage else Usage.of(usage)
     factor = _factor(request, price)
     searches = request.web_search_requests * price.web_search / 1_000
     if not request.iterations:  # the usual call: one part, billed in one step
@@ -452,12 +452,12 @@ def _one(usage: Usage, price: Price, factor: float, server_tools: float = 0.0) -
     if band is not None and usage.prompt_tokens > band.above:
         scale, output = band.input / price.input, band.output  # the whole request, not the excess
     writes = five * price.write_5m + hour * price.write_1h
-    return Cost(
-        uncached_input=usage.input_tokens * price.input * scale / per,
-        cache_writes=writes * scale / per,
-        cache_reads=usage.cache_read_input_tokens * price.read * scale / per,
-        output=usage.output_tokens * output / per,
-        server_tools=server_tools,
+    return Cost(  # uncached input, cache writes, cache reads, output, server tools
+        usage.input_tokens * price.input * scale / per,
+        writes * scale / per,
+        usage.cache_read_input_tokens * price.read * scale / per,
+        usage.output_tokens * output / per,
+        server_tools,
     )
 
 

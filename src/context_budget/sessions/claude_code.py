@@ -258,18 +258,19 @@ def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
     )
 
 
-def _message(record: dict[str, Any], where: str) -> tuple[Message, object]:
-    """A user or assistant record's message in this package's shape, and its API id."""
-    message = record["message"]
+def _message(record: dict[str, Any], message: dict[str, Any]) -> tuple[Message, object]:
+    """A user or assistant record's message in this package's shape, and its API id.
+
+    Raises:
+        TypeError, ValueError: a message with no content, or a malformed one
+            (`check_message`); the caller names its line.
+    """
     role = message.get("role", record["type"])
     content = message.get("content")
     if content is None:
-        raise ValueError(f"{where}: the {role} message has no content")
+        raise ValueError(f"the {role} message has no content")
     converted: Message = {"role": role, "content": content}
-    try:
-        check_message(converted)
-    except (TypeError, ValueError) as error:
-        raise type(error)(f"{where}: {error}") from None
+    check_message(converted)
     return converted, message.get("id")
 
 
@@ -315,18 +316,22 @@ class _Reader:
     def file(self, file: _File) -> None:
         for number, record in file.records:
             key = self._key(file, record, number)
-            uuid = record.get("uuid") if isinstance(record.get("uuid"), str) else None
-            parent = record.get("parentUuid") if isinstance(record.get("parentUuid"), str) else None
-            kind = record.get("type")
-            if uuid is not None:
+            uuid, parent, kind = record.get("uuid"), record.get("parentUuid"), record.get("type")
+            parent = parent if isinstance(parent, str) else None
+            if isinstance(uuid, str):
                 self.thread_of[uuid] = key
                 if isinstance(kind, str):
                     where = f"{file.base}:{number}"
                     self.places[uuid] = Place(parent, kind, where, number, _event(record))
-            self._conversation(file, key, number, record)
-            self._call(file, key, number, record, parent)
-            if kind == "progress" and not file.agent:
-                self._progress(file, number, record)
+            message = record.get("message")
+            if kind in ("user", "assistant") and isinstance(message, dict):
+                self._conversation(file, key, number, record, message)
+                if kind == "assistant" and "usage" in message:
+                    self._call(file, key, number, record, message, parent)
+            else:
+                self._other(key, record, kind, number)
+                if kind == "progress" and not file.agent:
+                    self._progress(file, number, record)
 
     def _progress(self, file: _File, number: int, record: dict[str, Any]) -> None:
         """Hold a sub-agent's call copied into a `progress` line, for `finish` to weigh."""
@@ -391,34 +396,44 @@ class _Reader:
         self.threads[key] = _Building(file.name(f"sidechain-{file.roots}"), file.source.name)
         return key
 
-    def _conversation(self, file: _File, key: str, number: int, record: dict[str, Any]) -> None:
-        thread, kind = self.threads[key], record.get("type")
-        main = key.startswith("main:")
-        if main and kind == "system" and record.get("subtype") == "compact_boundary":
+    def _other(self, key: str, record: dict[str, Any], kind: object, number: int) -> None:
+        """A record that is no message: counted as skipped, a compaction boundary noted."""
+        boundary = kind == "system" and record.get("subtype") == "compact_boundary"
+        if boundary and key.startswith("main:"):
+            thread = self.threads[key]
             thread.boundaries.append(_boundary(record, len(thread.messages), number))
-        if kind not in ("user", "assistant") or not isinstance(record.get("message"), dict):
-            label = kind if isinstance(kind, str) else "(no type)"
-            self.skipped[label] = self.skipped.get(label, 0) + 1
-            return
-        summary = main and record.get("isCompactSummary") is True
-        announced = thread.boundaries and thread.boundaries[-1].index == len(thread.messages)
-        if summary and not announced:
-            thread.boundaries.append(Boundary(len(thread.messages), number))
+        label = kind if isinstance(kind, str) else "(no type)"
+        self.skipped[label] = self.skipped.get(label, 0) + 1
+
+    def _conversation(
+        self, file: _File, key: str, number: int, record: dict[str, Any], message: dict[str, Any]
+    ) -> None:
+        """A user or assistant record's message added to its thread; a summary's boundary noted."""
+        thread = self.threads[key]
+        if record.get("isCompactSummary") is True and key.startswith("main:"):
+            announced = thread.boundaries and thread.boundaries[-1].index == len(thread.messages)
+            if not announced:
+                thread.boundaries.append(Boundary(len(thread.messages), number))
         if self.problem is None:
             try:
-                _add(thread, *_message(record, file.where(number, self.many)))
+                _add(thread, *_message(record, message))
             except (TypeError, ValueError) as error:
-                self.problem = error
+                where = file.where(number, self.many)
+                self.problem = type(error)(f"{where}: {error}")
 
     def _call(
-        self, file: _File, key: str, number: int, record: dict[str, Any], parent: str | None
+        self,
+        file: _File,
+        key: str,
+        number: int,
+        record: dict[str, Any],
+        message: dict[str, Any],
+        parent: str | None,
     ) -> None:
-        message = record.get("message")
-        if record.get("type") != "assistant" or not isinstance(message, dict):
-            return
+        """The call an assistant record with usage made, kept or folded (`_keep`)."""
         model = message.get("model")
         errored = model == "<synthetic>" or record.get("isApiErrorMessage")
-        if "usage" not in message or errored or self.usage_problem is not None:
+        if errored or self.usage_problem is not None:
             return
         where = file.where(number, self.many)
         try:

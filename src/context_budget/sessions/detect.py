@@ -228,7 +228,7 @@ def _billed_format(source: Source, format: str) -> str:
     """
     if format != "auto":
         return format
-    if not source.text.strip():
+    if not source.text or source.text.isspace():  # what `strip` leaves empty, not copied
         raise ValueError(f"{source.name}: the file is empty")
     formats = ", ".join(BILL_FORMATS[1:])
     try:
@@ -287,12 +287,14 @@ def _broken(line: str) -> str | None:
 
 def _complete(source: Source, skipped: list[Skip] | None) -> Source:
     """The source without a half-written last line (the file is still being written)."""
-    body = source.text.rstrip()
-    start = body.rfind("\n") + 1
-    problem = _broken(body[start:])
+    text, stop = source.text, len(source.text)
+    while stop and text[stop - 1].isspace():  # the text `rstrip` keeps, not copied
+        stop -= 1
+    start = text.rfind("\n", 0, stop) + 1
+    problem = _broken(text[start:stop])
     if problem is None:
         return source
-    number = body.count("\n") + 1
+    number = text.count("\n", 0, stop) + 1
     reason = f"{source.name}: line {number}: not valid JSON: {problem}"
     _skip(skipped, Skip("half-written line", source.name, number, reason))
     return _blank(source, [number])

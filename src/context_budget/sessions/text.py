@@ -14,7 +14,7 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -129,6 +129,12 @@ def loads_json(text: str) -> object:
         raise ValueError("the JSON is nested too deeply to read") from None
 
 
+#: The parser `json.loads` calls, run by `json_lines` on a line where it stands in the
+#: text (typeshed leaves the decoder's `scan_once` out).
+_SCAN: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_BLANK = object()
+
+
 def try_json(text: str) -> tuple[object, bool]:
     """(the parsed document, True), or (None, False) when `text` is not one JSON document.
 
@@ -182,25 +188,50 @@ def split_lines(text: str) -> list[str]:
 def json_lines(text: str) -> list[tuple[int, dict[str, Any]]]:
     """The records of JSON Lines text, each with its line number (1-based), blank lines aside.
 
+    The lines are those of `split_lines`, read without cutting the text into
+    lines: the usual line, one JSON value with no space around it, is parsed
+    where it stands by the parser `json.loads` calls. Any other line is cut out
+    and read by `loads_json`, so each line gives what `loads_json` gives it.
+
     Raises:
         ValueError: a line that is not JSON, or not an object, naming the line.
     """
     records = []
-    for number, line in enumerate(split_lines(text), start=1):
-        if not line.strip():
+    size, number, start = len(text), 0, 0
+    while start <= size:
+        number += 1
+        end = text.find("\n", start)
+        end = size if end < 0 else end
+        stop = end - 1 if end > start and text[end - 1] == "\r" else end
+        record = _line_at(text, start, stop, number)
+        start = end + 1
+        if record is _BLANK:
             continue
-        try:
-            record = loads_json(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
-        except ValueError as error:
-            raise ValueError(f"line {number}: {error}") from None
         if not isinstance(record, dict):
             raise ValueError(
                 f"line {number}: expected a record (an object), found {kind_of(record)}"
             )
         records.append((number, record))
     return records
+
+
+def _line_at(text: str, start: int, stop: int, number: int) -> object:
+    """The JSON value of `text[start:stop]`, line `number`, or `_BLANK` for a blank line."""
+    try:
+        value, end = _SCAN(text, start)
+    except (StopIteration, ValueError, RecursionError):  # not JSON here, or too deep or long
+        end = -1
+    if end == stop:  # one value, the whole line: what `loads_json` makes of the line
+        return value
+    line = text[start:stop]
+    if not line.strip():
+        return _BLANK
+    try:
+        return loads_json(line)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
+    except ValueError as error:
+        raise ValueError(f"line {number}: {error}") from None
 
 
 #: The largest token count a file may record: more is no count of a real call.
