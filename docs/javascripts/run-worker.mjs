@@ -112,7 +112,13 @@ async function init(siteRoot) {
   if (!snapshot) {
     pyodide = await start(indexURL, null);
     install(packageZip, runner, true);
-    await storeSnapshot(key, pyodide.makeMemorySnapshot());
+    let made = null;
+    try {
+      made = pyodide.makeMemorySnapshot();
+    } catch {
+      // a Pyodide that cannot take one: every page starts cold, as before snapshots
+    }
+    if (made) await storeSnapshot(key, made);
   }
   runBlock = pyodide.globals.get("cb_runner").run_block;
   return { seconds: (performance.now() - started) / 1000, python: snapshot ? "snapshot" : "cold" };
