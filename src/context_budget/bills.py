@@ -518,15 +518,11 @@ class Bill:
             prices: model family -> `Price`; a dated id finds its family.
                 `PRICES` and `OPENAI_PRICES` when None.
         """
-        uncached = writes = reads = output = tools = 0.0
+        total = Cost(0.0, 0.0, 0.0, 0.0)
         for bill in self._costs(prices):
-            if bill is not None:  # charge by charge, in order: the sums `Cost.__add__` makes
-                uncached += bill.uncached_input
-                writes += bill.cache_writes
-                reads += bill.cache_reads
-                output += bill.output
-                tools += bill.server_tools
-        return Cost(uncached, writes, reads, output, tools)
+            if bill is not None:
+                total = total + bill
+        return total
 
     def call_cost(self, index: int, prices: Mapping[str, Price] | None = None) -> Cost | None:
         """The bill of call number `index` (from 1), or None on a model with no price."""
@@ -814,7 +810,7 @@ class Bill:
             price = rate(call.model)
             if bill is None or price is None or hour is None:
                 continue
-            actual += bill.uncached_input + bill.cache_writes + bill.cache_reads
+            actual += _input_side(bill)
             no_caching += cost(_uncached(call.usage), price).uncached_input
             all_1h += hour
         rebuilds = self.rebuilds(prices)

@@ -228,8 +228,8 @@ def _event(record: dict[str, Any]) -> str:
     the tool list changing (`deferred_tools_delta`, `mcp_instructions_delta`),
     the names it added and removed.
     """
-    if record.get("type") == "attachment" and _tool_change(record.get("attachment")):
-        return _tool_change(record.get("attachment"))
+    if record.get("type") == "attachment" and (change := _tool_change(record.get("attachment"))):
+        return change
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else record.get("content")
     if isinstance(content, list):
