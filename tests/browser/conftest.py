@@ -11,17 +11,22 @@ configuration but no documents, unless the test asks for search
 every load, a third of the page's time in the browser, and only the search test
 reads it.
 
-A check that runs every block of a page goes through ``reader_page`` instead:
-its pages open one after another in one context per worker, as one reader's
-tabs, so they find what earlier pages left in the browser (Python's start-up
-snapshot, see ``docs/javascripts/run-worker.mjs``).
+Each worker has one reader's context (``reader_context``): its pages open there
+one after another, as one reader's tabs, so they find what earlier pages left in
+the browser (Python's start-up snapshot, see ``docs/javascripts/run-worker.mjs``)
+and start Python in a fraction of the time. What a page kept in local storage
+(edits, passed exercises) is cleared when it closes, so every page opens as it
+does for a reader who never typed in it.
 
 A check that only reads a page (measures it, reads its text, fetches one of its
-links) takes it from ``site_page`` instead: each page is loaded once per worker
-and viewport, and every such check of that page runs on that one load. The
-tests of one page are one ``xdist_group`` (``page_params``), so ``--dist
-loadgroup`` sends them to one worker. A check that changes the page (types,
-clicks Run, reloads) opens its own with ``open_page``.
+links) takes it from ``site_page``: each page is loaded once per worker and
+viewport (at 1280 px in the reader's context), and every such check of that page
+runs on that one load. The tests of one page are one ``xdist_group``
+(``page_params``), so ``--dist loadgroup`` sends them to one worker. The check
+that runs every block of a page takes the same load, after the page's read-only
+checks (it is marked ``changes_the_page``, and such tests are collected last). A
+check that types, reloads or runs single blocks opens its page with
+``reader_page`` (in the reader's context) or ``open_page`` (a fresh context).
 
 The pages are found by walking ``site/**/index.html``, never listed by hand, so
 a new chapter or notebook is checked the moment it is built.
@@ -36,7 +41,7 @@ import functools
 import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -301,6 +306,7 @@ class OpenPage:
 
     def close(self) -> None:
         for page in self._pages:
+            _forget_storage(page)
             page.close()
         self._pages.clear()
         for context in self._contexts:
@@ -312,6 +318,7 @@ class OpenPage:
         context = loaded.page.context
         if loaded.page in self._pages:
             self._pages.remove(loaded.page)
+            _forget_storage(loaded.page)
             loaded.page.close()
         elif context in self._contexts:
             self._contexts.remove(context)
@@ -335,6 +342,14 @@ class OpenPage:
         page.goto(url, wait_until="commit")
         self._checked.add(path)
         return LoadedPage(page=page, url=url, problems=problems)
+
+
+def _forget_storage(page: Page) -> None:
+    """Clear the local storage of a reader's page before it closes (its edits, its passed
+    exercises): the next page of the context opens as a reader who never typed sees it.
+    Cache Storage, where Python's start-up snapshot is kept, stays."""
+    if not page.is_closed() and page.url.startswith(("http://", "https://")):
+        page.evaluate("() => window.localStorage.clear()")
 
 
 def new_context(chromium: Browser, viewport: ViewportSize = DESKTOP) -> BrowserContext:
@@ -385,47 +400,78 @@ class Watch:
 class SitePages:
     """Each page of the site loaded once per viewport, for the checks that only read it.
 
-    ``site_page(path)`` is the page at 1280 px (``viewport=PHONE``: 390 px), loaded on
-    first use; every later call for the same page and width returns the same load, with
-    the problems recorded since it began. The tests of a page run one after another on
-    one worker (their ``xdist_group``), so when a test asks for another page, the loads
-    of the page before are closed: a worker holds one page open, at its two widths, not
-    the whole site. A page asked for again after that is loaded again, and the run's
-    summary names it as a repeated load.
+    ``site_page(path)`` is the page at 1280 px, opened by ``reader`` (the worker's
+    reader's context); ``site_page(path, PHONE)`` the page at 390 px, opened by
+    ``opener`` (a fresh context). Each is loaded on first use; every later call for the
+    same page and width returns the same load, with the problems recorded since it
+    began. The tests of a page run one after another on one worker (their
+    ``xdist_group``), so when a test asks for another page, the loads of the page before
+    are closed: a worker holds one page open, at its two widths, not the whole site. A
+    page asked for again after that is loaded again, and the run's summary names it as a
+    repeated load.
     """
 
-    def __init__(self, opener: OpenPage) -> None:
+    def __init__(self, opener: OpenPage, reader: OpenPage) -> None:
         self._opener = opener
+        self._reader = reader
         self._loaded: dict[tuple[str, int], LoadedPage] = {}
+        #: The loads a check has changed, and the check that did.
+        self._changed: dict[tuple[str, int], str] = {}
         #: (path, width) -> how many times the page was loaded: once, or something is wrong.
         self.loads: dict[tuple[str, int], int] = {}
 
     def __call__(self, path: str, viewport: ViewportSize = DESKTOP) -> LoadedPage:
         key = (path, viewport["width"])
+        if key in self._changed:
+            pytest.fail(
+                f"{path} at {key[1]} px was changed by {self._changed[key]} before this"
+                " read-only check ran: mark the check that changes it changes_the_page",
+                pytrace=False,
+            )
         if key not in self._loaded:
-            self._close_other_pages(path)
-            self._loaded[key] = self._opener(path, viewport)
+            self._close(lambda open_path: open_path != path)
+            self._loaded[key] = self._opener_for(key[1])(path, viewport)
             self.loads[key] = self.loads.get(key, 0) + 1
         return self._loaded[key]
 
-    def _close_other_pages(self, path: str) -> None:
-        for key in [key for key in self._loaded if key[0] != path]:
-            self._opener.close_one(self._loaded.pop(key))
+    def to_change(self, path: str, check: str) -> LoadedPage:
+        """The page at 1280 px, for ``check``, which changes it (runs its blocks): after
+        this, a read-only check that asks for that load fails, naming ``check``."""
+        loaded = self(path)
+        self._changed[(path, DESKTOP["width"])] = check
+        return loaded
+
+    def close_all(self) -> None:
+        """Close every load held, so that another test can open pages in the reader's
+        context (one page at a time there)."""
+        self._close(lambda open_path: True)
+
+    def _opener_for(self, width: int) -> OpenPage:
+        return self._reader if width == DESKTOP["width"] else self._opener
+
+    def _close(self, which: Callable[[str], bool]) -> None:
+        for key in [key for key in self._loaded if which(key[0])]:
+            self._opener_for(key[1]).close_one(self._loaded.pop(key))
+            self._changed.pop(key, None)
 
 
 @pytest.fixture(scope="session")
 def site_page(
-    request: pytest.FixtureRequest, site_url: str, chromium: Browser
+    request: pytest.FixtureRequest, site_url: str, chromium: Browser, reader_context: Watch
 ) -> Iterator[SitePages]:
-    """The site's pages, each loaded once per worker and viewport (read-only checks only)."""
-    opener = OpenPage(chromium, site_url, request.config.stash.setdefault(PAGES_CHECKED, set()))
-    pages = SitePages(opener)
+    """The site's pages, each loaded once per worker and viewport (read-only checks, then
+    the check that runs every block of the page)."""
+    checked = request.config.stash.setdefault(PAGES_CHECKED, set())
+    opener = OpenPage(chromium, site_url, checked)
+    reader = OpenPage(chromium, site_url, checked, reader=reader_context)
+    pages = SitePages(opener, reader)
     try:
         yield pages
     finally:
         request.config.stash[SHARED_LOADS] = sorted(
             f"{p} {w}" for (p, w), count in pages.loads.items() for _ in range(count)
         )
+        reader.close()
         opener.close()
 
 
@@ -455,6 +501,13 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_KeepXdistGroups(), "keep-xdist-groups")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Collect the checks marked ``changes_the_page`` after all the others, in their own
+    order: a page's tests run in collection order on one worker, so the check that runs a
+    page's blocks comes after the checks that read the same load. (``sort`` keeps order.)"""
+    items.sort(key=lambda item: item.get_closest_marker("changes_the_page") is not None)
+
+
 @pytest.fixture
 def blank_page(chromium: Browser) -> Iterator[Page]:
     """A page of its own at 1280 px, off the network, for a fixture's HTML."""
@@ -478,10 +531,16 @@ def reader_context(chromium: Browser) -> Iterator[Watch]:
 
 @pytest.fixture
 def reader_page(
-    request: pytest.FixtureRequest, site_url: str, chromium: Browser, reader_context: Watch
+    request: pytest.FixtureRequest,
+    site_url: str,
+    chromium: Browser,
+    reader_context: Watch,
+    site_page: SitePages,
 ) -> Iterator[OpenPage]:
     """Open pages as one reader going through the course: in a worker's one context, so a
-    page finds what earlier pages left in the browser (Python's start-up snapshot)."""
+    page finds what earlier pages left in the browser (Python's start-up snapshot). The
+    shared loads are closed first: the context holds one page at a time."""
+    site_page.close_all()
     checked = request.config.stash.setdefault(PAGES_CHECKED, set())
     opener = OpenPage(chromium, site_url, checked, reader=reader_context)
     try:
@@ -503,11 +562,22 @@ def open_page(
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Under pytest-xdist, hand this worker's checked pages and shared loads to the controller."""
+    """Under pytest-xdist, hand this worker's checked pages and shared loads to the
+    controller; in the controller (or a run without workers), fail a run in which a shared
+    load was made twice: a page's checks were split between workers, or ran apart."""
     output = getattr(session.config, "workeroutput", None)
     if output is not None:
         output["pages_checked"] = sorted(session.config.stash.get(PAGES_CHECKED, set()))
         output["shared_loads"] = session.config.stash.get(SHARED_LOADS, [])
+        return
+    twice = repeated_loads(session.config.stash.get(SHARED_LOADS, []))
+    if twice and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def repeated_loads(loads: list[str]) -> list[str]:
+    """The shared loads ("<path> <width>") made more than once."""
+    return sorted({load for load in loads if loads.count(load) > 1})
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -523,9 +593,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     checked = config.stash.get(PAGES_CHECKED, set())
     if checked:
         loads = config.stash.get(SHARED_LOADS, [])
-        twice = sorted({load for load in loads if loads.count(load) > 1})
+        twice = repeated_loads(loads)
         terminalreporter.write_line(
             f"browser: {len(checked)} pages checked; the read-only checks shared"
             f" {len(loads)} loads, {len(twice)} of them repeated"
-            + (f" ({', '.join(twice[:3])})" if twice else "")
+            + (f" ({', '.join(twice[:3])}): FAILED, each should load once" if twice else "")
         )

@@ -154,6 +154,8 @@ def drawn_figures() -> str:
     return _drawn_figures()
 
 
+#: Both widths on one worker, so the figures are drawn once (a few seconds of CPU time).
+@pytest.mark.xdist_group(name="drawn-figures")
 @pytest.mark.parametrize("width", list(COLUMNS))
 def test_the_drawn_figures_fit_and_name_themselves(
     chromium: Browser, drawn_figures: str, width: str
@@ -282,9 +284,9 @@ def _run(page: Page, order: int, code: str) -> dict[str, str]:
     )
 
 
-def test_a_right_answer_shows_pass_and_a_wrong_one_what_is_wrong(open_page: OpenPage) -> None:
+def test_a_right_answer_shows_pass_and_a_wrong_one_what_is_wrong(reader_page: OpenPage) -> None:
     """Context is a budget, exercise 1: the reader's right answer is a green PASS."""
-    loaded = open_page("budget/context-is-a-budget/")
+    loaded = reader_page("budget/context-is-a-budget/")
     page = loaded.page
     data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
     first = next(b for b in data["blocks"] if b["checker"] and "check_total_read" in b["source"])

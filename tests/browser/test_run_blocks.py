@@ -18,6 +18,7 @@ Run after `make site` with `make browser` (`pytest -m browser`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -32,7 +33,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
-from .conftest import REPO, SITE_DIR, LoadedPage, OpenPage, Watch, new_context
+from .conftest import REPO, SITE_DIR, LoadedPage, OpenPage, SitePages, Watch, new_context
 from .reader_checks import OVERFLOW_JS, RUN_PANELS
 
 pytestmark = pytest.mark.browser
@@ -126,17 +127,30 @@ def _verdict(div: Locator) -> dict[str, str]:
     )
 
 
-@pytest.mark.parametrize(
-    "block_list", _block_lists() or [PAGES_DIR / "<none>"], ids=lambda path: path.stem
-)
+def _block_list_params() -> list[Any]:
+    """One parameter per block list, in the ``xdist_group`` of its page's read-only checks
+    (``page_params``), so its run shares their load."""
+    lists = _block_lists()
+    if not lists:
+        return [pytest.param(PAGES_DIR / "<none>", id="<none>")]
+    return [
+        pytest.param(path, id=path.stem, marks=pytest.mark.xdist_group(name=f"page:{page}"))
+        for path in lists
+        for page in [_url_path(json.loads(path.read_text(encoding="utf-8")))]
+    ]
+
+
+@pytest.mark.changes_the_page
+@pytest.mark.parametrize("block_list", _block_list_params())
 def test_every_runnable_block_prints_what_ci_checked(
-    reader_page: OpenPage, block_list: Path
+    site_page: SitePages, block_list: Path
 ) -> None:
     """Run each runnable block of the page in order, through its button, as a reader who
-    came from other pages would (Python starts from their snapshot)."""
+    came from other pages would (Python starts from their snapshot), on the load the
+    page's read-only checks measured."""
     assert block_list.is_file(), f"no block list in {PAGES_DIR}: run make site"
     data = json.loads(block_list.read_text(encoding="utf-8"))
-    loaded = reader_page(_url_path(data))
+    loaded = site_page.to_change(_url_path(data), "running every block")
     page = loaded.page
     _prepared(page)
     visible = [block for block in data["blocks"] if not block["hidden"]]
@@ -208,9 +222,9 @@ def _fixture_html(site_url: str) -> tuple[str, str]:
 
 
 def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
-    open_page: OpenPage, site_url: str
+    reader_page: OpenPage, site_url: str
 ) -> None:
-    loaded = open_page("")
+    loaded = reader_page("")
     page = loaded.page
     html, listing = _fixture_html(site_url)
 
@@ -261,22 +275,35 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
 #: Records the source of every block the page hands to its Python worker, in order.
 #: How the page's Python started, as run-blocks.js marks it once the worker is ready.
 PYTHON_START = "() => document.documentElement.dataset.cbPython ?? null"
-#: Puts bytes that are no snapshot under every stored snapshot's key.
-SPOIL_SNAPSHOTS = """async () => {
-  const store = await caches.open('context-budget-python');
-  const keys = await store.keys();
+#: Puts gzipped bytes that are no snapshot under the key given.
+SPOIL_SNAPSHOT = """async key => {
   const junk = new Blob([new Uint8Array(4096).fill(7)]).stream()
     .pipeThrough(new CompressionStream('gzip'));
   const bytes = await new Response(junk).arrayBuffer();
-  for (const key of keys) await store.put(key, new Response(bytes));
-  return keys.length;
+  await (await caches.open('context-budget-python')).put(key, new Response(bytes));
+}"""
+#: [key, size in bytes] of every stored snapshot.
+STORED_SNAPSHOTS = """async () => {
+  const store = await caches.open('context-budget-python');
+  const found = [];
+  for (const key of await store.keys()) {
+    found.push([key.url, (await (await store.match(key)).arrayBuffer()).byteLength]);
+  }
+  return found;
 }"""
 SECOND_PAGE = "budget/tokens/"
 
 
-def _first_block_in(opener: OpenPage, path: str) -> tuple[str | None, dict[str, str]]:
-    """Open ``path``, run its first block: (how its Python started, the block's verdict)."""
-    loaded = opener(path)
+def snapshot_key(site_url: str) -> str:
+    """Where run-worker.mjs keeps Python's snapshot for this build: under the site, named
+    by the SHA-256 of the package zip, the runner and Pyodide's lock file, in that order."""
+    parts = ("pyodide/context_budget.zip", "javascripts/cb_runner.py", "pyodide/pyodide-lock.json")
+    digest = hashlib.sha256(b"".join((SITE_DIR / part).read_bytes() for part in parts))
+    return f"{site_url}pyodide/snapshot-{digest.hexdigest()}"
+
+
+def _first_block(loaded: LoadedPage) -> tuple[str | None, dict[str, str]]:
+    """Run the page's first block: (how its Python started, the block's verdict)."""
     _prepared(loaded.page)
     verdict = _run(loaded.page, 0)
     assert not _problems(loaded), _problems(loaded)
@@ -286,20 +313,23 @@ def _first_block_in(opener: OpenPage, path: str) -> tuple[str | None, dict[str, 
 def test_a_later_page_starts_python_from_the_snapshot_an_earlier_one_left(
     chromium: Browser, site_url: str
 ) -> None:
-    """In one browser, the first page to run a block starts Python cold and keeps a
-    snapshot; the next page starts from it and prints what CI checked; a snapshot that
-    cannot be read is dropped and Python starts cold again."""
+    """A snapshot that cannot be read is dropped: Python starts cold, prints what CI
+    checked and keeps a good snapshot under the build's key; the next page starts from
+    it and prints what CI checked too. (A browser with no snapshot at all starts cold:
+    the first page every worker's reader runs.)"""
     context = new_context(chromium)
     opener = OpenPage(chromium, site_url, set(), reader=Watch(context, search=False))
+    key = snapshot_key(site_url)
     try:
-        first, _ = _first_block_in(opener, FIRST_PAGE)
-        second, verdict = _first_block_in(opener, SECOND_PAGE)
-        assert (first, second) == ("cold", "snapshot"), (first, second)
-        assert verdict["status"] == "match", verdict["text"]
-        spoiled = opener(SECOND_PAGE).page.evaluate(SPOIL_SNAPSHOTS)
-        assert spoiled == 1, f"{spoiled} snapshots stored, one wanted"
-        again, verdict = _first_block_in(opener, SECOND_PAGE)
-        assert again == "cold" and verdict["status"] == "match", (again, verdict["text"])
+        loaded = opener(FIRST_PAGE)
+        loaded.page.evaluate(SPOIL_SNAPSHOT, key)
+        first, verdict = _first_block(loaded)
+        assert (first, verdict["status"]) == ("cold", "match"), (first, verdict["text"])
+        stored = loaded.page.evaluate(STORED_SNAPSHOTS)
+        assert [url for url, _ in stored] == [key], stored
+        assert stored[0][1] > 1_000_000, f"the snapshot kept is {stored[0][1]} bytes"
+        second, verdict = _first_block(opener(SECOND_PAGE))
+        assert (second, verdict["status"]) == ("snapshot", "match"), (second, verdict["text"])
     finally:
         opener.close()
         context.close()
@@ -318,11 +348,11 @@ RECORD_SENT = """
 FIRST_PAGE = "budget/context-is-a-budget/"
 
 
-def test_the_editor_runs_what_it_shows_and_keeps_the_readers_work(open_page: OpenPage) -> None:
+def test_the_editor_runs_what_it_shows_and_keeps_the_readers_work(reader_page: OpenPage) -> None:
     """One page, one Python: typing into the middle of a block runs what the editor
     shows; that edit and a passed exercise then survive a reload until the reader
     resets and clears them."""
-    loaded = open_page(FIRST_PAGE)
+    loaded = reader_page(FIRST_PAGE)
     page = loaded.page
     page.add_init_script(RECORD_SENT)
     page.reload(wait_until="networkidle")
