@@ -184,13 +184,20 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         """Keep the test output free of one access-log line per request."""
 
 
+class _SiteServer(ThreadingHTTPServer):
+    """http.server with room for a page's burst of connections: its default backlog of 5
+    can drop some when the machine is busy and the accepting thread waits for the GIL."""
+
+    request_queue_size = 128
+    daemon_threads = True
+
+
 @pytest.fixture(scope="session")
 def site_url() -> Iterator[str]:
     """The built site served by a threaded http.server on 127.0.0.1 and a free port."""
     require_site()
     handler = functools.partial(_QuietHandler, directory=str(SITE_DIR))
-    server = ThreadingHTTPServer((LOCAL_HOST, 0), handler)
-    server.daemon_threads = True
+    server = _SiteServer((LOCAL_HOST, 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
     thread.start()
     try:
@@ -258,6 +265,8 @@ class LoadedPage:
     page: Page
     url: str
     problems: PageProblems
+    #: The context's watch (requests still in flight, for a check that waited in vain).
+    watch: Watch | None = None
 
 
 class OpenPage:
@@ -330,18 +339,20 @@ class OpenPage:
         if self._reader is None:
             context = new_context(self._chromium, viewport)
             self._contexts.append(context)
-            problems = Watch(context, search=search).problems
+            watch = Watch(context, search=search)
             page = context.new_page()
         else:
-            problems = self._reader.problems = PageProblems()
-            page = self._reader.context.new_page()
+            watch = self._reader
+            watch.problems = PageProblems()
+            page = watch.context.new_page()
             self._pages.append(page)
             page.set_viewport_size(viewport)
+        problems = watch.problems
         page.on("pageerror", lambda error: problems.page_errors.append(str(error)))
         url = self._site_url + path
         page.goto(url, wait_until="commit")
         self._checked.add(path)
-        return LoadedPage(page=page, url=url, problems=problems)
+        return LoadedPage(page=page, url=url, problems=problems, watch=watch)
 
 
 def _forget_storage(page: Page) -> None:
@@ -371,12 +382,27 @@ class Watch:
     def __init__(self, context: BrowserContext, *, search: bool) -> None:
         self.context = context
         self.problems = PageProblems()
+        #: Requests sent and not yet finished or failed, in the order sent (their URLs).
+        self._in_flight: dict[Request, str] = {}
         context.route(lambda url: not is_local(url), self._block_external)
         if not search:
             context.route(SEARCH_INDEX, serve_empty_search_index)
         context.on("console", self._on_console)
+        context.on("request", self._on_request)
+        context.on("requestfinished", self._on_finished)
         context.on("requestfailed", self._on_failed)
         context.on("response", self._on_response)
+
+    def in_flight(self) -> list[str]:
+        """The URLs of the context's requests still waiting for an answer (a check that
+        waited in vain says them)."""
+        return list(self._in_flight.values())
+
+    def _on_request(self, req: Request) -> None:
+        self._in_flight[req] = req.url
+
+    def _on_finished(self, req: Request) -> None:
+        self._in_flight.pop(req, None)
 
     def _block_external(self, route: Route) -> None:
         self.problems.external_requests.append(route.request.url)
@@ -389,6 +415,7 @@ class Watch:
             self.problems.console_errors.append(f"{message.text} ({where})")
 
     def _on_failed(self, req: Request) -> None:
+        self._in_flight.pop(req, None)
         if is_local(req.url):  # external ones are already reported, and were blocked
             self.problems.failed_requests.append(f"{req.url}: {req.failure}")
 

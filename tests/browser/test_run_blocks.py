@@ -164,7 +164,9 @@ def test_every_runnable_block_prints_what_ci_checked(
         try:
             _run(page, runnable[-1]["order"], timeout=PAGE_RUN_TIMEOUT_MS)
         except AssertionError as gave_none:
-            raise AssertionError(f"{gave_none}\n  " + "\n  ".join(_problems(loaded))) from None
+            waiting = loaded.watch.in_flight() if loaded.watch else []
+            said = [*_problems(loaded), f"requests still waiting for an answer: {waiting}"]
+            raise AssertionError(f"{gave_none}\n  " + "\n  ".join(said)) from None
     for block in runnable:
         verdict = _verdict(page.locator(f"div[data-cb-order='{block['order']}']"))
         wanted = "ran" if block["expected"] is None else "match"
