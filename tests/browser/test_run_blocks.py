@@ -22,6 +22,7 @@ import hashlib
 import json
 import re
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,25 @@ DONE = """div => {
 }"""
 
 
+#: True once a click on the block's Run has started something: its button turned into Stop,
+#: or its panel shows (a quick block may be done before this is asked).
+STARTED = """div => Boolean(div._cbPanel)
+  || div.querySelector('button.cb-run').classList.contains('cb-stop')"""
+#: How long a click may take to start a run on a busy machine (it starts at once).
+START_TIMEOUT_MS = 30_000
+#: What a reader would see of a Run button: its state, and the element at its middle.
+WHAT_IS_THERE = """button => {
+  const box = button.getBoundingClientRect();
+  const top = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return {
+    text: button.textContent, disabled: button.disabled, classes: button.className,
+    box: [box.left, box.top, box.width, box.height].map(Math.round), scrollY: window.scrollY,
+    atItsMiddle: top === button ? 'the button' : (top ? top.outerHTML.slice(0, 160) : null),
+    busy: document.querySelectorAll('button.cb-stop').length,
+  };
+}"""
+
+
 def _prepared(page: Page) -> None:
     """Wait until run-blocks.js has put its buttons and editors in: network idle does not
     promise it. It marks the page `data-cb-ready` when it is done (the editor's script
@@ -88,11 +108,22 @@ def _problems(loaded: LoadedPage) -> list[str]:
 
 
 def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str, str]:
-    """Click block `order`'s Run button and wait for its verdict."""
+    """Click block `order`'s Run button and wait for its verdict.
+
+    A click that starts nothing (the button never turns into Stop and no panel shows) is
+    clicked again, once, with a warning that says what the button looked like and what
+    was at its middle: in three gate runs a click on the contributing page's last Run was
+    lost so, with no request pending, and the check waited out its whole time."""
     div = page.locator(f"div[data-cb-order='{order}']")
     button = div.locator("button.cb-run")
     button.evaluate(REVEAL)
     button.click()
+    try:
+        page.wait_for_function(STARTED, arg=div.element_handle(), timeout=START_TIMEOUT_MS)
+    except PlaywrightTimeoutError:
+        seen = button.evaluate(WHAT_IS_THERE)
+        warnings.warn(f"{page.url}: Run of block {order + 1} started nothing: {seen}", stacklevel=2)
+        button.click()
     try:
         page.wait_for_function(DONE, arg=div.element_handle(), timeout=timeout)
     except PlaywrightTimeoutError:
