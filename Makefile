@@ -61,10 +61,10 @@ timed = { s=$$(date +%s); \
 
 # mypy and the site build each keep one core busy, so they run side by side
 # (--output-sync keeps each one's output together), with `bytecode` in the time mypy
-# leaves free. The unit and browser runs go side
-# by side too, once the site is built: each leaves gaps on the cores (the browser run
-# waits on page loads, the unit run on its slowest files), which the other fills, so
-# the pair ends sooner than the two in a row (docs/contributing.md gives the figures);
+# leaves free. The unit and browser runs go side by side too, once the site is built:
+# each leaves gaps on the cores (the browser run waits on page loads, the unit run on
+# its slowest files), which the other fills, so the pair ends sooner than the two in a
+# row (docs/contributing.md gives the figures);
 # each prints its own time and verdict (gate-unit, gate-browser), and the pair fails if
 # either fails.
 # The set-up is timed apart from the checks: on a machine that has it, it takes no time.
@@ -119,10 +119,10 @@ unit: $(STAMP) pyodide
 # Compile the package and the tests once, before the test processes start: collecting
 # every test imports the package and the test modules and leaves their bytecode (pytest's
 # rewritten test modules included) in __pycache__, which each later process reads instead
-# of compiling again. On a fresh clone it takes the unit run from about 158 to 122 s of
-# CPU time (docs/contributing.md); it checks nothing, and a failure here is a test that
-# cannot even be collected. The browser tests are left out: collecting them reads site/,
-# which the site build is writing at the same time.
+# of compiling again. With no __pycache__, as on a fresh clone, it takes the unit run from
+# about 158 to 122 s of CPU time (docs/contributing.md). It checks nothing: a failure
+# here is a test that cannot be collected. The browser tests are left out: collecting
+# them reads site/, which the site build is writing at the same time.
 bytecode: $(STAMP)
 	$(BIN)/pytest --collect-only -q --ignore=tests/browser > /dev/null
 

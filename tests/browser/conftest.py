@@ -434,7 +434,7 @@ class SitePages:
     began. The tests of a page run one after another on one worker (their
     ``xdist_group``), so when a test asks for another page, the loads of the page before
     are closed: a worker holds one page open, at its two widths, not the whole site. A
-    page asked for again after that is loaded again, and the run's summary names it as a
+    page asked for again after that is loaded again, and the run fails, naming it as a
     repeated load.
     """
 

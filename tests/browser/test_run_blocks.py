@@ -305,7 +305,6 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
     assert not _problems(loaded), _problems(loaded)
 
 
-#: Records the source of every block the page hands to its Python worker, in order.
 #: How the page's Python started, as run-blocks.js marks it once the worker is ready.
 PYTHON_START = "() => document.documentElement.dataset.cbPython ?? null"
 #: Puts gzipped bytes that are no snapshot under the key given.
@@ -368,6 +367,7 @@ def test_a_later_page_starts_python_from_the_snapshot_an_earlier_one_left(
         context.close()
 
 
+#: Records the source of every block the page hands to its Python worker, in order.
 RECORD_SENT = """
 (() => {
   window.__cbSent = [];
