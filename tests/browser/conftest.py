@@ -529,10 +529,25 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Collect the checks marked ``changes_the_page`` after all the others, in their own
-    order: a page's tests run in collection order on one worker, so the check that runs a
-    page's blocks comes after the checks that read the same load. (``sort`` keeps order.)"""
-    items.sort(key=lambda item: item.get_closest_marker("changes_the_page") is not None)
+    """Put the tests of each ``xdist_group`` side by side, where the group's first test
+    was, with the checks marked ``changes_the_page`` last in their group: the order the
+    tests of a page run in on one worker, and in a run without workers (``make test
+    JOBS=0``) too, so the check that runs a page's blocks comes after the checks that read
+    the same load, and each page is loaded once."""
+    first: dict[str, int] = {}
+    rank: dict[pytest.Item, int] = {}
+    for position, item in enumerate(items):
+        group = item.get_closest_marker("xdist_group")
+        name = str(group.kwargs.get("name", group.args[0] if group.args else "")) if group else ""
+        rank[item] = first.setdefault(name, position) if name else position
+    order = {item: position for position, item in enumerate(items)}
+    items.sort(
+        key=lambda item: (
+            rank[item],
+            item.get_closest_marker("changes_the_page") is not None,
+            order[item],
+        )
+    )
 
 
 @pytest.fixture
