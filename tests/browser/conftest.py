@@ -184,20 +184,13 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         """Keep the test output free of one access-log line per request."""
 
 
-class _SiteServer(ThreadingHTTPServer):
-    """http.server with room for a page's burst of connections: its default backlog of 5
-    can drop some when the machine is busy and the accepting thread waits for the GIL."""
-
-    request_queue_size = 128
-    daemon_threads = True
-
-
 @pytest.fixture(scope="session")
 def site_url() -> Iterator[str]:
     """The built site served by a threaded http.server on 127.0.0.1 and a free port."""
     require_site()
     handler = functools.partial(_QuietHandler, directory=str(SITE_DIR))
-    server = _SiteServer((LOCAL_HOST, 0), handler)
+    server = ThreadingHTTPServer((LOCAL_HOST, 0), handler)
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
     thread.start()
     try:
@@ -534,20 +527,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests of a page run in on one worker, and in a run without workers (``make test
     JOBS=0``) too, so the check that runs a page's blocks comes after the checks that read
     the same load, and each page is loaded once."""
-    first: dict[str, int] = {}
-    rank: dict[pytest.Item, int] = {}
+    first: dict[str, int] = {}  # group name -> where its first test was
+    keyed = []
     for position, item in enumerate(items):
         group = item.get_closest_marker("xdist_group")
         name = str(group.kwargs.get("name", group.args[0] if group.args else "")) if group else ""
-        rank[item] = first.setdefault(name, position) if name else position
-    order = {item: position for position, item in enumerate(items)}
-    items.sort(
-        key=lambda item: (
-            rank[item],
-            item.get_closest_marker("changes_the_page") is not None,
-            order[item],
-        )
-    )
+        rank = first.setdefault(name, position) if name else position
+        changes = item.get_closest_marker("changes_the_page") is not None
+        keyed.append((rank, changes, position, item))  # positions differ: items never compared
+    items[:] = [item for *_, item in sorted(keyed)]
 
 
 @pytest.fixture

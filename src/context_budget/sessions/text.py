@@ -177,34 +177,44 @@ def gc_paused() -> Iterator[None]:
 
 
 def split_lines(text: str) -> list[str]:
-    """The lines of JSON Lines text: split at line feeds only.
+    """The lines of JSON Lines text: split at line feeds only (`_line_spans`).
 
     A JSON string may hold U+2028, U+0085 or a form feed unescaped (JavaScript
     writers leave them so), which `str.splitlines` would take for line ends.
     """
-    return [line.removesuffix("\r") for line in text.split("\n")]
+    return [text[start:stop] for start, stop in _line_spans(text)]
+
+
+def _line_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Where each line of JSON Lines text starts and stops, as indexes into `text`.
+
+    A line ends at a line feed or at the end of the text, and a carriage return
+    just before that end is left out (a file written on Windows). The text
+    `"a\r\nb"` has the lines `(0, 1)` and `(3, 4)`; an empty text one empty line.
+    """
+    size, start = len(text), 0
+    while start <= size:
+        end = text.find("\n", start)
+        end = size if end < 0 else end
+        yield start, (end - 1 if end > start and text[end - 1] == "\r" else end)
+        start = end + 1
 
 
 def json_lines(text: str) -> list[tuple[int, dict[str, Any]]]:
     """The records of JSON Lines text, each with its line number (1-based), blank lines aside.
 
-    The lines are those of `split_lines`, read without cutting the text into
-    lines: the usual line, one JSON value with no space around it, is parsed
-    where it stands by the parser `json.loads` calls. Any other line is cut out
-    and read by `loads_json`, so each line gives what `loads_json` gives it.
+    The lines are those of `split_lines` (`_line_spans`), read without cutting
+    the text into lines: the usual line, one JSON value with no space around
+    it, is parsed where it stands by the parser `json.loads` calls. Any other
+    line is cut out and read by `loads_json`, so each line gives what
+    `loads_json` gives it.
 
     Raises:
         ValueError: a line that is not JSON, or not an object, naming the line.
     """
     records = []
-    size, number, start = len(text), 0, 0
-    while start <= size:
-        number += 1
-        end = text.find("\n", start)
-        end = size if end < 0 else end
-        stop = end - 1 if end > start and text[end - 1] == "\r" else end
+    for number, (start, stop) in enumerate(_line_spans(text), start=1):
         record = _line_at(text, start, stop, number)
-        start = end + 1
         if record is _BLANK:
             continue
         if not isinstance(record, dict):
