@@ -82,6 +82,11 @@ LOCAL_HOST = "127.0.0.1"
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 NAVIGATION_TIMEOUT_MS = 30_000
+#: How often (ms) a wait that can last seconds, such as a block's run, asks the page again.
+#: Playwright's default asks on every animation frame, which keeps Chromium drawing 60
+#: frames a second for the whole wait: on a chapter page, 0.75 s of CPU in a 10 s wait
+#: against 0.27 s asked every 100 ms (both measured on this machine).
+POLL_MS = 100
 ACTION_TIMEOUT_MS = 15_000
 #: True once run-blocks.js has put in the page's Run buttons and code editors (every page
 #: of the site loads it; a page without it, such as a 404, has nothing to wait for).

@@ -23,6 +23,7 @@ from docsite import figures as figures_hook
 from .conftest import (
     DESKTOP,
     PHONE,
+    POLL_MS,
     REPO,
     SITE_DIR,
     OpenPage,
@@ -276,6 +277,7 @@ def _run(page: Page, order: int, code: str) -> dict[str, str]:
         " && !div.querySelector('button.cb-stop')",
         arg=div.element_handle(),
         timeout=RUN_TIMEOUT_MS,
+        polling=POLL_MS,
     )
     return dict(
         div.evaluate(

@@ -34,7 +34,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
-from .conftest import REPO, SITE_DIR, LoadedPage, OpenPage, SitePages, Watch, new_context
+from .conftest import POLL_MS, REPO, SITE_DIR, LoadedPage, OpenPage, SitePages, Watch, new_context
 from .reader_checks import OVERFLOW_JS, RUN_PANELS
 
 pytestmark = pytest.mark.browser
@@ -119,13 +119,15 @@ def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str
     button.evaluate(REVEAL)
     button.click()
     try:
-        page.wait_for_function(STARTED, arg=div.element_handle(), timeout=START_TIMEOUT_MS)
+        page.wait_for_function(
+            STARTED, arg=div.element_handle(), timeout=START_TIMEOUT_MS, polling=POLL_MS
+        )
     except PlaywrightTimeoutError:
         seen = button.evaluate(WHAT_IS_THERE)
         warnings.warn(f"{page.url}: Run of block {order + 1} started nothing: {seen}", stacklevel=2)
         button.click()
     try:
-        page.wait_for_function(DONE, arg=div.element_handle(), timeout=timeout)
+        page.wait_for_function(DONE, arg=div.element_handle(), timeout=timeout, polling=POLL_MS)
     except PlaywrightTimeoutError:
         shown = div.evaluate("div => div._cbPanel?.textContent ?? '(no panel)'")
         started = page.evaluate("() => document.documentElement.dataset.cbPython ?? 'not yet'")
@@ -280,7 +282,8 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
     runaway = page.locator("div[data-cb-order='3'] button.cb-run")
     runaway.click()
     page.wait_for_function(
-        "() => document.querySelector(\"div[data-cb-order='3'] button.cb-stop\")"
+        "() => document.querySelector(\"div[data-cb-order='3'] button.cb-stop\")",
+        polling=POLL_MS,
     )
     page.wait_for_timeout(1_500)
     assert runaway.get_attribute("aria-label") == "Stop this block (restarts Python)"
@@ -298,7 +301,8 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
     runaway.click()
     page.wait_for_function(
         "() => /which you stopped last time/.test("
-        "document.querySelector(\"div[data-cb-order='3']\")._cbPanel.textContent)"
+        "document.querySelector(\"div[data-cb-order='3']\")._cbPanel.textContent)",
+        polling=POLL_MS,
     )
     runaway.click()
     assert _verdict(page.locator("div[data-cb-order='3']"))["status"] == "stopped"
@@ -410,7 +414,7 @@ def _type_in_the_middle_and_run(page: Page) -> str:
     shown = _editor_text(div)
     assert shown.split("\n") == [*lines[:3], "print('hello')", *lines[3:]]
     page.keyboard.press("Shift+Enter")
-    page.wait_for_function(DONE, arg=div.element_handle(), timeout=RUN_TIMEOUT_MS)
+    page.wait_for_function(DONE, arg=div.element_handle(), timeout=RUN_TIMEOUT_MS, polling=POLL_MS)
     verdict = _verdict(div)
     assert verdict["traceback"] == "", verdict["traceback"]
     assert verdict["output"].startswith("hello\ncall 1:"), verdict["output"]
