@@ -53,6 +53,7 @@ from playwright.sync_api import (
     Browser,
     BrowserContext,
     ConsoleMessage,
+    Locator,
     Page,
     Playwright,
     Request,
@@ -87,6 +88,15 @@ NAVIGATION_TIMEOUT_MS = 30_000
 #: frames a second for the whole wait: on a chapter page, 0.75 s of CPU in a 10 s wait
 #: against 0.27 s asked every 100 ms (both measured on this machine).
 POLL_MS = 100
+#: Pyodide's start (about 5-9 s here) plus a chapter's blocks, on a busy machine.
+RUN_TIMEOUT_MS = 120_000
+#: True once block ``div``'s run is over: its panel shows a verdict and its button says
+#: Run again (run-blocks.js gives the button class ``cb-stop`` while the block runs).
+RUN_DONE = """div => {
+  const button = div.querySelector('button.cb-run');
+  const panel = div._cbPanel;
+  return panel && panel.dataset.status !== 'busy' && !button.classList.contains('cb-stop');
+}"""
 ACTION_TIMEOUT_MS = 15_000
 #: True once run-blocks.js has put in the page's Run buttons and code editors (every page
 #: of the site loads it; a page without it, such as a 404, has nothing to wait for).
@@ -367,6 +377,12 @@ def new_context(chromium: Browser, viewport: ViewportSize = DESKTOP) -> BrowserC
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     context.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
     return context
+
+
+def wait_for_run_end(page: Page, div: Locator, timeout: float = RUN_TIMEOUT_MS) -> None:
+    """Wait until block ``div``'s run is over (``RUN_DONE``), asking every ``POLL_MS``;
+    Playwright's ``TimeoutError`` after ``timeout`` ms."""
+    page.wait_for_function(RUN_DONE, arg=div.element_handle(), timeout=timeout, polling=POLL_MS)
 
 
 class Watch:

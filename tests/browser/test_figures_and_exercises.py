@@ -23,13 +23,13 @@ from docsite import figures as figures_hook
 from .conftest import (
     DESKTOP,
     PHONE,
-    POLL_MS,
     REPO,
     SITE_DIR,
     OpenPage,
     SitePages,
     figure_pages,
     require_site,
+    wait_for_run_end,
 )
 from .figure_checks import (
     alt_problems,
@@ -55,7 +55,6 @@ MATERIAL_FIGURE = (
 )
 #: The content column of a Material page: 688 px at 1280 px, 358 px at 390 px.
 COLUMNS = {"1280": (DESKTOP, 688), "390": (PHONE, 358)}
-RUN_TIMEOUT_MS = 120_000
 PAGES_DIR = SITE_DIR / "pyodide" / "pages"
 
 
@@ -272,13 +271,7 @@ def _run(page: Page, order: int, code: str) -> dict[str, str]:
     # the reader's code goes in through the block's editor, which is what the Run sends
     div.evaluate("(div, text) => div._cbEditor.replace(text)", code)
     div.locator("button.cb-run").click()
-    page.wait_for_function(
-        "div => div._cbPanel && div._cbPanel.dataset.status !== 'busy'"
-        " && !div.querySelector('button.cb-stop')",
-        arg=div.element_handle(),
-        timeout=RUN_TIMEOUT_MS,
-        polling=POLL_MS,
-    )
+    wait_for_run_end(page, div)
     return dict(
         div.evaluate(
             "div => ({status: div._cbPanel.dataset.status, text: div._cbPanel.textContent})"

@@ -34,7 +34,18 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
-from .conftest import POLL_MS, REPO, SITE_DIR, LoadedPage, OpenPage, SitePages, Watch, new_context
+from .conftest import (
+    POLL_MS,
+    REPO,
+    RUN_TIMEOUT_MS,
+    SITE_DIR,
+    LoadedPage,
+    OpenPage,
+    SitePages,
+    Watch,
+    new_context,
+    wait_for_run_end,
+)
 from .reader_checks import OVERFLOW_JS, RUN_PANELS
 
 pytestmark = pytest.mark.browser
@@ -42,8 +53,6 @@ pytestmark = pytest.mark.browser
 PAGES_DIR = SITE_DIR / "pyodide" / "pages"
 FIXTURE = REPO / "tests" / "fixtures" / "browser" / "raises.md"
 FIXTURE_PATH = "__fixtures__/raises/"
-#: Pyodide's start (about 5-9 s here) plus a chapter's blocks, on a busy machine.
-RUN_TIMEOUT_MS = 120_000
 #: Every runnable block of the longest page, run by one click, on a busy machine.
 PAGE_RUN_TIMEOUT_MS = 300_000
 #: Opens the `<details>` and selects the tab a block sits in, so its button can be clicked.
@@ -54,11 +63,6 @@ REVEAL = """button => {
     const input = t.closest('.tabbed-set').querySelectorAll(':scope > input')[index];
     if (input) input.checked = true;
   }
-}"""
-DONE = """div => {
-  const button = div.querySelector('button.cb-run');
-  const panel = div._cbPanel;
-  return panel && panel.dataset.status !== 'busy' && !button.classList.contains('cb-stop');
 }"""
 
 
@@ -127,7 +131,7 @@ def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str
         warnings.warn(f"{page.url}: Run of block {order + 1} started nothing: {seen}", stacklevel=2)
         button.click()
     try:
-        page.wait_for_function(DONE, arg=div.element_handle(), timeout=timeout, polling=POLL_MS)
+        wait_for_run_end(page, div, timeout)
     except PlaywrightTimeoutError:
         shown = div.evaluate("div => div._cbPanel?.textContent ?? '(no panel)'")
         started = page.evaluate("() => document.documentElement.dataset.cbPython ?? 'not yet'")
@@ -414,7 +418,7 @@ def _type_in_the_middle_and_run(page: Page) -> str:
     shown = _editor_text(div)
     assert shown.split("\n") == [*lines[:3], "print('hello')", *lines[3:]]
     page.keyboard.press("Shift+Enter")
-    page.wait_for_function(DONE, arg=div.element_handle(), timeout=RUN_TIMEOUT_MS, polling=POLL_MS)
+    wait_for_run_end(page, div)
     verdict = _verdict(div)
     assert verdict["traceback"] == "", verdict["traceback"]
     assert verdict["output"].startswith("hello\ncall 1:"), verdict["output"]
