@@ -48,6 +48,7 @@ __all__ = [
     "as_ci",
     "browser_region",
     "built_counts",
+    "expected_status",
     "main",
     "render",
     "replace_browser_region",
@@ -140,14 +141,23 @@ def _click(page: Any, order: int) -> float:
     return time.perf_counter() - started
 
 
-def as_ci(block: dict[str, Any], status: str | None) -> bool:
-    """Whether a block's run in the browser printed what CI checked: a plain block matched
-    its output (or ran clean, with none to compare); an exercise's checker block gave the
-    verdict CI's output shows, `PASS` or `NEEDS_WORK` (its panel shows the verdict)."""
+def expected_status(block: dict[str, Any]) -> str:
+    """The status a run of a block as the page ships it shows (its panel's
+    ``data-status``, ``docs/javascripts/run-blocks.js``): a plain block matches CI's
+    output (``match``) or runs clean with none to compare (``ran``); an exercise's
+    checker block gives its checker's verdict: ``needs_work`` for a first attempt (CI
+    printed NEEDS_WORK), else a PASS on the page's own code, ``solution`` in a
+    "Solution" fold and ``shipped`` elsewhere (neither is the reader's pass)."""
     if block.get("checker"):
-        wanted = "needs_work" if "NEEDS_WORK" in (block.get("expected") or "") else "pass"
-        return status == wanted
-    return status in {"match", "ran"}
+        if "NEEDS_WORK" in (block.get("expected") or ""):
+            return "needs_work"
+        return "solution" if block.get("solution") else "shipped"
+    return "ran" if block.get("expected") is None else "match"
+
+
+def as_ci(block: dict[str, Any], status: str | None) -> bool:
+    """Whether a block's run in the browser showed what CI checked (`expected_status`)."""
+    return status == expected_status(block)
 
 
 def measure_pages(site: Path = SITE) -> list[PageRun]:

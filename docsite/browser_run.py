@@ -21,11 +21,13 @@ it printed when the build executed it as the output to compare (`notebook_cells`
 
 Each Python block's `<div class="language-... highlight">` gets `data-cb-order`, and,
 when it cannot run, `data-cb-why`; an exercise's checker block (`BrowserBlock.checker`:
-its output is a `PASS`/`NEEDS_WORK` verdict) gets `data-cb-checker`, so the reader's run
-is judged by its verdict; `docs/javascripts/run-blocks.js` reads them. A page
-with Python blocks whose rendered code blocks do not line up one to one with its fences
-is a warning, which fails the strict build; a page with none (the API reference, drawn
-by mkdocstrings) is left as it is.
+it calls a checker of `context_budget.grading`) gets `data-cb-checker`, so the reader's
+run is judged by the checker's verdict, and a block of a "Solution" fold
+`data-cb-solution`, so its pass is never counted as the reader's;
+`docs/javascripts/run-blocks.js` reads them. A page with Python blocks whose rendered
+code blocks do not line up one to one with its fences is a warning, which fails the
+strict build; a page with none (the API reference, drawn by mkdocstrings) is left as
+it is.
 """
 
 from __future__ import annotations
@@ -112,6 +114,8 @@ _SHOWN = re.compile(
     r"jp-OutputArea-executeResult|jp-RenderedImage|jp-RenderedHTML|jp-RenderedMarkdown"
 )
 _TAG = re.compile(r"<[^>]+>")
+#: Where the next cell of a notebook page begins (a code cell's outputs end there).
+_NEXT_CELL = re.compile(r'<div class="jp-Cell ')
 
 _pages: dict[str, dict[str, Any]] = {}
 
@@ -126,14 +130,18 @@ def data_name(src_uri: str) -> str:
 def notebook_cells(page_html: str) -> list[tuple[str, str | None]]:
     """Each code cell of a rendered notebook page: its source and what it printed.
 
-    What it printed is the text of its stdout outputs, or None when the cell also
-    shows a value, a plot or HTML (the browser's runner prints none of those).
+    What it printed is the text of its stdout outputs when the build executed it (an
+    empty string for a cell that printed nothing), or None when the cell also shows a
+    value, a plot or HTML (the browser's runner prints none of those). A cell's outputs
+    end where the next cell begins, Markdown or code.
     """
     matches = list(_CELL.finditer(page_html))
     cells: list[tuple[str, str | None]] = []
     for match, after in zip(matches, [*matches[1:], None], strict=True):
         code = html.unescape(_TAG.sub("", match.group("code")))
-        outputs = page_html[match.end() : after.start() if after else len(page_html)]
+        end = after.start() if after else len(page_html)
+        following = _NEXT_CELL.search(page_html, match.end(), end)
+        outputs = page_html[match.end() : following.start() if following else end]
         printed: str | None = "".join(
             html.unescape(_TAG.sub("", found.group("text"))) for found in _PRINTED.finditer(outputs)
         )
@@ -152,6 +160,8 @@ def annotate_notebook(page_html: str, blocks: list[Any], data_url: str) -> str:
         extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
         if block.checker:
             extra += ' data-cb-checker="true"'
+        if block.solution:
+            extra += ' data-cb-solution="true"'
         if not block.runnable:
             extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
         return (
@@ -185,6 +195,8 @@ def annotate(text: str, languages: list[str], blocks: list[Any], data_url: str) 
         extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
         if block.checker:
             extra += ' data-cb-checker="true"'
+        if block.solution:
+            extra += ' data-cb-solution="true"'
         if not block.runnable:
             extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
         return match.group(0) + extra

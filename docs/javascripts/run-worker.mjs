@@ -1,7 +1,7 @@
 // The Web Worker that runs a page's Python blocks (Pyodide, served by the site itself).
 // Started by run-blocks.js on the first Run, never before. Messages in:
 //   {type: "init", root}                       load Pyodide, the package and the runner
-//   {type: "run", id, order, source, doctest, expected, files, packages, checker}
+//   {type: "run", id, order, source, doctest, expected, files, packages, checker, shipped}
 // A block's files (repository paths) are fetched from pyodide/files/ into the same path
 // under the working folder; its packages (pyodide/<name>.zip: the Qwen tokenizer, the
 // speed page's benchmarks) are unpacked beside the package, each once.
@@ -132,7 +132,8 @@ self.onmessage = async (event) => {
       await ensureFiles(message.files || []);
       await ensurePackages(message.packages || []);
       const result = runBlock(
-        message.order, message.source, message.doctest, message.expected ?? undefined, Boolean(message.checker));
+        message.order, message.source, message.doctest, message.expected ?? undefined,
+        Boolean(message.checker), message.shipped || []);
       const plain = result.toJs({ dict_converter: Object.fromEntries });
       result.destroy();
       self.postMessage({ type: "result", id: message.id, ...plain });

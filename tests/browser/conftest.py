@@ -14,9 +14,9 @@ reads it.
 Each worker has one reader's context (``reader_context``): its pages open there
 one after another, as one reader's tabs, so they find what earlier pages left in
 the browser's cache (Pyodide and Python's start-up snapshot, see
-``docs/javascripts/run-worker.mjs``) and start Python without downloading them again. What a page kept in local storage
-(edits, passed exercises) is cleared when it closes, so every page opens as it
-does for a reader who never typed in it.
+``docs/javascripts/run-worker.mjs``) and start Python without downloading them
+again. What a page kept in local storage (edits, passed exercises) is cleared when
+it closes, so every page opens as it does for a reader who never typed in it.
 
 A check that only reads a page (measures it, reads its text, fetches one of its
 links) takes it from ``site_page``: each page is loaded once per worker and

@@ -21,7 +21,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import re
 import time
 import warnings
 from pathlib import Path
@@ -32,6 +31,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from benchmarks.browser_run import expected_status
 from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
@@ -143,13 +143,6 @@ def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str
     return _verdict(div)
 
 
-def _checker_status(printed: str) -> str:
-    """The panel status a checker block that printed `printed` must show."""
-    if re.search(r"\bNEEDS_WORK\b", printed):
-        return "needs_work"
-    return "pass" if re.search(r"\bPASS\b", printed) else "noverdict"
-
-
 def _verdict(div: Locator) -> dict[str, str]:
     return dict(
         div.evaluate(
@@ -207,12 +200,9 @@ def test_every_runnable_block_prints_what_ci_checked(
             raise AssertionError(f"{gave_none}\n  " + "\n  ".join(said)) from None
     for block in runnable:
         verdict = _verdict(page.locator(f"div[data-cb-order='{block['order']}']"))
-        wanted = "ran" if block["expected"] is None else "match"
-        if block["checker"]:
-            # an exercise's checker: judged by its verdict, and still printing what CI checked
-            wanted = _checker_status(block["expected"] or verdict["output"])
-            if block["expected"] is not None and verdict["match"] != "true":
-                wanted = "what CI checked"
+        wanted = expected_status(block)
+        if block["checker"] and block["expected"] is not None and verdict["match"] != "true":
+            wanted = "what CI checked"  # judged by its checker, and printing what CI checked
         if verdict["status"] != wanted:
             failures.append(f"block {block['order'] + 1} (line {block['line']}): {verdict['text']}")
     # every panel wraps what it shows: nothing the checker says is cut off
@@ -419,6 +409,13 @@ def _type_in_the_middle_and_run(page: Page) -> str:
     return shown
 
 
+def _typed_run(page: Page, order: int, code: str) -> dict[str, str]:
+    """Put `code` in block `order`'s editor and run it."""
+    div = page.locator(f"div[data-cb-order='{order}']")
+    div.evaluate("(div, text) => div._cbEditor.replace(text)", code)
+    return _run(page, order)
+
+
 def _nav_marked(page: Page) -> list[str]:
     """The pages the navigation marks as holding an exercise the reader passed."""
     return sorted(
@@ -441,10 +438,20 @@ def _keep_the_work_until_reset(page: Page, url: str, original: str, edited: str)
     exercise whose solution passes stays marked on its page and in the navigation until
     the reader clears it."""
     data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
-    solution = next(b for b in data["blocks"] if b["checker"] and "PASS" in (b["expected"] or ""))
+    solution = next(b for b in data["blocks"] if b["checker"] and b["solution"])
+    exercise = next(b for b in data["blocks"] if b["checker"] and not b["solution"])
     first = page.locator("div[data-cb-order='0']")
     marks = page.locator(".cb-pass-mark")
-    assert _run(page, solution["order"])["status"] == "pass"
+    # the page's own solution passes, and says so, but is no pass of the reader's
+    shipped = _run(page, solution["order"])
+    assert shipped["status"] == "solution" and "own solution" in shipped["text"], shipped
+    # nor is a block that prints PASS without a checker
+    forged = _typed_run(page, exercise["order"], 'print("PASS")')
+    assert forged["status"] == "noverdict" and "No checker ran" in forged["text"], forged
+    assert marks.count() == 0 and _nav_marked(page) == []
+    # the reader's own answer, judged by the checker, is
+    mine = exercise["source"].replace("24 * 1_875 + 2_000", "610_500")
+    assert _typed_run(page, exercise["order"], mine)["status"] == "pass"
     assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
     _reload(page)
     assert _editor_text(first) == edited and first.locator("button.cb-reset").is_visible()
@@ -459,7 +466,7 @@ def _keep_the_work_until_reset(page: Page, url: str, original: str, edited: str)
     first.locator("button.cb-reset").click()
     assert _editor_text(first) == original
     clear = marks.locator("button.cb-pass-clear")
-    clear.evaluate(REVEAL)  # the solution, and its mark, sit in a closed fold
+    clear.evaluate(REVEAL)
     clear.click()
     assert marks.count() == 0 and _nav_marked(page) == []
     _reload(page)
