@@ -117,6 +117,16 @@ _TAG = re.compile(r"<[^>]+>")
 #: Where the next cell of a notebook page begins (a code cell's outputs end there).
 _NEXT_CELL = re.compile(r'<div class="jp-Cell ')
 
+#: A marked Python block, whose code holds a `# (N)!` annotation comment, and the
+#: Markdown list right after it: the notes Material turns into the code's annotations.
+_ANNOTATED = re.compile(
+    r'(?P<open><div class="language-[\w+-]* highlight" data-cb-order="\d+"[^>]*)>'
+    r"(?P<code>(?:(?!</div>).)*?# \(\d+\)!(?:(?!</div>).)*?</code></pre></div>)"
+    r"(?P<list>\s*<ol>(?P<items>.*?)</ol>)",
+    re.DOTALL,
+)
+_ITEM = re.compile(r"<li>(?P<note>.*?)</li>", re.DOTALL)
+
 _pages: dict[str, dict[str, Any]] = {}
 
 
@@ -202,6 +212,23 @@ def annotate(text: str, languages: list[str], blocks: list[Any], data_url: str) 
         return match.group(0) + extra
 
     return _CODE_DIV.sub(mark, text)
+
+
+def carry_notes(page_html: str) -> str:
+    """`page_html` with each marked Python block that has code annotations carrying their
+    notes in `data-cb-notes` (a JSON list of each note's HTML, note 1 first): the code
+    editor shows them as Material shows them on static code, which it cannot do once
+    Material has moved the notes into its tooltips."""
+
+    def carry(match: re.Match[str]) -> str:
+        notes = [found.group("note").strip() for found in _ITEM.finditer(match.group("items"))]
+        attribute = html.escape(json.dumps(notes, ensure_ascii=False), quote=True)
+        return (
+            f'{match.group("open")} data-cb-notes="{attribute}">'
+            f"{match.group('code')}{match.group('list')}"
+        )
+
+    return _ANNOTATED.sub(carry, page_html)
 
 
 def on_pre_build(config: Any) -> None:
@@ -352,7 +379,7 @@ def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
             for block in blocks
         ],
     }
-    return marked
+    return carry_notes(marked)
 
 
 def _notebook_content(text: str, page: Any, config: Any) -> str:

@@ -216,8 +216,14 @@
       && state.stopped.text === blockSource(div));
   }
 
-  async function run(div) {
-    if (state.busy === div) { stop(div); return; }
+  // Run block `div`; a click on its button while it runs stops it. `fromKeys`: the reader
+  // pressed Shift+Enter (or Ctrl/Cmd+Enter) in the code, which never stops a run: a
+  // second press while Python is still starting must not throw the first run away.
+  async function run(div, fromKeys = false) {
+    if (state.busy === div) {
+      if (!fromKeys) stop(div);
+      return;
+    }
     if (state.busy) return;
     setBusy(div, true);
     try {
@@ -403,7 +409,8 @@
     code.hidden = true;
     div._cbEditor = window.CBEditor.create(holder, start, {
       label: `Python block ${number}, editable (Shift+Enter runs it; Escape then Tab leaves it)`,
-      onRun: () => run(div),
+      onRun: () => run(div, true),
+      notes: readNotes(div),
       onChange: (text) => remember(div, text),
     });
     div._cbReset = resetButton(div, number);
@@ -418,6 +425,16 @@
       }
     }
     showEdited(div);
+  }
+
+  // The notes of the block's code annotations (docsite/browser_run.py puts them in
+  // data-cb-notes), for the editor to show as Material shows them on static code.
+  function readNotes(div) {
+    try {
+      return JSON.parse(div.dataset.cbNotes || "[]");
+    } catch (error) {
+      return [];
+    }
   }
 
   function loadEditor() {

@@ -24,7 +24,9 @@ from .conftest import (
 from .reader_checks import (
     BUTTONS_OVER_CODE_JS,
     CODE_BLOCKS,
+    CONTRAST_JS,
     MIDWORD_JS,
+    MIN_CONTRAST,
     NOTEBOOK_CODE,
     OUTPUT_BLOCKS,
     OVERFLOW_JS,
@@ -156,6 +158,19 @@ def test_panels_cells_and_tables_checks_fail_on_their_defects(blank_page: Page) 
     assert _under_buttons(blank_page) == []
     assert blank_page.evaluate(MIDWORD_JS) == []
     assert _overflowing(blank_page, "table") == []
+
+
+def test_the_contrast_check_fails_on_faint_text(blank_page: Page) -> None:
+    """Material's copy-button grey on code (the Reset button as it was) is found; the
+    page's own text colour is not; opacity counts."""
+    blank_page.set_content(
+        "<div style='background:#f5f5f5'>"
+        "<button style='color:rgba(0,0,0,0.07);background:none;border:0'>Reset</button>"
+        "<button style='color:rgba(0,0,0,0.87);background:none;border:0'>Run</button>"
+        "<button style='color:#000;opacity:0.1;background:none;border:0'>Clear</button></div>"
+    )
+    found = {item["text"]: item["ratio"] for item in blank_page.evaluate(CONTRAST_JS, "button")}
+    assert found["Reset"] < 1.2 and found["Clear"] < 1.5 and found["Run"] > MIN_CONTRAST, found
 
 
 def test_the_predict_check_fails_on_answers_given_away(blank_page: Page) -> None:

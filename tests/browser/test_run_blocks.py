@@ -47,7 +47,7 @@ from .conftest import (
     new_context,
     wait_for_run_end,
 )
-from .reader_checks import OVERFLOW_JS, RUN_PANELS
+from .reader_checks import CONTRAST_JS, MIN_CONTRAST, OVERFLOW_JS, RUN_PANELS, SCHEMES
 
 pytestmark = pytest.mark.browser
 
@@ -381,9 +381,10 @@ def test_the_editor_runs_what_it_shows_and_keeps_the_readers_work(reader_page: O
 
 
 def _type_in_the_middle_and_run(page: Page) -> str:
-    """Click line 3 of the first block, End, Enter, type a call, run: Python receives
-    exactly the text the editor shows, and the verdict says the output no longer matches
-    CI's, with the diff. Tab indents the line and keeps the focus; undo takes it back.
+    """Click line 3 of the first block, End, Enter, type a call, run (Shift+Enter twice,
+    quickly: one run): Python receives exactly the text the editor shows, and the verdict
+    says the output no longer matches CI's, with the diff. Tab inserts spaces at the
+    cursor, or indents the selected lines, and keeps the focus; undo takes it back.
     Returns the edited text."""
     div = page.locator("div[data-cb-order='0']")
     lines = _editor_text(div).split("\n")
@@ -393,6 +394,8 @@ def _type_in_the_middle_and_run(page: Page) -> str:
     page.keyboard.type("print('hello')")
     shown = _editor_text(div)
     assert shown.split("\n") == [*lines[:3], "print('hello')", *lines[3:]]
+    # a second Shift+Enter while Python starts does not stop the first run
+    page.keyboard.press("Shift+Enter")
     page.keyboard.press("Shift+Enter")
     wait_for_run_end(page, div)
     verdict = _verdict(div)
@@ -400,10 +403,19 @@ def _type_in_the_middle_and_run(page: Page) -> str:
     assert verdict["output"].startswith("hello\ncall 1:"), verdict["output"]
     assert verdict["status"] == "mismatch" and "\n+hello\n" in verdict["diff"], verdict["text"]
     assert page.evaluate("() => window.__cbSent") == [[0, shown]]
-    # Tab indents the line under the caret and the focus stays in the editor.
+    # Tab in the middle of a line puts spaces at the cursor (to the next multiple of four)
+    # and leaves the line's start alone; the focus stays in the editor.
+    page.keyboard.press("Home")
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
     page.keyboard.press("Tab")
-    assert _editor_text(div).split("\n")[3] == "    print('hello')"
+    assert _editor_text(div).split("\n")[3] == "print   ('hello')"
     assert page.evaluate("() => document.activeElement.classList.contains('cm-content')")
+    page.keyboard.press("Control+z")
+    # with lines selected, Tab indents each of them
+    page.keyboard.press("Shift+ArrowUp")
+    page.keyboard.press("Tab")
+    assert _editor_text(div).split("\n")[2:4] == [f"    {lines[2]}", "    print('hello')"]
     page.keyboard.press("Control+z")
     assert _editor_text(div) == shown
     return shown
@@ -414,6 +426,30 @@ def _typed_run(page: Page, order: int, code: str) -> dict[str, str]:
     div = page.locator(f"div[data-cb-order='{order}']")
     div.evaluate("(div, text) => div._cbEditor.replace(text)", code)
     return _run(page, order)
+
+
+#: How long a change of colour scheme takes to settle: Material's buttons fade their
+#: colour over 250 ms, and a colour read sooner is the old scheme's.
+SCHEME_CHANGE_MS = 400
+
+
+def _low_contrast(page: Page, selector: str) -> list[str]:
+    """The elements matching `selector` whose text is under `MIN_CONTRAST` against its
+    background, in either of Material's colour schemes (the scheme is put back)."""
+    scheme = page.evaluate("() => document.body.dataset.mdColorScheme")
+    low = []
+    try:
+        for name in SCHEMES:
+            page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", name)
+            page.wait_for_timeout(SCHEME_CHANGE_MS)  # Material's colours change over 250 ms
+            low += [
+                f"{name}: {found['text']!r} at {found['ratio']}:1"
+                for found in page.evaluate(CONTRAST_JS, selector)
+                if found["ratio"] < MIN_CONTRAST
+            ]
+    finally:
+        page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", scheme)
+    return low
 
 
 def _nav_marked(page: Page) -> list[str]:
@@ -455,6 +491,9 @@ def _keep_the_work_until_reset(page: Page, url: str, original: str, edited: str)
     assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
     _reload(page)
     assert _editor_text(first) == edited and first.locator("button.cb-reset").is_visible()
+    # Reset, Clear and Run read without a hover, in both colour schemes (a touch screen
+    # has no hover: Reset was Material's faint copy-button grey, 1.17:1)
+    assert _low_contrast(page, "button.cb-reset, button.cb-pass-clear, button.cb-run") == []
     assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
     # kept per page and block: the next page's first block is its own
     page.goto(url.replace(FIRST_PAGE, "budget/tokens/"), wait_until="networkidle")
@@ -481,7 +520,9 @@ def test_an_annotated_block_keeps_its_source_whenever_material_marks_it(
 
     The editor once read the code after that had happened, when it happened first, and
     Python got the note's words (a SyntaxError). Here run-blocks.js is held back until
-    Material has marked the annotations, so the editor is always made second.
+    Material has marked the annotations, so the editor is always made second. The editor
+    then shows each note as a button that opens it (it once showed the raw comment, and
+    no note could be opened), while Python still gets the comment.
     """
     context = chromium.new_context()
     try:
@@ -500,5 +541,14 @@ def test_an_annotated_block_keeps_its_source_whenever_material_marks_it(
         text = block.evaluate("div => div._cbEditor.text()")
         assert "last = calls[-1]  # (1)!" in text.splitlines(), text
         assert "loop_steps returned above" not in text
+        # the editor shows each note as the page did: a button that opens its text
+        content = block.locator(".cm-content")
+        notes = content.locator("button.cb-note__button")
+        assert notes.all_text_contents() == ["1", "2"]
+        assert "(1)!" not in content.inner_text() and "(2)!" not in content.inner_text()
+        first = content.locator(".cb-note__text").first
+        assert not first.is_visible()
+        notes.first.click()
+        assert first.is_visible() and "is the list loop_steps returned above" in first.inner_text()
     finally:
         context.close()
