@@ -65,7 +65,9 @@ __all__ = [
 
 WINDOW = 6_000  # tokens
 RATIO = 0.75
-TURNS = (1_200, 1_500, 900, 1_100)  # input + output of each turn, in tokens
+#: Input + output of each turn, in tokens. Each turn sends the history of the one before
+#: it, so in a loop that does not compact they can only grow.
+TURNS = (900, 1_100, 1_200, 1_500)
 NEXT_CALL = (300, 100)  # input, output of the first call after compaction, in tokens
 
 STORM_WINDOW = 4_000  # tokens
