@@ -111,7 +111,8 @@ _PRINTED = re.compile(
     re.DOTALL,
 )
 _SHOWN = re.compile(
-    r"jp-OutputArea-executeResult|jp-RenderedImage|jp-RenderedHTML|jp-RenderedMarkdown"
+    r"jp-OutputArea-executeResult|jp-RenderedImage|jp-RenderedSVG|jp-RenderedHTML"
+    r"|jp-RenderedMarkdown"
 )
 _TAG = re.compile(r"<[^>]+>")
 #: Where the next cell of a notebook page begins (a code cell's outputs end there).

@@ -566,3 +566,21 @@ def test_the_speed_figure_says_how_much_time_per_message_rises() -> None:
         sys.path.remove(str(ROOT / "docs" / "figures"))
     assert "flat" not in title.text
     assert f"at most {factor:.2f} times" in title.text and f"({label}," in title.text
+
+
+def test_a_notebook_svg_plot_goes_into_the_page_as_it_is() -> None:
+    """nbconvert puts an SVG plot in an `<img>` (its text out of the page's reach, no alt
+    but "No description"); the hook puts the SVG itself there, its label with it."""
+    svg = '<svg role="img" aria-label="Two lines" width="288pt"><text>1k</text></svg>'
+    prolog = (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN"\n  "x">\n'
+    )
+    data = base64.b64encode((prolog + svg).encode()).decode()
+    page = (
+        '<div class="jp-RenderedSVG"><img alt="No description has been provided for this'
+        f' image" src="data:image/svg+xml;base64,{data}"/></div>'
+    )
+    assert hook.inline_svg_plots(page) == f'<div class="jp-RenderedSVG">{svg}</div>'
+    broken = '<img src="data:image/svg+xml;base64,!!!"/>'
+    assert hook.inline_svg_plots(broken) == broken

@@ -285,7 +285,7 @@ IDS_JS = """
 """
 
 ALT_JS = """
-(missing) => [...document.querySelectorAll('article img')]
+(missing) => [...document.querySelectorAll('article img:not([aria-hidden="true"])')]
   .filter(img => {
     const alt = (img.getAttribute('alt') || '').trim();
     return !alt || alt === missing;
@@ -366,7 +366,8 @@ def id_problems(page: Page) -> list[str]:
 
 
 def alt_problems(page: Page) -> list[str]:
-    """Images with no alt text, or with nbconvert's placeholder."""
+    """Images with no alt text, or with nbconvert's placeholder (an image hidden from
+    assistive technology, such as the code editor's cursor buffers, needs none)."""
     return list(page.evaluate(ALT_JS, NO_DESCRIPTION))
 
 

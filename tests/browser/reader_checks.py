@@ -262,3 +262,38 @@ CONTRAST_JS = """
 MIN_CONTRAST = 4.5
 #: Material's two colour schemes, as its palette toggle sets them on the body.
 SCHEMES = ("default", "slate")
+
+#: Run in the browser: what keeps a notebook's plot from reading on this screen: a
+#: raster plot (its text scales with the picture, out of the page's reach) or text under
+#: ``MIN_PLOT_TEXT_PX``, named by the plot's label and the text.
+NOTEBOOK_PLOTS_JS = """
+(least) => {
+  const problems = [];
+  const plots = '.jupyter-wrapper .jp-RenderedImage img, .jupyter-wrapper .jp-RenderedSVG img';
+  for (const img of document.querySelectorAll(`article :is(${plots})`)) {
+    problems.push(`a raster plot ${img.getBoundingClientRect().width.toFixed(0)} px wide:`
+      + ` ${(img.alt || '').slice(0, 40)}`);
+  }
+  for (const svg of document.querySelectorAll('article .jupyter-wrapper .jp-RenderedSVG svg')) {
+    const name = (svg.getAttribute('aria-label') || 'a plot').slice(0, 40);
+    const small = [...svg.querySelectorAll('text')]
+      .map((text) => [text.textContent.trim(), text.getBoundingClientRect().height])
+      .filter(([words, height]) => words && height > 0 && height < least);
+    if (small.length) {
+      const [words, height] = small.sort((a, b) => a[1] - b[1])[0];
+      problems.push(`${name}: text at ${height.toFixed(1)} px ("${words.slice(0, 20)}"),`
+        + ` under ${least}`);
+    }
+  }
+  return problems;
+}
+"""
+#: The least height (px) a plot's text may have on the screen: the drawn figures' 11.
+MIN_PLOT_TEXT_PX = 11
+#: Run in the browser: the notebook plots whose ink stays dark on the dark scheme (the
+#: site inverts them there), by label.
+DARK_PLOTS_JS = """
+() => [...document.querySelectorAll('article .jupyter-wrapper .jp-RenderedSVG svg')]
+  .filter((svg) => !getComputedStyle(svg).filter.includes('invert'))
+  .map((svg) => (svg.getAttribute('aria-label') || 'a plot').slice(0, 40))
+"""

@@ -25,9 +25,12 @@ from .reader_checks import (
     BUTTONS_OVER_CODE_JS,
     CODE_BLOCKS,
     CONTRAST_JS,
+    DARK_PLOTS_JS,
     MIDWORD_JS,
     MIN_CONTRAST,
+    MIN_PLOT_TEXT_PX,
     NOTEBOOK_CODE,
+    NOTEBOOK_PLOTS_JS,
     OUTPUT_BLOCKS,
     OVERFLOW_JS,
     PREDICT_JS,
@@ -96,7 +99,8 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
 )
 def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> None:
     """At 390 px, no output block, table or notebook cell of a chapter page is wider than
-    its box, no table cuts an identifier mid-word, and no code runs under its buttons."""
+    its box, no table cuts an identifier mid-word, no code runs under its buttons, and a
+    notebook's plot is vector, with text of 11 px or more, inverted on the dark scheme."""
     require_site()
     loaded = site_page(chapter, viewport=PHONE)
     # subtle: a closed fold has no layout; open them all, so tables inside are measured.
@@ -106,6 +110,15 @@ def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> Non
     problems += [f"notebook cell: {line}" for line in _overflowing(loaded.page, NOTEBOOK_CODE)]
     problems += [f"cut mid-word: {line}" for line in loaded.page.evaluate(MIDWORD_JS)]
     problems += [f"under its buttons: {line}" for line in _under_buttons(loaded.page)]
+    problems += [
+        f"plot: {line}" for line in loaded.page.evaluate(NOTEBOOK_PLOTS_JS, MIN_PLOT_TEXT_PX)
+    ]
+    if loaded.page.locator("article .jp-RenderedSVG svg").count():
+        # on the dark scheme the plots' dark ink is inverted to light, or it cannot be read
+        scheme = loaded.page.evaluate("() => document.body.dataset.mdColorScheme")
+        loaded.page.evaluate("() => { document.body.dataset.mdColorScheme = 'slate'; }")
+        problems += [f"dark on dark: {line}" for line in loaded.page.evaluate(DARK_PLOTS_JS)]
+        loaded.page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", scheme)
     assert not problems, _report(loaded.url, problems)
 
 
