@@ -22,7 +22,8 @@ if (!out) {
 const indexURL = pyodideDir.endsWith("/") ? pyodideDir : `${pyodideDir}/`;
 const { loadPyodide } = await import(pathToFileURL(`${indexURL}pyodide.mjs`).href);
 const pyodide = await loadPyodide({ indexURL, _makeSnapshot: true });
-// The same folder and steps as run-worker.mjs's install(); keep the two alike.
+// The same folders as run-worker.mjs's install() (it unpacks the zip with the browser's own
+// inflate); keep the two alike.
 const lib = "/home/pyodide/lib";
 pyodide.FS.mkdirTree(lib);
 pyodide.FS.writeFile(`${lib}/context_budget.zip`, readFileSync(packageZip));

@@ -227,11 +227,11 @@
     if (state.busy) return;
     setBusy(div, true);
     try {
-      const data = await loadData(div);
       if (!state.worker) {
-        say(div, "Starting Python in this page (the first run loads about 13 MB)…");
-        startWorker();
+        say(div, "Starting Python in this page (the first run loads about 20 MB)…");
+        startWorker(); // while the page's block list loads
       }
+      const data = await loadData(div);
       await state.ready;
       const target = Number(div.dataset.cbOrder);
       const { earlier, skipped } = await runEarlier(data, target, div);
