@@ -193,6 +193,7 @@ def test_an_exercise_binding_its_own_names_runs_after_a_block_that_cannot() -> N
         (True, None),
         (True, None),
         (True, None),
+        (True, None),
         (False, "uses `word`, which a block that cannot run defines"),
     ]
 

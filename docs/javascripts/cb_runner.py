@@ -62,8 +62,9 @@ def _reporting(check: Callable[..., Any]) -> Callable[..., Any]:
 
 def report_checkers() -> list[str]:
     """Make every `check_*` function of `context_budget.grading`'s modules report its
-    verdict, in each module that holds it (a block imports them from there). Returns
-    the modules' dotted names and checkers, `module.check_x`, sorted."""
+    verdict to this runner, in each module that holds it (a block imports them from
+    there); a checker another copy of the runner made report is made to report here
+    instead. Returns the modules' dotted names and checkers, `module.check_x`, sorted."""
     wrapped: dict[int, Callable[..., Any]] = {}
     reached: list[str] = []
     prefix = f"{grading.__name__}."
@@ -72,9 +73,10 @@ def report_checkers() -> list[str]:
     for name in names:
         module = importlib.import_module(name)
         for attribute, value in list(vars(module).items()):
-            reports = getattr(value, "__cb_reports__", False)
-            if not attribute.startswith("check_") or not callable(value) or reports:
+            if not attribute.startswith("check_") or not callable(value):
                 continue
+            if getattr(value, "__cb_reports__", False):
+                value = value.__wrapped__  # another runner's: report here
             if id(value) not in wrapped:
                 wrapped[id(value)] = _reporting(value)
             setattr(module, attribute, wrapped[id(value)])

@@ -76,9 +76,9 @@
     panel.replaceChildren();
     if (note) panel.append(el("p", "cb-run-note", note));
     if (result.prompted && result.prompted.length) {
-      const lines = result.prompted.map((line) => `  ${line}`).join("\n");
-      panel.append(el("p", "cb-run-note",
-        `Ran as code the line${result.prompted.length > 1 ? "s" : ""} you typed without a >>> prompt:\n${lines}`));
+      const plural = result.prompted.length > 1 ? "s" : "";
+      panel.append(el("p", "cb-run-note", `Ran as code the line${plural} you typed without a >>> prompt:`));
+      panel.append(el("pre", "cb-run-prompted", result.prompted.join("\n")));
     }
     const shown = status(div, result);
     const checkers = [...new Set(result.checkers || [])].join(", ");
