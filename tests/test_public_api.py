@@ -323,6 +323,9 @@ import sys
 import context_budget as cb
 loaded = sorted(m for m in sys.modules if m.startswith("context_budget."))
 print("after import:", loaded)
+import context_budget.cache_report
+from context_budget import cache_report
+print("cache_report:", type(cache_report).__name__, cb.cache_report is cache_report)
 listed = dir(cb)
 print("dir has all:", set(cb.__all__) <= set(listed), listed == sorted(listed))
 print("Bill is bills.Bill:", cb.Bill is __import__("context_budget.bills").bills.Bill)
@@ -338,7 +341,8 @@ print("star:", sorted(k for k in namespace if k != "__builtins__") == cb.__all__
 
 
 def test_the_top_level_imports_its_modules_on_first_use() -> None:
-    """`import context_budget` imports none of its modules; a name imports its own
+    """`import context_budget` imports none of its modules; a name called like its module
+    (`cache_report`) stays the function once that module is imported; a name imports its own
     module on first use and is kept; `dir()` and `import *` give every name; a name that
     is not there is an AttributeError naming it. In a fresh interpreter, since this one
     has imported everything long ago."""
@@ -347,6 +351,7 @@ def test_the_top_level_imports_its_modules_on_first_use() -> None:
     )
     assert result.stdout.splitlines() == [
         "after import: []",
+        "cache_report: function True",
         "dir has all: True True",
         "Bill is bills.Bill: True",
         "kept: True",

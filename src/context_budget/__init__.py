@@ -18,6 +18,8 @@ parts it uses (in the reader's browser, that is Python's start). `dir()`,
 """
 
 import importlib as _importlib
+import sys as _sys
+import types as _types
 import typing as _typing
 
 if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `__getattr__`
@@ -158,6 +160,20 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "usage": ("Usage", "should_compact", "track_usage"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+class _TopLevel(_types.ModuleType):
+    """The package's module type: it keeps a top-level name that is called like its own
+    module (`cache_report`) when the import system binds that module to the package
+    (which it does whenever anything imports `context_budget.cache_report`)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, _types.ModuleType) and _HOME_OF.get(name) == name:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _TopLevel
 
 __version__ = "0.1.0"
 
