@@ -262,6 +262,7 @@ def test_the_tokens_the_share_and_the_groups_count_what_the_dollars_bill(
     assert {k: data["tokens"][k] for k in tokens} == tokens
     assert {k: data["groups"][0]["tokens"][k] for k in tokens} == tokens
     assert data["cache_read_share"] == round(1_000 / 204_000, 4)
+    assert {k: data["per_call"][0][k] for k in tokens} == tokens
     price = PRICES["claude-sonnet-4-5"]
     dollars = (203_000 * price.input + 1_000 * price.read + 4_500 * price.output) / 1e6
     assert data["cost_usd"] == pytest.approx(dollars, abs=1e-6)
