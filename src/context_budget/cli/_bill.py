@@ -151,7 +151,7 @@ def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[st
         "rebuilds": [
             {
                 "call": r.call,
-                "thread": r.thread,
+                "thread": r.thread.name,
                 "time": _time(bill.calls[r.call - 1].timestamp),
                 "cause": r.cause,
                 "lost_tokens": r.lost_tokens,
@@ -173,7 +173,7 @@ def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[st
             "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
             "lifetimes": [
                 {
-                    "thread": life.thread,
+                    "thread": life.thread.name,
                     "five_minutes": _usd(life.five_minutes),
                     "one_hour": _usd(life.one_hour),
                     "cheaper": life.cheaper,
@@ -209,7 +209,7 @@ def _row(bill: Bill, number: int) -> dict[str, Any]:
     billed = call.usage.billed  # every iteration, as the call's dollars count them
     return {
         "call": number,
-        "thread": call.thread,
+        "thread": call.thread.name,
         "time": _time(call.timestamp),
         "model": call.model,
         "input": billed.input_tokens,

@@ -49,7 +49,7 @@ from context_budget._json import canonical_json
 from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions.openai_chat import text_of, tool_input
-from context_budget.sessions.session import Call, Session
+from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.sessions.text import count_of, epoch, json_lines, tally
 from context_budget.usage import Usage
 
@@ -62,6 +62,8 @@ RECORD_TYPES = frozenset(
 
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "cache_write_input_tokens")
+#: The thread of a call read before the rollout's id is known for sure (a fork names its own).
+_UNNAMED = ThreadId()
 
 
 def is_rollout(record: dict[str, Any]) -> bool:
@@ -225,7 +227,7 @@ class _Reading:
         when = epoch(record.get("timestamp"), f"{where} timestamp")
         if self._replayed(when):
             return
-        self.calls.append(Call("", when, self.model, rise))
+        self.calls.append(Call(_UNNAMED, when, self.model, rise))
 
     def _replayed(self, when: float | None) -> bool:
         """True for a fork's copy of a parent call: stamped no later than the fork's creation."""
@@ -249,7 +251,7 @@ def read(text: str, name: str = "") -> Session:
     reading = _Reading(name)
     for number, record in json_lines(text):
         reading.line(number, record)
-    thread = f"{reading.session}/main"
+    thread = ThreadId(reading.session)
     calls = tuple(Call(thread, call.timestamp, call.model, call.usage) for call in reading.calls)
     problem = reading.problem
     if problem is None and not reading.conversation:

@@ -23,6 +23,7 @@ from typing import Any
 
 __all__ = [
     "Source",
+    "agent_meta",
     "as_blocks",
     "count_of",
     "decode",
@@ -60,11 +61,13 @@ class Source:
         name: the path as given, or "" for text that came from no file.
         text: the file's text (`decode`d).
         description: a sub-agent file's task, from the `.meta.json` beside it, or "".
+        agent_type: a sub-agent file's type (`agentType`), from the same file, or "".
     """
 
     name: str
     text: str
     description: str = ""
+    agent_type: str = ""
 
 
 def kind_of(value: object) -> str:
@@ -104,7 +107,7 @@ def read_source(path: Path) -> Source:
         raise ValueError(f"{path}: permission denied") from None
     except OSError as error:
         raise ValueError(f"{path}: cannot read it: {error.strerror or error}") from None
-    return Source(str(path), decode(raw, str(path)), description(path))
+    return Source(str(path), decode(raw, str(path)), *agent_meta(path))
 
 
 def loads_json(text: str) -> object:
@@ -313,12 +316,23 @@ def session_files(folder: Path) -> list[Path]:
 
 def description(path: Path) -> str:
     """The `description` of a sub-agent file's `.meta.json` beside it, or ""."""
+    return agent_meta(path)[0]
+
+
+def agent_meta(path: Path) -> tuple[str, str]:
+    """(`description`, `agentType`) of a sub-agent file's `.meta.json` beside it; "" for each
+    it lacks (or when there is none)."""
     meta = path.with_name(path.stem + ".meta.json")
     if not meta.is_file():
-        return ""
+        return "", ""
     try:
         data = loads_json(decode(meta.read_bytes(), str(meta)))
     except (OSError, ValueError):
-        return ""
-    found = data.get("description") if isinstance(data, dict) else None
-    return found if isinstance(found, str) else ""
+        return "", ""
+    if not isinstance(data, dict):
+        return "", ""
+    described, typed = data.get("description"), data.get("agentType")
+    return (
+        described if isinstance(described, str) else "",
+        typed if isinstance(typed, str) else "",
+    )
