@@ -260,8 +260,8 @@ _KEYS: dict[str, Callable[[Sequence[Call]], list[str]]] = {
 
 
 def _tokens(calls: Sequence[Call]) -> dict[str, int]:
-    """Tokens by kind over `calls` (the keys of `Bill.tokens`)."""
-    usages = [c.usage for c in calls]  # summed from the usages, which the calls' names read
+    """Tokens by kind over `calls` (the keys of `Bill.tokens`), as billed (`Usage.billed`)."""
+    usages = [c.usage.billed for c in calls]
     return {
         "input": sum(u.input_tokens for u in usages),
         "cache_read": sum(u.cache_read_input_tokens for u in usages),
@@ -497,8 +497,11 @@ class Bill:
 
     @property
     def cache_read_share(self) -> float:
-        """Tokens read from the cache over all prompt tokens (0.0 to 1.0; 0.0 with no prompt)."""
-        usages = [c.usage for c in self.calls]
+        """Tokens read from the cache over all prompt tokens (0.0 to 1.0; 0.0 with no prompt).
+
+        Both counted as billed (`Usage.billed`): every iteration of a call that has them.
+        """
+        usages = [c.usage.billed for c in self.calls]
         prompt = sum(u.prompt_tokens for u in usages)
         return sum(u.cache_read_input_tokens for u in usages) / prompt if prompt else 0.0
 

@@ -66,20 +66,17 @@ from context_budget.sessions.session import (
     Thread,
     ThreadId,
     ThreadKind,
-    recorded_usage,
 )
 from context_budget.sessions.text import (
-    MOST_TOKENS,
     Source,
     as_blocks,
-    count,
     count_of,
     epoch,
     gc_paused,
     json_lines,
     tally,
 )
-from context_budget.usage import Usage, split_writes
+from context_budget.usage import Usage
 
 __all__ = ["is_agent_file", "is_session_record", "read"]
 
@@ -163,51 +160,9 @@ def _session_id(records: list[tuple[int, dict[str, Any]]]) -> str | None:
     return None
 
 
-#: The token counts of a usage object, then those of its write split.
-_COUNTS = (
-    "input_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-    "output_tokens",
-)
-_SPLIT = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
-
-
 def _usage(usage: Any, where: str) -> Usage:
-    """A usage dict as recorded: counts checked, the write split read by `split_writes`."""
-    if not isinstance(usage, dict):
-        raise ValueError(f"{where}: message.usage must be an object, got {usage!r:.60}")
-    figures: list[Any] = [usage.get(name) for name in _COUNTS]
-    split = usage.get("cache_creation")
-    if isinstance(split, dict):
-        figures += [split.get(name) for name in _SPLIT]
-    if set(map(type, figures)) == {int} and min(figures) >= 0 and max(figures) <= MOST_TOKENS:
-        # every count present and sound, as on nearly every line: none needs naming
-        uncached, written, read, output = figures[:4]
-        five, hour = split_writes(written, *figures[4:]) if len(figures) > 4 else (written, 0)
-    else:
-        uncached, read, five, hour, output = _counts(usage, where)
-    try:
-        return recorded_usage(uncached, read, five, hour, output, usage)
-    except ValueError as error:  # a rule field (speed, iterations, ...) that is malformed
-        raise ValueError(f"{where}: {error}") from None
-
-
-def _counts(usage: dict[str, Any], where: str) -> tuple[int, int, int, int, int]:
-    """(uncached, read, 5-minute writes, 1-hour writes, output), each count checked and named."""
-    written = count(
-        usage.get("cache_creation_input_tokens"), f"{where} cache_creation_input_tokens"
-    )
-    split = usage.get("cache_creation")
-    five = hour = None
-    if isinstance(split, dict):
-        five = count(split.get("ephemeral_5m_input_tokens"), f"{where} ephemeral_5m_input_tokens")
-        hour = count(split.get("ephemeral_1h_input_tokens"), f"{where} ephemeral_1h_input_tokens")
-    five, hour = split_writes(written, five, hour)
-    uncached = count(usage.get("input_tokens"), f"{where} input_tokens")
-    read = count(usage.get("cache_read_input_tokens"), f"{where} cache_read_input_tokens")
-    output = count(usage.get("output_tokens"), f"{where} output_tokens")
-    return uncached, read, five, hour, output
+    """A recorded usage, read by the one usage reader (a missing figure is 0)."""
+    return Usage.of(usage, where=f"{where} message.usage", strict=False)
 
 
 #: Text that marks a line as an event that changes what the next request starts with.

@@ -61,8 +61,9 @@ from context_budget._json import canonical_json
 from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions.openai_chat import text_of, tool_input
-from context_budget.sessions.session import Call, Session, ThreadId, recorded_usage
-from context_budget.sessions.text import count, count_of, epoch, json_lines, tally
+from context_budget.sessions.session import Call, Session, ThreadId
+from context_budget.sessions.text import count_of, epoch, json_lines, tally
+from context_budget.usage import Usage
 
 __all__ = ["RECORD_TYPES", "is_rollout", "read", "without_replays"]
 
@@ -234,25 +235,23 @@ class _Reading:
             return
         where = f"line {number}"
         usage = info["total_token_usage"]
-        if not isinstance(usage, dict):
-            raise ValueError(f"{where}: total_token_usage must be an object, got {usage!r:.60}")
-        total = tuple(count(usage.get(name), f"{where} {name}") for name in _FIELDS)
+        read = Usage.of(usage, where=f"{where} total_token_usage", strict=False)
+        total = (
+            read.prompt_tokens,
+            read.cache_read_input_tokens,
+            read.output_tokens,
+            read.cache_creation_input_tokens,
+        )  # in `_FIELDS`' order, each in Codex's own sense
         self.writes_recorded = self.writes_recorded or _FIELDS[3] in usage
         delta = tuple(now - before for now, before in zip(total, self.last, strict=True))
         if any(part < 0 for part in delta):
             raise ValueError(f"{where}: total_token_usage went down: {self.last} -> {total}")
         if not any(delta):
             return
-        self.last = (total[0], total[1], total[2], total[3])
-        sent, cached, output, written = delta
-        if cached + written > sent:
-            raise ValueError(
-                f"{where}: more cached tokens ({cached}, {written} more written) "
-                f"than input ({sent})"
-            )
+        self.last = total
+        rise = Usage.of(dict(zip(_FIELDS, delta, strict=True)), where=f"{where} token_count rise")
         when = epoch(record.get("timestamp"), f"{where} timestamp")
-        usage_of = recorded_usage(sent - cached - written, cached, written, 0, output)
-        self.rises.append(Call(_UNNAMED, when, self.model, usage_of))
+        self.rises.append(Call(_UNNAMED, when, self.model, rise))
         self.copied.append(self._replayed(when))
 
     def _turn(self, turn: object) -> None:

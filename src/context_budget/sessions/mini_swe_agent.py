@@ -16,7 +16,6 @@ from pathlib import PurePath
 from typing import Any
 
 from context_budget.layers import Layers
-from context_budget.sessions.litellm import litellm_usage
 from context_budget.sessions.openai_chat import read_openai, text_of
 from context_budget.sessions.session import (
     Call,
@@ -26,6 +25,7 @@ from context_budget.sessions.session import (
     checked_layers,
 )
 from context_budget.sessions.text import epoch, kind_of, object_at
+from context_budget.usage import Usage
 
 __all__ = ["is_trajectory", "read"]
 
@@ -92,7 +92,9 @@ def _calls(data: dict[str, Any], messages: list[Any], thread: ThreadId) -> list[
                 thread=thread,
                 timestamp=epoch(extra.get("timestamp"), f"{where}.extra.timestamp"),
                 model=model if isinstance(model, str) else str(default_model),
-                usage=litellm_usage(response["usage"], f"{where}.extra.response.usage"),
+                usage=Usage.of(
+                    response["usage"], where=f"{where}.extra.response.usage", strict=False
+                ),
                 recorded_cost=_cost(extra.get("cost"), f"{where}.extra.cost"),
             )
         )

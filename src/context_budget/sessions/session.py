@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from context_budget._checks import bad_scalar, check_message
 from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
-from context_budget.usage import Usage, rule_fields
+from context_budget.usage import Usage
 
 __all__ = [
     "Boundary",
@@ -34,7 +34,6 @@ __all__ = [
     "ThreadId",
     "ThreadKind",
     "checked_layers",
-    "recorded_usage",
 ]
 
 
@@ -221,29 +220,6 @@ class Call(CallRecord):
     cache_creation_5m = UsageField("ephemeral_5m_input_tokens")
     cache_creation_1h = UsageField("ephemeral_1h_input_tokens")
     output_tokens = UsageField()
-
-
-def recorded_usage(
-    input_tokens: int, read: int, five: int, hour: int, output: int, source: Any = None
-) -> Usage:
-    """A recorded call's `Usage` from its five figures (tokens), the write split kept.
-
-    `source`, the recorded usage object, gives the fields the price rules read
-    (`speed`, `inference_geo`, web-search requests, `iterations`; see
-    `usage.rule_fields`), so that the bill applies them.
-    """
-    rules = {} if source is None else rule_fields(source)
-    if not rules:  # the usual call: the token counts alone, given in `Usage`'s order
-        return Usage(input_tokens, output, five + hour, read, five, hour)
-    return Usage(
-        **rules,
-        input_tokens=input_tokens,
-        output_tokens=output,
-        cache_creation_input_tokens=five + hour,
-        cache_read_input_tokens=read,
-        ephemeral_5m_input_tokens=five,
-        ephemeral_1h_input_tokens=hour,
-    )
 
 
 @dataclass(frozen=True)

@@ -21,15 +21,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from context_budget._values import short_repr
-
 __all__ = [
-    "MOST_TOKENS",
     "SESSION_SUFFIXES",
     "Source",
     "agent_meta",
     "as_blocks",
-    "count",
     "count_of",
     "decode",
     "description",
@@ -246,27 +242,6 @@ def _line_at(text: str, start: int, stop: int, number: int) -> object:
         raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
     except ValueError as error:
         raise ValueError(f"line {number}: {error}") from None
-
-
-#: The largest token count a file may record: more is no count of a real call.
-MOST_TOKENS = 10**15
-
-
-def count(value: Any, where: str) -> int:
-    """A token count: a whole number from 0 to `MOST_TOKENS` (None and a missing field are 0).
-
-    Raises:
-        ValueError: a negative, fractional, boolean, non-numeric or absurdly
-            large count, naming `where`.
-    """
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MOST_TOKENS:
-        raise ValueError(
-            f"{where}: a token count must be a whole number from 0 to {MOST_TOKENS:,}, "
-            f"got {short_repr(value)}"
-        )
-    return value
 
 
 _EARLIEST = datetime(1, 1, 2, tzinfo=UTC).timestamp()
