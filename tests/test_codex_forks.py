@@ -288,3 +288,16 @@ def test_a_fork_of_a_fork_bills_only_its_own_calls(tmp_path: Path) -> None:
     bill = read_bill(tmp_path)
     assert len(bill.calls) == 4
     assert bill.threads[f"{grandchild}/main"] == 1
+
+
+def test_a_fork_with_no_turn_of_its_own_is_an_empty_rollout(tmp_path: Path) -> None:
+    _parent(tmp_path, turns=False)
+    meta = {"id": FORK, "forked_from_id": PARENT, "timestamp": CREATED}
+    spread = [CREATED, CREATED, "2026-11-20T10:05:00.300Z", "2026-11-20T10:05:01.200Z"]
+    lines = [_at(CREATED, "session_meta", meta), *_history(spread, meta=True, turns=False)]
+    _rollout(tmp_path, FORK, lines)
+    bill = read_bill(tmp_path)
+    assert bill.threads == {f"{PARENT}/main": 2}
+    assert [(s.kind, s.place) for s in bill.skipped] == [("empty rollout", f"rollout-{FORK}.jsonl")]
+    with pytest.raises(ValueError, match="no call of its own"):
+        read_bill(tmp_path, strict=True)

@@ -87,7 +87,9 @@ def test_two_runs_with_one_name_are_two_threads(tmp_path: Path, shipped: Path, r
     alone = read_bill(first)
     both = read_bill([first, second])
     assert len(both.calls) == 2 * len(alone.calls)
-    assert len(both.threads) == 2
+    (name,) = alone.threads
+    session, main = name.split("/")
+    assert list(both.threads) == [name, f"{session}#2/{main}"]
     assert [r.cause for r in both.rebuilds()] == [r.cause for r in alone.rebuilds()] * 2
     assert not any(r.cause == "ttl" and r.lost_tokens > 30_000 for r in both.rebuilds())
 

@@ -46,6 +46,7 @@ def _renamed(session: Session, names: dict[ThreadId, ThreadId]) -> Session:
     return replace(
         session,
         main=names.get(session.main, session.main),
+        threads=tuple(replace(t, id=names.get(t.id, t.id)) for t in session.threads),
         calls=named(session.calls),
         usage_records=named(session.usage_records),
     )
@@ -82,7 +83,9 @@ def without_copies(sessions: Sequence[Session]) -> list[Session]:
         shared = sorted({owner[_key(c)] for c in session.calls if _key(c) in owner})
         if shared:
             first = shared[0]
-            recorded = [s.recorded_cost for s in (kept[first], session) if s.recorded_cost]
+            recorded = [
+                s.recorded_cost for s in (kept[first], session) if s.recorded_cost is not None
+            ]
             if recorded:
                 kept[first] = replace(kept[first], recorded_cost=max(recorded))
             session = replace(session, recorded_cost=None)
