@@ -121,25 +121,27 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 
 def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any]) -> str:
-    def row(key: str, calls: int, tokens: Mapping[str, int], cost: float | None) -> list[object]:
+    """One view's table: a row per group, then the totals; a time view names its zone."""
+
+    def row(key: str, group: Mapping[str, Any], cost: float | None) -> list[object]:
+        tokens = group["tokens"]
         written = tokens["cache_write_5m"] + tokens["cache_write_1h"]
+        unpriced = group["unpriced_calls"]
         return [
             key,
-            f"{calls:,}",
+            f"{group['calls']:,}",
             f"{tokens['input']:,}",
             f"{tokens['cache_read']:,}",
             f"{written:,}",
             f"{tokens['output']:,}",
-            money(cost),
+            f"{group['cache_read_share']:.1%}",
+            money(cost) + (f" ({unpriced:,} unpriced)" if unpriced and cost is not None else ""),
         ]
 
-    unpriced = set(data["unpriced_models"]) if by == "model" else set()
-    rows = [
-        row(g["key"], g["calls"], g["tokens"], None if g["key"] in unpriced else g["cost_usd"])
-        for g in groups
-    ]
-    rows.append(row("total", data["calls"], data["tokens"], data["cost_usd"]))
-    head = [by, "calls", "input", "cache read", "written", "output", "cost"]
+    rows = [row(g["key"], g, g["cost_usd"]) for g in groups]
+    rows.append(row("total", data, data["cost_usd"]))
+    name = f"{by} ({data['timezone']})" if by in ("day", "week", "month") else by
+    head = [name, "calls", "input", "cache read", "written", "output", "hit rate", "cost"]
     return f"<h3>By {escape(by)}</h3>" + _table(head, rows)
 
 
