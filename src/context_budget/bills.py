@@ -113,6 +113,11 @@ class Rebuild:
         line: the line number of `trigger` in its file, or None.
         partial: True when part of the prefix was still read (the call read
             from the cache), False when the whole prompt was written anew.
+        provider_reason: the provider's own diagnosis of the miss where the
+            response recorded one (`Call.provider_reason`, e.g.
+            `messages_changed`), beside the `cause` inferred here; None where
+            it recorded none. The provider compares the structure of the two
+            requests, so it names no lifetime run out: a `ttl` rebuild has none.
     """
 
     call: int
@@ -125,6 +130,7 @@ class Rebuild:
     trigger: str | None = None
     line: int | None = None
     partial: bool = False
+    provider_reason: str | None = None
 
     @property
     def avoidable(self) -> bool:
@@ -850,7 +856,16 @@ class Bill:
             cause = "prefix-changed"
         price = price_for(call.model, prices)
         extra = None if price is None or bill is None else _extra(call, lost, bill, price)
-        found = Rebuild(number, call.thread, cause, lost, gap, extra, partial=call.cache_read > 0)
+        found = Rebuild(
+            number,
+            call.thread,
+            cause,
+            lost,
+            gap,
+            extra,
+            partial=call.cache_read > 0,
+            provider_reason=call.provider_reason,
+        )
         return self._forensics(found, before, call) if cause == "prefix-changed" else found
 
     def _forensics(self, rebuild: Rebuild, before: Call, call: Call) -> Rebuild:
@@ -971,6 +986,21 @@ class Bill:
         while a != b and b is not None:
             first, a, b = b, self._parent(a) if a is not None else None, self._parent(b)
         return first
+
+    def provider_reasons(self) -> dict[str, int]:
+        """The provider's recorded miss reasons on calls that are not rebuilds, by type.
+
+        A thread's cold start or a loss of at most `LOST_PREFIX_TOKENS` may
+        carry the provider's diagnosis too (`Call.provider_reason`); a rebuild
+        carries its own as `Rebuild.provider_reason`. Most frequent first, then
+        by name.
+        """
+        rebuilt = {rebuild.call for rebuild in self.rebuilds()}
+        found: dict[str, int] = {}
+        for number, call in enumerate(self.calls, 1):
+            if call.provider_reason is not None and number not in rebuilt:
+                found[call.provider_reason] = found.get(call.provider_reason, 0) + 1
+        return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
 
     # ------------------------------------------------------------ what-ifs
 

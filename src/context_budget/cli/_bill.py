@@ -189,9 +189,11 @@ def report(
                 "trigger": r.trigger,
                 "line": r.line,
                 "partial": r.partial,
+                "provider_reason": r.provider_reason,
             }
             for r in bill.rebuilds()
         ],
+        "provider_reasons": bill.provider_reasons(),
         "what_if": {
             "actual": usd(what_if.actual),
             "no_caching": usd(what_if.no_caching),
@@ -315,6 +317,9 @@ def render(data: dict[str, Any]) -> str:
         lines.append(f"  cost the file recorded itself: unknown ({data['recorded_cost_reason']})")
     lines.append(f"cache-read share: {data['cache_read_share']:.1%}")
     lines.extend(_rebuild_lines(data["rebuilds"]))
+    if data["provider_reasons"]:
+        counted = ", ".join(f"{one_line(k)} {n:,}" for k, n in data["provider_reasons"].items())
+        lines.append(f"the provider's miss reasons on calls that are not rebuilds: {counted}")
     w = data["what_if"]
     if w["actual"] is not None:
         lines.append(
@@ -367,8 +372,11 @@ def _rebuild_lines(rebuilds: list[dict[str, Any]]) -> list[str]:
     lines = []
     for r in shown:
         gap = "" if r["gap_seconds"] is None else f", {r['gap_seconds']:,.0f} s after the last"
+        reason = r["provider_reason"]
+        said = "" if reason is None else f" (the provider says {one_line(reason)})"
         lines.append(
-            f"rebuild: call {r['call']} at {r['time']} ({one_line(r['thread'])}): {r['cause']}, "
+            f"rebuild: call {r['call']} at {r['time']} ({one_line(r['thread'])}): {r['cause']}"
+            f"{said}, "
             f"{r['lost_tokens']:,} tokens lost{gap}, {_money(r['extra_usd'])} extra"
         )
         if r["first_difference"]:

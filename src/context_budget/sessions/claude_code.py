@@ -30,7 +30,10 @@ is several records with the same `message.id` and `requestId`, the input side
 repeated: a call is keyed on both (`message.id` alone when the request id is
 missing); of its copies the one outside a sidechain wins, else the one with
 the larger token total, keeping the time and parent of the first. Error
-records (`<synthetic>` model, `isApiErrorMessage`) made no billed call.
+records (`<synthetic>` model, `isApiErrorMessage`) made no billed call. A
+response that carries the API's diagnosis of a cache miss
+(`message.diagnostics.cache_miss_reason.type`) gives it to its call as
+`provider_reason`.
 
 Sub-agent calls in `progress` lines: a session file copies each sub-agent's
 records into `progress` lines (`data.type: "agent_progress"`, `data.agentId`,
@@ -245,6 +248,15 @@ def _event(record: dict[str, Any]) -> str:
     return ""
 
 
+def _miss_reason(message: dict[str, Any]) -> str | None:
+    """The `type` of the response's `diagnostics.cache_miss_reason`, the API's own
+    diagnosis of a cache miss, or None (no diagnosis, or one still pending)."""
+    diagnostics = message.get("diagnostics")
+    reason = diagnostics.get("cache_miss_reason") if isinstance(diagnostics, dict) else None
+    kind = reason.get("type") if isinstance(reason, dict) else None
+    return kind if isinstance(kind, str) and 0 < len(kind) <= 64 else None
+
+
 def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
     metadata = record.get("compactMetadata")
     metadata = metadata if isinstance(metadata, dict) else {}
@@ -452,6 +464,7 @@ class _Reader:
             segment=len(thread.boundaries) if key.startswith("main:") else 0,
             message=parent,
             file=file.source.name,
+            provider_reason=_miss_reason(message),
         )
         self._keep(call, message.get("id"), record.get("requestId"))
 
@@ -470,7 +483,10 @@ class _Reader:
         old = self.calls[index]
         if _better(call, old):  # keep where the response began: its time and parent
             parent = old.message if old.thread == call.thread else call.message
-            self.calls[index] = replace(call, timestamp=old.timestamp, message=parent)
+            reason = call.provider_reason or old.provider_reason
+            self.calls[index] = replace(
+                call, timestamp=old.timestamp, message=parent, provider_reason=reason
+            )
 
 
 def _records(source: Source, sources: Sequence[Source]) -> list[tuple[int, dict[str, Any]]]:

@@ -129,6 +129,11 @@ class Call(CallRecord):
         message: the id of the last message the request carried, where the
             file keeps its messages (Claude Code's `parentUuid`), else None.
         file: the file the call was read from, as given ("" when unknown).
+        provider_reason: the provider's own diagnosis of a cache miss on this
+            call, where the response recorded one: the `type` of Anthropic's
+            `diagnostics.cache_miss_reason` (`model_changed`, `system_changed`,
+            `tools_changed`, `messages_changed`, `previous_message_not_found`,
+            `unavailable`), else None.
     """
 
     thread: str
@@ -140,6 +145,7 @@ class Call(CallRecord):
     recorded_cost: float | None = None
     message: str | None = None
     file: str = ""
+    provider_reason: str | None = None
 
     #: Views of `usage` under the names a bill's readers use (tokens).
     input_tokens = UsageField()
