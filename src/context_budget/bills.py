@@ -17,8 +17,10 @@ live response.
 - `Bill.cache_read_share`: tokens read from the cache over all prompt tokens.
 - `Bill.rebuilds`: the calls that lost cached prefix, each with its cause.
 - `Bill.what_if`: the input side priced again under other choices.
-- `Bill.groups(by)`: the calls by day, session, project, model or thread
-  (`VIEWS`); `Bill.between(since, until)`: the calls of a window of days.
+- `Bill.groups(by)`: the calls by day, week, month (in a time zone), session,
+  project, model, thread or agent (`VIEWS`: the main threads, then each
+  sub-agent type); `Bill.between(since, until)`: the calls of a window of
+  days or instants.
 - `Bill.skipped`: the files and lines no reader could take, left out
   (`read_bill(..., strict=True)` refuses them instead).
 
@@ -57,6 +59,9 @@ from context_budget.zones import (
 __all__ = [
     "BILL_FORMATS",
     "LOST_PREFIX_TOKENS",
+    "MAIN_AGENT",
+    "TIME_VIEWS",
+    "UNTYPED_AGENT",
     "VIEWS",
     "Bill",
     "Call",
@@ -79,7 +84,11 @@ _TRIGGER_STEPS = 200
 
 Cause = Literal["ttl", "compaction", "model-switch", "prefix-changed"]
 #: The views a bill is grouped by (`Bill.groups`).
-VIEWS = ("day", "week", "month", "session", "project", "model", "thread")
+VIEWS = ("day", "week", "month", "session", "project", "model", "thread", "agent")
+#: The `agent` view's group of the main threads' calls, and of sub-agents whose type no
+#: file names.
+MAIN_AGENT = "main"
+UNTYPED_AGENT = "sub-agent (type not recorded)"
 #: The views whose groups are spans of time, listed in time order.
 TIME_VIEWS = ("day", "week", "month")
 _NO_TIME = "(no time)"
@@ -206,8 +215,9 @@ class Group:
     Attributes:
         key: the day (`YYYY-MM-DD` in the bill's time zone; `(no time)` for
             calls without one), the week (the `YYYY-MM-DD` of its Monday), the
-            month (`YYYY-MM`), the session id, the project folder, the model or
-            the thread.
+            month (`YYYY-MM`), the session id, the project folder, the model,
+            the thread, or who made the calls (`main`, a sub-agent type such as
+            `Explore`, or `UNTYPED_AGENT`).
         calls: how many calls.
         tokens: their tokens by kind, with the keys of `Bill.tokens`.
         cost: their priced calls' bill, USD; None when none of them is priced
@@ -275,15 +285,31 @@ def _project(call: Call) -> str:
     return path.parent.name or "."
 
 
-#: view -> each call's key in it, given the calls and the zone the days are counted in.
-_KEYS: dict[str, Callable[[Sequence[Call], Zone], list[str]]] = {
-    "day": lambda calls, zone: _moments(calls, zone, day_text),
-    "week": lambda calls, zone: _moments(calls, zone, week_text),
-    "month": lambda calls, zone: _moments(calls, zone, month_text),
-    "session": lambda calls, zone: _sessions(calls),
-    "project": lambda calls, zone: [_project(call) for call in calls],
-    "model": lambda calls, zone: [call.model for call in calls],
-    "thread": lambda calls, zone: [call.thread for call in calls],
+def _agents(calls: Sequence[Call], sessions: Sequence[Session]) -> list[str]:
+    """Who made each call: `main` for a main thread's, else the sub-agent's type
+    (`Thread.agent_type`, e.g. `Explore`), else `UNTYPED_AGENT`."""
+    kinds = {
+        thread.name: thread.agent_type
+        for session in sessions
+        for thread in session.threads
+        if thread.agent_type
+    }
+    return [
+        kinds.get(call.thread, UNTYPED_AGENT) if call.sidechain else MAIN_AGENT for call in calls
+    ]
+
+
+#: view -> each call's key in it, given the calls, the sessions they were read from and
+#: the zone the days are counted in.
+_KEYS: dict[str, Callable[[Sequence[Call], Sequence[Session], Zone], list[str]]] = {
+    "day": lambda calls, sessions, zone: _moments(calls, zone, day_text),
+    "week": lambda calls, sessions, zone: _moments(calls, zone, week_text),
+    "month": lambda calls, sessions, zone: _moments(calls, zone, month_text),
+    "session": lambda calls, sessions, zone: _sessions(calls),
+    "project": lambda calls, sessions, zone: [_project(call) for call in calls],
+    "model": lambda calls, sessions, zone: [call.model for call in calls],
+    "thread": lambda calls, sessions, zone: [call.thread for call in calls],
+    "agent": lambda calls, sessions, zone: _agents(calls, sessions),
 }
 
 
@@ -679,8 +705,9 @@ class Bill:
         Days, weeks and months in time order, counted in `zone` (an IANA name
         such as `"Europe/Paris"`, a `tzinfo` or a `zones.Zone`; UTC unless
         given); the other views most costly first (then most calls, then by
-        key). The groups' calls, tokens and costs add up to the bill's. A group
-        none of whose calls is priced has `cost` None.
+        key; `agent` puts the main threads' calls, `main`, first). The groups'
+        calls, tokens and costs add up to the bill's. A group none of whose
+        calls is priced has `cost` None.
 
         Raises:
             ValueError: `by` is not one of `VIEWS`, or a zone no database holds.
@@ -688,13 +715,14 @@ class Bill:
         if by not in _KEYS:
             raise ValueError(f"by must be one of {', '.join(VIEWS)}; got {by!r:.40}")
         members: dict[str, list[int]] = {}
-        for index, key in enumerate(_KEYS[by](self.calls, as_zone(zone))):
+        for index, key in enumerate(_KEYS[by](self.calls, self.sessions, as_zone(zone))):
             members.setdefault(key, []).append(index)
         costs = self._costs(prices)
         found = [self._group(name, indexes, costs) for name, indexes in members.items()]
         if by in TIME_VIEWS:
             return sorted(found, key=lambda g: _time_order(g.key))
-        return sorted(found, key=lambda g: (-(g.cost or 0.0), -g.calls, g.key))
+        first = MAIN_AGENT if by == "agent" else None  # the main thread, then the sub-agents
+        return sorted(found, key=lambda g: (g.key != first, -(g.cost or 0.0), -g.calls, g.key))
 
     def _group(self, key: str, indexes: list[int], costs: list[Cost | None]) -> Group:
         """One group of `groups`: the calls at `indexes` (from 0), their costs from `costs`."""

@@ -110,6 +110,7 @@ class _Building:
     name: str
     file: str
     description: str = ""
+    agent_type: str = ""
     messages: list[Message] = field(default_factory=list)
     ids: list[object] = field(default_factory=list)
     boundaries: list[Boundary] = field(default_factory=list)
@@ -392,7 +393,10 @@ class _Reader:
             key = f"file:{file.source.name}"
             if key not in self.threads:
                 name = file.name(PurePath(file.source.name).stem)
-                self.threads[key] = _Building(name, file.source.name, file.source.description)
+                source = file.source
+                self.threads[key] = _Building(
+                    name, source.name, source.description, source.agent_type
+                )
             return key
         if record.get("isSidechain") is not True:
             key = f"main:{file.prefix}"
@@ -557,26 +561,36 @@ def _prompt(messages: list[Message]) -> str | None:
 
 
 def _described(threads: list[_Building], main: list[Message]) -> tuple[Thread, ...]:
-    """The threads, each given the description of the main conversation's call that started it."""
-    asked: dict[str, str] = {}  # prompt -> description, from the main conversation's Task calls
+    """The threads, each given the description and the sub-agent type of the main
+    conversation's call that started it (its `input.prompt` is the thread's first message)."""
+    asked: dict[str, tuple[str, str]] = {}  # prompt -> (description, subagent_type)
     for message in main:
         if message["role"] != "assistant" or isinstance(message["content"], str):
             continue
         for block in message["content"]:
             tool_input = block.get("input") if block["type"] == "tool_use" else None
             if isinstance(tool_input, dict) and isinstance(tool_input.get("prompt"), str):
-                description = tool_input.get("description")
-                if isinstance(description, str):
-                    asked.setdefault(tool_input["prompt"], description)
-    return tuple(
-        Thread(
-            thread.name,
-            thread.messages,
-            thread.description or asked.get(_prompt(thread.messages) or "", ""),
-            thread.file,
+                description, kind = tool_input.get("description"), tool_input.get("subagent_type")
+                asked.setdefault(
+                    tool_input["prompt"],
+                    (
+                        description if isinstance(description, str) else "",
+                        kind if isinstance(kind, str) else "",
+                    ),
+                )
+    found = []
+    for thread in threads:
+        description, kind = asked.get(_prompt(thread.messages) or "", ("", ""))
+        found.append(
+            Thread(
+                thread.name,
+                thread.messages,
+                thread.description or description,
+                thread.file,
+                thread.agent_type or kind,
+            )
         )
-        for thread in threads
-    )
+    return tuple(found)
 
 
 def _main(reader: _Reader) -> tuple[_Building | None, list[_Building], Exception | None]:
@@ -608,6 +622,12 @@ def _main(reader: _Reader) -> tuple[_Building | None, list[_Building], Exception
     )
 
 
+def _every_main(reader: _Reader) -> list[Message]:
+    """The messages of every session's main thread (a folder holds several), in file order:
+    where the calls that started the sub-agents are."""
+    return [m for key, t in reader.threads.items() if key.startswith("main:") for m in t.messages]
+
+
 def read(sources: Sequence[Source]) -> Session:
     """Claude Code files (a session, its sub-agents' files, or a project's) as one `Session`.
 
@@ -629,7 +649,7 @@ def read(sources: Sequence[Source]) -> Session:
         "claude-code",
         Layers("", [], messages),
         main=main.name if main is not None else (files[0].name("main") if files else "main"),
-        threads=_described(others, messages),
+        threads=_described(others, _every_main(reader)),
         boundaries=tuple(main.boundaries) if main is not None else (),
         calls=tuple(reader.calls),
         usage_records=tuple(reader.records),

@@ -49,12 +49,16 @@ class Thread:
         description: what the main conversation asked of it (the `Task`
             call's description, or the `description` of its `.meta.json`), or "".
         file: the file it was read from.
+        agent_type: a sub-agent's type, where the files name it: the
+            `subagent_type` of the call that started it (e.g. `Explore`,
+            `general-purpose`), or the `agentType` of its `.meta.json`; else "".
     """
 
     name: str
     messages: list[Message]
     description: str = ""
     file: str = ""
+    agent_type: str = ""
 
 
 @dataclass(frozen=True)

@@ -64,11 +64,14 @@ class Source:
         name: the path as given, or "" for text that came from no file.
         text: the file's text (`decode`d).
         description: a sub-agent file's task, from the `.meta.json` beside it, or "".
+        agent_type: a sub-agent file's type (`agentType` in that `.meta.json`,
+            e.g. `Explore`), or "".
     """
 
     name: str
     text: str
     description: str = ""
+    agent_type: str = ""
 
 
 def kind_of(value: object) -> str:
@@ -108,7 +111,10 @@ def read_source(path: Path) -> Source:
         raise ValueError(f"{path}: permission denied") from None
     except OSError as error:
         raise ValueError(f"{path}: cannot read it: {error.strerror or error}") from None
-    return Source(str(path), decode(raw, str(path)), description(path))
+    meta = _meta(path)
+    return Source(
+        str(path), decode(raw, str(path)), _text(meta, "description"), _text(meta, "agentType")
+    )
 
 
 def loads_json(text: str) -> object:
@@ -341,12 +347,21 @@ def session_files(folder: Path) -> list[Path]:
 
 def description(path: Path) -> str:
     """The `description` of a sub-agent file's `.meta.json` beside it, or ""."""
+    return _text(_meta(path), "description")
+
+
+def _meta(path: Path) -> dict[str, Any]:
+    """The `.meta.json` beside a sub-agent's file, or {} where there is none to read."""
     meta = path.with_name(path.stem + ".meta.json")
     if not meta.is_file():
-        return ""
+        return {}
     try:
         data = loads_json(decode(meta.read_bytes(), str(meta)))
     except (OSError, ValueError):
-        return ""
-    found = data.get("description") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    found = data.get(key)
     return found if isinstance(found, str) else ""
