@@ -54,6 +54,7 @@ def test_the_chart_is_drawn_with_the_rebuilds_marked(tmp_path: Path, blank_page:
         "By project",
         "By model",
         "By thread",
+        "By agent",
     ]
 
 

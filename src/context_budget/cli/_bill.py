@@ -7,7 +7,8 @@ deduplication), models, threads, tokens by kind, the cost breakdown at list
 prices (and what counting every line would say), the cache-read share, the
 rebuilds with their causes (the ten costliest when there are more), and the
 what-ifs; `--calls` adds one row per call; `--by VIEW` a table by day, week,
-month, session, project, model or thread with a totals row; `--since` and
+month, session, project, model, thread or agent (the main threads, then each
+sub-agent type), each row with its hit rate, and a totals row; `--since` and
 `--until` keep the calls of a window of days; `--timezone NAME` counts the days
 in an IANA time zone (the machine's own by default); `--html FILE` also writes
 the bill as one self-contained page (`bill_page`), never over a file the bill
@@ -462,18 +463,20 @@ def _table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
     return lines
 
 
-def _zone(name: str | None) -> tuple[Zone, str | None]:
+def _zone(name: str | None, days: bool) -> tuple[Zone, str | None]:
     """The zone `--timezone` names (the machine's without it), and a warning to print, if any.
 
     Where Python has no time zone database, a zone other than UTC cannot be
-    read: the days are counted in UTC, and the warning says so.
+    read: the days are counted in UTC, and the warning says so. The browser's
+    Python cannot see the machine's zone either: where the output has days
+    (`days`), the warning says they are UTC's.
 
     Raises:
         BillError: a name the database does not hold.
     """
     if name is None:
         found = local_zone()
-        if sys.platform == "emscripten":
+        if days and sys.platform == "emscripten":
             return found, "this Python cannot see the machine's time zone: days are in UTC"
         return found, None
     try:
@@ -515,7 +518,8 @@ def run(args: argparse.Namespace) -> str:
 
 def _run(args: argparse.Namespace) -> str:
     since, until = _day(args.since, "--since"), _day(args.until, "--until")
-    zone, warning = _zone(args.timezone)
+    days = args.since is not None or args.until is not None or args.by in TIME_VIEWS
+    zone, warning = _zone(args.timezone, days or args.html is not None)
     if warning is not None:
         sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
     try:
