@@ -194,7 +194,7 @@ def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any])
     def row(key: str, group: Mapping[str, Any], cost: float | None) -> list[object]:
         tokens = group["tokens"]
         written = tokens["cache_write_5m"] + tokens["cache_write_1h"]
-        unpriced = group["unpriced_calls"]
+        unpriced = group.get("unpriced_calls", 0)
         return [
             key,
             f"{group['calls']:,}",
@@ -202,13 +202,13 @@ def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any])
             f"{tokens['cache_read']:,}",
             f"{written:,}",
             f"{tokens['output']:,}",
-            f"{group['cache_read_share']:.1%}",
+            f"{group.get('cache_read_share', 0.0):.1%}",
             money(cost) + (f" ({unpriced:,} unpriced)" if unpriced and cost is not None else ""),
         ]
 
     rows = [row(g["key"], g, g["cost_usd"]) for g in groups]
     rows.append(row("total", data, data["cost_usd"]))
-    name = f"{by} ({data['timezone']})" if by in ("day", "week", "month") else by
+    name = f"{by} ({data.get('timezone', 'UTC')})" if by in ("day", "week", "month") else by
     head = [name, "calls", "input", "cache read", "written", "output", "hit rate", "cost"]
     return f"<h3>By {escape(by)}</h3>" + _table(head, rows)
 
@@ -236,7 +236,8 @@ def bill_page(data: Mapping[str, Any], views: Mapping[str, Sequence[Mapping[str,
 
     Args:
         data: `context-budget bill --json --calls` data (with `per_call`).
-        views: view name -> its `groups` (each `{"key", "calls", "tokens", "cost_usd"}`).
+        views: view name -> its `groups` (each `{"key", "calls", "tokens", "cost_usd",
+            "unpriced_calls", "cache_read_share"}`); a time view names `data["timezone"]`.
     """
     files = ", ".join(data["files"])
     rebuilds = [

@@ -230,13 +230,13 @@ def _groups(bill: Bill, by: str, total: float | None, zone: Zone) -> list[dict[s
     groups = bill.groups(by, zone=zone)
     costs: list[float | None] = [None] * len(groups)
     if total is not None:
-        costs = list(_adding_up(total, [g.cost or 0.0 for g in groups], places=6))
+        costs = _priced_parts(total, [g.cost for g in groups], places=6)
     return [
         {
             "key": g.key,
             "calls": g.calls,
             "tokens": g.tokens,
-            "cost_usd": None if g.cost is None else cost,
+            "cost_usd": cost,
             "unpriced_calls": g.unpriced_calls,
             "cache_read_share": round(g.cache_read_share, 4),
         }
@@ -275,6 +275,16 @@ def _adding_up(total: float, parts: list[float], places: int = 4) -> list[float]
     for k in order[: max(0, min(short, len(parts)))]:
         floors[k] += 1
     return [floor / scale for floor in floors]
+
+
+def _priced_parts(total: float, parts: list[float | None], places: int = 4) -> list[float | None]:
+    """`_adding_up` over the priced parts alone; an unpriced part (None) stays None."""
+    priced = [k for k, part in enumerate(parts) if part is not None]
+    shown = _adding_up(total, [parts[k] or 0.0 for k in priced], places)
+    found: list[float | None] = [None] * len(parts)
+    for k, value in zip(priced, shown, strict=True):
+        found[k] = value
+    return found
 
 
 def _cost_line(data: dict[str, Any]) -> str:
@@ -403,11 +413,8 @@ def _group_table(data: dict[str, Any]) -> list[str]:
     groups, by, total = data["groups"], data["by"], data["cost_usd"]
     costs: list[float | None] = [None] * len(groups)
     if total is not None:  # shown to 4 places, adding up to the total shown
-        costs = list(_adding_up(total, [g["cost_usd"] or 0.0 for g in groups]))
-    rows = [
-        (g["key"], g, None if g["cost_usd"] is None else cost)
-        for g, cost in zip(groups, costs, strict=True)
-    ]
+        costs = _priced_parts(total, [g["cost_usd"] for g in groups])
+    rows = [(g["key"], g, cost) for g, cost in zip(groups, costs, strict=True)]
     whole = {
         "calls": data["calls"],
         "tokens": data["tokens"],
