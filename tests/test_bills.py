@@ -354,7 +354,9 @@ def test_a_malformed_token_count_names_its_line(tmp_path: Path, bad: object) -> 
     if bad is None:
         assert read_bill(path).calls[0].output_tokens == 0
         return
-    with pytest.raises(ValueError, match=r"s\.jsonl: line 2 output_tokens"):
+    with pytest.raises(
+        ValueError, match=r"s\.jsonl: line 2 message\.usage\.output_tokens must be a whole number"
+    ):
         read_bill(path)
 
 

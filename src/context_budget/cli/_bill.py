@@ -180,7 +180,7 @@ def report(
         "rebuilds": [
             {
                 "call": r.call,
-                "thread": r.thread,
+                "thread": r.thread.name,
                 "time": _time(bill.calls[r.call - 1].timestamp),
                 "cause": r.cause,
                 "lost_tokens": r.lost_tokens,
@@ -204,7 +204,7 @@ def report(
             "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
             "lifetimes": [
                 {
-                    "thread": life.thread,
+                    "thread": life.thread.name,
                     "five_minutes": _usd(life.five_minutes),
                     "one_hour": _usd(life.one_hour),
                     "cheaper": life.cheaper,
@@ -247,16 +247,17 @@ def _groups(bill: Bill, by: str, total: float | None, zone: Zone) -> list[dict[s
 def _row(bill: Bill, number: int) -> dict[str, Any]:
     call = bill.calls[number - 1]
     cost = bill.call_cost(number)
+    billed = call.usage.billed  # every iteration, as the call's dollars count them
     return {
         "call": number,
-        "thread": call.thread,
+        "thread": call.thread.name,
         "time": _time(call.timestamp),
         "model": call.model,
-        "input": call.input_tokens,
-        "cache_read": call.cache_read_input_tokens,
-        "cache_write_5m": call.cache_creation_5m,
-        "cache_write_1h": call.cache_creation_1h,
-        "output": call.output_tokens,
+        "input": billed.input_tokens,
+        "cache_read": billed.cache_read_input_tokens,
+        "cache_write_5m": billed.ephemeral_5m_input_tokens,
+        "cache_write_1h": billed.ephemeral_1h_input_tokens,
+        "output": billed.output_tokens,
         "cost_usd": None if cost is None else _usd(cost.total),
     }
 

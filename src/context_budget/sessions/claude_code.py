@@ -19,6 +19,11 @@ Threads, each named `<session>/<thread>` (`<session>`: the first part of the
   point to (a compaction sub-agent's first records point into the session).
 
 Session files are read before sub-agents' files, in whatever order given.
+Each thread is a `ThreadId`; a sub-agent's carries its type where the files
+name it: the `agentType` of its `.meta.json`, else the `subagent_type` of
+the `Task` call of its session's main conversation whose prompt it was given
+(for one known only from `progress` lines, the call their `parentToolUseID`
+names). Its description comes the same way.
 
 Compaction: a `compact_boundary` system record of the main thread, or a user
 record with `isCompactSummary` that no boundary announced, starts a new
@@ -53,19 +58,25 @@ from typing import Any
 from context_budget._checks import check_message
 from context_budget.layers import Layers
 from context_budget.messages import Message
-from context_budget.sessions.session import Boundary, Call, Place, Session, Thread, recorded_usage
+from context_budget.sessions.session import (
+    Boundary,
+    Call,
+    Place,
+    Session,
+    Thread,
+    ThreadId,
+    ThreadKind,
+)
 from context_budget.sessions.text import (
-    MOST_TOKENS,
     Source,
     as_blocks,
-    count,
     count_of,
     epoch,
     gc_paused,
     json_lines,
     tally,
 )
-from context_budget.usage import Usage, split_writes
+from context_budget.usage import Usage
 
 __all__ = ["is_agent_file", "is_session_record", "read"]
 
@@ -105,12 +116,11 @@ def _short(session: str) -> str:
 
 @dataclass
 class _Building:
-    """A thread while it is read: its name, file and task, its messages and their API ids."""
+    """A thread while it is read: who it is, its file and task, its messages and their API ids."""
 
-    name: str
+    id: ThreadId
     file: str
     description: str = ""
-    agent_type: str = ""
     messages: list[Message] = field(default_factory=list)
     ids: list[object] = field(default_factory=list)
     boundaries: list[Boundary] = field(default_factory=list)
@@ -132,8 +142,11 @@ class _File:
         self.base = PurePath(self.source.name).name
         self.agent = is_agent_file(self.source.name)
 
-    def name(self, thread: str) -> str:
-        return f"{self.prefix}/{thread}" if self.prefix else thread
+    def thread(
+        self, kind: ThreadKind, index: int = 0, agent: str = "", typed: str = ""
+    ) -> ThreadId:
+        """The id of a thread of this file's session (`typed`: the sub-agent's type, if known)."""
+        return ThreadId(self.prefix, kind, index, agent, typed)
 
     def where(self, number: int, many: bool) -> str:
         return f"{self.source.name}: line {number}" if many else f"line {number}"
@@ -146,51 +159,9 @@ def _session_id(records: list[tuple[int, dict[str, Any]]]) -> str | None:
     return None
 
 
-#: The token counts of a usage object, then those of its write split.
-_COUNTS = (
-    "input_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-    "output_tokens",
-)
-_SPLIT = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
-
-
 def _usage(usage: Any, where: str) -> Usage:
-    """A usage dict as recorded: counts checked, the write split read by `split_writes`."""
-    if not isinstance(usage, dict):
-        raise ValueError(f"{where}: message.usage must be an object, got {usage!r:.60}")
-    figures: list[Any] = [usage.get(name) for name in _COUNTS]
-    split = usage.get("cache_creation")
-    if isinstance(split, dict):
-        figures += [split.get(name) for name in _SPLIT]
-    if set(map(type, figures)) == {int} and min(figures) >= 0 and max(figures) <= MOST_TOKENS:
-        # every count present and sound, as on nearly every line: none needs naming
-        uncached, written, read, output = figures[:4]
-        five, hour = split_writes(written, *figures[4:]) if len(figures) > 4 else (written, 0)
-    else:
-        uncached, read, five, hour, output = _counts(usage, where)
-    try:
-        return recorded_usage(uncached, read, five, hour, output, usage)
-    except ValueError as error:  # a rule field (speed, iterations, ...) that is malformed
-        raise ValueError(f"{where}: {error}") from None
-
-
-def _counts(usage: dict[str, Any], where: str) -> tuple[int, int, int, int, int]:
-    """(uncached, read, 5-minute writes, 1-hour writes, output), each count checked and named."""
-    written = count(
-        usage.get("cache_creation_input_tokens"), f"{where} cache_creation_input_tokens"
-    )
-    split = usage.get("cache_creation")
-    five = hour = None
-    if isinstance(split, dict):
-        five = count(split.get("ephemeral_5m_input_tokens"), f"{where} ephemeral_5m_input_tokens")
-        hour = count(split.get("ephemeral_1h_input_tokens"), f"{where} ephemeral_1h_input_tokens")
-    five, hour = split_writes(written, five, hour)
-    uncached = count(usage.get("input_tokens"), f"{where} input_tokens")
-    read = count(usage.get("cache_read_input_tokens"), f"{where} cache_read_input_tokens")
-    output = count(usage.get("output_tokens"), f"{where} output_tokens")
-    return uncached, read, five, hour, output
+    """A recorded usage, read by the one usage reader (a missing figure is 0)."""
+    return Usage.of(usage, where=f"{where} message.usage", strict=False)
 
 
 #: Text that marks a line as an event that changes what the next request starts with.
@@ -325,6 +296,7 @@ class _Reader:
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
         self.progress: dict[str, Call] = {}  # message id -> a sub-agent call seen in `progress`
+        self.started_by: dict[ThreadId, str] = {}  # a `progress` agent -> its Task call's id
 
     def file(self, file: _File) -> None:
         for number, record in file.records:
@@ -368,7 +340,10 @@ class _Reader:
             self.usage_problem = self.usage_problem or error
             return
         agent = data.get("agentId")
-        thread = file.name(f"agent-{agent}" if isinstance(agent, str) else "agent-progress")
+        thread = file.thread("agent", agent=agent if isinstance(agent, str) else "progress")
+        task = record.get("parentToolUseID")
+        if isinstance(task, str):
+            self.started_by.setdefault(thread, task)
         model = model if isinstance(model, str) else "unknown"
         call = Call(thread, when, model, usage, sidechain=True)
         old = self.progress.get(ident)
@@ -392,16 +367,15 @@ class _Reader:
         if file.agent:
             key = f"file:{file.source.name}"
             if key not in self.threads:
-                name = file.name(PurePath(file.source.name).stem)
                 source = file.source
-                self.threads[key] = _Building(
-                    name, source.name, source.description, source.agent_type
-                )
+                agent = PurePath(source.name).stem.removeprefix("agent-")
+                thread = file.thread("agent", agent=agent, typed=source.agent_type)
+                self.threads[key] = _Building(thread, source.name, source.description)
             return key
         if record.get("isSidechain") is not True:
             key = f"main:{file.prefix}"
             if key not in self.threads:
-                self.threads[key] = _Building(file.name("main"), "")
+                self.threads[key] = _Building(file.thread("main"), "")
             return key
         parent = record.get("parentUuid")
         found = self.thread_of.get(parent) if isinstance(parent, str) else None
@@ -409,7 +383,7 @@ class _Reader:
             return found
         file.roots += 1
         key = f"side:{file.source.name}:{number}"
-        self.threads[key] = _Building(file.name(f"sidechain-{file.roots}"), file.source.name)
+        self.threads[key] = _Building(file.thread("sidechain", file.roots), file.source.name)
         return key
 
     def _other(self, key: str, record: dict[str, Any], kind: object, number: int) -> None:
@@ -460,7 +434,7 @@ class _Reader:
             return
         thread = self.threads[key]
         call = Call(
-            thread=thread.name,
+            thread=thread.id,
             timestamp=when,
             model=model if isinstance(model, str) else "unknown",
             usage=usage,
@@ -560,10 +534,14 @@ def _prompt(messages: list[Message]) -> str | None:
     return texts[0] if texts else None
 
 
-def _described(threads: list[_Building], main: list[Message]) -> tuple[Thread, ...]:
-    """The threads, each given the description and the sub-agent type of the main
-    conversation's call that started it (its `input.prompt` is the thread's first message)."""
-    asked: dict[str, tuple[str, str]] = {}  # prompt -> (description, subagent_type)
+#: What a `Task` call said of the sub-agent it started: (description, sub-agent type).
+_Asked = tuple[str, str]
+
+
+def _asked(main: list[Message]) -> tuple[dict[str, _Asked], dict[str, _Asked]]:
+    """The main conversation's `Task` calls, by prompt and by tool-use id."""
+    by_prompt: dict[str, _Asked] = {}
+    by_id: dict[str, _Asked] = {}
     for message in main:
         if message["role"] != "assistant" or isinstance(message["content"], str):
             continue
@@ -571,26 +549,51 @@ def _described(threads: list[_Building], main: list[Message]) -> tuple[Thread, .
             tool_input = block.get("input") if block["type"] == "tool_use" else None
             if isinstance(tool_input, dict) and isinstance(tool_input.get("prompt"), str):
                 description, kind = tool_input.get("description"), tool_input.get("subagent_type")
-                asked.setdefault(
-                    tool_input["prompt"],
-                    (
-                        description if isinstance(description, str) else "",
-                        kind if isinstance(kind, str) else "",
-                    ),
+                asked = (
+                    description if isinstance(description, str) else "",
+                    kind if isinstance(kind, str) else "",
                 )
+                by_prompt.setdefault(tool_input["prompt"], asked)
+                if isinstance(block.get("id"), str):
+                    by_id.setdefault(block["id"], asked)
+    return by_prompt, by_id
+
+
+def _described(
+    threads: list[_Building], mains: list[_Building], started_by: dict[ThreadId, str]
+) -> tuple[tuple[Thread, ...], dict[ThreadId, ThreadId]]:
+    """The threads, each given the description and sub-agent type of the call of
+    its session's main conversation that started it, where its own file did not
+    name them; and each thread whose type is known -> its id with the type (the
+    sub-agents known from `progress` lines, by the id of their `Task` call, too)."""
+    asked = {main.id.session: _asked(main.messages) for main in mains}
+    nothing: tuple[dict[str, _Asked], dict[str, _Asked]] = ({}, {})
     found = []
     for thread in threads:
-        description, kind = asked.get(_prompt(thread.messages) or "", ("", ""))
-        found.append(
-            Thread(
-                thread.name,
-                thread.messages,
-                thread.description or description,
-                thread.file,
-                thread.agent_type or kind,
-            )
-        )
-    return tuple(found)
+        by_prompt = asked.get(thread.id.session, nothing)[0]
+        description, kind = by_prompt.get(_prompt(thread.messages) or "", ("", ""))
+        ident = thread.id
+        if kind and not ident.agent_type:
+            ident = replace(ident, agent_type=kind)
+        found.append(Thread(ident, thread.messages, thread.description or description, thread.file))
+    typed = {thread.id: thread.id for thread in found if thread.id.agent_type}
+    for ident, task in started_by.items():
+        kind = asked.get(ident.session, nothing)[1].get(task, ("", ""))[1]
+        if kind and ident not in typed:
+            typed[ident] = replace(ident, agent_type=kind)
+    return tuple(found), typed
+
+
+def _typed(calls: list[Call], typed: dict[ThreadId, ThreadId]) -> tuple[Call, ...]:
+    """The calls, each carrying its thread's id as the threads know it (its type found)."""
+    if not typed:
+        return tuple(calls)
+    return tuple(
+        replace(call, thread=typed[call.thread])
+        if call.thread in typed and not call.thread.agent_type
+        else call
+        for call in calls
+    )
 
 
 def _main(reader: _Reader) -> tuple[_Building | None, list[_Building], Exception | None]:
@@ -622,12 +625,6 @@ def _main(reader: _Reader) -> tuple[_Building | None, list[_Building], Exception
     )
 
 
-def _every_main(reader: _Reader) -> list[Message]:
-    """The messages of every session's main thread (a folder holds several), in file order:
-    where the calls that started the sub-agents are."""
-    return [m for key, t in reader.threads.items() if key.startswith("main:") for m in t.messages]
-
-
 def read(sources: Sequence[Source]) -> Session:
     """Claude Code files (a session, its sub-agents' files, or a project's) as one `Session`.
 
@@ -645,14 +642,16 @@ def read(sources: Sequence[Source]) -> Session:
         reader.finish()
     main, others, empty = _main(reader)
     messages = main.messages if main is not None else []
+    mains = [t for k, t in reader.threads.items() if k.startswith("main:") and t.messages]
+    threads, typed = _described(others, mains, reader.started_by)
     return Session(
         "claude-code",
         Layers("", [], messages),
-        main=main.name if main is not None else (files[0].name("main") if files else "main"),
-        threads=_described(others, _every_main(reader)),
+        main=main.id if main is not None else (files[0].thread("main") if files else ThreadId()),
+        threads=threads,
         boundaries=tuple(main.boundaries) if main is not None else (),
-        calls=tuple(reader.calls),
-        usage_records=tuple(reader.records),
+        calls=_typed(reader.calls, typed),
+        usage_records=_typed(reader.records, typed),
         skipped=sum(reader.skipped.values()),
         files=tuple(file.source.name for file in files if file.source.name),
         places=reader.places,

@@ -49,8 +49,9 @@ from context_budget._json import canonical_json
 from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions.openai_chat import text_of, tool_input
-from context_budget.sessions.session import Call, Session, recorded_usage
-from context_budget.sessions.text import count, count_of, epoch, json_lines, tally
+from context_budget.sessions.session import Call, Session, ThreadId
+from context_budget.sessions.text import count_of, epoch, json_lines, tally
+from context_budget.usage import Usage
 
 __all__ = ["RECORD_TYPES", "is_rollout", "read"]
 
@@ -61,6 +62,8 @@ RECORD_TYPES = frozenset(
 
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "cache_write_input_tokens")
+#: The thread of a call read before the rollout's id is known for sure (a fork names its own).
+_UNNAMED = ThreadId()
 
 
 def is_rollout(record: dict[str, Any]) -> bool:
@@ -206,27 +209,25 @@ class _Reading:
             return
         where = f"line {number}"
         usage = info["total_token_usage"]
-        if not isinstance(usage, dict):
-            raise ValueError(f"{where}: total_token_usage must be an object, got {usage!r:.60}")
-        total = tuple(count(usage.get(name), f"{where} {name}") for name in _FIELDS)
+        read = Usage.of(usage, where=f"{where} total_token_usage", strict=False)
+        total = (
+            read.prompt_tokens,
+            read.cache_read_input_tokens,
+            read.output_tokens,
+            read.cache_creation_input_tokens,
+        )  # in `_FIELDS`' order, each in Codex's own sense
         self.writes_recorded = self.writes_recorded or _FIELDS[3] in usage
         delta = tuple(now - before for now, before in zip(total, self.last, strict=True))
         if any(part < 0 for part in delta):
             raise ValueError(f"{where}: total_token_usage went down: {self.last} -> {total}")
         if not any(delta):
             return
-        self.last = (total[0], total[1], total[2], total[3])
-        sent, cached, output, written = delta
-        if cached + written > sent:
-            raise ValueError(
-                f"{where}: more cached tokens ({cached}, {written} more written) "
-                f"than input ({sent})"
-            )
+        self.last = total
+        rise = Usage.of(dict(zip(_FIELDS, delta, strict=True)), where=f"{where} token_count rise")
         when = epoch(record.get("timestamp"), f"{where} timestamp")
         if self._replayed(when):
             return
-        usage_of = recorded_usage(sent - cached - written, cached, written, 0, output)
-        self.calls.append(Call("", when, self.model, usage_of))
+        self.calls.append(Call(_UNNAMED, when, self.model, rise))
 
     def _replayed(self, when: float | None) -> bool:
         """True for a fork's copy of a parent call: stamped no later than the fork's creation."""
@@ -250,7 +251,7 @@ def read(text: str, name: str = "") -> Session:
     reading = _Reading(name)
     for number, record in json_lines(text):
         reading.line(number, record)
-    thread = f"{reading.session}/main"
+    thread = ThreadId(reading.session)
     calls = tuple(Call(thread, call.timestamp, call.model, call.usage) for call in reading.calls)
     problem = reading.problem
     if problem is None and not reading.conversation:

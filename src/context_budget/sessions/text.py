@@ -21,13 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from context_budget._values import short_repr
-
 __all__ = [
-    "MOST_TOKENS",
     "Source",
+    "agent_meta",
     "as_blocks",
-    "count",
     "count_of",
     "decode",
     "description",
@@ -64,8 +61,7 @@ class Source:
         name: the path as given, or "" for text that came from no file.
         text: the file's text (`decode`d).
         description: a sub-agent file's task, from the `.meta.json` beside it, or "".
-        agent_type: a sub-agent file's type (`agentType` in that `.meta.json`,
-            e.g. `Explore`), or "".
+        agent_type: a sub-agent file's type (`agentType`), from the same file, or "".
     """
 
     name: str
@@ -111,10 +107,7 @@ def read_source(path: Path) -> Source:
         raise ValueError(f"{path}: permission denied") from None
     except OSError as error:
         raise ValueError(f"{path}: cannot read it: {error.strerror or error}") from None
-    meta = _meta(path)
-    return Source(
-        str(path), decode(raw, str(path)), _text(meta, "description"), _text(meta, "agentType")
-    )
+    return Source(str(path), decode(raw, str(path)), *agent_meta(path))
 
 
 def loads_json(text: str) -> object:
@@ -250,27 +243,6 @@ def _line_at(text: str, start: int, stop: int, number: int) -> object:
         raise ValueError(f"line {number}: {error}") from None
 
 
-#: The largest token count a file may record: more is no count of a real call.
-MOST_TOKENS = 10**15
-
-
-def count(value: Any, where: str) -> int:
-    """A token count: a whole number from 0 to `MOST_TOKENS` (None and a missing field are 0).
-
-    Raises:
-        ValueError: a negative, fractional, boolean, non-numeric or absurdly
-            large count, naming `where`.
-    """
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MOST_TOKENS:
-        raise ValueError(
-            f"{where}: a token count must be a whole number from 0 to {MOST_TOKENS:,}, "
-            f"got {short_repr(value)}"
-        )
-    return value
-
-
 #: The first and the last instant of the years 1 to 9999 (UTC), as seconds since the epoch.
 _EARLIEST = datetime(1, 1, 1, tzinfo=UTC).timestamp()
 _LATEST = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC).timestamp()
@@ -347,21 +319,23 @@ def session_files(folder: Path) -> list[Path]:
 
 def description(path: Path) -> str:
     """The `description` of a sub-agent file's `.meta.json` beside it, or ""."""
-    return _text(_meta(path), "description")
+    return agent_meta(path)[0]
 
 
-def _meta(path: Path) -> dict[str, Any]:
-    """The `.meta.json` beside a sub-agent's file, or {} where there is none to read."""
+def agent_meta(path: Path) -> tuple[str, str]:
+    """(`description`, `agentType`) of a sub-agent file's `.meta.json` beside it; "" for each
+    it lacks (or when there is none)."""
     meta = path.with_name(path.stem + ".meta.json")
     if not meta.is_file():
-        return {}
+        return "", ""
     try:
         data = loads_json(decode(meta.read_bytes(), str(meta)))
     except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _text(data: dict[str, Any], key: str) -> str:
-    found = data.get(key)
-    return found if isinstance(found, str) else ""
+        return "", ""
+    if not isinstance(data, dict):
+        return "", ""
+    described, typed = data.get("description"), data.get("agentType")
+    return (
+        described if isinstance(described, str) else "",
+        typed if isinstance(typed, str) else "",
+    )
