@@ -370,3 +370,16 @@ def test_without_a_zone_database_the_command_says_so_and_counts_in_utc(
         "context-budget: warning: no time zone database in this Python: --timezone "
         "'Asia/Tokyo' cannot be read, days are in UTC\n"
     )
+
+
+def test_a_bill_made_by_hand_is_windowed_too() -> None:
+    """A `Bill` built from calls alone (no sessions read): its total is kept when the window
+    keeps every call, and said to be unknown when it cuts calls that record no cost."""
+    from context_budget import Bill
+
+    read = read_bill(SYNTHETIC)
+    bill = Bill(calls=read.calls, format="claude-code", recorded_cost=1.0)
+    assert bill.between("2026-03-02").recorded_cost == 1.0
+    early = bill.between(until="2026-03-02T09:13:00Z")
+    assert len(early.calls) == 4 and early.recorded_cost is None
+    assert "only its total" in (early.recorded_cost_reason or "")

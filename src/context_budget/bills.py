@@ -210,7 +210,8 @@ class Lifetime:
 
 @dataclass(frozen=True)
 class Group:
-    """The calls of one day, week, month, session, project, model or thread (`Bill.groups`).
+    """The calls of one day, week, month, session, project, model, thread or agent
+    (`Bill.groups`).
 
     Attributes:
         key: the day (`YYYY-MM-DD` in the bill's time zone; `(no time)` for
@@ -444,12 +445,13 @@ _Bound = tuple[str, float]
 _ISO_DAY = "YYYY-MM-DD"
 
 
-def _bound(value: object, name: str, zone: Zone, *, first: bool) -> _Bound | None:
-    """A `since` (`first`) or `until` bound of `Bill.between`, read; None for no bound.
+def _bound(value: object, name: str, zone: Zone) -> _Bound | None:
+    """The `since` or `until` bound (`name`) of `Bill.between`, read; None for no bound.
 
     Raises:
         TypeError: neither a date nor a string.
-        ValueError: a string that is neither a day nor an ISO time.
+        ValueError: a string that is neither a day nor an ISO time, or an
+            instant no calendar holds.
     """
     if value is None:
         return None
@@ -468,7 +470,10 @@ def _bound(value: object, name: str, zone: Zone, *, first: bool) -> _Bound | Non
     if isinstance(value, datetime):
         if value.tzinfo is None and zone.tzinfo is not None:
             value = value.replace(tzinfo=zone.tzinfo)
-        return "instant", value.timestamp()  # a naive time with no zone rules: the C library's
+        try:  # a naive time with no zone rules is read by the C library's local time
+            return "instant", value.timestamp()
+        except (OverflowError, OSError, ValueError):
+            raise ValueError(f"{name}: {value!r:.60} is no instant this machine can read") from None
     if isinstance(value, date):
         return "day", float(day_number(value))
     raise TypeError(f"{name} must be a date, a datetime or a string, got {value!r:.60}")
@@ -762,8 +767,7 @@ class Bill:
         if since is None and until is None:
             return self
         where = as_zone(zone)
-        low = _bound(since, "since", where, first=True)
-        high = _bound(until, "until", where, first=False)
+        low, high = _bound(since, "since", where), _bound(until, "until", where)
         if low is not None and high is not None:
             same = low[0] == high[0]
             if (low[1] > high[1]) if same else _instant(low, where) > _instant(high, where):
@@ -777,7 +781,9 @@ class Bill:
 
         keep = [kept(call) for call in self.calls]
         calls = tuple(c for c, k in zip(self.calls, keep, strict=True) if k)
-        origin = tuple(o for o, k in zip(self._origin, keep, strict=True) if k)
+        origin: tuple[int, ...] = ()
+        if len(self._origin) == len(self.calls):  # else a bill made by hand: no sessions
+            origin = tuple(o for o, k in zip(self._origin, keep, strict=True) if k)
         recorded, reason = self._recorded_in(calls, origin)
         return replace(
             self,

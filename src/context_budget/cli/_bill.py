@@ -87,7 +87,10 @@ def add_parser(commands: Any) -> None:
     bill.add_argument(
         "--html",
         metavar="FILE",
-        help="also write the bill as one self-contained page: the per-call chart, the views",
+        help=(
+            "also write the bill as one self-contained page: the per-call chart, the views "
+            "(never over a file the bill reads)"
+        ),
     )
     bill.add_argument("--since", metavar="DAY", help="only calls from DAY on (YYYY-MM-DD)")
     bill.add_argument("--until", metavar="DAY", help="only calls up to DAY (YYYY-MM-DD)")
