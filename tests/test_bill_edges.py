@@ -383,3 +383,40 @@ def test_a_bill_made_by_hand_is_windowed_too() -> None:
     early = bill.between(until="2026-03-02T09:13:00Z")
     assert len(early.calls) == 4 and early.recorded_cost is None
     assert "only its total" in (early.recorded_cost_reason or "")
+
+
+def test_bounds_of_two_kinds_are_compared_and_an_unreadable_instant_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    from context_budget.zones import Zone
+
+    bill = read_bill(SYNTHETIC)
+    with pytest.raises(ValueError, match="is after until"):
+        bill.between("2026-03-03", "2026-03-02T12:00:00Z")
+    assert len(bill.between("2026-03-02", "2026-03-02T09:13:00Z").calls) == 4
+    monkeypatch.setenv("TZ", "JST-9")  # a zone the C library reads, no database name
+    time.tzset()
+    try:
+        with pytest.raises(ValueError, match=r"since: .* is no instant this machine can read"):
+            bill.between(datetime(1, 1, 1), zone=Zone("JST-9", None))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def test_the_browser_s_python_says_its_days_are_utc(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.delenv("TZ")
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    status, out, err = _run(capsys, SYNTHETIC, "--json")
+    assert status == 0 and err == ""  # no day in the output: nothing to say
+    status, out, err = _run(capsys, SYNTHETIC, "--json", "--by", "week")
+    assert status == 0 and json.loads(out)["timezone"] == "UTC"
+    assert err == (
+        "context-budget: warning: this Python cannot see the machine's time zone: days are in UTC\n"
+    )

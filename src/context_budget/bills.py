@@ -479,13 +479,14 @@ def _bound(value: object, name: str, zone: Zone) -> _Bound | None:
     raise TypeError(f"{name} must be a date, a datetime or a string, got {value!r:.60}")
 
 
-def _instant(bound: _Bound, zone: Zone) -> float:
-    """A bound as seconds since the epoch: a day's noon in `zone` (to compare two bounds)."""
+def _instant(bound: _Bound, zone: Zone, *, end: bool) -> float:
+    """A bound as seconds since the epoch (to compare two bounds): a day's first instant
+    in `zone`, or with `end` the first instant of the day after."""
     kind, value = bound
     if kind == "instant":
         return value
-    noon = value * 86_400 + 43_200
-    return noon - zone.offset(noon)
+    midnight = (value + end) * 86_400
+    return midnight - zone.offset(midnight)
 
 
 def _within(when: float, bound: _Bound | None, zone: Zone, *, above: bool) -> bool:
@@ -770,7 +771,9 @@ class Bill:
         low, high = _bound(since, "since", where), _bound(until, "until", where)
         if low is not None and high is not None:
             same = low[0] == high[0]
-            if (low[1] > high[1]) if same else _instant(low, where) > _instant(high, where):
+            first, last = _instant(low, where, end=False), _instant(high, where, end=True)
+            later = first > last if low[0] == "day" else first >= last  # a day's end is out
+            if (low[1] > high[1]) if same else later:
                 raise ValueError(f"since ({since}) is after until ({until})")
 
         def kept(call: Call) -> bool:
