@@ -114,8 +114,11 @@ def test_uv_installs_the_wheel_as_a_command_that_bills_a_folder(
         "UV_PYTHON_DOWNLOADS": "never",
         "UV_NO_CONFIG": "1",
     }
+    # The requirement a user types; an extra joins it as `context-budget[NAME] @ <wheel>`
+    # (its own wheels then need --find-links, offline).
+    requirement = f"context-budget @ {wheel.as_uri()}"
     _run(uv, "tool", "install", "--offline", "--no-index", "--python", sys.executable,
-         wheel, cwd=tmp_path, env=env)  # fmt: skip
+         requirement, cwd=tmp_path, env=env)  # fmt: skip
     command = tmp_path / "bin" / "context-budget"
     assert command.is_file()
     folder = tmp_path / "sessions"
