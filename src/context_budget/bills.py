@@ -270,20 +270,23 @@ def _sessions(calls: Sequence[Call]) -> list[str]:
 
 
 def _project(call: Call) -> str:
-    """The Claude Code project: the folder under `projects/`, else the folder of the session.
+    """The working folder the file recorded (a Codex rollout's `cwd`); else the Claude Code
+    project, the folder under `projects/`; else the folder of the session.
 
     A sub-agent's file under `<session>/subagents/` belongs to the folder
-    above the session's.
+    above the session's, however deep sub-agents nest (`.../subagents/<agent>/subagents/`).
     """
+    if call.project:
+        return call.project
     parts = PurePath(call.file).parts
     if "projects" in parts[:-1]:
         index = len(parts) - 1 - parts[::-1].index("projects")
         if index + 1 < len(parts) - 1:
             return parts[index + 1]
-    path = PurePath(call.file)
-    if path.parent.name == "subagents":
-        return path.parent.parent.parent.name or "."
-    return path.parent.name or "."
+    folder = PurePath(call.file).parent
+    while folder.name == "subagents":
+        folder = folder.parent.parent
+    return folder.name or "."
 
 
 def _agents(calls: Sequence[Call]) -> list[str]:

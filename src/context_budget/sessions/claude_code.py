@@ -32,9 +32,11 @@ boundaries before it.
 
 Calls: usage sits on assistant records at `message.usage`. One API response
 is several records with the same `message.id` and `requestId`, the input side
-repeated: a call is keyed on both (`message.id` alone when the request id is
-missing); of its copies the one outside a sidechain wins, else the one with
-the larger token total, keeping the time and parent of the first. Error
+repeated: a call is keyed on both, a record missing its request id joining
+the response of its message id read before (two records are two calls only
+when they name two different requests); of its copies the one outside a
+sidechain wins, else the one with the larger token total, keeping the time
+and parent of the first. Error
 records (`<synthetic>` model, `isApiErrorMessage`) made no billed call. A
 response that carries the API's diagnosis of a cache miss
 (`message.diagnostics.cache_miss_reason.type`) gives it to its call as
@@ -45,7 +47,8 @@ records into `progress` lines (`data.type: "agent_progress"`, `data.agentId`,
 the record at `data.message`). A copied call whose message id no file read
 records (the sub-agent's own file is missing) is counted on the thread
 `agent-<agentId>`, its streamed copies folded as above; one a file records is
-a duplicate and left out.
+a duplicate and left out. Such a sub-agent is a thread too, its messages the
+copied records', unless its own file was read.
 """
 
 from __future__ import annotations
@@ -124,6 +127,7 @@ class _Building:
     messages: list[Message] = field(default_factory=list)
     ids: list[object] = field(default_factory=list)
     boundaries: list[Boundary] = field(default_factory=list)
+    problem: Exception | None = None  # a malformed message of a thread read from `progress`
 
 
 @dataclass
@@ -291,7 +295,8 @@ class _Reader:
         self.skipped: dict[str, int] = {}
         self.calls: list[Call] = []
         self.records: list[Call] = []
-        self.keyed: dict[tuple[str, str | None], int] = {}
+        # message id -> (request id or None, index in `calls`) of each response with that id
+        self.keyed: dict[str, list[tuple[str | None, int]]] = {}
         self.places: dict[str, Place] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
@@ -319,16 +324,56 @@ class _Reader:
                     self._progress(file, number, record)
 
     def _progress(self, file: _File, number: int, record: dict[str, Any]) -> None:
-        """Hold a sub-agent's call copied into a `progress` line, for `finish` to weigh."""
+        """A sub-agent's record copied into a `progress` line: its message added to the
+        sub-agent's thread, its call held, for `finish` to weigh against the files read."""
         data = record.get("data")
         if not isinstance(data, dict) or data.get("type") != "agent_progress":
             return
         inner = data.get("message")
         message = inner.get("message") if isinstance(inner, dict) else None
-        if not isinstance(inner, dict) or inner.get("type") != "assistant":
+        if not isinstance(inner, dict) or not isinstance(message, dict):
             return
-        if not isinstance(message, dict):
+        agent = data.get("agentId")
+        thread = file.thread("agent", agent=agent if isinstance(agent, str) else "progress")
+        task = record.get("parentToolUseID")
+        if isinstance(task, str):
+            self.started_by.setdefault(thread, task)
+        if inner.get("type") in ("user", "assistant"):
+            self._progress_message(file, number, thread, inner, message)
+        if inner.get("type") == "assistant":
+            self._progress_call(file, number, thread, record, inner, message)
+
+    def _progress_message(
+        self,
+        file: _File,
+        number: int,
+        thread: ThreadId,
+        inner: dict[str, Any],
+        message: dict[str, Any],
+    ) -> None:
+        """The message of a copied record added to its sub-agent's thread as read from
+        `progress` lines; a malformed one noted on that thread, named by its line."""
+        key = f"progress:{thread.name}"
+        held = self.threads.get(key)
+        if held is None:
+            held = self.threads[key] = _Building(thread, file.source.name)
+        if held.problem is not None:
             return
+        try:
+            _add(held, *_message(inner, message))
+        except (TypeError, ValueError) as error:
+            held.problem = type(error)(f"{file.where(number, self.many)} (progress): {error}")
+
+    def _progress_call(
+        self,
+        file: _File,
+        number: int,
+        thread: ThreadId,
+        record: dict[str, Any],
+        inner: dict[str, Any],
+        message: dict[str, Any],
+    ) -> None:
+        """Hold the call of a copied assistant record, its streamed copies folded."""
         ident, model = message.get("id"), message.get("model")
         if not isinstance(ident, str) or "usage" not in message or model == "<synthetic>":
             return
@@ -339,28 +384,31 @@ class _Reader:
         except ValueError as error:
             self.usage_problem = self.usage_problem or error
             return
-        agent = data.get("agentId")
-        thread = file.thread("agent", agent=agent if isinstance(agent, str) else "progress")
-        task = record.get("parentToolUseID")
-        if isinstance(task, str):
-            self.started_by.setdefault(thread, task)
         model = model if isinstance(model, str) else "unknown"
-        call = Call(thread, when, model, usage, sidechain=True)
+        call = Call(thread, when, model, usage, sidechain=True, file=file.source.name)
         old = self.progress.get(ident)
         if old is None or _better(call, old):
             self.progress[ident] = call if old is None else replace(call, timestamp=old.timestamp)
 
     def finish(self) -> None:
-        """Count the sub-agent calls seen only in `progress` lines (their own file missing).
+        """Count the sub-agent calls seen only in `progress` lines (their own file missing),
+        and keep as threads the sub-agents whose own file was not read.
 
         A call whose message id a session or sub-agent file recorded is a copy
-        and is left out.
+        and is left out; so is the thread of a sub-agent whose file was read.
         """
-        seen = {ident for ident, _ in self.keyed}
+        seen = self.keyed
         for ident, call in self.progress.items():
             if ident not in seen:
                 self.records.append(call)
                 self.calls.append(call)
+        own = {held.id for key, held in self.threads.items() if key.startswith("file:")}
+        for key in [key for key in self.threads if key.startswith("progress:")]:
+            held = self.threads[key]
+            if held.id in own:
+                del self.threads[key]
+            elif held.problem is not None:
+                self.problem = self.problem or held.problem
 
     def _key(self, file: _File, record: dict[str, Any], number: int) -> str:
         """The thread a record belongs to, started when it is new."""
@@ -452,10 +500,8 @@ class _Reader:
         if not isinstance(ident, str):
             self.calls.append(call)
             return
-        key = (ident, request if isinstance(request, str) else None)
-        index = self.keyed.get(key)
+        index = self._response(ident, request if isinstance(request, str) else None)
         if index is None:
-            self.keyed[key] = len(self.calls)
             self.calls.append(call)
             return
         old = self.calls[index]
@@ -465,6 +511,23 @@ class _Reader:
             self.calls[index] = replace(
                 call, timestamp=old.timestamp, message=parent, provider_reason=reason
             )
+
+    def _response(self, ident: str, request: str | None) -> int | None:
+        """The index in `calls` of the response `ident` (of `request`) read before, or None
+        after noting a new one (at the end of `calls`).
+
+        Lines of one message id are one response unless both name a request and
+        the requests differ: a line without a request id joins the response
+        read before (and names its request, if it was not named yet).
+        """
+        held = self.keyed.setdefault(ident, [])
+        for number, (known, index) in enumerate(held):
+            if known == request or known is None or request is None:
+                if known is None and request is not None:
+                    held[number] = (request, index)
+                return index
+        held.append((request, len(self.calls)))
+        return None
 
 
 def _records(source: Source, sources: Sequence[Source]) -> list[tuple[int, dict[str, Any]]]:
@@ -570,8 +633,9 @@ def _described(
     nothing: tuple[dict[str, _Asked], dict[str, _Asked]] = ({}, {})
     found = []
     for thread in threads:
-        by_prompt = asked.get(thread.id.session, nothing)[0]
-        description, kind = by_prompt.get(_prompt(thread.messages) or "", ("", ""))
+        by_prompt, by_id = asked.get(thread.id.session, nothing)
+        started = by_id.get(started_by.get(thread.id, ""))
+        description, kind = by_prompt.get(_prompt(thread.messages) or "", started or ("", ""))
         ident = thread.id
         if kind and not ident.agent_type:
             ident = replace(ident, agent_type=kind)

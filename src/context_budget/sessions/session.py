@@ -71,6 +71,9 @@ class ThreadId:
             `subagent_type` of the `Task` call that started it, or the
             `agentType` of its `.meta.json`), e.g. `"Explore"`; "" when unknown
             and for a main thread.
+        parent: the session its session was forked from (a Codex fork's
+            `forked_from_id`), whose history it starts with; "" for one that
+            is no fork.
     """
 
     session: str = ""
@@ -78,6 +81,7 @@ class ThreadId:
     index: int = 0
     agent: str = ""
     agent_type: str = field(default="", compare=False)
+    parent: str = field(default="", compare=False)
 
     @property
     def name(self) -> str:
@@ -193,6 +197,9 @@ class Call(CallRecord):
         message: the id of the last message the request carried, where the
             file keeps its messages (Claude Code's `parentUuid`), else None.
         file: the file the call was read from, as given ("" when unknown).
+        project: the working folder the file recorded for the call (a Codex
+            rollout's `cwd`), or "" when it records none: the bill then takes
+            the project from the file's folder.
         provider_reason: the provider's own diagnosis of a cache miss on this
             call, where the response recorded one: the `type` of Anthropic's
             `diagnostics.cache_miss_reason` (`model_changed`, `system_changed`,
@@ -209,6 +216,7 @@ class Call(CallRecord):
     recorded_cost: float | None = None
     message: str | None = None
     file: str = ""
+    project: str = ""
     provider_reason: str | None = None
 
     #: Views of `usage` under the names a bill's readers use (tokens).
@@ -237,6 +245,8 @@ class Session:
         files: the files read, session files before sub-agents' files.
         recorded_cost: the total cost the files recorded themselves (USD), or None.
         recorded_tokens: totals the files recorded themselves, or None.
+        started: when the session was created, as its files record it (a Codex
+            rollout's `session_meta` time), seconds since the epoch; or None.
         places: message id -> `Place`, where the files keep their messages.
         detected: True when the format was told from the file's shape.
         conversation_error: why the files give no conversation, or None.
@@ -255,6 +265,7 @@ class Session:
     files: tuple[str, ...] = ()
     recorded_cost: float | None = None
     recorded_tokens: Mapping[str, int] | None = None
+    started: float | None = None
     places: Mapping[str, Place] = field(default_factory=dict, repr=False)
     detected: bool = False
     conversation_error: Exception | None = field(default=None, repr=False, compare=False)
