@@ -33,7 +33,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from context_budget.budget import loop_steps, tokens_read
-from context_budget.cache import MIN_CACHEABLE_TOKENS, PromptCache
+from context_budget.cache import PromptCache
 from context_budget.grading import (
     NEEDS_WORK,
     PASS,
@@ -48,6 +48,7 @@ from context_budget.grading import (
 )
 from context_budget.layers import Layers, budget_report
 from context_budget.messages import Message
+from context_budget.models import MODELS
 from context_budget.scenarios.cache_runs import SYSTEM
 from context_budget.scenarios.lucy import LUCY
 from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens, message_tokens
@@ -314,6 +315,11 @@ MINIMUM_PROMPT = 3_000
 _MODEL = "claude-sonnet-4-6"
 
 
+def _minimum(model: str) -> int:
+    """The model's minimum cacheable prefix, tokens, from its row of the table of models."""
+    return MODELS[model].cache.minimum.tokens
+
+
 def check_timestamp_moved(make_request: Callable[[int, str], Mapping[str, Any]]) -> Verdict:
     """Exercise 1: keep telling the model the time without losing the cache.
 
@@ -420,7 +426,7 @@ def check_minimums(answer: Collection[str]) -> Verdict:
 
     `answer` is the set of model ids you predict will write a cache entry.
     """
-    right = {m for m in MINIMUM_MODELS if MIN_CACHEABLE_TOKENS[m].tokens <= MINIMUM_PROMPT}
+    right = {m for m in MINIMUM_MODELS if _minimum(m) <= MINIMUM_PROMPT}
     if isinstance(answer, str | bytes | Mapping) or not isinstance(answer, Collection):
         return wrong_shape("the answer is", answer, "a set of model ids")
     if not all(isinstance(model, str) for model in answer):
@@ -430,13 +436,9 @@ def check_minimums(answer: Collection[str]) -> Verdict:
     if unknown:
         return Verdict(NEEDS_WORK, f"not one of the exercise's models: {', '.join(unknown)}")
     wrong = [
-        f"{m} does not cache it (minimum {MIN_CACHEABLE_TOKENS[m].tokens:,} tokens)"
-        for m in sorted(given - right)
+        f"{m} does not cache it (minimum {_minimum(m):,} tokens)" for m in sorted(given - right)
     ]
-    missed = [
-        f"missed {m} (minimum {MIN_CACHEABLE_TOKENS[m].tokens:,} tokens)"
-        for m in sorted(right - given)
-    ]
+    missed = [f"missed {m} (minimum {_minimum(m):,} tokens)" for m in sorted(right - given)]
     if wrong or missed:
         return Verdict(NEEDS_WORK, "; ".join([*wrong, *missed]))
     return Verdict(

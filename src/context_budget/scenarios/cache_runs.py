@@ -35,11 +35,13 @@ from context_budget.fakes._responders import one_read_per_call
 from context_budget.fakes.emulated import EmulatedClient
 from context_budget.harness import RequestPlan, run_agent
 from context_budget.messages import Message
+from context_budget.models import MODELS
 from context_budget.prefix_guard import PrefixGuard
-from context_budget.pricing import PRICES, cost
+from context_budget.pricing import cost
 from context_budget.usage import Usage
 
 MODEL = "claude-opus-5"
+_ROW = MODELS[MODEL]
 SECONDS_PER_CALL = 30
 OUTPUT_TOKENS = 120  # each reply of the prefix runs, in tokens
 TASK = "Read the incident reports one at a time and say which service was down longest."
@@ -96,7 +98,7 @@ class Call(CallRecord):
 
     Attributes:
         usage: the call's usage as the API reports it (tokens).
-        usd: the call's cost on `PRICES[MODEL]`, in US dollars.
+        usd: the call's cost on `MODEL`'s rates, in US dollars.
         guard: the `PrefixGuard` verdict on the request (`"first"`, `"append"`,
             `"replaced"` or `"edited"`).
         cleared: tool uses the server cleared for this call.
@@ -151,7 +153,7 @@ def prefix_run(variant: str, *, calls: int = 20) -> list[Call]:
         usage = cache.usage(tools=tools, system=system, messages=history, cache_control=EPHEMERAL)
         usage = dataclasses.replace(usage, output_tokens=OUTPUT_TOKENS)
         verdict = guard.check(history, tools=tools, system=system).kind
-        out.append(Call(usage, cost(usage, PRICES[MODEL]).total, verdict))
+        out.append(Call(usage, cost(usage, _ROW).total, verdict))
         history = [*history, read_call(k), read_result(k)]
         clock.advance(SECONDS_PER_CALL)
     return out
@@ -250,6 +252,6 @@ def middle_run(strategy: str, *, reads: int = 16) -> list[Call]:
         guard=guard,
     )
     return [
-        Call(call.usage, cost(call.usage, PRICES[MODEL]).total, report.kind, call.cleared)
+        Call(call.usage, cost(call.usage, _ROW).total, report.kind, call.cleared)
         for call, report in zip(run.calls, guard.reports, strict=True)
     ]
