@@ -2,7 +2,8 @@
 
 The top level is the library a reader calls: counting tokens, the layers of a
 request and their budget, cutting, clearing and compacting, notes outside the
-window, the agent loop, the prompt cache and its prices, the bill of a saved
+window, the agent loop, the table of models, the prompt cache of every
+provider and its prices, the bill of a saved
 session, transcripts, and the errors a caller catches. Every name in it is one
 a page, a notebook or the command line uses.
 
@@ -27,6 +28,9 @@ from context_budget.cache import (
     MIN_CACHEABLE_TOKENS,
     PromptCache,
     SimulatedClock,
+)
+from context_budget.cache_policy import (
+    CachePolicy,
 )
 from context_budget.cache_report import (
     cache_report,
@@ -79,6 +83,9 @@ from context_budget.messages import (
     message_text,
     tool_message,
 )
+from context_budget.models import (
+    model_for,
+)
 from context_budget.notes import (
     NOTES_TOOL,
     NotesFile,
@@ -118,6 +125,7 @@ __all__ = [  # noqa: RUF022
     "BILL_FORMATS",
     "Bill",
     "BudgetReport",
+    "CachePolicy",
     "CompactionStormError",
     "ContextManagementError",
     "ContextOverflowError",
@@ -161,6 +169,7 @@ __all__ = [  # noqa: RUF022
     "message_text",
     "message_tokens",
     "model_family",
+    "model_for",
     "price_for",
     "qwen_counter",
     "read_bill",

@@ -435,9 +435,9 @@ def _later_claude() -> list[Model]:
     )
     sonnet_55 = "Anthropic, https://platform.claude.com/docs/en/models/sonnet-5-5/overview"
     sonnet_55_cut = (
-        "secondary: two third-party price trackers (TheKrush/PromptFuel v1.0.23, "
-        "kurofune/claudit v1.8.2) give reads at $0.10 from 2026-10-07; the model page "
-        "read 2026-09-30 gave $0.20"
+        "secondary: third-party price tables give reads at $0.10 from 2026-10-07 "
+        "(TheKrush/PromptFuel v1.0.23; kurofune/claudit v1.9.2, checked against the live "
+        "pricing page on 2026-10-24); the model page read 2026-09-30 gave $0.20"
     )
     fable_51 = f"{_A_PRICING} (Fable 5.1 row, Sept 2026): reads $0.25 on $10 input"
     haiku_55 = (
@@ -498,12 +498,12 @@ def _older_claude() -> list[Model]:
     """The models recorded sessions still name (Claude Code 1.0.x ran on Sonnet 4)."""
     page = f"{_A_PRICING} (model pricing table; read 2026-12-01)"
     deprecated = (
-        f"{_A_PRICING} (deprecated models; read 2026-12-06); Claude 3 Sonnet never offered "
-        "prompt caching"
+        "Anthropic, https://www.anthropic.com/news/claude-3-family: $3 / $15 as announced "
+        "in March 2024, not re-read here; Claude 3 Sonnet never offered prompt caching"
     )
     sonnet_35 = (
-        f"{_A_PRICING} (deprecated models; read 2026-12-06): $3 / $15, cache writes $3.75, "
-        "reads $0.30"
+        "secondary: the synaps crate's table of the pricing page ('Sonnet (other)': $3 / $15, "
+        "reads 0.1x, verified 2026-10); the page read for this table no longer lists Sonnet 3.5"
     )
     models = [
         _anthropic_model(model_id, (price,), _minimum(1024))
@@ -628,9 +628,18 @@ def _openai_rows() -> list[Model]:
         "(docs.laozhang.ai, 2026-11-30)"
     )
     cut = "; the 2026-07-30 price cut (secondary for its date: docs.laozhang.ai, 2026-08-01)"
+    launch = (
+        "; the launch rates of 2026-07-09, from secondary sources (apidog.com's GPT-5.6 "
+        "guide, docs.laozhang.ai); the model page now shows the later rates"
+    )
+    luna_cut = (
+        "; secondary: the 2026-07-30 price cut as docs.laozhang.ai and docs.apiyi.com give it "
+        "(the Luna page itself was not read)"
+    )
     gpt_55 = (
-        "; ccusage 20.0.24 prices Codex rollouts at these rates; the long-context rule is "
-        "from a third-party table (shortapi.ai)"
+        "; input $5 as GPT-5.6 Sol's page compares it; cached and output rates and the "
+        "long-context rule from third-party tables (apidog.com, shortapi.ai), and ccusage "
+        "20.0.24 prices Codex rollouts at these rates"
     )
     return [
         _openai_model(
@@ -653,7 +662,15 @@ def _openai_rows() -> list[Model]:
             ),
         ),
         _openai_model(
-            "gpt-5", (_openai_price("gpt-5", (1.25, 0.125, 10.0), as_of="2026-12-06", note=free),)
+            "gpt-5",
+            (
+                _openai_price(
+                    "gpt-5",
+                    (1.25, 0.125, 10.0),
+                    as_of="2026-12-06",
+                    note="; the rates GPT-5.1's page compares it at" + free,
+                ),
+            ),
         ),
         _openai_model(
             "gpt-5-codex",
@@ -679,7 +696,12 @@ def _openai_rows() -> list[Model]:
             "gpt-5.6-sol",
             (
                 _openai_price(
-                    "gpt-5.6-sol", (5.0, 0.50, 30.0), as_of="2026-12-06", writes=True, long=True
+                    "gpt-5.6-sol",
+                    (5.0, 0.50, 30.0),
+                    as_of="2026-12-06",
+                    note="; the list rates its page says the promotion cuts by 20% and 33%",
+                    writes=True,
+                    long=True,
                 ),
                 _openai_price(
                     "gpt-5.6-sol",
@@ -706,7 +728,12 @@ def _openai_rows() -> list[Model]:
             "gpt-5.6-terra",
             (
                 _openai_price(
-                    "gpt-5.6-terra", (2.50, 0.25, 15.0), as_of="2026-12-06", writes=True, long=True
+                    "gpt-5.6-terra",
+                    (2.50, 0.25, 15.0),
+                    as_of="2026-12-06",
+                    note=launch,
+                    writes=True,
+                    long=True,
                 ),
                 _openai_price(
                     "gpt-5.6-terra",
@@ -723,13 +750,18 @@ def _openai_rows() -> list[Model]:
             "gpt-5.6-luna",
             (
                 _openai_price(
-                    "gpt-5.6-luna", (1.0, 0.10, 6.0), as_of="2026-12-06", writes=True, long=True
+                    "gpt-5.6-luna",
+                    (1.0, 0.10, 6.0),
+                    as_of="2026-12-06",
+                    note=launch,
+                    writes=True,
+                    long=True,
                 ),
                 _openai_price(
                     "gpt-5.6-luna",
                     (0.20, 0.02, 1.20),
                     as_of="2026-12-06",
-                    note=cut,
+                    note=luna_cut,
                     since="2026-07-30",
                     writes=True,
                     long=True,
