@@ -43,6 +43,7 @@ def test_json_has_the_contract_keys(capsys: pytest.CaptureFixture[str]) -> None:
         "cache_read": 3_647_854,
         "cache_write_5m": 137_976,
         "cache_write_1h": 0,
+        "cache_write_30m": 0,
         "output": 51_933,
     }
     assert round(data["cost_usd"], 2) == 2.39  # type: ignore[arg-type]

@@ -142,3 +142,26 @@ def test_dollars_come_from_pricing_cost_alone() -> None:
         if per_million.search(line) or raw_rate.search(line)
     ]
     assert found == []
+
+
+def test_a_gpt_5_6_bill_counts_its_30_minute_writes_in_every_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from context_budget.cli import main
+
+    total = {
+        "input_tokens": 50_000,
+        "cached_input_tokens": 30_000,
+        "cache_write_input_tokens": 12_000,
+        "output_tokens": 2_000,
+    }
+    path = _rollout(tmp_path, "gpt-5.6-sol", [total])
+    assert main(["bill", str(path), "--json", "--calls", "--by", "model"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["tokens"]["cache_write_30m"] == data["per_call"][0]["cache_write_30m"] == 12_000
+    assert data["groups"][0]["tokens"]["cache_write_30m"] == 12_000
+    assert data["tokens"]["cache_write_5m"] == data["tokens"]["cache_write_1h"] == 0
+    assert main(["bill", str(path), "--by", "model"]) == 0
+    out = capsys.readouterr().out
+    assert "written 30m 12,000" in out
+    assert "12,000" in next(line for line in out.splitlines() if line.startswith("gpt-5.6-sol"))

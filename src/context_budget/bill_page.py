@@ -51,7 +51,12 @@ def _bars(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """Three SVG paths, one per kind, each holding a rectangle per call."""
     widest = (
         max(
-            (r["input"] + r["cache_read"] + r["cache_write_5m"] + r["cache_write_1h"]) for r in rows
+            r["input"]
+            + r["cache_read"]
+            + r["cache_write_5m"]
+            + r["cache_write_1h"]
+            + r["cache_write_30m"]
+            for r in rows
         )
         or 1
     )
@@ -62,7 +67,7 @@ def _bars(rows: Sequence[Mapping[str, Any]]) -> list[str]:
         base = _HEIGHT
         parts = (
             ("read", r["cache_read"]),
-            ("written", r["cache_write_5m"] + r["cache_write_1h"]),
+            ("written", r["cache_write_5m"] + r["cache_write_1h"] + r["cache_write_30m"]),
             ("uncached", r["input"]),
         )
         for kind, tokens in parts:
@@ -122,7 +127,7 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any]) -> str:
     def row(key: str, calls: int, tokens: Mapping[str, int], cost: float | None) -> list[object]:
-        written = tokens["cache_write_5m"] + tokens["cache_write_1h"]
+        written = tokens["cache_write_5m"] + tokens["cache_write_1h"] + tokens["cache_write_30m"]
         return [
             key,
             f"{calls:,}",

@@ -267,6 +267,7 @@ def _tokens(calls: Sequence[Call]) -> dict[str, int]:
         "cache_read": sum(u.cache_read_input_tokens for u in usages),
         "cache_write_5m": sum(u.ephemeral_5m_input_tokens for u in usages),
         "cache_write_1h": sum(u.ephemeral_1h_input_tokens for u in usages),
+        "cache_write_30m": sum(u.ephemeral_30m_input_tokens for u in usages),
         "output": sum(u.output_tokens for u in usages),
     }
 
@@ -513,7 +514,7 @@ class Bill:
 
     def tokens(self) -> dict[str, int]:
         """Tokens by kind over every call (keys: input, cache_read, cache_write_5m,
-        cache_write_1h, output)."""
+        cache_write_1h, cache_write_30m (OpenAI's writes), output)."""
         return _tokens(self.calls)
 
     @property
