@@ -410,7 +410,7 @@ def test_a_codex_total_that_goes_down_is_refused(tmp_path: Path) -> None:
 def test_paths_and_format_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no such file"):
         read_bill(tmp_path / "missing.jsonl")
-    with pytest.raises(ValueError, match=r"no \.jsonl"):
+    with pytest.raises(ValueError, match=r"no session file \(\.jsonl, \.json\)"):
         read_bill(tmp_path)
     with pytest.raises(ValueError, match="format must be one of"):
         read_bill(FE5E, format="aider")

@@ -49,9 +49,11 @@ from context_budget.sessions.session import (
     Place,
     Session,
     Thread,
+    ThreadId,
+    ThreadKind,
     checked_layers,
 )
-from context_budget.sessions.text import Source, decode, description, session_files
+from context_budget.sessions.text import Source, agent_meta, decode, description, session_files
 
 __all__ = [
     "BILL_FORMATS",
@@ -64,6 +66,9 @@ __all__ = [
     "Session",
     "Source",
     "Thread",
+    "ThreadId",
+    "ThreadKind",
+    "agent_meta",
     "check_format",
     "checked_layers",
     "decode",
