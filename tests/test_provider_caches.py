@@ -306,3 +306,23 @@ def test_a_bad_policy_is_named() -> None:
         CachePolicy.vllm().seconds("5m")
     with pytest.raises(TypeError, match="policy must be a CachePolicy"):
         PromptCache("claude-sonnet-4-6", policy="vllm")  # type: ignore[arg-type]
+
+
+def test_gpt_5_6_matches_only_the_latest_80_breakpoints() -> None:
+    """An entry written 81 breakpoints ago is no longer matched, though still alive."""
+    sizes = {"S": 1_100} | {f"m{n}": 10 for n in range(100)}
+    clock = SimulatedClock()
+    cache = PromptCache("gpt-5.6-sol", counter=_tokens(sizes), clock=clock)
+    first = {"system": "S", "messages": [{"role": "user", "content": "m0"}]}
+    cache.usage(first)
+    for n in range(1, 80):  # 79 more entries, each on a prompt of its own
+        clock.advance(1)
+        cache.usage({"system": "S", "messages": [{"role": "user", "content": f"m{n}"}]})
+    clock.advance(1)
+    assert cache.usage(first).cache_read_input_tokens == 1_110  # still among the latest 80
+    for n in range(80, 100):
+        clock.advance(1)
+        cache.usage({"system": "S", "messages": [{"role": "user", "content": f"m{n}"}]})
+    clock.advance(1)
+    later = {"system": "S", "messages": [{"role": "user", "content": "m1"}]}
+    assert cache.usage(later).cache_read_input_tokens == 0  # m1's entry is 99 writes old

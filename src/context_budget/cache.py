@@ -86,6 +86,7 @@ Example:
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -446,9 +447,17 @@ class PromptCache:
         if considered is None:
             return self._entries
         now = self.clock.now
-        alive = [(key, entry) for key, entry in self._entries.items() if entry.expires > now]
-        alive.sort(key=lambda item: item[1].expires - self.policy.seconds(item[1].ttl))
-        return dict(alive[-considered:])
+        # subtle: an expired entry can never be read again, so it is dropped for good
+        self._entries = {key: entry for key, entry in self._entries.items() if entry.expires > now}
+        if len(self._entries) <= considered:
+            return self._entries
+        started = self.policy.seconds  # an entry's last write or read: expires - its lifetime
+        latest = heapq.nlargest(
+            considered,
+            self._entries.items(),
+            key=lambda item: item[1].expires - started(item[1].ttl),
+        )
+        return dict(latest)
 
     # ------------------------------------------------------------ automatic caches
 
