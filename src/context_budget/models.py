@@ -426,40 +426,42 @@ def _anthropic_rows() -> list[Model]:
     return models + _later_claude() + _older_claude()
 
 
+_OPUS_55 = (
+    "Anthropic, Claude Opus 5.5 model page "
+    "(https://platform.claude.com/docs/en/models/opus-5-5/overview, Sept 2026): cached "
+    f"input a twentieth of uncached, not on the pricing page; fast mode 2x per {_A_FAST}"
+)
+_SONNET_55 = "Anthropic, https://platform.claude.com/docs/en/models/sonnet-5-5/overview"
+_SONNET_55_CUT = (
+    "secondary: third-party price tables give reads at $0.10 from 2026-10-07 "
+    "(TheKrush/PromptFuel v1.0.23; kurofune/claudit v1.9.2, checked against the live "
+    "pricing page on 2026-10-24); the model page read 2026-09-30 gave $0.20"
+)
+_FABLE_51 = f"{_A_PRICING} (Fable 5.1 row, Sept 2026): reads $0.25 on $10 input"
+_HAIKU_55 = (
+    "Anthropic, https://platform.claude.com/docs/en/models/haiku-5-5/overview (Oct 2026): "
+    "prompts over 100K tokens at 5 times every rate"
+)
+
+
 def _later_claude() -> list[Model]:
     """The models released after the 2026-08-21 snapshot, from their own pages."""
-    opus_55 = (
-        "Anthropic, Claude Opus 5.5 model page "
-        "(https://platform.claude.com/docs/en/models/opus-5-5/overview, Sept 2026): cached "
-        f"input a twentieth of uncached, not on the pricing page; fast mode 2x per {_A_FAST}"
-    )
-    sonnet_55 = "Anthropic, https://platform.claude.com/docs/en/models/sonnet-5-5/overview"
-    sonnet_55_cut = (
-        "secondary: third-party price tables give reads at $0.10 from 2026-10-07 "
-        "(TheKrush/PromptFuel v1.0.23; kurofune/claudit v1.9.2, checked against the live "
-        "pricing page on 2026-10-24); the model page read 2026-09-30 gave $0.20"
-    )
-    fable_51 = f"{_A_PRICING} (Fable 5.1 row, Sept 2026): reads $0.25 on $10 input"
-    haiku_55 = (
-        "Anthropic, https://platform.claude.com/docs/en/models/haiku-5-5/overview (Oct 2026): "
-        "prompts over 100K tokens at 5 times every rate"
-    )
     return [
         _anthropic_model(
             "claude-opus-5-5",
-            (_claude(4.0, 20.0, 0.20, "2026-09-30", opus_55, fast=2.0, us_only=_US_ONLY),),
+            (_claude(4.0, 20.0, 0.20, "2026-09-30", _OPUS_55, fast=2.0, us_only=_US_ONLY),),
             _assumed(512, "Opus 5"),
         ),
         _anthropic_model(
             "claude-sonnet-5-5",
             (
-                _claude(2.0, 10.0, 0.20, "2026-09-30", sonnet_55, us_only=_US_ONLY),
+                _claude(2.0, 10.0, 0.20, "2026-09-30", _SONNET_55, us_only=_US_ONLY),
                 _claude(
                     2.0,
                     10.0,
                     0.10,
                     "2026-12-06",
-                    sonnet_55_cut,
+                    _SONNET_55_CUT,
                     us_only=_US_ONLY,
                     since="2026-10-07",
                 ),
@@ -468,12 +470,12 @@ def _later_claude() -> list[Model]:
         ),
         _anthropic_model(
             "claude-fable-5-1",
-            (_claude(10.0, 50.0, 0.25, "2026-09-30", fable_51, us_only=_US_ONLY),),
+            (_claude(10.0, 50.0, 0.25, "2026-09-30", _FABLE_51, us_only=_US_ONLY),),
             _assumed(512, "Fable 5"),
         ),
         _anthropic_model(
             "claude-mythos-5-1",
-            (_claude(10.0, 50.0, 0.25, "2026-09-30", fable_51, us_only=_US_ONLY),),
+            (_claude(10.0, 50.0, 0.25, "2026-09-30", _FABLE_51, us_only=_US_ONLY),),
             _assumed(512, "Mythos 5"),
         ),
         _anthropic_model(
@@ -484,7 +486,7 @@ def _later_claude() -> list[Model]:
                     0.50,
                     0.01,
                     "2026-10-07",
-                    haiku_55,
+                    _HAIKU_55,
                     us_only=_US_ONLY,
                     long_context=LongContext(100_000, 0.50, 2.50),
                 ),
@@ -494,56 +496,58 @@ def _later_claude() -> list[Model]:
     ]
 
 
+_PAGE = f"{_A_PRICING} (model pricing table; read 2026-12-01)"
+_SONNET_3 = (
+    "Anthropic, https://www.anthropic.com/news/claude-3-family: $3 / $15 as announced "
+    "in March 2024, not re-read here; Claude 3 Sonnet never offered prompt caching"
+)
+_SONNET_35 = (
+    "secondary: the synaps crate's table of the pricing page ('Sonnet (other)': $3 / $15, "
+    "reads 0.1x, verified 2026-10); the page read for this table no longer lists Sonnet 3.5"
+)
+
+
 def _older_claude() -> list[Model]:
     """The models recorded sessions still name (Claude Code 1.0.x ran on Sonnet 4)."""
-    page = f"{_A_PRICING} (model pricing table; read 2026-12-01)"
-    deprecated = (
-        "Anthropic, https://www.anthropic.com/news/claude-3-family: $3 / $15 as announced "
-        "in March 2024, not re-read here; Claude 3 Sonnet never offered prompt caching"
-    )
-    sonnet_35 = (
-        "secondary: the synaps crate's table of the pricing page ('Sonnet (other)': $3 / $15, "
-        "reads 0.1x, verified 2026-10); the page read for this table no longer lists Sonnet 3.5"
-    )
     models = [
         _anthropic_model(model_id, (price,), _minimum(1024))
         for model_id, price in (
-            ("claude-opus-4-1", _claude(15.0, 75.0, 1.50, "2026-12-01", page)),
-            ("claude-opus-4", _claude(15.0, 75.0, 1.50, "2026-12-01", page)),
+            ("claude-opus-4-1", _claude(15.0, 75.0, 1.50, "2026-12-01", _PAGE)),
+            ("claude-opus-4", _claude(15.0, 75.0, 1.50, "2026-12-01", _PAGE)),
             (
                 "claude-sonnet-4",
-                _claude(3.0, 15.0, 0.30, "2026-12-01", page, long_context=_SONNET_LONG),
+                _claude(3.0, 15.0, 0.30, "2026-12-01", _PAGE, long_context=_SONNET_LONG),
             ),
         )
     ]
     models.append(
         _anthropic_model(
             "claude-3-7-sonnet",
-            (_claude(3.0, 15.0, 0.30, "2026-12-01", page),),
+            (_claude(3.0, 15.0, 0.30, "2026-12-01", _PAGE),),
             _minimum(1024, "2026-05-06", f"{_A_CACHING} (llms-txt-archive snapshot 2026-05-06)"),
         )
     )
     models.append(
         _anthropic_model(
             "claude-3-5-sonnet",
-            (_claude(3.0, 15.0, 0.30, "2026-12-06", sonnet_35),),
+            (_claude(3.0, 15.0, 0.30, "2026-12-06", _SONNET_35),),
             _assumed(1024, "Sonnet 3.7 (the page no longer lists Sonnet 3.5)"),
         )
     )
     models.append(
         _anthropic_model(
-            "claude-3-5-haiku", (_claude(0.80, 4.0, 0.08, "2026-12-01", page),), _minimum(2048)
+            "claude-3-5-haiku", (_claude(0.80, 4.0, 0.08, "2026-12-01", _PAGE),), _minimum(2048)
         )
     )
-    sonnet_3 = Price(3.0, 3.0, 3.0, 3.0, 15.0, "2026-12-06", deprecated)
+    sonnet_3 = Price(3.0, 3.0, 3.0, 3.0, 15.0, "2026-12-06", _SONNET_3)
     models.append(
         Model(
             "claude-3-sonnet",
             "anthropic",
             (sonnet_3,),
-            CachePolicy.uncached("anthropic", deprecated, "2026-12-06"),
+            CachePolicy.uncached("anthropic", _SONNET_3, "2026-12-06"),
             thinking="last-turn",
-            source=deprecated,
+            source=_SONNET_3,
             as_of="2026-12-06",
         )
     )
@@ -614,174 +618,111 @@ def _openai_model(
     )
 
 
-def _openai_rows() -> list[Model]:
-    free = "; writes cost no more than input before GPT-5.6"
-    gpt_51 = (
-        "; the GPT-5.1 rates (its page, read 2026-12-06): the Codex model's own page was not read"
-    )
-    sol_promo = (
-        "; promotional rates from 2026-08-21, 'at least until November 21, 2026' on the page; "
-        "the date they began is from a third-party tracker (TheKrush/PromptFuel v1.0.17)"
-    )
-    sol_back = (
-        "; secondary: back to the list rates from 2026-12-01 per a reseller's notice "
-        "(docs.laozhang.ai, 2026-11-30)"
-    )
-    cut = "; the 2026-07-30 price cut (secondary for its date: docs.laozhang.ai, 2026-08-01)"
-    launch = (
-        "; the launch rates of 2026-07-09, from secondary sources (apidog.com's GPT-5.6 "
-        "guide, docs.laozhang.ai); the model page now shows the later rates"
-    )
-    luna_cut = (
-        "; secondary: the 2026-07-30 price cut as docs.laozhang.ai and docs.apiyi.com give it "
-        "(the Luna page itself was not read)"
-    )
-    gpt_55 = (
+_FREE = "; writes cost no more than input before GPT-5.6"
+_CUT = "; the 2026-07-30 price cut (secondary for its date: docs.laozhang.ai, 2026-08-01)"
+_LAUNCH = (
+    "; the launch rates of 2026-07-09, from secondary sources (apidog.com's GPT-5.6 guide, "
+    "docs.laozhang.ai); the model page now shows the later rates"
+)
+
+#: OpenAI's rates: model id, (input, cached input, output), the date they took effect
+#: ("" for the first), the date they were read, and what the source adds. GPT-5.6 and
+#: later write at 1.25 times input; from GPT-5.5 on, past 272K input tokens the whole
+#: request pays the long-context rates.
+_OPENAI_RATES: tuple[tuple[str, tuple[float, float, float], str, str, str], ...] = (
+    (
+        "gpt-4o",
+        (2.50, 1.25, 10.0),
+        "",
+        "2026-12-06",
+        "; secondary: the openai-models crate's table" + _FREE,
+    ),
+    ("codex-mini-latest", (1.50, 0.375, 6.0), "", "2026-12-02", _FREE),
+    (
+        "gpt-5",
+        (1.25, 0.125, 10.0),
+        "",
+        "2026-12-06",
+        "; the rates GPT-5.1's page compares it at" + _FREE,
+    ),
+    ("gpt-5-codex", (1.25, 0.125, 10.0), "", "2026-12-02", _FREE),
+    ("gpt-5.1", (1.25, 0.125, 10.0), "", "2026-12-02", _FREE),
+    (
+        "gpt-5.1-codex",
+        (1.25, 0.125, 10.0),
+        "",
+        "2026-12-06",
+        "; the GPT-5.1 rates (its page, read 2026-12-06): the Codex model's own page was not read",
+    ),
+    (
+        "gpt-5.5",
+        (5.0, 0.50, 30.0),
+        "",
+        "2026-12-06",
         "; input $5 as GPT-5.6 Sol's page compares it; cached and output rates and the "
         "long-context rule from third-party tables (apidog.com, shortapi.ai), and ccusage "
-        "20.0.24 prices Codex rollouts at these rates"
-    )
+        "20.0.24 prices Codex rollouts at these rates",
+    ),
+    (
+        "gpt-5.6-sol",
+        (5.0, 0.50, 30.0),
+        "",
+        "2026-12-06",
+        "; the list rates its page says the promotion cuts by 20% and 33%",
+    ),
+    (
+        "gpt-5.6-sol",
+        (4.0, 0.40, 20.0),
+        "2026-08-21",
+        "2026-12-02",
+        "; promotional rates from 2026-08-21, 'at least until November 21, 2026' on the page; "
+        "the date they began is from a third-party tracker (TheKrush/PromptFuel v1.0.17)",
+    ),
+    (
+        "gpt-5.6-sol",
+        (5.0, 0.50, 30.0),
+        "2026-12-01",
+        "2026-12-06",
+        "; secondary: back to the list rates from 2026-12-01 per a reseller's notice "
+        "(docs.laozhang.ai, 2026-11-30)",
+    ),
+    ("gpt-5.6-terra", (2.50, 0.25, 15.0), "", "2026-12-06", _LAUNCH),
+    ("gpt-5.6-terra", (2.0, 0.20, 12.0), "2026-07-30", "2026-12-06", _CUT),
+    ("gpt-5.6-luna", (1.0, 0.10, 6.0), "", "2026-12-06", _LAUNCH),
+    (
+        "gpt-5.6-luna",
+        (0.20, 0.02, 1.20),
+        "2026-07-30",
+        "2026-12-06",
+        "; secondary: the 2026-07-30 price cut as docs.laozhang.ai and docs.apiyi.com give it "
+        "(the Luna page itself was not read)",
+    ),
+    ("gpt-6.2-sol", (2.0, 0.10, 10.0), "", "2026-12-02", "; 30-minute writes at 1.25x input"),
+)
+#: Fast mode (priority processing) at twice every rate, where the model's page gives it.
+_OPENAI_FAST = {"gpt-6.2-sol": 2.0}
+_OPENAI_ALIASES = {"gpt-5.6-sol": ("gpt-5.6",)}
+
+
+def _openai_rows() -> list[Model]:
+    """One row per model of `_OPENAI_RATES`, its dated rates in order."""
+    prices: dict[str, list[Price]] = {}
+    for model_id, rates, since, as_of, note in _OPENAI_RATES:
+        newer = model_id.startswith(("gpt-5.6", "gpt-6"))
+        price = _openai_price(
+            model_id,
+            rates,
+            as_of=as_of,
+            note=note,
+            since=since,
+            writes=newer,
+            long=newer or model_id == "gpt-5.5",
+            fast=_OPENAI_FAST.get(model_id),
+        )
+        prices.setdefault(model_id, []).append(price)
     return [
-        _openai_model(
-            "gpt-4o",
-            (
-                _openai_price(
-                    "gpt-4o",
-                    (2.50, 1.25, 10.0),
-                    as_of="2026-12-06",
-                    note="; secondary: the openai-models crate's table" + free,
-                ),
-            ),
-        ),
-        _openai_model(
-            "codex-mini-latest",
-            (
-                _openai_price(
-                    "codex-mini-latest", (1.50, 0.375, 6.0), as_of="2026-12-02", note=free
-                ),
-            ),
-        ),
-        _openai_model(
-            "gpt-5",
-            (
-                _openai_price(
-                    "gpt-5",
-                    (1.25, 0.125, 10.0),
-                    as_of="2026-12-06",
-                    note="; the rates GPT-5.1's page compares it at" + free,
-                ),
-            ),
-        ),
-        _openai_model(
-            "gpt-5-codex",
-            (_openai_price("gpt-5-codex", (1.25, 0.125, 10.0), as_of="2026-12-02", note=free),),
-        ),
-        _openai_model(
-            "gpt-5.1",
-            (_openai_price("gpt-5.1", (1.25, 0.125, 10.0), as_of="2026-12-02", note=free),),
-        ),
-        _openai_model(
-            "gpt-5.1-codex",
-            (_openai_price("gpt-5.1-codex", (1.25, 0.125, 10.0), as_of="2026-12-06", note=gpt_51),),
-        ),
-        _openai_model(
-            "gpt-5.5",
-            (
-                _openai_price(
-                    "gpt-5.5", (5.0, 0.50, 30.0), as_of="2026-12-06", note=gpt_55, long=True
-                ),
-            ),
-        ),
-        _openai_model(
-            "gpt-5.6-sol",
-            (
-                _openai_price(
-                    "gpt-5.6-sol",
-                    (5.0, 0.50, 30.0),
-                    as_of="2026-12-06",
-                    note="; the list rates its page says the promotion cuts by 20% and 33%",
-                    writes=True,
-                    long=True,
-                ),
-                _openai_price(
-                    "gpt-5.6-sol",
-                    (4.0, 0.40, 20.0),
-                    as_of="2026-12-02",
-                    note=sol_promo,
-                    since="2026-08-21",
-                    writes=True,
-                    long=True,
-                ),
-                _openai_price(
-                    "gpt-5.6-sol",
-                    (5.0, 0.50, 30.0),
-                    as_of="2026-12-06",
-                    note=sol_back,
-                    since="2026-12-01",
-                    writes=True,
-                    long=True,
-                ),
-            ),
-            aliases=("gpt-5.6",),
-        ),
-        _openai_model(
-            "gpt-5.6-terra",
-            (
-                _openai_price(
-                    "gpt-5.6-terra",
-                    (2.50, 0.25, 15.0),
-                    as_of="2026-12-06",
-                    note=launch,
-                    writes=True,
-                    long=True,
-                ),
-                _openai_price(
-                    "gpt-5.6-terra",
-                    (2.0, 0.20, 12.0),
-                    as_of="2026-12-06",
-                    note=cut,
-                    since="2026-07-30",
-                    writes=True,
-                    long=True,
-                ),
-            ),
-        ),
-        _openai_model(
-            "gpt-5.6-luna",
-            (
-                _openai_price(
-                    "gpt-5.6-luna",
-                    (1.0, 0.10, 6.0),
-                    as_of="2026-12-06",
-                    note=launch,
-                    writes=True,
-                    long=True,
-                ),
-                _openai_price(
-                    "gpt-5.6-luna",
-                    (0.20, 0.02, 1.20),
-                    as_of="2026-12-06",
-                    note=luna_cut,
-                    since="2026-07-30",
-                    writes=True,
-                    long=True,
-                ),
-            ),
-        ),
-        _openai_model(
-            "gpt-6.2-sol",
-            (
-                _openai_price(
-                    "gpt-6.2-sol",
-                    (2.0, 0.10, 10.0),
-                    as_of="2026-12-02",
-                    note="; 30-minute writes at 1.25x input",
-                    writes=True,
-                    long=True,
-                    fast=2.0,
-                ),
-            ),
-        ),
+        _openai_model(model_id, tuple(rows), aliases=_OPENAI_ALIASES.get(model_id, ()))
+        for model_id, rows in prices.items()
     ]
 
 

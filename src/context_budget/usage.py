@@ -238,7 +238,7 @@ class Usage:
         clients and every session reader go through it, under one bound.
 
         `source` may be a response (a dict with a `"usage"` key or Gemini's
-        `usage_metadata`, or an object with such an attribute), a usage dict,
+        `usage_metadata` / `usageMetadata`, or an object with such an attribute), a usage dict,
         an SDK usage object, or a `Usage`. Whose words it is in is told by the
         fields present (`usage_shape`). Where a provider counts the cached and
         written tokens inside its input figure (OpenAI, Codex, LiteLLM, vLLM,
@@ -272,8 +272,10 @@ class Usage:
         if type(source) is Usage:
             return source
         usage = response_field(source, "usage")
-        if usage is None:
+        if usage is None:  # Gemini's, in the SDK's or the REST API's spelling
             usage = response_field(source, "usage_metadata")
+            if usage is None:
+                usage = response_field(source, "usageMetadata")
         usage = source if usage is None else usage
         if type(usage) is dict and usage.keys().isdisjoint(_UNUSUAL_KEYS):
             figures = _fast(usage)  # the usual call, as nearly every saved line records it
