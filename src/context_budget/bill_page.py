@@ -147,7 +147,7 @@ def _what_ifs(what_if: Mapping[str, float | None]) -> str:
     names = {
         "actual": "as recorded",
         "no_caching": "no caching",
-        "all_writes_1h": "every write at the 1-hour rate",
+        "all_writes_1h": "every write a 1-hour one, on the calls' own gaps",
         "rebuilds_read": "rebuilds read instead of rewritten",
         "staggered_starts": "parallel sub-agents started one after another",
     }

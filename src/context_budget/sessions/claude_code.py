@@ -245,6 +245,25 @@ def _event(record: dict[str, Any]) -> str:
     return ""
 
 
+def _place(
+    file: _File, number: int, record: dict[str, Any], kind: str, parent: str | None
+) -> Place:
+    """Where a line with an id sits: its parent and line, its message and when it was written."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    written = record.get("timestamp")
+    return Place(
+        parent,
+        kind,
+        f"{file.base}:{number}",
+        number,
+        _event(record),
+        content if kind in ("user", "assistant") else None,
+        written if isinstance(written, str) else None,
+        record.get("isCompactSummary") is True,
+    )
+
+
 def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
     metadata = record.get("compactMetadata")
     metadata = metadata if isinstance(metadata, dict) else {}
@@ -321,8 +340,7 @@ class _Reader:
             if isinstance(uuid, str):
                 self.thread_of[uuid] = key
                 if isinstance(kind, str):
-                    where = f"{file.base}:{number}"
-                    self.places[uuid] = Place(parent, kind, where, number, _event(record))
+                    self.places[uuid] = _place(file, number, record, kind, parent)
             message = record.get("message")
             if kind in ("user", "assistant") and isinstance(message, dict):
                 self._conversation(file, key, number, record, message)
