@@ -44,9 +44,14 @@ written for 5 minutes, and the rest is `input_tokens`.
 `PromptCache.usage` returns a `Usage` (output 0: the cache does not know the
 reply); its `as_dict()` is the API's JSON.
 
+Parallel requests: an entry exists only once the response that writes it
+has begun, so a request sent before then misses it. `usage(...,
+responded_at=T)` says when that response began (clock time); the entries the
+request writes become readable from `T`, while their lifetime still runs from
+the request's start. Without it they are readable at once.
+
 Not modelled:
 
-- parallel requests (an entry exists only once the first response starts);
 - server-tool breakpoints, and per-platform differences;
 - where a model renders its thinking and effort settings: on some models a
   change there also misses the tools and system caches; here it always keeps
@@ -251,6 +256,7 @@ class _Block:
 class _Entry:
     ttl: str  # "5m" or "1h"
     expires: float  # clock time, seconds
+    ready: float = -math.inf  # clock time from which a request can read it, seconds
 
 
 def _ttl(control: object, where: str) -> str:
@@ -549,7 +555,14 @@ class PromptCache:
             points[index] = ttl  # the last marker of a block gives its breakpoint's TTL
         return sorted(points.items())
 
-    def usage(self, request: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Usage:
+    def usage(
+        self,
+        request: Mapping[str, Any] | None = None,
+        /,
+        *,
+        responded_at: float | None = None,
+        **kwargs: Any,
+    ) -> Usage:
         """The usage one `messages.create` call reports, and the cache it leaves behind.
 
         Args:
@@ -557,6 +570,10 @@ class PromptCache:
                 `messages`, `cache_control`, `tool_choice`, `thinking`, …), or
                 pass them as keyword arguments. Keys the cache does not read
                 (`model`, `max_tokens`, …) are ignored.
+            responded_at: the clock time, in seconds, at which the response
+                began: the entries this request writes are readable from then
+                on (a parallel request sent earlier misses them). `clock.now`
+                (readable at once) when None; never before `clock.now`.
 
         Returns:
             A `Usage` with `input_tokens`, `cache_read_input_tokens`,
@@ -573,6 +590,9 @@ class PromptCache:
         row = self._row(request)
         points = self._breakpoints(request, row)
         now = self.clock.now
+        ready = now
+        if responded_at is not None:
+            ready = max(now, as_seconds(responded_at, "responded_at", negative=True))
         prefix = [0]  # block index + 1 -> prefix tokens
         for block in row:
             prefix.append(prefix[-1] + block.tokens)
@@ -582,7 +602,7 @@ class PromptCache:
         for index, _ in points:
             for back in range(index, max(-1, index - LOOKBACK_BLOCKS), -1):
                 entry = self._entries.get(row[back].key)
-                if entry is not None and entry.expires > now:
+                if entry is not None and entry.expires > now and entry.ready <= now:
                     hit = max(hit, back)
                     found.append(entry)
                     break
@@ -595,7 +615,9 @@ class PromptCache:
         for index, ttl in points:
             entry = self._entries.get(row[index].key)
             if entry is None or entry.expires <= now or TTL_SECONDS[ttl] > TTL_SECONDS[entry.ttl]:
-                self._entries[row[index].key] = _Entry(ttl, now + TTL_SECONDS[ttl])
+                # an entry a parallel request is still writing stays readable from its own start
+                since = ready if entry is None or entry.expires <= now else min(entry.ready, ready)
+                self._entries[row[index].key] = _Entry(ttl, now + TTL_SECONDS[ttl], since)
         return Usage(
             input_tokens=prefix[-1] - c,
             cache_read_input_tokens=a,
