@@ -32,7 +32,7 @@ from context_budget.cli._render import one_line
 from context_budget.sessions.skips import summary
 from context_budget.sessions.text import gc_paused
 
-__all__ = ["SHOWN", "BillError", "add_parser", "report", "run"]
+__all__ = ["SHOWN", "BillError", "add_parser", "call_row", "calls_table", "read", "report", "run"]
 
 _BAR = 40  # characters of the widest prompt in the --calls table
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -187,7 +187,7 @@ def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[st
         found["by"] = by
         found["groups"] = _groups(bill, by, found["cost_usd"])
     if calls:
-        found["per_call"] = [_row(bill, number) for number in range(1, len(bill.calls) + 1)]
+        found["per_call"] = [call_row(bill, number) for number in range(1, len(bill.calls) + 1)]
     return found
 
 
@@ -203,7 +203,8 @@ def _groups(bill: Bill, by: str, total: float | None) -> list[dict[str, Any]]:
     ]
 
 
-def _row(bill: Bill, number: int) -> dict[str, Any]:
+def call_row(bill: Bill, number: int) -> dict[str, Any]:
+    """Call number `number` (from 1) as a `per_call` row: its tokens by kind and its cost."""
     call = bill.calls[number - 1]
     cost = bill.call_cost(number)
     return {
@@ -298,7 +299,9 @@ def render(data: dict[str, Any]) -> str:
             )
         )
     if "per_call" in data:
-        lines.extend(_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]}))
+        lines.extend(
+            calls_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]})
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -374,7 +377,8 @@ def _group_table(
     return lines
 
 
-def _table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
+def calls_table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
+    """The `--calls` table: a row per call, its prompt drawn as a bar, its rebuild's cause."""
     widest = (
         max(
             (r["input"] + r["cache_read"] + r["cache_write_5m"] + r["cache_write_1h"]) for r in rows
@@ -424,16 +428,33 @@ def run(args: argparse.Namespace) -> str:
         return _run(args)
 
 
-def _run(args: argparse.Namespace) -> str:
-    since, until = _day(args.since, "--since"), _day(args.until, "--until")
+def read(
+    paths: list[str],
+    format: str,
+    strict: bool,
+    since: date | None = None,
+    until: date | None = None,
+) -> Bill:
+    """The bill of `paths` (from `since` to `until`), the files it skipped named on stderr.
+
+    Raises:
+        BillError: a path missing or unreadable, nothing to bill, or with
+            `strict` a file or line no reader can take.
+    """
     try:
-        bill = read_bill(args.paths, format=args.format, strict=args.strict)
+        bill = read_bill(paths, format=format, strict=strict)
         bill = bill.between(since, until)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BillError(str(error)) from None
     if bill.skipped:
         warning = f"{summary(bill.skipped)}; the rest is billed (--strict refuses them)"
         sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
+    return bill
+
+
+def _run(args: argparse.Namespace) -> str:
+    since, until = _day(args.since, "--since"), _day(args.until, "--until")
+    bill = read(args.paths, args.format, args.strict, since, until)
     if not bill.calls:
         raise BillError(f"no call from {args.since or 'the first'} to {args.until or 'the last'}")
     data = report(bill, calls=args.calls, by=args.by)

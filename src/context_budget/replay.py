@@ -1,0 +1,769 @@
+"""What a bill would have cost under another policy: the same calls, replayed.
+
+`replay(bill, policy)` sends every call of a bill again, in the order its
+requests were sent, to the package's model of the cache (`PromptCache`), and
+prices each with `pricing.cost`. The trajectory is the session's: the same
+calls, with the same outputs, at the same times. What changes is what each
+request held and what the cache made of it:
+
+- `Policy.model`: every call on another model (its cache rules and prices);
+- `Policy.ttl`: every cache write of that lifetime (`"5m"` or `"1h"`);
+- `Policy.clear_at` and `Policy.keep`: old tool results cleared as the
+  server does it (`editing.clear_tool_uses_20250919`): on a request over
+  `clear_at` tokens, every tool result but those of the last `keep` tool
+  uses becomes a placeholder, and the cache is read only up to the first
+  block that changed;
+- `Policy.compact_at`: a client-side compaction (`compaction.compact`) once a
+  request reaches `compact_at` tokens: one summarizing call, priced (it reads
+  the request and writes the summary), then the thread goes on from the
+  compacted history, and its next call writes it to the cache anew.
+
+With no policy the replay runs the session's own choices (each call's model,
+each thread's write lifetime) through the same code: the usage it computes
+is its own, never copied from the record, and on sessions whose files hold
+their requests it comes within a few hundredths of the bill
+(`Replay.departures` names the calls where it does not, and why).
+
+Each request is rebuilt from the files (`_requests`): the tools and system
+prompt no file keeps, then every message block, sized so that the request
+adds up to the prompt the call recorded. There is one cache per model for
+the whole bill, keyed by content as the provider's is: a thread reads what
+another thread, or another session, wrote minutes before; a request sent
+while another's response has not begun misses what that one writes.
+
+The rent of a tool result (`RentedResult`, `Replay.rent`): what its tokens
+cost on every call that carried it, from the first until it left the
+context (cleared, summarized, or the end of the session), at the rate each
+call paid for them there (read, written or uncached).
+
+Example:
+    >>> from context_budget import read_bill
+    >>> bill = read_bill("docs/measured/sessions/sample-project/"
+    ...                  "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    >>> same = replay(bill)
+    >>> round(same.cost / bill.cost().total, 2)
+    1.0
+    >>> later = replay(bill, Policy(ttl="1h"))
+    >>> later.cost > same.cost  # no pause in it is long enough for 1-hour writes to pay
+    True
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from context_budget import _stand_ins
+from context_budget._requests import Block, Request, digest, rebuild_requests
+from context_budget._stand_ins import IDENT, count, stand_in
+from context_budget._values import short_repr
+from context_budget.bills import Bill
+from context_budget.cache import MIN_CACHEABLE_TOKENS, TTL_SECONDS, PromptCache, SimulatedClock
+from context_budget.compaction import SUMMARY_PREFIX, compact_with_record
+from context_budget.editing import PLACEHOLDER, clear_tool_uses_20250919
+from context_budget.errors import ContextOverflowError
+from context_budget.layers import Layers
+from context_budget.messages import Message
+from context_budget.pricing import Cost, Price, Unpriced, cost, model_family, price_for
+from context_budget.sessions import Call
+from context_budget.usage import Usage
+
+__all__ = [
+    "ASSUMPTION",
+    "COMPACTED_SHARE",
+    "DEFAULT_SUMMARY_TOKENS",
+    "Departure",
+    "Policy",
+    "Rent",
+    "RentedResult",
+    "Replay",
+    "lifetimes_offered",
+    "replay",
+]
+
+#: What every replay assumes, in one sentence.
+ASSUMPTION = (
+    "The replay keeps each session's trajectory (the same calls, outputs and pauses) "
+    "and changes only what each request held and what the cache did with it."
+)
+#: The size of a compaction's summary, in tokens, for a bill whose files hold none of
+#: their own: the replay's assumption, not a measured figure (`Policy.summary_tokens`).
+DEFAULT_SUMMARY_TOKENS = 2_000
+#: The share of a thread's conversation a compaction keeps at most (summary included):
+#: the budget `compact` is given is the system part plus this share of the rest.
+COMPACTED_SHARE = 0.5
+#: A call's replay departs from its bill when the two differ by more than this share
+#: of the bill's cost and by more than `_LEAST_USD`.
+_DEPARTS = 0.02
+_LEAST_USD = 0.0001
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The choices a replay runs under; each None keeps the session's own.
+
+    Attributes:
+        model: the model every call runs on (a dated id or a family), or None
+            for each call's own.
+        ttl: `"5m"` or `"1h"`, the lifetime of every cache write; None for
+            each thread's own (1 hour where it wrote more 1-hour tokens than
+            5-minute ones).
+        clear_at: clear old tool results from requests over this many tokens;
+            None never clears.
+        keep: how many of the latest tool uses clearing leaves whole.
+        compact_at: compact a thread once a request reaches this many tokens;
+            None never compacts.
+        summary_tokens: the size of a compaction's summary, in tokens; None
+            for the mean of the files' own summaries, else
+            `DEFAULT_SUMMARY_TOKENS`.
+    """
+
+    model: str | None = None
+    ttl: Literal["5m", "1h"] | None = None
+    clear_at: int | None = None
+    keep: int = 3
+    compact_at: int | None = None
+    summary_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.model is not None and (not isinstance(self.model, str) or not self.model):
+            raise ValueError(f"model must be a model id, got {short_repr(self.model)}")
+        if self.ttl is not None and self.ttl not in TTL_SECONDS:
+            raise ValueError(f"ttl must be '5m' or '1h', got {short_repr(self.ttl)}")
+        for name, least in (("clear_at", 1), ("compact_at", 1), ("summary_tokens", 1)):
+            value = getattr(self, name)
+            if value is not None and (type(value) is not int or value < least):
+                raise ValueError(
+                    f"{name} must be an int >= {least} tokens, got {short_repr(value)}"
+                )
+        if type(self.keep) is not int or self.keep < 0:
+            raise ValueError(f"keep must be an int >= 0 tool uses, got {short_repr(self.keep)}")
+
+    @property
+    def recorded(self) -> bool:
+        """True when nothing is changed: the session's own model, lifetimes and context."""
+        return self == Policy(keep=self.keep, summary_tokens=self.summary_tokens)
+
+
+@dataclass(frozen=True)
+class RentedResult:
+    """One tool result and what keeping it in the context cost.
+
+    Attributes:
+        tool: the tool that produced it (`""` where the files do not say).
+        tokens: its size, in tokens.
+        cost_usd: what its tokens cost on every call that carried them, USD;
+            None where a call that carried it has no price.
+        calls: how many calls carried it.
+        first_call: the number (in `Replay.bill.calls`) of the first call that carried it.
+        thread: its thread.
+        where: where it is in the files (`file:line`, or `file message N`).
+    """
+
+    tool: str
+    tokens: int
+    cost_usd: float | None
+    calls: int
+    first_call: int
+    thread: str
+    where: str
+
+
+@dataclass(frozen=True)
+class Rent:
+    """The tool results of one tool, and what keeping them cost (`Replay.rent`).
+
+    Attributes:
+        tool: the tool (`""` where the files do not say).
+        results: how many of its results the calls carried.
+        tokens: their sizes added, in tokens.
+        cost_usd: their rent added, USD; None where one is unpriced.
+    """
+
+    tool: str
+    results: int
+    tokens: int
+    cost_usd: float | None
+
+
+@dataclass(frozen=True)
+class Departure:
+    """A call whose replay, with the session's own policy, differs from its bill.
+
+    Attributes:
+        call: its number in the bill.
+        thread: its thread.
+        bill_usd: what the bill says it cost, USD.
+        replayed_usd: what the replay says, USD.
+        read: the tokens the replay read minus those the record read.
+        why: one line: what the files cannot tell the replay.
+    """
+
+    call: int
+    thread: str
+    bill_usd: float
+    replayed_usd: float
+    read: int
+    why: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A bill replayed under a `Policy`.
+
+    Attributes:
+        bill: the replayed calls as a `Bill` (its costs, rebuilds, groups and
+            lifetimes are the replay's), the summarizing calls of its
+            compactions in their place.
+        recorded: the bill that was replayed.
+        policy: the policy it ran under.
+        clearings: calls whose request clearing changed from the one before
+            in its thread (each breaks the cache at the first block it cleared).
+        compactions: compactions made (each a summarizing call in `bill`).
+        summaries: the numbers, in `bill.calls`, of the summarizing calls.
+        numbers: for each call of `bill`, the number of the recorded call it
+            replays (the call a summarizing call came before).
+        results: every tool result the calls carried, costliest first.
+        departures: with the session's own policy, the calls the replay prices
+            differently from the bill (empty under any other policy).
+        unreplayed: the models with no cache model, whose calls are left out.
+        summary_tokens: the size of a compaction's summary the replay used, in tokens.
+    """
+
+    bill: Bill
+    recorded: Bill
+    policy: Policy
+    clearings: int
+    compactions: int
+    summaries: tuple[int, ...]
+    numbers: tuple[int, ...]
+    results: tuple[RentedResult, ...]
+    departures: tuple[Departure, ...] = ()
+    unreplayed: tuple[str, ...] = ()
+    summary_tokens: int = DEFAULT_SUMMARY_TOKENS
+
+    @property
+    def assumption(self) -> str:
+        """What the replay assumes, in one sentence (`ASSUMPTION`)."""
+        return ASSUMPTION
+
+    @property
+    def cost(self) -> float:
+        """The replayed calls' bill, USD (unpriced calls left out, as the bill leaves them)."""
+        return self.bill.cost().total
+
+    def rent(self) -> list[Rent]:
+        """The tool results by tool, the costliest tool first (then the most tokens)."""
+        tools: dict[str, list[RentedResult]] = {}
+        for result in self.results:
+            tools.setdefault(result.tool, []).append(result)
+        found = []
+        for tool, results in tools.items():
+            usd = [r.cost_usd for r in results]
+            total = None if None in usd else sum(u for u in usd if u is not None)
+            found.append(Rent(tool, len(results), sum(r.tokens for r in results), total))
+        return sorted(found, key=lambda r: (-(r.cost_usd or 0.0), -r.tokens, r.tool))
+
+
+# ---------------------------------------------------------------- one thread's context
+
+
+@dataclass
+class _Compacted:
+    """What a thread's compactions left: the blocks summarized, the summary, cleared results."""
+
+    summarized: set[str] = field(default_factory=set)
+    summary: Block | None = None
+    cleared: dict[str, Block] = field(default_factory=dict)  # ident -> its marker
+    segment: int = 0  # the recorded segment it applies to
+
+    def apply(self, blocks: Sequence[Block]) -> list[Block] | None:
+        """`blocks` as this state holds them; None when they no longer hold what it summarized."""
+        if self.summary is None:
+            return [self.cleared.get(b.ident, b) for b in blocks]
+        found: list[Block] = []
+        placed = False
+        for block in blocks:
+            if block.ident in self.summarized:
+                if not placed:
+                    found.append(self.summary)
+                    placed = True
+            else:
+                found.append(self.cleared.get(block.ident, block))
+        return found if placed else None
+
+
+@dataclass(frozen=True)
+class _Done:
+    """What one `compact_with_record` did, in the stand-in messages it was given."""
+
+    before: list[Message]  # the conversation it was given
+    after: list[Message]  # the conversation it returned
+    summarized: range  # the indexes of `before` the summary replaced
+    step: int  # 1: old tool results cleared; 2: a summary written
+    key: str  # the summary's key
+
+
+@dataclass
+class _Thread:
+    """One thread's state through the replay."""
+
+    ttl: str
+    compacted: _Compacted = field(default_factory=_Compacted)
+    cleared: frozenset[str] = frozenset()  # what clearing left out of its last request
+    compactions: int = 0
+    stuck_at: int = 0  # the request size at which compaction last could not make room
+
+
+@dataclass
+class _Rented:
+    """A tool result's rent while it is counted: the block, USD so far, calls, first call."""
+
+    block: Block
+    thread: str
+    first: int  # the recorded call's index
+    usd: float | None = 0.0
+    calls: int = 0
+
+
+def _lifetimes(bill: Bill) -> dict[str, str]:
+    """Thread -> the lifetime it wrote more tokens with (`"5m"` on a tie or no write)."""
+    sums: dict[str, list[int]] = {}
+    for call in bill.calls:
+        both = sums.setdefault(call.thread, [0, 0])
+        both[0] += call.cache_creation_5m
+        both[1] += call.cache_creation_1h
+    return {thread: "1h" if hour > five else "5m" for thread, (five, hour) in sums.items()}
+
+
+def _summary_size(requests: Sequence[Request]) -> int:
+    """The mean size of the files' own compaction summaries, else the default."""
+    seen = {r.blocks[1].ident: r.summary for r in requests if r.summary and len(r.blocks) > 1}
+    sizes = [r.summary for r in requests if r.summary]
+    if not sizes:
+        return DEFAULT_SUMMARY_TOKENS
+    own = list(seen.values()) or sizes
+    return max(1, round(sum(own) / len(own)))
+
+
+def _overlap(low: int, high: int, start: int, stop: int) -> int:
+    return max(0, min(high, stop) - max(low, start))
+
+
+def _replayed_usage(usage: Usage, recorded: Usage, same_model: bool) -> Usage:
+    """The cache's usage for a call, with the call's own output and price rules."""
+    output = sum(part.output_tokens for part in recorded.iterations) or recorded.output_tokens
+    return Usage(
+        usage.input_tokens,
+        output,
+        usage.cache_creation_input_tokens,
+        usage.cache_read_input_tokens,
+        usage.ephemeral_5m_input_tokens,
+        usage.ephemeral_1h_input_tokens,
+        recorded.speed if same_model else "",
+        recorded.inference_geo,
+        recorded.web_search_requests,
+    )
+
+
+def _priced(usage: Usage, price: Price | None) -> Cost | None:
+    if price is None:
+        return None
+    try:
+        return cost(usage, price)
+    except Unpriced:
+        return None
+
+
+class _Run:
+    """One replay, call by call in the order the requests were sent."""
+
+    def __init__(self, bill: Bill, policy: Policy, requests: Sequence[Request]) -> None:
+        self.bill, self.policy, self.requests = bill, policy, requests
+        self.summary_tokens = policy.summary_tokens or _summary_size(requests)
+        lifetimes = _lifetimes(bill)
+        self.threads = {thread: _Thread(policy.ttl or lifetimes[thread]) for thread in lifetimes}
+        first = next((r.sent for r in requests if r.sent is not None), 0.0)
+        self.clock = SimulatedClock(first)
+        self.caches: dict[str, PromptCache | None] = {}
+        self.out: list[list[Call]] = [[] for _ in bill.calls]  # recorded index -> its calls
+        self.rented: dict[str, _Rented] = {}
+        self.clearings = self.compactions = 0
+        self.unreplayed: set[str] = set()
+
+    def cache(self, model: str) -> PromptCache | None:
+        """The one cache of `model` for the whole bill; None for a model it cannot model."""
+        family = model_family(model)
+        if family not in self.caches:
+            try:
+                self.caches[family] = PromptCache(family, counter=count, clock=self.clock)
+            except ValueError:
+                self.caches[family] = None
+        return self.caches[family]
+
+    def run(self) -> None:
+        order = sorted(
+            range(len(self.requests)),
+            key=lambda k: (self.requests[k].sent is None, self.requests[k].sent or 0.0, k),
+        )
+        for index in order:
+            self.one(index)
+
+    def one(self, index: int) -> None:
+        """Replay recorded call `index`: its request as the policy holds it, priced."""
+        call, request = self.bill.calls[index], self.requests[index]
+        model = self.policy.model or call.model
+        cache = self.cache(model)
+        if cache is None:
+            self.unreplayed.add(model)
+            return
+        at = self.clock.now if request.sent is None else max(request.sent, self.clock.now)
+        self.clock.advance(at - self.clock.now)
+        answered = max(at, call.timestamp if call.timestamp is not None else at)
+        thread = self.threads[call.thread]
+        blocks = self.held(thread, call, request)
+        limit = self.policy.compact_at
+        due = limit is not None and sum(b.tokens for b in blocks) >= max(limit, thread.stuck_at + 1)
+        if due and self.compact(index, thread, blocks, cache, model, at):
+            blocks = self.held(thread, call, request)
+        usage = cache.usage(_stand_ins.cache_request(blocks, thread.ttl), responded_at=answered)
+        usage = _replayed_usage(usage, call.usage, model == call.model)
+        segment = call.segment + thread.compactions
+        self.out[index].append(replace(call, model=model, usage=usage, segment=segment))
+        self.charge(index, call.thread, blocks, usage, model)
+
+    def held(self, thread: _Thread, call: Call, request: Request) -> list[Block]:
+        """The request as the thread's compactions and clearing leave it."""
+        if thread.compacted.segment != call.segment:
+            thread.compacted = _Compacted(segment=call.segment)
+        blocks = thread.compacted.apply(request.blocks)
+        if blocks is None:  # the request left what was summarized (a rewind): start again
+            thread.compacted = _Compacted(segment=call.segment)
+            blocks = list(request.blocks)
+        return self.clear(thread, blocks)
+
+    def clear(self, thread: _Thread, blocks: list[Block]) -> list[Block]:
+        """`blocks` with old tool results cleared, as the server clears them."""
+        if self.policy.clear_at is None:
+            return blocks
+        edit = {
+            "trigger": {"type": "input_tokens", "value": self.policy.clear_at},
+            "keep": {"type": "tool_uses", "value": self.policy.keep},
+        }
+        size = sum(b.tokens for b in blocks)
+        done = clear_tool_uses_20250919(
+            _stand_ins.messages(blocks), edit, prompt_tokens=size, counter=count
+        )
+        gone = {
+            item[IDENT]
+            for message in done.messages
+            for item in message["content"]
+            if item.get("type") == "tool_result" and item.get("content") == PLACEHOLDER
+        }
+        if gone - thread.cleared:
+            self.clearings += 1
+        thread.cleared = frozenset(gone)
+        if not gone:
+            return blocks
+        mark = Block("", "cleared", "user", "cleared", count(PLACEHOLDER))
+        return [
+            replace(mark, ident=f"{b.ident}:cleared", role=b.role) if b.ident in gone else b
+            for b in blocks
+        ]
+
+    def compact(
+        self,
+        index: int,
+        thread: _Thread,
+        blocks: list[Block],
+        cache: PromptCache,
+        model: str,
+        at: float,
+    ) -> bool:
+        """Compact the thread before call `index`; False when `compact` cannot make room."""
+        done = self.compacted(blocks)
+        size = sum(b.tokens for b in blocks)
+        if done is None:
+            thread.stuck_at = size  # try again once the request has grown past this
+            return False
+        call = self.bill.calls[index]
+        if done.step == 2:  # a summary was written: its call reads the history and is priced
+            usage = cache.usage(_stand_ins.cache_request(blocks, thread.ttl), responded_at=at)
+            usage = replace(usage, output_tokens=self.summary_tokens)
+            summarizing = replace(
+                call,
+                timestamp=at,
+                model=model,
+                usage=usage,
+                segment=call.segment + thread.compactions,
+                recorded_cost=None,
+                message=None,
+            )
+            self.out[index].append(summarizing)
+            self.charge(index, call.thread, blocks, usage, model)
+        thread.compacted = self.after(thread, call, blocks, done)
+        thread.compactions += 1
+        self.compactions += 1
+        return True
+
+    def compacted(self, blocks: Sequence[Block]) -> _Done | None:
+        """`compact_with_record` on the blocks, as it cuts by default, else as a single task.
+
+        None when neither makes room.
+        """
+        system = sum(b.tokens for b in blocks if b.role == "system")
+        conversation = [b for b in blocks if b.role != "system"]
+        messages = _stand_ins.messages(conversation)
+        sizes = [sum(count(_stand_ins.text_of(item)) for item in m["content"]) for m in messages]
+        budget = system + math.floor(sum(b.tokens for b in conversation) * COMPACTED_SHARE)
+        layers = Layers("", [], messages)
+        key = digest("summary", [b.ident for b in conversation])
+
+        def summarize(_: object) -> str:
+            return stand_in(key, self.summary_tokens)
+
+        for single in (False, True):
+            try:
+                record = compact_with_record(
+                    layers,
+                    budget,
+                    summarize,
+                    count,
+                    single_task=single,
+                    sizes=sizes,
+                    fixed_tokens=(system, 0),
+                )
+            except ContextOverflowError:
+                continue
+            return _Done(messages, record.layers.conversation, record.summarized, record.step, key)
+        return None
+
+    def after(
+        self, thread: _Thread, call: Call, blocks: Sequence[Block], done: _Done
+    ) -> _Compacted:
+        """The thread's state once `done` compacted `blocks`."""
+        old = thread.compacted
+        state = _Compacted(set(old.summarized), None, dict(old.cleared), call.segment)
+        summarized = {
+            item[IDENT]
+            for message in done.before[done.summarized.start : done.summarized.stop]
+            for item in message["content"]
+        }
+        if old.summary is not None and old.summary.ident not in summarized:
+            state.summary = old.summary  # an earlier summary the new one kept
+        for message in done.after:
+            if not isinstance(message["content"], list):
+                continue
+            for item in message["content"]:
+                text = _stand_ins.text_of(item)
+                if IDENT in item and item.get("type") == "tool_result" and "\u27e6" not in text:
+                    ident = item[IDENT]
+                    marker = Block(
+                        f"{ident}:compacted", "compacted", "user", "cleared", count(text)
+                    )
+                    state.cleared[ident] = marker
+        if done.step == 2:
+            state.summarized |= summarized
+            tokens = count(SUMMARY_PREFIX + stand_in(done.key, self.summary_tokens))
+            number = thread.compactions + 1
+            ident = f"summary:{call.thread}:{number}"
+            state.summary = Block(ident, done.key, "user", "summary", tokens)
+        return state
+
+    def charge(
+        self, index: int, thread: str, blocks: Sequence[Block], usage: Usage, model: str
+    ) -> None:
+        """Add what each tool result in `blocks` cost on this call to its rent."""
+        bill = _priced(usage, price_for(model))
+        read = usage.cache_read_input_tokens
+        written = read + usage.cache_creation_input_tokens
+        rates = None
+        if bill is not None:
+            rates = (
+                bill.cache_reads / read if read else 0.0,
+                bill.cache_writes / (written - read) if written > read else 0.0,
+                bill.uncached_input / usage.input_tokens if usage.input_tokens else 0.0,
+            )
+        offset = 0
+        for block in blocks:
+            low, offset = offset, offset + block.tokens
+            if block.kind != "tool_result":
+                continue
+            rented = self.rented.setdefault(block.ident, _Rented(block, thread, index))
+            rented.calls += 1
+            if rates is None or rented.usd is None:
+                rented.usd = None
+                continue
+            parts = (
+                _overlap(low, offset, 0, read),
+                _overlap(low, offset, read, written),
+                _overlap(low, offset, written, written + usage.input_tokens),
+            )
+            rented.usd += sum(tokens * rate for tokens, rate in zip(parts, rates, strict=True))
+
+    def replay(self) -> Replay:
+        """The run's outcome, once `run` has gone through every call."""
+        calls: list[Call] = []
+        numbers: list[int] = []
+        summaries: list[int] = []
+        first: dict[int, int] = {}  # recorded index -> its first call's number in the replay
+        for index, made in enumerate(self.out):
+            for call in made:
+                calls.append(call)
+                numbers.append(index + 1)
+                first.setdefault(index, len(calls))
+                if len(made) > 1 and call is not made[-1]:
+                    summaries.append(len(calls))
+        replayed = replace(
+            self.bill,
+            calls=tuple(calls),
+            _lines=tuple(calls),
+            _priced={},
+            _found={},
+            _sides={},
+        )
+        results = [
+            RentedResult(
+                r.block.tool,
+                r.block.tokens,
+                r.usd,
+                r.calls,
+                first.get(r.first, 0),
+                r.thread,
+                r.block.where,
+            )
+            for r in self.rented.values()
+        ]
+        results.sort(key=lambda r: (-(r.cost_usd or 0.0), -r.tokens, r.first_call))
+        departures = _departures(self.bill, replayed, numbers) if self.policy.recorded else []
+        return Replay(
+            replayed,
+            self.bill,
+            self.policy,
+            self.clearings,
+            self.compactions,
+            tuple(summaries),
+            tuple(numbers),
+            tuple(results),
+            tuple(departures),
+            tuple(sorted(self.unreplayed)),
+            self.summary_tokens,
+        )
+
+
+def _departures(recorded: Bill, replayed: Bill, numbers: Sequence[int]) -> list[Departure]:
+    """The calls whose replay, with the session's own policy, the bill prices otherwise."""
+    found = []
+    for number, (call, source) in enumerate(zip(replayed.calls, numbers, strict=True), 1):
+        was = recorded.call_cost(source)
+        now = replayed.call_cost(number)
+        if was is None or now is None:
+            continue
+        if abs(now.total - was.total) <= max(_DEPARTS * was.total, _LEAST_USD):
+            continue
+        before = recorded.calls[source - 1]
+        read = call.cache_read_input_tokens - before.cache_read_input_tokens
+        found.append(
+            Departure(source, call.thread, was.total, now.total, read, _why(recorded, source, read))
+        )
+    return found
+
+
+def _why(recorded: Bill, number: int, read: int) -> str:
+    """One line: what the files could not tell the replay about recorded call `number`."""
+    call = recorded.calls[number - 1]
+    first = next(k for k, c in enumerate(recorded.calls, 1) if c.thread == call.thread) == number
+    if read < 0 and first:
+        return (
+            f"the record read {-read:,} tokens more: the thread's first call found a prefix "
+            "written by a session or thread the files billed do not hold"
+        )
+    if read < 0:
+        return (
+            f"the record read {-read:,} tokens more: the provider kept an entry the rules "
+            "the replay follows had let go, or the files' sizes split the prompt otherwise"
+        )
+    return (
+        f"the replay read {read:,} tokens more: an entry the provider had lost (a parallel "
+        "request, an eviction) or a prefix the files do not show changing"
+    )
+
+
+#: Rebuilt requests, one list per bill, kept while the bill lives (`replay` is run many
+#: times over one bill by a sweep).
+_REBUILT: dict[int, list[Request]] = {}
+
+
+def _requests_of(bill: Bill) -> list[Request]:
+    found = _REBUILT.get(id(bill))
+    if found is None:
+        found = rebuild_requests(bill.calls, bill.sessions, bill.places)
+        _REBUILT[id(bill)] = found
+        weakref.finalize(bill, _REBUILT.pop, id(bill), None)
+    return found
+
+
+def lifetimes_offered(model: str) -> tuple[str, ...]:
+    """The cache lifetimes `model`'s provider lets a request choose (empty: no choice).
+
+    Anthropic's models offer `"5m"` and `"1h"`; a model of another provider,
+    or one with no cache model here, offers no choice.
+
+    Examples:
+        >>> lifetimes_offered("claude-sonnet-4-20250514")
+        ('5m', '1h')
+        >>> lifetimes_offered("gpt-5-codex")
+        ()
+    """
+    return tuple(TTL_SECONDS) if model_family(model) in MIN_CACHEABLE_TOKENS else ()
+
+
+def _check(policy: Policy, bill: Bill) -> None:
+    """Refuse a policy the bill's models cannot run under, naming the model and the limit."""
+    if policy.model is not None:
+        family = model_family(policy.model)
+        if family not in MIN_CACHEABLE_TOKENS or price_for(policy.model) is None:
+            known = sorted(m for m in MIN_CACHEABLE_TOKENS if price_for(m) is not None)
+            raise ValueError(
+                f"model {policy.model!r}: no cache model and price for it "
+                f"(models with both: {', '.join(known)})"
+            )
+    if policy.ttl is not None:
+        for model in [policy.model] if policy.model is not None else list(bill.models):
+            if policy.ttl not in lifetimes_offered(model):
+                raise ValueError(
+                    f"ttl {policy.ttl!r}: {model}'s provider offers no choice of cache "
+                    "lifetime (Anthropic's models offer 5m and 1h)"
+                )
+
+
+def replay(bill: Bill, policy: Policy | None = None) -> Replay:
+    """The bill's calls replayed under `policy` (the session's own choices when None).
+
+    Args:
+        bill: a bill (`read_bill`), its files' messages included.
+        policy: what to change (`Policy`).
+
+    Returns:
+        A `Replay`: the replayed calls as a bill, how often clearing and
+        compaction fired, every tool result's rent, and (with the session's
+        own policy) the calls priced otherwise than the bill.
+
+    Raises:
+        TypeError: `bill` is not a `Bill`, or `policy` not a `Policy`.
+        ValueError: `policy.model` has no cache model or no price, or
+            `policy.ttl` is set where a model's provider offers no choice of
+            lifetime (`lifetimes_offered`).
+    """
+    if not isinstance(bill, Bill):
+        raise TypeError(f"bill must be a Bill (read_bill), got {short_repr(bill)}")
+    policy = Policy() if policy is None else policy
+    if not isinstance(policy, Policy):
+        raise TypeError(f"policy must be a Policy, got {short_repr(policy)}")
+    _check(policy, bill)
+    run = _Run(bill, policy, _requests_of(bill))
+    run.run()
+    return run.replay()
