@@ -280,6 +280,32 @@ def test_an_entry_not_read_for_five_minutes_is_gone() -> None:
     assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (0, 1500)
 
 
+def test_a_request_sent_before_another_response_began_misses_what_that_one_writes() -> None:
+    """Parallel requests: an entry is readable once the response that writes it has begun."""
+    clock = SimulatedClock()
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100), clock=clock)
+    request = {"system": [marked("shared prompt")], "messages": blocks(1)}
+    first = cache.usage(request, responded_at=2.4)  # sent at 0:00, answered from 0:02.4
+    clock.advance(0.1)
+    second = cache.usage(request, responded_at=2.6)  # sent before that answer began
+    assert (first.cache_read_input_tokens, second.cache_read_input_tokens) == (0, 0)
+    assert second.cache_creation_input_tokens == 1100  # each pays to write the same prefix
+    clock.advance(2.5)  # 0:02.6, after the first answer began
+    assert cache.usage(request).cache_read_input_tokens == 1100
+    # and the lifetime still runs from the request's start, not the answer's
+    clock.advance(300 - 2.6 - 0.1 + 0.1)
+    assert cache.usage(request).cache_read_input_tokens == 1100  # refreshed at 0:02.6
+
+
+def test_responded_at_is_checked_and_never_before_the_request() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100), clock=SimulatedClock(10.0))
+    request = {"system": [marked("shared prompt")], "messages": blocks(1)}
+    with pytest.raises(TypeError, match="responded_at must be a number"):
+        cache.usage(request, responded_at="soon")  # type: ignore[arg-type]
+    cache.usage(request, responded_at=5.0)  # before the request: readable at once
+    assert cache.usage(request).cache_read_input_tokens == 1100
+
+
 def test_after_thirty_minutes_the_hour_part_is_read_and_the_five_minute_part_rewritten() -> None:
     """On a mixed-TTL request: 1h on the system prompt, 5m on the last message."""
     clock = SimulatedClock()

@@ -3,8 +3,9 @@
 The top level is the library a reader calls: counting tokens, the layers of a
 request and their budget, cutting, clearing and compacting, notes outside the
 window, the agent loop, the prompt cache and its prices, the bill of a saved
-session, transcripts, and the errors a caller catches. Every name in it is one
-a page, a notebook or the command line uses.
+session and its replay under another policy, transcripts, and the errors a
+caller catches. Every name in it is one a page, a notebook or the command line
+uses.
 
 Everything else stays in its module: the labs' helpers (`context_budget.calibration`,
 `context_budget.survival`, `context_budget.erosion`, `context_budget.experiment`),
@@ -101,6 +102,10 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `
         model_family,
         price_for,
     )
+    from context_budget.replay import (
+        Policy,
+        replay,
+    )
     from context_budget.summarizers import (
         forget_everything,
         keep_numbers,
@@ -148,6 +153,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "messages": ("Message", "message_text", "tool_message"),
     "notes": ("NOTES_TOOL", "NotesFile"),
     "pricing": ("PRICES", "cost", "loop_cost", "model_family", "price_for"),
+    "replay": ("Policy", "replay"),
     "summarizers": ("forget_everything", "keep_numbers"),
     "tokens": (
         "MESSAGE_OVERHEAD_TOKENS",
@@ -198,6 +204,7 @@ __all__ = [  # noqa: RUF022
     "NOTES_TOOL",
     "NotesFile",
     "PRICES",
+    "Policy",
     "PrefixGuard",
     "PromptCache",
     "SUMMARY_PREFIX",
@@ -229,6 +236,7 @@ __all__ = [  # noqa: RUF022
     "price_for",
     "qwen_counter",
     "read_bill",
+    "replay",
     "response_field",
     "run_agent",
     "should_compact",

@@ -38,11 +38,10 @@ call paid for them there (read, written or uncached).
 
 Example:
     >>> from context_budget import read_bill
-    >>> bill = read_bill("docs/measured/sessions/sample-project/"
-    ...                  "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    >>> bill = read_bill("docs/measured/sessions/sample-project")
     >>> same = replay(bill)
-    >>> round(same.cost / bill.cost().total, 2)
-    1.0
+    >>> f"{same.cost / bill.cost().total - 1:+.1%}"
+    '+0.3%'
     >>> later = replay(bill, Policy(ttl="1h"))
     >>> later.cost > same.cost  # no pause in it is long enough for 1-hour writes to pay
     True
@@ -56,9 +55,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from context_budget import _stand_ins
 from context_budget._requests import Block, Request, digest, rebuild_requests
-from context_budget._stand_ins import IDENT, count, stand_in
+from context_budget._stand_ins import IDENT, cache_request, count, stand_in, text_of
+from context_budget._stand_ins import messages as as_messages
 from context_budget._values import short_repr
 from context_budget.bills import Bill
 from context_budget.cache import MIN_CACHEABLE_TOKENS, TTL_SECONDS, PromptCache, SimulatedClock
@@ -429,7 +428,7 @@ class _Run:
         due = limit is not None and sum(b.tokens for b in blocks) >= max(limit, thread.stuck_at + 1)
         if due and self.compact(index, thread, blocks, cache, model, at):
             blocks = self.held(thread, call, request)
-        usage = cache.usage(_stand_ins.cache_request(blocks, thread.ttl), responded_at=answered)
+        usage = cache.usage(cache_request(blocks, thread.ttl), responded_at=answered)
         usage = _replayed_usage(usage, call.usage, model == call.model)
         segment = call.segment + thread.compactions
         self.out[index].append(replace(call, model=model, usage=usage, segment=segment))
@@ -455,7 +454,7 @@ class _Run:
         }
         size = sum(b.tokens for b in blocks)
         done = clear_tool_uses_20250919(
-            _stand_ins.messages(blocks), edit, prompt_tokens=size, counter=count
+            as_messages(blocks), edit, prompt_tokens=size, counter=count
         )
         gone = {
             item[IDENT]
@@ -491,7 +490,7 @@ class _Run:
             return False
         call = self.bill.calls[index]
         if done.step == 2:  # a summary was written: its call reads the history and is priced
-            usage = cache.usage(_stand_ins.cache_request(blocks, thread.ttl), responded_at=at)
+            usage = cache.usage(cache_request(blocks, thread.ttl), responded_at=at)
             usage = replace(usage, output_tokens=self.summary_tokens)
             summarizing = replace(
                 call,
@@ -516,8 +515,8 @@ class _Run:
         """
         system = sum(b.tokens for b in blocks if b.role == "system")
         conversation = [b for b in blocks if b.role != "system"]
-        messages = _stand_ins.messages(conversation)
-        sizes = [sum(count(_stand_ins.text_of(item)) for item in m["content"]) for m in messages]
+        messages = as_messages(conversation)
+        sizes = [sum(count(text_of(item)) for item in m["content"]) for m in messages]
         budget = system + math.floor(sum(b.tokens for b in conversation) * COMPACTED_SHARE)
         layers = Layers("", [], messages)
         key = digest("summary", [b.ident for b in conversation])
@@ -558,7 +557,7 @@ class _Run:
             if not isinstance(message["content"], list):
                 continue
             for item in message["content"]:
-                text = _stand_ins.text_of(item)
+                text = text_of(item)
                 if IDENT in item and item.get("type") == "tool_result" and "\u27e6" not in text:
                     ident = item[IDENT]
                     marker = Block(

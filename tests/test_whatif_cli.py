@@ -1,0 +1,123 @@
+"""`context-budget whatif`: the replay from the command line, its JSON and its refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from context_budget import read_bill
+from context_budget.cli import main
+
+SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
+PROJECT = SESSIONS / "sample-project"
+SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
+ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
+ROW_KEYS = {
+    "call",
+    "thread",
+    "time",
+    "model",
+    "input",
+    "cache_read",
+    "cache_write_5m",
+    "cache_write_1h",
+    "output",
+    "cost_usd",
+}
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    assert main(["whatif", *args, "--json"]) == 0
+    data: dict[str, object] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def test_the_json_keeps_the_bills_conventions(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(capsys, str(PROJECT), "--calls")
+    bill = read_bill(PROJECT)
+    assert data["bill_usd"] == round(bill.cost().total, 6)
+    assert data["threads"] == bill.threads
+    assert isinstance(data["replayed_usd"], float)
+    assert abs(data["replayed_usd"] / data["bill_usd"] - 1) < 0.02  # type: ignore[operator]
+    assert (data["clearings"], data["compactions"]) == (0, 0)
+    assert isinstance(data["assumption"], str) and data["assumption"].endswith(".")
+    rows = data["per_call"]
+    assert isinstance(rows, list) and len(rows) == len(bill.calls)
+    assert all(set(row) >= ROW_KEYS for row in rows)
+    rent = data["rent"]
+    assert isinstance(rent, list)
+    assert set(rent[0]) == {"tool", "results", "tokens", "cost_usd"}
+    costs = [r["cost_usd"] for r in rent]
+    assert costs == sorted(costs, reverse=True)
+
+
+def test_clearing_and_compaction_say_how_often_they_fired(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    plain = _json(capsys, str(PROJECT))
+    cleared = _json(capsys, str(PROJECT), "--clear-at", "20000", "--keep", "5")
+    compacted = _json(capsys, str(PROJECT), "--compact-at", "25,000", "--calls")
+    assert cleared["clearings"] and cleared["policy"]["keep"] == 5  # type: ignore[index]
+    assert compacted["compactions"]
+    assert plain["replayed_usd"] not in (cleared["replayed_usd"], compacted["replayed_usd"])
+    rows = compacted["per_call"]
+    assert isinstance(rows, list)
+    summaries = [row for row in rows if row["summarizing"]]
+    assert len(summaries) == compacted["summarizing_calls"] > 0
+
+
+def test_the_text_names_the_ten_costliest_results_and_where_they_are(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["whatif", str(PROJECT)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    start = lines.index("rent: the 10 costliest tool results")
+    named = lines[start + 1 : start + 11]
+    assert len(named) == 10 and all(".jsonl:" in line for line in named)
+    assert lines[start + 11].startswith("rent by tool: Read ")
+    assert "assumption: The replay keeps each session's trajectory" in out
+    assert "departs from the bill on 7 of 199 calls:" in out
+
+
+def test_one_hour_writes_on_the_synthetic_session(capsys: pytest.CaptureFixture[str]) -> None:
+    five = _json(capsys, str(SYNTHETIC))
+    hour = _json(capsys, str(SYNTHETIC), "--ttl", "1h")
+    assert five["rebuilds"] == {"ttl": 2, "prefix-changed": 1, "compaction": 1}
+    assert hour["rebuilds"] == {"prefix-changed": 1, "compaction": 1}
+    assert hour["replayed_usd"] < five["replayed_usd"]  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ([str(ROLLOUT), "--ttl", "1h"], "gpt-5-codex's provider offers no choice"),
+        ([str(PROJECT), "--keep", "2"], "--keep needs --clear-at"),
+        ([str(PROJECT), "--summary-tokens", "900"], "--summary-tokens needs --compact-at"),
+        ([str(PROJECT), "--model", "gpt-9"], "model 'gpt-9': no cache model and price"),
+        ([str(PROJECT), "--clear-at", "0"], "must be >= 1 token"),
+        ([str(PROJECT), "--compact-at", "lots"], "not a whole number of tokens"),
+        ([str(PROJECT), "--ttl", "2h"], "invalid choice: '2h'"),
+        (["no/such/folder"], "no/such/folder"),
+        (["README.md"], "not a session in a format bills read"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_two(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    assert main(["whatif", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("context-budget: error: ")
+    assert said in captured.err and captured.err.count("\n") == 1
+
+
+def test_the_files_are_only_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = tmp_path / SYNTHETIC.name
+    copy.write_bytes(SYNTHETIC.read_bytes())
+    before = copy.read_bytes()
+    assert main(["whatif", str(copy), "--compact-at", "14000", "--clear-at", "12000"]) == 0
+    assert copy.read_bytes() == before
+    assert list(tmp_path.iterdir()) == [copy]
