@@ -1,18 +1,14 @@
-"""Rebuilt blocks as stand-in text of a known size, for the cache, clearing and compaction.
+"""Rebuilt blocks as stand-in text of a known size, for clearing and compaction.
 
 A replay's blocks (`_requests.Block`) have sizes the recorded usage proves,
 not text: the files keep messages, and a token count of their text is an
-estimate. The cache model, the clearing emulation and compaction all count
-text with a counter; each block is handed to them as a stand-in, a short
-text naming its key and its size, `⟦<key>:<tokens>⟧`, and `count` reads the
-size back. Text beside a stand-in (a placeholder, a summary's prefix) is
-estimated at four characters a token. The stand-in's key keeps each block's
-content identity, so the cache, which keys a prefix by its text, keys it by
-the block's content.
+estimate. The clearing emulation and compaction count text with a counter;
+each block is handed to them as a stand-in, a short text naming its key and
+its size, `⟦<key>:<tokens>⟧`, and `count` reads the size back. Text beside a
+stand-in (a placeholder, a summary's prefix) is estimated at four characters
+a token. (The cache takes the blocks' keys and sizes as they are:
+`PromptCache.usage_of_row`.)
 
-- `cache_request`: a request as `PromptCache.usage` takes it (the prefix and a
-  system prompt as `system`, the messages, breakpoints where the replay puts
-  them);
 - `messages`: the blocks as Anthropic messages (`tool_use` and
   `tool_result` blocks keep their ids and tool names), each block carrying
   its ident under `IDENT` so that what an edit did can be read back.
@@ -28,7 +24,7 @@ from context_budget._requests import Block
 from context_budget.messages import Message
 from context_budget.tokens import estimate_tokens
 
-__all__ = ["IDENT", "cache_request", "count", "messages", "stand_in", "text_of"]
+__all__ = ["IDENT", "count", "messages", "stand_in", "text_of"]
 
 #: The key under which a stand-in message block carries its block's ident.
 IDENT = "_ident"
@@ -50,36 +46,6 @@ def count(text: str) -> int:
         found += int(match.group(1))
     rest = _STAND_IN.sub("", text) if found or "\u27e6" in text else text
     return found + estimate_tokens(rest)
-
-
-def _marker(ttl: str) -> dict[str, str]:
-    return {"type": "ephemeral", "ttl": ttl}
-
-
-def cache_request(blocks: Sequence[Block], ttl: str) -> dict[str, Any]:
-    """The request `PromptCache.usage` reads for `blocks`, its breakpoints of lifetime `ttl`.
-
-    Breakpoints: the end of the system part (the tools and system prompt), and
-    the last block of each of the last two messages, so that the previous
-    request's end, whatever it added since, is always within a read's reach.
-    """
-    system: list[dict[str, Any]] = [
-        {"type": "text", "text": stand_in(b.key, b.tokens)} for b in blocks if b.role == "system"
-    ]
-    grouped: list[dict[str, Any]] = []
-    for block in blocks:
-        if block.role == "system":
-            continue
-        text = {"type": "text", "text": stand_in(block.key, block.tokens)}
-        if grouped and grouped[-1]["role"] == block.role:
-            grouped[-1]["content"].append(text)
-        else:
-            grouped.append({"role": block.role, "content": [text]})
-    if system:
-        system[-1]["cache_control"] = _marker(ttl)
-    for message in grouped[-2:]:
-        message["content"][-1]["cache_control"] = _marker(ttl)
-    return {"system": system, "messages": grouped}
 
 
 def _block(block: Block) -> dict[str, Any]:

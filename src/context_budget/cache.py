@@ -542,18 +542,7 @@ class PromptCache:
                         f"(prefix block {last}) already has cache_control with ttl {own!r}"
                     )
                 # subtle: same TTL already there -> the automatic breakpoint is a no-op
-        if len(marks) > MAX_BREAKPOINTS:
-            raise TooManyBreakpointsError(len(marks))
-        seen_5m = False
-        for index, ttl in marks:
-            if ttl == "5m":
-                seen_5m = True
-            elif seen_5m:
-                raise CacheTTLOrderError(index)
-        points: dict[int, str] = {}
-        for index, ttl in marks:
-            points[index] = ttl  # the last marker of a block gives its breakpoint's TTL
-        return sorted(points.items())
+        return _checked_points(marks)
 
     def usage(
         self,
@@ -589,19 +578,87 @@ class PromptCache:
         request = _request(request, kwargs)
         row = self._row(request)
         points = self._breakpoints(request, row)
+        keys = [block.key for block in row]
+        return self._settle(keys, [block.tokens for block in row], points, responded_at)
+
+    def usage_of_row(
+        self,
+        keys: Sequence[str],
+        tokens: Sequence[int],
+        breakpoints: Sequence[tuple[int, str]],
+        *,
+        responded_at: float | None = None,
+    ) -> Usage:
+        """`usage` for a request already cut into blocks, each keyed and counted by the caller.
+
+        For a caller that sends many long requests of known sizes (a replay of
+        a saved session): the blocks are not hashed, checked or counted again;
+        the reads, writes, lifetimes and billing are `usage`'s own.
+
+        Args:
+            keys: each block's cumulative key: two requests whose first k
+                blocks are the same prompt have the same first k keys, and no
+                other two do.
+            tokens: each block's tokens.
+            breakpoints: (block index, `"5m"` or `"1h"`) of each breakpoint,
+                at most `MAX_BREAKPOINTS`, 1-hour ones first.
+            responded_at: as for `usage`.
+
+        Raises:
+            ValueError: `keys` and `tokens` differ in length, a count is not
+                an int >= 0, or a breakpoint is outside the blocks or has no
+                known TTL.
+            TooManyBreakpointsError, CacheTTLOrderError: as for `usage`.
+
+        Examples:
+            >>> cache = PromptCache("claude-sonnet-4-6")
+            >>> first = cache.usage_of_row(["a", "ab"], [1_000, 200], [(1, "5m")])
+            >>> first.cache_creation_input_tokens
+            1200
+            >>> later = cache.usage_of_row(["a", "ab", "abc"], [1_000, 200, 50], [(2, "5m")])
+            >>> later.cache_read_input_tokens, later.cache_creation_input_tokens
+            (1200, 50)
+        """
+        if len(keys) != len(tokens):
+            raise ValueError(f"keys ({len(keys)}) and tokens ({len(tokens)}) must pair up")
+        for count in tokens:
+            if type(count) is not int or count < 0:
+                raise ValueError(
+                    f"every block's tokens must be an int >= 0, got {short_repr(count)}"
+                )
+        marks = []
+        for index, ttl in breakpoints:
+            if type(index) is not int or not 0 <= index < len(keys):
+                raise ValueError(
+                    f"breakpoint {short_repr(index)} is outside blocks 0..{len(keys) - 1}"
+                )
+            if ttl not in TTL_SECONDS:
+                raise ValueError(f"breakpoint ttl must be '5m' or '1h', got {short_repr(ttl)}")
+            marks.append((index, ttl))
+        points = _checked_points(sorted(marks, key=lambda mark: mark[0]))
+        return self._settle(list(keys), list(tokens), points, responded_at)
+
+    def _settle(
+        self,
+        keys: list[str],
+        tokens: list[int],
+        points: list[tuple[int, str]],
+        responded_at: float | None,
+    ) -> Usage:
+        """Read, write and bill one request's blocks at its breakpoints (the rules above)."""
         now = self.clock.now
         ready = now
         if responded_at is not None:
             ready = max(now, as_seconds(responded_at, "responded_at", negative=True))
         prefix = [0]  # block index + 1 -> prefix tokens
-        for block in row:
-            prefix.append(prefix[-1] + block.tokens)
+        for count in tokens:
+            prefix.append(prefix[-1] + count)
         points = [(i, ttl) for i, ttl in points if prefix[i + 1] >= self.min_tokens]
         hit = -1  # highest block index read
         found: list[_Entry] = []  # entries read, one per breakpoint at most
         for index, _ in points:
             for back in range(index, max(-1, index - LOOKBACK_BLOCKS), -1):
-                entry = self._entries.get(row[back].key)
+                entry = self._entries.get(keys[back])
                 if entry is not None and entry.expires > now and entry.ready <= now:
                     hit = max(hit, back)
                     found.append(entry)
@@ -613,11 +670,11 @@ class PromptCache:
         b = prefix[later_1h[-1] + 1] if later_1h else a
         c = max(prefix[points[-1][0] + 1], a) if points else a
         for index, ttl in points:
-            entry = self._entries.get(row[index].key)
+            entry = self._entries.get(keys[index])
             if entry is None or entry.expires <= now or TTL_SECONDS[ttl] > TTL_SECONDS[entry.ttl]:
                 # an entry a parallel request is still writing stays readable from its own start
                 since = ready if entry is None or entry.expires <= now else min(entry.ready, ready)
-                self._entries[row[index].key] = _Entry(ttl, now + TTL_SECONDS[ttl], since)
+                self._entries[keys[index]] = _Entry(ttl, now + TTL_SECONDS[ttl], since)
         return Usage(
             input_tokens=prefix[-1] - c,
             cache_read_input_tokens=a,
@@ -625,6 +682,29 @@ class PromptCache:
             ephemeral_1h_input_tokens=b - a,
             ephemeral_5m_input_tokens=c - b,
         )
+
+
+def _checked_points(marks: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """(block index, ttl) of each breakpoint from `marks` in prefix order, or the API's 400.
+
+    The markers of one block make one breakpoint there, with the last marker's TTL.
+
+    Raises:
+        TooManyBreakpointsError: more than `MAX_BREAKPOINTS` markers.
+        CacheTTLOrderError: a 1-hour breakpoint after a 5-minute one.
+    """
+    if len(marks) > MAX_BREAKPOINTS:
+        raise TooManyBreakpointsError(len(marks))
+    seen_5m = False
+    for index, ttl in marks:
+        if ttl == "5m":
+            seen_5m = True
+        elif seen_5m:
+            raise CacheTTLOrderError(index)
+    points: dict[int, str] = {}
+    for index, ttl in marks:
+        points[index] = ttl  # the last marker of a block gives its breakpoint's TTL
+    return sorted(points.items())
 
 
 def _request(request: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:

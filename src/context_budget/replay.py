@@ -56,7 +56,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from context_budget._requests import Block, Request, digest, rebuild_requests
-from context_budget._stand_ins import IDENT, cache_request, count, stand_in, text_of
+from context_budget._stand_ins import IDENT, count, stand_in, text_of
 from context_budget._stand_ins import messages as as_messages
 from context_budget._values import short_repr
 from context_budget.bills import Bill
@@ -392,6 +392,7 @@ class _Run:
         self.rented: dict[str, _Rented] = {}
         self.clearings = self.compactions = 0
         self.unreplayed: set[str] = set()
+        self.keys: dict[tuple[str, str], str] = {}  # (prefix key, block key) -> prefix key
 
     def cache(self, model: str) -> PromptCache | None:
         """The one cache of `model` for the whole bill; None for a model it cannot model."""
@@ -428,11 +429,41 @@ class _Run:
         due = limit is not None and sum(b.tokens for b in blocks) >= max(limit, thread.stuck_at + 1)
         if due and self.compact(index, thread, blocks, cache, model, at):
             blocks = self.held(thread, call, request)
-        usage = cache.usage(cache_request(blocks, thread.ttl), responded_at=answered)
+        usage = self.send(cache, blocks, thread.ttl, answered)
         usage = _replayed_usage(usage, call.usage, model == call.model)
         segment = call.segment + thread.compactions
         self.out[index].append(replace(call, model=model, usage=usage, segment=segment))
         self.charge(index, call.thread, blocks, usage, model)
+
+    def send(self, cache: PromptCache, blocks: Sequence[Block], ttl: str, answered: float) -> Usage:
+        """What `cache` makes of a request of `blocks`, its response begun at `answered`.
+
+        Breakpoints: the end of the system part (the tools and system prompt),
+        and the last block of each of the last two messages, so that the end of
+        the thread's previous request is always within a read's reach.
+        """
+        keys: list[str] = []
+        key = ""
+        for block in blocks:
+            step = (key, block.key)
+            if step not in self.keys:  # a prefix's key, made once per bill however often sent
+                self.keys[step] = digest(key, block.key)
+            key = self.keys[step]
+            keys.append(key)
+        marks: set[int] = set()
+        system = [k for k, block in enumerate(blocks) if block.role == "system"]
+        if system:
+            marks.add(system[-1])
+        ends = [
+            k
+            for k in range(len(blocks))
+            if blocks[k].role != "system"
+            and (k + 1 == len(blocks) or blocks[k + 1].role != blocks[k].role)
+        ]
+        marks.update(ends[-2:])
+        points = [(k, ttl) for k in sorted(marks)]
+        tokens = [block.tokens for block in blocks]
+        return cache.usage_of_row(keys, tokens, points, responded_at=answered)
 
     def held(self, thread: _Thread, call: Call, request: Request) -> list[Block]:
         """The request as the thread's compactions and clearing leave it."""
@@ -490,7 +521,7 @@ class _Run:
             return False
         call = self.bill.calls[index]
         if done.step == 2:  # a summary was written: its call reads the history and is priced
-            usage = cache.usage(cache_request(blocks, thread.ttl), responded_at=at)
+            usage = self.send(cache, blocks, thread.ttl, at)
             usage = replace(usage, output_tokens=self.summary_tokens)
             summarizing = replace(
                 call,
