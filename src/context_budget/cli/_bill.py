@@ -299,8 +299,9 @@ def render(data: dict[str, Any]) -> str:
             )
         )
     if "per_call" in data:
+        causes = {r["call"]: r["cause"] for r in data["rebuilds"]}
         lines.extend(
-            calls_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]})
+            calls_table(data["per_call"], [causes.get(r["call"], "") for r in data["per_call"]])
         )
     return "\n".join(lines) + "\n"
 
@@ -377,8 +378,9 @@ def _group_table(
     return lines
 
 
-def calls_table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
-    """The `--calls` table: a row per call, its prompt drawn as a bar, its rebuild's cause."""
+def calls_table(rows: list[dict[str, Any]], marks: list[str]) -> list[str]:
+    """The `--calls` table: a row per call, its prompt drawn as a bar, then its mark
+    (`marks[k]` for row k: a rebuild's cause, or `""`)."""
     widest = (
         max(
             (r["input"] + r["cache_read"] + r["cache_write_5m"] + r["cache_write_1h"]) for r in rows
@@ -390,11 +392,11 @@ def calls_table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]
         "   # time                 thread               prompt (= read, + written, "
         "- uncached)            cost",
     ]
-    for r in rows:
+    for k, r in enumerate(rows):
         written = r["cache_write_5m"] + r["cache_write_1h"]
         bar = "=" * round(r["cache_read"] * _BAR / widest) + "+" * round(written * _BAR / widest)
         bar += "-" * round(r["input"] * _BAR / widest)
-        mark = f" <- {causes[r['call']]}" if r["call"] in causes else ""
+        mark = f" <- {marks[k]}" if marks[k] else ""
         lines.append(
             f"{r['call']:>4} {r['time'] or '-':<20} {one_line(r['thread'])[:20]:<20} {bar:<{_BAR}} "
             f"{_money(r['cost_usd']):>9}{mark}"

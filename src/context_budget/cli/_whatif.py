@@ -31,7 +31,7 @@ from context_budget.bills import BILL_FORMATS
 from context_budget.cli._bill import BillError, call_row, calls_table, read
 from context_budget.cli._render import one_line
 from context_budget.replay import Policy, Replay, replay
-from context_budget.sessions.text import gc_paused
+from context_budget.sessions.text import count_of, gc_paused
 
 __all__ = ["SHOWN_RESULTS", "add_parser", "report", "run"]
 
@@ -204,8 +204,14 @@ def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
     }
     if calls:
         summaries = set(done.summaries)
+        causes = {rebuild.call: rebuild.cause for rebuild in bill.rebuilds()}
         found["per_call"] = [
-            {**call_row(bill, number), "call": source, "summarizing": number in summaries}
+            {
+                **call_row(bill, number),
+                "call": source,
+                "summarizing": number in summaries,
+                "rebuild": causes.get(number),
+            }
             for number, source in enumerate(done.numbers, 1)
         ]
     return found
@@ -264,7 +270,9 @@ def render(data: dict[str, Any]) -> str:
     lines.extend(_departure_lines(data["departures"], data["calls"]))
     lines.extend(_rent_lines(data["costliest_results"], data["rent"]))
     if "per_call" in data:
-        lines.extend(calls_table(data["per_call"], {}))
+        rows = data["per_call"]
+        marks = ["summary" if r["summarizing"] else r["rebuild"] or "" for r in rows]
+        lines.extend(calls_table(rows, marks))
     return "\n".join(lines) + "\n"
 
 
@@ -289,7 +297,7 @@ def _rent_lines(costliest: list[dict[str, Any]], rent: list[dict[str, Any]]) -> 
     for r in costliest:
         lines.append(
             f"  {money(r['cost_usd']):>9}  {one_line(r['tool'] or '(unnamed)'):<12} "
-            f"{r['tokens']:>7,} tokens in {r['calls']:,} calls  {one_line(r['where'])} "
+            f"{r['tokens']:>7,} tokens in {count_of(r['calls'], 'call')}  {one_line(r['where'])} "
             f"({one_line(r['thread'])})"
         )
     by_tool = " · ".join(
