@@ -32,7 +32,18 @@ from context_budget.cli._render import one_line
 from context_budget.sessions.skips import summary
 from context_budget.sessions.text import gc_paused
 
-__all__ = ["SHOWN", "BillError", "add_parser", "call_row", "calls_table", "read", "report", "run"]
+__all__ = [
+    "SHOWN",
+    "BillError",
+    "add_parser",
+    "call_row",
+    "calls_table",
+    "html_page",
+    "read",
+    "report",
+    "run",
+    "write_html",
+]
 
 _BAR = 40  # characters of the widest prompt in the --calls table
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -467,11 +478,21 @@ def _run(args: argparse.Namespace) -> str:
     return shown if args.json else shown + f"page: {one_line(args.html)}\n"
 
 
-def _write_html(bill: Bill, path: str) -> None:
-    """Write the bill's page to `path`; BillError naming the path when it cannot be written."""
+def html_page(bill: Bill, whatif: dict[str, Any] | None = None) -> str:
+    """The bill as one page (`bill_page`): every call, every view, and `whatif`'s replays."""
     data = report(bill, calls=True)
     views = {by: _groups(bill, by, data["cost_usd"]) for by in VIEWS}
+    return bill_page(data, views, whatif)
+
+
+def write_html(text: str, path: str) -> None:
+    """Write a page to `path`, whole or not at all; BillError naming the path when it cannot."""
     try:
-        write_page(path, bill_page(data, views))
+        write_page(path, text)
     except OSError as error:
         raise BillError(f"{path}: cannot write the page: {error.strerror or error}") from None
+
+
+def _write_html(bill: Bill, path: str) -> None:
+    """Write the bill's page to `path`; BillError naming the path when it cannot be written."""
+    write_html(html_page(bill), path)

@@ -24,21 +24,24 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from typing import Any
 
 from context_budget.bill_page import money
-from context_budget.bills import BILL_FORMATS
-from context_budget.cli._bill import BillError, call_row, calls_table, read
+from context_budget.bills import BILL_FORMATS, Bill
+from context_budget.cli._bill import BillError, call_row, calls_table, html_page, read, write_html
 from context_budget.cli._render import one_line
-from context_budget.replay import Policy, Replay, replay
+from context_budget.replay import Policy, Replay, lifetimes_offered, replay
 from context_budget.sessions.text import count_of, gc_paused
 
-__all__ = ["SHOWN_RESULTS", "add_parser", "report", "run"]
+__all__ = ["PAGE_SHARES", "SHOWN_RESULTS", "add_parser", "page", "page_policies", "report", "run"]
 
 #: How many of the costliest tool results the text names.
 SHOWN_RESULTS = 10
 #: How many departures the text names before "… and N more".
 _SHOWN_DEPARTURES = 10
+#: The page's clearing and compaction thresholds, as shares of the largest request.
+PAGE_SHARES = (0.6, 0.8)
 
 
 def _tokens(text: str) -> int:
@@ -112,6 +115,12 @@ def add_parser(commands: Any) -> None:
         "else 2,000)",
     )
     whatif.add_argument("--calls", action="store_true", help="add one row per replayed call")
+    whatif.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write one self-contained page: the bill, its views, the replays under "
+        "other lifetimes, compactions and clearings, and the rent",
+    )
     whatif.add_argument("--json", action="store_true", help="print the replay as one JSON object")
     whatif.add_argument(
         "--strict",
@@ -309,6 +318,73 @@ def _rent_lines(costliest: list[dict[str, Any]], rent: list[dict[str, Any]]) -> 
     return lines
 
 
+def page_policies(bill: Bill) -> list[tuple[str, Policy]]:
+    """The policies the page replays: the session's own, the lifetimes its models offer,
+    and compaction and clearing at `PAGE_SHARES` of its largest request."""
+    found = [("the session's own choices", Policy())]
+    offered = set.intersection(*(set(lifetimes_offered(model)) for model in bill.models))
+    for ttl, words in (("1h", "every write for 1 hour"), ("5m", "every write for 5 minutes")):
+        if ttl in offered:
+            found.append((words, Policy(ttl=ttl)))  # type: ignore[arg-type]
+    largest = max(call.prompt_tokens for call in bill.calls)
+    for share in PAGE_SHARES:
+        at = round(largest * share, -3)
+        if at >= 1_000:
+            found.append((f"compact at {at:,.0f} tokens", Policy(compact_at=int(at))))
+            found.append((f"clear at {at:,.0f} tokens, keep 3", Policy(clear_at=int(at))))
+    return found
+
+
+def _page_data(bill: Bill, progress: Callable[[str], None]) -> dict[str, Any]:
+    """What the page shows of the replays: each policy's cost, and the session's rent."""
+    policies = page_policies(bill)
+    rows = []
+    own: Replay | None = None
+    for number, (label, policy) in enumerate(policies, 1):
+        progress(f"replaying {number} of {len(policies)}: {label}")
+        done = replay(bill, policy)
+        own = own or done
+        data = report(done)
+        rows.append(
+            {
+                "label": label,
+                "replayed_usd": data["replayed_usd"],
+                "clearings": done.clearings,
+                "compactions": done.compactions,
+            }
+        )
+    assert own is not None  # the session's own policy is always the first
+    first = report(own)
+    return {
+        "bill_usd": first["bill_usd"],
+        "assumption": first["assumption"],
+        "policies": rows,
+        "rent": first["rent"],
+        "costliest_results": first["costliest_results"],
+    }
+
+
+def page(
+    paths: list[str], progress: Callable[[str], None] | None = None, *, strict: bool = False
+) -> str:
+    """The page of `context-budget whatif --html`: the bill, its replays and the rent.
+
+    The course's *Bill your own session* page runs this in the reader's browser.
+
+    Args:
+        paths: session files or folders, as for `bill`.
+        progress: called with one line before each step (reading, each replay).
+        strict: refuse a file or line no reader can take.
+
+    Raises:
+        BillError: what `bill` refuses, in one line.
+    """
+    say = progress or (lambda _: None)
+    say("reading the files")
+    bill = read(paths, "auto", strict)
+    return html_page(bill, _page_data(bill, say))
+
+
 def run(args: argparse.Namespace) -> str:
     """The command's output for parsed `args`.
 
@@ -324,4 +400,9 @@ def run(args: argparse.Namespace) -> str:
         except ValueError as error:
             raise BillError(str(error)) from None
         data = report(done, calls=args.calls)
-    return json.dumps(data, indent=2) + "\n" if args.json else render(data)
+        if args.html is not None:
+            write_html(html_page(bill, _page_data(bill, lambda _: None)), args.html)
+    shown = json.dumps(data, indent=2) + "\n" if args.json else render(data)
+    if args.html is None or args.json:
+        return shown
+    return shown + f"page: {one_line(args.html)}\n"
