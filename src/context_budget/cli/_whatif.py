@@ -40,7 +40,8 @@ __all__ = ["PAGE_SHARES", "SHOWN_RESULTS", "add_parser", "page", "page_policies"
 SHOWN_RESULTS = 10
 #: How many departures the text names before "… and N more".
 _SHOWN_DEPARTURES = 10
-#: The page's clearing and compaction thresholds, as shares of the largest request.
+#: The page's clearing and compaction thresholds: these shares of the way from the
+#: smallest request of the bill (mostly a system prompt and tools) to its largest.
 PAGE_SHARES = (0.6, 0.8)
 
 
@@ -320,18 +321,18 @@ def _rent_lines(costliest: list[dict[str, Any]], rent: list[dict[str, Any]]) -> 
 
 def page_policies(bill: Bill) -> list[tuple[str, Policy]]:
     """The policies the page replays: the session's own, the lifetimes its models offer,
-    and compaction and clearing at `PAGE_SHARES` of its largest request."""
+    and compaction and clearing at `PAGE_SHARES` of the way up to its largest request."""
     found = [("the session's own choices", Policy())]
     offered = set.intersection(*(set(lifetimes_offered(model)) for model in bill.models))
     for ttl, words in (("1h", "every write for 1 hour"), ("5m", "every write for 5 minutes")):
         if ttl in offered:
             found.append((words, Policy(ttl=ttl)))  # type: ignore[arg-type]
-    largest = max(call.prompt_tokens for call in bill.calls)
-    for share in PAGE_SHARES:
-        at = round(largest * share, -3)
-        if at >= 1_000:
-            found.append((f"compact at {at:,.0f} tokens", Policy(compact_at=int(at))))
-            found.append((f"clear at {at:,.0f} tokens, keep 3", Policy(clear_at=int(at))))
+    sizes = [call.prompt_tokens for call in bill.calls]
+    low, high = min(sizes), max(sizes)
+    thresholds = sorted({round(low + share * (high - low), -3) for share in PAGE_SHARES})
+    for at in (int(at) for at in thresholds if at >= 1_000):
+        found.append((f"compact at {at:,} tokens", Policy(compact_at=at)))
+        found.append((f"clear at {at:,} tokens, keep 3", Policy(clear_at=at)))
     return found
 
 
