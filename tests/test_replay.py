@@ -59,7 +59,7 @@ def test_a_first_call_that_read_another_sessions_prefix_is_named_alone_and_read_
     assert "first call" in first.why
     folder = read_bill(PROJECT)
     together = replay(folder)
-    number = next(k for k, c in enumerate(folder.calls, 1) if c.thread == "fe5e1c67/main")
+    number = next(k for k, c in enumerate(folder.calls, 1) if c.thread.name == "fe5e1c67/main")
     call = together.bill.calls[number - 1]
     # with the session that wrote it 282 s before, the replay reads that prefix too
     assert call.cache_read_input_tokens > 14_000

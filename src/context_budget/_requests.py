@@ -20,7 +20,7 @@ Which messages a request held:
 
 Before the messages comes what no file keeps: the tool definitions and the
 system prompt (`kind == "prefix"`). The threads of one folder that are of one
-kind (main conversation or sub-agent) share it, as their agent sends them the
+kind (main conversation, or sub-agent of one type) share it, as their agent sends them the
 same one: its size is set by the first of them and its identity is its folder
 and kind, so a thread can read it from the cache another thread wrote.
 
@@ -47,7 +47,7 @@ from typing import Any
 
 from context_budget._blocks import request_block_text
 from context_budget._json import canonical_json
-from context_budget.sessions import Call, Place, Session
+from context_budget.sessions import Call, Place, Session, ThreadId
 from context_budget.sessions.session import chain
 from context_budget.sessions.text import epoch
 from context_budget.tokens import estimate_tokens
@@ -194,7 +194,10 @@ def _folder(call: Call) -> str:
 
 
 def _prefix_key(call: Call) -> str:
-    return digest("prefix", _folder(call), "sub-agent" if call.sidechain else "main")
+    """Who sends the same tools and system prompt: one folder's main threads, or its
+    sub-agents of one type (where the files name it)."""
+    kind = f"sub-agent {call.thread.agent_type}" if call.sidechain else "main"
+    return digest("prefix", _folder(call), kind)
 
 
 def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator[_Draft]:
@@ -202,11 +205,11 @@ def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator
     lines: dict[str, list[_Seen]] = {}  # line id -> its blocks
     for number, call in enumerate(calls, 1):
         if call.message is None or call.message not in places:
-            yield _Draft(number, call.thread, call.prompt_tokens, call.timestamp, None, "")
+            yield _Draft(number, call.thread.name, call.prompt_tokens, call.timestamp, None, "")
             continue
         seen: list[_Seen] = []
         summary = None
-        for line in chains.lines(call.thread, call.message):
+        for line in chains.lines(call.thread.name, call.message):
             if line not in lines:  # each line's blocks made once, shared by every request
                 place = places[line]
                 blocks = enumerate(_content_blocks(place.content))
@@ -217,7 +220,7 @@ def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator
         last = places[call.message]
         sent = _sent(last.written, call.timestamp)
         yield _Draft(
-            number, call.thread, call.prompt_tokens, sent, seen, _prefix_key(call), summary
+            number, call.thread.name, call.prompt_tokens, sent, seen, _prefix_key(call), summary
         )
 
 
@@ -265,7 +268,7 @@ def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[
         upto.append(len(seen))
     for (number, call), stop in zip(numbered, answers, strict=True):
         request = head + seen[: upto[stop]]
-        yield _Draft(number, call.thread, call.prompt_tokens, call.timestamp, request, "")
+        yield _Draft(number, call.thread.name, call.prompt_tokens, call.timestamp, request, "")
 
 
 def _drafts(
@@ -277,7 +280,7 @@ def _drafts(
         for draft in _claude_code(calls, places):
             if draft.seen is not None:
                 drafts[draft.call] = draft
-    by_thread: dict[str, list[tuple[int, Call]]] = {}
+    by_thread: dict[ThreadId, list[tuple[int, Call]]] = {}
     for number, call in enumerate(calls, 1):
         if number not in drafts:
             by_thread.setdefault(call.thread, []).append((number, call))
@@ -289,7 +292,7 @@ def _drafts(
                 drafts[draft.call] = draft
     return [
         drafts.get(number)
-        or _Draft(number, call.thread, call.prompt_tokens, call.timestamp, None, "")
+        or _Draft(number, call.thread.name, call.prompt_tokens, call.timestamp, None, "")
         for number, call in enumerate(calls, 1)
     ]
 

@@ -67,7 +67,7 @@ from context_budget.errors import ContextOverflowError
 from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.pricing import Cost, Price, Unpriced, cost, model_family, price_for
-from context_budget.sessions import Call
+from context_budget.sessions import Call, ThreadId
 from context_budget.usage import Usage
 
 __all__ = [
@@ -328,9 +328,9 @@ class _Rented:
     calls: int = 0
 
 
-def _lifetimes(bill: Bill) -> dict[str, str]:
+def _lifetimes(bill: Bill) -> dict[ThreadId, str]:
     """Thread -> the lifetime it wrote more tokens with (`"5m"` on a tie or no write)."""
-    sums: dict[str, list[int]] = {}
+    sums: dict[ThreadId, list[int]] = {}
     for call in bill.calls:
         both = sums.setdefault(call.thread, [0, 0])
         both[0] += call.cache_creation_5m
@@ -433,7 +433,7 @@ class _Run:
         usage = _replayed_usage(usage, call.usage, model == call.model)
         segment = call.segment + thread.compactions
         self.out[index].append(replace(call, model=model, usage=usage, segment=segment))
-        self.charge(index, call.thread, blocks, usage, model)
+        self.charge(index, call.thread.name, blocks, usage, model)
 
     def send(self, cache: PromptCache, blocks: Sequence[Block], ttl: str, answered: float) -> Usage:
         """What `cache` makes of a request of `blocks`, its response begun at `answered`.
@@ -533,7 +533,7 @@ class _Run:
                 message=None,
             )
             self.out[index].append(summarizing)
-            self.charge(index, call.thread, blocks, usage, model)
+            self.charge(index, call.thread.name, blocks, usage, model)
         thread.compacted = self.after(thread, call, blocks, done)
         thread.compactions += 1
         self.compactions += 1
@@ -697,7 +697,9 @@ def _departures(recorded: Bill, replayed: Bill, numbers: Sequence[int]) -> list[
         before = recorded.calls[source - 1]
         read = call.cache_read_input_tokens - before.cache_read_input_tokens
         found.append(
-            Departure(source, call.thread, was.total, now.total, read, _why(recorded, source, read))
+            Departure(
+                source, call.thread.name, was.total, now.total, read, _why(recorded, source, read)
+            )
         )
     return found
 

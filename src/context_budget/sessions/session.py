@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from context_budget._checks import bad_scalar, check_message
 from context_budget.calls import CallRecord, UsageField
