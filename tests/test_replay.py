@@ -88,7 +88,7 @@ def test_the_replay_never_copies_the_recorded_cache_figures() -> None:
         five, hour = (0, prompt) if usage.ephemeral_1h_input_tokens else (prompt, 0)
         return replace(call, usage=Usage(0, usage.output_tokens, prompt, 0, five, hour))
 
-    other = replace(bill, calls=tuple(swapped(c) for c in bill.calls), _priced={}, _found={})
+    other = bill.with_calls([swapped(c) for c in bill.calls])
     assert other.cost().total != pytest.approx(bill.cost().total, rel=0.5)
     assert [c.usage for c in replay(other).bill.calls] == [c.usage for c in replay(bill).bill.calls]
 

@@ -608,6 +608,13 @@ class Bill:
             return sorted(found, key=lambda g: (g.key == _NO_TIME, g.key))
         return sorted(found, key=lambda g: (-g.cost, -g.calls, g.key))
 
+    def with_calls(self, calls: Sequence[Call]) -> Bill:
+        """The bill of the same files, sessions and messages with `calls` instead (a
+        replay's): everything computed from the calls is computed anew, and counting
+        every usage line counts these calls."""
+        kept = tuple(calls)
+        return replace(self, calls=kept, _lines=kept, _priced={}, _found={}, _sides={})
+
     def between(self, since: date | None = None, until: date | None = None) -> Bill:
         """The bill of the calls made from `since` to `until` (UTC days, both included).
 

@@ -647,14 +647,7 @@ class _Run:
                 first.setdefault(index, len(calls))
                 if len(made) > 1 and call is not made[-1]:
                     summaries.append(len(calls))
-        replayed = replace(
-            self.bill,
-            calls=tuple(calls),
-            _lines=tuple(calls),
-            _priced={},
-            _found={},
-            _sides={},
-        )
+        replayed = self.bill.with_calls(calls)
         results = [
             RentedResult(
                 r.block.tool,
@@ -668,7 +661,9 @@ class _Run:
             for r in self.rented.values()
         ]
         results.sort(key=lambda r: (-(r.cost_usd or 0.0), -r.tokens, r.first_call))
-        departures = _departures(self.bill, replayed, numbers) if self.policy.recorded else []
+        departures = []
+        if self.policy.recorded:
+            departures = _departures(self.bill, replayed, numbers, self.requests)
         return Replay(
             replayed,
             self.bill,
@@ -684,7 +679,9 @@ class _Run:
         )
 
 
-def _departures(recorded: Bill, replayed: Bill, numbers: Sequence[int]) -> list[Departure]:
+def _departures(
+    recorded: Bill, replayed: Bill, numbers: Sequence[int], requests: Sequence[Request]
+) -> list[Departure]:
     """The calls whose replay, with the session's own policy, the bill prices otherwise."""
     found = []
     for number, (call, source) in enumerate(zip(replayed.calls, numbers, strict=True), 1):
@@ -696,16 +693,23 @@ def _departures(recorded: Bill, replayed: Bill, numbers: Sequence[int]) -> list[
             continue
         before = recorded.calls[source - 1]
         read = call.cache_read_input_tokens - before.cache_read_input_tokens
-        found.append(
-            Departure(
-                source, call.thread.name, was.total, now.total, read, _why(recorded, source, read)
-            )
-        )
+        more = requests[source - 1].tokens - before.prompt_tokens
+        why = _why(recorded, source, read, more)
+        found.append(Departure(source, call.thread.name, was.total, now.total, read, why))
     return found
 
 
-def _why(recorded: Bill, number: int, read: int) -> str:
-    """One line: what the files could not tell the replay about recorded call `number`."""
+def _why(recorded: Bill, number: int, read: int, more: int) -> str:
+    """One line: what the files could not tell the replay about recorded call `number`.
+
+    `read` is what the replay read less the record's; `more` what the rebuilt
+    request holds over the recorded prompt (tokens).
+    """
+    if more > 0:
+        return (
+            f"the files' messages add up to {more:,} tokens more than the prompt the call "
+            "recorded (a rewind that kept part of a step, or sizes the files do not bear out)"
+        )
     call = recorded.calls[number - 1]
     first = next(k for k, c in enumerate(recorded.calls, 1) if c.thread == call.thread) == number
     if read < 0 and first:
@@ -716,11 +720,13 @@ def _why(recorded: Bill, number: int, read: int) -> str:
     if read < 0:
         return (
             f"the record read {-read:,} tokens more: the provider kept an entry the rules "
-            "the replay follows had let go, or the files' sizes split the prompt otherwise"
+            "the replay follows had let go, or the estimated split between the system "
+            "prompt and the messages put fewer tokens in a shared prefix"
         )
     return (
-        f"the replay read {read:,} tokens more: an entry the provider had lost (a parallel "
-        "request, an eviction) or a prefix the files do not show changing"
+        f"the replay read {read:,} tokens more: the estimated split between the system "
+        "prompt and the messages put more tokens in a shared prefix, or the provider lost "
+        "an entry the rules keep (a parallel request, an eviction)"
     )
 
 

@@ -152,28 +152,20 @@ def _usd(value: float | None) -> float | None:
 
 def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
     """The replay as plain data (the `--json` object); USD rounded to 6 places."""
-    bill, policy = done.bill, done.policy
+    bill = done.bill
     cost = bill.cost()
     priced = len(bill.unpriced_models()) < len(bill.models) if bill.calls else False
-    recorded = done.recorded.cost()
     found: dict[str, Any] = {
         "files": list(done.recorded.files),
         "format": done.recorded.format,
-        "policy": {
-            "model": policy.model,
-            "ttl": policy.ttl,
-            "clear_at": policy.clear_at,
-            "keep": policy.keep if policy.clear_at is not None else None,
-            "compact_at": policy.compact_at,
-            "summary_tokens": done.summary_tokens if policy.compact_at is not None else None,
-        },
+        "policy": _policy_data(done),
         "assumption": done.assumption,
         "calls": len(done.recorded.calls),
         "summarizing_calls": len(done.summaries),
         "models": list(bill.models),
         "unreplayed_models": list(done.unreplayed),
         "threads": bill.threads,
-        "bill_usd": _usd(recorded.total),
+        "bill_usd": _usd(done.recorded.cost().total),
         "replayed_usd": _usd(cost.total) if priced else None,
         "cost": {
             "uncached_input": _usd(cost.uncached_input),
@@ -196,6 +188,29 @@ def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
             }
             for d in done.departures
         ],
+        **_rent_data(done),
+    }
+    if calls:
+        found["per_call"] = _per_call(done)
+    return found
+
+
+def _policy_data(done: Replay) -> dict[str, Any]:
+    """The policy as `report` gives it: each choice, None where the session's own is kept."""
+    policy = done.policy
+    return {
+        "model": policy.model,
+        "ttl": policy.ttl,
+        "clear_at": policy.clear_at,
+        "keep": policy.keep if policy.clear_at is not None else None,
+        "compact_at": policy.compact_at,
+        "summary_tokens": done.summary_tokens if policy.compact_at is not None else None,
+    }
+
+
+def _rent_data(done: Replay) -> dict[str, Any]:
+    """`rent` (by tool, the costliest first) and `costliest_results` (with where they are)."""
+    return {
         "rent": [
             {"tool": r.tool, "results": r.results, "tokens": r.tokens, "cost_usd": _usd(r.cost_usd)}
             for r in done.rent()
@@ -212,19 +227,23 @@ def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
             for r in done.results[:SHOWN_RESULTS]
         ],
     }
-    if calls:
-        summaries = set(done.summaries)
-        causes = {rebuild.call: rebuild.cause for rebuild in bill.rebuilds()}
-        found["per_call"] = [
-            {
-                **call_row(bill, number),
-                "call": source,
-                "summarizing": number in summaries,
-                "rebuild": causes.get(number),
-            }
-            for number, source in enumerate(done.numbers, 1)
-        ]
-    return found
+
+
+def _per_call(done: Replay) -> list[dict[str, Any]]:
+    """One row per replayed call: the bill's row keys, `call` the recorded call it replays
+    (the one a summarizing call came before), `summarizing`, and the replay's `rebuild`."""
+    bill = done.bill
+    summaries = set(done.summaries)
+    causes = {rebuild.call: rebuild.cause for rebuild in bill.rebuilds()}
+    return [
+        {
+            **call_row(bill, number),
+            "call": source,
+            "summarizing": number in summaries,
+            "rebuild": causes.get(number),
+        }
+        for number, source in enumerate(done.numbers, 1)
+    ]
 
 
 def _causes(done: Replay) -> dict[str, int]:
