@@ -218,13 +218,13 @@ def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator
                 summary = f"{line}#0"
             seen += lines[line]
         last = places[call.message]
-        sent = _sent(last.written, call.timestamp)
+        sent = _sent(last.logged, call.timestamp)
         yield _Draft(
             number, call.thread.name, call.prompt_tokens, sent, seen, _prefix_key(call), summary
         )
 
 
-def _sent(written: str | None, answered: float | None) -> float | None:
+def _sent(logged: str | None, answered: float | None) -> float | None:
     """When a request was sent: its last line's time, never after the answer's.
 
     An answer logged more than `_LONGEST_WAIT` seconds after that line was not
@@ -233,7 +233,7 @@ def _sent(written: str | None, answered: float | None) -> float | None:
     bill takes it.
     """
     try:
-        sent = epoch(written, "the request's last line")
+        sent = epoch(logged, "the request's last line")
     except ValueError:
         sent = None
     if sent is None or answered is None:

@@ -38,9 +38,10 @@ from context_budget.grading import (
     wrong_shape,
 )
 from context_budget.messages import Message
-from context_budget.pricing import Price, price_for
+from context_budget.pricing import Price, cost, price_for
 from context_budget.replay import Policy, replay
 from context_budget.tokens import message_tokens
+from context_budget.usage import Usage
 
 __all__ = [
     "REAL_FOLDER",
@@ -212,7 +213,16 @@ def check_causes(causes: Mapping[int, str]) -> Verdict:
 
 def _rent(tokens: int, calls: int, price: Price) -> float:
     """USD: `tokens` written to a 5-minute entry by the first call, read by each later one."""
-    return tokens * (price.write_5m + price.read * (calls - 1)) / 1_000_000
+    written = cost(
+        Usage(cache_creation_input_tokens=tokens, ephemeral_5m_input_tokens=tokens), price
+    )
+    read = cost(Usage(cache_read_input_tokens=tokens), price)
+    return written.total + read.total * (calls - 1)
+
+
+def _read_only_rent(tokens: int, calls: int, price: Price) -> float:
+    """USD: `tokens` read on every one of `calls` calls, the first one's write forgotten."""
+    return cost(Usage(cache_read_input_tokens=tokens), price).total * calls
 
 
 def check_rent(rent: Callable[[int, int, Price], float]) -> Verdict:
@@ -220,9 +230,10 @@ def check_rent(rent: Callable[[int, int, Price], float]) -> Verdict:
 
     `rent(tokens, calls, price)` returns what a result of `tokens` tokens
     costs over `calls` calls, in USD, when the first call that carries it
-    writes it to the cache (at `price.write_5m`) and every later one reads it
-    (at `price.read`). PASS when it agrees with that on a few cases and on the
-    costliest result of the real session as the replay charged it.
+    writes it to the cache (at the price's 5-minute write rate) and every
+    later one reads it (at its read rate). PASS when it agrees with that on a
+    few cases and on the costliest result of the real session as the replay
+    charged it.
     """
     price = price_for("claude-sonnet-4")
     assert price is not None  # the chapter's model has a price
@@ -240,7 +251,7 @@ def check_rent(rent: Callable[[int, int, Price], float]) -> Verdict:
             hint = (
                 " (the first call that carries a result writes it: it pays the write rate, "
                 "not the read rate)"
-                if abs(got - tokens * price.read * calls / 1e6) < 1e-12
+                if abs(got - _read_only_rent(tokens, calls, price)) < 1e-12
                 else ""
             )
             return Verdict(

@@ -227,7 +227,7 @@ def _place(
     """Where a line with an id sits: its parent and line, its message and when it was written."""
     message = record.get("message")
     content = message.get("content") if isinstance(message, dict) else None
-    written = record.get("timestamp")
+    logged = record.get("timestamp")
     return Place(
         parent,
         kind,
@@ -235,7 +235,7 @@ def _place(
         number,
         _event(record),
         content if kind in ("user", "assistant") else None,
-        written if isinstance(written, str) else None,
+        logged if isinstance(logged, str) else None,
         record.get("isCompactSummary") is True,
     )
 

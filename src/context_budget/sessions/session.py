@@ -170,7 +170,7 @@ class Place:
         content: the line's message content as recorded (a str or a list of
             blocks, shared with the conversation, not copied), or None for a
             line that holds no message.
-        written: when the line was written, as the file records it (an ISO
+        logged: when the line was written, as the file records it (an ISO
             time), or None; `sessions.text.epoch` reads it.
         summary: True for a compaction summary (`isCompactSummary`): the
             message a compacted conversation starts from.
@@ -182,7 +182,7 @@ class Place:
     line: int | None = None
     event: str = ""
     content: Any = field(default=None, repr=False, compare=False)
-    written: str | None = None
+    logged: str | None = None
     summary: bool = False
 
 
