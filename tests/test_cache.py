@@ -787,3 +787,36 @@ def test_a_bad_model_min_tokens_or_request_is_named_briefly() -> None:
     with pytest.raises(TypeError, match="request must be a dict") as wrong:
         PromptCache("claude-sonnet-4-6").usage([deep(10_000)])  # type: ignore[arg-type]
     assert len(str(wrong.value)) < 200
+
+
+def test_a_row_of_keyed_blocks_is_read_and_written_as_a_request_is() -> None:
+    """`usage_of_row` settles pre-keyed, pre-counted blocks by the same rules as `usage`."""
+    clock = SimulatedClock()
+    by_request = PromptCache("claude-sonnet-4-6", counter=per_block(700), clock=clock)
+    by_row = PromptCache("claude-sonnet-4-6", clock=SimulatedClock())
+    for turns in (2, 3, 5):
+        request = {"messages": blocks(turns), "cache_control": EPHEMERAL}
+        expected = by_request.usage(request)
+        keys = ["m0" + "".join(f"/m{i}" for i in range(1, k + 1)) for k in range(turns)]
+        got = by_row.usage_of_row(keys, [700] * turns, [(turns - 1, "5m")])
+        assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("keys", "tokens", "points", "said"),
+    [
+        (["a"], [1, 2], [(0, "5m")], "must pair up"),
+        (["a"], [-1], [(0, "5m")], "an int >= 0"),
+        (["a"], [1], [(1, "5m")], "outside blocks 0..0"),
+        (["a"], [1], [(0, "2h")], "'5m' or '1h'"),
+    ],
+)
+def test_a_row_that_does_not_add_up_is_refused(
+    keys: list[str], tokens: list[int], points: list[tuple[int, str]], said: str
+) -> None:
+    with pytest.raises(ValueError, match=said):
+        PromptCache("claude-sonnet-4-6").usage_of_row(keys, tokens, points)
+    with pytest.raises(TooManyBreakpointsError):
+        PromptCache("claude-sonnet-4-6").usage_of_row(
+            ["a"] * 5, [1] * 5, [(k, "5m") for k in range(5)]
+        )

@@ -347,3 +347,99 @@ def test_one_hour_writes_never_read_less_than_five_minute_ones(
     price = price_for("claude-sonnet-4-5")
     assert price is not None
     assert all(cost(c.usage, price).total >= 0 for c in hour)
+
+
+# ---------------------------------------------------------------- other formats and edges
+
+TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+EVENTS = SESSIONS / "openhands" / "basic_gui_mode.json"
+ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
+
+
+def test_a_trajectory_replays_its_conversation_message_by_message() -> None:
+    """mini-swe-agent: call k sent the conversation before its k-th answer."""
+    from context_budget._requests import rebuild_requests
+
+    bill = read_bill(TRAJECTORY)
+    requests = rebuild_requests(bill.calls, bill.sessions, bill.places)
+    assert all(request.sized for request in requests)
+    assert [r.tokens for r in requests] == [c.prompt_tokens for c in bill.calls]
+    assert requests[1].blocks[1].where.endswith("system prompt")
+    assert requests[1].blocks[-1].where.endswith("message 2")
+    done = replay(bill, Policy(model="claude-sonnet-4-5"))
+    assert done.unreplayed == () and len(done.bill.calls) == len(bill.calls)
+    # each observation is the answer of the bash action before it: a tool result
+    assert {result.tool for result in done.results} == {"bash"}
+    assert len(done.results) == len(bill.calls) - 1
+
+
+def test_events_without_per_call_messages_replay_their_sizes_alone() -> None:
+    """OpenHands: the file does not say which messages a request held; sizes only."""
+    from context_budget._requests import rebuild_requests
+
+    bill = read_bill(EVENTS)
+    requests = rebuild_requests(bill.calls, bill.sessions, bill.places)
+    assert not any(request.sized for request in requests)
+    assert [r.tokens for r in requests] == [c.prompt_tokens for c in bill.calls]
+    done = replay(bill, Policy(model="claude-sonnet-4-5"))
+    reads = [c.cache_read_input_tokens for c in done.bill.calls]
+    assert reads[0] == 0 and all(read > 0 for read in reads[1:])  # each grew the one before
+
+
+def test_a_model_with_no_cache_model_is_named_and_left_out() -> None:
+    bill = read_bill(ROLLOUT)
+    done = replay(bill)
+    assert done.unreplayed == ("gpt-5-codex",)
+    assert done.bill.calls == () and done.cost == 0.0
+    assert done.departures == ()
+
+
+def test_the_request_time_is_its_last_lines_unless_the_answer_came_much_later() -> None:
+    from context_budget._requests import _sent
+
+    assert _sent("2026-01-01T00:00:00Z", 1767225610.0) == 1767225600.0  # 10 s later
+    assert _sent("2026-01-01T00:00:00Z", 1767226200.0) == 1767226200.0  # 10 min later
+    assert _sent("not a time", 5.0) == 5.0
+    assert _sent(None, None) is None
+    assert _sent("2026-01-01T00:00:00Z", None) == 1767225600.0
+
+
+def test_every_departure_is_named_with_its_reason(tmp_path: Path) -> None:
+    """A bill whose calls all read nothing, replayed: every later call departs."""
+    bill = read_bill(SYNTHETIC)
+    cold = bill.with_calls(
+        [replace(c, usage=Usage(c.usage.prompt_tokens, c.usage.output_tokens)) for c in bill.calls]
+    )
+    done = replay(cold)
+    said = {d.call: (d.read, d.why) for d in done.departures}
+    assert set(said) == set(range(1, 11))  # the record cached nothing, the replay did
+    assert said[1] == (0, said[1][1]) and said[1][1].startswith(
+        "the replay wrote 12,003 tokens the record left uncached"
+    )
+    assert said[2][0] == 12_003 and "more tokens in a shared prefix" in said[2][1]
+    assert "add up to 1,227 tokens more" in said[6][1]
+
+
+@settings(max_examples=5, deadline=None)
+@given(_session())
+def test_a_call_with_no_price_has_no_rent_in_dollars(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
+) -> None:
+    for line in lines:
+        if line["type"] == "assistant":
+            line["message"]["model"] = "claude-mythos-preview"
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    assert bill.unpriced_models() == ("claude-mythos-preview",)
+    done = replay(bill)
+    assert done.unreplayed == () and done.cost == 0.0
+    assert all(result.cost_usd is None for result in done.results)
+    assert all(rent.cost_usd is None for rent in done.rent())
+
+
+def test_a_policy_refuses_a_model_that_is_no_id() -> None:
+    with pytest.raises(ValueError, match="model must be a model id"):
+        Policy(model="")
+    with pytest.raises(TypeError, match="bill must be a Bill"):
+        replay("session.jsonl")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="policy must be a Policy"):
+        replay(read_bill(SYNTHETIC), {"ttl": "1h"})  # type: ignore[arg-type]

@@ -121,3 +121,76 @@ def test_the_files_are_only_read(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["whatif", str(copy), "--compact-at", "14000", "--clear-at", "12000"]) == 0
     assert copy.read_bytes() == before
     assert list(tmp_path.iterdir()) == [copy]
+
+
+def _cold_copy(tmp_path: Path, source: Path) -> Path:
+    """`source` with every call's prompt recorded as uncached input: a session that cached
+    nothing, so the replay, which caches, departs from it on almost every call."""
+    lines = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        usage = (record.get("message") or {}).get("usage") if isinstance(record, dict) else None
+        if isinstance(usage, dict):
+            prompt = (
+                usage["input_tokens"]
+                + usage.get("cache_read_input_tokens", 0)
+                + usage.get("cache_creation_input_tokens", 0)
+            )
+            usage.update(input_tokens=prompt, cache_read_input_tokens=0)
+            usage.update(cache_creation_input_tokens=0)
+            usage.pop("cache_creation", None)
+        lines.append(json.dumps(record, separators=(",", ":")))
+    copy = tmp_path / source.name
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return copy
+
+
+def test_the_text_names_ten_departures_then_how_many_more(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cold = _cold_copy(tmp_path, PROJECT / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    assert main(["whatif", str(cold)]) == 0
+    out = capsys.readouterr().out
+    start = next(k for k, line in enumerate(out.splitlines()) if line.startswith("departs"))
+    lines = out.splitlines()[start:]
+    assert lines[0].startswith("departs from the bill on ") and lines[0].endswith(" of 170 calls:")
+    assert all(line.startswith("  call ") for line in lines[1:11])
+    assert lines[11].startswith("  … and ") and lines[11].endswith(" more (--json lists them)")
+
+
+def test_calls_on_a_model_with_no_cache_model_are_named(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["whatif", str(ROLLOUT)]) == 0
+    out = capsys.readouterr().out
+    assert "  not replayed (no cache model): gpt-5-codex" in out
+    assert "replayed: no replayed call is on a model with a price" in out
+    data = _json(capsys, str(ROLLOUT))
+    assert data["replayed_usd"] is None and data["unreplayed_models"] == ["gpt-5-codex"]
+
+
+def test_the_page_is_written_whole_and_said_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from context_budget.cli._whatif import page
+
+    target = tmp_path / "whatif.html"
+    assert main(["whatif", str(SYNTHETIC), "--html", str(target)]) == 0
+    assert capsys.readouterr().out.endswith(f"page: {target}\n")
+    html = target.read_text(encoding="utf-8")
+    assert "<h2>What it would have cost</h2>" in html and "<script" not in html
+    assert main(["whatif", str(SYNTHETIC), "--html", str(target), "--json"]) == 0
+    assert "page:" not in capsys.readouterr().out
+    said: list[str] = []
+    assert page([str(SYNTHETIC)], said.append) == html
+    assert said[0] == "reading the files" and said[1].startswith("replaying 1 of 7: ")
+    assert main(["whatif", str(SYNTHETIC), "--html", str(tmp_path / "no" / "page.html")]) == 2
+    assert "cannot write the page" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("keep", "said"), [("x", "not a whole number"), ("-1", "must be >= 0")])
+def test_keep_is_a_whole_number_of_tool_uses(
+    capsys: pytest.CaptureFixture[str], keep: str, said: str
+) -> None:
+    assert main(["whatif", str(SYNTHETIC), "--clear-at", "1000", "--keep", keep]) == 2
+    assert said in capsys.readouterr().err

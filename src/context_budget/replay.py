@@ -694,9 +694,28 @@ def _departures(
         before = recorded.calls[source - 1]
         read = call.cache_read_input_tokens - before.cache_read_input_tokens
         more = requests[source - 1].tokens - before.prompt_tokens
-        why = _why(recorded, source, read, more)
+        if read == 0:  # the same read: the difference is in what was written
+            written = call.cache_creation_input_tokens - before.cache_creation_input_tokens
+            why = _why_written(written, more)
+        else:
+            why = _why(recorded, source, read, more)
         found.append(Departure(source, call.thread.name, was.total, now.total, read, why))
     return found
+
+
+def _why_written(written: int, more: int) -> str:
+    """One line, for a call that read what the record read: what it wrote otherwise."""
+    if more > 0:
+        return f"the files' messages add up to {more:,} tokens more than the recorded prompt"
+    if written >= 0:
+        return (
+            f"the replay wrote {written:,} tokens the record left uncached: the agent's "
+            "request had no breakpoint after them"
+        )
+    return (
+        f"the record wrote {-written:,} tokens the replay left uncached: the agent's "
+        "request had a breakpoint after them"
+    )
 
 
 def _why(recorded: Bill, number: int, read: int, more: int) -> str:
