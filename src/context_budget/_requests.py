@@ -48,7 +48,6 @@ from typing import Any
 from context_budget._blocks import request_block_text
 from context_budget._json import canonical_json
 from context_budget.sessions import Call, Place, Session, ThreadId
-from context_budget.sessions.session import chain
 from context_budget.sessions.text import epoch
 from context_budget.tokens import estimate_tokens
 
@@ -150,6 +149,7 @@ class _Draft:
     seen: list[_Seen] | None  # None: sizes only
     prefix: str  # the key of its thread's prefix
     summary: str | None = None  # the ident of the compaction summary it starts from
+    shared: int = 0  # its first `shared` blocks are its thread's previous request's, in order
 
 
 def _content_blocks(content: Any) -> list[Mapping[str, Any]]:
@@ -167,23 +167,31 @@ class _Chains:
     places: Mapping[str, Place]
     last: dict[str, tuple[list[str], dict[str, int]]] = field(default_factory=dict)
 
-    def lines(self, thread: str, leaf: str | None) -> list[str]:
-        """The line ids `leaf`'s request carried, root first.
+    def lines(self, thread: str, leaf: str | None) -> tuple[list[str], bool]:
+        """The line ids `leaf`'s request carried, root first, and whether they extend the
+        thread's previous request (its lines first, then new ones).
 
-        Walks back only to the thread's previous request where it reaches it,
-        so a thread of n calls costs n steps in all, not n squared.
+        Walks back only to the thread's previous request where it reaches it, and
+        extends that request's list in place, so a thread of n calls costs n steps in
+        all, not n squared.
         """
-        walked: list[str] = []
         previous, at = self.last.get(thread, ([], {}))
-        for ident in chain(self.places, leaf):
-            if ident in at:
-                found = previous[: at[ident] + 1] + walked[::-1]
-                break
-            walked.append(ident)
-        else:
-            found = walked[::-1]
+        walked: list[str] = []
+        node, seen = leaf, set()
+        while node is not None and node in self.places and node not in at and node not in seen:
+            walked.append(node)
+            seen.add(node)
+            node = self.places[node].parent
+        reached = at.get(node) if node is not None else None
+        if reached is not None and reached == len(previous) - 1:  # a plain extension
+            for ident in reversed(walked):
+                at[ident] = len(previous)
+                previous.append(ident)
+            self.last[thread] = (previous, at)
+            return previous, True
+        found = (previous[: reached + 1] if reached is not None else []) + walked[::-1]
         self.last[thread] = (found, {ident: k for k, ident in enumerate(found)})
-        return found
+        return found, False
 
 
 def _folder(call: Call) -> str:
@@ -203,13 +211,17 @@ def _prefix_key(call: Call) -> str:
 def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator[_Draft]:
     chains = _Chains(places)
     lines: dict[str, list[_Seen]] = {}  # line id -> its blocks
+    last: dict[str, tuple[int, list[_Seen], str | None]] = {}  # thread -> lines, blocks, summary
     for number, call in enumerate(calls, 1):
         if call.message is None or call.message not in places:
             yield _Draft(number, call.thread.name, call.prompt_tokens, call.timestamp, None, "")
             continue
-        seen: list[_Seen] = []
-        summary = None
-        for line in chains.lines(call.thread.name, call.message):
+        thread = call.thread.name
+        found, extends = chains.lines(thread, call.message)
+        before = last.get(thread) if extends else None
+        start, seen, summary = (before[0], list(before[1]), before[2]) if before else (0, [], None)
+        shared = len(seen)
+        for line in found[start:]:
             if line not in lines:  # each line's blocks made once, shared by every request
                 place = places[line]
                 blocks = enumerate(_content_blocks(place.content))
@@ -217,11 +229,10 @@ def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator
             if places[line].summary:
                 summary = f"{line}#0"
             seen += lines[line]
-        last = places[call.message]
-        sent = _sent(last.logged, call.timestamp)
-        yield _Draft(
-            number, call.thread.name, call.prompt_tokens, sent, seen, _prefix_key(call), summary
-        )
+        last[thread] = (len(found), seen, summary)
+        sent = _sent(places[call.message].logged, call.timestamp)
+        key = _prefix_key(call)
+        yield _Draft(number, thread, call.prompt_tokens, sent, seen, key, summary, shared)
 
 
 def _sent(logged: str | None, answered: float | None) -> float | None:
@@ -266,9 +277,12 @@ def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[
         for n, item in enumerate(blocks):
             seen.append(_Seen(f"{name}:m{index}#{n}", role, item, where))
         upto.append(len(seen))
+    shared = 0
     for (number, call), stop in zip(numbered, answers, strict=True):
         request = head + seen[: upto[stop]]
-        yield _Draft(number, call.thread.name, call.prompt_tokens, call.timestamp, request, "")
+        time = call.timestamp
+        yield _Draft(number, call.thread.name, call.prompt_tokens, time, request, "", None, shared)
+        shared = len(request)
 
 
 def _drafts(
@@ -298,20 +312,23 @@ def _drafts(
 
 
 def _rates(drafts: Sequence[_Draft]) -> dict[str, float]:
-    """Thread -> tokens per estimated token, from what its prompt grew call to call."""
+    """Thread -> tokens per estimated token, from what its prompt grew call to call.
+
+    Only a request that extends the one before it counts: its new blocks are
+    what the prompt grew by.
+    """
     grown: dict[str, list[int]] = {}
-    last: dict[str, tuple[int, set[str]]] = {}
+    last: dict[str, int] = {}  # thread -> its previous prompt
     everywhere = [0, 0]
     for draft in drafts:
         if draft.seen is None:
             continue
-        idents = {seen.ident for seen in draft.seen}
         before = last.get(draft.thread)
-        last[draft.thread] = (draft.prompt, idents)
-        if before is None or not before[1] <= idents:
+        last[draft.thread] = draft.prompt
+        if before is None or not draft.shared:
             continue  # a first call, or a request that is not the last one grown
-        new = sum(seen.estimate() for seen in draft.seen if seen.ident not in before[1])
-        grew = draft.prompt - before[0]
+        new = sum(seen.estimate() for seen in draft.seen[draft.shared :])
+        grew = draft.prompt - before
         if new and grew > 0:
             sums = grown.setdefault(draft.thread, [0, 0])
             for pair in (sums, everywhere):
@@ -351,6 +368,8 @@ class _Sizer:
     prefixes: dict[str, list[Block]] = field(default_factory=dict)  # prefix key -> its sizes
     tools: dict[str, str] = field(default_factory=dict)  # tool_use id -> tool name
     last: dict[str, Request] = field(default_factory=dict)  # thread -> its last request
+    #: thread -> (blocks it saw, its last request's blocks but a tail, their tokens)
+    bases: dict[str, tuple[int, tuple[Block, ...], int]] = field(default_factory=dict)
 
     def request(self, draft: _Draft) -> Request:
         found = self._opaque(draft) if draft.seen is None else self._sized(draft, draft.seen)
@@ -359,19 +378,29 @@ class _Sizer:
 
     def _sized(self, draft: _Draft, seen: list[_Seen]) -> Request:
         rate = self.rates.get(draft.thread, self.rates[""])
-        new = [s for s in seen if s.ident not in self.sized]
-        prefix = self._prefix(draft, rate, new)
-        known = sum(self.sized[s.ident].tokens for s in seen if s.ident in self.sized)
-        room = draft.prompt - prefix.tokens - known
+        base = self.bases.get(draft.thread)
+        if base is not None and draft.shared and base[0] == draft.shared:
+            held, known, rest = base[1], base[2], seen[draft.shared :]  # extends the last one
+        else:
+            held, known, rest = (), 0, seen
+        new = [s for s in rest if s.ident not in self.sized]
+        prefix = held[0] if held else self._prefix(draft, rate, new)
+        known += sum(self.sized[s.ident].tokens for s in rest if s.ident in self.sized)
+        if not held:
+            known += prefix.tokens
+        room = draft.prompt - known
         for s, tokens in zip(new, _shares(room, [s.estimate() for s in new]), strict=True):
             self.sized[s.ident] = self._block(s, tokens)
-        blocks = [prefix, *(self.sized[s.ident] for s in seen)]
-        left = draft.prompt - sum(block.tokens for block in blocks)
+        start = held or (prefix,)
+        blocks = start + tuple(self.sized[s.ident] for s in rest)
+        total = known + sum(self.sized[s.ident].tokens for s in new)
+        self.bases[draft.thread] = (len(seen), blocks, total)
+        left = draft.prompt - total
         if left > 0:
             ident = f"tail:{draft.call}"
-            blocks.append(Block(ident, digest("tail", draft.call), "user", "tail", left))
+            blocks += (Block(ident, digest("tail", draft.call), "user", "tail", left),)
         summary = self.sized[draft.summary].tokens if draft.summary in self.sized else 0
-        return Request(draft.call, draft.sent, tuple(blocks), True, summary)
+        return Request(draft.call, draft.sent, blocks, True, summary)
 
     def _prefix(self, draft: _Draft, rate: float, new: Sequence[_Seen]) -> Block:
         """The thread's prefix: its folder and kind's, where the thread's first prompt fits it."""

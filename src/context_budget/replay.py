@@ -49,6 +49,7 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import math
 import weakref
 from collections.abc import Sequence
@@ -282,6 +283,8 @@ class _Compacted:
     def apply(self, blocks: Sequence[Block]) -> list[Block] | None:
         """`blocks` as this state holds them; None when they no longer hold what it summarized."""
         if self.summary is None:
+            if not self.cleared:
+                return list(blocks)
             return [self.cleared.get(b.ident, b) for b in blocks]
         found: list[Block] = []
         placed = False
@@ -306,6 +309,68 @@ class _Done:
     key: str  # the summary's key
 
 
+def _first_difference(old: Sequence[Block], new: Sequence[Block]) -> int:
+    """How many leading blocks `old` and `new` share (compared in C, by halves)."""
+    shortest = min(len(old), len(new))
+    if old[:shortest] == new[:shortest]:
+        return shortest
+    low, high = 0, shortest  # old[:low] == new[:low], old[:high] != new[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if old[:middle] == new[:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _ends(blocks: Sequence[Block]) -> list[int]:
+    """The last block of each of the last two messages (runs of one role, system aside)."""
+    found: list[int] = []
+    k = len(blocks) - 1
+    while k >= 0 and len(found) < 2:
+        if blocks[k].role == "system":
+            break
+        found.append(k)
+        role = blocks[k].role
+        while k >= 0 and blocks[k].role == role:
+            k -= 1
+    return found
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """A thread's last request as the cache saw it: its blocks, their cumulative keys,
+    their prefix sums of tokens, and where its tool results are."""
+
+    blocks: Sequence[Block] = ()
+    keys: list[str] = field(default_factory=list)
+    prefix: list[int] = field(default_factory=lambda: [0])
+    results: list[int] = field(default_factory=list)
+
+    def following(self, blocks: list[Block], made: dict[tuple[str, str], str]) -> _Sent:
+        """The same for the next request, `blocks`: what it shares with this one kept.
+
+        `made`: (the key of a prefix, a block's key) -> the key of the prefix that
+        block ends, made once per bill however often sent.
+        """
+        shared = _first_difference(self.blocks, blocks)
+        keys, prefix = self.keys[:shared], self.prefix[: shared + 1]
+        results = self.results[: bisect.bisect_left(self.results, shared)]
+        key = keys[-1] if keys else ""
+        for position in range(shared, len(blocks)):
+            block = blocks[position]
+            step = (key, block.key)
+            if step not in made:
+                made[step] = digest(key, block.key)
+            key = made[step]
+            keys.append(key)
+            prefix.append(prefix[-1] + block.tokens)
+            if block.kind == "tool_result":
+                results.append(position)
+        return _Sent(blocks, keys, prefix, results)
+
+
 @dataclass
 class _Thread:
     """One thread's state through the replay."""
@@ -315,6 +380,7 @@ class _Thread:
     cleared: frozenset[str] = frozenset()  # what clearing left out of its last request
     compactions: int = 0
     stuck_at: int = 0  # the request size at which compaction last could not make room
+    sent: _Sent = field(default_factory=_Sent)  # its last request, as the cache saw it
 
 
 @dataclass
@@ -429,41 +495,32 @@ class _Run:
         due = limit is not None and sum(b.tokens for b in blocks) >= max(limit, thread.stuck_at + 1)
         if due and self.compact(index, thread, blocks, cache, model, at):
             blocks = self.held(thread, call, request)
-        usage = self.send(cache, blocks, thread.ttl, answered)
+        usage = self.send(thread, cache, blocks, answered)
         usage = _replayed_usage(usage, call.usage, model == call.model)
         segment = call.segment + thread.compactions
         self.out[index].append(replace(call, model=model, usage=usage, segment=segment))
-        self.charge(index, call.thread.name, blocks, usage, model)
+        self.charge(index, call.thread.name, thread.sent, usage, model)
 
-    def send(self, cache: PromptCache, blocks: Sequence[Block], ttl: str, answered: float) -> Usage:
-        """What `cache` makes of a request of `blocks`, its response begun at `answered`.
+    def send(self, thread: _Thread, cache: PromptCache, blocks: list[Block], at: float) -> Usage:
+        """What `cache` makes of a request of `blocks`, its response begun at `at`.
 
         Breakpoints: the end of the system part (the tools and system prompt),
         and the last block of each of the last two messages, so that the end of
-        the thread's previous request is always within a read's reach.
+        the thread's previous request is always within a read's reach. The
+        prefix the request shares with the thread's last one keeps its keys
+        and sizes (`_Sent`): only what follows is keyed and counted again.
         """
-        keys: list[str] = []
-        key = ""
-        for block in blocks:
-            step = (key, block.key)
-            if step not in self.keys:  # a prefix's key, made once per bill however often sent
-                self.keys[step] = digest(key, block.key)
-            key = self.keys[step]
-            keys.append(key)
-        marks: set[int] = set()
-        system = [k for k, block in enumerate(blocks) if block.role == "system"]
+        sent = thread.sent.following(blocks, self.keys)
+        thread.sent = sent
+        marks = {k for k in _ends(blocks)}
+        system = 0
+        while system < len(blocks) and blocks[system].role == "system":
+            system += 1
         if system:
-            marks.add(system[-1])
-        ends = [
-            k
-            for k in range(len(blocks))
-            if blocks[k].role != "system"
-            and (k + 1 == len(blocks) or blocks[k + 1].role != blocks[k].role)
-        ]
-        marks.update(ends[-2:])
-        points = [(k, ttl) for k in sorted(marks)]
+            marks.add(system - 1)
+        points = [(k, thread.ttl) for k in sorted(marks)]
         tokens = [block.tokens for block in blocks]
-        return cache.usage_of_row(keys, tokens, points, responded_at=answered)
+        return cache.usage_of_row(sent.keys, tokens, points, responded_at=at)
 
     def held(self, thread: _Thread, call: Call, request: Request) -> list[Block]:
         """The request as the thread's compactions and clearing leave it."""
@@ -521,7 +578,7 @@ class _Run:
             return False
         call = self.bill.calls[index]
         if done.step == 2:  # a summary was written: its call reads the history and is priced
-            usage = self.send(cache, blocks, thread.ttl, at)
+            usage = self.send(thread, cache, blocks, at)
             usage = replace(usage, output_tokens=self.summary_tokens)
             summarizing = replace(
                 call,
@@ -533,7 +590,7 @@ class _Run:
                 message=None,
             )
             self.out[index].append(summarizing)
-            self.charge(index, call.thread.name, blocks, usage, model)
+            self.charge(index, call.thread.name, thread.sent, usage, model)
         thread.compacted = self.after(thread, call, blocks, done)
         thread.compactions += 1
         self.compactions += 1
@@ -603,13 +660,12 @@ class _Run:
             state.summary = Block(ident, done.key, "user", "summary", tokens)
         return state
 
-    def charge(
-        self, index: int, thread: str, blocks: Sequence[Block], usage: Usage, model: str
-    ) -> None:
-        """Add what each tool result in `blocks` cost on this call to its rent."""
+    def charge(self, index: int, thread: str, sent: _Sent, usage: Usage, model: str) -> None:
+        """Add what each tool result of the request `sent` cost on this call to its rent."""
         bill = _priced(usage, price_for(model))
         read = usage.cache_read_input_tokens
         written = read + usage.cache_creation_input_tokens
+        end = written + usage.input_tokens
         rates = None
         if bill is not None:
             rates = (
@@ -617,22 +673,24 @@ class _Run:
                 bill.cache_writes / (written - read) if written > read else 0.0,
                 bill.uncached_input / usage.input_tokens if usage.input_tokens else 0.0,
             )
-        offset = 0
-        for block in blocks:
-            low, offset = offset, offset + block.tokens
-            if block.kind != "tool_result":
-                continue
-            rented = self.rented.setdefault(block.ident, _Rented(block, thread, index))
+        for position in sent.results:
+            block = sent.blocks[position]
+            low, high = sent.prefix[position], sent.prefix[position + 1]
+            rented = self.rented.get(block.ident)
+            if rented is None:
+                rented = self.rented[block.ident] = _Rented(block, thread, index)
             rented.calls += 1
             if rates is None or rented.usd is None:
                 rented.usd = None
                 continue
-            parts = (
-                _overlap(low, offset, 0, read),
-                _overlap(low, offset, read, written),
-                _overlap(low, offset, written, written + usage.input_tokens),
-            )
-            rented.usd += sum(tokens * rate for tokens, rate in zip(parts, rates, strict=True))
+            if high <= read:  # the usual case: read whole
+                rented.usd += (high - low) * rates[0]
+            else:
+                rented.usd += (
+                    _overlap(low, high, 0, read) * rates[0]
+                    + _overlap(low, high, read, written) * rates[1]
+                    + _overlap(low, high, written, end) * rates[2]
+                )
 
     def replay(self) -> Replay:
         """The run's outcome, once `run` has gone through every call."""
