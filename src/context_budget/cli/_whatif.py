@@ -24,15 +24,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from context_budget.bill_page import money
 from context_budget.bills import BILL_FORMATS, Bill
-from context_budget.cli._bill import BillError, call_row, calls_table, html_page, read, write_html
+from context_budget.cli._bill import (
+    BillError,
+    call_row,
+    calls_table,
+    html_page,
+    read,
+    write_html,
+    zone_for,
+)
 from context_budget.cli._render import one_line
 from context_budget.replay import Policy, Replay, lifetimes_offered, replay
 from context_budget.sessions.text import count_of, gc_paused
+from context_budget.zones import Zone
 
 __all__ = ["PAGE_SHARES", "SHOWN_RESULTS", "add_parser", "page", "page_policies", "report", "run"]
 
@@ -384,6 +394,15 @@ def _page_data(bill: Bill, progress: Callable[[str], None]) -> dict[str, Any]:
     }
 
 
+def _page_zone() -> Zone:
+    """The zone the page's days are in: the machine's, as `bill --html` counts them
+    (UTC, and a warning on stderr, where this Python cannot see it)."""
+    zone, warning = zone_for(None, True)
+    if warning is not None:
+        sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
+    return zone
+
+
 def page(
     paths: list[str], progress: Callable[[str], None] | None = None, *, strict: bool = False
 ) -> str:
@@ -402,7 +421,7 @@ def page(
     say = progress or (lambda _: None)
     say("reading the files")
     bill = read(paths, "auto", strict)
-    return html_page(bill, _page_data(bill, say))
+    return html_page(bill, _page_data(bill, say), zone=_page_zone())
 
 
 def run(args: argparse.Namespace) -> str:
@@ -414,14 +433,15 @@ def run(args: argparse.Namespace) -> str:
     """
     policy = _policy(args)
     with gc_paused():
-        bill = read(args.paths, args.format, args.strict)
+        bill = read(args.paths, args.format, args.strict, page=args.html)
         try:
             done = replay(bill, policy)
         except ValueError as error:
             raise BillError(str(error)) from None
         data = report(done, calls=args.calls)
         if args.html is not None:
-            write_html(html_page(bill, _page_data(bill, lambda _: None)), args.html)
+            page_data = _page_data(bill, lambda _: None)
+            write_html(html_page(bill, page_data, zone=_page_zone()), args.html)
     shown = json.dumps(data, indent=2) + "\n" if args.json else render(data)
     if args.html is None or args.json:
         return shown

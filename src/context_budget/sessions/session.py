@@ -232,6 +232,11 @@ class Call(CallRecord):
         project: the working folder the file recorded for the call (a Codex
             rollout's `cwd`), or "" when it records none: the bill then takes
             the project from the file's folder.
+        provider_reason: the provider's own diagnosis of a cache miss on this
+            call, where the response recorded one: the `type` of Anthropic's
+            `diagnostics.cache_miss_reason` (`model_changed`, `system_changed`,
+            `tools_changed`, `messages_changed`, `previous_message_not_found`,
+            `unavailable`), else None.
     """
 
     thread: ThreadId
@@ -244,6 +249,7 @@ class Call(CallRecord):
     message: str | None = None
     file: str = ""
     project: str = ""
+    provider_reason: str | None = None
 
     #: Views of `usage` under the names a bill's readers use (tokens).
     input_tokens = UsageField()
