@@ -56,18 +56,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from context_budget._prompt_row import Block as CacheBlock
 from context_budget._requests import Block, Request, digest, rebuild_requests
 from context_budget._stand_ins import IDENT, count, stand_in, text_of
 from context_budget._stand_ins import messages as as_messages
 from context_budget._values import short_repr
 from context_budget.bills import Bill
-from context_budget.cache import MIN_CACHEABLE_TOKENS, TTL_SECONDS, PromptCache, SimulatedClock
+from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.compaction import SUMMARY_PREFIX, compact_with_record
 from context_budget.editing import PLACEHOLDER, clear_tool_uses_20250919
 from context_budget.errors import ContextOverflowError
 from context_budget.layers import Layers
 from context_budget.messages import Message
-from context_budget.pricing import Cost, Price, Unpriced, cost, model_family, price_for
+from context_budget.models import MODELS, Model, model_for
+from context_budget.pricing import Cost, Unpriced, cost
 from context_budget.sessions import Call, ThreadId
 from context_budget.usage import Usage
 
@@ -95,6 +97,9 @@ DEFAULT_SUMMARY_TOKENS = 2_000
 #: The share of a thread's conversation a compaction keeps at most (summary included):
 #: the budget `compact` is given is the system part plus this share of the rest.
 COMPACTED_SHARE = 0.5
+#: The write lifetimes a policy may choose (`Policy.ttl`), where a model's provider
+#: offers that choice (`lifetimes_offered`).
+_TTLS = ("5m", "1h")
 #: A call's replay departs from its bill when the two differ by more than this share
 #: of the bill's cost and by more than `_LEAST_USD`.
 _DEPARTS = 0.02
@@ -131,7 +136,7 @@ class Policy:
     def __post_init__(self) -> None:
         if self.model is not None and (not isinstance(self.model, str) or not self.model):
             raise ValueError(f"model must be a model id, got {short_repr(self.model)}")
-        if self.ttl is not None and self.ttl not in TTL_SECONDS:
+        if self.ttl is not None and self.ttl not in _TTLS:
             raise ValueError(f"ttl must be '5m' or '1h', got {short_repr(self.ttl)}")
         for name, least in (("clear_at", 1), ("compact_at", 1), ("summary_tokens", 1)):
             value = getattr(self, name)
@@ -340,13 +345,15 @@ def _ends(blocks: Sequence[Block]) -> list[int]:
 
 @dataclass(frozen=True)
 class _Sent:
-    """A thread's last request as the cache saw it: its blocks, their cumulative keys,
-    their prefix sums of tokens, and where its tool results are."""
+    """A thread's last request as the cache saw it: its blocks, the cache's row of them
+    (each keyed by the prefix it ends, unmarked), the prefix sums of their tokens, where
+    its tool results are, and each message's role."""
 
     blocks: Sequence[Block] = ()
-    keys: list[str] = field(default_factory=list)
+    row: list[CacheBlock] = field(default_factory=list)
     prefix: list[int] = field(default_factory=lambda: [0])
     results: list[int] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
 
     def following(self, blocks: list[Block], made: dict[tuple[str, str], str]) -> _Sent:
         """The same for the next request, `blocks`: what it shares with this one kept.
@@ -355,20 +362,25 @@ class _Sent:
         block ends, made once per bill however often sent.
         """
         shared = _first_difference(self.blocks, blocks)
-        keys, prefix = self.keys[:shared], self.prefix[: shared + 1]
+        row, prefix = self.row[:shared], self.prefix[: shared + 1]
         results = self.results[: bisect.bisect_left(self.results, shared)]
-        key = keys[-1] if keys else ""
+        message = row[-1].message if row else -1
+        roles = self.roles[: message + 1]
+        key = row[-1].key if row else ""
         for position in range(shared, len(blocks)):
             block = blocks[position]
             step = (key, block.key)
             if step not in made:
                 made[step] = digest(key, block.key)
             key = made[step]
-            keys.append(key)
+            if block.role != "system" and (not roles or roles[-1] != block.role or message < 0):
+                roles.append(block.role)
+            message = len(roles) - 1 if block.role != "system" else -1
+            row.append(CacheBlock(key, block.tokens, True, (), message))
             prefix.append(prefix[-1] + block.tokens)
             if block.kind == "tool_result":
                 results.append(position)
-        return _Sent(blocks, keys, prefix, results)
+        return _Sent(blocks, row, prefix, results, roles)
 
 
 @dataclass
@@ -421,24 +433,21 @@ def _overlap(low: int, high: int, start: int, stop: int) -> int:
 def _replayed_usage(usage: Usage, recorded: Usage, same_model: bool) -> Usage:
     """The cache's usage for a call, with the call's own output and price rules."""
     output = sum(part.output_tokens for part in recorded.iterations) or recorded.output_tokens
-    return Usage(
-        usage.input_tokens,
-        output,
-        usage.cache_creation_input_tokens,
-        usage.cache_read_input_tokens,
-        usage.ephemeral_5m_input_tokens,
-        usage.ephemeral_1h_input_tokens,
-        recorded.speed if same_model else "",
-        recorded.inference_geo,
-        recorded.web_search_requests,
+    return replace(
+        usage,
+        output_tokens=output,
+        speed=recorded.speed if same_model else "",
+        inference_geo=recorded.inference_geo,
+        web_search_requests=recorded.web_search_requests,
     )
 
 
-def _priced(usage: Usage, price: Price | None) -> Cost | None:
-    if price is None:
+def _priced(usage: Usage, row: Model | None, at: float | None) -> Cost | None:
+    """The usage's `Cost` on `row`'s rates at time `at`; None where it has none."""
+    if row is None or not row.prices:
         return None
     try:
-        return cost(usage, price)
+        return cost(usage, row, at=at)
     except Unpriced:
         return None
 
@@ -453,7 +462,7 @@ class _Run:
         self.threads = {thread: _Thread(policy.ttl or lifetimes[thread]) for thread in lifetimes}
         first = next((r.sent for r in requests if r.sent is not None), 0.0)
         self.clock = SimulatedClock(first)
-        self.caches: dict[str, PromptCache | None] = {}
+        self.caches: dict[str, PromptCache | None] = {}  # model id -> its cache
         self.out: list[list[Call]] = [[] for _ in bill.calls]  # recorded index -> its calls
         self.rented: dict[str, _Rented] = {}
         self.clearings = self.compactions = 0
@@ -461,14 +470,15 @@ class _Run:
         self.keys: dict[tuple[str, str], str] = {}  # (prefix key, block key) -> prefix key
 
     def cache(self, model: str) -> PromptCache | None:
-        """The one cache of `model` for the whole bill; None for a model it cannot model."""
-        family = model_family(model)
-        if family not in self.caches:
+        """The one cache of `model` for the whole bill; None for a model the table lacks."""
+        row = model_for(model)
+        name = row.id if row is not None else model
+        if name not in self.caches:
             try:
-                self.caches[family] = PromptCache(family, counter=count, clock=self.clock)
+                self.caches[name] = PromptCache(model, clock=self.clock)
             except ValueError:
-                self.caches[family] = None
-        return self.caches[family]
+                self.caches[name] = None
+        return self.caches[name]
 
     def run(self) -> None:
         order = sorted(
@@ -499,7 +509,7 @@ class _Run:
         usage = _replayed_usage(usage, call.usage, model == call.model)
         segment = call.segment + thread.compactions
         self.out[index].append(replace(call, model=model, usage=usage, segment=segment))
-        self.charge(index, call.thread.name, thread.sent, usage, model)
+        self.charge(index, call.thread.name, thread.sent, usage, model, call.timestamp)
 
     def send(self, thread: _Thread, cache: PromptCache, blocks: list[Block], at: float) -> Usage:
         """What `cache` makes of a request of `blocks`, its response begun at `at`.
@@ -512,15 +522,16 @@ class _Run:
         """
         sent = thread.sent.following(blocks, self.keys)
         thread.sent = sent
-        marks = {k for k in _ends(blocks)}
+        marks = set(_ends(blocks))
         system = 0
         while system < len(blocks) and blocks[system].role == "system":
             system += 1
         if system:
             marks.add(system - 1)
-        points = [(k, thread.ttl) for k in sorted(marks)]
-        tokens = [block.tokens for block in blocks]
-        return cache.usage_of_row(sent.keys, tokens, points, responded_at=at)
+        row = list(sent.row)
+        for k in marks:
+            row[k] = replace(row[k], markers=(thread.ttl,))
+        return cache.usage_of_row(row, roles=sent.roles, responded_at=at)
 
     def held(self, thread: _Thread, call: Call, request: Request) -> list[Block]:
         """The request as the thread's compactions and clearing leave it."""
@@ -590,7 +601,7 @@ class _Run:
                 message=None,
             )
             self.out[index].append(summarizing)
-            self.charge(index, call.thread.name, thread.sent, usage, model)
+            self.charge(index, call.thread.name, thread.sent, usage, model, call.timestamp)
         thread.compacted = self.after(thread, call, blocks, done)
         thread.compactions += 1
         self.compactions += 1
@@ -660,9 +671,12 @@ class _Run:
             state.summary = Block(ident, done.key, "user", "summary", tokens)
         return state
 
-    def charge(self, index: int, thread: str, sent: _Sent, usage: Usage, model: str) -> None:
-        """Add what each tool result of the request `sent` cost on this call to its rent."""
-        bill = _priced(usage, price_for(model))
+    def charge(
+        self, index: int, thread: str, sent: _Sent, usage: Usage, model: str, at: float | None
+    ) -> None:
+        """Add what each tool result of the request `sent` cost on this call (made at `at`)
+        to its rent."""
+        bill = _priced(usage, model_for(model), at)
         read = usage.cache_read_input_tokens
         written = read + usage.cache_creation_input_tokens
         end = written + usage.input_tokens
@@ -822,29 +836,32 @@ def _requests_of(bill: Bill) -> list[Request]:
 
 
 def lifetimes_offered(model: str) -> tuple[str, ...]:
-    """The cache lifetimes `model`'s provider lets a request choose (empty: no choice).
+    """The write lifetimes of `Policy.ttl` that `model`'s provider lets a request choose.
 
-    Anthropic's models offer `"5m"` and `"1h"`; a model of another provider,
-    or one with no cache model here, offers no choice.
+    `("5m", "1h")` where its cache policy offers both (Anthropic's models);
+    empty for a model whose provider offers no such choice, or that the
+    table of models lacks.
 
     Examples:
         >>> lifetimes_offered("claude-sonnet-4-20250514")
         ('5m', '1h')
-        >>> lifetimes_offered("gpt-5-codex")
+        >>> lifetimes_offered("gpt-5.5")
         ()
     """
-    return tuple(TTL_SECONDS) if model_family(model) in MIN_CACHEABLE_TOKENS else ()
+    row = model_for(model)
+    offered = dict(row.cache.lifetimes) if row is not None else {}
+    return _TTLS if all(ttl in offered for ttl in _TTLS) else ()
 
 
 def _check(policy: Policy, bill: Bill) -> None:
     """Refuse a policy the bill's models cannot run under, naming the model and the limit."""
     if policy.model is not None:
-        family = model_family(policy.model)
-        if family not in MIN_CACHEABLE_TOKENS or price_for(policy.model) is None:
-            known = sorted(m for m in MIN_CACHEABLE_TOKENS if price_for(m) is not None)
+        row = model_for(policy.model)
+        if row is None or not row.prices:
+            known = sorted(model for model, found in MODELS.items() if found.prices)
             raise ValueError(
-                f"model {policy.model!r}: no cache model and price for it "
-                f"(models with both: {', '.join(known)})"
+                f"model {policy.model!r}: no row with prices in the table of models "
+                f"(known: {', '.join(known)})"
             )
     if policy.ttl is not None:
         for model in [policy.model] if policy.model is not None else list(bill.models):
