@@ -791,32 +791,29 @@ def test_a_bad_model_min_tokens_or_request_is_named_briefly() -> None:
 
 def test_a_row_of_keyed_blocks_is_read_and_written_as_a_request_is() -> None:
     """`usage_of_row` settles pre-keyed, pre-counted blocks by the same rules as `usage`."""
-    clock = SimulatedClock()
-    by_request = PromptCache("claude-sonnet-4-6", counter=per_block(700), clock=clock)
-    by_row = PromptCache("claude-sonnet-4-6", clock=SimulatedClock())
+    from context_budget._prompt_row import Block
+
+    by_request = PromptCache("claude-sonnet-4-6", counter=per_block(700))
+    by_row = PromptCache("claude-sonnet-4-6")
     for turns in (2, 3, 5):
         request = {"messages": blocks(turns), "cache_control": EPHEMERAL}
         expected = by_request.usage(request)
-        keys = ["m0" + "".join(f"/m{i}" for i in range(1, k + 1)) for k in range(turns)]
-        got = by_row.usage_of_row(keys, [700] * turns, [(turns - 1, "5m")])
+        row = [
+            Block("/".join(f"m{i}" for i in range(k + 1)), 700, True, (), k) for k in range(turns)
+        ]
+        row[-1] = Block(row[-1].key, 700, True, ("5m",), turns - 1)
+        got = by_row.usage_of_row(row, roles=["user"] * turns)
         assert got == expected
 
 
-@pytest.mark.parametrize(
-    ("keys", "tokens", "points", "said"),
-    [
-        (["a"], [1, 2], [(0, "5m")], "must pair up"),
-        (["a"], [-1], [(0, "5m")], "an int >= 0"),
-        (["a"], [1], [(1, "5m")], "outside blocks 0..0"),
-        (["a"], [1], [(0, "2h")], "'5m' or '1h'"),
-    ],
-)
-def test_a_row_that_does_not_add_up_is_refused(
-    keys: list[str], tokens: list[int], points: list[tuple[int, str]], said: str
-) -> None:
-    with pytest.raises(ValueError, match=said):
-        PromptCache("claude-sonnet-4-6").usage_of_row(keys, tokens, points)
+def test_a_row_that_does_not_add_up_is_refused() -> None:
+    from context_budget._prompt_row import Block
+
+    cache = PromptCache("claude-sonnet-4-6")
+    with pytest.raises(ValueError, match="an int >= 0"):
+        cache.usage_of_row([Block("a", -1, True, (), 0)], roles=["user"])
+    with pytest.raises(ValueError, match="outside the 1 messages given"):
+        cache.usage_of_row([Block("a", 1, True, (), 1)], roles=["user"])
     with pytest.raises(TooManyBreakpointsError):
-        PromptCache("claude-sonnet-4-6").usage_of_row(
-            ["a"] * 5, [1] * 5, [(k, "5m") for k in range(5)]
-        )
+        row = [Block(f"k{k}", 1, True, ("5m",), 0) for k in range(5)]
+        cache.usage_of_row(row, roles=["user"])

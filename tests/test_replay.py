@@ -228,7 +228,7 @@ def test_another_model_prices_the_same_requests_at_its_rates() -> None:
 @pytest.mark.parametrize(
     ("policy", "said"),
     [
-        (dict(model="gpt-9"), "no cache model and price"),
+        (dict(model="gpt-9"), "no row with prices in the table of models"),
         (dict(ttl="2h"), "ttl must be '5m' or '1h'"),
         (dict(clear_at=0), "clear_at must be an int >= 1"),
         (dict(keep=-1), "keep must be an int >= 0"),
@@ -386,12 +386,29 @@ def test_events_without_per_call_messages_replay_their_sizes_alone() -> None:
     assert reads[0] == 0 and all(read > 0 for read in reads[1:])  # each grew the one before
 
 
-def test_a_model_with_no_cache_model_is_named_and_left_out() -> None:
-    bill = read_bill(ROLLOUT)
+@settings(max_examples=5, deadline=None)
+@given(_session())
+def test_a_model_the_table_lacks_is_named_and_left_out(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
+) -> None:
+    for line in lines:
+        if line["type"] == "assistant":
+            line["message"]["model"] = "acme-reasoner-7"
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
     done = replay(bill)
-    assert done.unreplayed == ("gpt-5-codex",)
+    assert done.unreplayed == ("acme-reasoner-7",)
     assert done.bill.calls == () and done.cost == 0.0
     assert done.departures == ()
+
+
+def test_a_codex_rollout_replays_on_its_own_providers_cache() -> None:
+    """gpt-5-codex caches automatically in 128-token steps from 1,024 tokens."""
+    bill = read_bill(ROLLOUT)
+    done = replay(bill)
+    assert done.unreplayed == ()
+    reads = [call.cache_read_input_tokens for call in done.bill.calls]
+    assert reads[0] == 0 and all(read > 0 and (read - 1_024) % 128 == 0 for read in reads[1:])
+    assert all(call.cache_creation_input_tokens == 0 for call in done.bill.calls)
 
 
 def test_the_request_time_is_its_last_lines_unless_the_answer_came_much_later() -> None:
@@ -425,11 +442,12 @@ def test_every_departure_is_named_with_its_reason(tmp_path: Path) -> None:
 def test_a_call_with_no_price_has_no_rent_in_dollars(
     tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
 ) -> None:
-    for line in lines:
+    for line in lines:  # fast mode on a model with no fast-mode rate: no price
         if line["type"] == "assistant":
-            line["message"]["model"] = "claude-mythos-preview"
+            line["message"]["model"] = "claude-opus-4-5"
+            line["message"]["usage"]["speed"] = "fast"
     bill = _bill(tmp_path_factory.mktemp("g"), lines)
-    assert bill.unpriced_models() == ("claude-mythos-preview",)
+    assert bill.unpriced_models() == ("claude-opus-4-5 (fast)",)
     done = replay(bill)
     assert done.unreplayed == () and done.cost == 0.0
     assert all(result.cost_usd is None for result in done.results)

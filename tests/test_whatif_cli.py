@@ -96,7 +96,7 @@ def test_one_hour_writes_on_the_synthetic_session(capsys: pytest.CaptureFixture[
         ([str(ROLLOUT), "--ttl", "1h"], "gpt-5-codex's provider offers no choice"),
         ([str(PROJECT), "--keep", "2"], "--keep needs --clear-at"),
         ([str(PROJECT), "--summary-tokens", "900"], "--summary-tokens needs --compact-at"),
-        ([str(PROJECT), "--model", "gpt-9"], "model 'gpt-9': no cache model and price"),
+        ([str(PROJECT), "--model", "gpt-9"], "model 'gpt-9': no row with prices in the table"),
         ([str(PROJECT), "--clear-at", "0"], "must be >= 1 token"),
         ([str(PROJECT), "--compact-at", "lots"], "not a whole number of tokens"),
         ([str(PROJECT), "--ttl", "2h"], "invalid choice: '2h'"),
@@ -158,15 +158,20 @@ def test_the_text_names_ten_departures_then_how_many_more(
     assert lines[11].startswith("  … and ") and lines[11].endswith(" more (--json lists them)")
 
 
-def test_calls_on_a_model_with_no_cache_model_are_named(
-    capsys: pytest.CaptureFixture[str],
+def test_calls_on_a_model_the_table_lacks_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["whatif", str(ROLLOUT)]) == 0
+    unknown = tmp_path / SYNTHETIC.name
+    unknown.write_text(
+        SYNTHETIC.read_text(encoding="utf-8").replace("claude-sonnet-4-5-20250929", "acme-7"),
+        encoding="utf-8",
+    )
+    assert main(["whatif", str(unknown)]) == 0
     out = capsys.readouterr().out
-    assert "  not replayed (no cache model): gpt-5-codex" in out
+    assert "  not replayed (no cache model): acme-7" in out
     assert "replayed: no replayed call is on a model with a price" in out
-    data = _json(capsys, str(ROLLOUT))
-    assert data["replayed_usd"] is None and data["unreplayed_models"] == ["gpt-5-codex"]
+    data = _json(capsys, str(unknown))
+    assert data["replayed_usd"] is None and data["unreplayed_models"] == ["acme-7"]
 
 
 def test_the_page_is_written_whole_and_said_where(
@@ -194,3 +199,15 @@ def test_keep_is_a_whole_number_of_tool_uses(
 ) -> None:
     assert main(["whatif", str(SYNTHETIC), "--clear-at", "1000", "--keep", keep]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_gpt_5_5_reads_in_128_token_steps_and_writes_for_free(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    data = _json(capsys, str(PROJECT), "--model", "gpt-5.5", "--calls")
+    rows = data["per_call"]
+    assert isinstance(rows, list) and {row["model"] for row in rows} == {"gpt-5.5"}
+    reads = [row["cache_read"] for row in rows if row["cache_read"]]
+    assert len(reads) > 150 and all((read - 1_024) % 128 == 0 for read in reads)
+    assert all(row["cache_write_5m"] + row["cache_write_1h"] == 0 for row in rows)
+    assert data["replayed_usd"] != data["bill_usd"]

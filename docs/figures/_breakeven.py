@@ -4,7 +4,8 @@ Shared by the two break-even figures (`whatif_compaction`, `whatif_clearing`):
 the replays run once per process, however many layouts and figures draw them.
 The sessions are the real folder of *Read your own bill* (three Claude Code
 sessions and their sub-agents, 199 calls); each model's line is the replayed
-cost at a threshold over the replayed cost with no clearing or compaction.
+cost at a threshold over the replayed cost with no clearing or compaction, on
+that model's cache rules and prices (each call priced at its time).
 """
 
 from __future__ import annotations
@@ -13,24 +14,29 @@ import functools
 from pathlib import Path
 
 from context_budget import Policy, read_bill, replay
-from context_budget.pricing import price_for
+from context_budget.models import model_for
 
 FOLDER = Path(__file__).resolve().parent.parent / "measured" / "sessions" / "sample-project"
-#: (label, model): models whose cache reads cost 0.1, 0.05 and 0.025 times their input.
+#: (label, model): one model of each provider's cache, as the table of models has it:
+#: Anthropic's breakpoints, OpenAI's automatic prefix cache before GPT-5.6 and its paid
+#: 30-minute writes from it, Gemini's implicit caching, DeepSeek's prefix units.
 MODELS = (
-    ("Sonnet 4", "claude-sonnet-4"),
-    ("Opus 5.5", "claude-opus-5-5"),
-    ("Fable 5.1", "claude-fable-5-1"),
+    ("Anthropic Sonnet 4", "claude-sonnet-4"),
+    ("OpenAI GPT-5.5", "gpt-5.5"),
+    ("OpenAI GPT-5.6 Sol", "gpt-5.6-sol"),
+    ("Gemini 3.1 Pro", "gemini-3.1-pro-preview"),
+    ("DeepSeek V4 Flash", "deepseek-v4-flash"),
 )
 #: The thresholds swept, in tokens: the folder's requests reach 42,726 at most.
 THRESHOLDS = tuple(range(12_000, 44_000, 4_000))
 
 
 def label(name: str, model: str) -> str:
-    """The series label: the model and its read multiple."""
-    price = price_for(model)
-    assert price is not None  # every model of MODELS has a price
-    return f"{name} (reads {price.read / price.input:g}x)"
+    """The series label: the model and its read multiple (its latest rates)."""
+    row = model_for(model)
+    assert row is not None  # every model of MODELS has a row
+    price = row.prices[-1]
+    return f"{name} (reads {price.read / price.input:.2g}x)"
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-"""What it would have cost: clearing at each threshold, on real sessions, per model.
+"""What it would have cost: clearing at each threshold, on real sessions, per provider.
 
 The shipped real sessions (199 calls) replayed with old tool results cleared
 from every request over the threshold, the last 3 tool uses kept, as the
@@ -22,7 +22,7 @@ def draw() -> str:
     return line_chart(
         series,
         title="Clearing at each threshold on the real sessions: the replayed cost over "
-        "the cost without clearing, per model",
+        "the cost without clearing, per provider",
         desc=f"Above 1 everywhere (the lowest is {lowest:.3f}): each request past the "
         "threshold clears one more result, and the cache is read only up to it.",
         x_label="clear at (thousand tokens)",

@@ -1,4 +1,4 @@
-"""What it would have cost: compaction at each threshold, on real sessions, per model.
+"""What it would have cost: compaction at each threshold, on real sessions, per provider.
 
 The shipped real sessions (199 calls) replayed with a client-side compaction
 once a request reaches the threshold, each summary 2,000 tokens, the
@@ -23,8 +23,8 @@ def draw() -> str:
     return line_chart(
         series,
         title="Compaction at each threshold on the real sessions: the replayed cost over "
-        "the cost without compaction, per model",
-        desc=f"Below 1, compaction pays. Lowest ratio per model: {said} tokens.",
+        "the cost without compaction, per provider",
+        desc=f"Below 1, compaction pays. Lowest ratio per provider: {said} tokens.",
         x_label="compact at (thousand tokens)",
         y_label="cost / cost without",
         hlines=(("no compaction", 1.0),),
