@@ -6,7 +6,9 @@ prices each with `pricing.cost`. The trajectory is the session's: the same
 calls, with the same outputs, at the same times. What changes is what each
 request held and what the cache made of it:
 
-- `Policy.model`: every call on another model (its cache rules and prices);
+- `Policy.model`: every call on another model of the table of models (its
+  provider's cache rules and its prices: OpenAI's 128-token steps, GPT-5.6's
+  paid 30-minute writes, Gemini's implicit caching, DeepSeek's units);
 - `Policy.ttl`: every cache write of that lifetime (`"5m"` or `"1h"`);
 - `Policy.clear_at` and `Policy.keep`: old tool results cleared as the
   server does it (`editing.clear_tool_uses_20250919`): on a request over
@@ -21,8 +23,8 @@ request held and what the cache made of it:
 With no policy the replay runs the session's own choices (each call's model,
 each thread's write lifetime) through the same code: the usage it computes
 is its own, never copied from the record, and on sessions whose files hold
-their requests it comes within a few hundredths of the bill
-(`Replay.departures` names the calls where it does not, and why).
+their requests it comes within 2% of the bill (`Replay.departures` names the
+calls where it does not, and why).
 
 Each request is rebuilt from the files (`_requests`): the tools and system
 prompt no file keeps, then every message block, sized so that the request
