@@ -31,7 +31,11 @@ def _input_side(bill: Bill) -> float:
 # ---------------------------------------------------------------- the replay meets the bill
 
 
-@pytest.mark.parametrize("path", [PROJECT, SYNTHETIC], ids=lambda p: p.name[:20])
+@pytest.mark.parametrize(
+    "path",
+    [SESSIONS, PROJECT, SYNTHETIC, *sorted(SESSIONS.glob("*/*.json"))],
+    ids=lambda p: p.name[:20],
+)
 def test_with_the_sessions_own_policy_the_replay_is_within_two_percent_of_the_bill(
     path: Path,
 ) -> None:
