@@ -137,8 +137,11 @@
         say(`Not billed: ${output.slice("context-budget: error: ".length).trim()}`, "error");
         return;
       }
-      const warning = (result.stderr || "").trim();
-      say(`Billed ${files.length === 1 ? files[0].name : `${files.length} files`}.${warning ? ` ${warning}` : ""}`, "done");
+      // the warnings the command prints on stderr (a skipped line, the days' zone), as notes
+      const notes = (result.stderr || "").trim().split("\n").filter(Boolean)
+        .map((line) => line.replace(/^context-budget: warning: /, ""));
+      const what = files.length === 1 ? files[0].name : `${files.length} files`;
+      say(`Billed ${what}.${notes.length ? ` (${notes.join("; ")})` : ""}`, "done");
       show(output);
     } catch (error) {
       if (worker) worker.terminate();
