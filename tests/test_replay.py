@@ -465,3 +465,12 @@ def test_a_policy_refuses_a_model_that_is_no_id() -> None:
         replay("session.jsonl")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="policy must be a Policy"):
         replay(read_bill(SYNTHETIC), {"ttl": "1h"})  # type: ignore[arg-type]
+
+
+def test_the_shared_prefix_of_two_requests_is_found_whatever_holds_them() -> None:
+    from context_budget.replay import _first_difference
+
+    assert _first_difference((1, 2, 3), [1, 2, 4]) == 2
+    assert _first_difference([1, 2], [1, 2, 3]) == 2
+    assert _first_difference((), [1]) == 0
+    assert _first_difference(list(range(1000)), [*range(700), -1]) == 700

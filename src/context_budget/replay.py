@@ -318,6 +318,8 @@ class _Done:
 
 def _first_difference(old: Sequence[Block], new: Sequence[Block]) -> int:
     """How many leading blocks `old` and `new` share (compared in C, by halves)."""
+    if type(old) is not type(new):  # subtle: a tuple never equals a list
+        old, new = list(old), list(new)
     shortest = min(len(old), len(new))
     if old[:shortest] == new[:shortest]:
         return shortest
