@@ -224,6 +224,25 @@ def _event(record: dict[str, Any]) -> str:
     return ""
 
 
+def _place(
+    file: _File, number: int, record: dict[str, Any], kind: str, parent: str | None
+) -> Place:
+    """Where a line with an id sits: its parent and line, its message and when it was written."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    logged = record.get("timestamp")
+    return Place(
+        parent,
+        kind,
+        f"{file.base}:{number}",
+        number,
+        _event(record),
+        content if kind in ("user", "assistant") else None,
+        logged if isinstance(logged, str) else None,
+        record.get("isCompactSummary") is True,
+    )
+
+
 def _miss_reason(message: dict[str, Any]) -> str | None:
     """The `type` of the response's `diagnostics.cache_miss_reason`, the API's own
     diagnosis of a cache miss, or None (no diagnosis, or one still pending)."""
@@ -311,8 +330,7 @@ class _Reader:
             if isinstance(uuid, str):
                 self.thread_of[uuid] = key
                 if isinstance(kind, str):
-                    where = f"{file.base}:{number}"
-                    self.places[uuid] = Place(parent, kind, where, number, _event(record))
+                    self.places[uuid] = _place(file, number, record, kind, parent)
             message = record.get("message")
             if kind in ("user", "assistant") and isinstance(message, dict):
                 self._conversation(file, key, number, record, message)
