@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from context_budget import Bill, Policy, read_bill, replay
+from context_budget.models import model_for
 from context_budget.pricing import cost, price_for
 from context_budget.replay import ASSUMPTION, DEFAULT_SUMMARY_TOKENS, lifetimes_offered
 from context_budget.usage import Usage
@@ -56,18 +57,55 @@ def test_every_call_the_replay_does_not_name_agrees_with_its_bill(path: Path) ->
         assert abs(departure.replayed_usd - departure.bill_usd) > 0.02 * departure.bill_usd
 
 
-def test_a_first_call_that_read_another_sessions_prefix_is_named_alone_and_read_with_it() -> None:
+#: Every session file the course ships, each billed alone.
+SHIPPED_FILES = sorted(p for p in SESSIONS.rglob("*") if p.is_file() and p.name != "SOURCES")
+
+
+@pytest.mark.parametrize("path", SHIPPED_FILES, ids=lambda p: p.name[:20])
+def test_every_shipped_file_billed_alone_replays_within_two_percent(path: Path) -> None:
+    """Billed alone, a file's first call may read a prefix another session wrote: the
+    replay takes what its read proves, and still names each call it prices otherwise."""
+    bill = read_bill(path)
+    same = replay(bill)
+    assert same.cost == pytest.approx(bill.cost().total, rel=0.02)
+    for departure in same.departures:
+        assert departure.why and "\n" not in departure.why
+
+
+def test_a_first_call_that_read_another_sessions_prefix_reads_it_alone_and_with_it() -> None:
     alone = replay(read_bill(FE5E))
-    first = alone.departures[0]
-    assert (first.call, first.read) == (1, -14_874)  # its prefix was written outside the file
-    assert "first call" in first.why
+    assert alone.warm == ((1, 14_874),)  # its prefix was written outside the file
+    first = alone.bill.calls[0]
+    assert first.cache_read_input_tokens == 14_874  # what the record read, now computed
+    assert all(d.call != 1 for d in alone.departures)
+    other = replay(read_bill(PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"))
+    assert other.warm == ((1, 4_734),) and other.bill.calls[0].cache_read_input_tokens == 4_734
     folder = read_bill(PROJECT)
     together = replay(folder)
     number = next(k for k, c in enumerate(folder.calls, 1) if c.thread.name == "fe5e1c67/main")
-    call = together.bill.calls[number - 1]
-    # with the session that wrote it 282 s before, the replay reads that prefix too
-    assert call.cache_read_input_tokens > 14_000
+    # with the session that wrote it 282 s before in the bill, the bill explains the read
+    assert number not in {call for call, _ in together.warm}
+    assert together.bill.calls[number - 1].cache_read_input_tokens > 14_000
     assert folder.calls[number - 1].timestamp - folder.calls[number - 2].timestamp < 300
+
+
+@pytest.mark.parametrize(
+    ("model", "cache", "read"),
+    [
+        (None, None, 4_734),  # Anthropic: the entry at 4,734 tokens, read whole
+        ("gpt-5.5", None, 4_608),  # a prefix cache: 1,024 then steps of 128
+        ("gemini-3.1-pro-preview", None, 4_734),  # implicit, past its 4,096 minimum
+        ("gemini-3.1-pro-preview", "explicit", 0),  # the explicit cache starts elsewhere
+        ("claude-haiku-4-5", None, 4_734),  # its minimum is 4,096
+    ],
+)
+def test_a_prefix_written_outside_the_bill_is_what_the_replays_rules_make_of_it(
+    model: str | None, cache: str | None, read: int
+) -> None:
+    bill = read_bill(PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    done = replay(bill, Policy(model=model, cache=cache))
+    assert done.warm == ((1, 4_734),)
+    assert done.bill.calls[0].cache_read_input_tokens == read
 
 
 def test_sub_agents_launched_together_each_write_and_later_ones_read_their_prefix() -> None:
@@ -83,18 +121,30 @@ def test_sub_agents_launched_together_each_write_and_later_ones_read_their_prefi
 
 
 def test_the_replay_never_copies_the_recorded_cache_figures() -> None:
-    """Swap every call's read, write and uncached split: the replay does not move."""
+    """Swap every call's read, write and uncached split: the replay moves only where a read
+    proved a prefix a session outside the bill wrote (`Replay.warm`), and only there."""
     bill = read_bill(PROJECT)
+    same = replay(bill)
+    warm = {call for call, _ in same.warm}
+    assert warm == {1}
 
-    def swapped(call: Any) -> Any:
+    def swapped(call: Any, keep_read: bool) -> Any:
         usage = call.usage
         prompt = usage.prompt_tokens
-        five, hour = (0, prompt) if usage.ephemeral_1h_input_tokens else (prompt, 0)
-        return replace(call, usage=Usage(0, usage.output_tokens, prompt, 0, five, hour))
+        read = usage.cache_read_input_tokens if keep_read else 0
+        written = prompt - read
+        five, hour = (0, written) if usage.ephemeral_1h_input_tokens else (written, 0)
+        return replace(call, usage=Usage(0, usage.output_tokens, written, read, five, hour))
 
-    other = bill.with_calls([swapped(c) for c in bill.calls])
+    # every figure swapped but the reads the replay takes as given: it does not move
+    other = bill.with_calls([swapped(c, n in warm) for n, c in enumerate(bill.calls, 1)])
     assert other.cost().total != pytest.approx(bill.cost().total, rel=0.5)
-    assert [c.usage for c in replay(other).bill.calls] == [c.usage for c in replay(bill).bill.calls]
+    assert [c.usage for c in replay(other).bill.calls] == [c.usage for c in same.bill.calls]
+    # every figure swapped: nothing proves call 1's prefix warm, and only call 1 moves
+    cold = replay(bill.with_calls([swapped(c, False) for c in bill.calls])).bill.calls
+    moved = [n for n, (a, b) in enumerate(zip(cold, same.bill.calls, strict=True), 1) if a != b]
+    assert moved == [1]
+    assert cold[0].cache_read_input_tokens == 0 < same.bill.calls[0].cache_read_input_tokens
 
 
 # ---------------------------------------------------------------- lifetimes
@@ -227,6 +277,44 @@ def test_another_model_prices_the_same_requests_at_its_rates() -> None:
     assert haiku.bill.models == ("claude-haiku-4-5",)
     ratio = _input_side(haiku.bill) / _input_side(replay(bill).bill)
     assert ratio == pytest.approx(1 / 3, rel=0.05)  # Haiku 4.5's rates are a third of Sonnet 4's
+
+
+def test_gemini_explicit_caches_pay_storage_by_the_hour_through_the_price_path() -> None:
+    bill = read_bill(FE5E)
+    implicit = replay(bill, Policy(model="gemini-3.1-pro-preview"))
+    explicit = replay(bill, Policy(model="gemini-3.1-pro-preview", cache="explicit"))
+    row = model_for("gemini-3.1-pro-preview")
+    assert row is not None
+    rules = row.caches["explicit"]
+    assert dict(explicit.bill.caches) == {"gemini-3.1-pro-preview": rules}
+    assert implicit.bill.cost().storage == 0 < explicit.bill.cost().storage
+    held = sum(c.usage.ephemeral_1h_input_tokens for c in explicit.bill.calls)
+    assert held > 0 and all(c.cache_creation_5m == 0 for c in explicit.bill.calls)
+    assert explicit.bill.cost().storage == pytest.approx(held * rules.storage_per_hour / 1e6)
+    for number, call in enumerate(explicit.bill.calls, 1):  # the one price path, call by call
+        assert explicit.bill.call_cost(number) == cost(
+            call.usage, row, at=call.timestamp, policy=rules
+        )
+    # one cached content per request, the prefix up to the system prompt's breakpoint
+    reads = {c.cache_read_input_tokens for c in explicit.bill.calls} - {0}
+    assert len(reads) <= 3 and explicit.cost != pytest.approx(implicit.cost, rel=0.05)
+    assert explicit.assumption.endswith("cache runs in gemini-3.1-pro-preview's explicit mode.")
+    assert implicit.assumption == ASSUMPTION
+
+
+def test_a_cache_mode_the_model_lacks_is_refused_naming_its_modes() -> None:
+    bill = read_bill(SYNTHETIC)
+    with pytest.raises(ValueError, match=r"cache 'explicit': claude-sonnet-4-5-20250929 has no"):
+        replay(bill, Policy(cache="explicit"))
+    with pytest.raises(ValueError, match=r"its modes: breakpoints"):
+        replay(bill, Policy(cache="explicit"))
+    with pytest.raises(ValueError, match="cache must be the name of a model's cache mode"):
+        Policy(cache="")
+    with pytest.raises(ValueError, match=r"ttl '1h': gemini-3\.1-pro-preview's provider offers"):
+        replay(bill, Policy(model="gemini-3.1-pro-preview", cache="explicit", ttl="1h"))
+    assert lifetimes_offered("gemini-3.1-pro-preview", "explicit") == ()
+    assert lifetimes_offered("claude-sonnet-4-5", "breakpoints") == ("5m", "1h")
+    assert lifetimes_offered("claude-sonnet-4-5", "no-such-mode") == ()
 
 
 @pytest.mark.parametrize(
@@ -468,7 +556,7 @@ def test_a_policy_refuses_a_model_that_is_no_id() -> None:
 
 
 def test_the_shared_prefix_of_two_requests_is_found_whatever_holds_them() -> None:
-    from context_budget.replay import _first_difference
+    from context_budget._requests import first_difference as _first_difference
 
     assert _first_difference((1, 2, 3), [1, 2, 4]) == 2
     assert _first_difference([1, 2], [1, 2, 3]) == 2

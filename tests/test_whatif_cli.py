@@ -79,7 +79,7 @@ def test_the_text_names_the_ten_costliest_results_and_where_they_are(
     assert len(named) == 10 and all(".jsonl:" in line for line in named)
     assert lines[start + 11].startswith("rent by tool: Read ")
     assert "assumption: The replay keeps each session's trajectory" in out
-    assert "departs from the bill on 7 of 199 calls:" in out
+    assert "departs from the bill on 6 of 199 calls:" in out
 
 
 def test_one_hour_writes_on_the_synthetic_session(capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,6 +97,10 @@ def test_one_hour_writes_on_the_synthetic_session(capsys: pytest.CaptureFixture[
         ([str(PROJECT), "--keep", "2"], "--keep needs --clear-at"),
         ([str(PROJECT), "--summary-tokens", "900"], "--summary-tokens needs --compact-at"),
         ([str(PROJECT), "--model", "gpt-9"], "model 'gpt-9': no row with prices in the table"),
+        ([str(PROJECT), "--model", ""], "model must be a model id, got ''"),
+        ([str(PROJECT), "--cache", "explicit"], "has no such cache mode (its modes: breakpoints)"),
+        ([str(PROJECT), "--model", "gpt-5.5", "--cache", "explicit"], "its modes: automatic"),
+        ([str(PROJECT), "--cache", ""], "cache must be the name of a model's cache mode"),
         ([str(PROJECT), "--clear-at", "0"], "must be >= 1 token"),
         ([str(PROJECT), "--compact-at", "lots"], "not a whole number of tokens"),
         ([str(PROJECT), "--ttl", "2h"], "invalid choice: '2h'"),
@@ -112,6 +116,30 @@ def test_bad_input_is_one_line_and_exit_two(
     assert captured.out == ""
     assert captured.err.startswith("context-budget: error: ")
     assert said in captured.err and captured.err.count("\n") == 1
+
+
+def test_a_cache_mode_is_named_in_the_json_and_prices_its_storage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = (str(PROJECT), "--model", "gemini-3.1-pro")
+    implicit = _json(capsys, *args)
+    explicit = _json(capsys, *args, "--cache", "explicit")
+    assert implicit["policy"]["cache"] is None  # type: ignore[index]
+    assert explicit["policy"]["cache"] == "explicit"  # type: ignore[index]
+    assert "gemini-3.1-pro's explicit mode" in str(explicit["assumption"])
+    assert implicit["cost"]["storage"] == 0 < explicit["cost"]["storage"]  # type: ignore[index]
+    assert main(["whatif", *args, "--cache", "explicit"]) == 0
+    out = capsys.readouterr().out
+    assert "its explicit cache" in out and " + storage $" in out
+
+
+def test_a_prefix_written_outside_the_bill_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    alone = PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+    data = _json(capsys, str(alone))
+    assert data["warm_starts"] == [{"call": 1, "tokens": 4_734}]
+    assert main(["whatif", str(alone)]) == 0
+    said = "a prefix written outside the bill, taken as given: call 1 (4,734 tokens)"
+    assert said in capsys.readouterr().out
 
 
 def test_the_files_are_only_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -35,13 +35,27 @@ tokens per estimated token, which its growth from call to call measures.
 Example: a thread whose calls record prompts of 12,000 and 12,500 tokens, the
 second adding a tool result that estimates at 250 tokens: the rate is 2.0,
 and the 400-token first message (estimate 200) leaves a prefix of 11,600.
+
+What a read proves. A call's recorded read is a prefix of its request that
+was in the provider's cache when it was sent, ending where a cache entry
+ended. Where the first call that sets a prefix read some of it, the prefix
+is sized by that read: the read is the prefix where the two are within
+`_PREFIX_SLACK` of each other, else the prefix is cut in two blocks where
+the read ends. And where a request's read covers blocks that no earlier
+request of the bill sent within the recorded lifetime before it, by more than
+the sizes' margin (`Request.warm`), a session outside the bill wrote them: a replay takes
+them as written just before the request was sent. Both come from the
+record's reads alone; what the cache then makes of each request is the
+replay's own computation.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
 
@@ -51,7 +65,7 @@ from context_budget.sessions import Call, Place, Session, ThreadId
 from context_budget.sessions.text import epoch
 from context_budget.tokens import estimate_tokens
 
-__all__ = ["Block", "Request", "digest", "rebuild_requests"]
+__all__ = ["Block", "Request", "digest", "first_difference", "rebuild_requests"]
 
 #: The range a thread's rate of tokens per estimated token is held to.
 _RATES = (0.25, 8.0)
@@ -103,6 +117,10 @@ class Request:
             held (sizes only: its blocks are opaque growth).
         summary: the tokens of the compaction summary the request starts from
             (a Claude Code `isCompactSummary` line), 0 when it has none.
+        warm: how many of its leading blocks its recorded read proves were in
+            the cache when it was sent, where no earlier request of the bill
+            sent them within the recorded lifetime before it: a session outside
+            the bill wrote them. 0 for most requests.
     """
 
     call: int
@@ -110,6 +128,7 @@ class Request:
     blocks: tuple[Block, ...]
     sized: bool = True
     summary: int = 0
+    warm: int = 0
 
     @property
     def tokens(self) -> int:
@@ -150,6 +169,7 @@ class _Draft:
     prefix: str  # the key of its thread's prefix
     summary: str | None = None  # the ident of the compaction summary it starts from
     shared: int = 0  # its first `shared` blocks are its thread's previous request's, in order
+    read: int = 0  # the tokens its call's recorded usage read from the cache
 
 
 def _content_blocks(content: Any) -> list[Mapping[str, Any]]:
@@ -365,7 +385,8 @@ class _Sizer:
 
     rates: Mapping[str, float]
     sized: dict[str, Block] = field(default_factory=dict)  # ident -> block
-    prefixes: dict[str, list[Block]] = field(default_factory=dict)  # prefix key -> its sizes
+    #: prefix key -> the prefixes of that folder and kind so far, each one or two blocks
+    prefixes: dict[str, list[tuple[Block, ...]]] = field(default_factory=dict)
     tools: dict[str, str] = field(default_factory=dict)  # tool_use id -> tool name
     last: dict[str, Request] = field(default_factory=dict)  # thread -> its last request
     #: thread -> (blocks it saw, its last request's blocks but a tail, their tokens)
@@ -384,14 +405,13 @@ class _Sizer:
         else:
             held, known, rest = (), 0, seen
         new = [s for s in rest if s.ident not in self.sized]
-        prefix = held[0] if held else self._prefix(draft, rate, new)
+        prefix = () if held else self._prefix(draft, rate, new)
         known += sum(self.sized[s.ident].tokens for s in rest if s.ident in self.sized)
-        if not held:
-            known += prefix.tokens
+        known += sum(block.tokens for block in prefix)
         room = draft.prompt - known
         for s, tokens in zip(new, _shares(room, [s.estimate() for s in new]), strict=True):
             self.sized[s.ident] = self._block(s, tokens)
-        start = held or (prefix,)
+        start = held or prefix
         blocks = start + tuple(self.sized[s.ident] for s in rest)
         total = known + sum(self.sized[s.ident].tokens for s in new)
         self.bases[draft.thread] = (len(seen), blocks, total)
@@ -402,21 +422,23 @@ class _Sizer:
         summary = self.sized[draft.summary].tokens if draft.summary in self.sized else 0
         return Request(draft.call, draft.sent, blocks, True, summary)
 
-    def _prefix(self, draft: _Draft, rate: float, new: Sequence[_Seen]) -> Block:
-        """The thread's prefix: its folder and kind's, where the thread's first prompt fits it."""
+    def _prefix(self, draft: _Draft, rate: float, new: Sequence[_Seen]) -> tuple[Block, ...]:
+        """The thread's prefix: its folder and kind's, where the thread's first prompt fits
+        it; else a new one, sized by what its call read (`_proven`)."""
         before = self.last.get(draft.thread)
         if before is not None and before.sized:
-            return before.blocks[0]
+            return tuple(itertools.takewhile(lambda b: b.kind == "prefix", before.blocks))
         messages = round(rate * sum(s.estimate() for s in new))
         own = max(0, draft.prompt - messages)
         known = self.prefixes.setdefault(draft.prefix, [])
         for shared in known:  # the folder and kind's prefixes so far, the first set first
-            if abs(shared.tokens - own) <= _PREFIX_SLACK * shared.tokens:
+            tokens = sum(block.tokens for block in shared)
+            if abs(tokens - own) <= _PREFIX_SLACK * tokens:
                 return shared
         key = digest(draft.prefix, len(known))
-        block = Block(f"prefix:{draft.thread}", key, "system", "prefix", own)
-        known.append(block)
-        return block
+        blocks = _proven(f"prefix:{draft.thread}", key, own, draft.read)
+        known.append(blocks)
+        return blocks
 
     def _block(self, seen: _Seen, tokens: int) -> Block:
         block = seen.block
@@ -449,12 +471,117 @@ class _Sizer:
 
 
 #: How far (a share of its size) a thread's own estimate of its prefix may sit from
-#: the prefix another thread of its folder and kind set, and still be the same.
+#: the prefix another thread of its folder and kind set, or from what its first call
+#: read, and still be the same.
 _PREFIX_SLACK = 0.05
 
 
+def _proven(ident: str, key: str, own: int, read: int) -> tuple[Block, ...]:
+    """A new prefix estimated at `own` tokens, whose first request read `read` of them.
+
+    A read ends where a cache entry ended: within `_PREFIX_SLACK` of the
+    estimate it is the prefix's end (the system prompt's breakpoint), and the
+    prefix takes its size; short of that, the prefix is two blocks, cut where
+    the read ends; past it, the read reaches into the messages and the prefix
+    keeps its estimate.
+
+    Examples: `own` 14,926, `read` 14,874 -> one block of 14,874; `own` 14,769,
+    `read` 4,734 -> blocks of 4,734 and 10,035.
+    """
+    if read > 0 and abs(read - own) <= _PREFIX_SLACK * own:
+        return (Block(ident, key, "system", "prefix", read),)
+    if 0 < read < own:
+        head = Block(f"{ident}:read", digest(key, "read"), "system", "prefix", read)
+        return (head, Block(ident, digest(key, "rest"), "system", "prefix", own - read))
+    return (Block(ident, key, "system", "prefix", own),)
+
+
+@dataclass
+class _Last:
+    """A thread's latest request in the order requests were sent: the request, the
+    prefix sums of its blocks' tokens, when it was sent."""
+
+    request: Request
+    sums: list[int]
+    sent: float | None
+
+
+def _within(before: float | None, after: float | None, seconds: float) -> bool:
+    """Whether a request sent at `before` kept an entry alive for one sent at `after`."""
+    return before is None or after is None or after - before <= seconds
+
+
+def first_difference(old: Sequence[Block], new: Sequence[Block]) -> int:
+    """How many leading blocks `old` and `new` share (compared in C, by halves)."""
+    if type(old) is not type(new):  # subtle: a tuple never equals a list
+        old, new = list(old), list(new)
+    shortest = min(len(old), len(new))
+    if old[:shortest] == new[:shortest]:
+        return shortest
+    low, high = 0, shortest  # old[:low] == new[:low], old[:high] != new[:high]
+    while high - low > 1:
+        middle = (low + high) // 2
+        if old[:middle] == new[:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _warm_starts(
+    requests: Sequence[Request], drafts: Sequence[_Draft], lifetimes: Sequence[float]
+) -> list[Request]:
+    """The requests, each with `warm` set where its read covers blocks the bill did not send.
+
+    In the order the requests were sent: a request's read covers its first
+    `whole` blocks (their tokens add up to at most the read); the blocks its
+    thread's previous request, or another thread's latest request that starts
+    alike, sent within `lifetimes` (seconds, per call) before it explain
+    some; where the read covers more, by over `_PREFIX_SLACK` of the read (the
+    sizes' own margin), a session outside the bill wrote them.
+    Each thread's prefix sums are extended in place, so a thread of n calls
+    costs the blocks it adds, not n squared.
+    """
+    found = list(requests)
+    last: dict[str, _Last] = {}
+    starting: dict[str, dict[str, _Last]] = {}  # a first block's key -> thread -> its latest
+    order = sorted(
+        range(len(requests)),
+        key=lambda k: (requests[k].sent is None, requests[k].sent or 0.0, k),
+    )
+    for k in order:
+        request, thread, read = requests[k], drafts[k].thread, drafts[k].read
+        held = last.get(thread)
+        shared = first_difference(held.request.blocks, request.blocks) if held is not None else 0
+        sums = held.sums if held is not None else [0]
+        del sums[shared + 1 :]
+        for block in request.blocks[shared:]:
+            sums.append(sums[-1] + block.tokens)
+        if read > 0 and request.blocks:
+            whole = bisect.bisect_right(sums, read) - 1
+            explained = shared if held and _within(held.sent, request.sent, lifetimes[k]) else 0
+            others = starting.get(request.blocks[0].key, {})
+            for name, other in others.items():
+                if explained >= whole:
+                    break
+                if name != thread and _within(other.sent, request.sent, lifetimes[k]):
+                    along = first_difference(other.request.blocks, request.blocks)
+                    explained = max(explained, along)
+            unexplained = sums[whole] - sums[explained] if whole > explained else 0
+            if unexplained > _PREFIX_SLACK * read:  # not the sizes' own estimate error
+                found[k] = replace(request, warm=whole)
+        now = _Last(request, sums, request.sent)
+        last[thread] = now
+        if request.blocks:
+            starting.setdefault(request.blocks[0].key, {})[thread] = now
+    return found
+
+
 def rebuild_requests(
-    calls: Sequence[Call], sessions: Sequence[Session], places: Mapping[str, Place]
+    calls: Sequence[Call],
+    sessions: Sequence[Session],
+    places: Mapping[str, Place],
+    lifetimes: Sequence[float] | None = None,
 ) -> list[Request]:
     """Every call's request, sized, in the calls' order (see the module).
 
@@ -462,6 +589,9 @@ def rebuild_requests(
         calls: a bill's calls (`Bill.calls`), in its order.
         sessions: the sessions they were read from (`Bill.sessions`).
         places: message id -> `Place` (`Bill.places`).
+        lifetimes: for each call, the seconds a cache entry lived on its
+            recorded model and thread (for `Request.warm`); 5 minutes each
+            when None.
 
     Returns:
         One `Request` per call; `Request.tokens` equals the call's recorded
@@ -469,5 +599,12 @@ def rebuild_requests(
         hold more (then it holds that much more).
     """
     drafts = _drafts(calls, sessions, places)
+    for draft, call in zip(drafts, calls, strict=True):
+        draft.read = call.cache_read_input_tokens
     sizer = _Sizer(_rates(drafts))
-    return [sizer.request(draft) for draft in drafts]
+    requests = [sizer.request(draft) for draft in drafts]
+    seconds = [_FIVE_MINUTES] * len(calls) if lifetimes is None else list(lifetimes)
+    return _warm_starts(requests, drafts, seconds)
+
+
+_FIVE_MINUTES = 300.0

@@ -41,7 +41,7 @@ from os import PathLike
 from pathlib import Path, PurePath
 from typing import Literal
 
-from context_budget.cache_policy import LIFETIME_SECONDS
+from context_budget.cache_policy import LIFETIME_SECONDS, CachePolicy
 from context_budget.models import Model, model_for
 from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
@@ -566,6 +566,10 @@ class Bill:
         skipped: the files and lines no reader could take, left out (`Skip`).
         recorded_cost_reason: why `recorded_cost` is None although a file
             recorded a cost, or None.
+        caches: model id -> the cache its calls' writes were made under, where
+            it is not the model's own (a replay under another of its modes:
+            Gemini's explicit caches, whose storage is billed by the hour);
+            empty for a bill read from files.
     """
 
     calls: tuple[Call, ...]
@@ -592,13 +596,18 @@ class Bill:
     recorded_cost_reason: str | None = None
     #: For each call, the index in `sessions` of the session it came from.
     _origin: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    caches: Mapping[str, CachePolicy] = field(default_factory=dict, repr=False, compare=False)
 
     def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
         held = self._priced.get(id(prices))
         if held is None or held[0] is not prices:
             rate = _rates(prices)
-            held = (prices, [_priced(call, rate(call.model)) for call in self.calls])
+            caches = self.caches
+            held = (
+                prices,
+                [_priced(call, rate(call.model), caches.get(call.model)) for call in self.calls],
+            )
             self._priced[id(prices)] = held
         return held[1]
 
@@ -720,7 +729,7 @@ class Bill:
                 [
                     known[id(line.usage)]
                     if id(line.usage) in known
-                    else _priced(line, rate(line.model))
+                    else _priced(line, rate(line.model), self.caches.get(line.model))
                     for line in self._lines
                 ],
             )
@@ -733,6 +742,7 @@ class Bill:
             (),
             self._lines,
             _priced=priced,
+            caches=self.caches,
         )
 
     # ------------------------------------------------------------ views
@@ -764,12 +774,26 @@ class Bill:
         first = MAIN_AGENT if by == "agent" else None  # the main thread, then the sub-agents
         return sorted(found, key=lambda g: (g.key != first, -(g.cost or 0.0), -g.calls, g.key))
 
-    def with_calls(self, calls: Sequence[Call]) -> Bill:
+    def with_calls(
+        self, calls: Sequence[Call], *, caches: Mapping[str, CachePolicy] | None = None
+    ) -> Bill:
         """The bill of the same files, sessions and messages with `calls` instead (a
         replay's): everything computed from the calls is computed anew, and counting
-        every usage line counts these calls."""
+        every usage line counts these calls. `caches` (model id -> `CachePolicy`)
+        names the cache the calls' writes were made under where it is not their
+        model's own, for its storage (`Bill.caches`); the bill's own when None."""
         kept = tuple(calls)
-        return replace(self, calls=kept, _lines=kept, _origin=(), _priced={}, _found={}, _sides={})
+        held = self.caches if caches is None else dict(caches)
+        return replace(
+            self,
+            calls=kept,
+            _lines=kept,
+            _origin=(),
+            _priced={},
+            _found={},
+            _sides={},
+            caches=held,
+        )
 
     def _group(self, key: str, indexes: list[int], costs: list[Cost | None]) -> Group:
         """One group of `groups`: the calls at `indexes` (from 0), their costs from `costs`."""
@@ -1153,12 +1177,13 @@ class Bill:
         return saving
 
 
-def _priced(call: Call, price: Rates | None) -> Cost | None:
-    """The call's `Cost` at its time, or None where there is no rate for it (model or fast mode)."""
+def _priced(call: Call, price: Rates | None, cache: CachePolicy | None = None) -> Cost | None:
+    """The call's `Cost` at its time, or None where there is no rate for it (model or fast
+    mode); `cache` is the cache its writes were made under (the model's own when None)."""
     if price is None:
         return None
     try:
-        return cost(call.usage, price, at=call.timestamp)
+        return cost(call.usage, price, at=call.timestamp, policy=cache)
     except Unpriced:
         return None
 

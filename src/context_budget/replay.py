@@ -9,6 +9,9 @@ request held and what the cache made of it:
 - `Policy.model`: every call on another model of the table of models (its
   provider's cache rules and its prices: OpenAI's 128-token steps, GPT-5.6's
   paid 30-minute writes, Gemini's implicit caching, DeepSeek's units);
+- `Policy.cache`: every call's cache in another of its model's modes
+  (`Model.caches`: Gemini's or GPT-5.6's `"explicit"`), its writes priced
+  under that mode (a Gemini explicit cache's storage by the hour);
 - `Policy.ttl`: every cache write of that lifetime (`"5m"` or `"1h"`);
 - `Policy.clear_at` and `Policy.keep`: old tool results cleared as the
   server does it (`editing.clear_tool_uses_20250919`): on a request over
@@ -32,6 +35,17 @@ adds up to the prompt the call recorded. There is one cache per model for
 the whole bill, keyed by content as the provider's is: a thread reads what
 another thread, or another session, wrote minutes before; a request sent
 while another's response has not begun misses what that one writes.
+
+A session outside the bill. A call's recorded read proves that a prefix of
+its request was in the cache when it was sent; where no request of the bill
+sent that prefix within the recorded lifetime before, a session the bill
+does not hold wrote it (`Request.warm`). The replay takes it as written just
+before the call, by a request of that prefix alone sent to the replay's own
+cache and left unpriced (it is that session's bill): under another model or
+policy, that session would have run under it too, so its entry is what the
+replay's rules make of it (read whole on Anthropic's or GPT-5.6's
+breakpoints, in steps on a prefix cache, not at all below a minimum or where
+a Gemini explicit cache starts elsewhere). `Replay.warm` names those calls.
 
 The rent of a tool result (`RentedResult`, `Replay.rent`): what its tokens
 cost on every call that carried it, from the first until it left the
@@ -59,12 +73,13 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from context_budget._prompt_row import Block as CacheBlock
-from context_budget._requests import Block, Request, digest, rebuild_requests
+from context_budget._requests import Block, Request, digest, first_difference, rebuild_requests
 from context_budget._stand_ins import IDENT, count, stand_in, text_of
 from context_budget._stand_ins import messages as as_messages
 from context_budget._values import short_repr
 from context_budget.bills import Bill
 from context_budget.cache import PromptCache, SimulatedClock
+from context_budget.cache_policy import LIFETIME_SECONDS, CachePolicy
 from context_budget.compaction import SUMMARY_PREFIX, compact_with_record
 from context_budget.editing import PLACEHOLDER, clear_tool_uses_20250919
 from context_budget.errors import ContextOverflowError
@@ -91,7 +106,10 @@ __all__ = [
 #: What every replay assumes, in one sentence.
 ASSUMPTION = (
     "The replay keeps each session's trajectory (the same calls, outputs and pauses) "
-    "and changes only what each request held and what the cache did with it."
+    "and changes only what each request held and what the cache did with it; a prefix a "
+    "call's recorded read proves was cached, which no request of the bill sent within "
+    "its lifetime before, is taken as written just before the call by a session outside "
+    "the bill, under the replay's model and policy."
 )
 #: The size of a compaction's summary, in tokens, for a bill whose files hold none of
 #: their own: the replay's assumption, not a measured figure (`Policy.summary_tokens`).
@@ -115,6 +133,9 @@ class Policy:
     Attributes:
         model: the model every call runs on (a dated id or a family), or None
             for each call's own.
+        cache: the name of one of the model's cache modes (`Model.caches`:
+            `"explicit"`, `"implicit"`, ...) every call's cache runs in, or
+            None for the model's default mode.
         ttl: `"5m"` or `"1h"`, the lifetime of every cache write; None for
             each thread's own (1 hour where it wrote more 1-hour tokens than
             5-minute ones).
@@ -129,6 +150,7 @@ class Policy:
     """
 
     model: str | None = None
+    cache: str | None = None
     ttl: Literal["5m", "1h"] | None = None
     clear_at: int | None = None
     keep: int = 3
@@ -138,6 +160,10 @@ class Policy:
     def __post_init__(self) -> None:
         if self.model is not None and (not isinstance(self.model, str) or not self.model):
             raise ValueError(f"model must be a model id, got {short_repr(self.model)}")
+        if self.cache is not None and (not isinstance(self.cache, str) or not self.cache):
+            raise ValueError(
+                f"cache must be the name of a model's cache mode, got {short_repr(self.cache)}"
+            )
         if self.ttl is not None and self.ttl not in _TTLS:
             raise ValueError(f"ttl must be '5m' or '1h', got {short_repr(self.ttl)}")
         for name, least in (("clear_at", 1), ("compact_at", 1), ("summary_tokens", 1)):
@@ -238,6 +264,9 @@ class Replay:
             differently from the bill (empty under any other policy).
         unreplayed: the models with no cache model, whose calls are left out.
         summary_tokens: the size of a compaction's summary the replay used, in tokens.
+        warm: the numbers of the recorded calls whose request started from a
+            prefix a session outside the bill had written (`ASSUMPTION`), with
+            its size in tokens: `(call, tokens)` pairs.
     """
 
     bill: Bill
@@ -251,11 +280,17 @@ class Replay:
     departures: tuple[Departure, ...] = ()
     unreplayed: tuple[str, ...] = ()
     summary_tokens: int = DEFAULT_SUMMARY_TOKENS
+    warm: tuple[tuple[int, int], ...] = ()
 
     @property
     def assumption(self) -> str:
-        """What the replay assumes, in one sentence (`ASSUMPTION`)."""
-        return ASSUMPTION
+        """What the replay assumes, in one sentence: `ASSUMPTION`, and the cache mode
+        every call ran in where the policy chose one."""
+        mode = self.policy.cache
+        if mode is None:
+            return ASSUMPTION
+        model = self.policy.model or "each call's model"
+        return f"{ASSUMPTION[:-1]}; every call's cache runs in {model}'s {mode} mode."
 
     @property
     def cost(self) -> float:
@@ -316,23 +351,6 @@ class _Done:
     key: str  # the summary's key
 
 
-def _first_difference(old: Sequence[Block], new: Sequence[Block]) -> int:
-    """How many leading blocks `old` and `new` share (compared in C, by halves)."""
-    if type(old) is not type(new):  # subtle: a tuple never equals a list
-        old, new = list(old), list(new)
-    shortest = min(len(old), len(new))
-    if old[:shortest] == new[:shortest]:
-        return shortest
-    low, high = 0, shortest  # old[:low] == new[:low], old[:high] != new[:high]
-    while high - low > 1:
-        middle = (low + high) // 2
-        if old[:middle] == new[:middle]:
-            low = middle
-        else:
-            high = middle
-    return low
-
-
 def _ends(blocks: Sequence[Block]) -> list[int]:
     """The last block of each of the last two messages (runs of one role, system aside)."""
     found: list[int] = []
@@ -365,7 +383,7 @@ class _Sent:
         `made`: (the key of a prefix, a block's key) -> the key of the prefix that
         block ends, made once per bill however often sent.
         """
-        shared = _first_difference(self.blocks, blocks)
+        shared = first_difference(self.blocks, blocks)
         row, prefix = self.row[:shared], self.prefix[: shared + 1]
         results = self.results[: bisect.bisect_left(self.results, shared)]
         message = row[-1].message if row else -1
@@ -420,9 +438,32 @@ def _lifetimes(bill: Bill) -> dict[ThreadId, str]:
     return {thread: "1h" if hour > five else "5m" for thread, (five, hour) in sums.items()}
 
 
+def _recorded_seconds(bill: Bill) -> list[float]:
+    """For each call, the seconds a cache entry lived on its recorded model and thread:
+    the thread's lifetime on a cache written at breakpoints, else the cache's default
+    (5 minutes for a model the table lacks)."""
+    lifetimes = _lifetimes(bill)
+    found = []
+    for call in bill.calls:
+        row = model_for(call.model)
+        if row is None:
+            found.append(LIFETIME_SECONDS["5m"])
+            continue
+        rules, name = row.cache, lifetimes[call.thread]
+        offered = dict(rules.lifetimes)
+        found.append(offered.get(name, rules.seconds(rules.default_lifetime)))
+    return found
+
+
 def _summary_size(requests: Sequence[Request]) -> int:
     """The mean size of the files' own compaction summaries, else the default."""
-    seen = {r.blocks[1].ident: r.summary for r in requests if r.summary and len(r.blocks) > 1}
+    seen = {
+        block.ident: r.summary
+        for r in requests
+        if r.summary
+        for block in r.blocks[:3]  # the block after the prefix (one or two blocks)
+        if block.kind != "prefix"
+    }
     sizes = [r.summary for r in requests if r.summary]
     if not sizes:
         return DEFAULT_SUMMARY_TOKENS
@@ -446,12 +487,15 @@ def _replayed_usage(usage: Usage, recorded: Usage, same_model: bool) -> Usage:
     )
 
 
-def _priced(usage: Usage, row: Model | None, at: float | None) -> Cost | None:
-    """The usage's `Cost` on `row`'s rates at time `at`; None where it has none."""
+def _priced(
+    usage: Usage, row: Model | None, at: float | None, rules: CachePolicy | None = None
+) -> Cost | None:
+    """The usage's `Cost` on `row`'s rates at time `at`, its writes made under `rules`
+    (the row's own cache when None); None where it has no price."""
     if row is None or not row.prices:
         return None
     try:
-        return cost(usage, row, at=at)
+        return cost(usage, row, at=at, policy=rules)
     except Unpriced:
         return None
 
@@ -467,6 +511,7 @@ class _Run:
         first = next((r.sent for r in requests if r.sent is not None), 0.0)
         self.clock = SimulatedClock(first)
         self.caches: dict[str, PromptCache | None] = {}  # model id -> its cache
+        self.modes: dict[str, CachePolicy] = {}  # a call's model -> the mode it runs in
         self.out: list[list[Call]] = [[] for _ in bill.calls]  # recorded index -> its calls
         self.rented: dict[str, _Rented] = {}
         self.clearings = self.compactions = 0
@@ -474,15 +519,22 @@ class _Run:
         self.keys: dict[tuple[str, str], str] = {}  # (prefix key, block key) -> prefix key
 
     def cache(self, model: str) -> PromptCache | None:
-        """The one cache of `model` for the whole bill; None for a model the table lacks."""
+        """The one cache of `model` for the whole bill, in the policy's mode; None for a
+        model the table lacks."""
         row = model_for(model)
         name = row.id if row is not None else model
         if name not in self.caches:
+            rules = None
+            if row is not None and self.policy.cache is not None:
+                rules = row.caches[self.policy.cache]  # `_check` made sure it is there
             try:
-                self.caches[name] = PromptCache(model, clock=self.clock)
+                self.caches[name] = PromptCache(model, clock=self.clock, policy=rules)
             except ValueError:
                 self.caches[name] = None
-        return self.caches[name]
+        found = self.caches[name]
+        if found is not None and self.policy.cache is not None:
+            self.modes[model] = found.policy
+        return found
 
     def run(self) -> None:
         order = sorted(
@@ -509,6 +561,8 @@ class _Run:
         due = limit is not None and sum(b.tokens for b in blocks) >= max(limit, thread.stuck_at + 1)
         if due and self.compact(index, thread, blocks, cache, model, at):
             blocks = self.held(thread, call, request)
+        if request.warm:
+            self.warm(thread, cache, request, blocks, at)
         usage = self.send(thread, cache, blocks, answered)
         usage = _replayed_usage(usage, call.usage, model == call.model)
         segment = call.segment + thread.compactions
@@ -536,6 +590,20 @@ class _Run:
         for k in marks:
             row[k] = replace(row[k], markers=(thread.ttl,))
         return cache.usage_of_row(row, roles=sent.roles, responded_at=at)
+
+    def warm(
+        self, thread: _Thread, cache: PromptCache, request: Request, blocks: list[Block], at: float
+    ) -> None:
+        """The prefix a session outside the bill wrote, sent to `cache` just before the
+        request at `at`: its first `request.warm` blocks (those the policy left as they
+        were), one breakpoint at their end; unpriced, it is that session's call."""
+        count = first_difference(request.blocks[: request.warm], blocks[: request.warm])
+        if not count:
+            return
+        sent = _Sent().following(blocks[:count], self.keys)
+        row = list(sent.row)
+        row[-1] = replace(row[-1], markers=(thread.ttl,))
+        cache.usage_of_row(row, roles=sent.roles, responded_at=at)
 
     def held(self, thread: _Thread, call: Call, request: Request) -> list[Block]:
         """The request as the thread's compactions and clearing leave it."""
@@ -680,15 +748,15 @@ class _Run:
     ) -> None:
         """Add what each tool result of the request `sent` cost on this call (made at `at`)
         to its rent."""
-        bill = _priced(usage, model_for(model), at)
+        bill = _priced(usage, model_for(model), at, self.modes.get(model))
         read = usage.cache_read_input_tokens
         written = read + usage.cache_creation_input_tokens
         end = written + usage.input_tokens
         rates = None
-        if bill is not None:
+        if bill is not None:  # a write's storage by the hour is part of what it costs
             rates = (
                 bill.cache_reads / read if read else 0.0,
-                bill.cache_writes / (written - read) if written > read else 0.0,
+                (bill.cache_writes + bill.storage) / (written - read) if written > read else 0.0,
                 bill.uncached_input / usage.input_tokens if usage.input_tokens else 0.0,
             )
         for position in sent.results:
@@ -723,7 +791,7 @@ class _Run:
                 first.setdefault(index, len(calls))
                 if len(made) > 1 and call is not made[-1]:
                     summaries.append(len(calls))
-        replayed = self.bill.with_calls(calls)
+        replayed = self.bill.with_calls(calls, caches=self.modes)
         results = [
             RentedResult(
                 r.block.tool,
@@ -752,6 +820,15 @@ class _Run:
             tuple(departures),
             tuple(sorted(self.unreplayed)),
             self.summary_tokens,
+            self.warmed(),
+        )
+
+    def warmed(self) -> tuple[tuple[int, int], ...]:
+        """(recorded call number, tokens) of each request that started warm."""
+        return tuple(
+            (number, sum(block.tokens for block in request.blocks[: request.warm]))
+            for number, request in enumerate(self.requests, 1)
+            if request.warm and self.out[number - 1]
         )
 
 
@@ -774,7 +851,7 @@ def _departures(
             written = call.cache_creation_input_tokens - before.cache_creation_input_tokens
             why = _why_written(written, more)
         else:
-            why = _why(recorded, source, read, more)
+            why = _why(recorded, source, read, more, requests[source - 1])
         found.append(Departure(source, call.thread.name, was.total, now.total, read, why))
     return found
 
@@ -794,11 +871,23 @@ def _why_written(written: int, more: int) -> str:
     )
 
 
-def _why(recorded: Bill, number: int, read: int, more: int) -> str:
+def _inside(request: Request, read: int) -> int:
+    """How many tokens into one of `request`'s blocks a read of `read` tokens ends (0 when
+    it ends between two)."""
+    end = 0
+    for block in request.blocks:
+        if end + block.tokens > read:
+            return read - end
+        end += block.tokens
+    return 0
+
+
+def _why(recorded: Bill, number: int, read: int, more: int, request: Request) -> str:
     """One line: what the files could not tell the replay about recorded call `number`.
 
     `read` is what the replay read less the record's; `more` what the rebuilt
-    request holds over the recorded prompt (tokens).
+    request holds over the recorded prompt (tokens); `request` the call's
+    rebuilt request.
     """
     if more > 0:
         return (
@@ -806,11 +895,21 @@ def _why(recorded: Bill, number: int, read: int, more: int) -> str:
             "recorded (a rewind that kept part of a step, or sizes the files do not bear out)"
         )
     call = recorded.calls[number - 1]
+    row = model_for(call.model)
+    anywhere = row is not None and row.cache.hit_unit != "breakpoint"
+    into = _inside(request, call.cache_read_input_tokens) if read < 0 and anywhere else 0
+    if into:
+        return (
+            f"the record read {-read:,} tokens more: its read ended {into:,} tokens into a "
+            "block the replay reads only whole (the provider caches a prefix wherever it "
+            "ends, not at breakpoints)"
+        )
     first = next(k for k, c in enumerate(recorded.calls, 1) if c.thread == call.thread) == number
     if read < 0 and first:
         return (
-            f"the record read {-read:,} tokens more: the thread's first call found a prefix "
-            "written by a session or thread the files billed do not hold"
+            f"the record read {-read:,} tokens more: the thread's first call read a longer "
+            "prefix than the estimated split between the system prompt and the messages "
+            "gives it"
         )
     if read < 0:
         return (
@@ -833,18 +932,18 @@ _REBUILT: dict[int, list[Request]] = {}
 def _requests_of(bill: Bill) -> list[Request]:
     found = _REBUILT.get(id(bill))
     if found is None:
-        found = rebuild_requests(bill.calls, bill.sessions, bill.places)
+        found = rebuild_requests(bill.calls, bill.sessions, bill.places, _recorded_seconds(bill))
         _REBUILT[id(bill)] = found
         weakref.finalize(bill, _REBUILT.pop, id(bill), None)
     return found
 
 
-def lifetimes_offered(model: str) -> tuple[str, ...]:
+def lifetimes_offered(model: str, cache: str | None = None) -> tuple[str, ...]:
     """The write lifetimes of `Policy.ttl` that `model`'s provider lets a request choose.
 
-    `("5m", "1h")` where its cache policy offers both (Anthropic's models);
-    empty for a model whose provider offers no such choice, or that the
-    table of models lacks.
+    `("5m", "1h")` where its cache policy (its mode `cache` of `Model.caches`,
+    else its default) offers both (Anthropic's models); empty for a model
+    whose provider offers no such choice, or that the table of models lacks.
 
     Examples:
         >>> lifetimes_offered("claude-sonnet-4-20250514")
@@ -853,7 +952,8 @@ def lifetimes_offered(model: str) -> tuple[str, ...]:
         ()
     """
     row = model_for(model)
-    offered = dict(row.cache.lifetimes) if row is not None else {}
+    rules = None if row is None else row.cache if cache is None else row.caches.get(cache)
+    offered = dict(rules.lifetimes) if rules is not None else {}
     return _TTLS if all(ttl in offered for ttl in _TTLS) else ()
 
 
@@ -867,9 +967,18 @@ def _check(policy: Policy, bill: Bill) -> None:
                 f"model {policy.model!r}: no row with prices in the table of models "
                 f"(known: {', '.join(known)})"
             )
+    models = [policy.model] if policy.model is not None else list(bill.models)
+    if policy.cache is not None:
+        for model in models:
+            row = model_for(model)
+            if row is not None and policy.cache not in row.caches:
+                raise ValueError(
+                    f"cache {policy.cache!r}: {model} has no such cache mode "
+                    f"(its modes: {', '.join(sorted(row.caches))})"
+                )
     if policy.ttl is not None:
-        for model in [policy.model] if policy.model is not None else list(bill.models):
-            if policy.ttl not in lifetimes_offered(model):
+        for model in models:
+            if policy.ttl not in lifetimes_offered(model, policy.cache):
                 raise ValueError(
                     f"ttl {policy.ttl!r}: {model}'s provider offers no choice of cache "
                     "lifetime (Anthropic's models offer 5m and 1h)"
@@ -890,9 +999,10 @@ def replay(bill: Bill, policy: Policy | None = None) -> Replay:
 
     Raises:
         TypeError: `bill` is not a `Bill`, or `policy` not a `Policy`.
-        ValueError: `policy.model` has no cache model or no price, or
-            `policy.ttl` is set where a model's provider offers no choice of
-            lifetime (`lifetimes_offered`).
+        ValueError: `policy.model` has no cache model or no price,
+            `policy.cache` names a mode a model lacks, or `policy.ttl` is set
+            where a model's provider offers no choice of lifetime
+            (`lifetimes_offered`).
     """
     if not isinstance(bill, Bill):
         raise TypeError(f"bill must be a Bill (read_bill), got {short_repr(bill)}")

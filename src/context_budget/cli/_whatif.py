@@ -5,6 +5,9 @@ the same calls, outputs and pauses, each request rebuilt from the files, sent
 again to the package's cache model under the flags' policy, and priced:
 
 - `--model ID`: every call on that model (its cache rules and prices);
+- `--cache MODE`: every call's cache in that mode of its model (Gemini's or
+  GPT-5.6's `explicit`; an explicit Gemini cache's storage billed by the
+  hour), where the model has it;
 - `--ttl 5m|1h`: every cache write of that lifetime, where the model's
   provider offers the choice;
 - `--clear-at TOKENS` (with `--keep N`): old tool results cleared from every
@@ -98,6 +101,12 @@ def add_parser(commands: Any) -> None:
     )
     whatif.add_argument("--model", metavar="ID", help="replay every call on this model")
     whatif.add_argument(
+        "--cache",
+        metavar="MODE",
+        help="every call's cache in this mode of its model (e.g. explicit on Gemini or "
+        "GPT-5.6; default: the model's own mode)",
+    )
+    whatif.add_argument(
         "--ttl", choices=("5m", "1h"), help="every cache write of this lifetime (5m or 1h)"
     )
     whatif.add_argument(
@@ -146,14 +155,18 @@ def _policy(args: argparse.Namespace) -> Policy:
         raise BillError("--keep needs --clear-at (it is how many tool uses clearing keeps)")
     if args.summary_tokens is not None and args.compact_at is None:
         raise BillError("--summary-tokens needs --compact-at (it is the compaction's summary)")
-    return Policy(
-        model=args.model,
-        ttl=args.ttl,
-        clear_at=args.clear_at,
-        keep=3 if args.keep is None else args.keep,
-        compact_at=args.compact_at,
-        summary_tokens=args.summary_tokens,
-    )
+    try:
+        return Policy(
+            model=args.model,
+            cache=args.cache,
+            ttl=args.ttl,
+            clear_at=args.clear_at,
+            keep=3 if args.keep is None else args.keep,
+            compact_at=args.compact_at,
+            summary_tokens=args.summary_tokens,
+        )
+    except ValueError as error:
+        raise BillError(str(error)) from None
 
 
 def _usd(value: float | None) -> float | None:
@@ -183,7 +196,9 @@ def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
             "cache_reads": _usd(cost.cache_reads),
             "output": _usd(cost.output),
             "server_tools": _usd(cost.server_tools),
+            "storage": _usd(cost.storage),
         },
+        "warm_starts": [{"call": call, "tokens": tokens} for call, tokens in done.warm],
         "clearings": done.clearings,
         "compactions": done.compactions,
         "rebuilds": _causes(done),
@@ -210,6 +225,7 @@ def _policy_data(done: Replay) -> dict[str, Any]:
     policy = done.policy
     return {
         "model": policy.model,
+        "cache": policy.cache,
         "ttl": policy.ttl,
         "clear_at": policy.clear_at,
         "keep": policy.keep if policy.clear_at is not None else None,
@@ -266,6 +282,8 @@ def _causes(done: Replay) -> dict[str, int]:
 
 def _policy_line(policy: dict[str, Any]) -> str:
     parts = [f"model {policy['model']}" if policy["model"] else "each call's own model"]
+    if policy["cache"] is not None:
+        parts.append(f"its {policy['cache']} cache")
     parts.append(f"writes {policy['ttl']}" if policy["ttl"] else "each thread's own lifetime")
     if policy["clear_at"] is not None:
         parts.append(f"clear at {policy['clear_at']:,} keeping {policy['keep']:,} tool uses")
@@ -286,6 +304,8 @@ def _compare_line(data: dict[str, Any]) -> str:
         f"input {money(cost['uncached_input'])} + writes {money(cost['cache_writes'])} + "
         f"reads {money(cost['cache_reads'])} + output {money(cost['output'])}"
     )
+    if cost["storage"]:
+        parts += f" + storage {money(cost['storage'])}"
     return f"bill {money(bill)} · replayed {money(replayed)}{change} = {parts}"
 
 
@@ -306,6 +326,7 @@ def render(data: dict[str, Any]) -> str:
         lines.append(
             "  not replayed (no cache model): " + one_line(", ".join(data["unreplayed_models"]))
         )
+    lines.extend(_warm_lines(data["warm_starts"]))
     lines.extend(_departure_lines(data["departures"], data["calls"]))
     lines.extend(_rent_lines(data["costliest_results"], data["rent"]))
     if "per_call" in data:
@@ -313,6 +334,17 @@ def render(data: dict[str, Any]) -> str:
         marks = ["summary" if r["summarizing"] else r["rebuild"] or "" for r in rows]
         lines.extend(calls_table(rows, marks))
     return "\n".join(lines) + "\n"
+
+
+def _warm_lines(warm: list[dict[str, Any]]) -> list[str]:
+    """The calls whose read proved a prefix a session outside the bill wrote, which the
+    replay takes as written just before them."""
+    if not warm:
+        return []
+    named = warm[:_SHOWN_DEPARTURES]
+    shown = ", ".join(f"call {w['call']} ({w['tokens']:,} tokens)" for w in named)
+    more = f", … and {len(warm) - len(named)} more" if len(warm) > len(named) else ""
+    return [f"a prefix written outside the bill, taken as given: {shown}{more}"]
 
 
 def _departure_lines(departures: list[dict[str, Any]], calls: int) -> list[str]:
