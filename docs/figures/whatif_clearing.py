@@ -15,16 +15,21 @@ def draw() -> str:
     """The figure as SVG text."""
     data = sweep("clear_at")
     series = [
-        (label(name, model), [(t / 1000, ratio) for t, ratio, _ in data[model]])
-        for name, model in MODELS
+        (label(name, model, cache), [(t / 1000, ratio) for t, ratio, _ in data[model, cache]])
+        for name, model, cache in MODELS
     ]
-    lowest = min(ratio for points in data.values() for _, ratio, _ in points)
+    lowest = {
+        name: min(ratio for _, ratio, _ in data[model, cache]) for name, model, cache in MODELS
+    }
+    pays = [name for name, ratio in lowest.items() if ratio < 1]
+    said = "; ".join(f"{name} {ratio:.3f}" for name, ratio in lowest.items())
     return line_chart(
         series,
         title="Clearing at each threshold on the real sessions: the replayed cost over "
         "the cost without clearing, per provider",
-        desc=f"Above 1 everywhere (the lowest is {lowest:.3f}): each request past the "
-        "threshold clears one more result, and the cache is read only up to it.",
+        desc=f"Below 1, clearing pays: only on {', '.join(pays) or 'none'}, whose cache holds "
+        "the system prompt alone. Elsewhere each request past the threshold clears one more "
+        f"result and the cache is read only up to it. Lowest ratio per provider: {said}.",
         x_label="clear at (thousand tokens)",
         y_label="cost / cost without",
         hlines=(("no clearing", 1.0),),

@@ -15,10 +15,12 @@ def draw() -> str:
     """The figure as SVG text."""
     data = sweep("compact_at")
     series = [
-        (label(name, model), [(t / 1000, ratio) for t, ratio, _ in data[model]])
-        for name, model in MODELS
+        (label(name, model, cache), [(t / 1000, ratio) for t, ratio, _ in data[model, cache]])
+        for name, model, cache in MODELS
     ]
-    best = {name: min(data[model], key=lambda point: point[1]) for name, model in MODELS}
+    best = {
+        name: min(data[model, cache], key=lambda point: point[1]) for name, model, cache in MODELS
+    }
     said = "; ".join(f"{name} {ratio:.3f} at {t:,}" for name, (t, ratio, _) in best.items())
     return line_chart(
         series,
