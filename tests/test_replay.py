@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from profiles import cases
 
 from context_budget import Bill, Policy, read_bill, replay
 from context_budget.models import model_for
@@ -355,17 +356,20 @@ def _line(kind: str, ident: int, parent: int | None, at: float, **more: Any) -> 
 
 @st.composite
 def _session(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """A Claude Code session: a task, then calls each answered by a tool result."""
+    """A Claude Code session: a task, then calls each answered by a tool result; its first
+    call may have read part of its prompt that another session wrote."""
     lines = [_line("user", 0, None, 0.0, message={"role": "user", "content": "Fix it."})]
     prompt, at, parent = draw(st.integers(2_000, 20_000)), 0.0, 0
+    first_read = draw(st.sampled_from([0, 0, 1_500, prompt // 2, prompt - 40, prompt]))
     for number in range(draw(st.integers(2, 10))):
         at += draw(st.sampled_from([3.0, 40.0, 400.0, 2_000.0]))
         tool = draw(st.sampled_from(["Read", "Bash"]))
         use = {"type": "tool_use", "id": f"t{number}", "name": tool, "input": {"n": number}}
+        read = first_read if number == 0 else 0
         usage = {
             "input_tokens": 0,
-            "cache_creation_input_tokens": prompt,
-            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": prompt - read,
+            "cache_read_input_tokens": read,
             "output_tokens": 50,
         }
         message = {
@@ -439,6 +443,129 @@ def test_one_hour_writes_never_read_less_than_five_minute_ones(
     price = price_for("claude-sonnet-4-5")
     assert price is not None
     assert all(cost(c.usage, price).total >= 0 for c in hour)
+
+
+#: The models and cache modes a generated policy picks from: every provider's, both
+#: Gemini modes, GPT-5.6's explicit one; (None, None) keeps each call's own.
+_MODES = [
+    (None, None),
+    ("claude-haiku-4-5", None),
+    ("gpt-5.5", None),
+    ("gpt-5.6-sol", "explicit"),
+    ("gemini-3.1-pro-preview", None),
+    ("gemini-3.1-pro-preview", "explicit"),
+    ("deepseek-v4-flash", None),
+]
+
+
+@st.composite
+def _policy(draw: st.DrawFn) -> Policy:
+    model, cache = draw(st.sampled_from(_MODES))
+    anthropic = model in (None, "claude-haiku-4-5")
+    return Policy(
+        model=model,
+        cache=cache,
+        ttl=draw(st.sampled_from([None, "5m", "1h"])) if anthropic else None,
+        clear_at=draw(st.none() | st.integers(1, 40_000)),
+        keep=draw(st.integers(0, 4)),
+        compact_at=draw(st.none() | st.integers(1, 40_000)),
+        summary_tokens=draw(st.none() | st.integers(1, 6_000)),
+    )
+
+
+@cases(0.6)
+@given(_session(), _policy())
+def test_any_policy_prices_every_call_at_zero_or_more_and_rent_within_its_input(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]], policy: Policy
+) -> None:
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    done = replay(bill, policy)
+    assert len(done.bill.calls) == len(bill.calls) + len(done.summaries)
+    for number in range(1, len(done.bill.calls) + 1):
+        charged = done.bill.call_cost(number)
+        assert charged is not None
+        parts = (charged.uncached_input, charged.cache_writes, charged.cache_reads)
+        assert min(*parts, charged.output, charged.storage) >= 0
+    assert done.cost >= 0
+    total = done.bill.cost()
+    spent = total.uncached_input + total.cache_writes + total.cache_reads + total.storage
+    rents = [r.cost_usd for r in done.results]
+    assert all(r is not None and r >= 0 for r in rents)
+    assert sum(r or 0.0 for r in rents) <= spent + 1e-9
+    if policy.cache is None:
+        assert total.storage == 0
+
+
+@cases(0.3)
+@given(_session(), st.integers(0, 5), st.none() | st.integers(1, 9_000))
+def test_a_policy_that_changes_nothing_is_the_same_computation_as_none(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[dict[str, Any]],
+    keep: int,
+    summary: int | None,
+) -> None:
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    same = replay(bill)
+    above = max(call.prompt_tokens for call in bill.calls) + 1
+    for policy in (
+        Policy(model="claude-sonnet-4-5"),
+        Policy(cache="breakpoints"),
+        Policy(ttl="5m"),  # the generated session writes 5-minute entries
+        Policy(clear_at=above, keep=keep, compact_at=above, summary_tokens=summary),
+    ):
+        done = replay(bill, policy)
+        assert [c.usage for c in done.bill.calls] == [c.usage for c in same.bill.calls]
+        assert done.cost == same.cost and done.warm == same.warm
+        assert (done.clearings, done.compactions) == (0, 0)
+
+
+@cases(0.3)
+@given(
+    _session(),
+    st.lists(st.integers(1_000, 30_000), min_size=3, max_size=3, unique=True),
+    st.integers(0, 3),
+)
+def test_clearing_fires_no_more_often_as_its_threshold_rises(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[dict[str, Any]],
+    thresholds: list[int],
+    keep: int,
+) -> None:
+    """A conversation that only grows: each threshold's clearings include the higher one's."""
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    fired = [replay(bill, Policy(clear_at=t, keep=keep)).clearings for t in sorted(thresholds)]
+    assert fired == sorted(fired, reverse=True)
+    above = max(c.prompt_tokens for c in bill.calls) + 1
+    assert replay(bill, Policy(clear_at=above)).clearings == 0
+
+
+@cases(0.4)
+@given(_session(), st.integers(1_000, 40_000))
+def test_compaction_fires_only_once_a_request_reaches_its_threshold(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]], threshold: int
+) -> None:
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    done = replay(bill, Policy(compact_at=threshold))
+    reached = [n for n, c in enumerate(bill.calls, 1) if c.prompt_tokens >= threshold]
+    if not reached:
+        assert done.compactions == 0 and done.summaries == ()
+    for number in done.summaries:  # a summary comes before a call whose request reached it
+        assert done.numbers[number - 1] >= reached[0]
+
+
+@cases(0.4)
+@given(_session())
+def test_a_first_call_never_reads_more_than_its_record_proves(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
+) -> None:
+    """Nothing in the bill was sent before its first call: what it reads, its record read."""
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    done = replay(bill)
+    recorded = bill.calls[0].cache_read_input_tokens
+    assert done.bill.calls[0].cache_read_input_tokens <= recorded
+    if done.warm:  # a read taken as given is the record's, to the sizes' margin
+        ((number, tokens),) = done.warm
+        assert number == 1 and 0.95 * recorded <= tokens <= recorded
 
 
 # ---------------------------------------------------------------- other formats and edges

@@ -142,6 +142,99 @@ def test_a_prefix_written_outside_the_bill_is_named(capsys: pytest.CaptureFixtur
     assert said in capsys.readouterr().out
 
 
+def test_results_cleared_before_any_call_carried_them_are_not_said_absent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Clearing every result from every request leaves no rent: the files still hold them."""
+    assert main(["whatif", str(SYNTHETIC), "--clear-at", "1", "--keep", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "no tool result in the files" not in out
+    assert "rent: no request carried a tool result (clearing or compaction took each out)" in out
+    assert main(["whatif", str(ROLLOUT)]) == 0  # a rollout whose requests are sizes alone
+    assert "rent: no tool result in the files" in capsys.readouterr().out
+
+
+def _hostile_files(root: Path) -> dict[str, Path]:
+    """What a tired user points `whatif` at: each a path under `root`."""
+    (root / "empty").mkdir()
+    deep = root / "deep" / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / SYNTHETIC.name).write_bytes(SYNTHETIC.read_bytes())
+    whole = SYNTHETIC.read_bytes()
+    (root / "half.jsonl").write_bytes(whole[: whole.rindex(b"{") + 12])  # a live last line
+    (root / "prose.json").write_text("not json at all\n", encoding="utf-8")
+    (root / "numbers.json").write_text("[1, 2, 3]\n", encoding="utf-8")
+    (root / "messages.json").write_text('[{"role": "user", "content": "hi"}]', encoding="utf-8")
+    (root / "cut.json").write_text('{"a":', encoding="utf-8")
+    (root / "zero.jsonl").write_bytes(b"")
+    return {path.name: path for path in root.iterdir()}
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--clear-at", "1e5"], "not a whole number of tokens: '1e5'"),
+        (["--clear-at", "-20000"], "must be >= 1 token, got -20000"),
+        (["--compact-at", "nan"], "not a whole number of tokens: 'nan'"),
+        (["--compact-at", ""], "not a whole number of tokens: ''"),
+        (["--summary-tokens", "0", "--compact-at", "9000"], "must be >= 1 token, got 0"),
+        (["--keep", "2.5", "--clear-at", "9000"], "not a whole number: '2.5'"),
+        (["--keep", "3"], "--keep needs --clear-at"),
+        (["--ttl", "1h", "--model", "gpt-5.5"], "gpt-5.5's provider offers no choice"),
+        (["--model", "claude-sonnet-9"], "model 'claude-sonnet-9': no row with prices"),
+        (["--html", str(SYNTHETIC)], "that is a file the bill reads"),
+    ],
+)
+def test_a_tired_users_flags_are_one_line_and_exit_two(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    assert main(["whatif", str(SYNTHETIC), *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("context-budget: error: ")
+    assert said in captured.err and captured.err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("empty", "a folder with no session file"),
+        ("prose.json", "not valid JSON"),
+        ("numbers.json", "not a session in a format bills read"),
+        ("messages.json", "it reads as messages, which records no usage"),
+        ("cut.json", "not valid JSON"),
+        ("zero.jsonl", "the file is empty"),
+    ],
+)
+def test_paths_that_hold_no_session_are_one_line_and_exit_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, said: str
+) -> None:
+    path = _hostile_files(tmp_path)[name]
+    assert main(["whatif", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("context-budget: error: ") and said in captured.err
+
+
+def test_what_a_live_folder_holds_is_replayed_as_the_bill_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A half-written last line, a folder of folders, one file twice, a huge threshold."""
+    files = _hostile_files(tmp_path)
+    plain = _json(capsys, str(SYNTHETIC))
+    half = main(["whatif", str(files["half.jsonl"]), "--json"])
+    captured = capsys.readouterr()
+    assert half == 0 and "half-written line" in captured.err
+    assert json.loads(captured.out)["calls"] == plain["calls"]
+    deep = _json(capsys, str(files["deep"]))
+    twice = _json(capsys, str(SYNTHETIC), str(SYNTHETIC))
+    huge = _json(capsys, str(SYNTHETIC), "--clear-at", "9" * 40, "--compact-at", "9" * 40)
+    for data in (deep, twice, huge):
+        assert (data["calls"], data["replayed_usd"]) == (plain["calls"], plain["replayed_usd"])
+    assert (huge["clearings"], huge["compactions"]) == (0, 0)
+    lone = _json(capsys, str(SYNTHETIC), "--compact-at", "1", "--summary-tokens", "9" * 30)
+    assert lone["compactions"] == 0  # no summary that large makes room
+
+
 def test_the_files_are_only_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     copy = tmp_path / SYNTHETIC.name
     copy.write_bytes(SYNTHETIC.read_bytes())

@@ -328,7 +328,8 @@ def render(data: dict[str, Any]) -> str:
         )
     lines.extend(_warm_lines(data["warm_starts"]))
     lines.extend(_departure_lines(data["departures"], data["calls"]))
-    lines.extend(_rent_lines(data["costliest_results"], data["rent"]))
+    edited = bool(data["clearings"] or data["compactions"])
+    lines.extend(_rent_lines(data["costliest_results"], data["rent"], edited))
     if "per_call" in data:
         rows = data["per_call"]
         marks = ["summary" if r["summarizing"] else r["rebuild"] or "" for r in rows]
@@ -361,7 +362,13 @@ def _departure_lines(departures: list[dict[str, Any]], calls: int) -> list[str]:
     return lines
 
 
-def _rent_lines(costliest: list[dict[str, Any]], rent: list[dict[str, Any]]) -> list[str]:
+def _rent_lines(
+    costliest: list[dict[str, Any]], rent: list[dict[str, Any]], edited: bool
+) -> list[str]:
+    """The costliest results and the rent by tool; `edited` when clearing or compaction
+    fired (then no rent means they took every result out before a request carried it)."""
+    if not rent and edited:
+        return ["rent: no request carried a tool result (clearing or compaction took each out)"]
     if not rent:
         return ["rent: no tool result in the files"]
     lines = [f"rent: the {len(costliest)} costliest tool results"]
