@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from context_budget._checks import check_messages
-from context_budget._copies import WatchedCopies
+from context_budget._copies import History, WatchedCopies
 from context_budget._values import short_repr
 from context_budget.calls import ModelCall
 from context_budget.clients import ModelClient, content_blocks, response_field, response_text
@@ -663,7 +663,11 @@ class AgentLoop:
         config: the run's settings.
         messages: the history the next request carries: the loop's own list,
             grown in place, and replaced whole by a compaction. No hook ever
-            sees these objects, only copies of them.
+            sees these objects, only copies of them. A caller may change it
+            between two steps, in place or by giving a new list: the loop
+            keeps its own copy of what it is given and notes where the change
+            was, so the next request carries the change, and the guard sees
+            it (in strict mode, a change to a message already sent is refused).
         calls: every model call so far, a `ModelCall` each.
         compactions: the numbers of the compaction calls so far.
         tokens_used: the counter, in tokens, as `config.measure` reads it.
@@ -676,7 +680,7 @@ class AgentLoop:
     def __init__(self, config: AgentConfig, user_input: str) -> None:
         _text_argument("user_input", user_input)
         self.config = config
-        self.messages: list[Message] = [{"role": "user", "content": user_input}]
+        self.messages = [{"role": "user", "content": user_input}]
         self.calls: list[ModelCall] = []
         self.compactions: list[int] = []
         self.tokens_used = 0
@@ -689,12 +693,26 @@ class AgentLoop:
         self._step = config.compaction_step()
         self._copies, self._tool_copies = WatchedCopies(), WatchedCopies()  # what hooks get
         self._checked = (-1, 0)  # the guard's report count after our last check, its length
+        # the last request built: its messages, how many leading ones went out before in
+        # their places, which of those changed since; and the requests built since a check
+        self._vouched: tuple[object, int, list[int]] | None = None
+        self._builds = 0
         self._sent = 0  # how many of `messages` the last request carried
         self._pauses = 0  # paused turns resumed in a row
         self._call_ids: set[str] = set()  # every tool_use id since the last restart
         self._rounds = 0  # tool rounds since the last restart
         self._failed: list[int] = []  # the counter after each failed compaction in a row
         self._just_compacted = False
+
+    @property
+    def messages(self) -> History:
+        """The history the next request carries (see the class's attributes)."""
+        return self._history
+
+    @messages.setter
+    def messages(self, history: Sequence[Message]) -> None:
+        if history is not getattr(self, "_history", None):
+            self._history = History(history, readers=("copies", "guard"))
 
     def run(self) -> AgentRun:
         """The loop: ask, run the tools, compact when due, ask again, until the model stops."""
@@ -735,8 +753,9 @@ class AgentLoop:
         """The request for the history as it stands: settings, then `edit_history` and `plan`.
 
         The hooks get copies, each message and tool copied once and again only
-        after a hook changed it in place, so nothing a hook does reaches the
-        loop's history or the caller's tools.
+        after it changed (a hook changed its copy in place, or a caller the
+        loop's message), so nothing a hook does reaches the loop's history or
+        the caller's tools.
         """
         config = self.config
         request: dict[str, Any] = {"model": config.model, "max_tokens": config.max_tokens}
@@ -747,35 +766,64 @@ class AgentLoop:
             request["system"] = prompt
         if config.tools:
             tools = config.tools
-            request["tools"] = self._tool_copies.of(tools) if config.plan else list(tools)
+            request["tools"] = list(self._tool_copies.of(tools)) if config.plan else list(tools)
+        self._builds += 1
         if not config.hooked:
             request["messages"] = list(self.messages)
+            self._vouched = (request["messages"], len(request["messages"]), [])
             return request
-        sent = self._copies.of(self.messages)
+        request = self._hooked(request)
+        sent = request.get("messages")
+        kept, changed = self._copies.unchanged(sent)
+        self._vouched = (sent, kept, changed)
+        return request
+
+    def _hooked(self, request: dict[str, Any]) -> dict[str, Any]:
+        """`request` with copies of the history, as `edit_history` and then `plan` make it."""
+        config = self.config
+        changed = self.messages.changed_since("copies")
+        sent = self._copies.of(self.messages, changed_from=changed)
         if config.edit_history is not None:
             edited = config.edit_history(sent)
-            sent = edited if type(edited) is list else list(edited)
+            sent = edited if edited is sent or type(edited) is list else list(edited)
         request["messages"] = sent
         return request if config.plan is None else dict(config.plan(request))
 
     def check_prefix(self, request: Mapping[str, Any], *, restart: bool = False) -> None:
         """Show the request to the guard, if any, before it is sent (strict mode may refuse it).
 
-        Between two requests the loop only appends to its own history, so,
-        unless a hook, a restart or another caller of the guard came in
-        between, it vouches for the part the guard saw last (`kept`).
+        `restart` says the history was just replaced by a compaction. Without
+        a hook the loop also knows when it was not, and says so: any other
+        change to a message already sent is then an edit, at the start of the
+        history too. A hook may start a new conversation of its own, so with
+        one the guard tells a restart from an edit itself (a history that
+        keeps a later message of the last request, in its place or moved up
+        as when a window drops the oldest turns, is an edit).
+        The guard compares only what changed since the last request it passed:
+        what the loop added, and what a hook or a caller changed (the loop
+        knows which messages those are). A hook that returns a new list, not
+        the one it was given, has the guard compare the whole of it.
         """
         guard = self.guard
         if guard is None:
             return
         sent = request["messages"]
-        ours = not self.config.hooked and not restart and self._checked[0] == len(guard.reports)
+        changed = self.messages.changed_since("guard")
+        vouched, builds, self._vouched, self._builds = self._vouched, self._builds, None, 0
+        ours = not restart and builds == 1 and self._checked[0] == len(guard.reports)
+        kept, rechecked = 0, []
+        if ours and vouched is not None and vouched[0] is sent:
+            kept = min(self._checked[1], vouched[1])
+            kept = kept if changed is None else min(kept, changed)
+            rechecked = vouched[2]
+        self._checked = (-1, 0)  # until the guard passes this request
         guard.check(
             sent,
             tools=request.get("tools"),
             system=request.get("system"),
-            restart=restart,
-            kept=self._checked[1] if ours else 0,
+            restart=True if restart else (None if self.config.hooked else False),
+            kept=kept,
+            changed=rechecked,
         )
         self._checked = (len(guard.reports), len(sent))
 
@@ -849,7 +897,7 @@ class AgentLoop:
                     "the API refuses a reused tool_use id",
                     call=len(self.calls),
                 )
-        self.messages += _answer(self.blocks, self.config.tool_impls, len(self.calls))
+        self.messages.extend(_answer(self.blocks, self.config.tool_impls, len(self.calls)))
         self._call_ids.update(b["id"] for b in self.blocks if b.get("type") == "tool_use")
         self._rounds += 1
         self.blocks = []
@@ -916,7 +964,7 @@ class AgentLoop:
     def result(self) -> AgentRun:
         """The run so far, as `run_agent` returns it: a reply not yet sent back is kept, if any."""
         if self.blocks:
-            self.messages = [*self.messages, {"role": "assistant", "content": self.blocks}]
+            self.messages.append({"role": "assistant", "content": self.blocks})
             self.blocks = []
         return AgentRun(
             text="" if self.stop_reason == "max_calls" else response_text(self.response),
