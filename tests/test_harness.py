@@ -587,6 +587,50 @@ def test_unreadable_usage_is_a_named_error(tmp_path: Path) -> None:
         _run([response], tmp_path)
 
 
+class _CountedUsage(dict):  # type: ignore[type-arg]
+    """A usage dict that counts how often each field is read."""
+
+    reads: dict[str, int]
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.reads[key] = self.reads.get(key, 0) + 1
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self.reads[key] = self.reads.get(key, 0) + 1
+        return super().__getitem__(key)
+
+
+@pytest.mark.parametrize("measure", ["accumulated", "window", "prompt"])
+@pytest.mark.parametrize("iterations", [False, True])
+def test_the_loop_reads_each_turn_s_usage_once(
+    tmp_path: Path, measure: str, iterations: bool
+) -> None:
+    first = (
+        _iterations_response(_call(1, "run_tests"))
+        if iterations
+        else scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1)
+    )
+    script = [first, scripted_response("done", input_tokens=10, output_tokens=1)]
+    for response in script:
+        response["usage"] = _CountedUsage(response["usage"])
+        response["usage"].reads = {}
+    answers = iter(script)  # handed out as they are (a list script would be copied)
+    client = ScriptedClient(lambda request: next(answers))
+    run = _run([], tmp_path, client=client, measure=measure, context_window=10**6)
+    assert run.text == "done"
+    for response in script:
+        reads = response["usage"].reads
+        assert reads.get("input_tokens", 0) <= 1 and reads.get("output_tokens", 0) <= 1, reads
+    last_prompt = 2_000 + 61_350 if iterations else 10  # the last message iteration's
+    expected = {
+        "accumulated": 6_000 + 2_400 if iterations else 10 + 1,
+        "window": last_prompt + (1_000 if iterations else 1),
+        "prompt": last_prompt,
+    }
+    assert run.calls[0].tokens_used == expected[measure]
+
+
 def test_append_tool_results_refuses_a_response_without_calls() -> None:
     with pytest.raises(MalformedResponseError, match=r"^response: content holds no tool_use"):
         append_tool_results([], {"content": [{"type": "text", "text": "hm"}]}, {})

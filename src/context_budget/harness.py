@@ -437,12 +437,13 @@ def _cleared(response: Any) -> int:
     return sum(int(response_field(edit, "cleared_tool_uses") or 0) for edit in edits or [])
 
 
-def _measured(measure: Measure, counter: int, response: Any) -> int:
+def _measured(measure: Measure, counter: int, response: Any, usage: Usage) -> int:
+    """The counter after a turn whose usage, read once, is `usage` (`response` for its kinds)."""
     if measure == "window":
-        return window_usage(response).window_tokens
+        return window_usage(response, read=usage).window_tokens
     if measure == "prompt":
-        return window_usage(response).prompt_tokens
-    return track_usage(counter, response)
+        return window_usage(response, read=usage).prompt_tokens
+    return track_usage(counter, usage)
 
 
 def _summary_text(response: Any, call: int) -> str:
@@ -842,9 +843,10 @@ class AgentLoop:
         """
         number = len(self.calls) + 1
         try:
+            usage = Usage.of(response)  # the one read of the call's usage
             if kind == "turn":
-                self.tokens_used = _measured(self.config.measure, self.tokens_used, response)
-            usage = Usage.of(response)
+                measure = self.config.measure
+                self.tokens_used = _measured(measure, self.tokens_used, response, usage)
         except ValueError as error:
             raise MalformedResponseError("usage", f"is unreadable: {error}", call=number) from None
         self.calls.append(

@@ -287,7 +287,7 @@ def _get(obj: Any, name: str) -> Any:
     return getattr(obj, name, None)
 
 
-def window_usage(source: Any) -> Usage:
+def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
     """The usage of the sampling iteration that saw the whole context last.
 
     A response that used server tools (or compacted) reports, at its top
@@ -301,6 +301,8 @@ def window_usage(source: Any) -> Usage:
 
     Args:
         source: a response or a usage, in any shape `Usage.of` reads.
+        read: `Usage.of(source)`, when the caller has it already: the figures
+            are taken from it, not read again (only each iteration's `type` is).
 
     Returns:
         A `Usage`, every figure a count of tokens.
@@ -326,16 +328,18 @@ def window_usage(source: Any) -> Usage:
         usage = source
     iterations = _get(usage, "iterations")
     if iterations is None:
-        return Usage.of(usage)
+        return read or Usage.of(usage)
     if isinstance(iterations, str | bytes) or not isinstance(iterations, list | tuple):
         raise ValueError(f"usage.iterations must be a list, got {iterations!r:.80}")
     for index in range(len(iterations) - 1, -1, -1):
         if _get(iterations[index], "type") == "message":
+            if read is not None:
+                return read.iterations[index]
             try:
                 return Usage.of(iterations[index])
             except ValueError as error:
                 raise ValueError(f"usage.iterations[{index}]: {error}") from None
-    return Usage.of(usage)
+    return read or Usage.of(usage)
 
 
 def track_usage(tokens_used: int, response: Any) -> int:
