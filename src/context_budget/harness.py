@@ -39,9 +39,10 @@ offline, or `anthropic.Anthropic()` unchanged. A request that carries
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any, Concatenate, Literal, ParamSpec, Protocol
 
 from context_budget._checks import check_messages
 from context_budget._copies import History, WatchedCopies
@@ -100,6 +101,7 @@ Measure = Literal["accumulated", "window", "prompt"]
 ToolImpl = Callable[[dict[str, Any]], Any]
 #: A request plan: the request about to be sent (a copy) -> the request to send.
 RequestPlan = Callable[[dict[str, Any]], dict[str, Any]]
+_Settings = ParamSpec("_Settings")  # AgentConfig's arguments, as run_agent takes them
 
 
 @dataclass(frozen=True)
@@ -515,9 +517,68 @@ def _text_argument(name: str, value: object, *, optional: bool = False) -> None:
 class AgentConfig:
     """The settings of one run of the loop, checked when made: all it reads, nothing it changes.
 
-    The fields are `run_agent`'s arguments after the task, with the same
-    names, defaults and meaning (see `run_agent` for each). Making one refuses
-    any setting the loop could not send or use, before any call.
+    The one place the loop's settings are declared: `run_agent` takes the
+    task and then exactly these, by these names and with these defaults
+    (`tools` and `tool_impls` may come by position, the rest by name).
+    Making one refuses any setting the loop could not send or use, before
+    any call.
+
+    Attributes:
+        tools: tool definitions in the API's shape (add `NOTES_TOOL` to let
+            the agent keep notes).
+        tool_impls: tool name -> function of the call's input dict, returning
+            the result's text. A function that raises, or a name not here,
+            gives a `tool_result` with `is_error: true`. Each function gets a
+            deep copy of the input, so changing it cannot alter the call the
+            history records.
+        client: the model client.
+        model: the model name sent with every request.
+        context_window: the window, in tokens.
+        compact_ratio: the share of the window that triggers compaction, in
+            (0, 1); None never compacts.
+        notes: the notes file the default compaction reads back at each
+            restart, and `notes_in_system` reads at every request; None only
+            when neither needs it.
+        on_compact: called after each compaction.
+        measure: `"accumulated"` (the lesson's counter: input + output of
+            every call since the reset), `"window"` (what the last request
+            carried, cache reads and writes included, plus its output; with
+            server tools, the last `message` entry of `usage.iterations`, as
+            `window_usage` reads it) or `"prompt"` (the same without the
+            output: the last prompt's size).
+        system: the system prompt, if any.
+        notes_in_system: append the current notes to the system prompt of
+            every request (the proposal the chapter measures).
+        max_tokens: each loop call's output limit, in tokens (a
+            `TranscriptCompaction` call gets twice as many).
+        edit_history: a client-side edit applied to the history before each
+            request (say, `clear_old_tool_results`). It gets copies (each
+            message copied once, and again only after a hook changed its copy
+            in place), so even an edit in place leaves the loop's own history
+            unedited; the loop sends what it returns.
+        strict: refuse a request that edits the history anywhere but its end
+            (the rule of 2026): a `PrefixGuard(strict=True)` checks every
+            request before it is sent. Appending, server-side editing and the
+            wholesale restart after compaction pass it (the restart is
+            declared to the guard, so it passes even when the new first
+            message equals the old one); a window that drops the oldest
+            turns, or a change a caller makes to `AgentLoop.messages`
+            between two steps, does not. The check costs time in proportion
+            to what each request adds, plus what a hook or a caller changed:
+            the loop knows which messages went out before unchanged.
+        guard: a `PrefixGuard` of your own to check every request with (its
+            `reports` then tell what each request did to the cached prefix);
+            with `strict`, it must be a strict one.
+        plan: the request plan: a function of each request about to be sent
+            (copies of the messages and tools, after `edit_history`) that
+            returns the request to send: breakpoints to mark
+            (`cache_control`), edits for the server to make
+            (`context_management`, with `betas`), a system prompt in blocks.
+            The loop's own history never sees what it changes.
+        compaction: the compaction step; `TranscriptCompaction(notes)` when
+            None. Its summarizing request is not shown to the guard.
+        max_calls: the most model calls of the run, compactions included;
+            a run that would make one more stops with `"max_calls"`.
 
     Raises:
         TypeError: a setting has the wrong type; the error names it and its value.
@@ -527,6 +588,7 @@ class AgentConfig:
 
     tools: Sequence[Mapping[str, Any]]
     tool_impls: Mapping[str, ToolImpl]
+    _: KW_ONLY
     client: ModelClient
     model: str
     context_window: int
@@ -991,28 +1053,28 @@ class AgentLoop:
             raise CompactionStormError(threshold=self.config.threshold, sizes=self._failed)
 
 
-def run_agent(
-    user_input: str,
-    tools: Sequence[Mapping[str, Any]],
-    tool_impls: Mapping[str, ToolImpl],
-    *,
-    client: ModelClient,
-    model: str,
-    context_window: int,
-    compact_ratio: float | None,
-    notes: NotesFile | None = None,
-    on_compact: Callable[[], None] | None = None,
-    measure: Measure = "accumulated",
-    system: str | None = None,
-    notes_in_system: bool = False,
-    max_tokens: int = 1024,
-    edit_history: Callable[[list[Message]], list[Message]] | None = None,
-    strict: bool = False,
-    guard: PrefixGuard | None = None,
-    plan: RequestPlan | None = None,
-    compaction: Compaction | None = None,
-    max_calls: int | None = None,
-) -> AgentRun:
+def _takes_the_settings_of(
+    config: Callable[_Settings, AgentConfig],
+) -> Callable[[Callable[..., AgentRun]], Callable[Concatenate[str, _Settings], AgentRun]]:
+    """Give a function of (the task, the settings) the settings' own signature.
+
+    The settings stay declared once, in `AgentConfig`: a type checker reads
+    the decorated function as taking the task and then exactly
+    `AgentConfig`'s arguments, and `inspect.signature` (so `help`) shows them.
+    """
+
+    def typed(run: Callable[..., AgentRun]) -> Callable[Concatenate[str, _Settings], AgentRun]:
+        task = inspect.Parameter("user_input", inspect.Parameter.POSITIONAL_ONLY, annotation="str")
+        fields = inspect.signature(config).parameters.values()
+        signature = inspect.Signature([task, *fields], return_annotation="AgentRun")
+        run.__signature__ = signature  # type: ignore[attr-defined]
+        return run
+
+    return typed
+
+
+@_takes_the_settings_of(AgentConfig)
+def run_agent(user_input: str, /, *settings: Any, **named: Any) -> AgentRun:
     """Run the loop until the model stops asking for tools, compacting on the way.
 
     After each round's tool results are appended, the counter is compared with
@@ -1030,58 +1092,11 @@ def run_agent(
 
     Args:
         user_input: the task, the first user message (some non-blank text).
-        tools: tool definitions in the API's shape (add `NOTES_TOOL` to let
-            the agent keep notes).
-        tool_impls: tool name -> function of the call's input dict, returning
-            the result's text. A function that raises, or a name not here,
-            gives a `tool_result` with `is_error: true`. Each function gets a
-            deep copy of the input, so changing it cannot alter the call the
-            history records.
-        client: the model client.
-        model: the model name sent with every request.
-        context_window: the window, in tokens.
-        compact_ratio: the share of the window that triggers compaction, in
-            (0, 1); None never compacts.
-        notes: the notes file the default compaction reads back at each
-            restart, and `notes_in_system` reads at every request; None only
-            when neither needs it.
-        on_compact: called after each compaction.
-        measure: `"accumulated"` (the lesson's counter: input + output of
-            every call since the reset), `"window"` (what the last request
-            carried, cache reads and writes included, plus its output; with
-            server tools, the last `message` entry of `usage.iterations`, as
-            `window_usage` reads it) or `"prompt"` (the same without the
-            output: the last prompt's size).
-        system: the system prompt, if any.
-        notes_in_system: append the current notes to the system prompt of
-            every request (the proposal the chapter measures).
-        max_tokens: each loop call's output limit, in tokens (a
-            `TranscriptCompaction` call gets twice as many).
-        edit_history: a client-side edit applied to the history before each
-            request (say, `clear_old_tool_results`). It gets copies (each
-            message copied once, and again only after a hook changed its copy
-            in place), so even an edit in place leaves the loop's own history
-            unedited; the loop sends what it returns.
-        strict: refuse a request that edits the history anywhere but its end
-            (the rule of 2026): a `PrefixGuard(strict=True)` checks every
-            request before it is sent. Appending, server-side editing and the
-            wholesale restart after compaction pass it (the restart is
-            declared to the guard, so it passes even when the new first
-            message equals the old one). The check costs time in proportion
-            to what each request adds to the loop's own history (the loop
-            changes no message it has sent; a client must not either).
-        guard: a `PrefixGuard` of your own to check every request with (its
-            `reports` then tell what each request did to the cached prefix);
-            with `strict`, it must be a strict one.
-        plan: the request plan: a function of each request about to be sent
-            (copies of the messages and tools, after `edit_history`) that
-            returns the request to send: breakpoints to mark (`cache_control`), edits for the server
-            to make (`context_management`, with `betas`), a system prompt in
-            blocks. The loop's own history never sees what it changes.
-        compaction: the compaction step; `TranscriptCompaction(notes)` when
-            None. Its summarizing request is not shown to the guard.
-        max_calls: the most model calls of the run, compactions included;
-            a run that would make one more stops with `"max_calls"`.
+        *settings: the first of the run's settings, the fields of
+            `AgentConfig` (see there for each): `tools` and `tool_impls`,
+            by position if you like.
+        **named: the other settings, by name: `client`, `model`,
+            `context_window`, `compact_ratio` and the optional ones.
 
     Returns:
         The run: reply, stop reason, calls, compactions and final history.
@@ -1106,24 +1121,4 @@ def run_agent(
         MiddleEditError: in strict mode, a request edited the history in the
             middle (the error's `report` says where and what it cost).
     """
-    config = AgentConfig(
-        tools=tools,
-        tool_impls=tool_impls,
-        client=client,
-        model=model,
-        context_window=context_window,
-        compact_ratio=compact_ratio,
-        notes=notes,
-        on_compact=on_compact,
-        measure=measure,
-        system=system,
-        notes_in_system=notes_in_system,
-        max_tokens=max_tokens,
-        edit_history=edit_history,
-        strict=strict,
-        guard=guard,
-        plan=plan,
-        compaction=compaction,
-        max_calls=max_calls,
-    )
-    return AgentLoop(config, user_input).run()
+    return AgentLoop(AgentConfig(*settings, **named), user_input).run()
