@@ -869,21 +869,16 @@ def test_a_paused_turn_holding_a_client_call_is_a_named_error(tmp_path: Path) ->
 
 
 class _BetaClient(ScriptedClient):
-    """A scripted client with a `beta.messages.create` that logs the same way, and notes it."""
+    """A scripted client that notes which calls came through `beta.messages.create`."""
 
     def __init__(self, responses: Any) -> None:
         super().__init__(responses)
         self.beta_calls: list[int] = []
-        outer = self
 
-        class _Beta:
-            class messages:  # the SDK's attribute name
-                @staticmethod
-                def create(**request: Any) -> Any:
-                    outer.beta_calls.append(len(outer.requests) + 1)
-                    return outer.messages.create(**request)
-
-        self.beta = _Beta()
+    def _create(self, request: dict[str, Any], *, beta: bool) -> Any:
+        if beta:
+            self.beta_calls.append(len(self.requests) + 1)
+        return super()._create(request, beta=beta)
 
 
 def _reads(turns: int) -> list[Any]:

@@ -48,7 +48,13 @@ from context_budget._checks import check_messages
 from context_budget._copies import History, WatchedCopies
 from context_budget._values import short_repr
 from context_budget.calls import ModelCall
-from context_budget.clients import ModelClient, content_blocks, response_field, response_text
+from context_budget.clients import (
+    ModelClient,
+    content_blocks,
+    response_field,
+    response_text,
+    send_request,
+)
 from context_budget.errors import CompactionStormError, MalformedResponseError
 from context_budget.messages import Message, message_text
 from context_budget.notes import NotesFile
@@ -892,10 +898,7 @@ class AgentLoop:
 
     def send(self, request: dict[str, Any]) -> Any:
         """Send the request, through `client.beta.messages` when it carries `betas`."""
-        client = self.config.client
-        if "betas" in request:
-            return client.beta.messages.create(**request)  # type: ignore[attr-defined]
-        return client.messages.create(**request)
+        return send_request(self.config.client, request)
 
     def record_usage(self, kind: Literal["turn", "compaction"], response: Any) -> None:
         """Note the call; a turn's usage also moves the counter (`config.measure`).
