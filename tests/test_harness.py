@@ -765,7 +765,7 @@ def test_a_tool_that_changes_its_input_leaves_the_recorded_call_alone(tmp_path: 
         ({"notes": "N.md"}, TypeError, "notes must be a NotesFile, got str 'N.md'"),
         ({"compact_ratio": "0.5"}, TypeError, "compact_ratio must be a number, got str '0.5'"),
         ({"compact_ratio": float("nan")}, ValueError, "compact_ratio must be strictly between"),
-        ({"context_window": True}, ValueError, "context_window must be a positive int, got True"),
+        ({"context_window": True}, TypeError, "context_window must be an int, got True"),
         ({"tools": "read_file"}, TypeError, "tools must be a list of tool definitions"),
         (
             {"tools": [{"description": "x"}]},

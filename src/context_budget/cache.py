@@ -80,7 +80,7 @@ from context_budget._blocks import request_block_text
 from context_budget._checks import check_messages, first_bad_value, is_json_data
 from context_budget._counting import count_text, resolve_counter
 from context_budget._json import canonical_json
-from context_budget._values import as_seconds, short_repr
+from context_budget._values import as_count, as_seconds, short_repr
 from context_budget.errors import (
     AutomaticCacheConflictError,
     CacheTTLOrderError,
@@ -405,9 +405,9 @@ class PromptCache:
             `MIN_CACHEABLE_TOKENS[model]`.
 
     Raises:
-        TypeError: `model` is not a str.
+        TypeError: `model` is not a str, or `min_tokens` not an int.
         ValueError: the model is not in `MIN_CACHEABLE_TOKENS` and no
-            `min_tokens` was given, or `min_tokens` is not an int >= 0.
+            `min_tokens` was given, or `min_tokens` is below 0.
     """
 
     def __init__(
@@ -427,8 +427,7 @@ class PromptCache:
                     f"(known: {', '.join(sorted(MIN_CACHEABLE_TOKENS))})"
                 )
             min_tokens = MIN_CACHEABLE_TOKENS[model].tokens
-        if isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0:
-            raise ValueError(f"min_tokens must be an int >= 0, got {short_repr(min_tokens)}")
+        as_count(min_tokens, "min_tokens")
         self.model = model
         self.min_tokens = min_tokens
         self.clock = clock if clock is not None else SimulatedClock()

@@ -53,6 +53,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from context_budget._values import as_count
 from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.calls import CallRecord
 from context_budget.clients import ClientShape, response_text, send_request
@@ -261,13 +262,16 @@ def cost_floor(model: str = MODEL, *, output_tokens: int = 0) -> float:
     Returns:
         USD.
 
+    Raises:
+        TypeError: `output_tokens` is not an int (a bool is not one).
+        ValueError: `output_tokens` is below 0, or `model` has no price.
+
     Examples:
         >>> round(cost_floor(), 4) > 0.15
         True
     """
     price = _price(model)
-    if isinstance(output_tokens, bool) or not isinstance(output_tokens, int) or output_tokens < 0:
-        raise ValueError(f"output_tokens must be an int >= 0, got {output_tokens!r}")
+    as_count(output_tokens, "output_tokens")
     reads = (Usage(input_tokens=estimate_tokens(text)) for text in incidents.reports().values())
     # priced as the run reads them: each report in a request of its own, then the output
     return sum(cost(usage, price).total for usage in (*reads, Usage(output_tokens=output_tokens)))

@@ -60,6 +60,7 @@ from typing import Any
 
 from context_budget._values import short_repr
 from context_budget.budget import LoopStep
+from context_budget.errors import ContextBudgetError
 from context_budget.usage import Usage, split_writes
 
 __all__ = [
@@ -79,7 +80,7 @@ __all__ = [
 _RULES_PAGE = "https://docs.anthropic.com/en/docs/about-claude/pricing"
 
 
-class Unpriced(ValueError):
+class Unpriced(ContextBudgetError, ValueError):
     """A call the price table has no rate for (fast mode on a model without one)."""
 
 

@@ -374,22 +374,27 @@ def should_compact(tokens_used: int, context_window: int, compact_ratio: float) 
             strictly between 0 and 1.
 
     Raises:
+        TypeError: `context_window` is not an int, or `compact_ratio` or
+            `tokens_used` not a number (a bool is neither).
         ValueError: `context_window` is not positive, `compact_ratio` is
-            outside (0, 1) or not a number, or `tokens_used` is not a finite
-            number >= 0 (NaN never reaches a threshold, so it is refused);
-            the message names the value.
+            outside (0, 1), or `tokens_used` is not a finite number >= 0
+            (NaN never reaches a threshold, so it is refused); the message
+            names the value.
     """
-    if type(context_window) is not int or context_window <= 0:
+    for name, value, kinds, kind in (
+        ("context_window", context_window, int, "an int"),
+        ("compact_ratio", compact_ratio, int | float, "a number"),
+        ("tokens_used", tokens_used, int | float, "a number"),
+    ):
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise TypeError(f"{name} must be {kind}, got {short_repr(value)}")
+    if context_window <= 0:
         raise ValueError(f"context_window must be a positive int, got {short_repr(context_window)}")
-    number = isinstance(compact_ratio, int | float) and not isinstance(compact_ratio, bool)
-    if not number or not 0 < compact_ratio < 1:
+    if not 0 < compact_ratio < 1:
         raise ValueError(
             f"compact_ratio must be strictly between 0 and 1, got {short_repr(compact_ratio)}"
         )
-    counted = isinstance(tokens_used, int | float) and not isinstance(tokens_used, bool)
-    if not counted or (isinstance(tokens_used, float) and not math.isfinite(tokens_used)):
-        raise ValueError(f"tokens_used must be a finite number >= 0, got {short_repr(tokens_used)}")
-    if tokens_used < 0:
+    if not 0 <= tokens_used < math.inf:
         raise ValueError(f"tokens_used must be a finite number >= 0, got {short_repr(tokens_used)}")
     try:
         threshold = context_window * compact_ratio

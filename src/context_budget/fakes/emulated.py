@@ -34,7 +34,7 @@ from context_budget.editing import (
     _value,
     clear_tool_uses_20250919,
 )
-from context_budget.errors import InvalidRequestError
+from context_budget.errors import InvalidRequestError, ScriptExhaustedError
 from context_budget.messages import Message
 from context_budget.tokens import TokenCounter
 
@@ -148,10 +148,7 @@ class EmulatedClient(ClientShape):
         if callable(self._responder):
             reply = self._responder(copy.deepcopy(view))
         elif number >= len(self._responder):
-            raise IndexError(
-                f"the scripted responder has {len(self._responder)} replies; call {number + 1} "
-                "asked for another"
-            )
+            raise ScriptExhaustedError(scripted=len(self._responder), call=number + 1)
         else:
             reply = self._responder[number]
         where = f"reply {number + 1}"
