@@ -105,11 +105,10 @@ class _WatchedDict(dict):  # type: ignore[type-arg]
         return (dict, (dict(self),))
 
 
-class _WatchedList(list):  # type: ignore[type-arg]
-    """A list that reports any change to it before making it (a copy handed to a hook)."""
+class _PlainList(list):  # type: ignore[type-arg]
+    """A list of its own kind that is a plain list once copied or pickled."""
 
-    __slots__ = ("_changed",)
-    _changed: Callable[[], object]
+    __slots__ = ()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
         return [copy.deepcopy(item, memo) for item in self]
@@ -119,6 +118,13 @@ class _WatchedList(list):  # type: ignore[type-arg]
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
         return (list, (list(self),))
+
+
+class _WatchedList(_PlainList):
+    """A list that reports any change to it before making it (a copy handed to a hook)."""
+
+    __slots__ = ("_changed",)
+    _changed: Callable[[], object]
 
 
 def _reporting(base: type, name: str) -> Callable[..., Any]:
@@ -224,7 +230,7 @@ def _watched(value: Any, changed: Callable[[], object], *, owned: bool = False) 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
-class _IndexedList(list):  # type: ignore[type-arg]
+class _IndexedList(_PlainList):
     """A list that reports, after each change to it, the lowest index the change reached.
 
     An append reports the old length (nothing before it moved). `_adopt`
@@ -241,15 +247,6 @@ class _IndexedList(list):  # type: ignore[type-arg]
 
     def _changed_from(self, index: int) -> None:
         self._report(index)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
-        return [copy.deepcopy(item, memo) for item in self]
-
-    def __copy__(self) -> list[Any]:
-        return list(self)
-
-    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
-        return (list, (list(self),))
 
     def __setitem__(self, key: Any, value: Any) -> None:
         lowest = _lowest(key, len(self))
