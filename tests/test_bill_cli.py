@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from context_budget import PRICES, read_bill
 from context_budget.cli import main
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
@@ -204,6 +206,68 @@ def test_a_token_count_too_large_for_a_price_is_one_line(
 ) -> None:
     path = _write(tmp_path / "s.jsonl", _claude(tmp_path, cache_read_input_tokens=10**400))
     assert "cache_read_input_tokens" in _one_line(capsys, str(path))
+
+
+SEARCHES = "server_tool_use.web_search_requests"
+
+
+@pytest.mark.parametrize(
+    ("usage", "field"),
+    [
+        (
+            {"iterations": [{"type": "message", "input_tokens": 10**400, "output_tokens": 1}]},
+            "iterations[0].input_tokens",
+        ),
+        ({"server_tool_use": {"web_search_requests": 10**400}}, SEARCHES),
+        ({"server_tool_use": {"web_search_requests": 10**20}}, SEARCHES),
+    ],
+    ids=["huge-iteration", "huge-searches", "1e20-searches"],
+)
+def test_every_count_of_a_usage_is_bounded_as_a_top_level_one_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], usage: dict[str, object], field: str
+) -> None:
+    """A count past 10**15 in the iterations or the web searches once ended in an
+    OverflowError traceback, or billed 10**20 searches as $1e18."""
+    path = _write(tmp_path / "s.jsonl", _claude(tmp_path, **usage))
+    said = f"line 1 message.usage.{field} must be a whole number from 0 to 1,000,000,000,000,000"
+    with pytest.raises(ValueError, match=re.escape(said)):
+        read_bill(path)
+    assert "must be a whole number" in _one_line(capsys, str(path))
+
+
+def test_the_tokens_the_share_and_the_groups_count_what_the_dollars_bill(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With `usage.iterations` the dollars billed every iteration (203,000 input tokens)
+    while the tokens line, the groups and the cache-read share counted the top level."""
+    compacted = _claude(
+        tmp_path,
+        input_tokens=23_000,
+        output_tokens=1_000,
+        cache_read_input_tokens=1_000,
+        iterations=[
+            {"type": "compaction", "input_tokens": 180_000, "output_tokens": 3_500},
+            {
+                "type": "message",
+                "input_tokens": 23_000,
+                "output_tokens": 1_000,
+                "cache_read_input_tokens": 1_000,
+            },
+        ],
+    )
+    path = _write(tmp_path / "s.jsonl", compacted)
+    assert main(["bill", str(path), "--json", "--by", "model", "--calls"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    tokens = {"input": 203_000, "cache_read": 1_000, "output": 4_500}
+    assert {k: data["tokens"][k] for k in tokens} == tokens
+    assert {k: data["groups"][0]["tokens"][k] for k in tokens} == tokens
+    assert data["cache_read_share"] == round(1_000 / 204_000, 4)
+    assert {k: data["per_call"][0][k] for k in tokens} == tokens
+    price = PRICES["claude-sonnet-4-5"]
+    dollars = (203_000 * price.input + 1_000 * price.read + 4_500 * price.output) / 1e6
+    assert data["cost_usd"] == pytest.approx(dollars, abs=1e-6)
+    assert main(["bill", str(path)]) == 0
+    assert "tokens: input 203,000 · cache read 1,000" in capsys.readouterr().out
 
 
 def test_bill_and_inspect_name_the_same_problem_in_json_no_parser_takes(

@@ -42,7 +42,8 @@ def test_the_day_and_project_views_name_what_the_files_hold() -> None:
     assert [g.key for g in bill.groups("day")] == ["2025-09-03", "2025-09-07", "2026-03-02"]
     assert [(g.key, g.calls) for g in bill.groups("project")] == [
         ("sample-project", 199),
-        ("synthetic", 14),
+        ("synthetic", 10),
+        ("/synthetic/project", 4),  # the rollout's working folder, not its folder
     ]
 
 

@@ -354,7 +354,9 @@ def test_a_malformed_token_count_names_its_line(tmp_path: Path, bad: object) -> 
     if bad is None:
         assert read_bill(path).calls[0].output_tokens == 0
         return
-    with pytest.raises(ValueError, match=r"s\.jsonl: line 2 output_tokens"):
+    with pytest.raises(
+        ValueError, match=r"s\.jsonl: line 2 message\.usage\.output_tokens must be a whole number"
+    ):
         read_bill(path)
 
 
@@ -391,7 +393,7 @@ def test_a_codex_total_that_goes_down_is_refused(tmp_path: Path) -> None:
 def test_paths_and_format_are_checked(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no such file"):
         read_bill(tmp_path / "missing.jsonl")
-    with pytest.raises(ValueError, match=r"no \.jsonl"):
+    with pytest.raises(ValueError, match=r"no session file \(\.jsonl, \.json\)"):
         read_bill(tmp_path)
     with pytest.raises(ValueError, match="format must be one of"):
         read_bill(FE5E, format="aider")

@@ -104,7 +104,7 @@ def test_sub_agent_calls_only_in_progress_lines_are_counted(tmp_path: Path) -> N
     assert len(bill.calls) == 4
     agent = [call for call in bill.calls if call.sidechain]
     assert [call.output_tokens for call in agent] == [50, 400]  # the streamed copy kept once
-    assert {call.thread for call in agent} == {f"{SESSION[:8]}/agent-{AGENT}"}
+    assert {call.thread.name for call in agent} == {f"{SESSION[:8]}/agent-{AGENT}"}
 
 
 def test_with_the_sub_agents_file_the_progress_copies_are_not_counted_again(

@@ -291,3 +291,70 @@ def test_the_core_imports_with_the_standard_library_only() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == ""
+
+
+def _type_checking_imports() -> dict[str, str]:
+    """Name -> module, from the `if TYPE_CHECKING:` imports of the package's `__init__`."""
+    tree = ast.parse((SRC / "__init__.py").read_text(encoding="utf-8"))
+    guarded = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+    ]
+    assert len(guarded) == 1, "the top level keeps its imports under one `if TYPE_CHECKING:`"
+    return {
+        alias.name: (node.module or "").removeprefix("context_budget.")
+        for node in guarded[0].body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+def test_the_lazy_table_the_type_checkers_imports_and_all_agree() -> None:
+    """Three lists name the top level (what `__getattr__` imports, what type checkers
+    read, `__all__`): they hold the same names, from the same modules."""
+    lazy = dict(context_budget._HOME_OF)
+    assert lazy == _type_checking_imports()
+    assert sorted(lazy) == context_budget.__all__
+
+
+_LAZY_PROBE = """
+import sys
+import context_budget as cb
+loaded = sorted(m for m in sys.modules if m.startswith("context_budget."))
+print("after import:", loaded)
+import context_budget.cache_report
+from context_budget import cache_report
+print("cache_report:", type(cache_report).__name__, cb.cache_report is cache_report)
+listed = dir(cb)
+print("dir has all:", set(cb.__all__) <= set(listed), listed == sorted(listed))
+print("Bill is bills.Bill:", cb.Bill is __import__("context_budget.bills").bills.Bill)
+print("kept:", "Bill" in vars(cb))
+try:
+    cb.no_such_name
+except AttributeError as error:
+    print("missing:", error)
+namespace = {}
+exec("from context_budget import *", namespace)
+print("star:", sorted(k for k in namespace if k != "__builtins__") == cb.__all__)
+"""
+
+
+def test_the_top_level_imports_its_modules_on_first_use() -> None:
+    """`import context_budget` imports none of its modules; a name called like its module
+    (`cache_report`) stays the function once that module is imported; a name imports its own
+    module on first use and is kept; `dir()` and `import *` give every name; a name that
+    is not there is an AttributeError naming it. In a fresh interpreter, since this one
+    has imported everything long ago."""
+    result = subprocess.run(
+        [sys.executable, "-c", _LAZY_PROBE], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.splitlines() == [
+        "after import: []",
+        "cache_report: function True",
+        "dir has all: True True",
+        "Bill is bills.Bill: True",
+        "kept: True",
+        "missing: module 'context_budget' has no attribute 'no_such_name'",
+        "star: True",
+    ]

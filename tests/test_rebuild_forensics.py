@@ -173,5 +173,5 @@ def test_the_lifetime_what_if_prices_each_thread_on_its_own_gaps() -> None:
 
 def test_on_short_gaps_five_minute_writes_are_cheaper() -> None:
     bill = read_bill(SHIPPED / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
-    main = next(life for life in bill.lifetimes() if life.thread == "fe5e1c67/main")
+    main = next(life for life in bill.lifetimes() if life.thread.name == "fe5e1c67/main")
     assert main.cheaper == "5m" and main.saving > 0

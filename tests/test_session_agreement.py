@@ -67,7 +67,7 @@ def test_inspect_and_bill_agree_on_format_threads_boundaries_and_messages(
     assert seen["format"] == bill["format"]
     read = read_bill(path)
     (session,) = read.sessions
-    named = {session.main, *(thread["name"] for thread in seen["threads"])}
+    named = {session.main.name, *(thread["name"] for thread in seen["threads"])}
     assert set(bill["threads"]) <= named, (sorted(bill["threads"]), sorted(named))
     assert [thread["name"] for thread in seen["threads"]] == [t.name for t in session.threads]
     assert [thread["messages"] for thread in seen["threads"]] == [
@@ -206,7 +206,7 @@ def test_a_compaction_sub_agent_file_alone_is_one_thread(
     assert len(load_transcript(path).conversation) == 4
     seen = _inspect(capsys, path)
     assert seen["threads"] == []
-    assert list(_bill(capsys, path)["threads"]) == [read_bill(path).sessions[0].main]
+    assert list(_bill(capsys, path)["threads"]) == [read_bill(path).sessions[0].main.name]
 
 
 def test_a_sub_agent_file_given_first_is_still_a_sub_agent(

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget import PRICES, Usage, cost, should_compact, track_usage
-from context_budget.usage import window_usage
+from context_budget.usage import MOST_TOKENS, usage_shape, window_usage
 
 COUNTS = st.integers(0, 10**7)
 
@@ -190,7 +190,9 @@ def test_a_deep_or_huge_field_is_refused_with_a_short_message() -> None:
     for _ in range(10_000):
         deep = [deep]
     for bad in (deep, -(10**5000)):
-        with pytest.raises(ValueError, match=r"Usage\.input_tokens must be") as raised:
+        with pytest.raises(
+            ValueError, match=r"usage\.input_tokens must be a whole number"
+        ) as raised:
             Usage.of({"input_tokens": bad, "output_tokens": 1})
         assert len(str(raised.value)) < 200
 
@@ -264,5 +266,158 @@ def test_malformed_iterations_are_named() -> None:
     with pytest.raises(ValueError, match=r"usage\.iterations must be a list"):
         window_usage({"input_tokens": 1, "output_tokens": 1, "iterations": "message"})
     broken = {"input_tokens": 1, "output_tokens": 1, "iterations": [{"type": "message"}]}
-    with pytest.raises(ValueError, match=r"usage.iterations\[0\]: usage has no 'input_tokens'"):
+    with pytest.raises(ValueError, match=r"usage\.iterations\[0\] has no 'input_tokens'"):
         window_usage(broken)
+
+
+# One reader for every provider's words
+
+
+def _in_words(shape: str, uncached: int, read: int, output: int) -> dict[str, Any]:
+    """One call of `uncached` + `read` prompt tokens and `output` out, as `shape` reports it."""
+    prompt = uncached + read
+    return {
+        "anthropic": {
+            "input_tokens": uncached,
+            "cache_read_input_tokens": read,
+            "output_tokens": output,
+        },
+        "responses": {
+            "input_tokens": prompt,
+            "input_tokens_details": {"cached_tokens": read},
+            "output_tokens": output,
+        },
+        "chat": {
+            "prompt_tokens": prompt,
+            "prompt_tokens_details": {"cached_tokens": read},
+            "completion_tokens": output,
+        },
+        "deepseek": {
+            "prompt_tokens": prompt,
+            "prompt_cache_hit_tokens": read,
+            "prompt_cache_miss_tokens": uncached,
+            "completion_tokens": output,
+        },
+        "gemini": {
+            "prompt_token_count": prompt,
+            "cached_content_token_count": read,
+            "candidates_token_count": output,
+        },
+        "gemini-rest": {
+            "promptTokenCount": prompt,
+            "cachedContentTokenCount": read,
+            "candidatesTokenCount": output,
+        },
+        "codex": {"input_tokens": prompt, "cached_input_tokens": read, "output_tokens": output},
+    }[shape]
+
+
+WORDS = ["anthropic", "responses", "chat", "deepseek", "gemini", "gemini-rest", "codex"]
+
+
+@given(st.sampled_from(WORDS), COUNTS, COUNTS, COUNTS)
+def test_every_providers_words_read_as_the_same_usage(
+    shape: str, uncached: int, read: int, output: int
+) -> None:
+    expected = Usage(input_tokens=uncached, output_tokens=output, cache_read_input_tokens=read)
+    assert Usage.of(_in_words(shape, uncached, read, output)) == expected
+    assert Usage.of({"usage": _in_words(shape, uncached, read, output)}) == expected
+
+
+@pytest.mark.parametrize("shape", WORDS)
+def test_every_count_in_every_providers_words_has_the_one_bound(shape: str) -> None:
+    words = _in_words(shape, 1, 1, 1)
+    for name in words:
+        value = words[name]
+        if isinstance(value, dict):
+            continue
+        with pytest.raises(ValueError, match=rf"usage\.{name} must be a whole number from 0 to"):
+            Usage.of({**words, name: MOST_TOKENS + 1})
+        with pytest.raises(ValueError, match=rf"usage\.{name} must be a whole number"):
+            Usage.of({**words, name: True})
+
+
+@pytest.mark.parametrize(
+    ("usage", "words"),
+    [
+        (
+            {"prompt_tokens": 10, "prompt_tokens_details": {"cached_tokens": 11}},
+            "the cached (11) and written (0) tokens exceed prompt_tokens (10)",
+        ),
+        (
+            {
+                "input_tokens": 10,
+                "input_tokens_details": {"cached_tokens": 4},
+                "cache_write_tokens": 7,
+            },
+            "the cached (4) and written (7) tokens exceed input_tokens (10)",
+        ),
+        (
+            {"prompt_token_count": 3, "cached_content_token_count": 4},
+            "the cached (4) and written (0) tokens exceed prompt_token_count (3)",
+        ),
+    ],
+)
+def test_cached_tokens_above_the_input_that_holds_them_are_refused(
+    usage: dict[str, Any], words: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(f"usage: {words}")):
+        Usage.of(usage, strict=False)
+
+
+def test_writes_inside_an_openai_input_leave_its_uncached_tail() -> None:
+    usage = {
+        "input_tokens": 10_000,
+        "input_tokens_details": {"cached_tokens": 6_000, "cache_write_tokens": 3_000},
+        "output_tokens": 50,
+    }
+    read = Usage.of(usage)
+    assert (read.input_tokens, read.cache_read_input_tokens) == (1_000, 6_000)
+    assert read.cache_creation_input_tokens == 3_000 and read.prompt_tokens == 10_000
+
+
+def test_gemini_thinking_is_output_and_the_tool_prompt_is_input() -> None:
+    usage = {
+        "prompt_token_count": 900,
+        "tool_use_prompt_token_count": 100,
+        "cached_content_token_count": 400,
+        "candidates_token_count": 30,
+        "thoughts_token_count": 70,
+    }
+    assert Usage.of({"usage_metadata": usage}) == Usage(600, 100, cache_read_input_tokens=400)
+
+
+def test_strict_asks_for_the_input_and_output_figures_and_a_file_reads_them_as_zero() -> None:
+    with pytest.raises(ValueError, match="usage has no 'completion_tokens'"):
+        Usage.of({"prompt_tokens": 5})
+    assert Usage.of({"prompt_tokens": 5}, strict=False) == Usage(input_tokens=5)
+    with pytest.raises(ValueError, match=r"line 7 usage must be an object, got None"):
+        Usage.of(None, where="line 7 usage")
+
+
+def test_a_sdk_object_in_openai_words_is_read_by_its_attributes() -> None:
+    details = SimpleNamespace(cached_tokens=1_024, cache_write_tokens=None)
+    sdk = SimpleNamespace(
+        usage=SimpleNamespace(input_tokens=1_500, input_tokens_details=details, output_tokens=9)
+    )
+    assert Usage.of(sdk) == Usage(476, 9, cache_read_input_tokens=1_024)
+    assert usage_shape(sdk.usage) == "responses"
+
+
+def test_billed_adds_up_the_iterations_and_cost_prices_the_same_parts() -> None:
+    usage = Usage.of(
+        {
+            "input_tokens": 23_000,
+            "output_tokens": 1_000,
+            "iterations": [
+                {"type": "compaction", "input_tokens": 180_000, "output_tokens": 3_500},
+                {"type": "message", "input_tokens": 23_000, "output_tokens": 1_000},
+            ],
+        }
+    )
+    assert (usage.billed.input_tokens, usage.billed.output_tokens) == (203_000, 4_500)
+    price = PRICES["claude-opus-4-6"]
+    assert cost(usage, price).total == pytest.approx(cost(usage.billed, price).total)
+    assert cost(usage, price).total == pytest.approx(1.1275)
+    plain = Usage(5, 1)
+    assert plain.billed is plain and plain.parts == (plain,)

@@ -40,7 +40,7 @@ from pathlib import Path, PurePath
 from typing import Literal
 
 from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
-from context_budget.sessions import BILL_FORMATS, Call, Place, Session, read_paths
+from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
 from context_budget.sessions.skips import Skip, summary
 from context_budget.usage import Usage, split_writes
 
@@ -79,7 +79,7 @@ class Rebuild:
 
     Attributes:
         call: the call's number in `Bill.calls`, counting from 1.
-        thread: the call's thread.
+        thread: the call's thread (`ThreadId`).
         cause: `"compaction"` (a compaction boundary lies between it and the
             previous call), `"model-switch"`, `"ttl"` (the gap is longer than the
             lifetime the prefix was written with), or `"prefix-changed"` (same
@@ -104,7 +104,7 @@ class Rebuild:
     """
 
     call: int
-    thread: str
+    thread: ThreadId
     cause: Cause
     lost_tokens: int
     gap_seconds: float | None
@@ -161,12 +161,12 @@ class Lifetime:
     `ttl` rebuild whose gap is at most 3,600 s reads what it rewrote.
 
     Attributes:
-        thread: the thread.
+        thread: the thread (`ThreadId`).
         five_minutes: the input side with every write a 5-minute one, USD.
         one_hour: the input side with every write a 1-hour one, USD.
     """
 
-    thread: str
+    thread: ThreadId
     five_minutes: float
     one_hour: float
 
@@ -206,12 +206,12 @@ def _day(call: Call) -> str:
 
 
 def _session_id(call: Call) -> str:
-    """The call's session id where its file names it, else the thread's prefix.
+    """The call's session id where its file names it, else its thread's session.
 
     A session file is named by its id; a sub-agent's file under
     `<session>/subagents/` sits under a folder named by it.
     """
-    short = call.thread.split("/", 1)[0]
+    short = call.thread.session
     path = PurePath(call.file)
     for candidate in (path.stem, path.parent.parent.name):
         if short and candidate.startswith(short) and not candidate.startswith("agent-"):
@@ -220,31 +220,34 @@ def _session_id(call: Call) -> str:
 
 
 def _sessions(calls: Sequence[Call]) -> list[str]:
-    """Each call's session id; a thread's prefix that one whole id starts with becomes it."""
+    """Each call's session id; a thread's session that one whole id starts with becomes it."""
     found = [_session_id(call) for call in calls]
     longer: dict[str, set[str]] = {}
     for call, key in zip(calls, found, strict=True):
-        if key != (short := call.thread.split("/", 1)[0]):
+        if key != (short := call.thread.session):
             longer.setdefault(short, set()).add(key)
     named = {short: keys.pop() for short, keys in longer.items() if len(keys) == 1}
     return [named.get(key, key) for key in found]
 
 
 def _project(call: Call) -> str:
-    """The Claude Code project: the folder under `projects/`, else the folder of the session.
+    """The working folder the file recorded (a Codex rollout's `cwd`); else the Claude Code
+    project, the folder under `projects/`; else the folder of the session.
 
     A sub-agent's file under `<session>/subagents/` belongs to the folder
-    above the session's.
+    above the session's, however deep sub-agents nest (`.../subagents/<agent>/subagents/`).
     """
+    if call.project:
+        return call.project
     parts = PurePath(call.file).parts
     if "projects" in parts[:-1]:
         index = len(parts) - 1 - parts[::-1].index("projects")
         if index + 1 < len(parts) - 1:
             return parts[index + 1]
-    path = PurePath(call.file)
-    if path.parent.name == "subagents":
-        return path.parent.parent.parent.name or "."
-    return path.parent.name or "."
+    folder = PurePath(call.file).parent
+    while folder.name == "subagents":
+        folder = folder.parent.parent
+    return folder.name or "."
 
 
 _KEYS: dict[str, Callable[[Sequence[Call]], list[str]]] = {
@@ -252,13 +255,13 @@ _KEYS: dict[str, Callable[[Sequence[Call]], list[str]]] = {
     "session": _sessions,
     "project": lambda calls: [_project(call) for call in calls],
     "model": lambda calls: [call.model for call in calls],
-    "thread": lambda calls: [call.thread for call in calls],
+    "thread": lambda calls: [call.thread.name for call in calls],
 }
 
 
 def _tokens(calls: Sequence[Call]) -> dict[str, int]:
-    """Tokens by kind over `calls` (the keys of `Bill.tokens`)."""
-    usages = [c.usage for c in calls]  # summed from the usages, which the calls' names read
+    """Tokens by kind over `calls` (the keys of `Bill.tokens`), as billed (`Usage.billed`)."""
+    usages = [c.usage.billed for c in calls]
     return {
         "input": sum(u.input_tokens for u in usages),
         "cache_read": sum(u.cache_read_input_tokens for u in usages),
@@ -481,11 +484,11 @@ class Bill:
 
     @property
     def threads(self) -> dict[str, int]:
-        """Thread -> its number of calls, in order of first call."""
-        found: dict[str, int] = {}
+        """Thread name (`ThreadId.name`) -> its number of calls, in order of first call."""
+        found: dict[ThreadId, int] = {}
         for call in self.calls:
             found[call.thread] = found.get(call.thread, 0) + 1
-        return found
+        return {thread.name: calls for thread, calls in found.items()}
 
     def tokens(self) -> dict[str, int]:
         """Tokens by kind over every call (keys: input, cache_read, cache_write_5m,
@@ -494,8 +497,11 @@ class Bill:
 
     @property
     def cache_read_share(self) -> float:
-        """Tokens read from the cache over all prompt tokens (0.0 to 1.0; 0.0 with no prompt)."""
-        usages = [c.usage for c in self.calls]
+        """Tokens read from the cache over all prompt tokens (0.0 to 1.0; 0.0 with no prompt).
+
+        Both counted as billed (`Usage.billed`): every iteration of a call that has them.
+        """
+        usages = [c.usage.billed for c in self.calls]
         prompt = sum(u.prompt_tokens for u in usages)
         return sum(u.cache_read_input_tokens for u in usages) / prompt if prompt else 0.0
 
@@ -635,8 +641,8 @@ class Bill:
         if held is not None and held[0] is prices:
             return list(held[1])
         found: list[Rebuild] = []
-        last: dict[str, Call] = {}
-        ttl: dict[str, str] = {}
+        last: dict[ThreadId, Call] = {}
+        ttl: dict[ThreadId, str] = {}
         costs = self._costs(prices)
         for number, call in enumerate(self.calls, 1):
             before = last.get(call.thread)
@@ -824,8 +830,8 @@ class Bill:
 
         Threads with no priced call are left out.
         """
-        sums: dict[str, list[float]] = {}
-        last: dict[str, Call] = {}
+        sums: dict[ThreadId, list[float]] = {}
+        last: dict[ThreadId, Call] = {}
         rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}
         rate, costs = _rates(prices), self._costs(prices)
         sides = {lifetime: self._rewritten(prices, lifetime) for lifetime in ("5m", "1h")}
@@ -844,7 +850,7 @@ class Bill:
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price] | None) -> float:
-        firsts: dict[str, Call] = {}
+        firsts: dict[ThreadId, Call] = {}
         for call in self.calls:
             if call.sidechain and call.thread not in firsts:
                 firsts[call.thread] = call

@@ -418,10 +418,9 @@ def cost(usage: Any, price: Price) -> Cost:
     request = usage if type(usage) is Usage else Usage.of(usage)
     factor = _factor(request, price)
     searches = request.web_search_requests * price.web_search / 1_000
-    if not request.iterations:  # the usual call: one part, billed in one step
-        return _one(request, price, factor, searches)
-    total = Cost(0.0, 0.0, 0.0, 0.0, searches)
-    for part in request.iterations:
+    first, *rest = request.parts  # the usual call: one part, billed in one step
+    total = _one(first, price, factor, searches)
+    for part in rest:
         total = total + _one(part, price, factor)
     return total
 

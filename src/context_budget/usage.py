@@ -1,8 +1,14 @@
 """What one model call used, and the two ways a harness can add it up.
 
-A response's `usage` comes in three shapes: the API's JSON (a dict), the
-Anthropic SDK's object (attributes, with `None` for a cache field the API left
-out), or this module's `Usage` record. `Usage.of` reads all three.
+A response's `usage` comes as the API's JSON (a dict), an SDK's object
+(attributes, with `None` for a field the API left out), or this module's
+`Usage` record, and in any provider's words: Anthropic's Messages API,
+OpenAI's Responses and Chat Completions (with vLLM, LiteLLM and DeepSeek
+beside), Gemini's `usage_metadata`, the Codex CLI's totals (`USAGE_SHAPES`).
+`Usage.of` reads them all, and it is the only reader: live responses, the
+fake clients and every saved-session reader go through it, under one bound
+(`MOST_TOKENS`) for every count. `Usage.billed` is the one definition of what
+a call is billed for, its iterations added up.
 
 The loop keeps one integer, the counter, and compares it with a threshold:
 
@@ -28,18 +34,20 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from context_budget._values import as_count, short_repr
+from context_budget.clients import response_field
 
 __all__ = [
+    "MOST_TOKENS",
+    "USAGE_SHAPES",
     "Usage",
-    "rule_fields",
     "should_compact",
     "split_writes",
     "track_usage",
+    "usage_shape",
     "window_usage",
 ]
 
@@ -50,8 +58,6 @@ _FIELDS = (
     "cache_read_input_tokens",
 )
 _SPLIT = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
-#: The keys of a usage dict that `rule_fields` reads.
-_RULE_KEYS = frozenset({"speed", "inference_geo", "server_tool_use", "iterations"})
 
 
 @dataclass(frozen=True)
@@ -164,55 +170,381 @@ class Usage:
             out["iterations"] = [item.as_dict() for item in self.iterations]
         return out
 
-    @classmethod
-    def of(cls, source: Any) -> Usage:
-        """Read the usage of a response, or a usage itself, in any of its shapes.
+    @property
+    def parts(self) -> tuple[Usage, ...]:
+        """What the call is billed as: its `iterations`, or itself alone without them.
 
-        `source` may be a response (a dict with a `"usage"` key, or an object
-        with a `usage` attribute), a usage dict in the API's JSON shape, an SDK
-        usage object, or a `Usage`. A missing or `None` cache field counts as 0;
-        a missing `input_tokens` or `output_tokens` is an error.
+        With `iterations` (server-side compaction, server tools) the top-level
+        figures repeat the last iteration only, so a total of tokens or dollars
+        adds up the parts, never the top level.
+        """
+        return self.iterations or (self,)
+
+    @property
+    def billed(self) -> Usage:
+        """The tokens the call is billed for: its `parts` added up, field by field.
+
+        The one definition every total uses: a bill's tokens, its groups'
+        tokens and its cache-read share count what `pricing.cost` prices.
+        Without iterations this is the usage itself; with them, a `Usage` of
+        their sums with the top level's speed, region and web searches, and no
+        iterations of its own.
+
+        Example:
+            >>> usage = Usage(23_000, 1_000, iterations=(Usage(180_000, 3_500),
+            ...     Usage(23_000, 1_000)))
+            >>> usage.billed.input_tokens, usage.billed.output_tokens
+            (203000, 4500)
+        """
+        if not self.iterations:
+            return self
+        parts = self.iterations
+        sums = [sum(getattr(part, name) for part in parts) for name in _COUNTED]
+        return Usage(
+            sums[0],
+            sums[1],
+            sums[2],
+            sums[3],
+            sums[4],
+            sums[5],
+            self.speed,
+            self.inference_geo,
+            self.web_search_requests,
+        )
+
+    @classmethod
+    def of(cls, source: Any, *, where: str = "usage", strict: bool = True) -> Usage:
+        """Read the usage of a response, or a usage itself, in any provider's words.
+
+        The one reader of a usage in the package: live responses, the fake
+        clients and every session reader go through it, under one bound.
+
+        `source` may be a response (a dict with a `"usage"` key or Gemini's
+        `usage_metadata`, or an object with such an attribute), a usage dict,
+        an SDK usage object, or a `Usage`. Whose words it is in is told by the
+        fields present (`usage_shape`). Where a provider counts the cached and
+        written tokens inside its input figure (OpenAI, Codex, LiteLLM, vLLM,
+        DeepSeek, Gemini), the uncached tail is that figure minus them. A
+        missing or `None` field counts as 0, except under `strict` the shape's
+        input and output figures (`input_tokens` and `output_tokens` in
+        Anthropic's words).
 
         The 5-minute / 1-hour split of the writes (`cache_creation`) is read
         under `split_writes`'s policy: without a split every write is a
         5-minute one; a split that does not add up to
         `cache_creation_input_tokens` keeps the total and its 1-hour part.
+        The fields the price rules read (`speed`, `inference_geo`,
+        `server_tool_use.web_search_requests`, `iterations`) are read too,
+        each iteration by this same reader.
+
+        Args:
+            source: the response or usage.
+            where: how an error names the usage, e.g. `"line 4 message.usage"`.
+            strict: whether the input and output figures must be present (a
+                live response always has them); a saved file's reader passes
+                False, and a missing one reads as 0.
 
         Raises:
-            ValueError: a required field is missing, or a field is not a
-                non-negative int; the message names the field.
+            ValueError: a count that is not a whole number from 0 to
+                `MOST_TOKENS` (tokens and requests alike, iterations too), a
+                usage that is not an object, a required figure missing, or
+                cached plus written tokens above the input figure that holds
+                them; the message names the field under `where`.
         """
-        if isinstance(source, Usage):
+        if type(source) is Usage:
             return source
-        usage = _get(source, "usage")
+        usage = response_field(source, "usage")
         if usage is None:
-            usage = source
-        values: dict[str, Any] = {}
-        for name in _FIELDS:
-            value = _get(usage, name)
-            if value is None:
-                if name in ("input_tokens", "output_tokens"):
-                    raise ValueError(f"usage has no {name!r}: got {short_repr(usage)}")
-                value = 0
-            values[name] = value
-        creation = _get(usage, "cache_creation")
-        five, hour = (
-            (None, None)
-            if creation is None
-            else (
-                _get(creation, "ephemeral_5m_input_tokens"),
-                _get(creation, "ephemeral_1h_input_tokens"),
-            )
+            usage = response_field(source, "usage_metadata")
+        usage = source if usage is None else usage
+        if type(usage) is dict and usage.keys().isdisjoint(_UNUSUAL_KEYS):
+            figures = _fast(usage)  # the usual call, as nearly every saved line records it
+            if figures is not None:
+                uncached, read, five, hour, output = figures
+                return Usage(uncached, output, five + hour, read, five, hour)
+        return _parse(usage, where, strict)
+
+
+#: The token counts of a `Usage`, in its field order.
+_COUNTED = (*_FIELDS, *_SPLIT)
+
+#: The largest count a usage may hold, tokens or requests alike. No call comes
+#: near it; a bigger figure is a corrupt file, refused by name rather than
+#: priced at a trillion dollars or overflowing a float.
+MOST_TOKENS = 10**15
+
+#: Each provider's words for a call's usage: shape -> the fields that tell it
+#: apart (the first shape with one of them present is the usage's; Anthropic's
+#: Messages API, the package's own words, is every other).
+USAGE_SHAPES: dict[str, tuple[str, ...]] = {
+    # OpenAI Chat Completions and those that speak it: LiteLLM (with Anthropic's
+    # cache fields beside), vLLM, DeepSeek (prompt_cache_hit_tokens and _miss_tokens)
+    "chat": ("prompt_tokens", "completion_tokens", "prompt_cache_hit_tokens"),
+    # Gemini's usage_metadata, in the SDK's and the REST API's spelling
+    "gemini": (
+        "prompt_token_count",
+        "promptTokenCount",
+        "cached_content_token_count",
+        "cachedContentTokenCount",
+        "candidates_token_count",
+        "candidatesTokenCount",
+    ),
+    # the Codex CLI's token_count events
+    "codex": ("cached_input_tokens", "cache_write_input_tokens"),
+    # OpenAI Responses
+    "responses": ("input_tokens_details", "cache_write_tokens"),
+    "anthropic": (),
+}
+
+#: Keys no Anthropic usage has: a dict with none of them is Anthropic's.
+_OTHER_KEYS = frozenset(key for keys in USAGE_SHAPES.values() for key in keys)
+#: The keys of a usage the price rules read beyond the token counts.
+_RULE_KEYS = frozenset({"speed", "inference_geo", "server_tool_use", "iterations"})
+#: A usage dict with none of these is Anthropic's with no rule field: the usual one.
+_UNUSUAL_KEYS = _OTHER_KEYS | _RULE_KEYS
+
+
+def usage_shape(usage: Any) -> str:
+    """Whose words a usage is in: a key of `USAGE_SHAPES`.
+
+    Examples:
+        >>> usage_shape({"prompt_tokens": 9, "completion_tokens": 1})
+        'chat'
+        >>> usage_shape({"promptTokenCount": 9, "cachedContentTokenCount": 4})
+        'gemini'
+        >>> usage_shape({"input_tokens": 9, "output_tokens": 1})
+        'anthropic'
+    """
+    if type(usage) is dict and usage.keys().isdisjoint(_OTHER_KEYS):
+        return "anthropic"
+    for shape, keys in USAGE_SHAPES.items():
+        if any(response_field(usage, key) is not None for key in keys):
+            return shape
+    return "anthropic"
+
+
+#: (uncached input, cache reads, 5-minute writes, 1-hour writes, output), tokens.
+_Figures = tuple[int, int, int, int, int]
+
+
+def _parse(usage: Any, path: str, strict: bool) -> Usage:
+    """One usage read: its figures in its provider's words, then the price rules' fields."""
+    if usage is None or isinstance(usage, str | bytes | int | float | list | tuple):
+        raise ValueError(f"{path} must be an object, got {short_repr(usage)}")
+    if type(usage) is dict and usage.keys().isdisjoint(_OTHER_KEYS):
+        figures = _fast(usage)
+        if figures is None:
+            figures = _anthropic(usage, path, strict)
+    else:
+        figures = _READERS[usage_shape(usage)](usage, path, strict)
+    uncached, read, five, hour, output = figures
+    rules = _rules(usage, path, strict)
+    if not rules:  # the usual call: the token counts alone, in `Usage`'s field order
+        return Usage(uncached, output, five + hour, read, five, hour)
+    return Usage(uncached, output, five + hour, read, five, hour, **rules)
+
+
+def _fast(usage: dict[str, Any]) -> _Figures | None:
+    """An Anthropic usage dict's figures when every one is present and sound, else None.
+
+    Nearly every line of a saved session is such a dict: read in one step, and
+    any doubt left to `_anthropic`, which names the field at fault.
+    """
+    figures: list[Any] = [
+        usage.get("input_tokens"),
+        usage.get("cache_creation_input_tokens"),
+        usage.get("cache_read_input_tokens"),
+        usage.get("output_tokens"),
+    ]
+    split = usage.get("cache_creation")
+    if type(split) is dict:
+        figures += [split.get(name) for name in _SPLIT]
+    elif split is not None:
+        return None
+    if set(map(type, figures)) != {int} or min(figures) < 0 or max(figures) > MOST_TOKENS:
+        return None
+    uncached, written, read, output = figures[:4]
+    five, hour = split_writes(written, *figures[4:]) if len(figures) > 4 else (written, 0)
+    return uncached, read, five, hour, output
+
+
+def _count(value: Any, path: str, name: str) -> int:
+    """The count `path.name`: a whole number from 0 to `MOST_TOKENS` (None reads as 0)."""
+    if type(value) is int and 0 <= value <= MOST_TOKENS:
+        return value
+    if value is None:
+        return 0
+    raise ValueError(
+        f"{path}.{name} must be a whole number from 0 to {MOST_TOKENS:,}, got {short_repr(value)}"
+    )
+
+
+def _counts(usage: Any, path: str, *names: str) -> list[int]:
+    return [_count(response_field(usage, name), path, name) for name in names]
+
+
+def _needed(usage: Any, path: str, strict: bool, *names: str) -> list[int]:
+    """The counts `names` of `usage`, each of which must be present under `strict`."""
+    if strict:
+        for name in names:
+            if response_field(usage, name) is None:
+                raise ValueError(f"{path} has no {name!r}: got {short_repr(usage)}")
+    return _counts(usage, path, *names)
+
+
+def _split(usage: Any, path: str, written: int) -> tuple[int, int]:
+    """The 5-minute and 1-hour parts of `written`, from `cache_creation` by `split_writes`."""
+    creation = response_field(usage, "cache_creation")
+    if creation is None:
+        return written, 0
+    five, hour = (response_field(creation, name) for name in _SPLIT)
+    _counts(creation, f"{path}.cache_creation", *_SPLIT)
+    return split_writes(written, five, hour)
+
+
+def _inside(total: int, read: int, written: int, path: str, name: str) -> int:
+    """The uncached tail of an input figure `name` that holds the cached and written tokens."""
+    if read + written > total:
+        raise ValueError(
+            f"{path}: the cached ({read:,}) and written ({written:,}) tokens exceed "
+            f"{name} ({total:,}), which holds them"
         )
-        for name, value in (
-            ("ephemeral_5m_input_tokens", five),
-            ("ephemeral_1h_input_tokens", hour),
-        ):
-            if value is not None:
-                cls(**{name: value})  # the field's own check names a bad value
-        parts = split_writes(values["cache_creation_input_tokens"], five, hour)
-        values["ephemeral_5m_input_tokens"], values["ephemeral_1h_input_tokens"] = parts
-        return cls(**values, **rule_fields(usage))
+    return total - read - written
+
+
+def _anthropic(usage: Any, path: str, strict: bool) -> _Figures:
+    """Messages API: `input_tokens` is the uncached tail alone; writes split by lifetime."""
+    uncached, output = _needed(usage, path, strict, "input_tokens", "output_tokens")
+    written, read = _counts(usage, path, "cache_creation_input_tokens", "cache_read_input_tokens")
+    return (uncached, read, *_split(usage, path, written), output)
+
+
+def _chat(usage: Any, path: str, strict: bool) -> _Figures:
+    """Chat Completions: `prompt_tokens` holds the cached and written tokens.
+
+    The cached part is LiteLLM's `cache_read_input_tokens`, else
+    `prompt_tokens_details.cached_tokens` (OpenAI, vLLM, LiteLLM), else
+    DeepSeek's `prompt_cache_hit_tokens`; the written part is LiteLLM's
+    `cache_creation_input_tokens` (its lifetimes split as Anthropic's), else
+    `prompt_tokens_details.cache_write_tokens`. Without `prompt_tokens`,
+    DeepSeek's prompt is its hits plus its misses.
+    """
+    hit, miss = _counts(usage, path, "prompt_cache_hit_tokens", "prompt_cache_miss_tokens")
+    if response_field(usage, "prompt_tokens") is None and (hit or miss):
+        prompt = hit + miss
+    else:
+        (prompt,) = _needed(usage, path, strict, "prompt_tokens")
+    (output,) = _needed(usage, path, strict, "completion_tokens")
+    details = response_field(usage, "prompt_tokens_details")
+    read, written = (
+        (0, 0)
+        if details is None
+        else _counts(
+            details, f"{path}.prompt_tokens_details", "cached_tokens", "cache_write_tokens"
+        )
+    )
+    if response_field(details, "cached_tokens") is None:
+        read = hit
+    if response_field(usage, "cache_read_input_tokens") is not None:
+        (read,) = _counts(usage, path, "cache_read_input_tokens")
+    if response_field(usage, "cache_creation_input_tokens") is not None:
+        (written,) = _counts(usage, path, "cache_creation_input_tokens")
+    uncached = _inside(prompt, read, written, path, "prompt_tokens")
+    return (uncached, read, *_split(usage, path, written), output)
+
+
+def _gemini(usage: Any, path: str, strict: bool) -> _Figures:
+    """Gemini: the prompt (and the tool-use prompt) holds `cached_content_token_count`;
+    thinking (`thoughts_token_count`) is billed as output. Both spellings are read."""
+    camel = any(response_field(usage, name) is not None for name in _GEMINI_CAMEL)
+    names = _GEMINI_CAMEL if camel else _GEMINI
+    (prompt,) = _needed(usage, path, strict, names[0])
+    tool_prompt, cached, candidates, thoughts = _counts(usage, path, *names[1:])
+    uncached = _inside(prompt + tool_prompt, cached, 0, path, names[0])
+    return (uncached, cached, 0, 0, candidates + thoughts)
+
+
+#: Gemini's figures: prompt, tool-use prompt, cached, candidates, thoughts.
+_GEMINI = (
+    "prompt_token_count",
+    "tool_use_prompt_token_count",
+    "cached_content_token_count",
+    "candidates_token_count",
+    "thoughts_token_count",
+)
+_GEMINI_CAMEL = (
+    "promptTokenCount",
+    "toolUsePromptTokenCount",
+    "cachedContentTokenCount",
+    "candidatesTokenCount",
+    "thoughtsTokenCount",
+)
+
+
+def _codex(usage: Any, path: str, strict: bool) -> _Figures:
+    """Codex CLI: `input_tokens` holds `cached_input_tokens` and `cache_write_input_tokens`."""
+    sent, output = _needed(usage, path, strict, "input_tokens", "output_tokens")
+    read, written = _counts(usage, path, "cached_input_tokens", "cache_write_input_tokens")
+    return (_inside(sent, read, written, path, "input_tokens"), read, written, 0, output)
+
+
+def _responses(usage: Any, path: str, strict: bool) -> _Figures:
+    """OpenAI Responses: `input_tokens` holds `input_tokens_details.cached_tokens` and the
+    writes (`cache_write_tokens`, in the details or beside them)."""
+    sent, output = _needed(usage, path, strict, "input_tokens", "output_tokens")
+    details = response_field(usage, "input_tokens_details")
+    where = f"{path}.input_tokens_details"
+    read, written = (
+        (0, 0)
+        if details is None
+        else _counts(details, where, "cached_tokens", "cache_write_tokens")
+    )
+    if response_field(usage, "cache_write_tokens") is not None:
+        (written,) = _counts(usage, path, "cache_write_tokens")
+    return (_inside(sent, read, written, path, "input_tokens"), read, written, 0, output)
+
+
+_READERS = {
+    "anthropic": _anthropic,
+    "chat": _chat,
+    "gemini": _gemini,
+    "codex": _codex,
+    "responses": _responses,
+}
+
+
+def _rules(usage: Any, path: str, strict: bool) -> dict[str, Any]:
+    """The fields a price rule reads beyond the token counts, as `Usage` keywords.
+
+    `speed`, `inference_geo`, `server_tool_use.web_search_requests` (a count,
+    under the one bound) and `iterations` (each read by `_parse`). A missing or
+    `None` field is left at its default.
+    """
+    if type(usage) is dict and usage.keys().isdisjoint(_RULE_KEYS):
+        return {}  # the usual usage: none of these fields
+    found: dict[str, Any] = {}
+    for name in ("speed", "inference_geo"):
+        value = response_field(usage, name)
+        if value is not None:
+            if not isinstance(value, str):
+                raise ValueError(f"{path}.{name} must be a str, got {short_repr(value)}")
+            found[name] = value
+    tools = response_field(usage, "server_tool_use")
+    if tools is not None:
+        searches = response_field(tools, "web_search_requests")
+        if searches is not None:
+            found["web_search_requests"] = _count(
+                searches, f"{path}.server_tool_use", "web_search_requests"
+            )
+    iterations = response_field(usage, "iterations")
+    if iterations:
+        if not isinstance(iterations, list | tuple):
+            raise ValueError(f"{path}.iterations must be a list, got {short_repr(iterations)}")
+        found["iterations"] = tuple(
+            _parse(item, f"{path}.iterations[{index}]", strict)
+            for index, item in enumerate(iterations)
+        )
+    return found
 
 
 def split_writes(total: int, five: int | None, hour: int | None) -> tuple[int, int]:
@@ -244,47 +576,6 @@ def split_writes(total: int, five: int | None, hour: int | None) -> tuple[int, i
         return total, 0
     kept = min(hour or 0, total)
     return total - kept, kept
-
-
-def rule_fields(usage: Any) -> dict[str, Any]:
-    """The fields a price rule reads beyond the token counts, as `Usage` keywords.
-
-    `speed`, `inference_geo`, `server_tool_use.web_search_requests` and
-    `iterations` (each read by `Usage.of`), from a usage dict or SDK object;
-    what a session reader adds to the token counts it checked itself. A
-    missing or `None` field is its default; a bad one raises the `ValueError`
-    of `Usage`'s own check, or names `usage.iterations[i]`.
-    """
-    if type(usage) is dict and usage.keys().isdisjoint(_RULE_KEYS):
-        return {}  # the usual usage: none of these fields, every one at its default
-    found: dict[str, Any] = {}
-    for name in ("speed", "inference_geo"):
-        value = _get(usage, name)
-        if value is not None:
-            found[name] = value
-    tools = _get(usage, "server_tool_use")
-    searches = None if tools is None else _get(tools, "web_search_requests")
-    if searches is not None:
-        found["web_search_requests"] = searches
-    iterations = _get(usage, "iterations")
-    if iterations:
-        if isinstance(iterations, str | bytes) or not isinstance(iterations, list | tuple):
-            raise ValueError(f"usage.iterations must be a list, got {short_repr(iterations)}")
-        items = []
-        for index, item in enumerate(iterations):
-            try:
-                items.append(Usage.of(item))
-            except ValueError as error:
-                raise ValueError(f"usage.iterations[{index}]: {error}") from None
-        found["iterations"] = tuple(items)
-    return found
-
-
-def _get(obj: Any, name: str) -> Any:
-    """`obj[name]` for a mapping, `obj.name` for anything else, `None` if absent."""
-    if isinstance(obj, Mapping):
-        return obj.get(name)
-    return getattr(obj, name, None)
 
 
 def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
@@ -323,22 +614,19 @@ def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
     """
     if isinstance(source, Usage):
         return source
-    usage = _get(source, "usage")
+    usage = response_field(source, "usage")
     if usage is None:
         usage = source
-    iterations = _get(usage, "iterations")
+    iterations = response_field(usage, "iterations")
     if iterations is None:
         return read or Usage.of(usage)
-    if isinstance(iterations, str | bytes) or not isinstance(iterations, list | tuple):
-        raise ValueError(f"usage.iterations must be a list, got {iterations!r:.80}")
+    if not isinstance(iterations, list | tuple):
+        raise ValueError(f"usage.iterations must be a list, got {short_repr(iterations)}")
     for index in range(len(iterations) - 1, -1, -1):
-        if _get(iterations[index], "type") == "message":
+        if response_field(iterations[index], "type") == "message":
             if read is not None:
                 return read.iterations[index]
-            try:
-                return Usage.of(iterations[index])
-            except ValueError as error:
-                raise ValueError(f"usage.iterations[{index}]: {error}") from None
+            return Usage.of(iterations[index], where=f"usage.iterations[{index}]")
     return read or Usage.of(usage)
 
 

@@ -1,7 +1,10 @@
-"""`context-budget bill PATH...`: what a saved session's API calls cost, and its rebuilds.
+"""`context-budget bill [PATH...]`: what a saved session's API calls cost, and its rebuilds.
 
 PATH is a Claude Code session or project folder, a Codex rollout, a
-mini-swe-agent trajectory or an OpenHands event file (`read_bill`). The
+mini-swe-agent trajectory or an OpenHands event file, or a folder of any of
+them (`read_bill`). With no PATH, the folders Claude Code and Codex keep
+their sessions in are read (`sessions.folders`), named in the first line on
+stderr; when none exists, that is one error line (exit status 2). The
 summary lists the files and their format, the calls (one per API call, after
 deduplication), models, threads, tokens by kind, the cost breakdown at list
 prices (and what counting every line would say), the cache-read share, the
@@ -30,6 +33,7 @@ from context_budget.bill_page import money as _money
 from context_budget.bills import BILL_FORMATS, VIEWS, Bill, read_bill
 from context_budget.cli._render import one_line
 from context_budget.errors import InputError
+from context_budget.sessions.folders import default_folders, searched_folders
 from context_budget.sessions.skips import summary
 from context_budget.sessions.text import gc_paused
 
@@ -57,7 +61,16 @@ def add_parser(commands: Any) -> None:
         ),
         epilog="example: context-budget bill ~/.claude/projects/-home-me-myproject --calls",
     )
-    bill.add_argument("paths", nargs="+", metavar="PATH", help="session files or folders")
+    bill.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help=(
+            "session files or folders (default: the folders Claude Code and Codex keep "
+            "their sessions in: $CLAUDE_CONFIG_DIR/projects, else ~/.config/claude/projects "
+            "and ~/.claude/projects; $CODEX_HOME/sessions, else ~/.codex/sessions)"
+        ),
+    )
     bill.add_argument(
         "--format",
         choices=BILL_FORMATS,
@@ -152,7 +165,7 @@ def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[st
         "rebuilds": [
             {
                 "call": r.call,
-                "thread": r.thread,
+                "thread": r.thread.name,
                 "time": _time(bill.calls[r.call - 1].timestamp),
                 "cause": r.cause,
                 "lost_tokens": r.lost_tokens,
@@ -174,7 +187,7 @@ def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[st
             "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
             "lifetimes": [
                 {
-                    "thread": life.thread,
+                    "thread": life.thread.name,
                     "five_minutes": _usd(life.five_minutes),
                     "one_hour": _usd(life.one_hour),
                     "cheaper": life.cheaper,
@@ -207,16 +220,17 @@ def _groups(bill: Bill, by: str, total: float | None) -> list[dict[str, Any]]:
 def _row(bill: Bill, number: int) -> dict[str, Any]:
     call = bill.calls[number - 1]
     cost = bill.call_cost(number)
+    billed = call.usage.billed  # every iteration, as the call's dollars count them
     return {
         "call": number,
-        "thread": call.thread,
+        "thread": call.thread.name,
         "time": _time(call.timestamp),
         "model": call.model,
-        "input": call.input_tokens,
-        "cache_read": call.cache_read_input_tokens,
-        "cache_write_5m": call.cache_creation_5m,
-        "cache_write_1h": call.cache_creation_1h,
-        "output": call.output_tokens,
+        "input": billed.input_tokens,
+        "cache_read": billed.cache_read_input_tokens,
+        "cache_write_5m": billed.ephemeral_5m_input_tokens,
+        "cache_write_1h": billed.ephemeral_1h_input_tokens,
+        "output": billed.output_tokens,
         "cost_usd": None if cost is None else _usd(cost.total),
     }
 
@@ -428,7 +442,7 @@ def run(args: argparse.Namespace) -> str:
 def _run(args: argparse.Namespace) -> str:
     since, until = _day(args.since, "--since"), _day(args.until, "--until")
     try:
-        bill = read_bill(args.paths, format=args.format, strict=args.strict)
+        bill = read_bill(_paths(args.paths), format=args.format, strict=args.strict)
         bill = bill.between(since, until)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BillError(str(error)) from None
@@ -443,6 +457,19 @@ def _run(args: argparse.Namespace) -> str:
         return shown
     _write_html(bill, args.html)
     return shown if args.json else shown + f"page: {one_line(args.html)}\n"
+
+
+def _paths(given: list[str]) -> list[str]:
+    """The paths given, or the agents' own session folders that exist (`default_folders`),
+    named on stderr; BillError when there are none."""
+    if given:
+        return given
+    found = [str(folder) for folder in default_folders()]
+    if not found:
+        looked = ", ".join(str(folder) for folder in searched_folders())
+        raise BillError(f"no session folder found, and no PATH given (looked in {looked})")
+    sys.stderr.write(f"context-budget: reading {one_line(', '.join(found))}\n")
+    return found
 
 
 def _write_html(bill: Bill, path: str) -> None:

@@ -22,8 +22,8 @@ from context_budget.errors import InputError
 from context_budget.sessions import (
     Session,
     Source,
+    agent_meta,
     decode,
-    description,
     read_sources,
     read_text,
     session_files,
@@ -106,7 +106,7 @@ def load_paths(paths: list[str], max_bytes: int, format: str) -> Session:
     names = [name for path in paths for name in _files_of(path)]
     if len(paths) == 1 and names == paths:
         return _load(_read(paths[0], max_bytes), paths[0], format)
-    files = [Source(name, _read(name, max_bytes), description(Path(name))) for name in names]
+    files = [Source(name, _read(name, max_bytes), *agent_meta(Path(name))) for name in names]
     try:
         return read_sources(files, format).conversation()
     except (TypeError, ValueError) as error:

@@ -17,9 +17,12 @@ what it reads and what it skips:
 - `mini_swe_agent`: mini-swe-agent trajectories;
 - `openhands`: OpenHands event lists;
 - `openai_chat`: OpenAI Chat Completions messages;
-- `litellm`: LiteLLM's usage shape, in which mini-swe-agent and OpenHands
-  record their calls;
 - `own`: this package's own messages and layers files.
+
+A call's usage, in whatever provider's words the file keeps it (Claude
+Code's Messages API figures, Codex's totals, the LiteLLM figures of
+mini-swe-agent and OpenHands), is read by the one usage reader,
+`context_budget.usage.Usage.of`.
 
 `detect` tells a file's format and hands it to its reader; `session` holds
 the shapes; `text` the parsing, encoding and folder walk every reader shares;
@@ -46,9 +49,11 @@ from context_budget.sessions.session import (
     Place,
     Session,
     Thread,
+    ThreadId,
+    ThreadKind,
     checked_layers,
 )
-from context_budget.sessions.text import Source, decode, description, session_files
+from context_budget.sessions.text import Source, agent_meta, decode, description, session_files
 
 __all__ = [
     "BILL_FORMATS",
@@ -61,6 +66,9 @@ __all__ = [
     "Session",
     "Source",
     "Thread",
+    "ThreadId",
+    "ThreadKind",
+    "agent_meta",
     "check_format",
     "checked_layers",
     "decode",

@@ -19,6 +19,11 @@ Threads, each named `<session>/<thread>` (`<session>`: the first part of the
   point to (a compaction sub-agent's first records point into the session).
 
 Session files are read before sub-agents' files, in whatever order given.
+Each thread is a `ThreadId`; a sub-agent's carries its type where the files
+name it: the `agentType` of its `.meta.json`, else the `subagent_type` of
+the `Task` call of its session's main conversation whose prompt it was given
+(for one known only from `progress` lines, the call their `parentToolUseID`
+names). Its description comes the same way.
 
 Compaction: a `compact_boundary` system record of the main thread, or a user
 record with `isCompactSummary` that no boundary announced, starts a new
@@ -27,9 +32,11 @@ boundaries before it.
 
 Calls: usage sits on assistant records at `message.usage`. One API response
 is several records with the same `message.id` and `requestId`, the input side
-repeated: a call is keyed on both (`message.id` alone when the request id is
-missing); of its copies the one outside a sidechain wins, else the one with
-the larger token total, keeping the time and parent of the first. Error
+repeated: a call is keyed on both, a record missing its request id joining
+the response of its message id read before (two records are two calls only
+when they name two different requests); of its copies the one outside a
+sidechain wins, else the one with the larger token total, keeping the time
+and parent of the first. Error
 records (`<synthetic>` model, `isApiErrorMessage`) made no billed call.
 
 Sub-agent calls in `progress` lines: a session file copies each sub-agent's
@@ -37,7 +44,8 @@ records into `progress` lines (`data.type: "agent_progress"`, `data.agentId`,
 the record at `data.message`). A copied call whose message id no file read
 records (the sub-agent's own file is missing) is counted on the thread
 `agent-<agentId>`, its streamed copies folded as above; one a file records is
-a duplicate and left out.
+a duplicate and left out. Such a sub-agent is a thread too, its messages the
+copied records', unless its own file was read.
 """
 
 from __future__ import annotations
@@ -50,19 +58,25 @@ from typing import Any
 from context_budget._checks import check_message
 from context_budget.layers import Layers
 from context_budget.messages import Message
-from context_budget.sessions.session import Boundary, Call, Place, Session, Thread, recorded_usage
+from context_budget.sessions.session import (
+    Boundary,
+    Call,
+    Place,
+    Session,
+    Thread,
+    ThreadId,
+    ThreadKind,
+)
 from context_budget.sessions.text import (
-    MOST_TOKENS,
     Source,
     as_blocks,
-    count,
     count_of,
     epoch,
     gc_paused,
     json_lines,
     tally,
 )
-from context_budget.usage import Usage, split_writes
+from context_budget.usage import Usage
 
 __all__ = ["is_agent_file", "is_session_record", "read"]
 
@@ -102,14 +116,15 @@ def _short(session: str) -> str:
 
 @dataclass
 class _Building:
-    """A thread while it is read: its name, file and task, its messages and their API ids."""
+    """A thread while it is read: who it is, its file and task, its messages and their API ids."""
 
-    name: str
+    id: ThreadId
     file: str
     description: str = ""
     messages: list[Message] = field(default_factory=list)
     ids: list[object] = field(default_factory=list)
     boundaries: list[Boundary] = field(default_factory=list)
+    problem: Exception | None = None  # a malformed message of a thread read from `progress`
 
 
 @dataclass
@@ -128,8 +143,11 @@ class _File:
         self.base = PurePath(self.source.name).name
         self.agent = is_agent_file(self.source.name)
 
-    def name(self, thread: str) -> str:
-        return f"{self.prefix}/{thread}" if self.prefix else thread
+    def thread(
+        self, kind: ThreadKind, index: int = 0, agent: str = "", typed: str = ""
+    ) -> ThreadId:
+        """The id of a thread of this file's session (`typed`: the sub-agent's type, if known)."""
+        return ThreadId(self.prefix, kind, index, agent, typed)
 
     def where(self, number: int, many: bool) -> str:
         return f"{self.source.name}: line {number}" if many else f"line {number}"
@@ -142,51 +160,9 @@ def _session_id(records: list[tuple[int, dict[str, Any]]]) -> str | None:
     return None
 
 
-#: The token counts of a usage object, then those of its write split.
-_COUNTS = (
-    "input_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-    "output_tokens",
-)
-_SPLIT = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
-
-
 def _usage(usage: Any, where: str) -> Usage:
-    """A usage dict as recorded: counts checked, the write split read by `split_writes`."""
-    if not isinstance(usage, dict):
-        raise ValueError(f"{where}: message.usage must be an object, got {usage!r:.60}")
-    figures: list[Any] = [usage.get(name) for name in _COUNTS]
-    split = usage.get("cache_creation")
-    if isinstance(split, dict):
-        figures += [split.get(name) for name in _SPLIT]
-    if set(map(type, figures)) == {int} and min(figures) >= 0 and max(figures) <= MOST_TOKENS:
-        # every count present and sound, as on nearly every line: none needs naming
-        uncached, written, read, output = figures[:4]
-        five, hour = split_writes(written, *figures[4:]) if len(figures) > 4 else (written, 0)
-    else:
-        uncached, read, five, hour, output = _counts(usage, where)
-    try:
-        return recorded_usage(uncached, read, five, hour, output, usage)
-    except ValueError as error:  # a rule field (speed, iterations, ...) that is malformed
-        raise ValueError(f"{where}: {error}") from None
-
-
-def _counts(usage: dict[str, Any], where: str) -> tuple[int, int, int, int, int]:
-    """(uncached, read, 5-minute writes, 1-hour writes, output), each count checked and named."""
-    written = count(
-        usage.get("cache_creation_input_tokens"), f"{where} cache_creation_input_tokens"
-    )
-    split = usage.get("cache_creation")
-    five = hour = None
-    if isinstance(split, dict):
-        five = count(split.get("ephemeral_5m_input_tokens"), f"{where} ephemeral_5m_input_tokens")
-        hour = count(split.get("ephemeral_1h_input_tokens"), f"{where} ephemeral_1h_input_tokens")
-    five, hour = split_writes(written, five, hour)
-    uncached = count(usage.get("input_tokens"), f"{where} input_tokens")
-    read = count(usage.get("cache_read_input_tokens"), f"{where} cache_read_input_tokens")
-    output = count(usage.get("output_tokens"), f"{where} output_tokens")
-    return uncached, read, five, hour, output
+    """A recorded usage, read by the one usage reader (a missing figure is 0)."""
+    return Usage.of(usage, where=f"{where} message.usage", strict=False)
 
 
 #: Text that marks a line as an event that changes what the next request starts with.
@@ -307,11 +283,13 @@ class _Reader:
         self.skipped: dict[str, int] = {}
         self.calls: list[Call] = []
         self.records: list[Call] = []
-        self.keyed: dict[tuple[str, str | None], int] = {}
+        # message id -> (request id or None, index in `calls`) of each response with that id
+        self.keyed: dict[str, list[tuple[str | None, int]]] = {}
         self.places: dict[str, Place] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
         self.progress: dict[str, Call] = {}  # message id -> a sub-agent call seen in `progress`
+        self.started_by: dict[ThreadId, str] = {}  # a `progress` agent -> its Task call's id
 
     def file(self, file: _File) -> None:
         for number, record in file.records:
@@ -334,16 +312,56 @@ class _Reader:
                     self._progress(file, number, record)
 
     def _progress(self, file: _File, number: int, record: dict[str, Any]) -> None:
-        """Hold a sub-agent's call copied into a `progress` line, for `finish` to weigh."""
+        """A sub-agent's record copied into a `progress` line: its message added to the
+        sub-agent's thread, its call held, for `finish` to weigh against the files read."""
         data = record.get("data")
         if not isinstance(data, dict) or data.get("type") != "agent_progress":
             return
         inner = data.get("message")
         message = inner.get("message") if isinstance(inner, dict) else None
-        if not isinstance(inner, dict) or inner.get("type") != "assistant":
+        if not isinstance(inner, dict) or not isinstance(message, dict):
             return
-        if not isinstance(message, dict):
+        agent = data.get("agentId")
+        thread = file.thread("agent", agent=agent if isinstance(agent, str) else "progress")
+        task = record.get("parentToolUseID")
+        if isinstance(task, str):
+            self.started_by.setdefault(thread, task)
+        if inner.get("type") in ("user", "assistant"):
+            self._progress_message(file, number, thread, inner, message)
+        if inner.get("type") == "assistant":
+            self._progress_call(file, number, thread, record, inner, message)
+
+    def _progress_message(
+        self,
+        file: _File,
+        number: int,
+        thread: ThreadId,
+        inner: dict[str, Any],
+        message: dict[str, Any],
+    ) -> None:
+        """The message of a copied record added to its sub-agent's thread as read from
+        `progress` lines; a malformed one noted on that thread, named by its line."""
+        key = f"progress:{thread.name}"
+        held = self.threads.get(key)
+        if held is None:
+            held = self.threads[key] = _Building(thread, file.source.name)
+        if held.problem is not None:
             return
+        try:
+            _add(held, *_message(inner, message))
+        except (TypeError, ValueError) as error:
+            held.problem = type(error)(f"{file.where(number, self.many)} (progress): {error}")
+
+    def _progress_call(
+        self,
+        file: _File,
+        number: int,
+        thread: ThreadId,
+        record: dict[str, Any],
+        inner: dict[str, Any],
+        message: dict[str, Any],
+    ) -> None:
+        """Hold the call of a copied assistant record, its streamed copies folded."""
         ident, model = message.get("id"), message.get("model")
         if not isinstance(ident, str) or "usage" not in message or model == "<synthetic>":
             return
@@ -354,38 +372,46 @@ class _Reader:
         except ValueError as error:
             self.usage_problem = self.usage_problem or error
             return
-        agent = data.get("agentId")
-        thread = file.name(f"agent-{agent}" if isinstance(agent, str) else "agent-progress")
         model = model if isinstance(model, str) else "unknown"
-        call = Call(thread, when, model, usage, sidechain=True)
+        call = Call(thread, when, model, usage, sidechain=True, file=file.source.name)
         old = self.progress.get(ident)
         if old is None or _better(call, old):
             self.progress[ident] = call if old is None else replace(call, timestamp=old.timestamp)
 
     def finish(self) -> None:
-        """Count the sub-agent calls seen only in `progress` lines (their own file missing).
+        """Count the sub-agent calls seen only in `progress` lines (their own file missing),
+        and keep as threads the sub-agents whose own file was not read.
 
         A call whose message id a session or sub-agent file recorded is a copy
-        and is left out.
+        and is left out; so is the thread of a sub-agent whose file was read.
         """
-        seen = {ident for ident, _ in self.keyed}
+        seen = self.keyed
         for ident, call in self.progress.items():
             if ident not in seen:
                 self.records.append(call)
                 self.calls.append(call)
+        own = {held.id for key, held in self.threads.items() if key.startswith("file:")}
+        for key in [key for key in self.threads if key.startswith("progress:")]:
+            held = self.threads[key]
+            if held.id in own:
+                del self.threads[key]
+            elif held.problem is not None:
+                self.problem = self.problem or held.problem
 
     def _key(self, file: _File, record: dict[str, Any], number: int) -> str:
         """The thread a record belongs to, started when it is new."""
         if file.agent:
             key = f"file:{file.source.name}"
             if key not in self.threads:
-                name = file.name(PurePath(file.source.name).stem)
-                self.threads[key] = _Building(name, file.source.name, file.source.description)
+                source = file.source
+                agent = PurePath(source.name).stem.removeprefix("agent-")
+                thread = file.thread("agent", agent=agent, typed=source.agent_type)
+                self.threads[key] = _Building(thread, source.name, source.description)
             return key
         if record.get("isSidechain") is not True:
             key = f"main:{file.prefix}"
             if key not in self.threads:
-                self.threads[key] = _Building(file.name("main"), "")
+                self.threads[key] = _Building(file.thread("main"), "")
             return key
         parent = record.get("parentUuid")
         found = self.thread_of.get(parent) if isinstance(parent, str) else None
@@ -393,7 +419,7 @@ class _Reader:
             return found
         file.roots += 1
         key = f"side:{file.source.name}:{number}"
-        self.threads[key] = _Building(file.name(f"sidechain-{file.roots}"), file.source.name)
+        self.threads[key] = _Building(file.thread("sidechain", file.roots), file.source.name)
         return key
 
     def _other(self, key: str, record: dict[str, Any], kind: object, number: int) -> None:
@@ -444,7 +470,7 @@ class _Reader:
             return
         thread = self.threads[key]
         call = Call(
-            thread=thread.name,
+            thread=thread.id,
             timestamp=when,
             model=model if isinstance(model, str) else "unknown",
             usage=usage,
@@ -461,16 +487,31 @@ class _Reader:
         if not isinstance(ident, str):
             self.calls.append(call)
             return
-        key = (ident, request if isinstance(request, str) else None)
-        index = self.keyed.get(key)
+        index = self._response(ident, request if isinstance(request, str) else None)
         if index is None:
-            self.keyed[key] = len(self.calls)
             self.calls.append(call)
             return
         old = self.calls[index]
         if _better(call, old):  # keep where the response began: its time and parent
             parent = old.message if old.thread == call.thread else call.message
             self.calls[index] = replace(call, timestamp=old.timestamp, message=parent)
+
+    def _response(self, ident: str, request: str | None) -> int | None:
+        """The index in `calls` of the response `ident` (of `request`) read before, or None
+        after noting a new one (at the end of `calls`).
+
+        Lines of one message id are one response unless both name a request and
+        the requests differ: a line without a request id joins the response
+        read before (and names its request, if it was not named yet).
+        """
+        held = self.keyed.setdefault(ident, [])
+        for number, (known, index) in enumerate(held):
+            if known == request or known is None or request is None:
+                if known is None and request is not None:
+                    held[number] = (request, index)
+                return index
+        held.append((request, len(self.calls)))
+        return None
 
 
 def _records(source: Source, sources: Sequence[Source]) -> list[tuple[int, dict[str, Any]]]:
@@ -540,26 +581,66 @@ def _prompt(messages: list[Message]) -> str | None:
     return texts[0] if texts else None
 
 
-def _described(threads: list[_Building], main: list[Message]) -> tuple[Thread, ...]:
-    """The threads, each given the description of the main conversation's call that started it."""
-    asked: dict[str, str] = {}  # prompt -> description, from the main conversation's Task calls
+#: What a `Task` call said of the sub-agent it started: (description, sub-agent type).
+_Asked = tuple[str, str]
+
+
+def _asked(main: list[Message]) -> tuple[dict[str, _Asked], dict[str, _Asked]]:
+    """The main conversation's `Task` calls, by prompt and by tool-use id."""
+    by_prompt: dict[str, _Asked] = {}
+    by_id: dict[str, _Asked] = {}
     for message in main:
         if message["role"] != "assistant" or isinstance(message["content"], str):
             continue
         for block in message["content"]:
             tool_input = block.get("input") if block["type"] == "tool_use" else None
             if isinstance(tool_input, dict) and isinstance(tool_input.get("prompt"), str):
-                description = tool_input.get("description")
-                if isinstance(description, str):
-                    asked.setdefault(tool_input["prompt"], description)
+                description, kind = tool_input.get("description"), tool_input.get("subagent_type")
+                asked = (
+                    description if isinstance(description, str) else "",
+                    kind if isinstance(kind, str) else "",
+                )
+                by_prompt.setdefault(tool_input["prompt"], asked)
+                if isinstance(block.get("id"), str):
+                    by_id.setdefault(block["id"], asked)
+    return by_prompt, by_id
+
+
+def _described(
+    threads: list[_Building], mains: list[_Building], started_by: dict[ThreadId, str]
+) -> tuple[tuple[Thread, ...], dict[ThreadId, ThreadId]]:
+    """The threads, each given the description and sub-agent type of the call of
+    its session's main conversation that started it, where its own file did not
+    name them; and each thread whose type is known -> its id with the type (the
+    sub-agents known from `progress` lines, by the id of their `Task` call, too)."""
+    asked = {main.id.session: _asked(main.messages) for main in mains}
+    nothing: tuple[dict[str, _Asked], dict[str, _Asked]] = ({}, {})
+    found = []
+    for thread in threads:
+        by_prompt, by_id = asked.get(thread.id.session, nothing)
+        started = by_id.get(started_by.get(thread.id, ""))
+        description, kind = by_prompt.get(_prompt(thread.messages) or "", started or ("", ""))
+        ident = thread.id
+        if kind and not ident.agent_type:
+            ident = replace(ident, agent_type=kind)
+        found.append(Thread(ident, thread.messages, thread.description or description, thread.file))
+    typed = {thread.id: thread.id for thread in found if thread.id.agent_type}
+    for ident, task in started_by.items():
+        kind = asked.get(ident.session, nothing)[1].get(task, ("", ""))[1]
+        if kind and ident not in typed:
+            typed[ident] = replace(ident, agent_type=kind)
+    return tuple(found), typed
+
+
+def _typed(calls: list[Call], typed: dict[ThreadId, ThreadId]) -> tuple[Call, ...]:
+    """The calls, each carrying its thread's id as the threads know it (its type found)."""
+    if not typed:
+        return tuple(calls)
     return tuple(
-        Thread(
-            thread.name,
-            thread.messages,
-            thread.description or asked.get(_prompt(thread.messages) or "", ""),
-            thread.file,
-        )
-        for thread in threads
+        replace(call, thread=typed[call.thread])
+        if call.thread in typed and not call.thread.agent_type
+        else call
+        for call in calls
     )
 
 
@@ -609,14 +690,16 @@ def read(sources: Sequence[Source]) -> Session:
         reader.finish()
     main, others, empty = _main(reader)
     messages = main.messages if main is not None else []
+    mains = [t for k, t in reader.threads.items() if k.startswith("main:") and t.messages]
+    threads, typed = _described(others, mains, reader.started_by)
     return Session(
         "claude-code",
         Layers("", [], messages),
-        main=main.name if main is not None else (files[0].name("main") if files else "main"),
-        threads=_described(others, messages),
+        main=main.id if main is not None else (files[0].thread("main") if files else ThreadId()),
+        threads=threads,
         boundaries=tuple(main.boundaries) if main is not None else (),
-        calls=tuple(reader.calls),
-        usage_records=tuple(reader.records),
+        calls=_typed(reader.calls, typed),
+        usage_records=_typed(reader.records, typed),
         skipped=sum(reader.skipped.values()),
         files=tuple(file.source.name for file in files if file.source.name),
         places=reader.places,

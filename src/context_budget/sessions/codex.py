@@ -26,21 +26,33 @@ includes the cached ones, so the uncached tail is `input_tokens -
 cached_input_tokens`. A total that also counts `cache_write_input_tokens`
 (GPT-5.6 and later charge for them) has those inside `input_tokens` too: they
 become the call's cache writes and leave the uncached tail; without one, the
-call wrote nothing. The model is the latest
-`turn_context` line's. The thread is `<session id>/main`, the whole id: Codex
-ids are time-ordered (UUIDv7), so their first part is shared by every rollout
-started in the same minute or so.
+call wrote nothing. The model is the latest `turn_context` line's, the
+project the first `session_meta`'s `cwd`. The thread is `<session id>/main`,
+the whole id: Codex ids are time-ordered (UUIDv7), so their first part is
+shared by every rollout started in the same minute or so.
 
-A fork starts with its own `session_meta` carrying `forked_from_id`, then
-copies its parent's history: the parent's `session_meta` and `token_count`
-events, stamped no later than the fork's creation (its first `session_meta`'s
-`timestamp`). Those events only move the cumulative total on; the fork's calls
-are the rises stamped after its creation. The session id is the first
-`session_meta`'s, and so are the instructions.
+A fork starts with its own `session_meta` carrying `forked_from_id` (its
+creation at its `timestamp`), then copies its parent's history before its own
+turns: the parent's turns and `token_count` events, with or without the
+parent's `session_meta`, either keeping their times or stamped anew from the
+fork's creation on as they are written (over a second or more). The copies
+move the cumulative total on; each rise is a usage record, but only the
+fork's own are calls. What the fork's own lines tell: before its first own
+turn, a rise stamped no later than its creation is a copy; and where turns are
+named by UUIDv7 ids (`turn_context` and `task_started` carry a `turn_id`
+minted when the turn began), a turn minted before the creation is a copied
+one, so every rise before the first turn minted after it is a copy. Across
+files, `without_replays` leaves out the copies those lines cannot tell, by
+the parent's cumulative totals (or, without the parent, what sibling forks
+all start with). The session id is the first `session_meta`'s, and so are
+the instructions; the thread's `parent` is the id it was forked from.
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
@@ -49,10 +61,11 @@ from context_budget._json import canonical_json
 from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions.openai_chat import text_of, tool_input
-from context_budget.sessions.session import Call, Session, recorded_usage
-from context_budget.sessions.text import count, count_of, epoch, json_lines, tally
+from context_budget.sessions.session import Call, Session, ThreadId
+from context_budget.sessions.text import count_of, epoch, json_lines, tally
+from context_budget.usage import Usage
 
-__all__ = ["RECORD_TYPES", "is_rollout", "read"]
+__all__ = ["RECORD_TYPES", "is_rollout", "read", "without_replays"]
 
 #: The record types of a rollout; a file whose first record has one of them is a rollout.
 RECORD_TYPES = frozenset(
@@ -61,6 +74,8 @@ RECORD_TYPES = frozenset(
 
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "cache_write_input_tokens")
+#: The thread of a call read before the rollout's id is known for sure (a fork names its own).
+_UNNAMED = ThreadId()
 
 
 def is_rollout(record: dict[str, Any]) -> bool:
@@ -135,14 +150,19 @@ class _Reading:
         self.model = "unknown"
         self.system: list[str] = []
         self.conversation: list[Message] = []
-        self.calls: list[Call] = []
+        self.rises: list[Call] = []  # one per rise of the cumulative total, copies included
+        self.copied: list[bool] = []  # for each rise: a fork's copy of its parent's history
         self.last = (0, 0, 0, 0)
         self.writes_recorded = False  # a total counted `cache_write_input_tokens`
         self.skipped: dict[str, int] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
         self.metas = 0
-        self.forked_at: float | None = None  # a fork's creation, seconds since the epoch
+        self.created: float | None = None  # the rollout's creation, seconds since the epoch
+        self.parent = ""  # the rollout a fork was forked from
+        self.own_turn = False  # a fork's own first turn was seen: its copied history is over
+        self.named_turns = False  # a fork's copied turns carry ids minted before its creation
+        self.cwd = ""  # the working folder the rollout ran in
 
     def line(self, number: int, record: dict[str, Any]) -> None:
         kind, payload = record.get("type"), record.get("payload")
@@ -156,7 +176,10 @@ class _Reading:
         elif kind == "turn_context" and payload is not None:
             model = payload.get("model")
             self.model = model if isinstance(model, str) else self.model
+            self._turn(payload.get("turn_id"))
         elif kind == "event_msg" and payload is not None and self.usage_problem is None:
+            if payload.get("type") == "task_started":
+                self._turn(payload.get("turn_id"))
             try:
                 self._tokens(number, record, payload)
             except ValueError as error:
@@ -176,9 +199,15 @@ class _Reading:
             return
         if isinstance(payload.get("id"), str) and payload["id"]:
             self.session = payload["id"]
+        if isinstance(payload.get("cwd"), str):
+            self.cwd = payload["cwd"]
+        created = payload.get("timestamp", record.get("timestamp"))
         if payload.get("forked_from_id"):
-            created = payload.get("timestamp", record.get("timestamp"))
-            self.forked_at = epoch(created, f"line {number} session_meta timestamp")
+            self.parent = str(payload["forked_from_id"])
+            self.created = epoch(created, f"line {number} session_meta timestamp")
+        else:  # a rollout that is no fork: its creation is only told, never relied on
+            with contextlib.suppress(ValueError):
+                self.created = epoch(created, "session_meta timestamp")
         instructions = payload.get("base_instructions")
         if isinstance(instructions, dict) and isinstance(instructions.get("text"), str):
             self.system.append(instructions["text"])
@@ -206,31 +235,63 @@ class _Reading:
             return
         where = f"line {number}"
         usage = info["total_token_usage"]
-        if not isinstance(usage, dict):
-            raise ValueError(f"{where}: total_token_usage must be an object, got {usage!r:.60}")
-        total = tuple(count(usage.get(name), f"{where} {name}") for name in _FIELDS)
+        read = Usage.of(usage, where=f"{where} total_token_usage", strict=False)
+        total = (
+            read.prompt_tokens,
+            read.cache_read_input_tokens,
+            read.output_tokens,
+            read.cache_creation_input_tokens,
+        )  # in `_FIELDS`' order, each in Codex's own sense
         self.writes_recorded = self.writes_recorded or _FIELDS[3] in usage
         delta = tuple(now - before for now, before in zip(total, self.last, strict=True))
         if any(part < 0 for part in delta):
             raise ValueError(f"{where}: total_token_usage went down: {self.last} -> {total}")
         if not any(delta):
             return
-        self.last = (total[0], total[1], total[2], total[3])
-        sent, cached, output, written = delta
-        if cached + written > sent:
-            raise ValueError(
-                f"{where}: more cached tokens ({cached}, {written} more written) "
-                f"than input ({sent})"
-            )
+        self.last = total
+        rise = Usage.of(dict(zip(_FIELDS, delta, strict=True)), where=f"{where} token_count rise")
         when = epoch(record.get("timestamp"), f"{where} timestamp")
-        if self._replayed(when):
+        self.rises.append(Call(_UNNAMED, when, self.model, rise))
+        self.copied.append(self._replayed(when))
+
+    def _turn(self, turn: object) -> None:
+        """A turn starts: in a fork, one whose id was minted at or after the fork's creation
+        is the fork's own first turn; one minted before it, a copied turn of its parent."""
+        if not self.parent or self.own_turn or self.created is None:
             return
-        usage_of = recorded_usage(sent - cached - written, cached, written, 0, output)
-        self.calls.append(Call("", when, self.model, usage_of))
+        minted = _minted(turn)
+        if minted is None:
+            return
+        if minted >= round(self.created * 1000):
+            self.own_turn = True
+        else:
+            self.named_turns = True
 
     def _replayed(self, when: float | None) -> bool:
-        """True for a fork's copy of a parent call: stamped no later than the fork's creation."""
-        return self.forked_at is not None and (when is None or when <= self.forked_at)
+        """True for a fork's copy of a parent call, as the fork's own lines tell it.
+
+        Before the fork's own first turn, a rise stamped no later than the fork's
+        creation is a copy (copies that keep their parent's times); so is any
+        rise, whatever its time, once copied turns named by their ids were seen
+        (copies stamped anew as they are written, up to seconds after the
+        creation): the fork's own first turn, named the same way, ends them.
+        """
+        if not self.parent or self.own_turn:
+            return False
+        return when is None or self.created is None or when <= self.created or self.named_turns
+
+
+def _minted(turn: object) -> int | None:
+    """The millisecond (since the epoch) a UUIDv7 turn id was minted at; None for another id.
+
+    Example: `"019a7c2e-8f10-7d3a-9a51-2b7c0e4d1a01"` -> `0x019a7c2e8f10`.
+    """
+    if not isinstance(turn, str) or len(turn) != 36 or turn[14] != "7" or turn[8] != "-":
+        return None
+    try:
+        return int(turn[:8] + turn[9:13], 16)
+    except ValueError:
+        return None
 
 
 def _recorded(reading: _Reading) -> dict[str, int]:
@@ -250,8 +311,12 @@ def read(text: str, name: str = "") -> Session:
     reading = _Reading(name)
     for number, record in json_lines(text):
         reading.line(number, record)
-    thread = f"{reading.session}/main"
-    calls = tuple(Call(thread, call.timestamp, call.model, call.usage) for call in reading.calls)
+    thread = ThreadId(reading.session, parent=reading.parent)
+    rises = tuple(
+        Call(thread, call.timestamp, call.model, call.usage, project=reading.cwd)
+        for call in reading.rises
+    )
+    calls = tuple(rise for rise, copied in zip(rises, reading.copied, strict=True) if not copied)
     problem = reading.problem
     if problem is None and not reading.conversation:
         problem = ValueError(
@@ -264,10 +329,90 @@ def read(text: str, name: str = "") -> Session:
         Layers("\n\n".join(reading.system), [], reading.conversation),
         main=thread,
         calls=calls,
-        usage_records=calls,
+        usage_records=rises,
         skipped=sum(reading.skipped.values()),
         files=(name,) if name else (),
         recorded_tokens=_recorded(reading),
+        started=reading.created,
         conversation_error=problem,
         usage_error=reading.usage_problem,
     )
+
+
+#: A cumulative total: (input tokens, cached ones, output, cache writes).
+_Total = tuple[int, int, int, int]
+
+
+def _totals(session: Session) -> list[tuple[Call, _Total]]:
+    """Each rise of a rollout (`usage_records`, copies included) with the cumulative total
+    after it, in file order: the totals the file recorded, summed back from the rises."""
+    found = []
+    sent = cached = output = written = 0
+    for rise in session.usage_records:
+        usage = rise.usage
+        sent += usage.prompt_tokens
+        cached += usage.cache_read_input_tokens
+        output += usage.output_tokens
+        written += usage.cache_creation_input_tokens
+        found.append((rise, (sent, cached, output, written)))
+    return found
+
+
+def _within(total: _Total, bound: _Total) -> bool:
+    return all(part <= most for part, most in zip(total, bound, strict=True))
+
+
+def _at_fork(parent: Session, fork: Session) -> _Total:
+    """The parent's cumulative total when the fork was created (its last one, when the
+    fork records no creation time)."""
+    reached: _Total = (0, 0, 0, 0)
+    created = fork.started
+    for rise, total in _totals(parent):
+        if created is not None and rise.timestamp is not None and rise.timestamp > created:
+            break
+        reached = total
+    return reached
+
+
+def _shared(forks: list[Session]) -> _Total:
+    """The last cumulative total every one of `forks` starts with, the same from the first:
+    the history of their common parent they all copied ((0, 0, 0, 0) when there is none)."""
+    runs = [[total for _, total in _totals(fork)] for fork in forks]
+    reached: _Total = (0, 0, 0, 0)
+    for totals in zip(*runs, strict=False):
+        if any(total != totals[0] for total in totals):
+            break
+        reached = totals[0]
+    return reached
+
+
+def without_replays(sessions: Sequence[Session]) -> list[Session]:
+    """The sessions, each Codex fork's calls that copy its parent's history left out.
+
+    A fork starts with its parent's history. Where the parent is among the
+    sessions, a rise of the fork whose cumulative total is at or below the
+    parent's when the fork was created is a copy; where it is not, the
+    cumulative totals that two or more forks of it start with are (the
+    parent's history each of them copied). What the fork's own lines tell
+    (`_Reading._replayed`) was left out already. A fork left with no call is
+    kept, with none: the caller names it.
+    """
+    rollouts = {s.main.session: s for s in sessions if s.format == "codex"}
+    siblings: dict[str, list[Session]] = {}
+    for session in rollouts.values():
+        if session.main.parent and session.main.parent not in rollouts:
+            siblings.setdefault(session.main.parent, []).append(session)
+    found = []
+    for session in sessions:
+        parent = session.main.parent if session.format == "codex" else ""
+        if parent in rollouts:
+            bound = _at_fork(rollouts[parent], session)
+        elif len(siblings.get(parent, ())) > 1:
+            bound = _shared(siblings[parent])
+        else:
+            found.append(session)
+            continue
+        copies = {id(rise) for rise, total in _totals(session) if _within(total, bound)}
+        calls = tuple(call for call in session.calls if id(call) not in copies)
+        found.append(session if len(calls) == len(session.calls) else replace(session, calls=calls))
+    return found

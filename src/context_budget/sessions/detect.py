@@ -28,9 +28,11 @@ from typing import Any
 
 from context_budget.errors import ContextBudgetError
 from context_budget.sessions import claude_code, codex, mini_swe_agent, openai_chat, openhands, own
+from context_budget.sessions.copies import without_copies
 from context_budget.sessions.session import Session
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import (
+    SESSION_SUFFIXES,
     Source,
     gc_paused,
     kind_of,
@@ -205,14 +207,15 @@ def _kind(path: Path) -> str:
 
 
 def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
-    """The files the paths name, each once (by its resolved path), a folder's `.jsonl` files."""
+    """The files the paths name, each once (by its resolved path); of a folder, every file
+    of a session format (`SESSION_SUFFIXES`) under it."""
     found: list[Path] = []
     seen: set[Path] = set()
     for given in paths:
         path = Path(given)
-        inside = session_files(path) if _kind(path) == "folder" else [path]
+        inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
         if not inside:
-            raise ValueError(f"{path}: a folder with no .jsonl session file in it")
+            raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
         for file in inside:
             if (key := file.resolve()) not in seen:
                 seen.add(key)
@@ -302,18 +305,36 @@ def _complete(source: Source, skipped: list[Skip] | None) -> Source:
 
 
 def _mended(sources: list[Source], skipped: list[Skip] | None) -> list[Source] | None:
-    """The sources with every line that is no JSON left blank and skipped; None if none is."""
+    """The sources with every line that is no record left blank and skipped; None if none is.
+
+    A line is no record when it is no JSON at all, or JSON that is not an
+    object (`[]`, `42`, `null`): no reader takes either.
+    """
     mended, found = [], False
     for source in sources:
         bad = []
         for number, line in enumerate(split_lines(source.text), start=1):
-            if line.strip() and (problem := _broken(line)) is not None:
-                reason = f"{source.name}: line {number}: not valid JSON: {problem}"
+            if line.strip() and (problem := _no_record(line)) is not None:
+                reason = f"{source.name}: line {number}: {problem}"
                 _skip(skipped, Skip("bad line", source.name, number, reason))
                 bad.append(number)
         found = found or bool(bad)
         mended.append(_blank(source, bad) if bad else source)
     return mended if found else None
+
+
+def _no_record(line: str) -> str | None:
+    """Why a line is no record (no JSON, or JSON that is not an object), or None."""
+    problem = _broken(line)
+    if problem is not None:
+        return f"not valid JSON: {problem}"
+    try:
+        value = loads_json(line)
+    except ValueError:  # JSON no parser can take: the reader names the real problem
+        return None
+    if isinstance(value, dict):
+        return None
+    return f"expected a record (an object), found {kind_of(value)}"
 
 
 def _taken(path: Path, format: str, skipped: list[Skip] | None) -> tuple[str, Source] | None:
@@ -392,4 +413,18 @@ def read_paths(
                 sessions.append(session)
         if claude and (session := _claude(claude, format, skipped)) is not None:
             sessions.insert(0, session)
-    return sessions
+    return _once(sessions, skipped)
+
+
+def _once(sessions: list[Session], skipped: list[Skip] | None) -> list[Session]:
+    """The sessions with what the files hold twice left out: copies of files (`copies`)
+    and the history a Codex fork copies from its parent (`codex.without_replays`)."""
+    found = []
+    for session in codex.without_replays(without_copies(sessions)):
+        if session.calls or session.usage_error is not None:
+            found.append(session)
+            continue
+        name = session.files[0] if session.files else ""
+        reason = f"{name}: a Codex fork with no call of its own (each copies its parent's)"
+        _skip(skipped, Skip("empty rollout", name, None, reason))
+    return found

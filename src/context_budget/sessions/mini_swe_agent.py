@@ -16,10 +16,16 @@ from pathlib import PurePath
 from typing import Any
 
 from context_budget.layers import Layers
-from context_budget.sessions.litellm import litellm_usage
 from context_budget.sessions.openai_chat import read_openai, text_of
-from context_budget.sessions.session import Call, FinalOutput, Session, checked_layers
+from context_budget.sessions.session import (
+    Call,
+    FinalOutput,
+    Session,
+    ThreadId,
+    checked_layers,
+)
 from context_budget.sessions.text import epoch, kind_of, object_at
+from context_budget.usage import Usage
 
 __all__ = ["is_trajectory", "read"]
 
@@ -64,7 +70,7 @@ def _final(data: dict[str, Any], messages: list[Any]) -> tuple[list[Any], FinalO
     return messages[:-1], final
 
 
-def _calls(data: dict[str, Any], messages: list[Any], thread: str) -> list[Call]:
+def _calls(data: dict[str, Any], messages: list[Any], thread: ThreadId) -> list[Call]:
     model_config = object_at(object_at(object_at(data, "info"), "config"), "model")
     default_model = model_config.get("model_name", "unknown")
     calls = []
@@ -86,7 +92,9 @@ def _calls(data: dict[str, Any], messages: list[Any], thread: str) -> list[Call]
                 thread=thread,
                 timestamp=epoch(extra.get("timestamp"), f"{where}.extra.timestamp"),
                 model=model if isinstance(model, str) else str(default_model),
-                usage=litellm_usage(response["usage"], f"{where}.extra.response.usage"),
+                usage=Usage.of(
+                    response["usage"], where=f"{where}.extra.response.usage", strict=False
+                ),
                 recorded_cost=_cost(extra.get("cost"), f"{where}.extra.cost"),
             )
         )
@@ -104,7 +112,7 @@ def read(data: object, name: str = "") -> Session:
         raise ValueError(f"expected a mini-swe-agent trajectory (an object with messages), {found}")
     ident = data.get("instance_id")
     stem = ident if isinstance(ident, str) else PurePath(name).stem
-    thread = f"{stem.removesuffix('.traj') or 'trajectory'}/main"
+    thread = ThreadId(stem.removesuffix(".traj") or "trajectory")
     layers, final, problem = None, None, None
     try:
         messages, final = _final(data, data["messages"])

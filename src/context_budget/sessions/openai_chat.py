@@ -127,7 +127,7 @@ def read_openai(data: object) -> Layers:
         if not isinstance(message, dict):
             raise TypeError(f"{where} has type {kind_of(message)}, not an object")
         role = message.get("role")
-        if role in SYSTEM_ROLES:
+        if _is_system(role):
             system.append(text_of(message.get("content"), where))
             continue
         if role == "assistant":
@@ -153,14 +153,17 @@ def read_openai(data: object) -> Layers:
     return Layers("\n\n".join(system), [], conversation)
 
 
+def _is_system(role: object) -> bool:
+    """True for a role whose messages go to the system layer (a role may be any JSON value)."""
+    return isinstance(role, str) and role in SYSTEM_ROLES
+
+
 def is_openai(data: object) -> bool:
     """True for a list with a message only OpenAI writes (tool calls, a tool id, a system role)."""
     return isinstance(data, list) and any(
         isinstance(message, dict)
         and (
-            "tool_calls" in message
-            or "tool_call_id" in message
-            or message.get("role") in SYSTEM_ROLES
+            "tool_calls" in message or "tool_call_id" in message or _is_system(message.get("role"))
         )
         for message in data
     )

@@ -25,10 +25,10 @@ from typing import Any
 from context_budget._checks import check_message
 from context_budget.layers import Layers
 from context_budget.messages import Message
-from context_budget.sessions.litellm import litellm_usage
 from context_budget.sessions.openai_chat import assistant, text_of
-from context_budget.sessions.session import Call, Session
+from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.sessions.text import count_of, epoch, kind_of, object_at, tally
+from context_budget.usage import Usage
 
 __all__ = ["is_events", "read"]
 
@@ -83,7 +83,7 @@ def _event_message(event: dict[str, Any], fresh: bool, where: str) -> Message | 
 class _Reading:
     """The events read so far: the conversation, the calls, what was skipped, the problems."""
 
-    def __init__(self, thread: str) -> None:
+    def __init__(self, thread: ThreadId) -> None:
         self.thread = thread
         self.conversation: list[Message] = []
         self.calls: list[Call] = []
@@ -129,7 +129,9 @@ class _Reading:
                 thread=self.thread,
                 timestamp=epoch(event.get("timestamp"), f"{where} timestamp"),
                 model=str(response.get("model", "unknown")),
-                usage=litellm_usage(response["usage"], f"{where} model_response.usage"),
+                usage=Usage.of(
+                    response["usage"], where=f"{where} model_response.usage", strict=False
+                ),
             )
         except ValueError as error:
             self.usage_problem = error
@@ -147,7 +149,7 @@ def read(data: object, name: str = "") -> Session:
     """
     if not isinstance(data, list):
         raise ValueError(f"expected a list of OpenHands events, found {kind_of(data)}")
-    reading = _Reading(f"{PurePath(name).stem or 'events'}/main")
+    reading = _Reading(ThreadId(PurePath(name).stem or "events"))
     for index, event in enumerate(data):
         if not isinstance(event, dict):
             raise TypeError(f"event {index} has type {kind_of(event)}, not an object")

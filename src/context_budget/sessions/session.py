@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
 from context_budget._checks import bad_scalar, check_message
 from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
-from context_budget.usage import Usage, rule_fields
+from context_budget.usage import Usage
 
 __all__ = [
     "Boundary",
@@ -31,9 +31,74 @@ __all__ = [
     "Place",
     "Session",
     "Thread",
+    "ThreadId",
+    "ThreadKind",
     "checked_layers",
-    "recorded_usage",
 ]
+
+
+#: Who a thread is: the session's main conversation, a sub-agent written inline in a
+#: session file, or a sub-agent with its own file (or known from `progress` lines).
+ThreadKind = Literal["main", "sidechain", "agent"]
+_PARTS = {"main": "main", "sidechain": "sidechain-", "agent": "agent-"}
+
+
+@dataclass(frozen=True)
+class ThreadId:
+    """Which conversation of which session a call or a thread belongs to: a value, named once.
+
+    Every reader builds one per thread; the bill's views read its parts, and
+    its `name` is the string the bill's `threads` keys, its rebuilds and
+    `inspect` show. Two ids are the same thread when their session, kind,
+    index and agent are equal; the sub-agent's type is what is known of it,
+    not part of who it is.
+
+    Example: `ThreadId("fe5e1c67", "sidechain", index=2).name` is
+    `"fe5e1c67/sidechain-2"`; `ThreadId("astropy__astropy-12907").name` is
+    `"astropy__astropy-12907/main"`.
+
+    Attributes:
+        session: the session as the name shows it: a Claude Code session id's
+            first part, a Codex rollout's whole id (its first part is a clock,
+            shared by rollouts started the same minute), a trajectory's
+            instance id, an event file's name; "" when the files name none.
+        kind: `"main"`, `"sidechain"` (a sub-agent written inline in a
+            session file) or `"agent"` (a sub-agent's own file, or its calls
+            copied into `progress` lines).
+        index: a sidechain's number in its file, from 1; 0 for the others.
+        agent: an agent's id (its file is `agent-<id>.jsonl`); "" for the others.
+        agent_type: the sub-agent's type where the files name it (the
+            `subagent_type` of the `Task` call that started it, or the
+            `agentType` of its `.meta.json`), e.g. `"Explore"`; "" when unknown
+            and for a main thread.
+        parent: the session its session was forked from (a Codex fork's
+            `forked_from_id`), whose history it starts with; "" for one that
+            is no fork.
+    """
+
+    session: str = ""
+    kind: ThreadKind = "main"
+    index: int = 0
+    agent: str = ""
+    agent_type: str = field(default="", compare=False)
+    parent: str = field(default="", compare=False)
+
+    @property
+    def name(self) -> str:
+        """`<session>/main`, `<session>/sidechain-<index>` or `<session>/agent-<agent>`
+        (without `<session>/` when the session is "")."""
+        part = _PARTS[self.kind]
+        if self.kind == "sidechain":
+            part += str(self.index)
+        elif self.kind == "agent":
+            part += self.agent
+        return f"{self.session}/{part}" if self.session else part
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __format__(self, spec: str) -> str:
+        return format(self.name, spec)
 
 
 @dataclass(frozen=True)
@@ -41,20 +106,22 @@ class Thread:
     """A conversation of a session: the main one, or a sub-agent's.
 
     Attributes:
-        name: `<session>/main`, `<session>/sidechain-N` for the Nth sub-agent
-            written inline in a session file, or `<session>/agent-<id>` for a
-            sub-agent's own file (`<session>`: the session id's first part, or
-            the whole id where that part is not unique, as in a Codex rollout).
+        id: who it is (`ThreadId`); `name` is its name.
         messages: its messages, in this package's shapes.
         description: what the main conversation asked of it (the `Task`
             call's description, or the `description` of its `.meta.json`), or "".
         file: the file it was read from.
     """
 
-    name: str
+    id: ThreadId
     messages: list[Message]
     description: str = ""
     file: str = ""
+
+    @property
+    def name(self) -> str:
+        """The thread's name, e.g. `fe5e1c67/sidechain-1` (`ThreadId.name`)."""
+        return self.id.name
 
 
 @dataclass(frozen=True)
@@ -116,7 +183,8 @@ class Call(CallRecord):
     minus the cached part where the format folds them together).
 
     Attributes:
-        thread: the `Thread` the call belongs to, e.g. `"fe5e1c67/main"`.
+        thread: the thread the call belongs to (`ThreadId`), e.g. the one named
+            `"fe5e1c67/main"`.
         timestamp: when the call was recorded, seconds since the Unix epoch
             (UTC); None when the file has no time.
         model: the model id as recorded (dated, e.g. `claude-sonnet-4-20250514`).
@@ -129,9 +197,12 @@ class Call(CallRecord):
         message: the id of the last message the request carried, where the
             file keeps its messages (Claude Code's `parentUuid`), else None.
         file: the file the call was read from, as given ("" when unknown).
+        project: the working folder the file recorded for the call (a Codex
+            rollout's `cwd`), or "" when it records none: the bill then takes
+            the project from the file's folder.
     """
 
-    thread: str
+    thread: ThreadId
     timestamp: float | None
     model: str
     usage: Usage
@@ -140,6 +211,7 @@ class Call(CallRecord):
     recorded_cost: float | None = None
     message: str | None = None
     file: str = ""
+    project: str = ""
 
     #: Views of `usage` under the names a bill's readers use (tokens).
     input_tokens = UsageField()
@@ -150,29 +222,6 @@ class Call(CallRecord):
     output_tokens = UsageField()
 
 
-def recorded_usage(
-    input_tokens: int, read: int, five: int, hour: int, output: int, source: Any = None
-) -> Usage:
-    """A recorded call's `Usage` from its five figures (tokens), the write split kept.
-
-    `source`, the recorded usage object, gives the fields the price rules read
-    (`speed`, `inference_geo`, web-search requests, `iterations`; see
-    `usage.rule_fields`), so that the bill applies them.
-    """
-    rules = {} if source is None else rule_fields(source)
-    if not rules:  # the usual call: the token counts alone, given in `Usage`'s order
-        return Usage(input_tokens, output, five + hour, read, five, hour)
-    return Usage(
-        **rules,
-        input_tokens=input_tokens,
-        output_tokens=output,
-        cache_creation_input_tokens=five + hour,
-        cache_read_input_tokens=read,
-        ephemeral_5m_input_tokens=five,
-        ephemeral_1h_input_tokens=hour,
-    )
-
-
 @dataclass(frozen=True)
 class Session:
     """Files of one format read once: the conversation and the calls they hold.
@@ -180,7 +229,7 @@ class Session:
     Attributes:
         format: the format read, one of `FORMATS` but `"auto"`.
         layers: the main conversation's context.
-        main: the main thread's name (`Thread.name`).
+        main: the main thread (`ThreadId`).
         threads: the sub-agent threads, in the order they start.
         boundaries: the compaction boundaries in the main conversation.
         calls: one `Call` per API call, in file order, deduplicated.
@@ -190,6 +239,8 @@ class Session:
         files: the files read, session files before sub-agents' files.
         recorded_cost: the total cost the files recorded themselves (USD), or None.
         recorded_tokens: totals the files recorded themselves, or None.
+        started: when the session was created, as its files record it (a Codex
+            rollout's `session_meta` time), seconds since the epoch; or None.
         places: message id -> `Place`, where the files keep their messages.
         detected: True when the format was told from the file's shape.
         conversation_error: why the files give no conversation, or None.
@@ -198,7 +249,7 @@ class Session:
 
     format: str
     layers: Layers
-    main: str = "main"
+    main: ThreadId = ThreadId()
     threads: tuple[Thread, ...] = ()
     boundaries: tuple[Boundary, ...] = ()
     calls: tuple[Call, ...] = ()
@@ -208,6 +259,7 @@ class Session:
     files: tuple[str, ...] = ()
     recorded_cost: float | None = None
     recorded_tokens: Mapping[str, int] | None = None
+    started: float | None = None
     places: Mapping[str, Place] = field(default_factory=dict, repr=False)
     detected: bool = False
     conversation_error: Exception | None = field(default=None, repr=False, compare=False)

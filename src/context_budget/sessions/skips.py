@@ -12,7 +12,8 @@ Kinds (`SKIP_KINDS`):
 - `bad line`: a line before the last one is not JSON;
 - `not a session`: a file in no format that records usage (not JSON, a
   workflow journal, a document of another shape, an empty file);
-- `empty rollout`: a Codex rollout with no call recording usage;
+- `empty rollout`: a Codex rollout with no call recording usage, or a fork
+  whose every call copies its parent's history;
 - `no call`: a session of another format with no call recording usage.
 """
 

@@ -19,15 +19,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-from context_budget._values import short_repr
+from typing import Any, NoReturn
 
 __all__ = [
-    "MOST_TOKENS",
+    "SESSION_SUFFIXES",
     "Source",
+    "agent_meta",
     "as_blocks",
-    "count",
     "count_of",
     "decode",
     "description",
@@ -64,11 +62,13 @@ class Source:
         name: the path as given, or "" for text that came from no file.
         text: the file's text (`decode`d).
         description: a sub-agent file's task, from the `.meta.json` beside it, or "".
+        agent_type: a sub-agent file's type (`agentType`), from the same file, or "".
     """
 
     name: str
     text: str
     description: str = ""
+    agent_type: str = ""
 
 
 def kind_of(value: object) -> str:
@@ -108,7 +108,7 @@ def read_source(path: Path) -> Source:
         raise ValueError(f"{path}: permission denied") from None
     except OSError as error:
         raise ValueError(f"{path}: cannot read it: {error.strerror or error}") from None
-    return Source(str(path), decode(raw, str(path)), description(path))
+    return Source(str(path), decode(raw, str(path)), *agent_meta(path))
 
 
 def loads_json(text: str) -> object:
@@ -244,27 +244,6 @@ def _line_at(text: str, start: int, stop: int, number: int) -> object:
         raise ValueError(f"line {number}: {error}") from None
 
 
-#: The largest token count a file may record: more is no count of a real call.
-MOST_TOKENS = 10**15
-
-
-def count(value: Any, where: str) -> int:
-    """A token count: a whole number from 0 to `MOST_TOKENS` (None and a missing field are 0).
-
-    Raises:
-        ValueError: a negative, fractional, boolean, non-numeric or absurdly
-            large count, naming `where`.
-    """
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MOST_TOKENS:
-        raise ValueError(
-            f"{where}: a token count must be a whole number from 0 to {MOST_TOKENS:,}, "
-            f"got {short_repr(value)}"
-        )
-    return value
-
-
 _EARLIEST = datetime(1, 1, 2, tzinfo=UTC).timestamp()
 _LATEST = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
 
@@ -317,33 +296,68 @@ def _most(item: tuple[str, int]) -> tuple[int, str]:
     return -item[1], item[0]
 
 
-def _refuse(error: OSError) -> None:
+def _refuse(error: OSError) -> NoReturn:
     name = error.filename or "a folder"
     reason = "permission denied" if isinstance(error, PermissionError) else error.strerror
     raise ValueError(f"{name}: cannot read the folder: {reason or error}")
 
 
-def session_files(folder: Path) -> list[Path]:
-    """The `.jsonl` files under a folder, session files before sub-agents' (`agent-*`).
+#: What the names of a folder's session files end with: JSON Lines (Claude Code, Codex),
+#: and the JSON of the one-document formats (trajectories, event lists).
+SESSION_SUFFIXES = (".jsonl", ".json")
+#: What a sub-agent's metadata file's name ends with: read with its session file, never alone.
+_META = ".meta.json"
+
+
+def session_files(folder: Path, suffixes: tuple[str, ...] = (".jsonl",)) -> list[Path]:
+    """The files under a folder whose names end with one of `suffixes`, session files
+    before sub-agents' (`agent-*`); `.meta.json` files are never among them.
+
+    Linked folders are followed, each folder read once however many links lead
+    to it (a loop of links ends where it comes back).
 
     Raises:
         ValueError: a folder or sub-folder that cannot be read, named.
     """
     found = []
-    for root, _, names in os.walk(folder, onerror=_refuse):
-        found += [Path(root) / n for n in names if n.endswith(".jsonl")]
+    seen: set[tuple[int, int]] = set()  # (device, inode) of each folder read
+    for root, folders, names in os.walk(folder, onerror=_refuse, followlinks=True):
+        try:
+            info = os.stat(root)
+        except OSError as error:
+            _refuse(error)
+        if (info.st_dev, info.st_ino) in seen:  # reached again through a link
+            folders[:] = []
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        found += [
+            Path(root) / name
+            for name in names
+            if name.endswith(suffixes) and not name.endswith(_META)
+        ]
     files = sorted(path for path in found if path.is_file())
     return sorted(files, key=lambda path: (path.name.startswith("agent-"), str(path)))
 
 
 def description(path: Path) -> str:
     """The `description` of a sub-agent file's `.meta.json` beside it, or ""."""
+    return agent_meta(path)[0]
+
+
+def agent_meta(path: Path) -> tuple[str, str]:
+    """(`description`, `agentType`) of a sub-agent file's `.meta.json` beside it; "" for each
+    it lacks (or when there is none)."""
     meta = path.with_name(path.stem + ".meta.json")
     if not meta.is_file():
-        return ""
+        return "", ""
     try:
         data = loads_json(decode(meta.read_bytes(), str(meta)))
     except (OSError, ValueError):
-        return ""
-    found = data.get("description") if isinstance(data, dict) else None
-    return found if isinstance(found, str) else ""
+        return "", ""
+    if not isinstance(data, dict):
+        return "", ""
+    described, typed = data.get("description"), data.get("agentType")
+    return (
+        described if isinstance(described, str) else "",
+        typed if isinstance(typed, str) else "",
+    )

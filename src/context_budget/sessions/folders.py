@@ -1,0 +1,44 @@
+"""Where coding agents keep their sessions: the folders `bill` reads when given none.
+
+- Claude Code: `$CLAUDE_CONFIG_DIR/projects` for each folder the variable
+  names (several, separated by commas, as Claude Code and ccusage read it);
+  without the variable, `~/.config/claude/projects` and `~/.claude/projects`.
+- Codex: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+
+Only the folders that exist are returned, in that order.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = ["default_folders", "searched_folders"]
+
+
+def searched_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Every folder an agent may keep its sessions in, whether it exists or not.
+
+    Args:
+        environ: the environment to read (`os.environ` when None); `HOME` in it
+            gives `~`.
+    """
+    env = os.environ if environ is None else environ
+    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    config = [part.strip() for part in env.get("CLAUDE_CONFIG_DIR", "").split(",")]
+    claude = [Path(part) / "projects" for part in config if part]
+    if not claude:
+        claude = [home / ".config" / "claude" / "projects", home / ".claude" / "projects"]
+    codex_home = env.get("CODEX_HOME", "").strip()
+    codex = Path(codex_home) / "sessions" if codex_home else home / ".codex" / "sessions"
+    return [*claude, codex]
+
+
+def default_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """The folders of `searched_folders` that exist, each once, in order."""
+    found: list[Path] = []
+    for folder in searched_folders(environ):
+        if folder.is_dir() and folder not in found:
+            found.append(folder)
+    return found
