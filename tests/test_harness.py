@@ -612,16 +612,21 @@ def test_the_loop_reads_each_turn_s_usage_once(
         else scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1)
     )
     script = [first, scripted_response("done", input_tokens=10, output_tokens=1)]
+    once = []  # what one reading of each usage reads, field by field
     for response in script:
+        alone = _CountedUsage(response["usage"])
+        alone.reads = {}
+        Usage.of(alone)
+        once.append({key: alone.reads.get(key, 0) for key in ("input_tokens", "output_tokens")})
         response["usage"] = _CountedUsage(response["usage"])
         response["usage"].reads = {}
     answers = iter(script)  # handed out as they are (a list script would be copied)
     client = ScriptedClient(lambda request: next(answers))
     run = _run([], tmp_path, client=client, measure=measure, context_window=10**6)
     assert run.text == "done"
-    for response in script:
+    for response, expected_reads in zip(script, once, strict=True):
         reads = response["usage"].reads
-        assert reads.get("input_tokens", 0) <= 1 and reads.get("output_tokens", 0) <= 1, reads
+        assert {key: reads.get(key, 0) for key in expected_reads} == expected_reads
     last_prompt = 2_000 + 61_350 if iterations else 10  # the last message iteration's
     expected = {
         "accumulated": 6_000 + 2_400 if iterations else 10 + 1,
