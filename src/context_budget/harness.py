@@ -838,7 +838,7 @@ class AgentLoop:
             request["tools"] = list(self._tool_copies.of(tools)) if config.plan else list(tools)
         self._builds += 1
         if not config.hooked:
-            request["messages"] = list(self.messages)
+            request["messages"] = list.copy(self.messages)  # subtle: list() of a subclass is slower
             self._vouched = (request["messages"], len(request["messages"]), [])
             return request
         request = self._hooked(request)
