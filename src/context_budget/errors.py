@@ -5,22 +5,22 @@ Every exception class the package defines is in this tree, under
 built-in exception a caller would catch it as, so `except ValueError` keeps
 working where it did (shown in brackets):
 
-    ContextBudgetError                every error the package raises on purpose
-    ├── ContextOverflowError          a context cannot be made to fit its budget
-    ├── InvalidRequestError           a request the Messages API would refuse (HTTP 400)
-    │   ├── TooManyBreakpointsError   more than 4 cache_control breakpoints
-    │   ├── CacheTTLOrderError        a 1-hour breakpoint after a 5-minute one
-    │   ├── AutomaticCacheConflictError   the top-level cache_control clashes
-    │   └── ContextManagementError    a context_management edit the API refuses
-    ├── MiddleEditError               a strict PrefixGuard saw the history edited in the middle
-    ├── ScriptExhaustedError [IndexError]   a scripted model asked for one response too many
-    ├── CompactionStormError          compaction after compaction failed to make room
-    ├── MalformedResponseError        a model response a harness cannot answer or send back
-    ├── Unpriced [ValueError]         a call the price table has no rate for (pricing)
-    ├── FormatError [ValueError]      a file in no format the readers know (sessions)
-    └── InputError                    bad input a command reports in one line, exit status 2
-        ├── BillError                 ... to `context-budget bill` (cli._bill)
-        └── DemoError                 ... to `context-budget demo` (cli._demo)
+    ContextBudgetError                     every error the package raises on purpose
+    ├── ContextOverflowError               a context cannot be made to fit its budget
+    ├── InvalidRequestError                a request the Messages API would refuse (HTTP 400)
+    │   ├── TooManyBreakpointsError        more than 4 cache_control breakpoints
+    │   ├── CacheTTLOrderError             a 1-hour breakpoint after a 5-minute one
+    │   ├── AutomaticCacheConflictError    the top-level cache_control clashes
+    │   └── ContextManagementError         a context_management edit the API refuses
+    ├── MiddleEditError                    a strict PrefixGuard saw the history edited in the middle
+    ├── ScriptExhaustedError [IndexError]  a scripted model asked for one response too many
+    ├── CompactionStormError               compaction after compaction failed to make room
+    ├── MalformedResponseError             a model response a harness cannot answer or send back
+    ├── Unpriced [ValueError]              a call the price table has no rate for (pricing)
+    ├── FormatError [ValueError]           a file in no format the readers know (sessions)
+    └── InputError                         bad input a command reports in one line, exit status 2
+        ├── BillError                      ... to `context-budget bill` (cli._bill)
+        └── DemoError                      ... to `context-budget demo` (cli._demo)
 
 The rule for everything else: a bad argument raises the built-in
 `TypeError` when its type is wrong and `ValueError` when its value is out of
