@@ -2,9 +2,10 @@
 
 The top level is the library a reader calls: counting tokens, the layers of a
 request and their budget, cutting, clearing and compacting, notes outside the
-window, the agent loop, the prompt cache and its prices, the bill of a saved
-session, transcripts, and the errors a caller catches. Every name in it is one
-a page, a notebook or the command line uses.
+window, the agent loop, the table of models, the prompt cache of every
+provider and its prices, the bill of a saved session and its replay under
+another policy, transcripts, and the errors a caller catches. Every name in it
+is one a page, a notebook or the command line uses.
 
 Everything else stays in its module: the labs' helpers (`context_budget.calibration`,
 `context_budget.survival`, `context_budget.erosion`, `context_budget.experiment`),
@@ -38,6 +39,9 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `
         MIN_CACHEABLE_TOKENS,
         PromptCache,
         SimulatedClock,
+    )
+    from context_budget.cache_policy import (
+        CachePolicy,
     )
     from context_budget.cache_report import (
         cache_report,
@@ -90,6 +94,9 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `
         message_text,
         tool_message,
     )
+    from context_budget.models import (
+        model_for,
+    )
     from context_budget.notes import (
         NOTES_TOOL,
         NotesFile,
@@ -100,6 +107,10 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `
         loop_cost,
         model_family,
         price_for,
+    )
+    from context_budget.replay import (
+        Policy,
+        replay,
     )
     from context_budget.summarizers import (
         forget_everything,
@@ -128,6 +139,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "bills": ("BILL_FORMATS", "LOST_PREFIX_TOKENS", "Bill", "read_bill"),
     "budget": ("LoopStep", "loop_steps", "tokens_read"),
     "cache": ("MIN_CACHEABLE_TOKENS", "PromptCache", "SimulatedClock"),
+    "cache_policy": ("CachePolicy",),
     "cache_report": ("cache_report",),
     "clearing": ("clear_old_tool_results",),
     "clients": ("content_blocks", "response_field"),
@@ -146,8 +158,10 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "history": ("PrefixGuard", "validate_history"),
     "layers": ("BudgetReport", "Layers", "budget_report"),
     "messages": ("Message", "message_text", "tool_message"),
+    "models": ("model_for",),
     "notes": ("NOTES_TOOL", "NotesFile"),
     "pricing": ("PRICES", "cost", "loop_cost", "model_family", "price_for"),
+    "replay": ("Policy", "replay"),
     "summarizers": ("forget_everything", "keep_numbers"),
     "tokens": (
         "MESSAGE_OVERHEAD_TOKENS",
@@ -183,6 +197,7 @@ __all__ = [  # noqa: RUF022
     "BILL_FORMATS",
     "Bill",
     "BudgetReport",
+    "CachePolicy",
     "CompactionStormError",
     "ContextManagementError",
     "ContextOverflowError",
@@ -198,6 +213,7 @@ __all__ = [  # noqa: RUF022
     "NOTES_TOOL",
     "NotesFile",
     "PRICES",
+    "Policy",
     "PrefixGuard",
     "PromptCache",
     "SUMMARY_PREFIX",
@@ -226,9 +242,11 @@ __all__ = [  # noqa: RUF022
     "message_text",
     "message_tokens",
     "model_family",
+    "model_for",
     "price_for",
     "qwen_counter",
     "read_bill",
+    "replay",
     "response_field",
     "run_agent",
     "should_compact",

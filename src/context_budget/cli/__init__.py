@@ -1,9 +1,11 @@
-"""The `context-budget` command and its three subcommands.
+"""The `context-budget` command and its four subcommands.
 
 - `context-budget inspect FILE...`: a budget report for a saved conversation
   (described below; this module and `_input`, `_report`, `_render`);
 - `context-budget bill PATH...`: what a saved session's API calls cost, and
   its rebuilds (`_bill`);
+- `context-budget whatif PATH...`: what they would have cost under another
+  model, cache lifetime, clearing or compaction (`_whatif`);
 - `context-budget demo`: the incident-report experiment, one strategy or all
   of them (`_demo`).
 
@@ -51,7 +53,7 @@ arranges them, in three steps, one module each:
 - `_render` (`render_report`): the report -> the text.
 
 This module holds the argument parser and `main`, which runs the three (or
-hands `bill` and `demo` to their modules).
+hands `bill`, `whatif` and `demo` to their modules).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from typing import NoReturn, TextIO
 
 import context_budget.cli._bill as _bill
 import context_budget.cli._demo as _demo
+import context_budget.cli._whatif as _whatif
 from context_budget import __version__
 from context_budget.cli._input import MAX_BYTES, load_paths
 from context_budget.cli._render import COUNTERS, one_line, render_report
@@ -175,6 +178,7 @@ def _parser() -> _Parser:
     )
     _demo.add_parser(commands)
     _bill.add_parser(commands)
+    _whatif.add_parser(commands)
     return parser
 
 
@@ -251,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "bill":
             text = _bill.run(args)
+        elif args.command == "whatif":
+            text = _whatif.run(args)
         else:
             text = _demo.run(args) if args.command == "demo" else _inspect(args)
     except InputError as error:  # the bill's and the demo's own kinds included

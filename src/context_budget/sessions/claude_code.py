@@ -37,7 +37,10 @@ the response of its message id read before (two records are two calls only
 when they name two different requests); of its copies the one outside a
 sidechain wins, else the one with the larger token total, keeping the time
 and parent of the first. Error
-records (`<synthetic>` model, `isApiErrorMessage`) made no billed call.
+records (`<synthetic>` model, `isApiErrorMessage`) made no billed call. A
+response that carries the API's diagnosis of a cache miss
+(`message.diagnostics.cache_miss_reason.type`) gives it to its call as
+`provider_reason`.
 
 Sub-agent calls in `progress` lines: a session file copies each sub-agent's
 records into `progress` lines (`data.type: "agent_progress"`, `data.agentId`,
@@ -221,6 +224,34 @@ def _event(record: dict[str, Any]) -> str:
     return ""
 
 
+def _place(
+    file: _File, number: int, record: dict[str, Any], kind: str, parent: str | None
+) -> Place:
+    """Where a line with an id sits: its parent and line, its message and when it was written."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    logged = record.get("timestamp")
+    return Place(
+        parent,
+        kind,
+        f"{file.base}:{number}",
+        number,
+        _event(record),
+        content if kind in ("user", "assistant") else None,
+        logged if isinstance(logged, str) else None,
+        record.get("isCompactSummary") is True,
+    )
+
+
+def _miss_reason(message: dict[str, Any]) -> str | None:
+    """The `type` of the response's `diagnostics.cache_miss_reason`, the API's own
+    diagnosis of a cache miss, or None (no diagnosis, or one still pending)."""
+    diagnostics = message.get("diagnostics")
+    reason = diagnostics.get("cache_miss_reason") if isinstance(diagnostics, dict) else None
+    kind = reason.get("type") if isinstance(reason, dict) else None
+    return kind if isinstance(kind, str) and 0 < len(kind) <= 64 else None
+
+
 def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
     metadata = record.get("compactMetadata")
     metadata = metadata if isinstance(metadata, dict) else {}
@@ -299,8 +330,7 @@ class _Reader:
             if isinstance(uuid, str):
                 self.thread_of[uuid] = key
                 if isinstance(kind, str):
-                    where = f"{file.base}:{number}"
-                    self.places[uuid] = Place(parent, kind, where, number, _event(record))
+                    self.places[uuid] = _place(file, number, record, kind, parent)
             message = record.get("message")
             if kind in ("user", "assistant") and isinstance(message, dict):
                 self._conversation(file, key, number, record, message)
@@ -478,6 +508,7 @@ class _Reader:
             segment=len(thread.boundaries) if key.startswith("main:") else 0,
             message=parent,
             file=file.source.name,
+            provider_reason=_miss_reason(message),
         )
         self._keep(call, message.get("id"), record.get("requestId"))
 
@@ -494,7 +525,10 @@ class _Reader:
         old = self.calls[index]
         if _better(call, old):  # keep where the response began: its time and parent
             parent = old.message if old.thread == call.thread else call.message
-            self.calls[index] = replace(call, timestamp=old.timestamp, message=parent)
+            reason = call.provider_reason or old.provider_reason
+            self.calls[index] = replace(
+                call, timestamp=old.timestamp, message=parent, provider_reason=reason
+            )
 
     def _response(self, ident: str, request: str | None) -> int | None:
         """The index in `calls` of the response `ident` (of `request`) read before, or None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from context_budget._checks import bad_scalar, check_message
 from context_budget.calls import CallRecord, UsageField
@@ -33,6 +33,7 @@ __all__ = [
     "Thread",
     "ThreadId",
     "ThreadKind",
+    "chain",
     "checked_layers",
 ]
 
@@ -166,6 +167,13 @@ class Place:
         event: what the line records that changes a request's start, in a
             few words (`"a <task-notification> user line"`, `"an MCP
             reconnect"`, `"a tool list change"`), or `""` for an ordinary line.
+        content: the line's message content as recorded (a str or a list of
+            blocks, shared with the conversation, not copied), or None for a
+            line that holds no message.
+        logged: when the line was written, as the file records it (an ISO
+            time), or None; `sessions.text.epoch` reads it.
+        summary: True for a compaction summary (`isCompactSummary`): the
+            message a compacted conversation starts from.
     """
 
     parent: str | None
@@ -173,6 +181,30 @@ class Place:
     where: str
     line: int | None = None
     event: str = ""
+    content: Any = field(default=None, repr=False, compare=False)
+    logged: str | None = None
+    summary: bool = False
+
+
+def chain(places: Mapping[str, Place], start: str | None, steps: int | None = None) -> list[str]:
+    """Message ids from `start` back towards its root, `start` first, none twice.
+
+    The walk stops at a root, at an id `places` does not hold, at a loop of
+    parents, or after `steps` ids (no limit when None).
+
+    Example: places a <- b <- c (c's parent b, b's parent a): `chain(places, "c")`
+    -> `["c", "b", "a"]`.
+    """
+    found: list[str] = []
+    seen: set[str] = set()
+    node = start
+    while node is not None and node in places and node not in seen:
+        if steps is not None and len(found) == steps:
+            break
+        found.append(node)
+        seen.add(node)
+        node = places[node].parent
+    return found
 
 
 @dataclass(frozen=True)
@@ -200,6 +232,11 @@ class Call(CallRecord):
         project: the working folder the file recorded for the call (a Codex
             rollout's `cwd`), or "" when it records none: the bill then takes
             the project from the file's folder.
+        provider_reason: the provider's own diagnosis of a cache miss on this
+            call, where the response recorded one: the `type` of Anthropic's
+            `diagnostics.cache_miss_reason` (`model_changed`, `system_changed`,
+            `tools_changed`, `messages_changed`, `previous_message_not_found`,
+            `unavailable`), else None.
     """
 
     thread: ThreadId
@@ -212,6 +249,7 @@ class Call(CallRecord):
     message: str | None = None
     file: str = ""
     project: str = ""
+    provider_reason: str | None = None
 
     #: Views of `usage` under the names a bill's readers use (tokens).
     input_tokens = UsageField()
