@@ -130,3 +130,21 @@ def test_every_file_is_written_by_the_one_writer() -> None:
     own = ROOT / "src" / "context_budget" / "_files.py"
     assert _renames(own) != []  # the check sees the one writer's own rename
     assert [found for path in sources if path != own for found in _renames(path)] == []
+
+
+def test_a_taken_temporary_name_is_passed_over_and_none_free_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from context_budget import _files
+
+    target = tmp_path / "t.md"
+    (tmp_path / ".t.md.00000000.tmp").write_text("a live writer's", encoding="utf-8")
+    names = iter(["00000000", "11111111"])
+    monkeypatch.setattr(_files.secrets, "token_hex", lambda size: next(names))
+    write_atomic(target, "x")
+    assert target.read_text(encoding="utf-8") == "x"
+    assert (tmp_path / ".t.md.00000000.tmp").read_text(encoding="utf-8") == "a live writer's"
+    monkeypatch.setattr(_files.secrets, "token_hex", lambda size: "00000000")
+    with pytest.raises(FileExistsError, match="no free temporary name beside"):
+        write_atomic(target, "y")
+    assert target.read_text(encoding="utf-8") == "x"

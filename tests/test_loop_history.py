@@ -339,3 +339,35 @@ def test_property_the_loop_s_guard_reports_what_a_guard_comparing_everything_rep
     expected = [fresh.check_request(request, restart=declared) for request in client.requests]
     assert guard.reports == expected
     assert [_strip_markers(request["messages"]) for request in client.requests] == expected_sent
+
+
+def _drop_a_turn_in_place(history: list[Any]) -> list[Any]:
+    """An edit of the list it is given, in place: the first turn goes once there are two."""
+    if len(history) > 5:
+        del history[1:3]
+    return history
+
+
+def _remind_in_place(history: list[Any]) -> list[Any]:
+    """An edit of the list it is given, in place: a reminder after the newest message."""
+    history.append({"role": "assistant", "content": "(reminder: be brief)"})
+    return history
+
+
+@pytest.mark.parametrize("hook", [_drop_a_turn_in_place, _remind_in_place])
+def test_a_hook_that_changes_the_list_it_is_given_is_compared_where_it_did(hook: Any) -> None:
+    guard = PrefixGuard()
+    client = ScriptedClient(_reads(4))
+    run = _run(client, guard=guard, edit_history=hook)
+    assert run.text == "done"
+    fresh = PrefixGuard()
+    assert guard.reports == [fresh.check_request(r, restart=None) for r in client.requests]
+    assert "edited" in {report.kind for report in guard.reports}
+    assert all("(reminder" not in str(message) for message in run.messages)  # not the loop's
+
+
+def test_strict_mode_refuses_a_turn_a_hook_drops_in_place() -> None:
+    client = ScriptedClient(_reads(4))
+    with pytest.raises(MiddleEditError) as caught:
+        _run(client, strict=True, edit_history=_drop_a_turn_in_place)
+    assert caught.value.report.first_changed == 1
