@@ -1,13 +1,15 @@
-"""`python -m benchmarks.loop`: `run_agent` over long runs, with and without hooks.
+"""`python -m benchmarks.loop`: `run_agent` over long runs, with and without hooks and the guard.
 
 A run of `turns` tool rounds, then an answer, against a client that answers
 at once (so the figure is the loop's own time): each round the model asks for
 one file and gets 400 characters back. Three ways to run it: no hook; a
 request plan (`plan=`) that marks the newest message in place and asks for
-the automatic breakpoint; an `edit_history=` that sends what it gets. A hook
-gets copies of the history, so the loop's history is never edited; the
-figure that matters is how the time grows with the turns: ×4 turns should
-cost about ×4 time, not ×16 (a copy of the whole history per request).
+the automatic breakpoint; an `edit_history=` that sends what it gets. Each
+runs without a guard and with one (`strict=True`). A hook gets copies of the
+history, so the loop's history is never edited, and the guard compares only
+what each request adds or a hook changed; the figure that matters is how the
+time grows with the turns: ×4 turns should cost about ×4 time, not ×16 (a
+copy, or a comparison, of the whole history per request).
 
     python -m benchmarks.loop               prints the table
     python -m benchmarks.loop --write-page  also writes benchmarks/loop_results.md and
@@ -29,6 +31,7 @@ from context_budget import run_agent
 
 __all__ = [
     "GOAL_GROWTH",
+    "GUARDS",
     "HOOKS",
     "REGION",
     "RESULTS",
@@ -36,12 +39,15 @@ __all__ = [
     "loop_region",
     "render",
     "time_loop",
+    "time_sizes",
 ]
 
 #: The turns of the two runs compared: ×4.
 SIZES = (1_000, 4_000)
-#: The most the time may grow from the smaller run to the larger with a hook.
+#: The most the time may grow from the smaller run to the larger with a hook or the guard.
 GOAL_GROWTH = 5.0
+#: Runs of each size; the least CPU time counts.
+REPEATS = 7
 RESULTS = ROOT / "benchmarks" / "loop_results.md"
 #: Where the speed page shows the table.
 REGION = Region("loop-bench", RESULTS)
@@ -84,15 +90,38 @@ def _as_it_is(history: list[Any]) -> list[Any]:
     return history
 
 
-#: The three runs: name -> run_agent's hook arguments.
+#: The three ways to shape a request: name -> run_agent's hook arguments.
 HOOKS: dict[str, dict[str, Any]] = {
     "no hook": {},
     "plan=": {"plan": _mark_the_newest},
     "edit_history=": {"edit_history": _as_it_is},
 }
+#: The two ways to watch the requests, each with every hook: name -> run_agent's arguments.
+GUARDS: dict[str, dict[str, Any]] = {
+    "none": {},
+    "strict=True": {"strict": True},
+}
+#: A run: (hook, guard), as HOOKS and GUARDS name them.
+Run = tuple[str, str]
 
 
-def time_loop(turns: int, hooks: dict[str, Any], *, repeats: int = 7) -> float:
+def time_sizes(
+    hooks: dict[str, Any], sizes: tuple[int, ...] = SIZES, *, repeats: int = REPEATS
+) -> tuple[float, ...]:
+    """The least CPU time of `repeats` runs at each size, in seconds, the sizes taken in turn.
+
+    One run of each size, then the next round: both sizes of a growth see
+    the machine as it is in the same minutes, so a busy spell cannot fall on
+    one size alone.
+    """
+    best = [float("inf")] * len(sizes)
+    for _ in range(repeats):
+        for place, turns in enumerate(sizes):
+            best[place] = min(best[place], time_loop(turns, hooks, repeats=1))
+    return tuple(best)
+
+
+def time_loop(turns: int, hooks: dict[str, Any], *, repeats: int = REPEATS) -> float:
     """The least CPU time of `repeats` runs of `turns` rounds, in seconds (the collector off)."""
     best = float("inf")
     for _ in range(repeats):
@@ -118,28 +147,32 @@ def time_loop(turns: int, hooks: dict[str, Any], *, repeats: int = 7) -> float:
     return best
 
 
-def render(timings: dict[str, tuple[float, ...]], sizes: tuple[int, ...] = SIZES) -> str:
-    """The table: one row per hook, seconds at each size, and the growth judged."""
+def render(timings: dict[Run, tuple[float, ...]], sizes: tuple[int, ...] = SIZES) -> str:
+    """The table: one row per hook and guard, seconds at each size, and the growth judged.
+
+    The run with neither a hook nor a guard is the floor, shown but not judged.
+    """
     head = " | ".join(f"{size:,} turns (s)" for size in sizes)
-    lines = [f"| hook | {head} | growth for ×{sizes[-1] // sizes[0]} turns |"]
-    lines.append("|---|" + "---:|" * (len(sizes) + 1))
+    lines = [f"| hook | guard | {head} | growth for ×{sizes[-1] // sizes[0]} turns |"]
+    lines.append("|---|---|" + "---:|" * (len(sizes) + 1))
     worst = 0.0
-    for name, seconds in timings.items():
+    for (hook, guard), seconds in timings.items():
         growth = seconds[-1] / seconds[0]
-        if name != "no hook":
+        if (hook, guard) != ("no hook", "none"):
             worst = max(worst, growth)
         cells = " | ".join(f"{value:.3f}" for value in seconds)
-        lines.append(f"| `{name}` | {cells} | ×{growth:.1f} |")
+        shown = guard if guard == "none" else f"`{guard}`"
+        lines.append(f"| `{hook}` | {shown} | {cells} | ×{growth:.1f} |")
     verdict = "met" if worst <= GOAL_GROWTH else "missed"
     today = time.strftime("%Y-%m-%d", time.gmtime())
     lines += [
         "",
-        f"Goal: with a hook, at most ×{GOAL_GROWTH:g} for ×{sizes[-1] // sizes[0]} turns: "
-        f"**{verdict}** (the worst: ×{worst:.1f}).",
+        f"Goal: with a hook or the guard, at most ×{GOAL_GROWTH:g} for "
+        f"×{sizes[-1] // sizes[0]} turns: **{verdict}** (the worst: ×{worst:.1f}).",
         "",
         "Setup: `run_agent` against a client that answers at once, one tool call a turn "
-        "with a 400-character result; the least CPU time of the process over 7 runs, "
-        "the garbage collector off during a run.",
+        f"with a 400-character result; the least CPU time of the process over {REPEATS} runs "
+        "of each size, the sizes taken in turn, the garbage collector off during a run.",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
         f"Python {platform.python_version()}, run on {today}.",
@@ -157,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-page", action="store_true")
     args = parser.parse_args(argv)
     timings = {
-        name: tuple(time_loop(turns, hooks) for turns in SIZES) for name, hooks in HOOKS.items()
+        (hook, guard): time_sizes({**hooks, **watch})
+        for hook, hooks in HOOKS.items()
+        for guard, watch in GUARDS.items()
     }
     text = render(timings)
     print(text, end="")

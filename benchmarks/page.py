@@ -5,16 +5,18 @@ lines of its own (``<!-- NAME:start -->`` and ``<!-- NAME:end -->``). A
 ``Region`` names one such pair and its results file: ``read`` takes the table
 back from the page, so a test can check that the page shows exactly what the
 results file holds, ``replace`` rewrites it, and ``publish`` writes both files.
-Files are written atomically (a temporary file, then ``os.replace``).
+Files are written with the package's one writer, ``write_atomic``: whole or not at all,
+with the mode a plain write gives.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+# private on purpose: the package's one way to write a file, which the tools share
+from context_budget._files import write_atomic
 
 __all__ = [
     "END",
@@ -32,22 +34,6 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results.md"
 #: The page that shows them.
 PAGE = ROOT / "docs" / "measured" / "speed.md"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so a reader sees the old file or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # subtle: mkstemp makes the file private (0600); keep the old file's mode instead
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 @dataclass(frozen=True)

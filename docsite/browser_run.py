@@ -37,7 +37,6 @@ import html
 import importlib.util
 import json
 import logging
-import os
 import re
 import shutil
 import subprocess
@@ -49,6 +48,8 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
+# private on purpose: the package's one way to write a file, which the tools share
+from context_budget._files import write_atomic
 from docsite.pagecheck import (
     BROWSER_PACKAGES,
     PYTHON_LANGUAGES,
@@ -407,9 +408,9 @@ def on_post_build(config: Any) -> None:
     strict build)."""
     site = Path(config["site_dir"])
     for name, data in _pages.items():
-        _write_atomic(
-            site / name, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-        )
+        target = site / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     for name in sorted({f for data in _pages.values() for b in data["blocks"] for f in b["files"]}):
         target = site / FILES_FOLDER / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -436,11 +437,3 @@ def unrunnable_report(pages: dict[str, list[dict[str, Any]]]) -> str:
     if len(stuck) > MAX_UNRUNNABLE:
         return f"too many: {line} (at most {MAX_UNRUNNABLE} may)"
     return line
-
-
-def _write_atomic(target: Path, text: str) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        stream.write(text)
-    os.replace(temporary, target)

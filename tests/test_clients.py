@@ -209,3 +209,53 @@ def test_the_log_is_what_each_call_was_sent_whatever_the_caller_does_next(
         elif len(history) > 1:
             del history[index % len(history)]
     assert [request["messages"] for request in client.requests] == expected
+
+
+# ---------------------------------------------------------------- the SDK's shape, once
+
+
+def test_both_endpoints_of_a_client_shape_reach_one_method() -> None:
+    from context_budget.clients import ClientShape, send_request
+
+    class Noting(ClientShape):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[tuple[bool, dict[str, Any]]] = []
+
+        def _create(self, request: dict[str, Any], *, beta: bool) -> Any:
+            self.seen.append((beta, request))
+            return {"content": []}
+
+    client = Noting()
+    client.messages.create(model="m")
+    client.beta.messages.create(model="m", betas=["b"])
+    send_request(client, {"model": "m", "betas": ["b"]})
+    send_request(client, {"model": "m"})
+    send_request(client, {"model": "m"}, beta=True)
+    assert [beta for beta, _ in client.seen] == [False, True, True, False, True]
+    with pytest.raises(NotImplementedError, match="Noting counts no tokens"):
+        client.messages.count_tokens(model="m")
+
+
+def test_the_sdk_s_client_shape_is_written_once() -> None:
+    """Only `clients.py` defines a `create` method: every offline client takes its shape."""
+    import ast
+    from pathlib import Path
+
+    import context_budget
+    from context_budget.clients import ClientShape
+    from context_budget.experiment import _Meter
+    from context_budget.fakes.emulated import EmulatedClient
+
+    root = Path(context_budget.__file__).parent
+    found = [
+        f"{path.relative_to(root)}:{node.lineno}"
+        for path in sorted(root.rglob("*.py"))
+        if path.name != "clients.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef) and node.name in {"create", "count_tokens"}
+    ]
+    assert found == []
+    agent = _Meter(ScriptedClient([]), None).client("lead")
+    for client in (ScriptedClient([]), EmulatedClient("claude-sonnet-4-6", []), agent):
+        assert isinstance(client, ClientShape)

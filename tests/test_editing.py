@@ -817,7 +817,7 @@ def test_without_clear_at_least_there_is_no_veto_even_when_clearing_grows_the_pr
         ),
         (
             lambda: clear_tool_uses_20250919(pairs(2), {}, prompt_tokens=float("nan")),  # type: ignore[arg-type]
-            ValueError,
+            TypeError,  # a count of the wrong type, as everywhere
             "prompt_tokens must be an int >= 0, got nan",
         ),
         (

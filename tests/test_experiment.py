@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from profiles import cases
 
 from context_budget import PromptCache
+from context_budget.clients import ClientShape, send_request
 from context_budget.errors import MalformedResponseError
 from context_budget.experiment import (
     CONTEXT_BETA,
@@ -223,27 +224,16 @@ def test_bad_strategy_and_model_are_named() -> None:
 def test_the_beta_is_sent_only_by_clearing_strategies() -> None:
     calls: list[tuple[bool, dict[str, Any]]] = []
 
-    class Spy:
+    class Spy(ClientShape):
         def __init__(self) -> None:
-            inner = _client(fresh=False)
-            spy = self
+            super().__init__()
+            self.inner = _client(fresh=False)
 
-            class Plain:
-                def create(self, **request: Any) -> dict[str, Any]:
-                    calls.append((False, request))
-                    return inner.messages.create(**request)
-
-            class BetaMessages:
-                def create(self, **request: Any) -> dict[str, Any]:
-                    calls.append((True, request))
-                    assert request["betas"] == [CONTEXT_BETA]
-                    return inner.beta.messages.create(**request)
-
-            class Beta:
-                messages = BetaMessages()
-
-            spy.messages = Plain()
-            spy.beta = Beta()
+        def _create(self, request: dict[str, Any], *, beta: bool) -> Any:
+            calls.append((beta, request))
+            if beta:
+                assert request["betas"] == [CONTEXT_BETA]
+            return send_request(self.inner, request, beta=beta)
 
     run_strategy("naive", client=Spy())
     assert calls and not any(beta for beta, _ in calls)

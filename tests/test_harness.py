@@ -587,6 +587,55 @@ def test_unreadable_usage_is_a_named_error(tmp_path: Path) -> None:
         _run([response], tmp_path)
 
 
+class _CountedUsage(dict):  # type: ignore[type-arg]
+    """A usage dict that counts how often each field is read."""
+
+    reads: dict[str, int]
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.reads[key] = self.reads.get(key, 0) + 1
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self.reads[key] = self.reads.get(key, 0) + 1
+        return super().__getitem__(key)
+
+
+@pytest.mark.parametrize("measure", ["accumulated", "window", "prompt"])
+@pytest.mark.parametrize("iterations", [False, True])
+def test_the_loop_reads_each_turn_s_usage_once(
+    tmp_path: Path, measure: str, iterations: bool
+) -> None:
+    first = (
+        _iterations_response(_call(1, "run_tests"))
+        if iterations
+        else scripted_response(_call(1, "run_tests"), input_tokens=10, output_tokens=1)
+    )
+    script = [first, scripted_response("done", input_tokens=10, output_tokens=1)]
+    once = []  # what one reading of each usage reads, field by field
+    for response in script:
+        alone = _CountedUsage(response["usage"])
+        alone.reads = {}
+        Usage.of(alone)
+        once.append({key: alone.reads.get(key, 0) for key in ("input_tokens", "output_tokens")})
+        response["usage"] = _CountedUsage(response["usage"])
+        response["usage"].reads = {}
+    answers = iter(script)  # handed out as they are (a list script would be copied)
+    client = ScriptedClient(lambda request: next(answers))
+    run = _run([], tmp_path, client=client, measure=measure, context_window=10**6)
+    assert run.text == "done"
+    for response, expected_reads in zip(script, once, strict=True):
+        reads = response["usage"].reads
+        assert {key: reads.get(key, 0) for key in expected_reads} == expected_reads
+    last_prompt = 2_000 + 61_350 if iterations else 10  # the last message iteration's
+    expected = {
+        "accumulated": 6_000 + 2_400 if iterations else 10 + 1,
+        "window": last_prompt + (1_000 if iterations else 1),
+        "prompt": last_prompt,
+    }
+    assert run.calls[0].tokens_used == expected[measure]
+
+
 def test_append_tool_results_refuses_a_response_without_calls() -> None:
     with pytest.raises(MalformedResponseError, match=r"^response: content holds no tool_use"):
         append_tool_results([], {"content": [{"type": "text", "text": "hm"}]}, {})
@@ -721,7 +770,7 @@ def test_a_tool_that_changes_its_input_leaves_the_recorded_call_alone(tmp_path: 
         ({"notes": "N.md"}, TypeError, "notes must be a NotesFile, got str 'N.md'"),
         ({"compact_ratio": "0.5"}, TypeError, "compact_ratio must be a number, got str '0.5'"),
         ({"compact_ratio": float("nan")}, ValueError, "compact_ratio must be strictly between"),
-        ({"context_window": True}, ValueError, "context_window must be a positive int, got True"),
+        ({"context_window": True}, TypeError, "context_window must be an int, got True"),
         ({"tools": "read_file"}, TypeError, "tools must be a list of tool definitions"),
         (
             {"tools": [{"description": "x"}]},
@@ -825,21 +874,16 @@ def test_a_paused_turn_holding_a_client_call_is_a_named_error(tmp_path: Path) ->
 
 
 class _BetaClient(ScriptedClient):
-    """A scripted client with a `beta.messages.create` that logs the same way, and notes it."""
+    """A scripted client that notes which calls came through `beta.messages.create`."""
 
     def __init__(self, responses: Any) -> None:
         super().__init__(responses)
         self.beta_calls: list[int] = []
-        outer = self
 
-        class _Beta:
-            class messages:  # the SDK's attribute name
-                @staticmethod
-                def create(**request: Any) -> Any:
-                    outer.beta_calls.append(len(outer.requests) + 1)
-                    return outer.messages.create(**request)
-
-        self.beta = _Beta()
+    def _create(self, request: dict[str, Any], *, beta: bool) -> Any:
+        if beta:
+            self.beta_calls.append(len(self.requests) + 1)
+        return super()._create(request, beta=beta)
 
 
 def _reads(turns: int) -> list[Any]:

@@ -70,15 +70,36 @@ def test_no_module_calls_a_private_method_of_the_prefix_guard() -> None:
     assert calls == []
 
 
-def test_run_agent_reads_its_settings_from_one_configuration() -> None:
+def test_run_agent_takes_the_task_and_then_exactly_the_configuration() -> None:
+    import inspect
+
     from context_budget.harness import AgentConfig, run_agent
 
-    config_fields = set(AgentConfig.__dataclass_fields__)
-    arguments = set(run_agent.__code__.co_varnames[: run_agent.__code__.co_argcount])
-    arguments |= set(run_agent.__kwdefaults__ or {}) | {
-        name for name in run_agent.__annotations__ if name != "return"
-    }
-    assert arguments - {"user_input"} == config_fields
+    shown = inspect.signature(run_agent).parameters
+    assert list(shown) == ["user_input", *inspect.signature(AgentConfig).parameters]
+    assert shown["user_input"].kind is inspect.Parameter.POSITIONAL_ONLY
+    assert {name for name, p in shown.items() if p.kind is p.KEYWORD_ONLY} == set(
+        AgentConfig.__dataclass_fields__
+    ) - {"tools", "tool_impls"}
+
+
+def test_each_setting_of_the_loop_is_declared_once() -> None:
+    """A field of `AgentConfig`, and nowhere else: no parameter, no `name=name` hand-over."""
+    from context_budget.harness import AgentConfig
+
+    settings = set(AgentConfig.__dataclass_fields__) - {"_"}
+    tree = ast.parse((SRC / "harness.py").read_text(encoding="utf-8"))
+    names: list[str] = []  # every declaration of a name, wherever it is
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.name == "AgentConfig":
+            fields = [item.target for item in node.body if isinstance(item, ast.AnnAssign)]
+            names += [field.id for field in fields if isinstance(field, ast.Name)]
+        elif isinstance(node, ast.FunctionDef) and node.name == "run_agent":
+            arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+            names += [argument.arg for argument in arguments]
+        elif isinstance(node, ast.keyword) and isinstance(node.value, ast.Name):
+            names += [node.arg] if node.arg == node.value.id else []
+    assert {name: names.count(name) for name in settings} == dict.fromkeys(settings, 1)
 
 
 # ---------------------------------------------------------------- the sub-agents strategy

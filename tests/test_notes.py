@@ -122,7 +122,7 @@ def test_a_symlinked_folder_inside_the_root_is_allowed(tmp_path: Path) -> None:
 _WRITER = textwrap.dedent(
     """
     import sys, time
-    from context_budget import notes as module
+    from context_budget import _files as module  # the one writer the notes use
     from context_budget import NotesFile
 
     module._CHUNK_CHARS = 1 << 12

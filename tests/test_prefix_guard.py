@@ -331,8 +331,9 @@ def _reference(previous: dict[str, Any] | None, request: dict[str, Any]) -> tupl
         same += 1
     if same == len(old):
         return ("append", None, None, 0)
-    # a new head with an old message kept in its place after it is an edit, not a new history
-    kept_tail = same == 0 and any(a == b for a, b in zip(new[1:], old[1:], strict=False))
+    # a new head with a later old message kept after it (in its place, or moved up when the
+    # oldest turns were dropped) is an edit, not a new history
+    kept_tail = same == 0 and any(a == b for a in new for b in old[1:])
     kind = "replaced" if request["restart"] or (same == 0 and not kept_tail) else "edited"
     return (kind, "messages", same, tokens(messages=previous["messages"][same:]))
 
@@ -351,6 +352,7 @@ def request_sequences(draw: st.DrawFn) -> list[tuple[str, Any]]:
         st.tuples(st.just("marker"), st.integers(0, 40)),
         st.tuples(st.just("copy"), st.just(None)),
         st.tuples(st.just("truncate"), st.integers(0, 40)),
+        st.tuples(st.just("slide"), st.integers(1, 40)),
         st.tuples(st.just("restart"), words),
         st.tuples(st.just("system"), st.sampled_from(["Be brief.", "Be brief!"])),
     )
@@ -391,13 +393,15 @@ def test_property_the_guard_reports_what_a_full_re_hash_reports(
             history = copy.deepcopy(history)
         elif kind == "truncate":
             history = history[: 1 + value % len(history)]
+        elif kind == "slide":
+            history = history[value % len(history) :]  # the oldest turns dropped
         elif kind == "restart":
             history, restart = [{"role": "user", "content": value}], True
         else:
             system = value
         request = {"system": system, "messages": history, "restart": restart}
         expected = _reference(previous, request)
-        report = guard.check(history, system=system, restart=restart)
+        report = guard.check(history, system=system, restart=True if restart else None)
         got = (report.kind, report.part, report.first_changed, report.lost_tokens)
         assert got == expected
         previous = copy.deepcopy(request)

@@ -89,16 +89,18 @@ def test_should_compact_triggers_at_the_threshold_itself() -> None:
 
 
 @pytest.mark.parametrize(
-    ("window", "ratio", "message"),
+    ("window", "ratio", "error", "message"),
     [
-        (0, 0.7, "context_window must be a positive int, got 0"),
-        (2_000.0, 0.7, "context_window must be a positive int, got 2000.0"),
-        (2_000, 0, "compact_ratio must be strictly between 0 and 1, got 0"),
-        (2_000, 1, "compact_ratio must be strictly between 0 and 1, got 1"),
+        (0, 0.7, ValueError, "context_window must be a positive int, got 0"),
+        (2_000.0, 0.7, TypeError, "context_window must be an int, got 2000.0"),
+        (2_000, 0, ValueError, "compact_ratio must be strictly between 0 and 1, got 0"),
+        (2_000, 1, ValueError, "compact_ratio must be strictly between 0 and 1, got 1"),
     ],
 )
-def test_bad_settings_are_named(window: object, ratio: float, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_bad_settings_are_named(
+    window: object, ratio: float, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
         should_compact(0, window, ratio)  # type: ignore[arg-type]
 
 
@@ -154,9 +156,7 @@ def test_a_missing_field_error_is_short_even_for_a_deep_usage() -> None:
         (float("nan"), 2_000, 0.7, "tokens_used must be a finite number >= 0, got nan"),
         (float("inf"), 2_000, 0.7, "got inf"),
         (-1, 2_000, 0.7, "got -1"),
-        ("9", 2_000, 0.7, "got '9'"),
         (0, 2_000, float("nan"), "compact_ratio must be strictly between 0 and 1, got nan"),
-        (0, 2_000, "0.5", "compact_ratio must be strictly between 0 and 1, got '0.5'"),
         (0, 10**400, 0.5, "context_window is too large"),
     ],
 )
@@ -165,6 +165,20 @@ def test_should_compact_refuses_what_no_threshold_can_judge(
 ) -> None:
     with pytest.raises(ValueError, match=re.escape(words)):
         should_compact(tokens, window, ratio)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("tokens", "ratio", "words"),
+    [
+        ("9", 0.7, "tokens_used must be a number, got '9'"),
+        (0, "0.5", "compact_ratio must be a number"),
+    ],
+)
+def test_should_compact_calls_a_value_of_the_wrong_type_a_type_error(
+    tokens: object, ratio: object, words: str
+) -> None:
+    with pytest.raises(TypeError, match=re.escape(words)):
+        should_compact(tokens, 2_000, ratio)  # type: ignore[arg-type]
 
 
 def test_should_compact_takes_a_huge_counter() -> None:

@@ -21,11 +21,12 @@ own box) and follows the reader's light or dark scheme.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
+
+from context_budget._files import write_atomic
 
 __all__ = ["CAUSE_COLOURS", "KIND_COLOURS", "bill_page", "money", "write_page"]
 
@@ -332,19 +333,10 @@ def bill_page(
 def write_page(path: str | os.PathLike[str], text: str) -> Path:
     """Write `text` to `path` atomically (a whole page or none), UTF-8; the path written.
 
+    The page gets the mode a plain write gives, as every file the package
+    writes: an existing file keeps its own, a new one 0o666 less the umask.
+
     Raises:
         OSError: the folder is missing or cannot be written (nothing is left behind).
     """
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.chmod(temporary, 0o644)  # a page to open and share, not mkstemp's private 0o600
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+    return write_atomic(path, text)

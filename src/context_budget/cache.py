@@ -105,7 +105,7 @@ from typing import Any
 
 from context_budget._counting import count_text, resolve_counter
 from context_budget._prompt_row import DEFAULT_EFFORT, EFFORTS, Block, prompt_row, request_ttl
-from context_budget._values import as_seconds, short_repr
+from context_budget._values import as_count, as_seconds, short_repr
 from context_budget.cache_policy import (
     LOOKBACK_BLOCKS,
     MAX_BREAKPOINTS,
@@ -216,9 +216,10 @@ class PromptCache:
         last_keys: the block keys of the last request `usage` read.
 
     Raises:
-        TypeError: `model` is not a str, or `policy` not a `CachePolicy`.
+        TypeError: `model` is not a str, `policy` not a `CachePolicy`, or
+            `min_tokens` not an int.
         ValueError: the table has no row for the model and neither `policy`
-            nor `min_tokens` was given, or `min_tokens` is not an int >= 0.
+            nor `min_tokens` was given, or `min_tokens` is below 0.
     """
 
     def __init__(
@@ -235,10 +236,8 @@ class PromptCache:
         if policy is not None and not isinstance(policy, CachePolicy):
             raise TypeError(f"policy must be a CachePolicy, got {short_repr(policy)}")
         row = model_for(model)
-        if min_tokens is not None and (
-            isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0
-        ):
-            raise ValueError(f"min_tokens must be an int >= 0, got {short_repr(min_tokens)}")
+        if min_tokens is not None:
+            as_count(min_tokens, "min_tokens")
         policy = _policy(model, row, policy, min_tokens)
         self.model = model
         self.row: Model | None = row

@@ -2,7 +2,10 @@
 
 A client is anything with `client.messages.create(**request)` that returns a
 response: `anthropic.Anthropic()` is one; the offline ones (`ScriptedClient`,
-`EmulatedClient`) live in `context_budget.fakes`. A request is the keyword
+`EmulatedClient`) live in `context_budget.fakes`, and share the SDK's shape
+through `ClientShape` (`messages.create`, `beta.messages.create`,
+`messages.count_tokens`). `send_request` picks the endpoint of a request: the beta
+one when it carries `betas`, as the SDK requires. A request is the keyword
 arguments of that call:
 
     {"model": str, "max_tokens": int, "messages": [message, ...],
@@ -28,10 +31,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 __all__ = [
+    "ClientShape",
     "ModelClient",
     "content_blocks",
     "response_field",
     "response_text",
+    "send_request",
 ]
 
 #: A function that answers a request (the keyword arguments of `create`) with a response.
@@ -47,6 +52,77 @@ class ModelClient(Protocol):
 
     @property
     def messages(self) -> _Messages: ...
+
+
+class _Endpoint:
+    """`messages` or `beta.messages` of a `ClientShape`: each call goes to its owner."""
+
+    __slots__ = ("_beta", "_owner")
+
+    def __init__(self, owner: ClientShape, *, beta: bool) -> None:
+        self._owner, self._beta = owner, beta
+
+    def create(self, **request: Any) -> Any:
+        """One call, with the SDK's keyword arguments."""
+        return self._owner._create(request, beta=self._beta)
+
+    def count_tokens(self, **request: Any) -> Any:
+        """The API's token count of a request."""
+        return self._owner._count_tokens(request, beta=self._beta)
+
+
+class _Beta:
+    __slots__ = ("messages",)
+
+    def __init__(self, owner: ClientShape) -> None:
+        self.messages = _Endpoint(owner, beta=True)
+
+
+class ClientShape:
+    """The Anthropic SDK's client shape, for a client that answers in code of its own.
+
+    `client.messages.create(**request)` and `client.beta.messages.create(**request)`
+    both call the subclass's `_create(request, beta=...)`, with the keyword
+    arguments as one dict and `beta` saying which endpoint was called;
+    `messages.count_tokens(**request)` calls `_count_tokens` the same way.
+
+    Attributes:
+        messages: `create(**request)` and `count_tokens(**request)`.
+        beta: `beta.messages`, the same two calls on the beta endpoint.
+
+    Examples:
+        >>> class Echo(ClientShape):
+        ...     def _create(self, request, *, beta):
+        ...         return {"beta": beta, "model": request["model"]}
+        >>> Echo().beta.messages.create(model="m")
+        {'beta': True, 'model': 'm'}
+    """
+
+    def __init__(self) -> None:
+        self.messages = _Endpoint(self, beta=False)
+        self.beta = _Beta(self)
+
+    def _create(self, request: dict[str, Any], *, beta: bool) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} answers no request")
+
+    def _count_tokens(self, request: dict[str, Any], *, beta: bool) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} counts no tokens")
+
+
+def send_request(
+    client: ModelClient, request: Mapping[str, Any], *, beta: bool | None = None
+) -> Any:
+    """Send `request` (the keyword arguments of one call) through the right endpoint.
+
+    `client.beta.messages.create` when `beta` says so, or, when `beta` is
+    None, when the request carries `betas` (the Anthropic SDK takes `betas`
+    and `context_management` on the beta endpoint only); else
+    `client.messages.create`.
+    """
+    if beta is None:
+        beta = "betas" in request
+    endpoint = client.beta.messages if beta else client.messages  # type: ignore[attr-defined]
+    return endpoint.create(**request)
 
 
 def response_field(response: Any, name: str) -> Any:

@@ -221,7 +221,8 @@ def clear_tool_uses_20250919(
         `cleared_input_tokens` is negative: the prompt grew by that much).
 
     Raises:
-        TypeError: `edit` is not a dict.
+        TypeError: `edit` is not a dict, or `prompt_tokens` not an int.
+        ValueError: `prompt_tokens` is below 0.
         ContextManagementError: a parameter has the wrong shape.
 
     Examples:
@@ -242,10 +243,8 @@ def clear_tool_uses_20250919(
         edit = {}
     if not isinstance(edit, Mapping):
         raise TypeError(f"edit must be a dict of the edit's parameters, got {short_repr(edit)}")
-    if prompt_tokens is not None and (
-        isinstance(prompt_tokens, bool) or not isinstance(prompt_tokens, int) or prompt_tokens < 0
-    ):
-        raise ValueError(f"prompt_tokens must be an int >= 0, got {short_repr(prompt_tokens)}")
+    if prompt_tokens is not None:
+        as_count(prompt_tokens, "prompt_tokens")
     trigger = edit.get("trigger") or {"type": "input_tokens", "value": _CLEAR_DEFAULT_TRIGGER}
     keep = _value(edit.get("keep"), "tool_uses", 3, "keep")
     vetoes = edit.get("clear_at_least") is not None

@@ -1,21 +1,38 @@
-"""The package's exceptions, in one place.
+"""The package's exceptions: one tree, one rule.
 
-The exception tree:
+Every exception class the package defines is in this tree, under
+`ContextBudgetError`. A class that stands for a bad value is also the
+built-in exception a caller would catch it as, so `except ValueError` keeps
+working where it did (shown in brackets):
 
-- `ContextBudgetError`: the base class of every error raised on purpose;
-    - `ContextOverflowError`: a context cannot be made to fit its budget;
-    - `InvalidRequestError`: a request the Messages API would refuse (HTTP 400);
-        - `TooManyBreakpointsError`: more than 4 `cache_control` breakpoints;
-        - `CacheTTLOrderError`: a 1-hour breakpoint after a 5-minute one;
-        - `AutomaticCacheConflictError`: the top-level `cache_control` clashes;
-        - `ContextManagementError`: a `context_management` edit the API refuses;
-    - `MiddleEditError`: a strict `PrefixGuard` saw the history edited in the middle;
-    - `ScriptExhaustedError`: a scripted model was asked for one response too many;
-    - `CompactionStormError`: compaction after compaction failed to make room;
-    - `MalformedResponseError`: a model response a harness cannot answer or send back.
+    ContextBudgetError                     every error the package raises on purpose
+    ├── ContextOverflowError               a context cannot be made to fit its budget
+    ├── InvalidRequestError                a request the Messages API would refuse (HTTP 400)
+    │   ├── TooManyBreakpointsError        more than 4 cache_control breakpoints
+    │   ├── CacheTTLOrderError             a 1-hour breakpoint after a 5-minute one
+    │   ├── AutomaticCacheConflictError    the top-level cache_control clashes
+    │   └── ContextManagementError         a context_management edit the API refuses
+    ├── MiddleEditError                    a strict PrefixGuard saw the history edited in the middle
+    ├── ScriptExhaustedError [IndexError]  a scripted model asked for one response too many
+    ├── CompactionStormError               compaction after compaction failed to make room
+    ├── MalformedResponseError             a model response a harness cannot answer or send back
+    ├── Unpriced [ValueError]              a call the price table has no rate for (pricing)
+    ├── FormatError [ValueError]           a file in no format the readers know (sessions)
+    └── InputError                         bad input a command reports in one line, exit status 2
+        ├── BillError                      ... to `context-budget bill` (cli._bill)
+        └── DemoError                      ... to `context-budget demo` (cli._demo)
 
-Bad arguments raise the built-in `TypeError` or `ValueError`, with a message
-that names the offending index or value and the limit it broke.
+The rule for everything else: a bad argument raises the built-in
+`TypeError` when its type is wrong and `ValueError` when its value is out of
+range, the message naming the value and the limit. A bool is never a number:
+a token count of `True` is a `TypeError`, as a float or a string is, and a
+count below its least is a `ValueError` (`context_budget._values.as_count`
+draws that line for every count). Data read from a file or a response is
+not an argument: a bad field in it is a `ValueError` whatever its type (a
+usage's `"input_tokens": true`). Python's own protocols keep their built-in
+errors: `AttributeError` on a frozen record, `ImportError` for an optional
+extra that is not installed, `NotImplementedError` for a method a subclass
+must write.
 """
 
 from __future__ import annotations
@@ -27,6 +44,7 @@ __all__ = [
     "ContextBudgetError",
     "ContextManagementError",
     "ContextOverflowError",
+    "InputError",
     "InvalidRequestError",
     "MalformedResponseError",
     "MiddleEditError",
@@ -125,8 +143,8 @@ class MiddleEditError(ContextBudgetError):
         self.report = report
 
 
-class ScriptExhaustedError(ContextBudgetError):
-    """A scripted client ran out of responses.
+class ScriptExhaustedError(ContextBudgetError, IndexError):
+    """A scripted client ran out of responses (an `IndexError` too: one past the script's end).
 
     Attributes:
         scripted: how many responses the script held.
@@ -161,6 +179,15 @@ class CompactionStormError(ContextBudgetError):
         )
         self.threshold = threshold
         self.sizes = list(sizes)
+
+
+class InputError(ContextBudgetError):
+    """Bad input to a command: the one line it prints after `context-budget: error:`.
+
+    The command then exits with status 2. `context-budget bill` and
+    `context-budget demo` raise their own kinds of it, `BillError` and
+    `DemoError`.
+    """
 
 
 class MalformedResponseError(ContextBudgetError):

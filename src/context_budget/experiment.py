@@ -53,9 +53,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from context_budget._values import as_count
 from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.calls import CallRecord
-from context_budget.clients import response_text
+from context_budget.clients import ClientShape, response_text, send_request
 from context_budget.fakes.emulated import EmulatedClient
 from context_budget.fakes.simulated import SimulatedModel
 from context_budget.harness import (
@@ -262,13 +263,16 @@ def cost_floor(model: str = MODEL, *, output_tokens: int = 0) -> float:
     Returns:
         USD.
 
+    Raises:
+        TypeError: `output_tokens` is not an int (a bool is not one).
+        ValueError: `output_tokens` is below 0, or `model` has no price.
+
     Examples:
         >>> round(cost_floor(), 4) > 0.15
         True
     """
     price = _price(model)
-    if isinstance(output_tokens, bool) or not isinstance(output_tokens, int) or output_tokens < 0:
-        raise ValueError(f"output_tokens must be an int >= 0, got {output_tokens!r}")
+    as_count(output_tokens, "output_tokens")
     reads = (Usage(input_tokens=estimate_tokens(text)) for text in incidents.reports().values())
     # priced as the run reads them: each report in a request of its own, then the output
     return sum(cost(usage, price).total for usage in (*reads, Usage(output_tokens=output_tokens)))
@@ -302,36 +306,25 @@ class _Meter:
 
     def client(self, agent: str) -> _AgentClient:
         """The client `agent` calls: `messages.create` and `beta.messages.create`."""
-        return _AgentClient(_Endpoint(self, agent, beta=False), _Beta(_Endpoint(self, agent, True)))
+        return _AgentClient(self, agent)
 
     def send(self, agent: str, request: dict[str, Any], *, beta: bool) -> Any:
         if self._clock is not None:
             self._clock.advance(SECONDS_PER_CALL)
-        endpoint = self._client.beta.messages if beta else self._client.messages
-        response = endpoint.create(**request)
+        response = send_request(self._client, request, beta=beta)
         self.calls.append((agent, response))
         return response
 
 
-@dataclass(frozen=True)
-class _Endpoint:
-    meter: _Meter
-    agent: str
-    beta: bool
+class _AgentClient(ClientShape):
+    """One agent's client: each call goes through the meter, under the agent's name."""
 
-    def create(self, **request: Any) -> Any:
-        return self.meter.send(self.agent, request, beta=self.beta)
+    def __init__(self, meter: _Meter, agent: str) -> None:
+        super().__init__()
+        self._meter, self._agent = meter, agent
 
-
-@dataclass(frozen=True)
-class _Beta:
-    messages: _Endpoint
-
-
-@dataclass(frozen=True)
-class _AgentClient:
-    messages: _Endpoint
-    beta: _Beta
+    def _create(self, request: dict[str, Any], *, beta: bool) -> Any:
+        return self._meter.send(self._agent, request, beta=beta)
 
 
 def _records(meter: _Meter, runs: Mapping[str, AgentRun], price: Model) -> list[StepRecord]:

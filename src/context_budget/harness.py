@@ -39,15 +39,22 @@ offline, or `anthropic.Anthropic()` unchanged. A request that carries
 from __future__ import annotations
 
 import copy
+import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any, Concatenate, Literal, ParamSpec, Protocol
 
 from context_budget._checks import check_messages
-from context_budget._copies import WatchedCopies
+from context_budget._copies import History, WatchedCopies
 from context_budget._values import short_repr
 from context_budget.calls import ModelCall
-from context_budget.clients import ModelClient, content_blocks, response_field, response_text
+from context_budget.clients import (
+    ModelClient,
+    content_blocks,
+    response_field,
+    response_text,
+    send_request,
+)
 from context_budget.errors import CompactionStormError, MalformedResponseError
 from context_budget.messages import Message, message_text
 from context_budget.notes import NotesFile
@@ -100,6 +107,7 @@ Measure = Literal["accumulated", "window", "prompt"]
 ToolImpl = Callable[[dict[str, Any]], Any]
 #: A request plan: the request about to be sent (a copy) -> the request to send.
 RequestPlan = Callable[[dict[str, Any]], dict[str, Any]]
+_Settings = ParamSpec("_Settings")  # AgentConfig's arguments, as run_agent takes them
 
 
 @dataclass(frozen=True)
@@ -437,12 +445,13 @@ def _cleared(response: Any) -> int:
     return sum(int(response_field(edit, "cleared_tool_uses") or 0) for edit in edits or [])
 
 
-def _measured(measure: Measure, counter: int, response: Any) -> int:
+def _measured(measure: Measure, counter: int, response: Any, usage: Usage) -> int:
+    """The counter after a turn whose usage, read once, is `usage` (`response` for its kinds)."""
     if measure == "window":
-        return window_usage(response).window_tokens
+        return window_usage(response, read=usage).window_tokens
     if measure == "prompt":
-        return window_usage(response).prompt_tokens
-    return track_usage(counter, response)
+        return window_usage(response, read=usage).prompt_tokens
+    return track_usage(counter, usage)
 
 
 def _summary_text(response: Any, call: int) -> str:
@@ -514,9 +523,68 @@ def _text_argument(name: str, value: object, *, optional: bool = False) -> None:
 class AgentConfig:
     """The settings of one run of the loop, checked when made: all it reads, nothing it changes.
 
-    The fields are `run_agent`'s arguments after the task, with the same
-    names, defaults and meaning (see `run_agent` for each). Making one refuses
-    any setting the loop could not send or use, before any call.
+    The one place the loop's settings are declared: `run_agent` takes the
+    task and then exactly these, by these names and with these defaults
+    (`tools` and `tool_impls` may come by position, the rest by name).
+    Making one refuses any setting the loop could not send or use, before
+    any call.
+
+    Attributes:
+        tools: tool definitions in the API's shape (add `NOTES_TOOL` to let
+            the agent keep notes).
+        tool_impls: tool name -> function of the call's input dict, returning
+            the result's text. A function that raises, or a name not here,
+            gives a `tool_result` with `is_error: true`. Each function gets a
+            deep copy of the input, so changing it cannot alter the call the
+            history records.
+        client: the model client.
+        model: the model name sent with every request.
+        context_window: the window, in tokens.
+        compact_ratio: the share of the window that triggers compaction, in
+            (0, 1); None never compacts.
+        notes: the notes file the default compaction reads back at each
+            restart, and `notes_in_system` reads at every request; None only
+            when neither needs it.
+        on_compact: called after each compaction.
+        measure: `"accumulated"` (the lesson's counter: input + output of
+            every call since the reset), `"window"` (what the last request
+            carried, cache reads and writes included, plus its output; with
+            server tools, the last `message` entry of `usage.iterations`, as
+            `window_usage` reads it) or `"prompt"` (the same without the
+            output: the last prompt's size).
+        system: the system prompt, if any.
+        notes_in_system: append the current notes to the system prompt of
+            every request (the proposal the chapter measures).
+        max_tokens: each loop call's output limit, in tokens (a
+            `TranscriptCompaction` call gets twice as many).
+        edit_history: a client-side edit applied to the history before each
+            request (say, `clear_old_tool_results`). It gets copies (each
+            message copied once, and again only after a hook changed its copy
+            in place), so even an edit in place leaves the loop's own history
+            unedited; the loop sends what it returns.
+        strict: refuse a request that edits the history anywhere but its end
+            (the rule of 2026): a `PrefixGuard(strict=True)` checks every
+            request before it is sent. Appending, server-side editing and the
+            wholesale restart after compaction pass it (the restart is
+            declared to the guard, so it passes even when the new first
+            message equals the old one); a window that drops the oldest
+            turns, or a change a caller makes to `AgentLoop.messages`
+            between two steps, does not. The check costs time in proportion
+            to what each request adds, plus what a hook or a caller changed:
+            the loop knows which messages went out before unchanged.
+        guard: a `PrefixGuard` of your own to check every request with (its
+            `reports` then tell what each request did to the cached prefix);
+            with `strict`, it must be a strict one.
+        plan: the request plan: a function of each request about to be sent
+            (copies of the messages and tools, after `edit_history`) that
+            returns the request to send: breakpoints to mark
+            (`cache_control`), edits for the server to make
+            (`context_management`, with `betas`), a system prompt in blocks.
+            The loop's own history never sees what it changes.
+        compaction: the compaction step; `TranscriptCompaction(notes)` when
+            None. Its summarizing request is not shown to the guard.
+        max_calls: the most model calls of the run, compactions included;
+            a run that would make one more stops with `"max_calls"`.
 
     Raises:
         TypeError: a setting has the wrong type; the error names it and its value.
@@ -526,6 +594,7 @@ class AgentConfig:
 
     tools: Sequence[Mapping[str, Any]]
     tool_impls: Mapping[str, ToolImpl]
+    _: KW_ONLY
     client: ModelClient
     model: str
     context_window: int
@@ -663,7 +732,11 @@ class AgentLoop:
         config: the run's settings.
         messages: the history the next request carries: the loop's own list,
             grown in place, and replaced whole by a compaction. No hook ever
-            sees these objects, only copies of them.
+            sees these objects, only copies of them. A caller may change it
+            between two steps, in place or by giving a new list: the loop
+            keeps its own copy of what it is given and notes where the change
+            was, so the next request carries the change, and the guard sees
+            it (in strict mode, a change to a message already sent is refused).
         calls: every model call so far, a `ModelCall` each.
         compactions: the numbers of the compaction calls so far.
         tokens_used: the counter, in tokens, as `config.measure` reads it.
@@ -676,7 +749,7 @@ class AgentLoop:
     def __init__(self, config: AgentConfig, user_input: str) -> None:
         _text_argument("user_input", user_input)
         self.config = config
-        self.messages: list[Message] = [{"role": "user", "content": user_input}]
+        self.messages = [{"role": "user", "content": user_input}]
         self.calls: list[ModelCall] = []
         self.compactions: list[int] = []
         self.tokens_used = 0
@@ -689,12 +762,26 @@ class AgentLoop:
         self._step = config.compaction_step()
         self._copies, self._tool_copies = WatchedCopies(), WatchedCopies()  # what hooks get
         self._checked = (-1, 0)  # the guard's report count after our last check, its length
+        # the last request built: its messages, how many leading ones went out before in
+        # their places, which of those changed since; and the requests built since a check
+        self._vouched: tuple[object, int, list[int]] | None = None
+        self._builds = 0
         self._sent = 0  # how many of `messages` the last request carried
         self._pauses = 0  # paused turns resumed in a row
         self._call_ids: set[str] = set()  # every tool_use id since the last restart
         self._rounds = 0  # tool rounds since the last restart
         self._failed: list[int] = []  # the counter after each failed compaction in a row
         self._just_compacted = False
+
+    @property
+    def messages(self) -> History:
+        """The history the next request carries (see the class's attributes)."""
+        return self._history
+
+    @messages.setter
+    def messages(self, history: Sequence[Message]) -> None:
+        if history is not getattr(self, "_history", None):
+            self._history = History(history, readers=("copies", "guard"))
 
     def run(self) -> AgentRun:
         """The loop: ask, run the tools, compact when due, ask again, until the model stops."""
@@ -735,8 +822,9 @@ class AgentLoop:
         """The request for the history as it stands: settings, then `edit_history` and `plan`.
 
         The hooks get copies, each message and tool copied once and again only
-        after a hook changed it in place, so nothing a hook does reaches the
-        loop's history or the caller's tools.
+        after it changed (a hook changed its copy in place, or a caller the
+        loop's message), so nothing a hook does reaches the loop's history or
+        the caller's tools.
         """
         config = self.config
         request: dict[str, Any] = {"model": config.model, "max_tokens": config.max_tokens}
@@ -747,44 +835,70 @@ class AgentLoop:
             request["system"] = prompt
         if config.tools:
             tools = config.tools
-            request["tools"] = self._tool_copies.of(tools) if config.plan else list(tools)
+            request["tools"] = list(self._tool_copies.of(tools)) if config.plan else list(tools)
+        self._builds += 1
         if not config.hooked:
-            request["messages"] = list(self.messages)
+            request["messages"] = list.copy(self.messages)  # subtle: list() of a subclass is slower
+            self._vouched = (request["messages"], len(request["messages"]), [])
             return request
-        sent = self._copies.of(self.messages)
+        request = self._hooked(request)
+        sent = request.get("messages")
+        kept, changed = self._copies.unchanged(sent)
+        self._vouched = (sent, kept, changed)
+        return request
+
+    def _hooked(self, request: dict[str, Any]) -> dict[str, Any]:
+        """`request` with copies of the history, as `edit_history` and then `plan` make it."""
+        config = self.config
+        changed = self.messages.changed_since("copies")
+        sent = self._copies.of(self.messages, changed_from=changed)
         if config.edit_history is not None:
             edited = config.edit_history(sent)
-            sent = edited if type(edited) is list else list(edited)
+            sent = edited if edited is sent or type(edited) is list else list(edited)
         request["messages"] = sent
         return request if config.plan is None else dict(config.plan(request))
 
     def check_prefix(self, request: Mapping[str, Any], *, restart: bool = False) -> None:
         """Show the request to the guard, if any, before it is sent (strict mode may refuse it).
 
-        Between two requests the loop only appends to its own history, so,
-        unless a hook, a restart or another caller of the guard came in
-        between, it vouches for the part the guard saw last (`kept`).
+        `restart` says the history was just replaced by a compaction. Without
+        a hook the loop also knows when it was not, and says so: any other
+        change to a message already sent is then an edit, at the start of the
+        history too. A hook may start a new conversation of its own, so with
+        one the guard tells a restart from an edit itself (a history that
+        keeps a later message of the last request, in its place or moved up
+        as when a window drops the oldest turns, is an edit).
+        The guard compares only what changed since the last request it passed:
+        what the loop added, and what a hook or a caller changed (the loop
+        knows which messages those are). A hook that returns a new list, not
+        the one it was given, has the guard compare the whole of it.
         """
         guard = self.guard
         if guard is None:
             return
         sent = request["messages"]
-        ours = not self.config.hooked and not restart and self._checked[0] == len(guard.reports)
+        changed = self.messages.changed_since("guard")
+        vouched, builds, self._vouched, self._builds = self._vouched, self._builds, None, 0
+        ours = not restart and builds == 1 and self._checked[0] == len(guard.reports)
+        kept, rechecked = 0, []
+        if ours and vouched is not None and vouched[0] is sent:
+            kept = min(self._checked[1], vouched[1])
+            kept = kept if changed is None else min(kept, changed)
+            rechecked = vouched[2]
+        self._checked = (-1, 0)  # until the guard passes this request
         guard.check(
             sent,
             tools=request.get("tools"),
             system=request.get("system"),
-            restart=restart,
-            kept=self._checked[1] if ours else 0,
+            restart=True if restart else (None if self.config.hooked else False),
+            kept=kept,
+            changed=rechecked,
         )
         self._checked = (len(guard.reports), len(sent))
 
     def send(self, request: dict[str, Any]) -> Any:
         """Send the request, through `client.beta.messages` when it carries `betas`."""
-        client = self.config.client
-        if "betas" in request:
-            return client.beta.messages.create(**request)  # type: ignore[attr-defined]
-        return client.messages.create(**request)
+        return send_request(self.config.client, request)
 
     def record_usage(self, kind: Literal["turn", "compaction"], response: Any) -> None:
         """Note the call; a turn's usage also moves the counter (`config.measure`).
@@ -794,9 +908,10 @@ class AgentLoop:
         """
         number = len(self.calls) + 1
         try:
+            usage = Usage.of(response)  # the one read of the call's usage
             if kind == "turn":
-                self.tokens_used = _measured(self.config.measure, self.tokens_used, response)
-            usage = Usage.of(response)
+                measure = self.config.measure
+                self.tokens_used = _measured(measure, self.tokens_used, response, usage)
         except ValueError as error:
             raise MalformedResponseError("usage", f"is unreadable: {error}", call=number) from None
         self.calls.append(
@@ -849,7 +964,7 @@ class AgentLoop:
                     "the API refuses a reused tool_use id",
                     call=len(self.calls),
                 )
-        self.messages += _answer(self.blocks, self.config.tool_impls, len(self.calls))
+        self.messages.extend(_answer(self.blocks, self.config.tool_impls, len(self.calls)))
         self._call_ids.update(b["id"] for b in self.blocks if b.get("type") == "tool_use")
         self._rounds += 1
         self.blocks = []
@@ -916,7 +1031,7 @@ class AgentLoop:
     def result(self) -> AgentRun:
         """The run so far, as `run_agent` returns it: a reply not yet sent back is kept, if any."""
         if self.blocks:
-            self.messages = [*self.messages, {"role": "assistant", "content": self.blocks}]
+            self.messages.append({"role": "assistant", "content": self.blocks})
             self.blocks = []
         return AgentRun(
             text="" if self.stop_reason == "max_calls" else response_text(self.response),
@@ -941,28 +1056,28 @@ class AgentLoop:
             raise CompactionStormError(threshold=self.config.threshold, sizes=self._failed)
 
 
-def run_agent(
-    user_input: str,
-    tools: Sequence[Mapping[str, Any]],
-    tool_impls: Mapping[str, ToolImpl],
-    *,
-    client: ModelClient,
-    model: str,
-    context_window: int,
-    compact_ratio: float | None,
-    notes: NotesFile | None = None,
-    on_compact: Callable[[], None] | None = None,
-    measure: Measure = "accumulated",
-    system: str | None = None,
-    notes_in_system: bool = False,
-    max_tokens: int = 1024,
-    edit_history: Callable[[list[Message]], list[Message]] | None = None,
-    strict: bool = False,
-    guard: PrefixGuard | None = None,
-    plan: RequestPlan | None = None,
-    compaction: Compaction | None = None,
-    max_calls: int | None = None,
-) -> AgentRun:
+def _takes_the_settings_of(
+    config: Callable[_Settings, AgentConfig],
+) -> Callable[[Callable[..., AgentRun]], Callable[Concatenate[str, _Settings], AgentRun]]:
+    """Give a function of (the task, the settings) the settings' own signature.
+
+    The settings stay declared once, in `AgentConfig`: a type checker reads
+    the decorated function as taking the task and then exactly
+    `AgentConfig`'s arguments, and `inspect.signature` (so `help`) shows them.
+    """
+
+    def typed(run: Callable[..., AgentRun]) -> Callable[Concatenate[str, _Settings], AgentRun]:
+        task = inspect.Parameter("user_input", inspect.Parameter.POSITIONAL_ONLY, annotation="str")
+        fields = inspect.signature(config).parameters.values()
+        signature = inspect.Signature([task, *fields], return_annotation="AgentRun")
+        run.__signature__ = signature  # type: ignore[attr-defined]
+        return run
+
+    return typed
+
+
+@_takes_the_settings_of(AgentConfig)
+def run_agent(user_input: str, /, *settings: Any, **named: Any) -> AgentRun:
     """Run the loop until the model stops asking for tools, compacting on the way.
 
     After each round's tool results are appended, the counter is compared with
@@ -980,58 +1095,11 @@ def run_agent(
 
     Args:
         user_input: the task, the first user message (some non-blank text).
-        tools: tool definitions in the API's shape (add `NOTES_TOOL` to let
-            the agent keep notes).
-        tool_impls: tool name -> function of the call's input dict, returning
-            the result's text. A function that raises, or a name not here,
-            gives a `tool_result` with `is_error: true`. Each function gets a
-            deep copy of the input, so changing it cannot alter the call the
-            history records.
-        client: the model client.
-        model: the model name sent with every request.
-        context_window: the window, in tokens.
-        compact_ratio: the share of the window that triggers compaction, in
-            (0, 1); None never compacts.
-        notes: the notes file the default compaction reads back at each
-            restart, and `notes_in_system` reads at every request; None only
-            when neither needs it.
-        on_compact: called after each compaction.
-        measure: `"accumulated"` (the lesson's counter: input + output of
-            every call since the reset), `"window"` (what the last request
-            carried, cache reads and writes included, plus its output; with
-            server tools, the last `message` entry of `usage.iterations`, as
-            `window_usage` reads it) or `"prompt"` (the same without the
-            output: the last prompt's size).
-        system: the system prompt, if any.
-        notes_in_system: append the current notes to the system prompt of
-            every request (the proposal the chapter measures).
-        max_tokens: each loop call's output limit, in tokens (a
-            `TranscriptCompaction` call gets twice as many).
-        edit_history: a client-side edit applied to the history before each
-            request (say, `clear_old_tool_results`). It gets copies (each
-            message copied once, and again only after a hook changed its copy
-            in place), so even an edit in place leaves the loop's own history
-            unedited; the loop sends what it returns.
-        strict: refuse a request that edits the history anywhere but its end
-            (the rule of 2026): a `PrefixGuard(strict=True)` checks every
-            request before it is sent. Appending, server-side editing and the
-            wholesale restart after compaction pass it (the restart is
-            declared to the guard, so it passes even when the new first
-            message equals the old one). The check costs time in proportion
-            to what each request adds to the loop's own history (the loop
-            changes no message it has sent; a client must not either).
-        guard: a `PrefixGuard` of your own to check every request with (its
-            `reports` then tell what each request did to the cached prefix);
-            with `strict`, it must be a strict one.
-        plan: the request plan: a function of each request about to be sent
-            (copies of the messages and tools, after `edit_history`) that
-            returns the request to send: breakpoints to mark (`cache_control`), edits for the server
-            to make (`context_management`, with `betas`), a system prompt in
-            blocks. The loop's own history never sees what it changes.
-        compaction: the compaction step; `TranscriptCompaction(notes)` when
-            None. Its summarizing request is not shown to the guard.
-        max_calls: the most model calls of the run, compactions included;
-            a run that would make one more stops with `"max_calls"`.
+        *settings: the first of the run's settings, the fields of
+            `AgentConfig` (see there for each): `tools` and `tool_impls`,
+            by position if you like.
+        **named: the other settings, by name: `client`, `model`,
+            `context_window`, `compact_ratio` and the optional ones.
 
     Returns:
         The run: reply, stop reason, calls, compactions and final history.
@@ -1056,24 +1124,4 @@ def run_agent(
         MiddleEditError: in strict mode, a request edited the history in the
             middle (the error's `report` says where and what it cost).
     """
-    config = AgentConfig(
-        tools=tools,
-        tool_impls=tool_impls,
-        client=client,
-        model=model,
-        context_window=context_window,
-        compact_ratio=compact_ratio,
-        notes=notes,
-        on_compact=on_compact,
-        measure=measure,
-        system=system,
-        notes_in_system=notes_in_system,
-        max_tokens=max_tokens,
-        edit_history=edit_history,
-        strict=strict,
-        guard=guard,
-        plan=plan,
-        compaction=compaction,
-        max_calls=max_calls,
-    )
-    return AgentLoop(config, user_input).run()
+    return AgentLoop(AgentConfig(*settings, **named), user_input).run()

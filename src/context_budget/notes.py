@@ -8,7 +8,9 @@ what the agent chose to write down.
 A write replaces the file atomically: the new text goes to a temporary file
 beside it, which then takes the old file's name in one step. A reader sees the
 old notes or the new ones, never a mix, and a writer killed half-way leaves the
-old notes in place.
+old notes in place. The notes get the mode a plain write gives, as every file
+the package writes: an existing file keeps its own, a new one gets 0o666 less
+the umask.
 
 A killed writer does leave its temporary file (`.NOTES.md.<random>.tmp`)
 behind, so opening a `NotesFile` removes the stale ones. A writer holds an
@@ -34,14 +36,14 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from context_budget._files import is_temporary, write_atomic
 
 try:
     import fcntl
@@ -69,18 +71,6 @@ NOTES_TOOL: dict[str, Any] = {
         "properties": {"content": {"type": "string"}},
     },
 }
-
-_CHUNK_CHARS = 1 << 16  # characters written per call to the temporary file
-_RANDOM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # what mkstemp names are made of
-
-
-def _is_temporary(name: str, target: str) -> bool:
-    """Whether `name` is a temporary file `NotesFile.write` makes for `target`."""
-    prefix = f".{target}."
-    if not (name.startswith(prefix) and name.endswith(".tmp")):
-        return False
-    middle = name[len(prefix) : -len(".tmp")]
-    return len(middle) == 8 and set(middle) <= _RANDOM
 
 
 def _remove_if_stale(path: Path, now: float) -> bool:
@@ -147,7 +137,7 @@ class NotesFile:
         return sum(
             _remove_if_stale(target.parent / name, now)
             for name in names
-            if _is_temporary(name, target.name)
+            if is_temporary(name, target.name)
         )
 
     def __repr__(self) -> str:
@@ -183,25 +173,7 @@ class NotesFile:
             raise TypeError(f"notes content must be a str, got {type(content).__name__}")
         target = self._check()
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(
-            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-        )
-        try:
-            if fcntl is not None:
-                # held until the file is closed, or we die; a file system without
-                # locks only means the cleaner will not remove this file
-                with contextlib.suppress(OSError):
-                    fcntl.flock(fd, fcntl.LOCK_EX)
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                for start in range(0, len(content), _CHUNK_CHARS):
-                    handle.write(content[start : start + _CHUNK_CHARS])
-                handle.flush()
-                os.fsync(handle.fileno())
-            # subtle: the rename is the only step that changes what readers see.
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomic(target, content)
 
     def update_notes(self, tool_input: Mapping[str, Any]) -> str:
         """The `update_notes` tool: write `tool_input["content"]`, then confirm.

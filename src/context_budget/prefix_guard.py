@@ -8,13 +8,19 @@ the next one:
 
 - "first": nothing to compare with yet;
 - "append": every earlier message is unchanged and new ones follow;
-- "replaced": message 0 differs and no later message is kept in its place:
-  a new conversation (wholesale compaction);
+- "replaced": message 0 differs and no later message of the last request
+  is kept: a new conversation (wholesale compaction);
 - "edited": tools, system, or a message after the first changed, the
-  history got shorter, or message 0 changed while a later one stayed (an
-  old history with its head rewritten). `first_changed` names the first changed message and
-  `lost_tokens` the previous prompt's tokens from there to its end, which a
-  cache can no longer read.
+  history got shorter, or message 0 changed while a later message stayed,
+  in its place or moved up (an old history with its head rewritten, or with
+  its oldest turns dropped). `first_changed` names the first changed message
+  and `lost_tokens` the previous prompt's tokens from there to its end, which
+  a cache can no longer read.
+
+A caller that knows whether it restarted says so (`restart=True` or
+`restart=False`), and the guard takes its word instead of telling the two
+apart: a loop that declares its restarts has every other change of message 0
+reported as an edit.
 
 Moving a `cache_control` marker is not an edit (markers are not hashed), and
 a string content equals one text block. Server-side clearing leaves the
@@ -26,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,8 +229,9 @@ class PrefixGuard:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         system: str | Sequence[Mapping[str, Any]] | None = None,
-        restart: bool = False,
+        restart: bool | None = None,
         kept: int = 0,
+        changed: Collection[int] = (),
     ) -> PrefixReport:
         """Compare this request with the last one accepted, and remember it.
 
@@ -232,16 +239,24 @@ class PrefixGuard:
             messages: the history about to be sent.
             tools: the request's tool definitions, if any.
             system: the request's system prompt, if any.
-            restart: the caller has replaced the whole history (the restart
-                after compaction). A changed message is then reported as
-                `"replaced"`, never `"edited"`, even when the new first
-                message equals the old one (the same summary and notes).
-                Tools and system are compared as always.
+            restart: whether the caller replaced the whole history (the
+                restart after compaction). True: a changed message is
+                reported as `"replaced"`, never `"edited"`, even when the new
+                first message equals the old one (the same summary and
+                notes). False: the caller did not restart, so any changed
+                message is `"edited"`, message 0 included (a window that
+                drops the oldest turns). None (the default): the guard tells
+                the two apart itself, as the module docstring says. Tools and
+                system are compared as always.
             kept: how many leading messages the caller vouches for: the very
                 objects of the last accepted request, not changed in place
                 since. They are not compared again, so a loop that only
                 appends to its own history pays for what each request adds,
                 not for the whole history. 0 (the default) compares every one.
+            changed: the indices, among the `kept` leading messages, of those
+                that may have changed in place since (a hook moved a marker on
+                one, say): each is compared again on its own, and the rest are
+                still taken as vouched for.
 
         Returns:
             A `PrefixReport`.
@@ -252,7 +267,8 @@ class PrefixGuard:
         """
         if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
             raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
-        same = _common_prefix(messages, self._messages, min(kept, len(self._messages)))
+        kept, refreshed = self._recheck(messages, min(kept, len(self._messages)), changed)
+        same = _common_prefix(messages, self._messages, kept)
         added = [messages[index] for index in range(same, len(messages))]
         for index, message in enumerate(added, start=same):
             check_message(message, index)
@@ -266,13 +282,37 @@ class PrefixGuard:
         if self.strict and not report.ok:
             raise MiddleEditError(f"refused, the history was {report}", report=report)
         self._tools, self._system = tools_part, system_part
+        for index, snapshot in refreshed:
+            self._messages[index] = snapshot
         del self._hashes[same:], self._messages[same:]
         self._hashes += hashes
         self._messages += [_freeze(message) for message in added]
         self.reports.append(report)
         return report
 
-    def check_request(self, request: Mapping[str, Any], *, restart: bool = False) -> PrefixReport:
+    def _recheck(
+        self, messages: Sequence[Message], kept: int, changed: Collection[int]
+    ) -> tuple[int, list[tuple[int, Any]]]:
+        """The vouched-for prefix after comparing its `changed` messages again, and new snapshots.
+
+        A changed message that hashes as before (a moved marker) keeps the
+        prefix whole and gets a new snapshot; the first one that does not
+        ends the prefix there.
+        """
+        refreshed: list[tuple[int, Any]] = []
+        for index in sorted(index for index in changed if 0 <= index < kept):
+            message = messages[index]
+            if message == self._messages[index]:
+                continue
+            check_message(message, index)
+            if _fingerprint(message) != self._hashes[index]:
+                return index, refreshed
+            refreshed.append((index, _freeze(message)))
+        return kept, refreshed
+
+    def check_request(
+        self, request: Mapping[str, Any], *, restart: bool | None = None
+    ) -> PrefixReport:
         """`check` with the keyword arguments of one `messages.create` call."""
         return self.check(
             request.get("messages") or [],
@@ -282,7 +322,7 @@ class PrefixGuard:
         )
 
     def _compare(
-        self, tools: _Part, system: _Part, same: int, hashes: list[str], restart: bool
+        self, tools: _Part, system: _Part, same: int, hashes: list[str], restart: bool | None
     ) -> PrefixReport:
         """The report: messages `[:same]` are unchanged, `hashes` are those of the rest."""
         if self._tools is None or self._system is None:
@@ -307,8 +347,15 @@ class PrefixGuard:
         if same == len(old_hashes):
             return PrefixReport(APPEND)
         lost = self._tokens({"messages": self._old(same)})
-        # a new first message with old ones kept after it is an edited history, not a new one
-        pairs = zip(hashes[1:], old_hashes[1:], strict=False)
-        kept_tail = same == 0 and any(new == old for new, old in pairs)
-        kind = REPLACED if restart or (same == 0 and not kept_tail) else EDITED
-        return PrefixReport(kind, "messages", same, lost)
+        if restart is None:
+            restart = same == 0 and not _keeps_a_later_message(hashes, old_hashes)
+        return PrefixReport(REPLACED if restart else EDITED, "messages", same, lost)
+
+
+def _keeps_a_later_message(hashes: list[str], old_hashes: list[str]) -> bool:
+    """Whether a history with a new message 0 still holds a later message of the old one.
+
+    In its place or moved up: an old history with its head rewritten, or with its
+    oldest turns dropped (a sliding window), is an edited history, not a new one.
+    """
+    return not set(old_hashes[1:]).isdisjoint(hashes)

@@ -58,6 +58,7 @@ from typing import Any
 from context_budget._values import as_rate, short_repr
 from context_budget.budget import LoopStep
 from context_budget.cache_policy import CachePolicy
+from context_budget.errors import ContextBudgetError
 from context_budget.models import (
     MODELS,
     LongContext,
@@ -86,7 +87,7 @@ __all__ = [
 _RULES_PAGE = "https://platform.claude.com/docs/en/about-claude/pricing"
 
 
-class Unpriced(ValueError):
+class Unpriced(ContextBudgetError, ValueError):
     """A call the price table has no rate for (fast mode on a model without one)."""
 
 

@@ -611,7 +611,7 @@ def split_writes(total: int, five: int | None, hour: int | None) -> tuple[int, i
     return total - kept, kept
 
 
-def window_usage(source: Any) -> Usage:
+def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
     """The usage of the sampling iteration that saw the whole context last.
 
     A response that used server tools (or compacted) reports, at its top
@@ -625,6 +625,8 @@ def window_usage(source: Any) -> Usage:
 
     Args:
         source: a response or a usage, in any shape `Usage.of` reads.
+        read: `Usage.of(source)`, when the caller has it already: the figures
+            are taken from it, not read again (only each iteration's `type` is).
 
     Returns:
         A `Usage`, every figure a count of tokens.
@@ -650,13 +652,15 @@ def window_usage(source: Any) -> Usage:
         usage = source
     iterations = response_field(usage, "iterations")
     if iterations is None:
-        return Usage.of(usage)
+        return read or Usage.of(usage)
     if not isinstance(iterations, list | tuple):
         raise ValueError(f"usage.iterations must be a list, got {short_repr(iterations)}")
     for index in range(len(iterations) - 1, -1, -1):
         if response_field(iterations[index], "type") == "message":
+            if read is not None:
+                return read.iterations[index]
             return Usage.of(iterations[index], where=f"usage.iterations[{index}]")
-    return Usage.of(usage)
+    return read or Usage.of(usage)
 
 
 def track_usage(tokens_used: int, response: Any) -> int:
@@ -691,22 +695,27 @@ def should_compact(tokens_used: int, context_window: int, compact_ratio: float) 
             strictly between 0 and 1.
 
     Raises:
+        TypeError: `context_window` is not an int, or `compact_ratio` or
+            `tokens_used` not a number (a bool is neither).
         ValueError: `context_window` is not positive, `compact_ratio` is
-            outside (0, 1) or not a number, or `tokens_used` is not a finite
-            number >= 0 (NaN never reaches a threshold, so it is refused);
-            the message names the value.
+            outside (0, 1), or `tokens_used` is not a finite number >= 0
+            (NaN never reaches a threshold, so it is refused); the message
+            names the value.
     """
-    if type(context_window) is not int or context_window <= 0:
+    for name, value, kinds, kind in (
+        ("context_window", context_window, int, "an int"),
+        ("compact_ratio", compact_ratio, int | float, "a number"),
+        ("tokens_used", tokens_used, int | float, "a number"),
+    ):
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            raise TypeError(f"{name} must be {kind}, got {short_repr(value)}")
+    if context_window <= 0:
         raise ValueError(f"context_window must be a positive int, got {short_repr(context_window)}")
-    number = isinstance(compact_ratio, int | float) and not isinstance(compact_ratio, bool)
-    if not number or not 0 < compact_ratio < 1:
+    if not 0 < compact_ratio < 1:
         raise ValueError(
             f"compact_ratio must be strictly between 0 and 1, got {short_repr(compact_ratio)}"
         )
-    counted = isinstance(tokens_used, int | float) and not isinstance(tokens_used, bool)
-    if not counted or (isinstance(tokens_used, float) and not math.isfinite(tokens_used)):
-        raise ValueError(f"tokens_used must be a finite number >= 0, got {short_repr(tokens_used)}")
-    if tokens_used < 0:
+    if not 0 <= tokens_used < math.inf:
         raise ValueError(f"tokens_used must be a finite number >= 0, got {short_repr(tokens_used)}")
     try:
         threshold = context_window * compact_ratio

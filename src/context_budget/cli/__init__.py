@@ -69,10 +69,11 @@ import context_budget.cli._bill as _bill
 import context_budget.cli._demo as _demo
 import context_budget.cli._whatif as _whatif
 from context_budget import __version__
-from context_budget.cli._input import MAX_BYTES, InputError, load_paths
+from context_budget.cli._input import MAX_BYTES, load_paths
 from context_budget.cli._render import COUNTERS, one_line, render_report
 from context_budget.cli._report import LARGEST as LARGEST
 from context_budget.cli._report import build_report
+from context_budget.errors import InputError
 from context_budget.tokens import TokenCounter, estimate_tokens, qwen_counter
 from context_budget.transcripts import FORMATS
 
@@ -258,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             text = _whatif.run(args)
         else:
             text = _demo.run(args) if args.command == "demo" else _inspect(args)
-    except (InputError, _demo.DemoError, _bill.BillError) as error:
+    except InputError as error:  # the bill's and the demo's own kinds included
         _write(sys.stderr, _error_line(str(error)))
         return EXIT_BAD_INPUT
     problem = _write_out(text)

@@ -37,6 +37,7 @@ from context_budget.bill_page import bill_page, write_page
 from context_budget.bill_page import money as _money
 from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, read_bill
 from context_budget.cli._render import one_line
+from context_budget.errors import InputError
 from context_budget.sessions.folders import default_folders, searched_folders
 from context_budget.sessions.skips import summary
 from context_budget.sessions.text import gc_paused
@@ -69,7 +70,7 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 SHOWN = 10
 
 
-class BillError(Exception):
+class BillError(InputError):
     """Bad input the command reports in one line (exit status 2)."""
 
 

@@ -12,6 +12,7 @@ import json
 import os
 from typing import Any
 
+from context_budget.errors import InputError
 from context_budget.experiment import STRATEGIES, RunResult, cost_floor, run_strategy
 from context_budget.models import MODELS, model_for
 
@@ -19,7 +20,7 @@ _BAR_TOKENS = 1_000  # one `#` per this many tokens of context
 _BAR_MAX = 60
 
 
-class DemoError(Exception):
+class DemoError(InputError):
     """A usage problem the command reports in one line (exit status 2)."""
 
 

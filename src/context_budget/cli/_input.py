@@ -18,6 +18,7 @@ import os
 import stat
 from pathlib import Path
 
+from context_budget.errors import InputError
 from context_budget.sessions import (
     Session,
     Source,
@@ -30,10 +31,6 @@ from context_budget.sessions import (
 
 #: The largest file `inspect` reads unless `--max-bytes` says otherwise.
 MAX_BYTES = 256 * 1024 * 1024
-
-
-class InputError(Exception):
-    """Bad input: the one line to print after `context-budget: error:`."""
 
 
 def _special(mode: int) -> str:

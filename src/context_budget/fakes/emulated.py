@@ -19,6 +19,7 @@ from context_budget._copies import Snapshots
 from context_budget._counting import count_text, resolve_counter
 from context_budget._values import short_repr
 from context_budget.cache import PromptCache, SimulatedClock
+from context_budget.clients import ClientShape
 
 # private on purpose: the server applies the documented edits with the very steps
 # `editing` runs them with (the thinking edit, the compaction cut, the checks of a
@@ -33,7 +34,7 @@ from context_budget.editing import (
     _value,
     clear_tool_uses_20250919,
 )
-from context_budget.errors import InvalidRequestError
+from context_budget.errors import InvalidRequestError, ScriptExhaustedError
 from context_budget.messages import Message
 from context_budget.tokens import TokenCounter
 
@@ -77,28 +78,7 @@ def _max_tokens(request: Mapping[str, Any]) -> int | None:
     return value
 
 
-class _Messages:
-    """The `messages` resource of an `EmulatedClient`, plain or beta."""
-
-    def __init__(self, client: EmulatedClient, *, beta: bool) -> None:
-        self._client = client
-        self._beta = beta
-
-    def create(self, **request: Any) -> dict[str, Any]:
-        """One call, with the SDK's keyword arguments; the response as the API's JSON."""
-        return self._client._create(request, beta=self._beta)
-
-    def count_tokens(self, **request: Any) -> dict[str, Any]:
-        """The API's token count of a request, after its edits (never compacts)."""
-        return self._client._count_tokens(request, beta=self._beta)
-
-
-class _Beta:
-    def __init__(self, client: EmulatedClient) -> None:
-        self.messages = _Messages(client, beta=True)
-
-
-class EmulatedClient:
+class EmulatedClient(ClientShape):
     """A stand-in for `anthropic.Anthropic()` that edits, caches and answers offline.
 
     Args:
@@ -156,8 +136,7 @@ class EmulatedClient:
         self._responder = responder
         self._placeholder = placeholder
         self._summarize = summarizer or _default_summary
-        self.messages = _Messages(self, beta=False)
-        self.beta = _Beta(self)
+        super().__init__()
         self.requests: list[dict[str, Any]] = []
         self._snapshots = Snapshots()  # the log's copies: no later edit of the caller's reaches it
         self._replies = 0  # replies asked of the responder (pre-warming asks none)
@@ -169,10 +148,7 @@ class EmulatedClient:
         if callable(self._responder):
             reply = self._responder(copy.deepcopy(view))
         elif number >= len(self._responder):
-            raise IndexError(
-                f"the scripted responder has {len(self._responder)} replies; call {number + 1} "
-                "asked for another"
-            )
+            raise ScriptExhaustedError(scripted=len(self._responder), call=number + 1)
         else:
             reply = self._responder[number]
         where = f"reply {number + 1}"

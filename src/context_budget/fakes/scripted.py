@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from context_budget._copies import Snapshots
-from context_budget.clients import Responder
+from context_budget.clients import ClientShape, Responder
 from context_budget.errors import ScriptExhaustedError
 
 __all__ = ["ScriptedClient", "scripted_response"]
@@ -67,15 +67,7 @@ def scripted_response(
     }
 
 
-class _ScriptedMessages:
-    def __init__(self, owner: ScriptedClient) -> None:
-        self._owner = owner
-
-    def create(self, **request: Any) -> Any:
-        return self._owner._answer(request)
-
-
-class ScriptedClient:
+class ScriptedClient(ClientShape):
     """A stand-in for `anthropic.Anthropic()` that answers from a script.
 
     `responses` is either a sequence of responses, handed out in call order,
@@ -85,6 +77,9 @@ class ScriptedClient:
     or messages cannot rewrite the log. The log shares each message that the
     next request sends again unchanged, so a long run keeps one copy of each
     message, not one of every history.
+
+    `messages.create` and `beta.messages.create` answer alike, from the
+    same script.
 
     Attributes:
         requests: the keyword arguments of every call so far, in order.
@@ -116,11 +111,12 @@ class ScriptedClient:
             raise TypeError(
                 f"responses must be a sequence of responses or a function, got {responses!r}"
             )
+        super().__init__()
         self.requests: list[dict[str, Any]] = []
-        self.messages = _ScriptedMessages(self)
         self._snapshots = Snapshots()
 
-    def _answer(self, request: dict[str, Any]) -> Any:
+    def _create(self, request: dict[str, Any], *, beta: bool) -> Any:
+        """The next response; the request is logged as sent, whichever endpoint it came by."""
         self.requests.append(self._snapshots.take(request))
         call = len(self.requests)
         if self._respond is not None:

@@ -36,13 +36,12 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from context_budget._files import write_atomic
 from context_budget.errors import ContextOverflowError
 
 __all__ = [
@@ -415,7 +414,9 @@ def save_evidence(folder: Path | str, name: str, data: object) -> Path:
 
     The text goes to a temporary file in the same folder, is flushed to disk,
     and then replaces the target in one rename: a reader sees the old file or
-    the new one, never half of either. The folder is created if missing.
+    the new one, never half of either. The folder is created if missing. The
+    file gets the mode a plain write gives (an existing file keeps its own, a
+    new one 0o666 less the umask), as every file the package writes.
 
     Args:
         folder: where the evidence goes, e.g. `practical-work/unit-a`.
@@ -434,14 +435,4 @@ def save_evidence(folder: Path | str, name: str, data: object) -> Path:
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"
     target = Path(folder) / name
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
+    return write_atomic(target, text)

@@ -26,6 +26,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from context_budget.errors import ContextBudgetError
 from context_budget.sessions import claude_code, codex, mini_swe_agent, openai_chat, openhands, own
 from context_budget.sessions.copies import without_copies
 from context_budget.sessions.session import Session
@@ -81,7 +82,7 @@ _READERS: dict[str, Callable[[object, str], Session]] = {
 }
 
 
-class FormatError(ValueError):
+class FormatError(ContextBudgetError, ValueError):
     """A file in no format: not JSON, nor JSON Lines of records, nor a known shape."""
 
 
