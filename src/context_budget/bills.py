@@ -41,6 +41,7 @@ from typing import Literal
 
 from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
+from context_budget.sessions.session import Places
 from context_budget.sessions.skips import Skip, summary
 from context_budget.usage import Usage, split_writes
 
@@ -417,7 +418,9 @@ class Bill:
             None when none did.
         recorded_tokens: totals the file recorded itself (Codex's last
             cumulative total, mini-swe-agent's `api_calls`), or None.
-        sessions: the sessions read, as `load_transcript` reads them too.
+        sessions: the sessions read, as `load_transcript` reads them too (a
+            bill reads its files' calls alone: their conversation is read when
+            this is first asked for).
         skipped: the files and lines no reader could take, left out (`Skip`).
     """
 
@@ -426,7 +429,7 @@ class Bill:
     files: tuple[str, ...] = ()
     recorded_cost: float | None = None
     recorded_tokens: Mapping[str, int] | None = None
-    sessions: tuple[Session, ...] = field(default=(), repr=False, compare=False)
+    _sessions: tuple[Session, ...] = field(default=(), repr=False, compare=False)
     _lines: tuple[Call, ...] = field(default=(), repr=False, compare=False)
     _messages: Mapping[str, Place] = field(default_factory=dict, repr=False, compare=False)
     _priced: dict[int, tuple[Mapping[str, Price] | None, list[Cost | None]]] = field(
@@ -442,6 +445,7 @@ class Bill:
     _sides: dict[tuple[int, str], tuple[Mapping[str, Price] | None, list[float | None]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    _read: dict[str, tuple[Session, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
@@ -474,6 +478,14 @@ class Bill:
             held = (prices, sides)
             self._sides[(id(prices), lifetime)] = held
         return held[1]
+
+    @property
+    def sessions(self) -> tuple[Session, ...]:
+        """The sessions read, their conversation read with them (`Session.with_messages`)."""
+        held = self._read.get("sessions")
+        if held is None:
+            held = self._read["sessions"] = tuple(s.with_messages() for s in self._sessions)
+        return held
 
     # ------------------------------------------------------------ totals
 
@@ -733,7 +745,7 @@ class Bill:
                 break
             found.append(node)
             seen.add(node)
-            node = self._messages[node].parent
+            node = self._parent_of(node)
         return found
 
     def _layout(self) -> dict[str, tuple[int, str, str]]:
@@ -763,7 +775,7 @@ class Bill:
                     break
                 at[node] = len(chain)
                 chain.append(node)
-                node = self._messages[node].parent
+                node = self._parent_of(node)
             if node is not None and node in known:
                 place, anchor, head = known[node]
             elif chain:  # the walk ended at a root, the chain's last message
@@ -776,7 +788,12 @@ class Bill:
     def _parent(self, message: str) -> str | None:
         """The message before `message` in its chain; None at its anchor."""
         anchor = self._layout()[message][1]
-        return None if anchor == message else self._messages[message].parent
+        return None if anchor == message else self._parent_of(message)
+
+    def _parent_of(self, message: str) -> str | None:
+        """The parent of a message the files keep (its `Place` made only when needed)."""
+        places = self._messages
+        return places.parent(message) if isinstance(places, Places) else places[message].parent
 
     def _first_difference_id(self, before: Call, call: Call) -> str | None:
         """The first message of `call`'s chain that `before`'s chain lacks at its place.
@@ -918,19 +935,16 @@ def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip])
     )
     formats = {session.format for session in sessions}
     costs = [s.recorded_cost for s in sessions if s.recorded_cost is not None]
-    places: dict[str, Place] = {}
-    for session in sessions:
-        places.update(session.places)
     return Bill(
         calls=tuple(numbered[k] for k in order),
         format=formats.pop() if len(formats) == 1 else "mixed",
         files=files,
         recorded_cost=sum(costs) if costs else None,
         recorded_tokens=sessions[0].recorded_tokens if len(sessions) == 1 else None,
-        sessions=tuple(sessions),
+        _sessions=tuple(sessions),
         skipped=tuple(skipped),
         _lines=tuple(call for session in sessions for call in session.usage_records),
-        _messages=places,
+        _messages=Places.joined([session.places for session in sessions]),
     )
 
 

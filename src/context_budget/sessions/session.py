@@ -14,8 +14,9 @@ what their use cannot do without.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 from typing import Literal
 
 from context_budget._checks import bad_scalar, check_message
@@ -29,6 +30,8 @@ __all__ = [
     "Call",
     "FinalOutput",
     "Place",
+    "PlaceEntry",
+    "Places",
     "Session",
     "Thread",
     "ThreadId",
@@ -175,6 +178,92 @@ class Place:
     event: str = ""
 
 
+#: Where a message sits, kept small: (its parent, its role, the index of its file, its line).
+PlaceEntry = tuple[str | None, str, int, int]
+
+
+class Places(Mapping[str, Place]):
+    """Message id -> `Place`, each made when asked for: its line's event is read only then.
+
+    A bill keeps where every message of its files sits, to walk from a call
+    back through the messages its request carried; what a line records (its
+    `event`) is needed only for the few lines a rebuild's trigger is looked
+    for in, so it is read from the line when its `Place` is asked for.
+
+    Args:
+        entries: message id -> (parent id, role, file index, line number).
+        files: the files' names, by index.
+        event: (file index, line number) -> the line's `Place.event`.
+    """
+
+    def __init__(
+        self,
+        entries: dict[str, PlaceEntry] | None = None,
+        files: Sequence[str] = (),
+        event: Callable[[int, int], str] | None = None,
+    ) -> None:
+        self._entries: dict[str, PlaceEntry] = entries if entries is not None else {}
+        self._files = tuple(files)
+        self._event = event
+        self._parts: tuple[Places, ...] = ()
+
+    @classmethod
+    def joined(cls, many: Sequence[Mapping[str, Place]]) -> Mapping[str, Place]:
+        """The places of several reads as one mapping; an id two reads know takes the later
+        read's place, as `dict.update` would give it."""
+        parts = [part for part in many if len(part)]
+        if len(parts) == 1:
+            return parts[0]
+        if not all(isinstance(part, Places) for part in parts):
+            merged: dict[str, Place] = {}
+            for part in parts:
+                merged.update(part)
+            return merged
+        found = cls()
+        found._parts = tuple(reversed(parts))  # type: ignore[arg-type]
+        return found
+
+    def _owner(self, ident: str) -> Places | None:
+        if ident in self._entries:
+            return self
+        for part in self._parts:
+            if ident in part._entries:
+                return part
+        return None
+
+    def parent(self, ident: str) -> str | None:
+        """The parent of message `ident`, its `Place` not made (KeyError if unknown)."""
+        owner = self._owner(ident)
+        if owner is None:
+            raise KeyError(ident)
+        return owner._entries[ident][0]
+
+    def __getitem__(self, ident: str) -> Place:
+        owner = self._owner(ident)
+        if owner is None:
+            raise KeyError(ident)
+        parent, role, index, line = owner._entries[ident]
+        where = f"{PurePath(owner._files[index]).name}:{line}"
+        event = owner._event(index, line) if owner._event is not None else ""
+        return Place(parent, role, where, line, event)
+
+    def __contains__(self, ident: object) -> bool:
+        return isinstance(ident, str) and self._owner(ident) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        seen: set[str] = set()
+        for part in (self, *self._parts):
+            for ident in part._entries:
+                if ident not in seen:
+                    seen.add(ident)
+                    yield ident
+
+    def __len__(self) -> int:
+        if not self._parts:
+            return len(self._entries)
+        return sum(1 for _ in self)
+
+
 @dataclass(frozen=True)
 class Call(CallRecord):
     """One API call a saved session recorded: its usage, when, on which model and thread.
@@ -245,6 +334,8 @@ class Session:
         detected: True when the format was told from the file's shape.
         conversation_error: why the files give no conversation, or None.
         usage_error: why the files give no bill, or None.
+        read_messages: where the files were read for their calls alone (a
+            bill), what reads them again with their conversation; else None.
     """
 
     format: str
@@ -264,6 +355,25 @@ class Session:
     detected: bool = False
     conversation_error: Exception | None = field(default=None, repr=False, compare=False)
     usage_error: Exception | None = field(default=None, repr=False, compare=False)
+    read_messages: Callable[[], Session] | None = field(default=None, repr=False, compare=False)
+
+    def with_messages(self) -> Session:
+        """This session with its conversation: itself, where its files were read with it;
+        else its files read again for it (its calls, as a bill read them, kept).
+
+        A bill reads the calls alone (`read_messages` then reads the rest).
+        """
+        if self.read_messages is None:
+            return self
+        full = self.read_messages()
+        return replace(
+            self,
+            layers=full.layers,
+            threads=full.threads,
+            boundaries=full.boundaries,
+            conversation_error=full.conversation_error,
+            read_messages=None,
+        )
 
     def conversation(self) -> Session:
         """This session, once it is known to hold a sound conversation in every thread.
