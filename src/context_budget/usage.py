@@ -253,10 +253,13 @@ class Usage:
         """
         if type(source) is Usage:
             return source
-        usage = response_field(source, "usage")
-        if usage is None:
-            usage = response_field(source, "usage_metadata")
-        usage = source if usage is None else usage
+        if type(source) is dict and "usage" not in source and "usage_metadata" not in source:
+            usage: Any = source  # a usage dict itself, as every saved line records it
+        else:
+            usage = response_field(source, "usage")
+            if usage is None:
+                usage = response_field(source, "usage_metadata")
+            usage = source if usage is None else usage
         if type(usage) is dict and usage.keys().isdisjoint(_UNUSUAL_KEYS):
             figures = _fast(usage)  # the usual call, as nearly every saved line records it
             if figures is not None:

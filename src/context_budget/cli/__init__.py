@@ -2,10 +2,14 @@
 
 - `context-budget inspect FILE...`: a budget report for a saved conversation
   (described below; this module and `_input`, `_report`, `_render`);
-- `context-budget bill PATH...`: what a saved session's API calls cost, and
+- `context-budget bill [PATH...]`: what a saved session's API calls cost, and
   its rebuilds (`_bill`);
 - `context-budget demo`: the incident-report experiment, one strategy or all
   of them (`_demo`).
+
+A run imports its own subcommand's modules alone: the parser lists the
+others by name and help (`COMMANDS`), so `bill` imports neither the
+experiment nor `inspect`'s report.
 
 Usage of `inspect`: `context-budget inspect FILE... [--budget N] [--counter
 estimate|qwen] [--format FORMAT] [--max-bytes N] [--json]`.
@@ -58,24 +62,43 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import sys
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-import context_budget.cli._bill as _bill
-import context_budget.cli._demo as _demo
 from context_budget import __version__
-from context_budget.cli._input import MAX_BYTES, InputError, load_paths
-from context_budget.cli._render import COUNTERS, one_line, render_report
-from context_budget.cli._report import LARGEST as LARGEST
-from context_budget.cli._report import build_report
-from context_budget.tokens import TokenCounter, estimate_tokens, qwen_counter
-from context_budget.transcripts import FORMATS
+from context_budget.cli._render import one_line
+
+if TYPE_CHECKING:
+    from context_budget.tokens import TokenCounter
 
 PROG = "context-budget"
 #: Exit status for bad input and usage errors (argparse's own).
 EXIT_BAD_INPUT = 2
+#: Each subcommand and the one-line help `--help` lists it with. A run imports the
+#: modules of its own subcommand alone (`bill` neither the experiment nor `inspect`'s).
+COMMANDS = {
+    "inspect": "a budget report for a saved conversation",
+    "demo": "run the incident-report experiment under one strategy, or all",
+    "bill": "what a saved session's API calls cost, and why its cache was rebuilt",
+}
+#: Names this module gives, each from the module that defines it, imported when first read.
+_LAZY = {
+    "LARGEST": "context_budget.cli._report",
+    "TokenCounter": "context_budget.tokens",
+    "estimate_tokens": "context_budget.tokens",
+    "qwen_counter": "context_budget.tokens",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
 
 
 # ---------------------------------------------------------------- the parser
@@ -116,16 +139,43 @@ def _max_bytes(text: str) -> int:
 _EPILOG = "example: context-budget inspect session.jsonl --budget 50000 --counter qwen"
 
 
-def _parser() -> _Parser:
+def _parser(command: str | None = None) -> _Parser:
+    """The command's parser; given the subcommand the arguments name (`command`), the
+    others are listed by name and help alone, their modules not imported."""
     parser = _Parser(
         prog=PROG,
         description="Count, layer, clear and compact an LLM agent's context.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, add in (("inspect", _add_inspect), ("demo", _add_demo), ("bill", _add_bill)):
+        if command is None or command == name:
+            add(commands)
+        else:
+            commands.add_parser(name, help=COMMANDS[name])
+    return parser
+
+
+def _add_demo(commands: Any) -> None:
+    import context_budget.cli._demo as demo
+
+    demo.add_parser(commands)
+
+
+def _add_bill(commands: Any) -> None:
+    import context_budget.cli._bill as bill
+
+    bill.add_parser(commands)
+
+
+def _add_inspect(commands: Any) -> None:
+    from context_budget.cli._input import MAX_BYTES
+    from context_budget.cli._render import COUNTERS
+    from context_budget.transcripts import FORMATS
+
     inspect = commands.add_parser(
         "inspect",
-        help="a budget report for a saved conversation",
+        help=COMMANDS["inspect"],
         epilog=_EPILOG,
         description=(
             "A budget report for a saved conversation: tokens per layer, the ten largest "
@@ -172,24 +222,28 @@ def _parser() -> _Parser:
     inspect.add_argument(
         "--json", action="store_true", help="print the report as JSON with stable keys"
     )
-    _demo.add_parser(commands)
-    _bill.add_parser(commands)
-    return parser
 
 
 # ---------------------------------------------------------------- the command
 
 
 def _counter(name: str) -> TokenCounter:
+    from context_budget.cli._input import InputError
+
+    this = sys.modules[__name__]  # read here, where a test may have put another
     if name == "qwen":
         try:
-            return qwen_counter()
+            return this.qwen_counter()  # type: ignore[no-any-return]
         except ImportError as error:
             raise InputError(f"--counter qwen: {error}") from None
-    return estimate_tokens
+    return this.estimate_tokens  # type: ignore[no-any-return]
 
 
 def _inspect(args: argparse.Namespace) -> str:
+    from context_budget.cli._input import load_paths
+    from context_budget.cli._render import render_report
+    from context_budget.cli._report import build_report
+
     counter = _counter(args.counter)
     transcript = load_paths(args.file, args.max_bytes, args.format)
     report = build_report(transcript, args.file[0], args.counter, counter, args.budget)
@@ -226,6 +280,23 @@ def _write_out(text: str) -> str | None:
     return None
 
 
+def _runner(
+    command: str,
+) -> tuple[Any, tuple[type[Exception], ...]]:
+    """The function that runs `command`, and the errors it reports in one line."""
+    if command == "bill":
+        import context_budget.cli._bill as bill
+
+        return bill.run, (bill.BillError,)
+    if command == "demo":
+        import context_budget.cli._demo as demo
+
+        return demo.run, (demo.DemoError,)
+    from context_budget.cli._input import InputError
+
+    return _inspect, (InputError,)
+
+
 def _exit_status(code: object) -> int:
     # SystemExit.code: None means 0, an int is the status, anything else was printed
     if code is None:
@@ -243,16 +314,16 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 0 after a report, 2 after bad input or a usage error
         (one line on stderr).
     """
+    given = sys.argv[1:] if argv is None else argv
+    named = given[0] if given and given[0] in COMMANDS else None
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(named).parse_args(given)
     except SystemExit as stop:  # --help, --version, or a usage error already printed
         return _exit_status(stop.code)
+    run, errors = _runner(args.command)
     try:
-        if args.command == "bill":
-            text = _bill.run(args)
-        else:
-            text = _demo.run(args) if args.command == "demo" else _inspect(args)
-    except (InputError, _demo.DemoError, _bill.BillError) as error:
+        text = run(args)
+    except errors as error:
         _write(sys.stderr, _error_line(str(error)))
         return EXIT_BAD_INPUT
     problem = _write_out(text)

@@ -359,6 +359,14 @@ def _add(thread: _Building, message: Message, message_id: object) -> None:
         ids.append(message_id)
 
 
+def _begun(call: Call, timestamp: float | None, message: str | None) -> Call:
+    """`call` with the time and parent of where its response began (a copy: calls are
+    values; made the quick way, as every field but these two is the call's own)."""
+    found = object.__new__(Call)
+    found.__dict__.update(call.__dict__, timestamp=timestamp, message=message)
+    return found
+
+
 def _better(new: Call, old: Call) -> bool:
     if old.sidechain != new.sidechain:
         return not new.sidechain
@@ -638,7 +646,7 @@ class _Reader:
         old = self.calls[index]
         if _better(call, old):  # keep where the response began: its time and parent
             parent = old.message if old.thread == call.thread else call.message
-            self.calls[index] = replace(call, timestamp=old.timestamp, message=parent)
+            self.calls[index] = _begun(call, old.timestamp, parent)
 
     def _response(self, ident: str, request: str | None) -> int | None:
         """The index in `calls` of the response `ident` (of `request`) read before, or None
