@@ -325,10 +325,11 @@ def _reshaped(
 ) -> Usage:
     """`usage` with its prompt split anew (tokens) and `parts` as its iterations.
 
-    Output, speed, region and web searches are kept. Built directly rather
-    than by `dataclasses.replace`: the what-ifs build three per call.
+    Output, speed, region and web searches are kept. Built from the usage's
+    own sound fields (`Usage.sound`) rather than by `dataclasses.replace`: the
+    what-ifs build three per call.
     """
-    return Usage(
+    return Usage.sound(
         uncached,
         usage.output_tokens,
         five + hour,

@@ -417,7 +417,9 @@ def cost(usage: Any, price: Price) -> Cost:
     request = usage if type(usage) is Usage else Usage.of(usage)
     factor = _factor(request, price)
     searches = request.web_search_requests * price.web_search / 1_000
-    first, *rest = request.parts  # the usual call: one part, billed in one step
+    if not request.iterations:  # the usual call: one part, billed in one step
+        return _one(request, price, factor, searches)
+    first, *rest = request.parts
     total = _one(first, price, factor, searches)
     for part in rest:
         total = total + _one(part, price, factor)

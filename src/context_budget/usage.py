@@ -131,6 +131,42 @@ class Usage:
                 f"Usage.iterations must be a tuple of Usage, got {short_repr(self.iterations)}"
             )
 
+    @classmethod
+    def sound(
+        cls,
+        input_tokens: int,
+        output_tokens: int,
+        cache_creation_input_tokens: int,
+        cache_read_input_tokens: int,
+        ephemeral_5m_input_tokens: int,
+        ephemeral_1h_input_tokens: int,
+        speed: str = "",
+        inference_geo: str = "",
+        web_search_requests: int = 0,
+        iterations: tuple[Usage, ...] = (),
+    ) -> Usage:
+        """`Usage(...)` of fields already known sound, made without checking them again.
+
+        For figures read and checked once (`of`) or taken from another `Usage`
+        (a what-if moving tokens between kinds): a bill makes a few for each
+        call, which this makes several times sooner than `__init__`. The
+        caller answers for the fields: nothing here checks them.
+        """
+        usage = object.__new__(cls)
+        usage.__dict__.update(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cache_creation_input_tokens=cache_creation_input_tokens,
+            cache_read_input_tokens=cache_read_input_tokens,
+            ephemeral_5m_input_tokens=ephemeral_5m_input_tokens,
+            ephemeral_1h_input_tokens=ephemeral_1h_input_tokens,
+            speed=speed,
+            inference_geo=inference_geo,
+            web_search_requests=web_search_requests,
+            iterations=iterations,
+        )
+        return usage
+
     def __repr__(self) -> str:
         """The six token fields, then any rule field that is not its default."""
         shown = [f"{name}={getattr(self, name)!r}" for name in (*_FIELDS, *_SPLIT)]
@@ -263,8 +299,7 @@ class Usage:
         if type(usage) is dict and usage.keys().isdisjoint(_UNUSUAL_KEYS):
             figures = _fast(usage)  # the usual call, as nearly every saved line records it
             if figures is not None:
-                uncached, read, five, hour, output = figures
-                return Usage(uncached, output, five + hour, read, five, hour)
+                return _checked(*figures)
         return _parse(usage, where, strict)
 
 
@@ -353,22 +388,32 @@ def _fast(usage: dict[str, Any]) -> _Figures | None:
     Nearly every line of a saved session is such a dict: read in one step, and
     any doubt left to `_anthropic`, which names the field at fault.
     """
-    figures: list[Any] = [
-        usage.get("input_tokens"),
-        usage.get("cache_creation_input_tokens"),
-        usage.get("cache_read_input_tokens"),
-        usage.get("output_tokens"),
-    ]
+    uncached: Any = usage.get("input_tokens")
+    written: Any = usage.get("cache_creation_input_tokens")
+    read: Any = usage.get("cache_read_input_tokens")
+    output: Any = usage.get("output_tokens")
+    if not (_sound(uncached) and _sound(written) and _sound(read) and _sound(output)):
+        return None
     split = usage.get("cache_creation")
-    if type(split) is dict:
-        figures += [split.get(name) for name in _SPLIT]
-    elif split is not None:
+    if split is None:
+        return uncached, read, written, 0, output
+    if type(split) is not dict:
         return None
-    if set(map(type, figures)) != {int} or min(figures) < 0 or max(figures) > MOST_TOKENS:
+    five, hour = split.get(_SPLIT[0]), split.get(_SPLIT[1])
+    if not (_sound(five) and _sound(hour)):
         return None
-    uncached, written, read, output = figures[:4]
-    five, hour = split_writes(written, *figures[4:]) if len(figures) > 4 else (written, 0)
+    five, hour = split_writes(written, five, hour)
     return uncached, read, five, hour, output
+
+
+def _checked(uncached: int, read: int, five: int, hour: int, output: int) -> Usage:
+    """The `Usage` of counts `_fast` found sound, made without checking them again."""
+    return Usage.sound(uncached, output, five + hour, read, five, hour)
+
+
+def _sound(count: Any) -> bool:
+    """True for a count `_fast` takes as it is: an int (not a bool) from 0 to `MOST_TOKENS`."""
+    return type(count) is int and 0 <= count <= MOST_TOKENS
 
 
 def _count(value: Any, path: str, name: str) -> int:

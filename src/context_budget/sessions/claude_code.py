@@ -620,14 +620,13 @@ class _Reader:
             self.usage_problem = error
             return
         thread = self.threads[key]
-        call = Call(
+        call = Call.recorded(
             thread.id,
             when,
             model if isinstance(model, str) else "unknown",
             usage,
             record.isSidechain is True,
             len(thread.boundaries) if key[0] == "m" else 0,
-            None,
             parent,
             file.source.name,
         )
