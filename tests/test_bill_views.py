@@ -20,8 +20,14 @@ SYNTHETIC = SESSIONS / "synthetic"
 FE5E = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
 
 
+@pytest.fixture(autouse=True)
+def _far_from_utc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's zone 14 hours from UTC: a check that forgets to name its zone fails."""
+    monkeypatch.setenv("TZ", "Pacific/Kiritimati")
+
+
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
-    assert main(["bill", *argv, "--json"]) == 0
+    assert main(["bill", *argv, "--timezone", "UTC", "--json"]) == 0
     data: dict[str, Any] = json.loads(capsys.readouterr().out)
     return data
 
@@ -101,14 +107,15 @@ def test_json_keeps_its_keys_and_adds_groups(by: str, capsys: pytest.CaptureFixt
     plain = _json(capsys, str(PROJECT))
     grouped = _json(capsys, str(PROJECT), "--by", by)
     assert "groups" not in plain and set(plain) <= set(grouped)
-    assert all(set(g) == {"key", "calls", "tokens", "cost_usd"} for g in grouped["groups"])
+    keys = {"key", "calls", "tokens", "cost_usd", "unpriced_calls", "cache_read_share"}
+    assert all(set(g) == keys for g in grouped["groups"])
     assert round(sum(g["cost_usd"] for g in grouped["groups"]), 6) == grouped["cost_usd"]
 
 
 def test_the_table_is_sorted_with_a_totals_row(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bill", str(PROJECT), str(SYNTHETIC), "--by", "day"]) == 0
+    assert main(["bill", str(PROJECT), str(SYNTHETIC), "--by", "day", "--timezone", "UTC"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    head = next(k for k, line in enumerate(lines) if line.startswith("day "))
+    head = next(k for k, line in enumerate(lines) if line.startswith("day (UTC) "))
     days = [line.split()[0] for line in lines[head + 1 : head + 4]]
     assert days == sorted(days) and lines[head + 4].startswith("---")
     total = lines[head + 5].split()
@@ -193,8 +200,8 @@ def test_a_call_without_a_time_is_a_day_of_its_own(tmp_path: Path) -> None:
     bill = read_bill(path)
     assert [g.key for g in bill.groups("day")] == ["2026-01-01", "(no time)"]
     assert len(bill.between(date(2026, 1, 1)).calls) == 1
-    with pytest.raises(ValueError, match="by must be one of day, session"):
-        bill.groups("week")
+    with pytest.raises(ValueError, match="by must be one of day, week, month, session"):
+        bill.groups("fortnight")
 
 
 def test_a_sub_agent_file_outside_projects_joins_its_session_folder(tmp_path: Path) -> None:
@@ -233,4 +240,5 @@ def test_a_model_with_no_price_is_unpriced_in_its_row(
     )
     assert main(["bill", str(path), "--by", "model"]) == 0
     rows = capsys.readouterr().out.splitlines()
-    assert next(r for r in rows if r.startswith("imaginary-9")).endswith("unpriced")
+    row = next(r for r in rows if r.startswith("imaginary-9")).split()
+    assert row[-2:] == ["unpriced", "1"]  # no dollars, and its one call counted as unpriced

@@ -5,11 +5,17 @@ repository) without build isolation or network, with the setuptools the venv has
 it is installed with no dependencies into a fresh venv in a temp dir, and that
 venv's Python, started in another temp dir, loads the calibration corpus and runs
 Unit B's grader on the four shipped samples. About 7 s of CPU, most of it the build.
+
+The same wheel is installed as a user installs the command without the course,
+`uv tool install` (uv from the pinned requirements), offline, into a tool folder
+of its own; the `context-budget` it puts on the path bills a copy of a folder of
+sessions outside the repository, and says the same as the package here.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -45,9 +51,14 @@ print(json.dumps({
 """
 
 
-def _run(*command: str | Path, cwd: Path) -> str:
+def _run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(
-        [str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=300
+        [str(part) for part in command],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     assert done.returncode == 0, (
         f"{command[:3]} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
@@ -86,3 +97,45 @@ def test_the_installed_wheel_finds_its_corpus_and_grades_unit_b(
     assert not Path(report["package"]).is_relative_to(ROOT)
     assert report["samples"] >= 40 and report["held_out"] >= 10, report
     assert (report["rows"], report["grade"], report["transfer"]) == (8, "PASSED", "PASS"), report
+
+
+def test_uv_installs_the_wheel_as_a_command_that_bills_a_folder(
+    wheel: Path, tmp_path: Path
+) -> None:
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent))
+    assert uv is not None, "uv is pinned in requirements/lock.txt: run make setup"
+    home = tmp_path / "home"
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "UV_TOOL_DIR": str(tmp_path / "tools"),
+        "UV_TOOL_BIN_DIR": str(tmp_path / "bin"),
+        "UV_CACHE_DIR": str(tmp_path / "cache"),
+        "UV_PYTHON_DOWNLOADS": "never",
+        "UV_NO_CONFIG": "1",
+    }
+    # The requirement a user types; an extra joins it as `context-budget[NAME] @ <wheel>`
+    # (its own wheels then need --find-links, offline).
+    requirement = f"context-budget @ {wheel.as_uri()}"
+    _run(uv, "tool", "install", "--offline", "--no-index", "--python", sys.executable,
+         requirement, cwd=tmp_path, env=env)  # fmt: skip
+    command = tmp_path / "bin" / "context-budget"
+    assert command.is_file()
+    folder = tmp_path / "sessions"
+    sessions = ROOT / "docs" / "measured" / "sessions"
+    shutil.copytree(sessions / "sample-project", folder / "sample-project")
+    shutil.copytree(sessions / "synthetic", folder / "synthetic")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    printed = _run(command, "bill", folder, "--json", "--by", "day", "--timezone", "UTC",
+                   cwd=elsewhere, env=env)  # fmt: skip
+    data = json.loads(printed)
+
+    from context_budget import read_bill  # the package of this repository, for comparison
+
+    here = read_bill(folder)
+    assert (data["calls"], data["format"]) == (len(here.calls), "mixed")
+    assert data["cost_usd"] == round(here.cost().total, 6)
+    assert [g["key"] for g in data["groups"]] == [g.key for g in here.groups("day")]
+    version = _run(command, "--version", cwd=elsewhere, env=env)
+    assert version.startswith("context-budget "), version

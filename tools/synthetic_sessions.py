@@ -4,7 +4,16 @@ No permissively licensed real Claude Code session with a compaction boundary,
 and no such Codex rollout, was found; these two files are built from the
 fields those formats document, with invented numbers, and say so in every
 session id (`synthetic-...`). Deterministic: running this again rewrites the
-same bytes (a test checks it).
+same bytes (a test checks it). Each record is written as compact JSON, with no
+space after a separator, as Claude Code and Codex write theirs.
+
+The Claude Code session's responses carry the API's own diagnosis of a cache
+miss where the API would give one (`message.diagnostics.cache_miss_reason`):
+the API compares the structure of two requests, so it names the edit and the
+compaction (`messages_changed`), says nothing changed where only a lifetime
+ran out (`cache_miss_reason: null`), and names `system_changed` on the first
+call, as on the first call of a session forked from another, whose new
+session id is part of the system prompt.
 
     python tools/synthetic_sessions.py
 """
@@ -28,6 +37,20 @@ def _time(seconds: float) -> str:
         .isoformat(timespec="milliseconds")
         .replace("+00:00", "Z")
     )
+
+
+#: The diagnosis of a request whose structure matches the previous one's: no divergence.
+_SAME: dict[str, Any] = {"cache_miss_reason": None}
+
+
+def _miss(kind: str, missed: int) -> dict[str, Any]:
+    """A `diagnostics` object naming where the request diverged, and the tokens after it."""
+    return {"cache_miss_reason": {"type": kind, "cache_missed_input_tokens": missed}}
+
+
+def _jsonl(lines: list[dict[str, Any]]) -> str:
+    """Records as JSON Lines, compact (no space after `,` or `:`), as the agents write them."""
+    return "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
 
 
 class _Writer:
@@ -60,8 +83,20 @@ class _Writer:
         self.lines.append(line | extra)
         return ident
 
-    def call(self, parent: str, at: float, read: int, write: int, out: int, text: str) -> str:
-        """One response written as two lines (text, then a tool call), as Claude Code does."""
+    def call(
+        self,
+        parent: str,
+        at: float,
+        read: int,
+        write: int,
+        out: int,
+        text: str,
+        diagnosis: dict[str, Any] | None = None,
+    ) -> str:
+        """One response written as two lines (text, then a tool call), as Claude Code does.
+
+        `diagnosis`, where given, is the response's `diagnostics` object.
+        """
         number = sum(1 for line in self.lines if line.get("type") == "assistant") // 2 + 1
         message_id = f"msg_synthetic_{number:03d}"
         usage = {
@@ -94,7 +129,8 @@ class _Writer:
                         "stop_reason": None if index == 0 else "tool_use",
                         "stop_sequence": None,
                         "usage": usage | {"output_tokens": output},
-                    },
+                    }
+                    | ({} if diagnosis is None else {"diagnostics": diagnosis}),
                     "requestId": f"req_synthetic_{number:03d}",
                     "type": "assistant",
                     "uuid": ident,
@@ -119,15 +155,23 @@ def claude_code() -> list[dict[str, Any]]:
     """A main chain of 10 calls: a 12-minute pause, an edit, a compaction, a 24-minute pause."""
     w = _Writer()
     head = w.user(None, 0, "Fix the failing date parser test.")
-    a1 = w.call(head, 2, read=0, write=12_000, out=180, text="Let me run the tests.")
+    forked = _miss("system_changed", 12_000)
+    a1 = w.call(
+        head, 2, read=0, write=12_000, out=180, text="Let me run the tests.", diagnosis=forked
+    )
     a2 = w.call(w.result(a1, 20, 1), 22, read=12_000, write=1_500, out=150, text="Reading it.")
     a3 = w.call(w.result(a2, 40, 2), 42, read=13_500, write=800, out=160, text="Found it.")
     # a pause of twelve minutes: the 5-minute entries are gone
-    a4 = w.call(w.result(a3, 60, 3), 780, read=0, write=14_600, out=120, text="Back to it.")
+    a4 = w.call(
+        w.result(a3, 60, 3), 780, read=0, write=14_600, out=120, text="Back to it.", diagnosis=_SAME
+    )
     w.call(w.result(a4, 800, 4), 802, read=14_600, write=900, out=140, text="Patching.")
     # the user rewinds and edits their message after call 2: the history changes in the middle
     edit = w.user(a2, 840, "Actually, fix the time zone test first.")
-    a6 = w.call(edit, 842, read=11_000, write=2_000, out=170, text="Switching to it.")
+    edited = _miss("messages_changed", 2_000)
+    a6 = w.call(
+        edit, 842, read=11_000, write=2_000, out=170, text="Switching to it.", diagnosis=edited
+    )
     a7 = w.call(w.result(a6, 870, 6), 872, read=13_000, write=700, out=150, text="Done.")
     boundary = w.uuid()
     w.lines.append(
@@ -148,10 +192,21 @@ def claude_code() -> list[dict[str, Any]]:
         "This session is being continued from a previous conversation.",
         isCompactSummary=True,
     )
-    a8 = w.call(summary, 905, read=11_000, write=3_000, out=200, text="Continuing.")
+    compacted = _miss("messages_changed", 3_000)
+    a8 = w.call(
+        summary, 905, read=11_000, write=3_000, out=200, text="Continuing.", diagnosis=compacted
+    )
     a9 = w.call(w.result(a8, 930, 8), 932, read=14_000, write=500, out=130, text="Testing.")
     # a pause of twenty-four minutes
-    w.call(w.result(a9, 950, 9), 2_400, read=0, write=14_600, out=110, text="All green.")
+    w.call(
+        w.result(a9, 950, 9),
+        2_400,
+        read=0,
+        write=14_600,
+        out=110,
+        text="All green.",
+        diagnosis=_SAME,
+    )
     return w.lines
 
 
@@ -239,10 +294,8 @@ def codex() -> list[dict[str, Any]]:
 def files() -> dict[str, str]:
     """File name -> its text."""
     return {
-        f"{SESSION}.jsonl": "".join(json.dumps(line) + "\n" for line in claude_code()),
-        "rollout-2026-03-02T09-00-00-synthetic.jsonl": "".join(
-            json.dumps(line) + "\n" for line in codex()
-        ),
+        f"{SESSION}.jsonl": _jsonl(claude_code()),
+        "rollout-2026-03-02T09-00-00-synthetic.jsonl": _jsonl(codex()),
     }
 
 

@@ -8,7 +8,11 @@ sheet from elsewhere, so it opens offline. `write_page` writes it atomically.
 The chart is inline SVG, one bar per call, its height the call's prompt in
 tokens, stacked from the bottom: read from the cache, written to it, uncached
 input. Each rebuild is a dashed line through its call, coloured by cause,
-named in its tooltip.
+named in its tooltip. Its axes count tokens from 0 (round steps up to just
+above the tallest prompt) and number the calls; the labels are placed in
+percent of the chart, so they keep their size at any width while the bars
+stretch. The page fits a phone's screen (a table too wide for it scrolls in its
+own box) and follows the reader's light or dark scheme.
 """
 
 from __future__ import annotations
@@ -31,13 +35,27 @@ CAUSE_COLOURS = {
     "compaction": "#54a24b",
     "model-switch": "#eeca3b",
 }
-_WIDTH, _HEIGHT, _TOP = 1000.0, 260.0, 20.0  # the chart's view box; room above for marks
+_WIDTH, _HEIGHT = 1000.0, 260.0  # the bars' view box, stretched to the plot area
+#: The plot area in percent of the chart: left, top, width, height (the rest: the axes).
+_PLOT = (13.0, 7.0, 85.0, 78.0)
+#: At most this many steps on the token axis.
+_STEPS = 5
 _STYLE = (
-    "body{font:14px system-ui,sans-serif;margin:2em;color:#222;max-width:70em}"
-    "table{border-collapse:collapse;margin:.5em 0 1.5em}"
-    "td,th{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:right}"
+    ":root{color-scheme:light dark;--fg:#222;--bg:#fff;--line:#ddd;--muted:#666}"
+    "@media (prefers-color-scheme:dark){:root{--fg:#e8e8e8;--bg:#161616;--line:#444;"
+    "--muted:#aaa}}"
+    "body{font:14px system-ui,sans-serif;margin:1em auto;padding:0 1em;max-width:70em;"
+    "color:var(--fg);background:var(--bg);overflow-wrap:anywhere}"
+    ".scroll{overflow-x:auto;max-width:100%}"
+    "table{border-collapse:collapse;margin:.5em 0 1.5em;overflow-wrap:normal}"
+    "td,th{padding:.2em .6em;border-bottom:1px solid var(--line);text-align:right;"
+    "white-space:nowrap}"
     "td:first-child,th:first-child{text-align:left}"
-    "svg{width:100%;height:auto;border:1px solid #ddd}"
+    "svg#calls{display:block;width:100%;height:18em;border:1px solid var(--line)}"
+    "svg#calls text{fill:var(--fg);font-size:11px}"
+    "svg#calls text.title{fill:var(--muted)}"
+    "svg#calls line.axis{stroke:var(--muted)}"
+    "svg#calls line.grid{stroke:var(--line);stroke-dasharray:2 3}"
     ".key span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
 )
 
@@ -47,16 +65,29 @@ def money(value: float | None) -> str:
     return "unpriced" if value is None else f"${value:,.4f}"
 
 
-def _bars(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Three SVG paths, one per kind, each holding a rectangle per call."""
-    widest = (
-        max(
-            (r["input"] + r["cache_read"] + r["cache_write_5m"] + r["cache_write_1h"]) for r in rows
-        )
-        or 1
-    )
+def _prompt(row: Mapping[str, Any]) -> int:
+    """A call's prompt in tokens: uncached, read and written."""
+    return int(row["input"] + row["cache_read"] + row["cache_write_5m"] + row["cache_write_1h"])
+
+
+def _ticks(widest: int) -> list[int]:
+    """Token ticks from 0 in round steps (1, 2, 2.5 or 5 times a power of ten), the last
+    at or above `widest`, at most `_STEPS` steps."""
+    if widest <= 0:
+        return [0, 1]
+    power = 1
+    while True:
+        for factor in (1, 2, 2.5, 5):
+            step = int(factor * power)
+            if step and -(-widest // step) <= _STEPS:
+                return [k * step for k in range(-(-widest // step) + 1)]
+        power *= 10
+
+
+def _bars(rows: Sequence[Mapping[str, Any]], top: int) -> list[str]:
+    """Three SVG paths, one per kind, each holding a rectangle per call, `top` tokens high."""
     step = _WIDTH / len(rows)
-    scale = (_HEIGHT - _TOP) / widest
+    scale = _HEIGHT / top
     paths: dict[str, list[str]] = {kind: [] for kind in KIND_COLOURS}
     for k, r in enumerate(rows):
         base = _HEIGHT
@@ -97,15 +128,51 @@ def _marks(rebuilds: Sequence[Mapping[str, Any]], calls: int) -> list[str]:
     return marks
 
 
+def _axes(ticks: Sequence[int], calls: int) -> list[str]:
+    """The token axis (a label and a grid line per tick) and the call axis (first, middle,
+    last call), placed in percent of the chart around the plot area `_PLOT`."""
+    left, top, width, height = _PLOT
+    bottom = top + height
+    parts = ['<g class="axis tokens">']
+    for tick in ticks:
+        y = bottom - height * tick / ticks[-1]
+        parts.append(
+            f'<line class="grid" x1="{left}%" x2="{left + width}%" y1="{y:.2f}%" y2="{y:.2f}%"/>'
+            f'<text class="tick" x="{left - 1}%" y="{y:.2f}%" dy=".35em" text-anchor="end">'
+            f"{tick:,}</text>"
+        )
+    parts.append(
+        f'<line class="axis" x1="{left}%" x2="{left}%" y1="{top}%" y2="{bottom}%"/></g>'
+        '<g class="axis calls">'
+        f'<line class="axis" x1="{left}%" x2="{left + width}%" y1="{bottom}%" y2="{bottom}%"/>'
+    )
+    for number in sorted({1, (calls + 1) // 2, calls}):
+        x = left + width * (number - 0.5) / calls
+        anchor = "end" if number == calls and calls > 1 else "middle"  # kept inside the chart
+        parts.append(
+            f'<text class="tick" x="{x:.2f}%" y="{bottom + 6}%" text-anchor="{anchor}">'
+            f"{number:,}</text>"
+        )
+    parts.append(
+        '</g><text class="title" x="1%" y="4%">tokens</text>'
+        f'<text class="title" x="{left + width}%" y="99%" text-anchor="end">call</text>'
+    )
+    return parts
+
+
 def _chart(data: Mapping[str, Any]) -> str:
     rows = data["per_call"]
+    ticks = _ticks(max(map(_prompt, rows)))
+    left, top, width, height = _PLOT
     svg = [
-        f'<svg id="calls" role="img" viewBox="0 0 {_WIDTH:.0f} {_HEIGHT:.0f}" '
-        'preserveAspectRatio="none" xmlns="http://www.w3.org/2000/svg">',
+        '<svg id="calls" role="img" xmlns="http://www.w3.org/2000/svg">',
         "<title>Each call's prompt: read, written, uncached; rebuilds marked by cause</title>",
-        *_bars(rows),
+        *_axes(ticks, len(rows)),
+        f'<svg class="plot" x="{left}%" y="{top}%" width="{width}%" height="{height}%" '
+        f'viewBox="0 0 {_WIDTH:.0f} {_HEIGHT:.0f}" preserveAspectRatio="none">',
+        *_bars(rows, ticks[-1]),
         *_marks(data["rebuilds"], len(rows)),
-        "</svg>",
+        "</svg></svg>",
     ]
     kinds = "".join(f'<span style="background:{c}"></span>{k}' for k, c in KIND_COLOURS.items())
     causes = "".join(f'<span style="background:{c}"></span>{k}' for k, c in CAUSE_COLOURS.items())
@@ -113,33 +180,36 @@ def _chart(data: Mapping[str, Any]) -> str:
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A table in a box of its own that scrolls sideways where the screen is too narrow."""
     cells = "".join(f"<th>{escape(str(h))}</th>" for h in head)
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
     )
-    return f"<table><tr>{cells}</tr>{body}</table>"
+    return f'<div class="scroll"><table><tr>{cells}</tr>{body}</table></div>'
 
 
 def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any]) -> str:
-    def row(key: str, calls: int, tokens: Mapping[str, int], cost: float | None) -> list[object]:
+    """One view's table: a row per group, then the totals; a time view names its zone."""
+
+    def row(key: str, group: Mapping[str, Any], cost: float | None) -> list[object]:
+        tokens = group["tokens"]
         written = tokens["cache_write_5m"] + tokens["cache_write_1h"]
+        unpriced = group.get("unpriced_calls", 0)
         return [
             key,
-            f"{calls:,}",
+            f"{group['calls']:,}",
             f"{tokens['input']:,}",
             f"{tokens['cache_read']:,}",
             f"{written:,}",
             f"{tokens['output']:,}",
-            money(cost),
+            f"{group.get('cache_read_share', 0.0):.1%}",
+            money(cost) + (f" ({unpriced:,} unpriced)" if unpriced and cost is not None else ""),
         ]
 
-    unpriced = set(data["unpriced_models"]) if by == "model" else set()
-    rows = [
-        row(g["key"], g["calls"], g["tokens"], None if g["key"] in unpriced else g["cost_usd"])
-        for g in groups
-    ]
-    rows.append(row("total", data["calls"], data["tokens"], data["cost_usd"]))
-    head = [by, "calls", "input", "cache read", "written", "output", "cost"]
+    rows = [row(g["key"], g, g["cost_usd"]) for g in groups]
+    rows.append(row("total", data, data["cost_usd"]))
+    name = f"{by} ({data.get('timezone', 'UTC')})" if by in ("day", "week", "month") else by
+    head = [name, "calls", "input", "cache read", "written", "output", "hit rate", "cost"]
     return f"<h3>By {escape(by)}</h3>" + _table(head, rows)
 
 
@@ -166,15 +236,25 @@ def bill_page(data: Mapping[str, Any], views: Mapping[str, Sequence[Mapping[str,
 
     Args:
         data: `context-budget bill --json --calls` data (with `per_call`).
-        views: view name -> its `groups` (each `{"key", "calls", "tokens", "cost_usd"}`).
+        views: view name -> its `groups` (each `{"key", "calls", "tokens", "cost_usd",
+            "unpriced_calls", "cache_read_share"}`); a time view names `data["timezone"]`.
     """
     files = ", ".join(data["files"])
     rebuilds = [
-        [r["call"], r["thread"], r["cause"], f"{r['lost_tokens']:,}", money(r["extra_usd"])]
+        [
+            r["call"],
+            r["thread"],
+            r["cause"],
+            r.get("provider_reason") or "",
+            f"{r['lost_tokens']:,}",
+            money(r["extra_usd"]),
+        ]
         for r in data["rebuilds"]
     ]
     parts = [
         "<!doctype html><html lang=en><head><meta charset=utf-8>",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="color-scheme" content="light dark">',
         f"<title>Bill: {escape(files)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>Bill</h1><p>{escape(files)} ({escape(data['format'])}): "
         f"{data['calls']:,} calls, {money(data['cost_usd'])}, "
@@ -182,7 +262,7 @@ def bill_page(data: Mapping[str, Any], views: Mapping[str, Sequence[Mapping[str,
         "<h2>Every call</h2>",
         _chart(data),
         "<h2>Rebuilds</h2>",
-        _table(["call", "thread", "cause", "tokens lost", "extra"], rebuilds)
+        _table(["call", "thread", "cause", "the provider says", "tokens lost", "extra"], rebuilds)
         if rebuilds
         else "<p>none</p>",
         _skipped(data.get("skipped", [])),

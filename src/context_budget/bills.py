@@ -17,8 +17,10 @@ live response.
 - `Bill.cache_read_share`: tokens read from the cache over all prompt tokens.
 - `Bill.rebuilds`: the calls that lost cached prefix, each with its cause.
 - `Bill.what_if`: the input side priced again under other choices.
-- `Bill.groups(by)`: the calls by day, session, project, model or thread
-  (`VIEWS`); `Bill.between(since, until)`: the calls of a window of days.
+- `Bill.groups(by)`: the calls by day, week, month (in a time zone), session,
+  project, model, thread or agent (`VIEWS`: the main threads, then each
+  sub-agent type); `Bill.between(since, until)`: the calls of a window of
+  days or instants.
 - `Bill.skipped`: the files and lines no reader could take, left out
   (`read_bill(..., strict=True)` refuses them instead).
 
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from os import PathLike
 from pathlib import Path, PurePath
 from typing import Literal
@@ -44,10 +46,23 @@ from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId
 from context_budget.sessions.session import Places
 from context_budget.sessions.skips import Skip, summary
 from context_budget.usage import Usage, split_writes
+from context_budget.zones import (
+    UTC_ZONE,
+    Zone,
+    ZoneLike,
+    as_zone,
+    day_number,
+    day_text,
+    month_text,
+    week_text,
+)
 
 __all__ = [
     "BILL_FORMATS",
     "LOST_PREFIX_TOKENS",
+    "MAIN_AGENT",
+    "TIME_VIEWS",
+    "UNTYPED_AGENT",
     "VIEWS",
     "Bill",
     "Call",
@@ -70,7 +85,13 @@ _TRIGGER_STEPS = 200
 
 Cause = Literal["ttl", "compaction", "model-switch", "prefix-changed"]
 #: The views a bill is grouped by (`Bill.groups`).
-VIEWS = ("day", "session", "project", "model", "thread")
+VIEWS = ("day", "week", "month", "session", "project", "model", "thread", "agent")
+#: The `agent` view's group of the main threads' calls, and of sub-agents whose type no
+#: file names.
+MAIN_AGENT = "main"
+UNTYPED_AGENT = "sub-agent (type not recorded)"
+#: The views whose groups are spans of time, listed in time order.
+TIME_VIEWS = ("day", "week", "month")
 _NO_TIME = "(no time)"
 
 
@@ -102,6 +123,11 @@ class Rebuild:
         line: the line number of `trigger` in its file, or None.
         partial: True when part of the prefix was still read (the call read
             from the cache), False when the whole prompt was written anew.
+        provider_reason: the provider's own diagnosis of the miss where the
+            response recorded one (`Call.provider_reason`, e.g.
+            `messages_changed`), beside the `cause` inferred here; None where
+            it recorded none. The provider compares the structure of the two
+            requests, so it names no lifetime run out: a `ttl` rebuild has none.
     """
 
     call: int
@@ -114,6 +140,7 @@ class Rebuild:
     trigger: str | None = None
     line: int | None = None
     partial: bool = False
+    provider_reason: str | None = None
 
     @property
     def avoidable(self) -> bool:
@@ -184,26 +211,38 @@ class Lifetime:
 
 @dataclass(frozen=True)
 class Group:
-    """The calls of one day, session, project, model or thread (`Bill.groups`).
+    """The calls of one day, week, month, session, project, model, thread or agent
+    (`Bill.groups`).
 
     Attributes:
-        key: the day (`YYYY-MM-DD`, UTC; `(no time)` for calls without one),
-            the session id, the project folder, the model or the thread.
+        key: the day (`YYYY-MM-DD` in the bill's time zone; `(no time)` for
+            calls without one), the week (the `YYYY-MM-DD` of its Monday), the
+            month (`YYYY-MM`), the session id, the project folder, the model,
+            the thread, or who made the calls (`main`, a sub-agent type such as
+            `Explore`, or `UNTYPED_AGENT`).
         calls: how many calls.
         tokens: their tokens by kind, with the keys of `Bill.tokens`.
-        cost: their priced calls' bill, USD (0.0 when none is priced).
+        cost: their priced calls' bill, USD; None when none of them is priced
+            (no dollars, not $0).
+        unpriced_calls: how many of its calls have no price (a model or a
+            fast mode with no rate), left out of `cost`.
+        cache_read_share: tokens read from the cache over all its prompt
+            tokens (0.0 to 1.0; 0.0 with no prompt), as `Bill.cache_read_share`.
     """
 
     key: str
     calls: int
     tokens: dict[str, int]
-    cost: float
+    cost: float | None
+    unpriced_calls: int = 0
+    cache_read_share: float = 0.0
 
 
-def _day(call: Call) -> str:
-    if call.timestamp is None:
-        return _NO_TIME
-    return datetime.fromtimestamp(call.timestamp, tz=UTC).date().isoformat()
+def _moments(calls: Sequence[Call], zone: Zone, name: Callable[[int], str]) -> list[str]:
+    """Each call's day in `zone` written by `name` (`day_text`, ...); `(no time)` without one."""
+    return [
+        _NO_TIME if call.timestamp is None else name(zone.day(call.timestamp)) for call in calls
+    ]
 
 
 def _session_id(call: Call) -> str:
@@ -251,13 +290,31 @@ def _project(call: Call) -> str:
     return folder.name or "."
 
 
-_KEYS: dict[str, Callable[[Sequence[Call]], list[str]]] = {
-    "day": lambda calls: [_day(call) for call in calls],
-    "session": _sessions,
-    "project": lambda calls: [_project(call) for call in calls],
-    "model": lambda calls: [call.model for call in calls],
-    "thread": lambda calls: [call.thread.name for call in calls],
+def _agents(calls: Sequence[Call]) -> list[str]:
+    """Who made each call: `main` for a main thread's, else the sub-agent's type
+    (`ThreadId.agent_type`, e.g. `Explore`), else `UNTYPED_AGENT`."""
+    return [
+        MAIN_AGENT if call.thread.kind == "main" else call.thread.agent_type or UNTYPED_AGENT
+        for call in calls
+    ]
+
+
+#: view -> each call's key in it, given the calls and the zone the days are counted in.
+_KEYS: dict[str, Callable[[Sequence[Call], Zone], list[str]]] = {
+    "day": lambda calls, zone: _moments(calls, zone, day_text),
+    "week": lambda calls, zone: _moments(calls, zone, week_text),
+    "month": lambda calls, zone: _moments(calls, zone, month_text),
+    "session": lambda calls, zone: _sessions(calls),
+    "project": lambda calls, zone: [_project(call) for call in calls],
+    "model": lambda calls, zone: [call.model for call in calls],
+    "thread": lambda calls, zone: [call.thread.name for call in calls],
+    "agent": lambda calls, zone: _agents(calls),
 }
+
+
+def _time_order(key: str) -> tuple[bool, int, str]:
+    """A time view group's sort key: time order (`10000` after `9999`), no time last."""
+    return key == _NO_TIME, len(key), key
 
 
 def _tokens(calls: Sequence[Call]) -> dict[str, int]:
@@ -388,6 +445,64 @@ def _under_lifetime(
     return None
 
 
+#: A bound of `Bill.between`: ("day", day number in the zone) or ("instant", seconds).
+_Bound = tuple[str, float]
+_ISO_DAY = "YYYY-MM-DD"
+
+
+def _bound(value: object, name: str, zone: Zone) -> _Bound | None:
+    """The `since` or `until` bound (`name`) of `Bill.between`, read; None for no bound.
+
+    Raises:
+        TypeError: neither a date nor a string.
+        ValueError: a string that is neither a day nor an ISO time, or an
+            instant no calendar holds.
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = (
+                date.fromisoformat(text)
+                if len(text) == len(_ISO_DAY)
+                else datetime.fromisoformat(text)
+            )
+        except ValueError:
+            raise ValueError(
+                f"{name} must be a day ({_ISO_DAY}) or an ISO time, got {value!r:.60}"
+            ) from None
+    if isinstance(value, datetime):
+        if value.tzinfo is None and zone.tzinfo is not None:
+            value = value.replace(tzinfo=zone.tzinfo)
+        try:  # a naive time with no zone rules is read by the C library's local time
+            return "instant", value.timestamp()
+        except (OverflowError, OSError, ValueError):
+            raise ValueError(f"{name}: {value!r:.60} is no instant this machine can read") from None
+    if isinstance(value, date):
+        return "day", float(day_number(value))
+    raise TypeError(f"{name} must be a date, a datetime or a string, got {value!r:.60}")
+
+
+def _instant(bound: _Bound, zone: Zone, *, end: bool) -> float:
+    """A bound as seconds since the epoch (to compare two bounds): a day's first instant
+    in `zone`, or with `end` the first instant of the day after."""
+    kind, value = bound
+    if kind == "instant":
+        return value
+    midnight = (value + end) * 86_400
+    return midnight - zone.offset(midnight)
+
+
+def _within(when: float, bound: _Bound | None, zone: Zone, *, above: bool) -> bool:
+    """True when an instant is on the right side of a bound (at or after it `above`)."""
+    if bound is None:
+        return True
+    kind, value = bound
+    at = float(zone.day(when)) if kind == "day" else when
+    return at >= value if above else at <= value
+
+
 def _uncached(usage: Usage) -> Usage:
     """The usage with every prompt token uncached (speed, region and iterations kept)."""
     parts = tuple(map(_uncached, usage.iterations))
@@ -416,13 +531,17 @@ class Bill:
         format: the files' format, or `"mixed"` when they differ.
         files: the files read.
         recorded_cost: the total cost the files recorded themselves (USD), or
-            None when none did.
+            None when none did. In a window (`between`), the cost recorded for
+            the calls kept; None when a file cut by the window records only
+            its total (`recorded_cost_reason` says so).
         recorded_tokens: totals the file recorded itself (Codex's last
             cumulative total, mini-swe-agent's `api_calls`), or None.
         sessions: the sessions read, as `load_transcript` reads them too (a
             bill reads its files' calls alone: their conversation is read when
             this is first asked for).
         skipped: the files and lines no reader could take, left out (`Skip`).
+        recorded_cost_reason: why `recorded_cost` is None although a file
+            recorded a cost, or None.
     """
 
     calls: tuple[Call, ...]
@@ -446,6 +565,9 @@ class Bill:
     _sides: dict[tuple[int, str], tuple[Mapping[str, Price] | None, list[float | None]]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    recorded_cost_reason: str | None = None
+    #: For each call, the index in `sessions` of the session it came from.
+    _origin: tuple[int, ...] = field(default=(), repr=False, compare=False)
     _read: dict[str, tuple[Session, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
@@ -530,6 +652,16 @@ class Bill:
                 named.add(f"{call.model} ({call.usage.speed})")
         return tuple(sorted(named))
 
+    def unpriced_calls(self, prices: Mapping[str, Price] | None = None) -> tuple[int, ...]:
+        """The numbers (from 1) of the calls with no price, left out of `cost`.
+
+        A call on a model with no price, or a fast-mode call on a model with
+        no fast-mode rate. A bill is priced where fewer than all its calls
+        are here: `cost` then prices the others.
+        """
+        costs = self._costs(prices)
+        return tuple(number for number, bill in enumerate(costs, 1) if bill is None)
+
     def cost(self, prices: Mapping[str, Price] | None = None) -> Cost:
         """The bill of the priced calls, by charge (USD).
 
@@ -584,63 +716,141 @@ class Bill:
 
     # ------------------------------------------------------------ views
 
-    def groups(self, by: str, prices: Mapping[str, Price] | None = None) -> list[Group]:
+    def groups(
+        self, by: str, prices: Mapping[str, Price] | None = None, *, zone: ZoneLike = UTC_ZONE
+    ) -> list[Group]:
         """The calls grouped `by` one of `VIEWS`, each group with its calls, tokens and cost.
 
-        Days in order; the other views most costly first (then most calls,
-        then by key). The groups' calls, tokens and costs add up to the bill's.
+        Days, weeks and months in time order, counted in `zone` (an IANA name
+        such as `"Europe/Paris"`, a `tzinfo` or a `zones.Zone`; UTC unless
+        given); the other views most costly first (then most calls, then by
+        key; `agent` puts the main threads' calls, `main`, first). The groups'
+        calls, tokens and costs add up to the bill's. A group none of whose
+        calls is priced has `cost` None.
 
         Raises:
-            ValueError: `by` is not one of `VIEWS`.
+            ValueError: `by` is not one of `VIEWS`, or a zone no database holds.
         """
         if by not in _KEYS:
             raise ValueError(f"by must be one of {', '.join(VIEWS)}; got {by!r:.40}")
         members: dict[str, list[int]] = {}
-        for index, key in enumerate(_KEYS[by](self.calls)):
+        for index, key in enumerate(_KEYS[by](self.calls, as_zone(zone))):
             members.setdefault(key, []).append(index)
         costs = self._costs(prices)
-        found = [
-            Group(
-                name,
-                len(indexes),
-                _tokens([self.calls[k] for k in indexes]),
-                sum(bill.total for k in indexes if (bill := costs[k]) is not None),
-            )
-            for name, indexes in members.items()
-        ]
-        if by == "day":
-            return sorted(found, key=lambda g: (g.key == _NO_TIME, g.key))
-        return sorted(found, key=lambda g: (-g.cost, -g.calls, g.key))
+        found = [self._group(name, indexes, costs) for name, indexes in members.items()]
+        if by in TIME_VIEWS:
+            return sorted(found, key=lambda g: _time_order(g.key))
+        first = MAIN_AGENT if by == "agent" else None  # the main thread, then the sub-agents
+        return sorted(found, key=lambda g: (g.key != first, -(g.cost or 0.0), -g.calls, g.key))
 
-    def between(self, since: date | None = None, until: date | None = None) -> Bill:
-        """The bill of the calls made from `since` to `until` (UTC days, both included).
+    def _group(self, key: str, indexes: list[int], costs: list[Cost | None]) -> Group:
+        """One group of `groups`: the calls at `indexes` (from 0), their costs from `costs`."""
+        calls = [self.calls[k] for k in indexes]
+        priced = [bill.total for k in indexes if (bill := costs[k]) is not None]
+        prompt = sum(call.prompt_tokens for call in calls)
+        read = sum(call.cache_read_input_tokens for call in calls)
+        return Group(
+            key,
+            len(calls),
+            _tokens(calls),
+            sum(priced) if priced else None,
+            len(calls) - len(priced),
+            read / prompt if prompt else 0.0,
+        )
 
-        A call without a time is left out once either day is given. The rebuilds
-        are found again among the calls kept: a thread's first call in the
-        window is a cold start.
+    def between(
+        self,
+        since: date | str | None = None,
+        until: date | str | None = None,
+        *,
+        zone: ZoneLike = UTC_ZONE,
+    ) -> Bill:
+        """The bill of the calls made from `since` to `until`, both included.
+
+        Each bound is a day (a `date`, or a `"YYYY-MM-DD"` string: the whole
+        day in `zone`, UTC unless given), or an instant (a `datetime`, or an
+        ISO time string such as `"2026-03-02T09:30:00+01:00"`; one without an
+        offset is a wall time in `zone`). A call without a time is left out
+        once either bound is given. The rebuilds are found again among the
+        calls kept: a thread's first call in the window is a cold start. The
+        cost the files recorded is cut to the window where they record each
+        call's (`recorded_cost`).
 
         Raises:
-            ValueError: `since` after `until`.
+            TypeError: a bound that is neither a date nor a string.
+            ValueError: a string that is neither a day nor an ISO time, a zone
+                no database holds, or `since` after `until`.
         """
-        if since is not None and until is not None and since > until:
-            raise ValueError(f"since ({since}) is after until ({until})")
         if since is None and until is None:
             return self
-        low = "" if since is None else since.isoformat()
-        high = "9999-12-31" if until is None else until.isoformat()
+        where = as_zone(zone)
+        low, high = _bound(since, "since", where), _bound(until, "until", where)
+        if low is not None and high is not None:
+            same = low[0] == high[0]
+            first, last = _instant(low, where, end=False), _instant(high, where, end=True)
+            later = first > last if low[0] == "day" else first >= last  # a day's end is out
+            if (low[1] > high[1]) if same else later:
+                raise ValueError(f"since ({since}) is after until ({until})")
 
         def kept(call: Call) -> bool:
-            day = _day(call)
-            return day != _NO_TIME and low <= day <= high
+            when = call.timestamp
+            if when is None:
+                return False
+            return _within(when, low, where, above=True) and _within(when, high, where, above=False)
 
+        keep = [kept(call) for call in self.calls]
+        calls = tuple(c for c, k in zip(self.calls, keep, strict=True) if k)
+        origin: tuple[int, ...] = ()
+        if len(self._origin) == len(self.calls):  # else a bill made by hand: no sessions
+            origin = tuple(o for o, k in zip(self._origin, keep, strict=True) if k)
+        recorded, reason = self._recorded_in(calls, origin)
         return replace(
             self,
-            calls=tuple(c for c in self.calls if kept(c)),
+            calls=calls,
             _lines=tuple(c for c in self._lines if kept(c)),
+            _origin=origin,
+            recorded_cost=recorded,
+            recorded_cost_reason=reason,
             _priced={},
             _found={},
             _sides={},
         )
+
+    def _recorded_in(
+        self, calls: tuple[Call, ...], origin: tuple[int, ...]
+    ) -> tuple[float | None, str | None]:
+        """(The cost the files recorded for `calls`, a window of this bill's; why it is None).
+
+        A session whose calls are all kept counts its recorded total; one cut
+        by the window counts the costs it recorded for the calls kept, if it
+        records each call's; if it records only its total, the window has no
+        recorded cost (None, and the reason), never the whole file's figure.
+        """
+        if self.recorded_cost is None and self.recorded_cost_reason is None:
+            return None, None
+        if len(origin) != len(calls) or not self._sessions:  # a bill made by hand: one source
+            groups = {0: (self.recorded_cost, len(self.calls), list(calls))}
+        else:
+            groups = {}
+            for call, index in zip(calls, origin, strict=True):
+                session = self._sessions[index]  # its calls and cost, its messages not read
+                held = groups.setdefault(index, (session.recorded_cost, len(session.calls), []))
+                held[2].append(call)
+        total, found = 0.0, False
+        for whole, count, kept in groups.values():
+            if whole is None:  # this file recorded no cost
+                continue
+            found = True
+            if len(kept) == count and whole is not None:
+                total += whole
+            elif all(call.recorded_cost is not None for call in kept):
+                total += sum(call.recorded_cost or 0.0 for call in kept)
+            else:
+                return None, (
+                    "the window cuts a file that records only its total cost, "
+                    "not each call's: no recorded cost for the window"
+                )
+        return (total, None) if found else (None, None)
 
     # ------------------------------------------------------------ rebuilds
 
@@ -696,7 +906,16 @@ class Bill:
             cause = "prefix-changed"
         price = price_for(call.model, prices)
         extra = None if price is None or bill is None else _extra(call, lost, bill, price)
-        found = Rebuild(number, call.thread, cause, lost, gap, extra, partial=call.cache_read > 0)
+        found = Rebuild(
+            number,
+            call.thread,
+            cause,
+            lost,
+            gap,
+            extra,
+            partial=call.cache_read > 0,
+            provider_reason=call.provider_reason,
+        )
         return self._forensics(found, before, call) if cause == "prefix-changed" else found
 
     def _forensics(self, rebuild: Rebuild, before: Call, call: Call) -> Rebuild:
@@ -823,6 +1042,21 @@ class Bill:
             first, a, b = b, self._parent(a) if a is not None else None, self._parent(b)
         return first
 
+    def provider_reasons(self) -> dict[str, int]:
+        """The provider's recorded miss reasons on calls that are not rebuilds, by type.
+
+        A thread's cold start or a loss of at most `LOST_PREFIX_TOKENS` may
+        carry the provider's diagnosis too (`Call.provider_reason`); a rebuild
+        carries its own as `Rebuild.provider_reason`. Most frequent first, then
+        by name.
+        """
+        rebuilt = {rebuild.call for rebuild in self.rebuilds()}
+        found: dict[str, int] = {}
+        for number, call in enumerate(self.calls, 1):
+            if call.provider_reason is not None and number not in rebuilt:
+                found[call.provider_reason] = found.get(call.provider_reason, 0) + 1
+        return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+
     # ------------------------------------------------------------ what-ifs
 
     def what_if(self, prices: Mapping[str, Price] | None = None) -> WhatIf:
@@ -930,6 +1164,7 @@ def _filed(call: Call, session: Session) -> Call:
 
 def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]) -> Bill:
     numbered = [_filed(call, session) for session in sessions for call in session.calls]
+    origin = [index for index, session in enumerate(sessions) for _ in session.calls]
     order = sorted(
         range(len(numbered)),
         key=lambda k: (numbered[k].timestamp is None, numbered[k].timestamp or 0.0, k),
@@ -944,6 +1179,7 @@ def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip])
         recorded_tokens=sessions[0].recorded_tokens if len(sessions) == 1 else None,
         _sessions=tuple(sessions),
         skipped=tuple(skipped),
+        _origin=tuple(origin[k] for k in order),
         _lines=tuple(call for session in sessions for call in session.usage_records),
         _messages=Places.joined([session.places for session in sessions]),
     )

@@ -9,6 +9,8 @@ from playwright.sync_api import Page, Request
 
 from context_budget.cli import main
 
+from .conftest import PHONE
+
 pytestmark = pytest.mark.browser
 
 SESSIONS = Path(__file__).resolve().parents[2] / "docs" / "measured" / "sessions"
@@ -18,7 +20,7 @@ SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000
 def _page(tmp_path: Path, page: Page, *paths: Path) -> list[str]:
     """Write the bill's page, load it with every request aborted; the requests it made."""
     target = tmp_path / "bill.html"
-    assert main(["bill", *map(str, paths), "--html", str(target)]) == 0
+    assert main(["bill", *map(str, paths), "--html", str(target), "--timezone", "UTC"]) == 0
     asked: list[str] = []
 
     def record(request: Request) -> None:
@@ -46,17 +48,72 @@ def test_the_chart_is_drawn_with_the_rebuilds_marked(tmp_path: Path, blank_page:
     assert "call 6: prefix-changed" in (marks.nth(1).text_content() or "")
     assert blank_page.locator("h3").all_inner_texts() == [
         "By day",
+        "By week",
+        "By month",
         "By session",
         "By project",
         "By model",
         "By thread",
+        "By agent",
     ]
 
 
 def test_bars_stand_where_their_calls_are(tmp_path: Path, blank_page: Page) -> None:
     """Ten calls across the chart: the uncached bars' drawn width spans most of it."""
     _page(tmp_path, blank_page, SESSIONS / "sample-project")
-    svg = blank_page.locator("svg#calls").bounding_box()
+    svg = blank_page.locator("svg#calls svg.plot").bounding_box()
     read = blank_page.locator("svg#calls path.bar.read").bounding_box()
     assert svg is not None and read is not None
     assert read["width"] > 0.9 * svg["width"] and read["height"] > 0.5 * svg["height"]
+
+
+def _luminance(colour: str) -> float:
+    """The relative luminance (0 black to 1 white) of a computed `rgb(...)` colour."""
+    red, green, blue = (
+        int(part) / 255 for part in colour[colour.index("(") + 1 : -1].split(",")[:3]
+    )
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def test_the_page_fits_a_phone(tmp_path: Path, blank_page: Page) -> None:
+    """At 390 px the page is no wider than the screen; wide tables scroll in their own box."""
+    blank_page.set_viewport_size(PHONE)
+    _page(tmp_path, blank_page, SESSIONS / "sample-project", SYNTHETIC)
+    assert blank_page.locator('meta[name="viewport"]').count() == 1
+    width = blank_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page is {width} px wide at {PHONE['width']} px"
+    chart = blank_page.locator("svg#calls").bounding_box()
+    assert chart is not None and chart["width"] <= PHONE["width"]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_page_follows_the_reader_s_colour_scheme(
+    scheme: str, tmp_path: Path, blank_page: Page
+) -> None:
+    blank_page.emulate_media(color_scheme=scheme)  # type: ignore[arg-type]
+    _page(tmp_path, blank_page, SYNTHETIC)
+    colours = blank_page.evaluate(
+        "[getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color,"
+        " getComputedStyle(document.querySelector('svg#calls text')).fill]"
+    )
+    background, text, label = (_luminance(colour) for colour in colours)
+    if scheme == "dark":
+        assert background < 0.2 and text > 0.7 and label > 0.5, colours
+    else:
+        assert background > 0.9 and text < 0.3 and label < 0.5, colours
+
+
+def test_the_chart_has_axes_in_tokens_and_calls(tmp_path: Path, blank_page: Page) -> None:
+    """The y axis counts tokens from 0 up to the tallest prompt; the x axis numbers the calls."""
+    blank_page.set_viewport_size(PHONE)
+    _page(tmp_path, blank_page, SYNTHETIC)
+    ticks = blank_page.locator("svg#calls g.axis.tokens text.tick").all_text_contents()
+    assert ticks[0] == "0" and len(ticks) >= 3, ticks
+    values = [int(tick.replace(",", "")) for tick in ticks]
+    assert values == sorted(values) and values[-1] >= 14_000, ticks  # the tallest prompt: 14,603
+    calls = blank_page.locator("svg#calls g.axis.calls text.tick").all_text_contents()
+    assert calls[0] == "1" and calls[-1] == "10", calls
+    titles = blank_page.locator("svg#calls text.title").all_text_contents()
+    assert titles == ["tokens", "call"], titles
+    label = blank_page.locator("svg#calls g.axis.tokens text.tick").first.bounding_box()
+    assert label is not None and 6 <= label["height"] <= 24, label  # readable, not stretched

@@ -9,10 +9,13 @@ summary lists the files and their format, the calls (one per API call, after
 deduplication), models, threads, tokens by kind, the cost breakdown at list
 prices (and what counting every line would say), the cache-read share, the
 rebuilds with their causes (the ten costliest when there are more), and the
-what-ifs; `--calls` adds one row per call; `--by VIEW` a table by day,
-session, project, model or thread with a totals row; `--since` and `--until`
-keep the calls of a window of UTC days; `--html FILE` also writes the bill as
-one self-contained page (`bill_page`); `--json` prints the same as one object.
+what-ifs; `--calls` adds one row per call; `--by VIEW` a table by day, week,
+month, session, project, model, thread or agent (the main threads, then each
+sub-agent type), each row with its hit rate, and a totals row; `--since` and
+`--until` keep the calls of a window of days; `--timezone NAME` counts the days
+in an IANA time zone (the machine's own by default); `--html FILE` also writes
+the bill as one self-contained page (`bill_page`), never over a file the bill
+reads; `--json` prints the same as one object.
 
 A file or line no reader can take (a half-written last line, a file that is
 not a session, a rollout with no call) is left out and named in one warning
@@ -23,18 +26,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
-from datetime import UTC, date, datetime
+from datetime import date
+from pathlib import Path
 from typing import Any
 
 from context_budget.bill_page import bill_page, write_page
 from context_budget.bill_page import money as _money
-from context_budget.bills import BILL_FORMATS, VIEWS, Bill, read_bill
+from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, read_bill
 from context_budget.cli._render import one_line
 from context_budget.sessions.folders import default_folders, searched_folders
 from context_budget.sessions.skips import summary
 from context_budget.sessions.text import gc_paused
+from context_budget.zones import (
+    UTC_ZONE,
+    Zone,
+    find_zone,
+    has_zone_database,
+    instant_text,
+    local_zone,
+)
 
 __all__ = ["SHOWN", "BillError", "add_parser", "report", "run"]
 
@@ -87,10 +100,21 @@ def add_parser(commands: Any) -> None:
     bill.add_argument(
         "--html",
         metavar="FILE",
-        help="also write the bill as one self-contained page: the per-call chart, the views",
+        help=(
+            "also write the bill as one self-contained page: the per-call chart, the views "
+            "(never over a file the bill reads)"
+        ),
     )
-    bill.add_argument("--since", metavar="DAY", help="only calls from DAY on (YYYY-MM-DD, UTC)")
-    bill.add_argument("--until", metavar="DAY", help="only calls up to DAY (YYYY-MM-DD, UTC)")
+    bill.add_argument("--since", metavar="DAY", help="only calls from DAY on (YYYY-MM-DD)")
+    bill.add_argument("--until", metavar="DAY", help="only calls up to DAY (YYYY-MM-DD)")
+    bill.add_argument(
+        "--timezone",
+        metavar="NAME",
+        help=(
+            "count days, weeks and months (--by, --since, --until) in this IANA time zone, "
+            "e.g. Europe/Paris or UTC (default: the machine's)"
+        ),
+    )
     bill.add_argument("--json", action="store_true", help="print the bill as one JSON object")
     bill.add_argument(
         "--strict",
@@ -100,10 +124,7 @@ def add_parser(commands: Any) -> None:
 
 
 def _time(seconds: float | None) -> str | None:
-    if seconds is None:
-        return None
-    moment = datetime.fromtimestamp(seconds, tz=UTC)
-    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+    return None if seconds is None else instant_text(seconds)
 
 
 def _usd(value: float | None) -> float | None:
@@ -122,17 +143,24 @@ def _lifetime_line(lifetimes: list[dict[str, Any]]) -> str:
     return f"write lifetime per thread, on its own gaps: {found}"
 
 
-def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[str, Any]:
+def report(
+    bill: Bill, *, calls: bool = False, by: str | None = None, zone: Zone = UTC_ZONE
+) -> dict[str, Any]:
     """The bill as plain data (the `--json` object); USD rounded to 6 places.
 
+    The dollars are those of the priced calls; they are null only when no
+    call is priced. `unpriced_calls` counts the calls left out of them,
+    `unpriced_call_numbers` names them (from 1, as in `per_call`).
     With `by` (one of `VIEWS`), `groups` lists `{"key", "calls", "tokens",
-    "cost_usd"}` in the view's order, the costs rounded so that they add up
-    to `cost_usd`.
+    "cost_usd", "unpriced_calls", "cache_read_share"}` in the view's order,
+    days counted in `zone` (named as `timezone`), the costs rounded so that
+    they add up to `cost_usd`; a group with no priced call has `cost_usd` null.
     """
     cost = bill.cost()
     what_if = bill.what_if()
     every_line = bill.every_line()
-    priced = len(bill.unpriced_models()) < len(bill.models)
+    unpriced = bill.unpriced_calls()
+    priced = len(unpriced) < len(bill.calls)
 
     def usd(value: float | None) -> float | None:  # no priced call: no dollars, not $0
         return _usd(value) if priced else None
@@ -144,6 +172,9 @@ def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[st
         "usage_lines": len(every_line.calls),
         "models": list(bill.models),
         "unpriced_models": list(bill.unpriced_models()),
+        "unpriced_calls": len(unpriced),
+        "unpriced_call_numbers": list(unpriced),
+        "timezone": zone.name,
         "threads": bill.threads,
         "tokens": bill.tokens(),
         "cost_usd": usd(cost.total),
@@ -156,6 +187,7 @@ def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[st
         },
         "every_line_cost_usd": usd(every_line.cost().total),
         "recorded_cost_usd": _usd(bill.recorded_cost),
+        "recorded_cost_reason": bill.recorded_cost_reason,
         "skipped": [
             {"kind": s.kind, "file": s.file, "line": s.line, "reason": s.reason}
             for s in bill.skipped
@@ -174,9 +206,11 @@ def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[st
                 "trigger": r.trigger,
                 "line": r.line,
                 "partial": r.partial,
+                "provider_reason": r.provider_reason,
             }
             for r in bill.rebuilds()
         ],
+        "provider_reasons": bill.provider_reasons(),
         "what_if": {
             "actual": usd(what_if.actual),
             "no_caching": usd(what_if.no_caching),
@@ -198,20 +232,30 @@ def report(bill: Bill, *, calls: bool = False, by: str | None = None) -> dict[st
     }
     if by is not None:
         found["by"] = by
-        found["groups"] = _groups(bill, by, found["cost_usd"])
+        found["groups"] = _groups(bill, by, found["cost_usd"], zone)
     if calls:
         found["per_call"] = [_row(bill, number) for number in range(1, len(bill.calls) + 1)]
     return found
 
 
-def _groups(bill: Bill, by: str, total: float | None) -> list[dict[str, Any]]:
-    """The `groups` of `report`: each group's cost rounded so that they add up to `total`."""
-    groups = bill.groups(by)
+def _groups(bill: Bill, by: str, total: float | None, zone: Zone) -> list[dict[str, Any]]:
+    """The `groups` of `report`: each group's cost rounded so that they add up to `total`.
+
+    A group with no priced call keeps `cost_usd` null.
+    """
+    groups = bill.groups(by, zone=zone)
     costs: list[float | None] = [None] * len(groups)
     if total is not None:
-        costs = list(_adding_up(total, [g.cost for g in groups], places=6))
+        costs = _priced_parts(total, [g.cost for g in groups], places=6)
     return [
-        {"key": g.key, "calls": g.calls, "tokens": g.tokens, "cost_usd": cost}
+        {
+            "key": g.key,
+            "calls": g.calls,
+            "tokens": g.tokens,
+            "cost_usd": cost,
+            "unpriced_calls": g.unpriced_calls,
+            "cache_read_share": round(g.cache_read_share, 4),
+        }
         for g, cost in zip(groups, costs, strict=True)
     ]
 
@@ -250,6 +294,16 @@ def _adding_up(total: float, parts: list[float], places: int = 4) -> list[float]
     return [floor / scale for floor in floors]
 
 
+def _priced_parts(total: float, parts: list[float | None], places: int = 4) -> list[float | None]:
+    """`_adding_up` over the priced parts alone; an unpriced part (None) stays None."""
+    priced = [k for k, part in enumerate(parts) if part is not None]
+    shown = _adding_up(total, [parts[k] or 0.0 for k in priced], places)
+    found: list[float | None] = [None] * len(parts)
+    for k, value in zip(priced, shown, strict=True):
+        found[k] = value
+    return found
+
+
 def _cost_line(data: dict[str, Any]) -> str:
     """The `cost:` line: the total and its parts, the parts adding up to the total shown."""
     cost = data["cost"]
@@ -284,13 +338,16 @@ def render(data: dict[str, Any]) -> str:
         lines.append(_cost_line(data))
         lines.append(f"  counting every usage line instead: {_money(data['every_line_cost_usd'])}")
     if data["unpriced_models"]:
-        lines.append(
-            f"  not priced (no list price): {one_line(', '.join(data['unpriced_models']))}"
-        )
+        lines.append(_unpriced_line(data))
     if data["recorded_cost_usd"] is not None:
         lines.append(f"  cost the file recorded itself: {_money(data['recorded_cost_usd'])}")
+    elif data["recorded_cost_reason"]:
+        lines.append(f"  cost the file recorded itself: unknown ({data['recorded_cost_reason']})")
     lines.append(f"cache-read share: {data['cache_read_share']:.1%}")
     lines.extend(_rebuild_lines(data["rebuilds"]))
+    if data["provider_reasons"]:
+        counted = ", ".join(f"{one_line(k)} {n:,}" for k, n in data["provider_reasons"].items())
+        lines.append(f"the provider's miss reasons on calls that are not rebuilds: {counted}")
     w = data["what_if"]
     if w["actual"] is not None:
         lines.append(
@@ -302,18 +359,22 @@ def render(data: dict[str, Any]) -> str:
         )
         lines.append(_lifetime_line(w["lifetimes"]))
     if "groups" in data:
-        lines.extend(
-            _group_table(
-                data["groups"],
-                data["by"],
-                data["tokens"],
-                data["cost_usd"],
-                data["unpriced_models"],
-            )
-        )
+        lines.extend(_group_table(data))
     if "per_call" in data:
         lines.extend(_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]}))
     return "\n".join(lines) + "\n"
+
+
+def _unpriced_line(data: dict[str, Any]) -> str:
+    """What the cost leaves out: the models (and fast modes) with no price, and their calls."""
+    models = one_line(", ".join(data["unpriced_models"]))
+    numbers = data["unpriced_call_numbers"]
+    said = f"{len(numbers):,} call" if len(numbers) == 1 else f"{len(numbers):,} calls"
+    if data["cost_usd"] is None:
+        return f"  not priced (no list price): {models}; {said}, all of them"
+    shown = ", ".join(map(str, numbers[:SHOWN]))
+    more = f" … and {len(numbers) - SHOWN} more" if len(numbers) > SHOWN else ""
+    return f"  not priced (no list price): {models}; {said}: {shown}{more}"
 
 
 def _threads_line(threads: dict[str, int]) -> str:
@@ -339,8 +400,11 @@ def _rebuild_lines(rebuilds: list[dict[str, Any]]) -> list[str]:
     lines = []
     for r in shown:
         gap = "" if r["gap_seconds"] is None else f", {r['gap_seconds']:,.0f} s after the last"
+        reason = r["provider_reason"]
+        said = "" if reason is None else f" (the provider says {one_line(reason)})"
         lines.append(
-            f"rebuild: call {r['call']} at {r['time']} ({one_line(r['thread'])}): {r['cause']}, "
+            f"rebuild: call {r['call']} at {r['time']} ({one_line(r['thread'])}): {r['cause']}"
+            f"{said}, "
             f"{r['lost_tokens']:,} tokens lost{gap}, {_money(r['extra_usd'])} extra"
         )
         if r["first_difference"]:
@@ -355,36 +419,47 @@ def _rebuild_lines(rebuilds: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _group_table(
-    groups: list[dict[str, Any]],
-    by: str,
-    tokens: dict[str, int],
-    total: float | None,
-    unpriced: list[str],
-) -> list[str]:
-    """The `--by` table: a row per group, then the totals row."""
+def _group_table(data: dict[str, Any]) -> list[str]:
+    """The `--by` table: a row per group, then the totals row.
+
+    A time view's first column names the zone its days are counted in; the
+    hit rate is the cache-read share; a group none of whose calls is priced
+    reads `unpriced`, and the last column counts a group's unpriced calls
+    where any group has some.
+    """
+    groups, by, total = data["groups"], data["by"], data["cost_usd"]
     costs: list[float | None] = [None] * len(groups)
     if total is not None:  # shown to 4 places, adding up to the total shown
-        costs = list(_adding_up(total, [g["cost_usd"] for g in groups]))
-    if by == "model":  # a model with no price has no dollars, not $0
-        costs = [None if g["key"] in unpriced else c for g, c in zip(groups, costs, strict=True)]
-    rows = [(g["key"], g["calls"], g["tokens"], c) for g, c in zip(groups, costs, strict=True)]
-    rows.append(("total", sum(g["calls"] for g in groups), tokens, total))
-    width = max(len(by), *(len(one_line(str(row[0]))) for row in rows))
+        costs = _priced_parts(total, [g["cost_usd"] for g in groups])
+    rows = [(g["key"], g, cost) for g, cost in zip(groups, costs, strict=True)]
+    whole = {
+        "calls": data["calls"],
+        "tokens": data["tokens"],
+        "cache_read_share": data["cache_read_share"],
+        "unpriced_calls": data["unpriced_calls"],
+    }
+    rows.append(("total", whole, total))
+    name = f"{by} ({data['timezone']})" if by in TIME_VIEWS else by
+    width = max(len(name), *(len(one_line(str(row[0]))) for row in rows))
+    marks = any(g["unpriced_calls"] for g in groups)
     head = (
-        f"{by:<{width}} {'calls':>7} {'input':>11} {'cache read':>13} {'written':>11} "
-        f"{'output':>11} {'cost':>11}"
+        f"{name:<{width}} {'calls':>7} {'input':>11} {'cache read':>13} {'written':>11} "
+        f"{'output':>11} {'hit rate':>8} {'cost':>11}" + (f" {'unpriced':>8}" if marks else "")
     )
     lines = ["", head]
-    for key, calls, kinds, cost in rows:
-        if key == "total":
+    for key, group, cost in rows:
+        if key == "total" and group is whole:
             lines.append("-" * len(head))
+        kinds = group["tokens"]
         written = kinds["cache_write_5m"] + kinds["cache_write_1h"]
-        lines.append(
-            f"{one_line(str(key)):<{width}} {calls:>7,} {kinds['input']:>11,} "
+        line = (
+            f"{one_line(str(key)):<{width}} {group['calls']:>7,} {kinds['input']:>11,} "
             f"{kinds['cache_read']:>13,} {written:>11,} {kinds['output']:>11,} "
-            f"{_money(cost):>11}"
+            f"{group['cache_read_share']:>8.1%} {_money(cost):>11}"
         )
+        if marks:
+            line += f" {group['unpriced_calls'] or '':>8}"
+        lines.append(line.rstrip())
     return lines
 
 
@@ -410,6 +485,33 @@ def _table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
             f"{_money(r['cost_usd']):>9}{mark}"
         )
     return lines
+
+
+def _zone(name: str | None, days: bool) -> tuple[Zone, str | None]:
+    """The zone `--timezone` names (the machine's without it), and a warning to print, if any.
+
+    Where Python has no time zone database, a zone other than UTC cannot be
+    read: the days are counted in UTC, and the warning says so. The browser's
+    Python cannot see the machine's zone either: where the output has days
+    (`days`), the warning says they are UTC's.
+
+    Raises:
+        BillError: a name the database does not hold.
+    """
+    if name is None:
+        found = local_zone()
+        if days and sys.platform == "emscripten":
+            return found, "this Python cannot see the machine's time zone: days are in UTC"
+        return found, None
+    try:
+        return find_zone(name), None
+    except ValueError as error:
+        if has_zone_database():
+            raise BillError(f"--timezone: {error}") from None
+        return UTC_ZONE, (
+            f"no time zone database in this Python: --timezone {name!r:.60} cannot be read, "
+            "days are in UTC"
+        )
 
 
 def _day(text: str | None, flag: str) -> date | None:
@@ -440,21 +542,30 @@ def run(args: argparse.Namespace) -> str:
 
 def _run(args: argparse.Namespace) -> str:
     since, until = _day(args.since, "--since"), _day(args.until, "--until")
+    days = args.since is not None or args.until is not None or args.by in TIME_VIEWS
+    zone, warning = _zone(args.timezone, days or args.html is not None)
+    if warning is not None:
+        sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
     try:
         bill = read_bill(_paths(args.paths), format=args.format, strict=args.strict)
-        bill = bill.between(since, until)
+        bill = bill.between(since, until, zone=zone)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BillError(str(error)) from None
+    if args.html is not None:
+        _check_page_target(bill, args.html)
     if bill.skipped:
         warning = f"{summary(bill.skipped)}; the rest is billed (--strict refuses them)"
         sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
     if not bill.calls:
-        raise BillError(f"no call from {args.since or 'the first'} to {args.until or 'the last'}")
-    data = report(bill, calls=args.calls, by=args.by)
+        raise BillError(
+            f"no call from {args.since or 'the first'} to {args.until or 'the last'} "
+            f"(days in {zone.name})"
+        )
+    data = report(bill, calls=args.calls, by=args.by, zone=zone)
     shown = json.dumps(data, indent=2) + "\n" if args.json else render(data)
     if args.html is None:
         return shown
-    _write_html(bill, args.html)
+    _write_html(bill, args.html, zone)
     return shown if args.json else shown + f"page: {one_line(args.html)}\n"
 
 
@@ -471,10 +582,43 @@ def _paths(given: list[str]) -> list[str]:
     return found
 
 
-def _write_html(bill: Bill, path: str) -> None:
+def _read_files(bill: Bill) -> list[str]:
+    """Every file the bill read: the paths given, the sessions', the skipped, the tasks'."""
+    found = list(bill.files)
+    found += [name for session in bill.sessions for name in session.files]
+    found += [skip.file for skip in bill.skipped]
+    metas = [Path(name).with_name(Path(name).stem + ".meta.json") for name in found]
+    return found + [str(meta) for meta in metas if meta.is_file()]
+
+
+def _same_file(target: Path, name: str) -> bool:
+    """True when `target` is the file `name`, by any path (a link, `./`, `..`)."""
+    try:
+        if Path(name).resolve() == target.resolve():
+            return True
+        return target.exists() and os.path.samefile(target, name)
+    except (OSError, ValueError, RuntimeError):  # a loop of links, a path that cannot be
+        return False
+
+
+def _check_page_target(bill: Bill, path: str) -> None:
+    """Refuse to write the page over a file the bill reads, however it is reached.
+
+    Raises:
+        BillError: `path` is one of the files read (named).
+    """
+    target = Path(path)
+    for name in _read_files(bill):
+        if _same_file(target, name):
+            raise BillError(
+                f"--html {path}: that is a file the bill reads ({name}); give the page another name"
+            )
+
+
+def _write_html(bill: Bill, path: str, zone: Zone) -> None:
     """Write the bill's page to `path`; BillError naming the path when it cannot be written."""
-    data = report(bill, calls=True)
-    views = {by: _groups(bill, by, data["cost_usd"]) for by in VIEWS}
+    data = report(bill, calls=True, zone=zone)
+    views = {by: _groups(bill, by, data["cost_usd"], zone) for by in VIEWS}
     try:
         write_page(path, bill_page(data, views))
     except OSError as error:

@@ -37,7 +37,10 @@ the response of its message id read before (two records are two calls only
 when they name two different requests); of its copies the one outside a
 sidechain wins, else the one with the larger token total, keeping the time
 and parent of the first. Error
-records (`<synthetic>` model, `isApiErrorMessage`) made no billed call.
+records (`<synthetic>` model, `isApiErrorMessage`) made no billed call. A
+response that carries the API's diagnosis of a cache miss
+(`message.diagnostics.cache_miss_reason.type`) gives it to its call as
+`provider_reason`.
 
 Sub-agent calls in `progress` lines: a session file copies each sub-agent's
 records into `progress` lines (`data.type: "agent_progress"`, `data.agentId`,
@@ -115,7 +118,15 @@ RECORD_TYPES = frozenset(
     }
 )
 
-_MESSAGE = Shape("ClaudeMessage", id=ANY, model=ANY, role=OPTIONAL, usage=OPTIONAL, content=RAW)
+_MESSAGE = Shape(
+    "ClaudeMessage",
+    id=ANY,
+    model=ANY,
+    role=OPTIONAL,
+    usage=OPTIONAL,
+    diagnostics=ANY,
+    content=RAW,
+)
 #: The record a `progress` line copies from a sub-agent.
 _COPIED = Shape("ClaudeCopied", type=ANY, timestamp=OPTIONAL, message=_MESSAGE)
 _PROGRESS = Shape("ClaudeProgress", type=ANY, agentId=ANY, message=_COPIED)
@@ -291,6 +302,15 @@ class _LineEvents:
         return _event(record) if type(record) is RECORD.cls else ""
 
 
+def _miss_reason(message: Any) -> str | None:
+    """The `type` of the response's `diagnostics.cache_miss_reason`, the API's own
+    diagnosis of a cache miss, or None (no diagnosis, or one still pending)."""
+    diagnostics = message.diagnostics
+    reason = diagnostics.get("cache_miss_reason") if isinstance(diagnostics, dict) else None
+    kind = reason.get("type") if isinstance(reason, dict) else None
+    return kind if isinstance(kind, str) and 0 < len(kind) <= 64 else None
+
+
 def _boundary(record: Any, index: int, line: int) -> Boundary:
     metadata = record.compactMetadata
     metadata = metadata if isinstance(metadata, dict) else {}
@@ -359,11 +379,15 @@ def _add(thread: _Building, message: Message, message_id: object) -> None:
         ids.append(message_id)
 
 
-def _begun(call: Call, timestamp: float | None, message: str | None) -> Call:
-    """`call` with the time and parent of where its response began (a copy: calls are
-    values; made the quick way, as every field but these two is the call's own)."""
+def _begun(
+    call: Call, timestamp: float | None, message: str | None, reason: str | None
+) -> Call:
+    """`call` with the time, parent and provider's miss diagnosis of where its response
+    began (a copy: calls are values; made the quick way, every other field its own)."""
     found = object.__new__(Call)
-    found.__dict__.update(call.__dict__, timestamp=timestamp, message=message)
+    found.__dict__.update(
+        call.__dict__, timestamp=timestamp, message=message, provider_reason=reason
+    )
     return found
 
 
@@ -629,6 +653,7 @@ class _Reader:
             len(thread.boundaries) if key[0] == "m" else 0,
             parent,
             file.source.name,
+            _miss_reason(message),
         )
         self._keep(call, message.id, record.requestId)
 
@@ -645,7 +670,8 @@ class _Reader:
         old = self.calls[index]
         if _better(call, old):  # keep where the response began: its time and parent
             parent = old.message if old.thread == call.thread else call.message
-            self.calls[index] = _begun(call, old.timestamp, parent)
+            reason = call.provider_reason or old.provider_reason
+            self.calls[index] = _begun(call, old.timestamp, parent, reason)
 
     def _response(self, ident: str, request: str | None) -> int | None:
         """The index in `calls` of the response `ident` (of `request`) read before, or None

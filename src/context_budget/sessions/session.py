@@ -289,6 +289,11 @@ class Call(CallRecord):
         project: the working folder the file recorded for the call (a Codex
             rollout's `cwd`), or "" when it records none: the bill then takes
             the project from the file's folder.
+        provider_reason: the provider's own diagnosis of a cache miss on this
+            call, where the response recorded one: the `type` of Anthropic's
+            `diagnostics.cache_miss_reason` (`model_changed`, `system_changed`,
+            `tools_changed`, `messages_changed`, `previous_message_not_found`,
+            `unavailable`), else None.
     """
 
     thread: ThreadId
@@ -301,6 +306,7 @@ class Call(CallRecord):
     message: str | None = None
     file: str = ""
     project: str = ""
+    provider_reason: str | None = None
 
     #: Views of `usage` under the names a bill's readers use (tokens).
     input_tokens = UsageField()
@@ -321,10 +327,12 @@ class Call(CallRecord):
         segment: int,
         message: str | None,
         file: str,
+        provider_reason: str | None = None,
     ) -> Call:
         """`Call(thread, timestamp, model, usage, sidechain, segment, message=...,
-        file=...)`, every other field at its default, made several times sooner than
-        the dataclass's own `__init__`: a reader makes one per saved line."""
+        file=..., provider_reason=...)`, every other field at its default, made several
+        times sooner than the dataclass's own `__init__`: a reader makes one per saved
+        line."""
         call = object.__new__(cls)
         call.__dict__.update(_CALL_FIELDS)  # every field, in order, at its default
         call.__dict__.update(
@@ -336,6 +344,7 @@ class Call(CallRecord):
             segment=segment,
             message=message,
             file=file,
+            provider_reason=provider_reason,
         )
         return call
 

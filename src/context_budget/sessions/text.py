@@ -377,15 +377,18 @@ def line_value(line: str, number: int, *, long_numbers: bool = False) -> object:
         raise ValueError(f"line {number}: {error}") from None
 
 
-_EARLIEST = datetime(1, 1, 2, tzinfo=UTC).timestamp()
-_LATEST = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
+#: The first and the last instant of the years 1 to 9999 (UTC), as seconds since the epoch.
+_EARLIEST = datetime(1, 1, 1, tzinfo=UTC).timestamp()
+_LATEST = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC).timestamp()
 
 
 def epoch(value: Any, where: str) -> float | None:
     """Seconds since the Unix epoch from an ISO time or a number; None if absent.
 
     A time without a zone is taken as UTC. Times are held to the years 1 to
-    9999, the range a time can be printed in.
+    9999 in UTC, both whole: a bill writes its days and times from the day
+    number (`context_budget.zones`), so an instant of 9999-12-31 stays
+    readable in a zone where it is already the year 10000.
 
     Raises:
         ValueError: a time that is neither, or out of that range, naming `where`.
