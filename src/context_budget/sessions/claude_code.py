@@ -379,9 +379,7 @@ def _add(thread: _Building, message: Message, message_id: object) -> None:
         ids.append(message_id)
 
 
-def _begun(
-    call: Call, timestamp: float | None, message: str | None, reason: str | None
-) -> Call:
+def _begun(call: Call, timestamp: float | None, message: str | None, reason: str | None) -> Call:
     """`call` with the time, parent and provider's miss diagnosis of where its response
     began (a copy: calls are values; made the quick way, every other field its own)."""
     found = object.__new__(Call)

@@ -111,17 +111,26 @@ def undecoded(field: Any) -> bytes | None:
 
 
 class _Plain:
-    """The base of a shape's class where msgspec is not installed: its fields in slots."""
+    """The base of a shape's class where msgspec is not installed: its fields in slots, set
+    in order by the `__init__` `_generated` gives each class."""
 
     __slots__: tuple[str, ...] = ()
-
-    def __init__(self, **fields: Any) -> None:
-        for name in self.__slots__:
-            object.__setattr__(self, name, fields[name])
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"{type(self).__name__}({shown})"
+
+
+def _generated(name: str, source: str, names: dict[str, Any]) -> Any:
+    """The function `name` that `source` defines, compiled once with `names` in its scope.
+
+    A shape's `__init__` and its `fill` are written out field by field, as
+    `dataclasses` writes a class's `__init__`: the standard decoder fills one
+    record per line, and a loop over the fields costs several times as much.
+    """
+    scope = dict(names)
+    exec(compile(source, f"<shape {name}>", "exec"), scope)  # the source is written above
+    return scope[name]
 
 
 class Shape:
@@ -140,6 +149,7 @@ class Shape:
         self.name = name
         self.fields = fields
         self.cls: Any = self._class()
+        self._fill = self._filler()
         self._decoder = None if _FAST is None else _FAST.json.Decoder(self._either())
 
     def _either(self) -> Any:
@@ -148,7 +158,10 @@ class Shape:
 
     def _class(self) -> type:
         if _FAST is None:
-            return type(self.name, (_Plain,), {"__slots__": tuple(self.fields)})
+            names = list(self.fields)
+            body = "".join(f"    self.{field} = {field}\n" for field in names) or "    pass\n"
+            init = _generated("__init__", f"def __init__(self, {', '.join(names)}):\n{body}", {})
+            return type(self.name, (_Plain,), {"__slots__": tuple(names), "__init__": init})
         spec = []
         for name, kind in self.fields.items():
             if isinstance(kind, Shape):
@@ -159,18 +172,29 @@ class Shape:
                 spec.append((name, Any, ABSENT if kind == OPTIONAL else None))
         return _FAST.defstruct(self.name, spec)  # type: ignore[no-any-return]
 
+    def _filler(self) -> Any:
+        """`fill`, written out field by field (`_generated`)."""
+        names: dict[str, Any] = {"cls": self.cls, "ABSENT": ABSENT, "dict": dict}
+        parts = []
+        for name, kind in self.fields.items():
+            if isinstance(kind, Shape):
+                names[f"fill_{name}"] = kind.fill
+                parts.append(f"fill_{name}(get({name!r}))")
+            else:
+                parts.append(f"get({name!r}, ABSENT)" if kind == OPTIONAL else f"get({name!r})")
+        source = (
+            "def fill(decoded):\n"
+            "    if type(decoded) is not dict:\n"
+            "        return decoded\n"
+            "    get = decoded.get\n"
+            f"    return cls({', '.join(parts)})\n"
+        )
+        return _generated("fill", source, names)
+
     def fill(self, decoded: object) -> object:
         """The record of a value `json` decoded: an object read through this shape, any
         other value as it is."""
-        if type(decoded) is not dict:
-            return decoded
-        found = {}
-        for name, kind in self.fields.items():
-            if isinstance(kind, Shape):
-                found[name] = kind.fill(decoded.get(name))
-            else:
-                found[name] = decoded.get(name, ABSENT) if kind == OPTIONAL else decoded.get(name)
-        return self.cls(**found)
+        return self._fill(decoded)
 
     def decode(self, line: bytes, number: int) -> object:
         """The record of line `number`, or `text.BLANK` for a blank line.
