@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from os import PathLike
 from pathlib import Path, PurePath
-from typing import Literal
+from typing import Any, Literal
 
 from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
@@ -568,7 +568,7 @@ class Bill:
     recorded_cost_reason: str | None = None
     #: For each call, the index in `sessions` of the session it came from.
     _origin: tuple[int, ...] = field(default=(), repr=False, compare=False)
-    _read: dict[str, tuple[Session, ...]] = field(default_factory=dict, repr=False, compare=False)
+    _read: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
@@ -959,13 +959,14 @@ class Bill:
         """Up to `steps` message ids from `start` back towards its root, none twice."""
         found: list[str] = []
         seen: set[str] = set()
+        parents = self._parents()
         node = start
-        while node is not None and node in self._messages and node not in seen:
+        while node is not None and node in parents and node not in seen:
             if len(found) == steps:
                 break
             found.append(node)
             seen.add(node)
-            node = self._parent_of(node)
+            node = parents[node]
         return found
 
     def _layout(self) -> dict[str, tuple[int, str, str]]:
@@ -982,11 +983,12 @@ class Bill:
         if self._placed or not self._messages:
             return self._placed
         known = self._placed
-        for start in self._messages:
+        parents = self._parents()
+        for start in parents:
             chain: list[str] = []
             at: dict[str, int] = {}
             node: str | None = start
-            while node is not None and node in self._messages and node not in known:
+            while node is not None and node in parents and node not in known:
                 if node in at:  # a loop of parents: each member anchors the chain it starts
                     loop = chain[at[node] :]
                     del chain[at[node] :]
@@ -995,7 +997,7 @@ class Bill:
                     break
                 at[node] = len(chain)
                 chain.append(node)
-                node = self._parent_of(node)
+                node = parents[node]
             if node is not None and node in known:
                 place, anchor, head = known[node]
             elif chain:  # the walk ended at a root, the chain's last message
@@ -1008,12 +1010,19 @@ class Bill:
     def _parent(self, message: str) -> str | None:
         """The message before `message` in its chain; None at its anchor."""
         anchor = self._layout()[message][1]
-        return None if anchor == message else self._parent_of(message)
+        return None if anchor == message else self._parents()[message]
 
-    def _parent_of(self, message: str) -> str | None:
-        """The parent of a message the files keep (its `Place` made only when needed)."""
-        places = self._messages
-        return places.parent(message) if isinstance(places, Places) else places[message].parent
+    def _parents(self) -> Mapping[str, str | None]:
+        """Message id -> its parent's id, for every message the files keep (no `Place` made)."""
+        held = self._read.get("parents")
+        if held is None:
+            places = self._messages
+            held = self._read["parents"] = (
+                places.parents()
+                if isinstance(places, Places)
+                else {ident: place.parent for ident, place in places.items()}
+            )
+        return held
 
     def _first_difference_id(self, before: Call, call: Call) -> str | None:
         """The first message of `call`'s chain that `before`'s chain lacks at its place.

@@ -378,29 +378,13 @@ class Cost:
         ) + self.server_tools
 
     def __add__(self, other: Cost) -> Cost:
-        return _charged(
+        return Cost(
             self.uncached_input + other.uncached_input,
             self.cache_writes + other.cache_writes,
             self.cache_reads + other.cache_reads,
             self.output + other.output,
             self.server_tools + other.server_tools,
         )
-
-
-def _charged(
-    uncached_input: float, cache_writes: float, cache_reads: float, output: float, tools: float
-) -> Cost:
-    """`Cost(...)` of five charges, made without the frozen dataclass's `__init__` (which
-    sets each field in turn): a bill makes several for each call."""
-    found = object.__new__(Cost)
-    found.__dict__.update(
-        uncached_input=uncached_input,
-        cache_writes=cache_writes,
-        cache_reads=cache_reads,
-        output=output,
-        server_tools=tools,
-    )
-    return found
 
 
 def cost(usage: Any, price: Price) -> Cost:
@@ -469,7 +453,7 @@ def _one(usage: Usage, price: Price, factor: float, server_tools: float = 0.0) -
     if band is not None and usage.prompt_tokens > band.above:
         scale, output = band.input / price.input, band.output  # the whole request, not the excess
     writes = five * price.write_5m + hour * price.write_1h
-    return _charged(  # uncached input, cache writes, cache reads, output, server tools
+    return Cost(  # uncached input, cache writes, cache reads, output, server tools
         usage.input_tokens * price.input * scale / per,
         writes * scale / per,
         usage.cache_read_input_tokens * price.read * scale / per,

@@ -153,18 +153,17 @@ class Usage:
         caller answers for the fields: nothing here checks them.
         """
         usage = object.__new__(cls)
-        usage.__dict__.update(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            cache_creation_input_tokens=cache_creation_input_tokens,
-            cache_read_input_tokens=cache_read_input_tokens,
-            ephemeral_5m_input_tokens=ephemeral_5m_input_tokens,
-            ephemeral_1h_input_tokens=ephemeral_1h_input_tokens,
-            speed=speed,
-            inference_geo=inference_geo,
-            web_search_requests=web_search_requests,
-            iterations=iterations,
-        )
+        put = object.__setattr__  # as the dataclass's own `__init__` sets each field
+        put(usage, "input_tokens", input_tokens)
+        put(usage, "output_tokens", output_tokens)
+        put(usage, "cache_creation_input_tokens", cache_creation_input_tokens)
+        put(usage, "cache_read_input_tokens", cache_read_input_tokens)
+        put(usage, "ephemeral_5m_input_tokens", ephemeral_5m_input_tokens)
+        put(usage, "ephemeral_1h_input_tokens", ephemeral_1h_input_tokens)
+        put(usage, "speed", speed)
+        put(usage, "inference_geo", inference_geo)
+        put(usage, "web_search_requests", web_search_requests)
+        put(usage, "iterations", iterations)
         return usage
 
     def __repr__(self) -> str:

@@ -15,7 +15,7 @@ what their use cannot do without.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Literal
 
@@ -206,6 +206,7 @@ class Places(Mapping[str, Place]):
         self._files = tuple(files)
         self._event = event
         self._parts: tuple[Places, ...] = ()
+        self._parents: dict[str, str | None] | None = None
 
     @classmethod
     def joined(cls, many: Sequence[Mapping[str, Place]]) -> Mapping[str, Place]:
@@ -230,6 +231,17 @@ class Places(Mapping[str, Place]):
             if ident in part._entries:
                 return part
         return None
+
+    def parents(self) -> dict[str, str | None]:
+        """Message id -> the id of its parent (None at a root), for every message: what a
+        walk along the chains of messages needs, no `Place` made (built once)."""
+        held = self._parents
+        if held is None:
+            held = {}
+            for part in reversed((self, *self._parts)):  # the later read's place wins
+                held.update((ident, entry[0]) for ident, entry in part._entries.items())
+            self._parents = held
+        return held
 
     def parent(self, ident: str) -> str | None:
         """The parent of message `ident`, its `Place` not made (KeyError if unknown)."""
@@ -315,45 +327,6 @@ class Call(CallRecord):
     cache_creation_5m = UsageField("ephemeral_5m_input_tokens")
     cache_creation_1h = UsageField("ephemeral_1h_input_tokens")
     output_tokens = UsageField()
-
-    @classmethod
-    def recorded(
-        cls,
-        thread: ThreadId,
-        timestamp: float | None,
-        model: str,
-        usage: Usage,
-        sidechain: bool,
-        segment: int,
-        message: str | None,
-        file: str,
-        provider_reason: str | None = None,
-    ) -> Call:
-        """`Call(thread, timestamp, model, usage, sidechain, segment, message=...,
-        file=..., provider_reason=...)`, every other field at its default, made several
-        times sooner than the dataclass's own `__init__`: a reader makes one per saved
-        line."""
-        call = object.__new__(cls)
-        call.__dict__.update(_CALL_FIELDS)  # every field, in order, at its default
-        call.__dict__.update(
-            thread=thread,
-            timestamp=timestamp,
-            model=model,
-            usage=usage,
-            sidechain=sidechain,
-            segment=segment,
-            message=message,
-            file=file,
-            provider_reason=provider_reason,
-        )
-        return call
-
-
-#: Every field of a `Call`, in order, at its default (None for one with none): what
-#: `Call.recorded` starts from.
-_CALL_FIELDS = {
-    found.name: None if found.default is MISSING else found.default for found in fields(Call)
-}
 
 
 @dataclass(frozen=True)
