@@ -43,6 +43,7 @@ def test_json_has_the_contract_keys(capsys: pytest.CaptureFixture[str]) -> None:
         "cache_read": 3_647_854,
         "cache_write_5m": 137_976,
         "cache_write_1h": 0,
+        "cache_write_30m": 0,
         "output": 51_933,
     }
     assert round(data["cost_usd"], 2) == 2.39  # type: ignore[arg-type]
@@ -69,11 +70,13 @@ def test_the_summary_and_the_calls_table(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_an_unpriced_bill_shows_tokens_and_the_recorded_cost(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    path = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+    source = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+    path = tmp_path / "t.traj.json"  # the same run, on a model the table lacks
+    path.write_text(source.read_text().replace("deepseek-v4-flash", "llama-9-70b"))
     data = _json(capsys, str(path))
-    assert data["cost_usd"] is None and data["unpriced_models"] == ["deepseek-v4-flash"]
+    assert data["cost_usd"] is None and data["unpriced_models"] == ["llama-9-70b"]
     assert data["recorded_cost_usd"] == pytest.approx(0.042822, abs=1e-6)
     assert main(["bill", str(path)]) == 0
     assert "cost: no call is on a model with a list price" in capsys.readouterr().out

@@ -41,7 +41,7 @@ def _far_from_utc(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TZ", "Pacific/Kiritimati")
 
 
-def _line(number: int, at: str, model: str = "claude-opus-4-7", **usage: Any) -> str:
+def _line(number: int, at: str, model: str = "claude-opus-4-5", **usage: Any) -> str:
     record = {
         "type": "assistant",
         "uuid": f"u{number}",
@@ -70,7 +70,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, s
 
 
 def _fast_session(tmp_path: Path) -> Path:
-    """Three calls on Opus 4.7 (no fast-mode rate), the second in fast mode."""
+    """Three calls on Opus 4.5 (no fast-mode rate), the second in fast mode."""
     path = tmp_path / "5e55a0a0-0000.jsonl"
     path.write_text(
         _line(1, "2026-03-02T09:00:00Z")
@@ -91,7 +91,7 @@ def test_one_unpriced_fast_call_leaves_the_others_priced_in_json(
     assert status == 0
     assert bill.unpriced_calls() == (2,)
     assert data["cost_usd"] == round(bill.cost().total, 6) and data["cost_usd"] > 0
-    assert data["unpriced_models"] == ["claude-opus-4-7 (fast)"]
+    assert data["unpriced_models"] == ["claude-opus-4-5 (fast)"]
     assert (data["unpriced_calls"], data["unpriced_call_numbers"]) == (1, [2])
     (group,) = data["groups"]
     assert group["cost_usd"] == data["cost_usd"] and group["unpriced_calls"] == 1
@@ -106,7 +106,7 @@ def test_one_unpriced_fast_call_is_named_in_the_text(
     cost = next(line for line in out.splitlines() if line.startswith("cost: "))
     assert cost.startswith("cost: $0.0")
     unpriced = next(line for line in out.splitlines() if "not priced" in line)
-    assert unpriced.endswith("claude-opus-4-7 (fast); 1 call: 2")
+    assert unpriced.endswith("claude-opus-4-5 (fast); 1 call: 2")
 
 
 def test_a_group_with_no_priced_call_is_null_and_a_mixed_one_counts_its_unpriced(

@@ -278,7 +278,23 @@ def test_a_mini_swe_agent_trajectory_matches_its_recorded_cost_and_calls() -> No
         if m["role"] == "assistant"
     )
     assert sum(c.prompt_tokens for c in bill.calls) == prompts
-    assert bill.unpriced_models() == ("deepseek-v4-flash",)  # never priced at a guess
+    assert bill.unpriced_models() == ()
+
+
+def test_a_deepseek_v4_flash_run_is_priced_at_deepseeks_rates_where_litellm_used_v3_2s() -> None:
+    """Every call the trajectory recorded was costed by LiteLLM at deepseek-chat's V3.2
+    rates ($0.28 miss, $0.028 hit, $0.42 output); DeepSeek's page prices V4 Flash, the model
+    each response names, at $0.14 / $0.0028 / $0.28 from its launch: a quarter of it."""
+    bill = read_bill(TRAJECTORY)
+    for call in bill.calls:
+        v32 = (call.input_tokens * 0.28 + call.cache_read * 0.028 + call.output_tokens * 0.42) / 1e6
+        assert call.recorded_cost == pytest.approx(v32, rel=1e-9)
+    v4 = sum(
+        (c.input_tokens * 0.14 + c.cache_read * 0.0028 + c.output_tokens * 0.28) / 1e6
+        for c in bill.calls
+    )
+    assert bill.cost().total == pytest.approx(v4) == pytest.approx(0.010360028)
+    assert bill.recorded_cost == pytest.approx(0.04282166)
 
 
 def test_an_openhands_file_keeps_one_call_per_model_response() -> None:
@@ -306,7 +322,8 @@ def test_dated_ids_map_to_their_family() -> None:
     assert model_family("claude-sonnet-4-20250514") == "claude-sonnet-4"
     assert model_family("claude-3-7-sonnet-latest") == "claude-3-7-sonnet"
     assert price_for("claude-opus-4-1-20250805") == PRICES["claude-opus-4-1"]
-    assert price_for("deepseek-chat") is None and price_for("gpt-5.1-codex") is None
+    assert price_for("deepseek/deepseek-chat") == PRICES["deepseek-chat"]
+    assert price_for("llama-9-70b") is None and price_for("<synthetic>") is None
 
 
 @pytest.mark.parametrize(
@@ -456,10 +473,10 @@ def test_every_rebuild_lost_over_1024_tokens_and_the_bill_adds_up(calls: list[Ca
     assert what.staggered_starts <= what.actual + 1e-9
 
 
-def _input_side(usage: Usage, model: str) -> float:
-    price = price_for(model)
+def _input_side(usage: Usage, model: str, at: float | None) -> float:
+    price = price_for(model, at=at)
     assert price is not None
-    bill = cost(usage, price)
+    bill = cost(usage, price, at=at)
     return bill.uncached_input + bill.cache_writes + bill.cache_reads
 
 
@@ -480,7 +497,7 @@ def _lifetimes_one_by_one(bill: Bill) -> dict[str, list[float]]:
             elif before is not None and number in ttl:
                 rewritten = min(ttl[number].lost_tokens, call.cache_write)
                 usage = bills._moved(usage, rewritten, "written", "read")
-            both[index] += _input_side(usage, call.model)
+            both[index] += _input_side(usage, call.model, call.timestamp)
     return sums
 
 
@@ -494,7 +511,7 @@ def test_the_lifetime_what_ifs_are_what_pricing_each_call_on_its_own_gives(
     all_1h = 0.0
     for call in bill.calls:
         if price_for(call.model) is not None:
-            all_1h += _input_side(bills._ALL_WRITES["1h"](call.usage), call.model)
+            all_1h += _input_side(bills._ALL_WRITES["1h"](call.usage), call.model, call.timestamp)
     assert bill.what_if().all_writes_1h == all_1h
 
 
@@ -670,7 +687,7 @@ def test_a_report_prices_each_call_once_and_finds_the_rebuilds_once(
     found: list[int] = []
     price, rebuild = bills.cost, Bill._rebuild
     monkeypatch.setattr(
-        bills, "cost", lambda usage, *a: priced.append(id(usage)) or price(usage, *a)
+        bills, "cost", lambda usage, *a, **k: priced.append(id(usage)) or price(usage, *a, **k)
     )
     monkeypatch.setattr(Bill, "_rebuild", lambda self, *a: found.append(1) or rebuild(self, *a))
     report(bill, calls=True)

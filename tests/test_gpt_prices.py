@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from context_budget import PRICES, Usage, cost, price_for, read_bill
+from context_budget.models import MODELS
 from context_budget.pricing import OPENAI_PRICES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,13 +62,23 @@ def test_a_codex_rollout_is_priced_by_hand_from_its_row() -> None:
     assert bill.cost().total == pytest.approx(by_hand) == pytest.approx(0.035054)
 
 
-def test_a_gpt_model_without_a_row_stays_unpriced() -> None:
-    """gpt-5.1-codex has no row: not billed at gpt-5.1's rate, however close the name."""
-    assert price_for("gpt-5.1") is not None
-    assert price_for("gpt-5.1-codex") is None
-    bill = read_bill(NO_ROW)
-    assert bill.unpriced_models() == ("gpt-5.1-codex",)
+def test_a_gpt_model_without_a_row_stays_unpriced(tmp_path: Path) -> None:
+    """A GPT id the table lacks is not billed at a neighbour's rate, however close the name."""
+    assert price_for("gpt-5.1") is not None and price_for("gpt-5.1-codex") is not None
+    assert price_for("gpt-5.1-codex-max") is None
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(NO_ROW.read_text().replace("gpt-5.1-codex", "gpt-5.1-codex-max"))
+    bill = read_bill(path)
+    assert bill.unpriced_models() == ("gpt-5.1-codex-max",)
     assert bill.cost().total == 0.0
+
+
+def test_the_shipped_gpt_5_1_codex_rollout_is_priced_at_gpt_5_1_rates() -> None:
+    bill = read_bill(NO_ROW)
+    assert bill.unpriced_models() == ()
+    price = OPENAI_PRICES["gpt-5.1-codex"]
+    assert (price.input, price.read, price.output) == (1.25, 0.125, 10.0)
+    assert "was not read" in price.source  # the row says its rates are GPT-5.1's
 
 
 def test_a_dated_snapshot_finds_its_model() -> None:
@@ -76,15 +87,19 @@ def test_a_dated_snapshot_finds_its_model() -> None:
 
 
 def test_every_row_is_dated_and_sourced_and_writes_follow_the_caching_rule() -> None:
-    assert {"gpt-5-codex", "gpt-5.6-sol", "gpt-6.2-sol"} <= set(OPENAI_PRICES)
-    assert not set(OPENAI_PRICES) & set(PRICES)  # the emulator's table stays Anthropic's
-    assert not [model for model in PRICES if not model.startswith("claude-")]
-    for model, price in OPENAI_PRICES.items():
-        assert price.as_of == "2026-12-02" and "developers.openai.com" in price.source, model
-        assert price.write_5m == price.write_1h, model  # one write rate: no lifetime split
-        newer = model.startswith(("gpt-5.6", "gpt-6"))
-        assert price.write_5m == pytest.approx(price.input * (1.25 if newer else 1.0)), model
-        assert price.read < price.input, model
+    assert {"gpt-5-codex", "gpt-5.5", "gpt-5.6-sol", "gpt-6.2-sol"} <= set(OPENAI_PRICES)
+    assert set(OPENAI_PRICES) <= set(PRICES)  # a view of the one table
+    for model, row in MODELS.items():
+        if row.provider != "openai":
+            continue
+        for price in row.prices:
+            assert price.as_of.startswith("2026-12") and price.source, model
+            assert "developers.openai.com" in price.source, model
+            newer = model.startswith(("gpt-5.6", "gpt-6"))
+            write = price.write_30m if newer else price.write_5m
+            assert write == pytest.approx(price.input * (1.25 if newer else 1.0)), model
+            assert (price.write_30m is None) is not newer, model
+            assert price.read < price.input, model
 
 
 def test_gpt_5_6_cache_writes_are_billed_at_a_quarter_more_than_input(tmp_path: Path) -> None:
@@ -98,8 +113,10 @@ def test_gpt_5_6_cache_writes_are_billed_at_a_quarter_more_than_input(tmp_path: 
     bill = read_bill(_rollout(tmp_path, "gpt-5.6-sol", [total]))
     (call,) = bill.calls
     assert (call.input_tokens, call.cache_read, call.cache_write) == (8_000, 30_000, 12_000)
+    # 2026-11-20: Sol's promotional rates ($4 input, $0.40 cached, $20 output), writes 1.25x
     by_hand = (8_000 * 4.0 + 12_000 * 5.0 + 30_000 * 0.40 + 2_000 * 20.0) / 1e6
     assert bill.cost().total == pytest.approx(by_hand)
+    assert call.usage.ephemeral_30m_input_tokens == 12_000  # OpenAI's writes live 30 minutes
 
 
 def test_past_272k_input_the_whole_request_pays_the_long_context_rates() -> None:
@@ -125,3 +142,26 @@ def test_dollars_come_from_pricing_cost_alone() -> None:
         if per_million.search(line) or raw_rate.search(line)
     ]
     assert found == []
+
+
+def test_a_gpt_5_6_bill_counts_its_30_minute_writes_in_every_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from context_budget.cli import main
+
+    total = {
+        "input_tokens": 50_000,
+        "cached_input_tokens": 30_000,
+        "cache_write_input_tokens": 12_000,
+        "output_tokens": 2_000,
+    }
+    path = _rollout(tmp_path, "gpt-5.6-sol", [total])
+    assert main(["bill", str(path), "--json", "--calls", "--by", "model"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["tokens"]["cache_write_30m"] == data["per_call"][0]["cache_write_30m"] == 12_000
+    assert data["groups"][0]["tokens"]["cache_write_30m"] == 12_000
+    assert data["tokens"]["cache_write_5m"] == data["tokens"]["cache_write_1h"] == 0
+    assert main(["bill", str(path), "--by", "model"]) == 0
+    out = capsys.readouterr().out
+    assert "written 30m 12,000" in out
+    assert "12,000" in next(line for line in out.splitlines() if line.startswith("gpt-5.6-sol"))

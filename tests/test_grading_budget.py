@@ -220,3 +220,51 @@ def test_the_breakpoint_checker_reports_a_crash_with_its_arguments() -> None:
 def test_the_minimum_checker_refuses_a_model_outside_the_exercise() -> None:
     answer = check_minimums({"claude-opus-5", "gpt-5", "claude-2"})
     assert answer == "NEEDS_WORK: not one of the exercise's models: claude-2, gpt-5"
+
+
+def _every_provider(marked: bool, *, moved: bool = True) -> Any:
+    from context_budget.grading.budget import LONG_RULES, QUESTIONS
+
+    def make_request(turn: int, now: str) -> dict[str, Any]:
+        rules: dict[str, Any] = {"type": "text", "text": LONG_RULES}
+        if marked:
+            rules["cache_control"] = {"type": "ephemeral"}
+        question = f"Current time: {now}. {QUESTIONS[turn]}"
+        if not moved:  # the time at the end of the system prompt instead
+            rules["text"], question = f"{LONG_RULES}\n{now}", QUESTIONS[turn]
+        return {
+            "system": [rules],
+            "messages": [{"role": "user", "content": question}],
+            "cache_control": {"type": "ephemeral"},
+        }
+
+    return make_request
+
+
+def test_the_every_provider_checker_names_the_caches_a_request_without_a_marker_misses() -> None:
+    from context_budget.grading.budget import check_every_provider
+
+    unmarked = check_every_provider(_every_provider(marked=False))
+    assert unmarked.startswith("NEEDS_WORK: the rules were not read from the cache")
+    for label in ("Anthropic Opus 5", "OpenAI GPT-5.6 Sol", "Gemini 3.1 Pro, explicit"):
+        assert f"{label} read 0 of its 4,244 on turn 1" in unmarked
+    assert unmarked.endswith("OpenAI GPT-5.5, DeepSeek V4 Flash kept them")
+    assert "its cache holds only what a marker ends" in unmarked
+    assert check_every_provider(_every_provider(marked=True)) == (
+        "PASS: every provider read at least 4,224 tokens on turns 1-5"
+    )
+    stamped = check_every_provider(_every_provider(marked=False, moved=False))
+    assert "kept them" not in stamped  # the time in the system prompt: every cache misses
+
+
+def test_the_every_provider_checker_reports_a_crash_and_a_dropped_rule() -> None:
+    from context_budget.grading.budget import check_every_provider
+
+    def crash(turn: int, now: str) -> dict[str, Any]:
+        raise KeyError(turn)
+
+    def no_rules(turn: int, now: str) -> dict[str, Any]:
+        return {"messages": [{"role": "user", "content": f"{now} {budget.QUESTIONS[turn]}"}]}
+
+    assert check_every_provider(crash) == "NEEDS_WORK: turn 0 raised KeyError: 0"
+    assert check_every_provider(no_rules) == "NEEDS_WORK: turn 0: the request dropped LONG_RULES"

@@ -141,9 +141,9 @@ def test_a_saved_claude_code_session_is_billed_with_the_rules(tmp_path: Path) ->
 def test_fast_calls_on_a_model_with_no_fast_rate_are_left_out_and_named(tmp_path: Path) -> None:
     path = tmp_path / "5e55.jsonl"
     lines = [_line(CALL, 1), _line({**CALL, "speed": "fast"}, 2)]
-    path.write_text("\n".join(lines).replace("claude-opus-4-8", "claude-opus-4-7") + "\n")
+    path.write_text("\n".join(lines).replace("claude-opus-4-8", "claude-opus-4-5") + "\n")
     bill = read_bill(path)
-    assert bill.unpriced_models() == ("claude-opus-4-7 (fast)",)
+    assert bill.unpriced_models() == ("claude-opus-4-5 (fast)",)
     assert bill.call_cost(2) is None
     assert round(bill.cost().total, 6) == 0.023775
 

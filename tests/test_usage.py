@@ -371,6 +371,8 @@ def test_gemini_thinking_is_output_and_the_tool_prompt_is_input() -> None:
         "thoughts_token_count": 70,
     }
     assert Usage.of({"usage_metadata": usage}) == Usage(600, 100, cache_read_input_tokens=400)
+    rest = {"promptTokenCount": 900, "cachedContentTokenCount": 400, "candidatesTokenCount": 30}
+    assert Usage.of({"usageMetadata": rest}) == Usage(500, 30, cache_read_input_tokens=400)
 
 
 def test_strict_asks_for_the_input_and_output_figures_and_a_file_reads_them_as_zero() -> None:

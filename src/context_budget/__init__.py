@@ -2,7 +2,8 @@
 
 The top level is the library a reader calls: counting tokens, the layers of a
 request and their budget, cutting, clearing and compacting, notes outside the
-window, the agent loop, the prompt cache and its prices, the bill of a saved
+window, the agent loop, the table of models, the prompt cache of every
+provider and its prices, the bill of a saved
 session, transcripts, and the errors a caller catches. Every name in it is one
 a page, a notebook or the command line uses.
 
@@ -38,6 +39,9 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `
         MIN_CACHEABLE_TOKENS,
         PromptCache,
         SimulatedClock,
+    )
+    from context_budget.cache_policy import (
+        CachePolicy,
     )
     from context_budget.cache_report import (
         cache_report,
@@ -90,6 +94,9 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `
         message_text,
         tool_message,
     )
+    from context_budget.models import (
+        model_for,
+    )
     from context_budget.notes import (
         NOTES_TOOL,
         NotesFile,
@@ -128,6 +135,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "bills": ("BILL_FORMATS", "LOST_PREFIX_TOKENS", "Bill", "read_bill"),
     "budget": ("LoopStep", "loop_steps", "tokens_read"),
     "cache": ("MIN_CACHEABLE_TOKENS", "PromptCache", "SimulatedClock"),
+    "cache_policy": ("CachePolicy",),
     "cache_report": ("cache_report",),
     "clearing": ("clear_old_tool_results",),
     "clients": ("content_blocks", "response_field"),
@@ -146,6 +154,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "history": ("PrefixGuard", "validate_history"),
     "layers": ("BudgetReport", "Layers", "budget_report"),
     "messages": ("Message", "message_text", "tool_message"),
+    "models": ("model_for",),
     "notes": ("NOTES_TOOL", "NotesFile"),
     "pricing": ("PRICES", "cost", "loop_cost", "model_family", "price_for"),
     "summarizers": ("forget_everything", "keep_numbers"),
@@ -183,6 +192,7 @@ __all__ = [  # noqa: RUF022
     "BILL_FORMATS",
     "Bill",
     "BudgetReport",
+    "CachePolicy",
     "CompactionStormError",
     "ContextManagementError",
     "ContextOverflowError",
@@ -226,6 +236,7 @@ __all__ = [  # noqa: RUF022
     "message_text",
     "message_tokens",
     "model_family",
+    "model_for",
     "price_for",
     "qwen_counter",
     "read_bill",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import reprlib
 
-__all__ = ["as_count", "as_seconds", "short_repr"]
+__all__ = ["as_count", "as_rate", "as_seconds", "short_repr"]
 
 _SHOWN = reprlib.Repr()
 _SHOWN.maxlevel, _SHOWN.maxdict, _SHOWN.maxlist = 3, 4, 4
@@ -56,3 +56,15 @@ def as_seconds(value: object, name: str, *, negative: bool = False) -> float:
     if seconds < 0 and not negative:
         raise ValueError(f"{name} must be a number >= 0, got {seconds!r}")
     return seconds
+
+
+def as_rate(value: object, name: str, unit: str) -> float:
+    """`value` as a finite float >= 0, or a `ValueError` naming `name`, its `unit` and the value."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    try:
+        rate = float(value) if number else math.nan  # type: ignore[arg-type]
+    except OverflowError:
+        rate = math.inf
+    if not number or not math.isfinite(rate) or rate < 0:
+        raise ValueError(f"{name} must be a finite number >= 0 ({unit}), got {short_repr(value)}")
+    return rate

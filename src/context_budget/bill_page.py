@@ -67,7 +67,12 @@ def money(value: float | None) -> str:
 
 def _prompt(row: Mapping[str, Any]) -> int:
     """A call's prompt in tokens: uncached, read and written."""
-    return int(row["input"] + row["cache_read"] + row["cache_write_5m"] + row["cache_write_1h"])
+    return int(row["input"] + row["cache_read"] + _written(row))
+
+
+def _written(row: Mapping[str, Any]) -> int:
+    """A call's or a group's cache writes in tokens, every lifetime together."""
+    return int(row["cache_write_5m"] + row["cache_write_1h"] + row.get("cache_write_30m", 0))
 
 
 def _ticks(widest: int) -> list[int]:
@@ -93,7 +98,7 @@ def _bars(rows: Sequence[Mapping[str, Any]], top: int) -> list[str]:
         base = _HEIGHT
         parts = (
             ("read", r["cache_read"]),
-            ("written", r["cache_write_5m"] + r["cache_write_1h"]),
+            ("written", _written(r)),
             ("uncached", r["input"]),
         )
         for kind, tokens in parts:
@@ -193,7 +198,7 @@ def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any])
 
     def row(key: str, group: Mapping[str, Any], cost: float | None) -> list[object]:
         tokens = group["tokens"]
-        written = tokens["cache_write_5m"] + tokens["cache_write_1h"]
+        written = _written(tokens)
         unpriced = group.get("unpriced_calls", 0)
         return [
             key,

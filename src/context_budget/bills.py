@@ -41,6 +41,8 @@ from os import PathLike
 from pathlib import Path, PurePath
 from typing import Any, Literal
 
+from context_budget.cache_policy import LIFETIME_SECONDS
+from context_budget.models import Model, model_for
 from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
 from context_budget.sessions.session import Places
@@ -79,7 +81,8 @@ __all__ = [
 LOST_PREFIX_TOKENS = 1_024
 #: Cold starts of sub-agents this close together (seconds) count as launched at once.
 SAME_MOMENT_SECONDS = 1.0
-_TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+#: A model's rates: its row of the table (priced at each call's time), or a caller's `Price`.
+Rates = Model | Price
 #: How far back from a call the lines are searched for what changed its prefix.
 _TRIGGER_STEPS = 200
 
@@ -325,6 +328,7 @@ def _tokens(calls: Sequence[Call]) -> dict[str, int]:
         "cache_read": sum(u.cache_read_input_tokens for u in usages),
         "cache_write_5m": sum(u.ephemeral_5m_input_tokens for u in usages),
         "cache_write_1h": sum(u.ephemeral_1h_input_tokens for u in usages),
+        "cache_write_30m": sum(u.ephemeral_30m_input_tokens for u in usages),
         "output": sum(u.output_tokens for u in usages),
     }
 
@@ -342,11 +346,13 @@ def _moved(usage: Usage, tokens: int, source: str, target: str, lifetime: str = 
         *head, last = usage.iterations
         return replace(usage, iterations=(*head, _moved(last, tokens, source, target, lifetime)))
     held = {"uncached": usage.input_tokens, "read": usage.cache_read_input_tokens}
+    thirty = usage.ephemeral_30m_input_tokens  # counted as 5-minute writes here
     five, hour = split_writes(
-        usage.cache_creation_input_tokens,
+        usage.cache_creation_input_tokens - thirty,
         usage.ephemeral_5m_input_tokens,
         usage.ephemeral_1h_input_tokens,
     )
+    five += thirty
     tokens = max(0, min(tokens, five + hour if source == "written" else held[source]))
     if source == "written":
         from_hour = min(hour, round(tokens * hour / (five + hour))) if tokens else 0
@@ -364,12 +370,13 @@ def _moved(usage: Usage, tokens: int, source: str, target: str, lifetime: str = 
         cache_creation_input_tokens=five + hour,
         ephemeral_5m_input_tokens=five,
         ephemeral_1h_input_tokens=hour,
+        ephemeral_30m_input_tokens=0,
     )
 
 
-def _saved(bill: Cost, changed: Usage, price: Price) -> float:
+def _saved(bill: Cost, changed: Usage, price: Rates, at: float | None) -> float:
     """USD the input side of `changed` costs less than the call's `bill` (negative: more)."""
-    return _input_side(bill) - _input_side(cost(changed, price))
+    return _input_side(bill) - _input_side(cost(changed, price, at=at))
 
 
 def _input_side(bill: Cost) -> float:
@@ -436,7 +443,7 @@ def _under_lifetime(
     """
     if before is None or call.timestamp is None or before.timestamp is None:
         return None
-    if call.timestamp - before.timestamp > _TTL_SECONDS[lifetime]:
+    if call.timestamp - before.timestamp > _seconds(call.model, lifetime):
         usage = _ALL_WRITES[lifetime](call.usage)
         return _moved(usage, call.cache_read_input_tokens, "read", "written", lifetime)
     if rebuild is not None:
@@ -509,16 +516,33 @@ def _uncached(usage: Usage) -> Usage:
     return _reshaped(usage, usage.prompt_tokens, 0, 0, 0, parts)
 
 
-def _rates(prices: Mapping[str, Price] | None) -> Callable[[str], Price | None]:
-    """`price_for` in `prices`, each model looked up once: a bill names few models, many times."""
-    found: dict[str, Price | None] = {}
+def _rates(prices: Mapping[str, Price] | None) -> Callable[[str], Rates | None]:
+    """Each model's rates, looked up once (a bill names few models, many times): its row
+    of the table, priced at each call's time, or `price_for` in a caller's own `prices`."""
+    found: dict[str, Rates | None] = {}
 
-    def rate(model: str) -> Price | None:
+    def rate(model: str) -> Rates | None:
         if model not in found:
-            found[model] = price_for(model, prices)
+            found[model] = model_for(model) if prices is None else price_for(model, prices)
         return found[model]
 
     return rate
+
+
+def _seconds(model: str, lifetime: str | None) -> float:
+    """Seconds a cache entry of `lifetime` lives on `model`, as its cache policy says.
+
+    `None` (no write recorded yet) is the policy's default lifetime; a model
+    the table lacks, or a lifetime its policy does not name, takes the
+    lifetime's own length (5 minutes where it has none).
+    """
+    row = model_for(model)
+    if row is not None:
+        offered = dict(row.cache.lifetimes)
+        name = row.cache.default_lifetime if lifetime is None else lifetime
+        if name in offered:
+            return offered[name]
+    return LIFETIME_SECONDS.get(lifetime or "5m", LIFETIME_SECONDS["5m"])
 
 
 @dataclass(frozen=True)
@@ -597,7 +621,8 @@ class Bill:
                 elif _written_for(call.usage, lifetime):
                     sides.append(_input_side(bill))
                 else:
-                    sides.append(_input_side(cost(_ALL_WRITES[lifetime](call.usage), price)))
+                    changed = _ALL_WRITES[lifetime](call.usage)
+                    sides.append(_input_side(cost(changed, price, at=call.timestamp)))
             held = (prices, sides)
             self._sides[(id(prices), lifetime)] = held
         return held[1]
@@ -627,7 +652,7 @@ class Bill:
 
     def tokens(self) -> dict[str, int]:
         """Tokens by kind over every call (keys: input, cache_read, cache_write_5m,
-        cache_write_1h, output)."""
+        cache_write_1h, cache_write_30m (OpenAI's writes), output)."""
         return _tokens(self.calls)
 
     @property
@@ -865,18 +890,19 @@ class Bill:
             return list(held[1])
         found: list[Rebuild] = []
         last: dict[ThreadId, Call] = {}
-        ttl: dict[ThreadId, str] = {}
+        ttl: dict[ThreadId, str] = {}  # thread -> the lifetime its prefix was last written with
         costs = self._costs(prices)
         for number, call in enumerate(self.calls, 1):
             before = last.get(call.thread)
             last[call.thread] = call
             if before is not None:
-                lifetime = ttl.get(call.thread, "5m")
+                lifetime = ttl.get(call.thread)
                 rebuild = self._rebuild(number, call, before, lifetime, costs[number - 1], prices)
                 if rebuild is not None:
                     found.append(rebuild)
             if call.cache_creation_input_tokens:  # the prefix lives as long as its shortest part
-                ttl[call.thread] = "5m" if call.cache_creation_5m else "1h"
+                writes = call.usage.writes
+                ttl[call.thread] = next(name for name in ("5m", "30m", "1h") if writes[name])
         self._found[id(prices)] = (prices, tuple(found))
         return found
 
@@ -885,7 +911,7 @@ class Bill:
         number: int,
         call: Call,
         before: Call,
-        lifetime: str,
+        lifetime: str | None,
         bill: Cost | None,
         prices: Mapping[str, Price] | None,
     ) -> Rebuild | None:
@@ -900,11 +926,11 @@ class Bill:
             cause = "compaction"
         elif call.model != before.model:
             cause = "model-switch"
-        elif gap is not None and gap > _TTL_SECONDS[lifetime]:
+        elif gap is not None and gap > _seconds(call.model, lifetime):
             cause = "ttl"
         else:
             cause = "prefix-changed"
-        price = price_for(call.model, prices)
+        price = _rates(prices)(call.model)
         extra = None if price is None or bill is None else _extra(call, lost, bill, price)
         found = Rebuild(
             number,
@@ -1078,7 +1104,7 @@ class Bill:
             if bill is None or price is None or hour is None:
                 continue
             actual += _input_side(bill)
-            no_caching += cost(_uncached(call.usage), price).uncached_input
+            no_caching += cost(_uncached(call.usage), price, at=call.timestamp).uncached_input
             all_1h += hour
         rebuilds = self.rebuilds(prices)
         extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
@@ -1107,7 +1133,7 @@ class Bill:
                 if usage is None:  # every write at `lifetime`, nothing moved: priced once
                     both[index] += sides[lifetime][number - 1] or 0.0  # never None: priced
                 else:
-                    both[index] += _input_side(cost(usage, price))
+                    both[index] += _input_side(cost(usage, price, at=call.timestamp))
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price] | None) -> float:
@@ -1133,35 +1159,37 @@ class Bill:
             else:
                 groups.append([first])
         bills = {id(call): bill for call, bill in zip(self.calls, self._costs(prices), strict=True)}
+        rate = _rates(prices)
         saving = 0.0
         for group in groups:
             if len(group) < 2:
                 continue
             shared = max(warm) if warm else min(c.cache_creation_input_tokens for c in group)
             for later in group[1:]:
-                price, bill = price_for(later.model, prices), bills[id(later)]
+                price, bill = rate(later.model), bills[id(later)]
                 if price is not None and bill is not None:
                     moved = min(shared, later.cache_creation_input_tokens)
-                    saving += _saved(bill, _moved(later.usage, moved, "written", "read"), price)
+                    changed = _moved(later.usage, moved, "written", "read")
+                    saving += _saved(bill, changed, price, later.timestamp)
         return saving
 
 
-def _priced(call: Call, price: Price | None) -> Cost | None:
-    """The call's `Cost` at `price`, or None where there is no rate for it (model or fast mode)."""
+def _priced(call: Call, price: Rates | None) -> Cost | None:
+    """The call's `Cost` at its time, or None where there is no rate for it (model or fast mode)."""
     if price is None:
         return None
     try:
-        return cost(call.usage, price)
+        return cost(call.usage, price, at=call.timestamp)
     except Unpriced:
         return None
 
 
-def _extra(call: Call, lost: int, bill: Cost, price: Price) -> float:
+def _extra(call: Call, lost: int, bill: Cost, price: Rates) -> float:
     """What rewriting `lost` tokens cost on `call` (its `bill`) minus reading them, USD."""
     written = min(lost, call.cache_creation_input_tokens)
     uncached = min(lost - written, call.input_tokens)
     read = _moved(_moved(call.usage, uncached, "uncached", "read"), written, "written", "read")
-    return _saved(bill, read, price)
+    return _saved(bill, read, price, call.timestamp)
 
 
 def _filed(call: Call, session: Session) -> Call:

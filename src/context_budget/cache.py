@@ -1,48 +1,62 @@
-"""A model of Anthropic's prompt cache: which tokens of a request are read, written or fresh.
+"""A model of a provider's prompt cache: which tokens of a request are read, written or fresh.
 
-The prompt is read as one row of *blocks*, in the order tools -> system ->
-messages: each tool definition, each `system` text block (a string `system` is
-one block) and each content block of each message (a string `content` is one
-block). A block's tokens are the counter applied to its text (a text block's
-`text`, a tool result's content, a `tool_use`'s name and compact JSON input, a
-tool definition's or any other block's compact JSON without its
-`cache_control`); no per-message framing is added, so the three input fields
-of a usage add up to `PromptCache.prompt_tokens(request)` exactly.
+`PromptCache(model_id)` emulates the cache of the model's provider, as its
+row of the table of models (`models.model_for`) names it, on the same
+Anthropic-format request (`tools`, `system`, `messages`, `cache_control`)
+the lessons build; `PromptCache(model_id, policy=...)` emulates any other
+`cache_policy.CachePolicy` (a self-hosted server, another mode of the same
+provider). The prompt is read as one row of blocks (`_prompt_row`): a block
+is keyed by the hash of everything up to and including it, so a changed
+block changes every key after it. No per-message framing is added, so the
+three input fields of a usage add up to `PromptCache.prompt_tokens(request)`.
 
-The rules, as the provider documents them (snapshot 2026-08-21):
+What each `hit_unit` of a policy does here:
 
-- the cache key of a block is a hash of everything up to and including it,
-  its `cache_control` markers left out; `tool_choice`, thinking settings,
-  `output_config.effort` and the presence of images are hashed in where
-  `messages` starts, `speed` where `system` starts, so changing them keeps what
-  comes before; effort named as the API's default (`DEFAULT_EFFORT`) is the
-  same prompt as no effort;
-- writes happen only at breakpoints: a `cache_control` on a block, and the
-  request-level `cache_control`, which lands on the last block that can carry
-  one (not a thinking block or an empty text block) and so moves forward each
-  turn; at most 4 markers in all. A thinking block or an empty text block
-  with a `cache_control` of its own is refused (`InvalidRequestError`, the
-  API's 400). A `cache_control` on a block inside a `tool_result`'s content
-  (how the provider's tool runners cache a tool result) counts toward the 4
-  and makes the enclosing block a breakpoint;
-- on `LAST_TURN_THINKING_ONLY` models, a user message that is not only tool
-  results drops the thinking blocks of every earlier assistant turn from the
-  prompt: they are neither counted nor hashed, so the cache breaks there;
-- a read at a breakpoint checks that block and then up to 19 earlier ones
-  (20 positions) for an entry an earlier request wrote and that is still alive;
-- a prefix shorter than the model's minimum cacheable length is neither read
-  nor written, silently (`MIN_CACHEABLE_TOKENS`, dated data);
-- an entry lives 5 minutes (`"5m"`, the default) or 1 hour (`"1h"`) from the
-  start of the request that wrote or last read it; 1-hour breakpoints must
-  come before 5-minute ones.
+- `"breakpoint"` (Anthropic; OpenAI from GPT-5.6; a Gemini explicit cache):
+  writes happen only at breakpoints. On Anthropic's rules (snapshot
+  2026-08-21) a `cache_control` on a block and the request-level
+  `cache_control` (which lands on the last block that can carry one, so it
+  moves forward each turn) make at most 4 breakpoints; a read at a breakpoint
+  checks that block and up to 19 earlier ones (20 positions) for an entry an
+  earlier request wrote and that is still alive; a thinking block or an empty
+  text block with a `cache_control` of its own is refused
+  (`InvalidRequestError`, the API's 400), and so is a fifth breakpoint or a
+  1-hour one after a 5-minute one; an entry lives 5 minutes (`"5m"`) or 1
+  hour (`"1h"`) from the start of the request that wrote or last read it.
+  OpenAI's breakpoints come from the same markers within its limits: one
+  implicit breakpoint on the last block of every request plus the latest
+  three markers are written, a read matches any of the latest 80 entries at
+  any depth, and an entry lives 30 minutes from its last write or read. A
+  Gemini explicit cache is the prefix up to the first marker, read only
+  whole, created at the input rate and held (and billed) for its hour.
+- `"prefix"` (OpenAI up to GPT-5.5; Gemini's implicit caching): every prompt
+  is cached; a later one reads the longest prefix it shares, from the
+  minimum in steps of `step_tokens`, times the policy's `hit_rate`. Nothing
+  is reported as written.
+- `"unit"` (DeepSeek): a request stores a unit at the end of its prompt and
+  one at the end of the reply the next request carries, a unit where it
+  shares a prefix with an earlier request, and units every `step_tokens` of
+  a long prompt; a later request reads the longest unit it matches whole.
+- `"block"` (vLLM): whole blocks of `step_tokens` are read, as long a chain
+  from the start as the server still holds; at least the prompt's last token
+  is computed; the least recently used blocks are evicted past
+  `capacity_tokens`.
+- `"none"`: every prompt token is input.
 
-Billing follows the documented positions: A is the prefix tokens at the
-highest hit, B those at the last 1-hour breakpoint after A (A if none), C
-those at the last breakpoint. A is read, B - A written for 1 hour, C - B
-written for 5 minutes, and the rest is `input_tokens`.
+A prefix shorter than the policy's minimum cacheable length is neither read
+nor written, silently. On models whose prompts keep only the last turn's
+thinking (`LAST_TURN_THINKING_ONLY`), a user message that is not only tool
+results drops the thinking blocks of every earlier assistant turn from the
+prompt: they are neither counted nor hashed, so the cache breaks there.
+
+Billing at breakpoints follows Anthropic's documented positions: A is the
+prefix tokens at the highest hit, and each breakpoint past it writes the
+tokens from the one before it (A first) at its own lifetime; the rest is
+`input_tokens`. With Anthropic's order rule (1-hour breakpoints first) this
+is the documented B - A for 1 hour and C - B for 5 minutes.
 
 `PromptCache.usage` returns a `Usage` (output 0: the cache does not know the
-reply); its `as_dict()` is the API's JSON.
+reply) in Anthropic's fields; its `as_dict()` is the API's JSON.
 
 Not modelled:
 
@@ -56,7 +70,9 @@ Not modelled:
 - a marker inside a tool result that is not on its last content block: the
   breakpoint is placed at the end of the whole tool result;
 - `{"role": "system"}` messages in `messages`, which some models read as an
-  instruction without invalidating the cache: they are hashed like any other.
+  instruction without invalidating the cache: they are hashed like any other;
+- a prefix shared inside a block: hits are counted in whole blocks of the
+  row, so two prompts that differ inside a block share nothing of it.
 
 Example:
     >>> cache = PromptCache("claude-sonnet-4-6", counter=lambda text: 200)
@@ -70,23 +86,28 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
+import heapq
 import math
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
-from context_budget._blocks import request_block_text
-from context_budget._checks import check_messages, first_bad_value, is_json_data
 from context_budget._counting import count_text, resolve_counter
-from context_budget._json import canonical_json
+from context_budget._prompt_row import DEFAULT_EFFORT, EFFORTS, Block, prompt_row, request_ttl
 from context_budget._values import as_seconds, short_repr
+from context_budget.cache_policy import (
+    LOOKBACK_BLOCKS,
+    MAX_BREAKPOINTS,
+    CachePolicy,
+    MinimumLength,
+)
 from context_budget.errors import (
     AutomaticCacheConflictError,
     CacheTTLOrderError,
-    InvalidRequestError,
     TooManyBreakpointsError,
 )
+from context_budget.models import MODELS, Model, model_for
 from context_budget.tokens import TokenCounter
 from context_budget.usage import Usage
 
@@ -98,100 +119,26 @@ __all__ = [
     "MAX_BREAKPOINTS",
     "MIN_CACHEABLE_TOKENS",
     "TTL_SECONDS",
+    "CachePolicy",
     "MinimumLength",
     "PromptCache",
     "SimulatedClock",
 ]
 
-#: Breakpoints a request may hold, explicit and automatic together.
-MAX_BREAKPOINTS = 4
-#: Positions a read checks at a breakpoint, the breakpoint itself counted first.
-LOOKBACK_BLOCKS = 20
-#: Lifetime of a cache entry, in seconds, by `ttl`.
-TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
-
-#: The `output_config.effort` levels the API takes.
-EFFORTS = ("low", "medium", "high", "xhigh", "max")
-#: The API's effort when none is given; naming it explicitly is the same request
-#: (https://platform.claude.com/docs/en/build-with-claude/effort, 2026-08-21).
-DEFAULT_EFFORT = "high"
+#: Lifetime of an Anthropic cache entry, in seconds, by `ttl` (a view of its policy).
+TTL_SECONDS: dict[str, float] = dict(MODELS["claude-sonnet-4-6"].cache.lifetimes)
 #: Models that keep only the current turn's thinking: once a request carries a user
 #: message that is not only tool results, the thinking blocks of every assistant turn
-#: before it are dropped from the prompt (earlier Opus and Sonnet models, Haiku through
-#: 4.5; https://platform.claude.com/docs/en/build-with-claude/thinking, "Thinking block
-#: preservation by model", 2026-08-21). Every other model keeps all prior thinking.
+#: before it are dropped from the prompt (a view of `models.Model.thinking`).
 LAST_TURN_THINKING_ONLY = frozenset(
-    {
-        "claude-opus-4",
-        "claude-opus-4-1",
-        "claude-sonnet-4",
-        "claude-sonnet-4-5",
-        "claude-3-7-sonnet",
-        "claude-haiku-4-5",
-        "claude-3-5-haiku",
-    }
+    model_id for model_id, model in MODELS.items() if model.thinking == "last-turn"
 )
-
-_DOCS = "Anthropic, prompt-caching.md (llms-txt-archive snapshot 2026-08-21)"
-_THINKING = ("thinking", "redacted_thinking")
-
-
-@dataclass(frozen=True)
-class MinimumLength:
-    """The shortest prefix a model caches, with its date and source.
-
-    Attributes:
-        tokens: the minimum, in tokens, of the prefix up to a breakpoint.
-        as_of: the date the figure was read, `YYYY-MM-DD`.
-        source: where it was read.
-    """
-
-    tokens: int
-    as_of: str
-    source: str
-
-
-def _minimums() -> dict[str, MinimumLength]:
-    table = {
-        512: ("claude-opus-5", "claude-fable-5", "claude-mythos-5"),
-        1024: (
-            "claude-opus-4-8",
-            "claude-sonnet-5",
-            "claude-sonnet-4-6",
-            "claude-sonnet-4-5",
-            "claude-opus-4-1",
-            "claude-opus-4",
-            "claude-sonnet-4",
-        ),
-        2048: ("claude-mythos-preview", "claude-opus-4-7", "claude-3-5-haiku"),
-        4096: ("claude-opus-4-6", "claude-opus-4-5", "claude-haiku-4-5"),
-    }
-    out = {
-        model: MinimumLength(tokens, "2026-08-21", _DOCS)
-        for tokens, models in table.items()
-        for model in models
-    }
-    # Sonnet 3.7 left the table after May 2026; its last listed figure, dated.
-    out["claude-3-7-sonnet"] = MinimumLength(
-        1024, "2026-05-06", "Anthropic, prompt-caching.md (llms-txt-archive snapshot 2026-05-06)"
-    )
-    # subtle: the 2026-08-21 table predates the models below; each takes the tier of
-    # the model it follows, and its source says that this is an assumption.
-    for model, tokens, follows in (
-        ("claude-opus-5-5", 512, "Opus 5"),
-        ("claude-sonnet-5-5", 1024, "Sonnet 5"),
-        ("claude-fable-5-1", 512, "Fable 5"),
-        ("claude-mythos-5-1", 512, "Mythos 5"),
-    ):
-        out[model] = MinimumLength(
-            tokens, "2026-09-30", f"assumed equal to {follows} (not in the 2026-08-21 table)"
-        )
-    return out
-
-
-#: Model id -> minimum cacheable prefix (dated). Sonnet 4.6 was 2,048 in March 2026
-#: and Opus 4.7 4,096 in May: the table changes, so pass `min_tokens` to override.
-MIN_CACHEABLE_TOKENS: dict[str, MinimumLength] = _minimums()
+#: Model id -> minimum cacheable prefix (dated): a view of each model's cache policy.
+#: The figures change (Sonnet 4.6 was 2,048 in March 2026, Opus 4.7 4,096 in May):
+#: pass `min_tokens` to override.
+MIN_CACHEABLE_TOKENS: dict[str, MinimumLength] = {
+    model_id: model.cache.minimum for model_id, model in MODELS.items()
+}
 
 
 class SimulatedClock:
@@ -230,184 +177,37 @@ class SimulatedClock:
         return self.now
 
 
-@dataclass(frozen=True)
-class _Block:
-    """One block of the prompt row."""
-
-    key: str  # cumulative hash of the prefix up to and including this block
-    tokens: int
-    eligible: bool  # may carry cache_control
-    # the TTLs of its cache_control markers in prefix order: those on blocks inside a
-    # tool_result's content first, then the block's own; empty without one
-    markers: tuple[str, ...] = field(default=())
-
-    @property
-    def ttl(self) -> str | None:
-        """The TTL of the breakpoint its markers make (the last marker's), None without one."""
-        return self.markers[-1] if self.markers else None
-
-
 @dataclass
 class _Entry:
-    ttl: str  # "5m" or "1h"
+    ttl: str  # the lifetime it was written with
     expires: float  # clock time, seconds
-
-
-def _ttl(control: object, where: str) -> str:
-    if not isinstance(control, Mapping) or control.get("type") != "ephemeral":
-        raise ValueError(
-            f"{where}: cache_control must be {{'type': 'ephemeral'}}, got {short_repr(control)}"
-        )
-    ttl = control.get("ttl", "5m")
-    if not isinstance(ttl, str) or ttl not in TTL_SECONDS:
-        raise ValueError(f"{where}: cache_control ttl must be '5m' or '1h', got {short_repr(ttl)}")
-    return ttl
-
-
-def _marker(block: Mapping[str, Any], where: str, refuse: bool) -> str | None:
-    """The TTL of `block`'s own `cache_control`, None without one.
-
-    A marker where the API refuses one raises when `refuse`, and is no marker
-    otherwise (counting tokens does not need the request to be valid).
-    """
-    control = block.get("cache_control")
-    if control is None:
-        return None
-    kind = block.get("type")
-    if not refuse and (kind in _THINKING or (kind == "text" and block.get("text") == "")):
-        return None
-    if kind in _THINKING:
-        # the API's thinking blocks have no cache_control field at all
-        raise InvalidRequestError(f"{where}.{kind}.cache_control: Extra inputs are not permitted")
-    if kind == "text" and block.get("text") == "":
-        raise InvalidRequestError(
-            f"{where}.text: cache_control cannot be set for empty text blocks"
-        )
-    return _ttl(control, where)
-
-
-def _markers(block: Mapping[str, Any], where: str, refuse: bool = True) -> tuple[str, ...]:
-    """TTLs of every marker a block holds: inside a tool_result's content, then its own.
-
-    A `cache_control` on a block inside a `tool_result`'s content is how the
-    docs' tool runners cache a tool result (tool-runner.md, Go and Java); it
-    counts toward the 4 breakpoints, and the model places its breakpoint at
-    the end of the enclosing block.
-    """
-    found: list[str] = []
-    content = block.get("content") if block.get("type") == "tool_result" else None
-    if isinstance(content, list):
-        for number, inner in enumerate(content):
-            ttl = _marker(inner, f"{where}.content.{number}", refuse)
-            if ttl is not None:
-                found.append(ttl)
-    own = _marker(block, where, refuse)
-    if own is not None:
-        found.append(own)
-    return tuple(found)
-
-
-def _unmarked(block: Mapping[str, Any]) -> dict[str, Any]:
-    """`block` without its markers (its own and those inside a tool_result's content)."""
-    out = {k: v for k, v in block.items() if k != "cache_control"}
-    content = out.get("content")
-    if out.get("type") == "tool_result" and isinstance(content, list):
-        out["content"] = [
-            {k: v for k, v in inner.items() if k != "cache_control"}
-            if isinstance(inner, Mapping)
-            else inner
-            for inner in content
-        ]
-    return out
-
-
-def _eligible(block: Mapping[str, Any]) -> bool:
-    kind = block.get("type")
-    if kind in _THINKING:
-        return False
-    return not (kind == "text" and not block.get("text"))
-
-
-def _check_data(value: object, where: str) -> None:
-    """A tool definition or system block must be JSON data, nested at most `MAX_DEPTH` deep."""
-    if isinstance(value, dict) and not is_json_data(value):
-        path, problem = first_bad_value(value)
-        if len(path) > 60:
-            path = path[:57] + "..."
-        raise TypeError(f"{where} at {path}: {problem}")
-
-
-def _settings(request: Mapping[str, Any]) -> dict[str, Any]:
-    """The request fields hashed where `messages` starts, checked and normalized.
-
-    Raises:
-        TypeError: `tool_choice`, `thinking` or `output_config` is not a dict.
-        ValueError: `output_config.effort` is not one of `EFFORTS`.
-    """
-    for name in ("tool_choice", "thinking", "output_config"):
-        value = request.get(name)
-        if value is not None and not isinstance(value, Mapping):
-            raise TypeError(f"{name} must be a dict, got {short_repr(value)}")
-        if isinstance(value, dict):
-            _check_data(value, name)
-    effort = (request.get("output_config") or {}).get("effort")
-    if effort is not None and (not isinstance(effort, str) or effort not in EFFORTS):
-        raise ValueError(
-            f"output_config.effort must be one of {', '.join(EFFORTS)}, got {short_repr(effort)}"
-        )
-    if effort == DEFAULT_EFFORT:
-        effort = None  # subtle: naming the default is the same prompt as omitting it
-    return {
-        "tool_choice": request.get("tool_choice"),
-        "thinking": request.get("thinking"),
-        "effort": effort,
-    }
-
-
-def _kept_thinking_from(model: str, messages: Sequence[Mapping[str, Any]]) -> int:
-    """The first message whose thinking blocks stay in the prompt of `model`.
-
-    On `LAST_TURN_THINKING_ONLY` models, that is the last user message that
-    holds anything but tool results (a string content counts); elsewhere 0.
-    """
-    if model not in LAST_TURN_THINKING_ONLY:
-        return 0
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        content = message["content"]
-        if message["role"] == "user" and (
-            isinstance(content, str) or any(b["type"] != "tool_result" for b in content)
-        ):
-            return index
-    return 0
-
-
-def _has_image(messages: Sequence[Mapping[str, Any]]) -> bool:
-    def walk(value: object) -> bool:
-        if isinstance(value, Mapping):
-            return value.get("type") == "image" or any(walk(v) for v in value.values())
-        if isinstance(value, list):
-            return any(walk(v) for v in value)
-        return False
-
-    return walk(list(messages))
 
 
 class PromptCache:
     """The cache of one model, remembering what earlier requests wrote.
 
     Args:
-        model: the model id, e.g. `"claude-sonnet-4-6"`; it names the minimum
-            cacheable length unless `min_tokens` is given.
+        model: the model id (dated, prefixed or an alias, as `models.model_for`
+            reads it), e.g. `"claude-sonnet-4-6"`; its row names the provider's
+            caching rules and the minimum cacheable length.
         counter: text -> tokens for every block; `estimate_tokens` when None.
         clock: the time source; a new `SimulatedClock` at 0 when None.
-        min_tokens: the minimum cacheable prefix, in tokens, overriding
-            `MIN_CACHEABLE_TOKENS[model]`.
+        min_tokens: the minimum cacheable prefix, in tokens, overriding the
+            policy's. For an id the table lacks it alone is enough: the cache
+            then follows Anthropic's rules with that minimum.
+        policy: the caching rules to emulate, overriding the model's own
+            (another mode of its provider, a self-hosted server).
+
+    Attributes:
+        model: the id as given.
+        policy: the rules emulated.
+        min_tokens: the minimum cacheable prefix, in tokens.
+        last_keys: the block keys of the last request `usage` read.
 
     Raises:
-        TypeError: `model` is not a str.
-        ValueError: the model is not in `MIN_CACHEABLE_TOKENS` and no
-            `min_tokens` was given, or `min_tokens` is not an int >= 0.
+        TypeError: `model` is not a str, or `policy` not a `CachePolicy`.
+        ValueError: the table has no row for the model and neither `policy`
+            nor `min_tokens` was given, or `min_tokens` is not an int >= 0.
     """
 
     def __init__(
@@ -417,84 +217,44 @@ class PromptCache:
         counter: TokenCounter | None = None,
         clock: SimulatedClock | None = None,
         min_tokens: int | None = None,
+        policy: CachePolicy | None = None,
     ) -> None:
         if not isinstance(model, str):
             raise TypeError(f"model must be a str, got {short_repr(model)}")
-        if min_tokens is None:
-            if model not in MIN_CACHEABLE_TOKENS:
-                raise ValueError(
-                    f"no minimum cacheable length known for model {model!r}; pass min_tokens "
-                    f"(known: {', '.join(sorted(MIN_CACHEABLE_TOKENS))})"
-                )
-            min_tokens = MIN_CACHEABLE_TOKENS[model].tokens
-        if isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0:
+        if policy is not None and not isinstance(policy, CachePolicy):
+            raise TypeError(f"policy must be a CachePolicy, got {short_repr(policy)}")
+        row = model_for(model)
+        if min_tokens is not None and (
+            isinstance(min_tokens, bool) or not isinstance(min_tokens, int) or min_tokens < 0
+        ):
             raise ValueError(f"min_tokens must be an int >= 0, got {short_repr(min_tokens)}")
+        policy = _policy(model, row, policy, min_tokens)
         self.model = model
-        self.min_tokens = min_tokens
+        self.row: Model | None = row
+        self.policy = policy
+        self.min_tokens = policy.minimum.tokens
         self.clock = clock if clock is not None else SimulatedClock()
+        self.last_keys: tuple[str, ...] = ()
+        self._thinking = row.thinking if row is not None else "all"
         self._counter = resolve_counter(counter)
-        self._entries: dict[str, _Entry] = {}  # prefix hash -> entry
+        self._counted: dict[str, int] = {}  # block text -> tokens, counted once
+        self._entries: dict[str, _Entry] = {}  # prefix hash -> entry at a breakpoint
+        # prefix hash -> [tokens, expires] (the prefix, unit and block caches)
+        self._held: OrderedDict[str, list[float]] = OrderedDict()
+        self._seen: set[str] = set()  # every prefix hash an earlier request sent (units)
+        self._ends: set[str] = set()  # prompt ends of earlier requests (units)
 
-    def _row(self, request: Mapping[str, Any], *, refuse: bool = True) -> list[_Block]:
-        """The request's prompt as blocks, each keyed by its cumulative hash.
+    def _count(self, text: str) -> int:
+        found = self._counted.get(text)
+        if found is None:
+            if len(self._counted) > 200_000:  # a bound on what a long replay keeps
+                self._counted.clear()
+            found = self._counted[text] = count_text(text, self._counter)
+        return found
 
-        `refuse=False` lets a marker where the API refuses one pass (as no
-        marker), for counting tokens only.
-        """
-        tools = request.get("tools") or []
-        system = request.get("system") or []
-        messages = request.get("messages") or []
-        if not isinstance(tools, list):
-            raise TypeError(f"tools must be a list of dicts, got {type(tools).__name__}")
-        check_messages(messages)
-        if isinstance(system, str):
-            system = [{"type": "text", "text": system}]
-        if not isinstance(system, list):
-            raise TypeError(
-                f"system must be a str or a list of blocks, got {type(system).__name__}"
-            )
-        speed = request.get("speed")
-        if speed is not None and not isinstance(speed, str):
-            raise TypeError(f"speed must be a str, got {short_repr(speed)}")
-        settings = {**_settings(request), "images": _has_image(messages)}
-        digest = hashlib.sha256(canonical_json(self.model).encode())
-        row: list[_Block] = []
-
-        def add(where: str, block: Mapping[str, Any], text: str, hashed: Mapping[str, Any]) -> None:
-            markers = _markers(block, where, refuse)
-            digest.update(b"\x00" + canonical_json(hashed).encode())
-            tokens = count_text(text, self._counter)
-            row.append(_Block(digest.hexdigest(), tokens, _eligible(block), markers))
-
-        for number, tool in enumerate(tools):
-            if not isinstance(tool, dict):
-                raise TypeError(f"tools[{number}] has type {type(tool).__name__}, not dict")
-            _check_data(tool, f"tools[{number}]")
-            unmarked = _unmarked(tool)
-            add(f"tools.{number}", tool, canonical_json(unmarked), unmarked)
-        digest.update(b"\x01system" + canonical_json(speed).encode())
-        for number, block in enumerate(system):
-            if not isinstance(block, dict) or block.get("type") != "text":
-                raise TypeError(f"system[{number}] must be a text block, got {short_repr(block)}")
-            if "text" not in block:
-                raise ValueError(f"system[{number}] (text) has no 'text'")
-            if not isinstance(block["text"], str):
-                found = type(block["text"]).__name__
-                raise TypeError(f"system[{number}] (text) has 'text' of type {found}, not str")
-            _check_data(block, f"system[{number}]")
-            add(f"system.{number}", block, block["text"], _unmarked(block))
-        digest.update(b"\x01messages" + canonical_json(settings).encode())
-        kept_from = _kept_thinking_from(self.model, messages)
-        for index, message in enumerate(messages):
-            content = message["content"]
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-            for number, block in enumerate(blocks):
-                stripped = index < kept_from and message["role"] == "assistant"
-                if stripped and block["type"] in _THINKING:
-                    continue  # dropped from the prompt: neither counted nor hashed
-                hashed = {**_unmarked(block), "_role": message["role"]}
-                add(f"messages.{index}.content.{number}", block, request_block_text(block), hashed)
-        return row
+    def _row(self, request: Mapping[str, Any], *, refuse: bool = True) -> list[Block]:
+        """The request's prompt as blocks, each keyed by its cumulative hash."""
+        return prompt_row(request, self.model, self._count, thinking=self._thinking, refuse=refuse)
 
     def prompt_tokens(self, request: Mapping[str, Any] | None = None, /, **kwargs: Any) -> int:
         """Tokens of the whole prompt of a request, as this cache counts them.
@@ -512,7 +272,51 @@ class PromptCache:
         """
         return sum(block.tokens for block in self._row(_request(request, kwargs), refuse=False))
 
-    def _breakpoints(self, request: Mapping[str, Any], row: list[_Block]) -> list[tuple[int, str]]:
+    def usage(self, request: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Usage:
+        """The usage one `messages.create` call reports, and the cache it leaves behind.
+
+        Args:
+            request: the call's keyword arguments as a dict (`tools`, `system`,
+                `messages`, `cache_control`, `tool_choice`, `thinking`, …), or
+                pass them as keyword arguments. Keys the cache does not read
+                (`model`, `max_tokens`, …) are ignored; OpenAI's
+                `prompt_cache_retention` chooses a prefix cache's lifetime.
+
+        Returns:
+            A `Usage` with `input_tokens`, `cache_read_input_tokens`,
+            `cache_creation_input_tokens` and its split by lifetime, in
+            tokens; `output_tokens` is 0. `Usage.as_dict()` gives the API JSON.
+            A provider that reports no writes (OpenAI before GPT-5.6, Gemini's
+            implicit caching, DeepSeek, vLLM) counts what it stores as input.
+
+        Raises:
+            TooManyBreakpointsError: more than 4 breakpoints (Anthropic).
+            CacheTTLOrderError: a 1-hour breakpoint after a 5-minute one (Anthropic).
+            AutomaticCacheConflictError: the top-level `cache_control` has a
+                different TTL from the one already on the last block (Anthropic).
+        """
+        request = _request(request, kwargs)
+        row = self._row(request)
+        self.last_keys = tuple(block.key for block in row)
+        prefix = [0]  # block index + 1 -> prefix tokens
+        for block in row:
+            prefix.append(prefix[-1] + block.tokens)
+        unit = self.policy.hit_unit
+        if unit == "breakpoint":
+            return self._at_breakpoints(request, row, prefix)
+        if unit == "none":
+            return Usage(input_tokens=prefix[-1])
+        if unit == "prefix":
+            read = self._by_prefix(request, row, prefix)
+        elif unit == "unit":
+            read = self._by_units(request, row, prefix)
+        else:
+            read = self._by_blocks(row, prefix)
+        return Usage(input_tokens=prefix[-1] - read, cache_read_input_tokens=read)
+
+    # ------------------------------------------------------------ breakpoints
+
+    def _breakpoints(self, request: Mapping[str, Any], row: list[Block]) -> list[tuple[int, str]]:
         """(block index, ttl) of every breakpoint, in prefix order; refused ones raise.
 
         Every `cache_control` marker counts toward `MAX_BREAKPOINTS`, a marker
@@ -520,14 +324,16 @@ class PromptCache:
         breakpoint, at that block.
         """
         marks = [(index, ttl) for index, block in enumerate(row) for ttl in block.markers]
+        if not self.policy.refuses_extra:
+            return self._written(request, row, marks)
         top = request.get("cache_control")
         if top is not None:
-            ttl = _ttl(top, "top-level")
+            ttl = request_ttl(top, "top-level")
             last = next((i for i in range(len(row) - 1, -1, -1) if row[i].eligible), None)
             if last is not None:
                 own = row[last].ttl
                 if own is None:
-                    if len(marks) >= MAX_BREAKPOINTS:
+                    if len(marks) >= self.policy.max_breakpoints:
                         raise TooManyBreakpointsError(len(marks) + 1)
                     marks = sorted([*marks, (last, ttl)], key=lambda mark: mark[0])
                 elif own != ttl:
@@ -536,7 +342,7 @@ class PromptCache:
                         f"(prefix block {last}) already has cache_control with ttl {own!r}"
                     )
                 # subtle: same TTL already there -> the automatic breakpoint is a no-op
-        if len(marks) > MAX_BREAKPOINTS:
+        if len(marks) > self.policy.max_breakpoints:
             raise TooManyBreakpointsError(len(marks))
         seen_5m = False
         for index, ttl in marks:
@@ -549,60 +355,227 @@ class PromptCache:
             points[index] = ttl  # the last marker of a block gives its breakpoint's TTL
         return sorted(points.items())
 
-    def usage(self, request: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Usage:
-        """The usage one `messages.create` call reports, and the cache it leaves behind.
+    def _written(
+        self, request: Mapping[str, Any], row: list[Block], marks: list[tuple[int, str]]
+    ) -> list[tuple[int, str]]:
+        """(block index, lifetime) of the breakpoints a provider that refuses none writes.
 
-        Args:
-            request: the call's keyword arguments as a dict (`tools`, `system`,
-                `messages`, `cache_control`, `tool_choice`, `thinking`, …), or
-                pass them as keyword arguments. Keys the cache does not read
-                (`model`, `max_tokens`, …) are ignored.
-
-        Returns:
-            A `Usage` with `input_tokens`, `cache_read_input_tokens`,
-            `cache_creation_input_tokens` and its 5-minute / 1-hour split, in
-            tokens; `output_tokens` is 0. `Usage.as_dict()` gives the API JSON.
-
-        Raises:
-            TooManyBreakpointsError: more than 4 breakpoints.
-            CacheTTLOrderError: a 1-hour breakpoint after a 5-minute one.
-            AutomaticCacheConflictError: the top-level `cache_control` has a
-                different TTL from the one already on the last block.
+        The automatic breakpoint (on the last block that can carry one) and
+        the latest markers, or the first (`CachePolicy.keeps`), up to
+        `max_writes`; a marker's `ttl` is kept where the policy offers it,
+        else the policy's default lifetime.
         """
-        request = _request(request, kwargs)
-        row = self._row(request)
-        points = self._breakpoints(request, row)
-        now = self.clock.now
-        prefix = [0]  # block index + 1 -> prefix tokens
-        for block in row:
-            prefix.append(prefix[-1] + block.tokens)
-        points = [(i, ttl) for i, ttl in points if prefix[i + 1] >= self.min_tokens]
-        hit = -1  # highest block index read
-        found: list[_Entry] = []  # entries read, one per breakpoint at most
-        for index, _ in points:
-            for back in range(index, max(-1, index - LOOKBACK_BLOCKS), -1):
-                entry = self._entries.get(row[back].key)
-                if entry is not None and entry.expires > now:
-                    hit = max(hit, back)
-                    found.append(entry)
-                    break
-        for entry in found:  # a hit refreshes its entry, at no cost
-            entry.expires = now + TTL_SECONDS[entry.ttl]
+        policy = self.policy
+        offered = dict(policy.lifetimes)
+        points: dict[int, str] = {}
+        for index, ttl in marks:
+            points[index] = ttl if ttl in offered else policy.default_lifetime
+        ordered = sorted(points.items())
+        top = request.get("cache_control")
+        if top is not None:
+            request_ttl(top, "top-level")  # a malformed marker is still refused
+        asked = policy.automatic == "always" or (policy.automatic == "asked" and top is not None)
+        last = next((i for i in range(len(row) - 1, -1, -1) if row[i].eligible), None)
+        auto = last if asked and last is not None else None
+        room = policy.max_writes - (auto is not None)  # the automatic one is always written
+        kept = ordered[:room] if policy.keeps == "first" else ordered[len(ordered) - room :]
+        chosen = dict(kept if room > 0 else [])
+        if auto is not None and auto not in chosen:
+            chosen[auto] = points.get(auto, policy.default_lifetime)
+        return sorted(chosen.items())
+
+    def _at_breakpoints(
+        self, request: Mapping[str, Any], row: list[Block], prefix: list[int]
+    ) -> Usage:
+        """Reads and writes at breakpoints: the usage of one request."""
+        policy, now = self.policy, self.clock.now
+        points = [
+            (i, ttl)
+            for i, ttl in self._breakpoints(request, row)
+            if prefix[i + 1] >= policy.minimum.tokens
+        ]
+        hit, found = self._hits(row, points)
+        if policy.refreshed_by_hit:
+            for entry in found:  # a hit renews its entry, at no cost
+                entry.expires = now + policy.seconds(entry.ttl)
         a = prefix[hit + 1]
-        later_1h = [i for i, ttl in points if ttl == "1h" and i > hit]
-        b = prefix[later_1h[-1] + 1] if later_1h else a
-        c = max(prefix[points[-1][0] + 1], a) if points else a
+        written = {"5m": 0, "30m": 0, "1h": 0}
+        start = a
+        for index, ttl in points:  # each breakpoint past the hit writes up to itself
+            end = prefix[index + 1]
+            if index > hit and end > start:
+                written[ttl] += end - start
+                start = end
         for index, ttl in points:
-            entry = self._entries.get(row[index].key)
-            if entry is None or entry.expires <= now or TTL_SECONDS[ttl] > TTL_SECONDS[entry.ttl]:
-                self._entries[row[index].key] = _Entry(ttl, now + TTL_SECONDS[ttl])
+            held = self._entries.get(row[index].key)
+            longer = held is not None and policy.seconds(ttl) > policy.seconds(held.ttl)
+            if held is None or held.expires <= now or longer:
+                self._entries[row[index].key] = _Entry(ttl, now + policy.seconds(ttl))
+        c = start
         return Usage(
             input_tokens=prefix[-1] - c,
             cache_read_input_tokens=a,
             cache_creation_input_tokens=c - a,
-            ephemeral_1h_input_tokens=b - a,
-            ephemeral_5m_input_tokens=c - b,
+            ephemeral_5m_input_tokens=written["5m"],
+            ephemeral_1h_input_tokens=written["1h"],
+            ephemeral_30m_input_tokens=written["30m"],
         )
+
+    def _hits(self, row: list[Block], points: list[tuple[int, str]]) -> tuple[int, list[_Entry]]:
+        """(highest block index read, the entries read) for a request's breakpoints."""
+        now, lookback = self.clock.now, self.policy.lookback_blocks
+        live = self._live_entries()
+        hit, found = -1, list[_Entry]()
+        if lookback is None:  # any depth: the longest prefix an entry holds
+            for back in range(len(row) - 1, -1, -1):
+                entry = live.get(row[back].key)
+                if entry is not None and entry.expires > now:
+                    return back, [entry]
+            return hit, found
+        for index, _ in points:
+            for back in range(index, max(-1, index - lookback), -1):
+                entry = live.get(row[back].key)
+                if entry is not None and entry.expires > now:
+                    hit = max(hit, back)
+                    found.append(entry)
+                    break
+        return hit, found
+
+    def _live_entries(self) -> Mapping[str, _Entry]:
+        """The entries a read may match: alive, and the latest `considered` of them."""
+        considered = self.policy.considered
+        if considered is None:
+            return self._entries
+        now = self.clock.now
+        # subtle: an expired entry can never be read again, so it is dropped for good
+        self._entries = {key: entry for key, entry in self._entries.items() if entry.expires > now}
+        if len(self._entries) <= considered:
+            return self._entries
+        started = self.policy.seconds  # an entry's last write or read: expires - its lifetime
+        latest = heapq.nlargest(
+            considered,
+            self._entries.items(),
+            key=lambda item: item[1].expires - started(item[1].ttl),
+        )
+        return dict(latest)
+
+    # ------------------------------------------------------------ automatic caches
+
+    def _by_prefix(self, request: Mapping[str, Any], row: list[Block], prefix: list[int]) -> int:
+        """Tokens read by a prefix cache; the whole prompt is cached again after it."""
+        policy, now = self.policy, self.clock.now
+        retention = request.get("prompt_cache_retention")
+        lifetime = retention if retention in dict(policy.lifetimes) else policy.default_lifetime
+        matched = 0
+        for index in range(len(row) - 1, -1, -1):
+            held = self._held.get(row[index].key)
+            if held is not None and held[1] > now:
+                matched = prefix[index + 1]
+                break
+        read = 0
+        if matched >= max(policy.minimum.tokens, 1):
+            least = policy.minimum.tokens
+            read = least + (matched - least) // policy.step_tokens * policy.step_tokens
+            read = math.floor(read * policy.hit_rate)
+        if prefix[-1] >= policy.minimum.tokens:
+            expires = now + policy.seconds(lifetime)
+            for index, block in enumerate(row):
+                self._held[block.key] = [float(prefix[index + 1]), expires]
+        return read
+
+    def _by_units(self, request: Mapping[str, Any], row: list[Block], prefix: list[int]) -> int:
+        """Tokens read from DeepSeek's prefix units; the units this request stores after it."""
+        policy, now = self.policy, self.clock.now
+        expires = now + policy.seconds(policy.default_lifetime)
+        messages = request.get("messages") or []
+        for index, block in enumerate(row):  # the reply after an earlier prompt ended a unit
+            if block.key in self._ends:
+                end = _reply_end(row, messages, index)
+                if end is not None:
+                    self._store(row[end].key, prefix[end + 1], expires)
+        read = 0
+        for index in range(len(row) - 1, -1, -1):
+            held = self._held.get(row[index].key)
+            if held is not None and held[1] > now and held[0] > read:
+                read = int(held[0])
+                held[1] = now + policy.seconds(policy.default_lifetime)  # a hit renews it
+        shared = next((i for i in range(len(row) - 1, -1, -1) if row[i].key in self._seen), None)
+        if shared is not None:  # the prefix this request shares with an earlier one
+            self._store(row[shared].key, prefix[shared + 1], expires)
+        step = policy.step_tokens
+        for index, block in enumerate(row):  # units every `step` tokens of the prompt
+            if prefix[index + 1] >= step:
+                self._store(block.key, prefix[index + 1] // step * step, expires)
+            self._seen.add(block.key)
+        if row:
+            self._store(row[-1].key, prefix[-1], expires)
+            self._ends.add(row[-1].key)
+        return read if read >= policy.minimum.tokens else 0
+
+    def _store(self, key: str, tokens: int, expires: float) -> None:
+        held = self._held.get(key)
+        if held is None or held[1] <= self.clock.now:
+            self._held[key] = [float(tokens), expires]
+        else:
+            held[0], held[1] = max(held[0], float(tokens)), max(held[1], expires)
+
+    def _by_blocks(self, row: list[Block], prefix: list[int]) -> int:
+        """Tokens read from a vLLM block cache; this request's blocks are held after it."""
+        policy = self.policy
+        size = policy.step_tokens
+        full = [tokens // size for tokens in prefix]  # whole blocks through each prefix
+        chain = 0
+        for index, block in enumerate(row):  # the longest run of held blocks from the start
+            if block.key not in self._held:
+                break
+            chain = full[index + 1]
+        read = min(chain, max(prefix[-1] - 1, 0) // size) * size
+        for index in range(len(row) - 1, -1, -1):  # the tail is evicted before the head
+            key = row[index].key
+            if key in self._held:
+                self._held.move_to_end(key)
+            else:
+                self._held[key] = [float((full[index + 1] - full[index]) * size), math.inf]
+        capacity = policy.capacity_tokens
+        if capacity is not None:
+            total = sum(held[0] for held in self._held.values())
+            while total > capacity and self._held:
+                _, held = self._held.popitem(last=False)
+                total -= held[0]
+        return read if read >= policy.minimum.tokens else 0
+
+
+def _reply_end(row: list[Block], messages: Sequence[Mapping[str, Any]], index: int) -> int | None:
+    """The last block of the assistant message right after block `index`, or None."""
+    after = index + 1
+    if after >= len(row):
+        return None
+    message = row[after].message
+    if message < 0 or message >= len(messages) or messages[message].get("role") != "assistant":
+        return None
+    end = after
+    while end + 1 < len(row) and row[end + 1].message == message:
+        end += 1
+    return end
+
+
+def _policy(
+    model: str, row: Model | None, policy: CachePolicy | None, min_tokens: int | None
+) -> CachePolicy:
+    """The rules a cache emulates: the given policy, else the model's, else Anthropic's
+    with `min_tokens`; a `min_tokens` overrides the minimum."""
+    if policy is None and row is not None:
+        policy = row.cache
+    if policy is None:
+        if min_tokens is None:
+            raise ValueError(
+                f"no model {model!r} in the table of models (context_budget.models); pass "
+                f"policy= (a CachePolicy) or min_tokens= (known: {', '.join(sorted(MODELS))})"
+            )
+        policy = CachePolicy.anthropic(MinimumLength(min_tokens, "", "given by the caller"))
+    if min_tokens is not None and min_tokens != policy.minimum.tokens:
+        policy = replace(policy, minimum=MinimumLength(min_tokens, "", "given by the caller"))
+    return policy
 
 
 def _request(request: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> dict[str, Any]:

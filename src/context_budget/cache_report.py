@@ -27,7 +27,8 @@ from typing import Any
 from context_budget._values import as_seconds, short_repr
 from context_budget.cache import PromptCache, SimulatedClock
 from context_budget.calls import CallRecord
-from context_budget.pricing import PRICES, Price, cost
+from context_budget.models import Model, model_for
+from context_budget.pricing import Price, cost
 from context_budget.tokens import TokenCounter
 from context_budget.usage import Usage
 
@@ -132,10 +133,11 @@ def cache_report(
     Args:
         requests: Messages API request dicts (`tools`, `system`, `messages`,
             `cache_control`, ...), oldest first; never changed.
-        model: the model id; it names the cache's minimum length and the price.
+        model: the model id (dated, prefixed or an alias, as `models.model_for`
+            reads it); its row names the cache's rules and the price.
         counter: text -> tokens for every block; `estimate_tokens` when None.
         seconds_between: simulated seconds from one request to the next (>= 0).
-        price: the rates; `PRICES[model]` when None.
+        price: the rates; the model's row of the table of models when None.
         min_tokens: overrides the model's minimum cacheable prefix, in tokens.
 
     Returns:
@@ -154,11 +156,12 @@ def cache_report(
     if not isinstance(model, str):
         raise TypeError(f"model must be a str, got {short_repr(model)}")
     as_seconds(seconds_between, "seconds_between")  # NaN or a negative gap is refused up front
-    if price is None:
-        if model not in PRICES:
+    rates: Price | Model | None = price
+    if rates is None:
+        rates = model_for(model)
+        if rates is None:
             raise ValueError(f"no price known for model {model!r}; pass price")
-        price = PRICES[model]
-    elif not isinstance(price, Price):
+    elif not isinstance(rates, Price):
         raise TypeError(f"price must be a Price, got {short_repr(price)}")
     clock = SimulatedClock()
     cache = PromptCache(model, counter=counter, clock=clock, min_tokens=min_tokens)
@@ -169,14 +172,14 @@ def cache_report(
             raise TypeError(f"requests[{number}] must be a dict, got {type(request).__name__}")
         if number:
             clock.advance(seconds_between)
-        keys = [block.key for block in cache._row(request)]
         usage = cache.usage(request)
+        keys = list(cache.last_keys)
         rows.append(
             RequestRow(
                 number=number,
                 usage=usage,
                 first_divergence=_divergence(previous, keys),
-                cost=cost(usage, price).total,
+                cost=cost(usage, rates).total,
             )
         )
         previous = keys

@@ -39,9 +39,10 @@ from context_budget._checks import check_messages
 from context_budget._clearing import is_cleared
 from context_budget._counting import count_text, resolve_counter
 from context_budget._values import as_count, short_repr
-from context_budget.cache import LAST_TURN_THINKING_ONLY, PromptCache
+from context_budget.cache import PromptCache
 from context_budget.errors import ContextManagementError
 from context_budget.messages import Message
+from context_budget.models import model_for
 from context_budget.tokens import TokenCounter
 
 __all__ = [
@@ -352,7 +353,9 @@ def _clear_thinking(
 ) -> tuple[list[Message], dict[str, Any] | None]:
     # the default `keep` is the model's own preservation: the last turn on the
     # models that keep only that one, all turns on the others (context-editing docs)
-    default = {"type": "thinking_turns", "value": 1} if model in LAST_TURN_THINKING_ONLY else "all"
+    row = model_for(model)
+    last_turn = row is not None and row.thinking == "last-turn"
+    default = {"type": "thinking_turns", "value": 1} if last_turn else "all"
     keep_spec = edit.get("keep", default)
     if keep_spec == "all" or (isinstance(keep_spec, Mapping) and keep_spec.get("type") == "all"):
         return list(messages), None

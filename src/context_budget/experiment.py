@@ -66,7 +66,8 @@ from context_budget.harness import (
     RequestPlan,
 )
 from context_budget.messages import Message
-from context_budget.pricing import PRICES, Cost, Price, cost
+from context_budget.models import MODELS, Model, model_for
+from context_budget.pricing import Cost, cost
 from context_budget.scenarios import incidents
 from context_budget.tokens import estimate_tokens
 from context_budget.usage import Usage
@@ -255,7 +256,7 @@ def cost_floor(model: str = MODEL, *, output_tokens: int = 0) -> float:
     """The least the task can cost: every report read once, uncached, plus the output.
 
     Args:
-        model: the model whose prices apply, a key of `PRICES`.
+        model: the model whose prices apply, any id `models.model_for` finds.
         output_tokens: the output to add, in tokens (a run's own, to compare it).
 
     Returns:
@@ -273,10 +274,12 @@ def cost_floor(model: str = MODEL, *, output_tokens: int = 0) -> float:
     return sum(cost(usage, price).total for usage in (*reads, Usage(output_tokens=output_tokens)))
 
 
-def _price(model: str) -> Price:
-    if model not in PRICES:
-        raise ValueError(f"no prices for model {model!r}; known: {', '.join(PRICES)}")
-    return PRICES[model]
+def _price(model: str) -> Model:
+    """The model's row of the table of models, whose rates price the run."""
+    row = model_for(model)
+    if row is None:
+        raise ValueError(f"no prices for model {model!r}; known: {', '.join(MODELS)}")
+    return row
 
 
 # ---------------------------------------------------------------- the accounting
@@ -331,7 +334,7 @@ class _AgentClient:
     beta: _Beta
 
 
-def _records(meter: _Meter, runs: Mapping[str, AgentRun], price: Price) -> list[StepRecord]:
+def _records(meter: _Meter, runs: Mapping[str, AgentRun], price: Model) -> list[StepRecord]:
     """One `StepRecord` per call, in call order.
 
     The kind, the usage and the clearing come from the agent's run (a turn
@@ -668,7 +671,7 @@ def run_strategy(
     Args:
         strategy: one of `STRATEGIES`.
         with_notes: False removes `save_note` (the run that shows what notes are worth).
-        model: the model id sent and priced, a key of `PRICES`.
+        model: the model id sent and priced, any id `models.model_for` finds.
         client: an Anthropic-shaped client (`messages.create`,
             `beta.messages.create`); an `EmulatedClient` over a
             `SimulatedModel` with a fresh `SimulatedClock` when None.

@@ -71,13 +71,16 @@ class Usage:
             the last cache breakpoint, or the whole prompt when nothing caches.
         output_tokens: tokens the model generated, thinking included.
         cache_creation_input_tokens: prompt tokens written to the cache by this
-            call (charged at a write price), both lifetimes together.
+            call (charged at a write price), every lifetime together.
         cache_read_input_tokens: prompt tokens served from the cache (charged
             at the read price).
         ephemeral_5m_input_tokens: the part of the cache writes that lives
             five minutes.
         ephemeral_1h_input_tokens: the part of the cache writes that lives one
             hour.
+        ephemeral_30m_input_tokens: the part of the cache writes that lives
+            thirty minutes (OpenAI's writes, GPT-5.6 and later); 0 on every
+            other provider's call.
         speed: `usage.speed` as recorded (`"fast"` for fast mode), `""` when
             absent.
         inference_geo: `usage.inference_geo` as recorded (`"us"` for US-only
@@ -99,9 +102,11 @@ class Usage:
     inference_geo: str = ""
     web_search_requests: int = 0
     iterations: tuple[Usage, ...] = ()
+    ephemeral_30m_input_tokens: int = 0
 
     def __post_init__(self) -> None:
         counts = (
+            self.ephemeral_30m_input_tokens,
             self.input_tokens,
             self.output_tokens,
             self.cache_creation_input_tokens,
@@ -113,7 +118,7 @@ class Usage:
         sound = set(map(type, counts)) == {int} and min(counts) >= 0
         if sound and type(self.speed) is type(self.inference_geo) is str and self.iterations == ():
             return  # the usual record, checked at once; otherwise each field below, by name
-        for name in (*_FIELDS, *_SPLIT, "web_search_requests"):
+        for name in (*_FIELDS, *_SPLIT, "ephemeral_30m_input_tokens", "web_search_requests"):
             value = getattr(self, name)
             if type(value) is not int or value < 0:
                 raise ValueError(
@@ -144,6 +149,7 @@ class Usage:
         inference_geo: str = "",
         web_search_requests: int = 0,
         iterations: tuple[Usage, ...] = (),
+        ephemeral_30m_input_tokens: int = 0,
     ) -> Usage:
         """`Usage(...)` of fields already known sound, made without checking them again.
 
@@ -164,12 +170,14 @@ class Usage:
         put(usage, "inference_geo", inference_geo)
         put(usage, "web_search_requests", web_search_requests)
         put(usage, "iterations", iterations)
+        put(usage, "ephemeral_30m_input_tokens", ephemeral_30m_input_tokens)
         return usage
 
     def __repr__(self) -> str:
         """The six token fields, then any rule field that is not its default."""
         shown = [f"{name}={getattr(self, name)!r}" for name in (*_FIELDS, *_SPLIT)]
         for name, default in (
+            ("ephemeral_30m_input_tokens", 0),
             ("speed", ""),
             ("inference_geo", ""),
             ("web_search_requests", 0),
@@ -196,6 +204,8 @@ class Usage:
             "ephemeral_5m_input_tokens": self.ephemeral_5m_input_tokens,
             "ephemeral_1h_input_tokens": self.ephemeral_1h_input_tokens,
         }
+        if self.ephemeral_30m_input_tokens:
+            out["cache_creation"]["ephemeral_30m_input_tokens"] = self.ephemeral_30m_input_tokens
         for name in ("speed", "inference_geo"):
             if getattr(self, name):
                 out[name] = getattr(self, name)
@@ -204,6 +214,15 @@ class Usage:
         if self.iterations:
             out["iterations"] = [item.as_dict() for item in self.iterations]
         return out
+
+    @property
+    def writes(self) -> dict[str, int]:
+        """The tokens written by lifetime: `{"5m": ..., "30m": ..., "1h": ...}`."""
+        return {
+            "5m": self.ephemeral_5m_input_tokens,
+            "30m": self.ephemeral_30m_input_tokens,
+            "1h": self.ephemeral_1h_input_tokens,
+        }
 
     @property
     def parts(self) -> tuple[Usage, ...]:
@@ -245,6 +264,7 @@ class Usage:
             self.speed,
             self.inference_geo,
             self.web_search_requests,
+            ephemeral_30m_input_tokens=sums[6],
         )
 
     @classmethod
@@ -255,7 +275,7 @@ class Usage:
         clients and every session reader go through it, under one bound.
 
         `source` may be a response (a dict with a `"usage"` key or Gemini's
-        `usage_metadata`, or an object with such an attribute), a usage dict,
+        `usage_metadata` / `usageMetadata`, or an object with such an attribute), a usage dict,
         an SDK usage object, or a `Usage`. Whose words it is in is told by the
         fields present (`usage_shape`). Where a provider counts the cached and
         written tokens inside its input figure (OpenAI, Codex, LiteLLM, vLLM,
@@ -288,12 +308,14 @@ class Usage:
         """
         if type(source) is Usage:
             return source
-        if type(source) is dict and "usage" not in source and "usage_metadata" not in source:
+        if type(source) is dict and not _RESPONSE_KEYS.intersection(source):
             usage: Any = source  # a usage dict itself, as every saved line records it
         else:
             usage = response_field(source, "usage")
-            if usage is None:
+            if usage is None:  # Gemini's, in the SDK's or the REST API's spelling
                 usage = response_field(source, "usage_metadata")
+                if usage is None:
+                    usage = response_field(source, "usageMetadata")
             usage = source if usage is None else usage
         if type(usage) is dict and usage.keys().isdisjoint(_UNUSUAL_KEYS):
             figures = _fast(usage)  # the usual call, as nearly every saved line records it
@@ -303,7 +325,7 @@ class Usage:
 
 
 #: The token counts of a `Usage`, in its field order.
-_COUNTED = (*_FIELDS, *_SPLIT)
+_COUNTED = (*_FIELDS, *_SPLIT, "ephemeral_30m_input_tokens")
 
 #: The largest count a usage may hold, tokens or requests alike. No call comes
 #: near it; a bigger figure is a corrupt file, refused by name rather than
@@ -339,6 +361,8 @@ _OTHER_KEYS = frozenset(key for keys in USAGE_SHAPES.values() for key in keys)
 _RULE_KEYS = frozenset({"speed", "inference_geo", "server_tool_use", "iterations"})
 #: A usage dict with none of these is Anthropic's with no rule field: the usual one.
 _UNUSUAL_KEYS = _OTHER_KEYS | _RULE_KEYS
+#: The keys that make a dict a response holding a usage, not a usage itself.
+_RESPONSE_KEYS = frozenset({"usage", "usage_metadata", "usageMetadata"})
 
 
 def usage_shape(usage: Any) -> str:
@@ -360,8 +384,8 @@ def usage_shape(usage: Any) -> str:
     return "anthropic"
 
 
-#: (uncached input, cache reads, 5-minute writes, 1-hour writes, output), tokens.
-_Figures = tuple[int, int, int, int, int]
+#: (uncached input, cache reads, 5-minute, 30-minute and 1-hour writes, output), tokens.
+_Figures = tuple[int, int, int, int, int, int]
 
 
 def _parse(usage: Any, path: str, strict: bool) -> Usage:
@@ -374,11 +398,13 @@ def _parse(usage: Any, path: str, strict: bool) -> Usage:
             figures = _anthropic(usage, path, strict)
     else:
         figures = _READERS[usage_shape(usage)](usage, path, strict)
-    uncached, read, five, hour, output = figures
+    uncached, read, five, thirty, hour, output = figures
     rules = _rules(usage, path, strict)
+    if thirty:
+        rules["ephemeral_30m_input_tokens"] = thirty
     if not rules:  # the usual call: the token counts alone, in `Usage`'s field order
         return Usage(uncached, output, five + hour, read, five, hour)
-    return Usage(uncached, output, five + hour, read, five, hour, **rules)
+    return Usage(uncached, output, five + thirty + hour, read, five, hour, **rules)
 
 
 def _fast(usage: dict[str, Any]) -> _Figures | None:
@@ -395,18 +421,20 @@ def _fast(usage: dict[str, Any]) -> _Figures | None:
         return None
     split = usage.get("cache_creation")
     if split is None:
-        return uncached, read, written, 0, output
-    if type(split) is not dict:
+        return uncached, read, written, 0, 0, output
+    if type(split) is not dict or "ephemeral_30m_input_tokens" in split:
+        return None  # the package's own 30-minute writes are read by `_anthropic`
         return None
     five, hour = split.get(_SPLIT[0]), split.get(_SPLIT[1])
     if not (_sound(five) and _sound(hour)):
         return None
     five, hour = split_writes(written, five, hour)
-    return uncached, read, five, hour, output
+    return uncached, read, five, 0, hour, output
 
 
-def _checked(uncached: int, read: int, five: int, hour: int, output: int) -> Usage:
-    """The `Usage` of counts `_fast` found sound, made without checking them again."""
+def _checked(uncached: int, read: int, five: int, thirty: int, hour: int, output: int) -> Usage:
+    """The `Usage` of counts `_fast` found sound (no 30-minute writes), made without checking
+    them again."""
     return Usage.sound(uncached, output, five + hour, read, five, hour)
 
 
@@ -439,14 +467,21 @@ def _needed(usage: Any, path: str, strict: bool, *names: str) -> list[int]:
     return _counts(usage, path, *names)
 
 
-def _split(usage: Any, path: str, written: int) -> tuple[int, int]:
-    """The 5-minute and 1-hour parts of `written`, from `cache_creation` by `split_writes`."""
+def _split(usage: Any, path: str, written: int) -> tuple[int, int, int]:
+    """The 5-minute, 30-minute and 1-hour parts of `written`, from `cache_creation`.
+
+    A 30-minute part (this package's own `as_dict`) is kept up to `written`;
+    the rest is split by `split_writes`.
+    """
     creation = response_field(usage, "cache_creation")
     if creation is None:
-        return written, 0
+        return written, 0, 0
     five, hour = (response_field(creation, name) for name in _SPLIT)
     _counts(creation, f"{path}.cache_creation", *_SPLIT)
-    return split_writes(written, five, hour)
+    (thirty,) = _counts(creation, f"{path}.cache_creation", "ephemeral_30m_input_tokens")
+    thirty = min(thirty, written)
+    five_part, hour_part = split_writes(written - thirty, five, hour)
+    return five_part, thirty, hour_part
 
 
 def _inside(total: int, read: int, written: int, path: str, name: str) -> int:
@@ -494,8 +529,10 @@ def _chat(usage: Any, path: str, strict: bool) -> _Figures:
         read = hit
     if response_field(usage, "cache_read_input_tokens") is not None:
         (read,) = _counts(usage, path, "cache_read_input_tokens")
-    if response_field(usage, "cache_creation_input_tokens") is not None:
-        (written,) = _counts(usage, path, "cache_creation_input_tokens")
+    uncached = _inside(prompt, read, written, path, "prompt_tokens")
+    if response_field(usage, "cache_creation_input_tokens") is None:
+        return (uncached, read, 0, written, 0, output)  # OpenAI's writes live 30 minutes
+    (written,) = _counts(usage, path, "cache_creation_input_tokens")  # LiteLLM's Anthropic writes
     uncached = _inside(prompt, read, written, path, "prompt_tokens")
     return (uncached, read, *_split(usage, path, written), output)
 
@@ -508,7 +545,7 @@ def _gemini(usage: Any, path: str, strict: bool) -> _Figures:
     (prompt,) = _needed(usage, path, strict, names[0])
     tool_prompt, cached, candidates, thoughts = _counts(usage, path, *names[1:])
     uncached = _inside(prompt + tool_prompt, cached, 0, path, names[0])
-    return (uncached, cached, 0, 0, candidates + thoughts)
+    return (uncached, cached, 0, 0, 0, candidates + thoughts)
 
 
 #: Gemini's figures: prompt, tool-use prompt, cached, candidates, thoughts.
@@ -532,7 +569,7 @@ def _codex(usage: Any, path: str, strict: bool) -> _Figures:
     """Codex CLI: `input_tokens` holds `cached_input_tokens` and `cache_write_input_tokens`."""
     sent, output = _needed(usage, path, strict, "input_tokens", "output_tokens")
     read, written = _counts(usage, path, "cached_input_tokens", "cache_write_input_tokens")
-    return (_inside(sent, read, written, path, "input_tokens"), read, written, 0, output)
+    return (_inside(sent, read, written, path, "input_tokens"), read, 0, written, 0, output)
 
 
 def _responses(usage: Any, path: str, strict: bool) -> _Figures:
@@ -548,7 +585,7 @@ def _responses(usage: Any, path: str, strict: bool) -> _Figures:
     )
     if response_field(usage, "cache_write_tokens") is not None:
         (written,) = _counts(usage, path, "cache_write_tokens")
-    return (_inside(sent, read, written, path, "input_tokens"), read, written, 0, output)
+    return (_inside(sent, read, written, path, "input_tokens"), read, 0, written, 0, output)
 
 
 _READERS = {

@@ -273,6 +273,7 @@ def _row(bill: Bill, number: int) -> dict[str, Any]:
         "cache_read": billed.cache_read_input_tokens,
         "cache_write_5m": billed.ephemeral_5m_input_tokens,
         "cache_write_1h": billed.ephemeral_1h_input_tokens,
+        "cache_write_30m": billed.ephemeral_30m_input_tokens,
         "output": billed.output_tokens,
         "cost_usd": None if cost is None else _usd(cost.total),
     }
@@ -330,7 +331,8 @@ def render(data: dict[str, Any]) -> str:
         _threads_line(data["threads"]),
         f"tokens: input {tokens['input']:,} · cache read {tokens['cache_read']:,} · "
         f"written 5m {tokens['cache_write_5m']:,} · written 1h {tokens['cache_write_1h']:,} · "
-        f"output {tokens['output']:,}",
+        + (f"written 30m {thirty:,} · " if (thirty := tokens["cache_write_30m"]) else "")
+        + f"output {tokens['output']:,}",
     ]
     if data["cost_usd"] is None:
         lines.append("cost: no call is on a model with a list price")
@@ -451,7 +453,7 @@ def _group_table(data: dict[str, Any]) -> list[str]:
         if key == "total" and group is whole:
             lines.append("-" * len(head))
         kinds = group["tokens"]
-        written = kinds["cache_write_5m"] + kinds["cache_write_1h"]
+        written = _written(kinds)
         line = (
             f"{one_line(str(key)):<{width}} {group['calls']:>7,} {kinds['input']:>11,} "
             f"{kinds['cache_read']:>13,} {written:>11,} {kinds['output']:>11,} "
@@ -463,20 +465,20 @@ def _group_table(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _written(row: dict[str, Any]) -> int:
+    """A row's cache writes, every lifetime together (tokens)."""
+    return int(row["cache_write_5m"] + row["cache_write_1h"] + row["cache_write_30m"])
+
+
 def _table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
-    widest = (
-        max(
-            (r["input"] + r["cache_read"] + r["cache_write_5m"] + r["cache_write_1h"]) for r in rows
-        )
-        or 1
-    )
+    widest = max(r["input"] + r["cache_read"] + _written(r) for r in rows) or 1
     lines = [
         "",
         "   # time                 thread               prompt (= read, + written, "
         "- uncached)            cost",
     ]
     for r in rows:
-        written = r["cache_write_5m"] + r["cache_write_1h"]
+        written = _written(r)
         bar = "=" * round(r["cache_read"] * _BAR / widest) + "+" * round(written * _BAR / widest)
         bar += "-" * round(r["input"] * _BAR / widest)
         mark = f" <- {causes[r['call']]}" if r["call"] in causes else ""

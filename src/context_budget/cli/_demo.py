@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from context_budget.experiment import STRATEGIES, RunResult, cost_floor, run_strategy
-from context_budget.pricing import PRICES
+from context_budget.models import MODELS, model_for
 
 _BAR_TOKENS = 1_000  # one `#` per this many tokens of context
 _BAR_MAX = 60
@@ -40,8 +40,8 @@ def add_parser(commands: Any) -> None:
 
 
 def _client(model: str) -> Any:
-    if model not in PRICES:
-        raise DemoError(f"--model: no prices for {model!r}; known: {', '.join(PRICES)}")
+    if model_for(model) is None:
+        raise DemoError(f"--model: no prices for {model!r}; known: {', '.join(MODELS)}")
     if not os.environ.get("ANTHROPIC_API_KEY"):
         raise DemoError("--model needs ANTHROPIC_API_KEY set (the run would call the real API)")
     try:

@@ -15,7 +15,8 @@ The checkers, by chapter:
 - *Layers and the budget report*: `check_layer_order`, `check_rule_cost`,
   `check_budget_report`;
 - *Keep the start stable*: `check_timestamp_moved`, `check_breakpoints`,
-  `check_minimums` (run against the prompt-cache model).
+  `check_minimums`, `check_every_provider` (run against the prompt-cache
+  model, the last under five providers' rules).
 
 Examples:
     >>> check_layer_order(["system", "pinned", "conversation"])
@@ -33,7 +34,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from context_budget.budget import loop_steps, tokens_read
-from context_budget.cache import MIN_CACHEABLE_TOKENS, PromptCache
+from context_budget.cache import PromptCache
 from context_budget.grading import (
     NEEDS_WORK,
     PASS,
@@ -48,11 +49,13 @@ from context_budget.grading import (
 )
 from context_budget.layers import Layers, budget_report
 from context_budget.messages import Message
-from context_budget.scenarios.cache_runs import SYSTEM
+from context_budget.models import MODELS
+from context_budget.scenarios.cache_runs import PROVIDER_POLICIES, PROVIDER_SYSTEM, SYSTEM
 from context_budget.scenarios.lucy import LUCY
 from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens, message_tokens
 
 __all__ = [
+    "LONG_RULES",
     "MINIMUM_MODELS",
     "MINIMUM_PROMPT",
     "QUESTION",
@@ -64,6 +67,7 @@ __all__ = [
     "check_digit_aware",
     "check_doubling_steps",
     "check_estimate",
+    "check_every_provider",
     "check_layer_order",
     "check_message_size",
     "check_minimums",
@@ -299,6 +303,8 @@ QUESTIONS = (
     "What should we fix first?",
     "Summarize in one line.",
 )
+#: The rules of exercise 4: longer than every provider's minimum cacheable prefix.
+LONG_RULES = PROVIDER_SYSTEM
 #: The models of exercise 3.
 MINIMUM_MODELS = (
     "claude-haiku-4-5",
@@ -314,6 +320,11 @@ MINIMUM_PROMPT = 3_000
 _MODEL = "claude-sonnet-4-6"
 
 
+def _minimum(model: str) -> int:
+    """The model's minimum cacheable prefix, tokens, from its row of the table of models."""
+    return MODELS[model].cache.minimum.tokens
+
+
 def check_timestamp_moved(make_request: Callable[[int, str], Mapping[str, Any]]) -> Verdict:
     """Exercise 1: keep telling the model the time without losing the cache.
 
@@ -326,30 +337,14 @@ def check_timestamp_moved(make_request: Callable[[int, str], Mapping[str, Any]])
     cache = PromptCache(_MODEL)
     rules = cache.prompt_tokens(system=STABLE_RULES)
     reads = []
-    for turn, question in enumerate(QUESTIONS):
-        now = f"2026-09-14T10:{turn:02d}:07Z"
-        outcome = attempt(make_request, turn, now)
-        if outcome.error is not None:  # the learner's code: report, never raise
-            return Verdict(NEEDS_WORK, f"turn {turn} raised {outcome.error_name}: {outcome.error}")
-        request = outcome.value
-        if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
-            return wrong_shape(
-                f"make_request({turn}, now) returned", request, "a dict with a messages list"
-            )
-        text = "\0".join(strings_in(request))
+    for turn in range(len(QUESTIONS)):
+        request = _asked(make_request, turn, STABLE_RULES, "STABLE_RULES")
+        if isinstance(request, Verdict):
+            return request
         try:
             usage = cache.usage(dict(request))
         except (TypeError, ValueError) as error:  # the cache model's own words on the request
-            reason = error if isinstance(error, ValueError) else "blocks of the wrong type"
-            return Verdict(NEEDS_WORK, f"turn {turn}: the request cannot be sent: {reason}")
-        if now not in text:
-            return Verdict(
-                NEEDS_WORK, f"turn {turn}: the request no longer tells the model the time {now!r}"
-            )
-        if question not in text:
-            return Verdict(NEEDS_WORK, f"turn {turn}: the request does not ask {question!r}")
-        if not any(STABLE_RULES in piece for piece in text.split("\0")):
-            return Verdict(NEEDS_WORK, f"turn {turn}: the request dropped STABLE_RULES")
+            return _unsendable(turn, error)
         reads.append(usage.cache_read_input_tokens)
         if turn and usage.cache_read_input_tokens < rules:
             return Verdict(
@@ -359,6 +354,99 @@ def check_timestamp_moved(make_request: Callable[[int, str], Mapping[str, Any]])
                 "or no breakpoint sits after them",
             )
     return Verdict(PASS, f"turns 1-5 each read at least {min(reads[1:]):,} tokens from the cache")
+
+
+def _now(turn: int) -> str:
+    """The time of `turn` in the exercises that tell the model the time."""
+    return f"2026-09-14T10:{turn:02d}:07Z"
+
+
+def _asked(
+    make_request: Callable[[int, str], Mapping[str, Any]], turn: int, rules: str, name: str
+) -> Mapping[str, Any] | Verdict:
+    """The learner's request of `turn`, or the verdict on what is wrong with it.
+
+    It must be a dict with a messages list that still tells the model the
+    time, asks `QUESTIONS[turn]` and carries `rules` (called `name`).
+    """
+    now = _now(turn)
+    outcome = attempt(make_request, turn, now)
+    if outcome.error is not None:  # the learner's code: report, never raise
+        return Verdict(NEEDS_WORK, f"turn {turn} raised {outcome.error_name}: {outcome.error}")
+    request = outcome.value
+    if not isinstance(request, Mapping) or not isinstance(request.get("messages"), list):
+        return wrong_shape(
+            f"make_request({turn}, now) returned", request, "a dict with a messages list"
+        )
+    text = "\0".join(strings_in(request))
+    if now not in text:
+        return Verdict(
+            NEEDS_WORK, f"turn {turn}: the request no longer tells the model the time {now!r}"
+        )
+    if QUESTIONS[turn] not in text:
+        return Verdict(NEEDS_WORK, f"turn {turn}: the request does not ask {QUESTIONS[turn]!r}")
+    if not any(rules in piece for piece in text.split("\0")):
+        return Verdict(NEEDS_WORK, f"turn {turn}: the request dropped {name}")
+    return request
+
+
+def _unsendable(turn: int, error: Exception) -> Verdict:
+    reason = error if isinstance(error, ValueError) else "blocks of the wrong type"
+    return Verdict(NEEDS_WORK, f"turn {turn}: the request cannot be sent: {reason}")
+
+
+def check_every_provider(make_request: Callable[[int, str], Mapping[str, Any]]) -> Verdict:
+    """Exercise 4: one request that keeps the cache on all five providers' rules.
+
+    `make_request(turn, now)` returns the `messages.create` arguments for turn
+    `turn` (0 to 5) at time `now`, asking `QUESTIONS[turn]` under the rules
+    `LONG_RULES` (longer than every provider's minimum). Each provider of
+    `scenarios.cache_runs.PROVIDER_POLICIES` reads the six requests with its
+    own `PromptCache`. PASS when, on every one, every turn after the first
+    reads the rules from the cache, to within the provider's own unit (a
+    hit counted in 128-token steps or 64-token units reads a little less).
+    """
+    requests = []
+    for turn in range(len(QUESTIONS)):
+        request = _asked(make_request, turn, LONG_RULES, "LONG_RULES")
+        if isinstance(request, Verdict):
+            return request
+        requests.append(dict(request))
+    missed: list[str] = []  # one line per provider that misses
+    kept: list[str] = []
+    least = None
+    for label, model, mode in PROVIDER_POLICIES:
+        row = MODELS[model]
+        cache = PromptCache(model, policy=row.cache if mode is None else row.caches[mode])
+        rules = cache.prompt_tokens(system=LONG_RULES)
+        slack = cache.policy.step_tokens - 1  # a hit counted in steps reads a little less
+        for turn, request in enumerate(requests):
+            try:
+                read = cache.usage(request).cache_read_input_tokens
+            except (TypeError, ValueError) as error:
+                return _unsendable(turn, error)
+            if turn and read < rules - slack:
+                why = _why(cache.policy.automatic, cache.policy.hit_unit)
+                missed.append(f"{label} read {read:,} of its {rules:,} on turn {turn} ({why})")
+                break
+            least = read if turn and (least is None or read < least) else least
+        else:
+            kept.append(label)
+    if missed:
+        also = f"; {', '.join(kept)} kept them" if kept else ""
+        return Verdict(
+            NEEDS_WORK, "the rules were not read from the cache: " + "; ".join(missed) + also
+        )
+    return Verdict(PASS, f"every provider read at least {least:,} tokens on turns 1-5")
+
+
+def _why(automatic: str, hit_unit: str) -> str:
+    """What a miss means on a provider of this kind."""
+    if automatic == "never":
+        return "its cache holds only what a marker ends"
+    if hit_unit == "breakpoint":
+        return "no breakpoint sits after the rules, or something before them changes"
+    return "something before the rules changes"
 
 
 def check_breakpoints(breakpoints: Callable[[int, int], Sequence[int]]) -> Verdict:
@@ -420,7 +508,7 @@ def check_minimums(answer: Collection[str]) -> Verdict:
 
     `answer` is the set of model ids you predict will write a cache entry.
     """
-    right = {m for m in MINIMUM_MODELS if MIN_CACHEABLE_TOKENS[m].tokens <= MINIMUM_PROMPT}
+    right = {m for m in MINIMUM_MODELS if _minimum(m) <= MINIMUM_PROMPT}
     if isinstance(answer, str | bytes | Mapping) or not isinstance(answer, Collection):
         return wrong_shape("the answer is", answer, "a set of model ids")
     if not all(isinstance(model, str) for model in answer):
@@ -430,13 +518,9 @@ def check_minimums(answer: Collection[str]) -> Verdict:
     if unknown:
         return Verdict(NEEDS_WORK, f"not one of the exercise's models: {', '.join(unknown)}")
     wrong = [
-        f"{m} does not cache it (minimum {MIN_CACHEABLE_TOKENS[m].tokens:,} tokens)"
-        for m in sorted(given - right)
+        f"{m} does not cache it (minimum {_minimum(m):,} tokens)" for m in sorted(given - right)
     ]
-    missed = [
-        f"missed {m} (minimum {MIN_CACHEABLE_TOKENS[m].tokens:,} tokens)"
-        for m in sorted(right - given)
-    ]
+    missed = [f"missed {m} (minimum {_minimum(m):,} tokens)" for m in sorted(right - given)]
     if wrong or missed:
         return Verdict(NEEDS_WORK, "; ".join([*wrong, *missed]))
     return Verdict(

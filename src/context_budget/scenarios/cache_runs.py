@@ -9,6 +9,9 @@ simulated seconds between calls.
 - `prefix_run(variant)` changes only the start of the prompt: `"stable"`
   keeps it fixed, `"timestamp"` appends the current time to the system prompt
   on every call, `"reordered"` reverses the tool list halfway through.
+- `provider_run(model, variant)` sends the `prefix_run` requests, with a
+  longer stable start (`PROVIDER_SYSTEM`), to another provider's cache and
+  rates; `PROVIDER_POLICIES` names the five the chapter compares.
 - `middle_run(strategy)` trims the history four ways: `"append"` never trims,
   `"client_clear"` runs `clear_old_tool_results(keep_last=2)` on its own list
   before every call, `"server_clear"` asks the server for
@@ -35,11 +38,13 @@ from context_budget.fakes._responders import one_read_per_call
 from context_budget.fakes.emulated import EmulatedClient
 from context_budget.harness import RequestPlan, run_agent
 from context_budget.messages import Message
+from context_budget.models import MODELS, model_for
 from context_budget.prefix_guard import PrefixGuard
-from context_budget.pricing import PRICES, cost
+from context_budget.pricing import cost
 from context_budget.usage import Usage
 
 MODEL = "claude-opus-5"
+_ROW = MODELS[MODEL]
 SECONDS_PER_CALL = 30
 OUTPUT_TOKENS = 120  # each reply of the prefix runs, in tokens
 TASK = "Read the incident reports one at a time and say which service was down longest."
@@ -96,7 +101,7 @@ class Call(CallRecord):
 
     Attributes:
         usage: the call's usage as the API reports it (tokens).
-        usd: the call's cost on `PRICES[MODEL]`, in US dollars.
+        usd: the call's cost on `MODEL`'s rates, in US dollars.
         guard: the `PrefixGuard` verdict on the request (`"first"`, `"append"`,
             `"replaced"` or `"edited"`).
         cleared: tool uses the server cleared for this call.
@@ -134,24 +139,90 @@ def prefix_run(variant: str, *, calls: int = 20) -> list[Call]:
     Returns:
         One `Call` per model call, oldest first.
     """
-    if variant not in ("stable", "timestamp", "reordered"):
-        raise ValueError(f"variant must be 'stable', 'timestamp' or 'reordered', got {variant!r}")
+    _check_variant(variant)
     clock = SimulatedClock()
     cache = PromptCache(MODEL, clock=clock)
     guard = PrefixGuard()
     history: list[Message] = [{"role": "user", "content": TASK}]
     out = []
     for k in range(calls):
-        system = SYSTEM
-        if variant == "timestamp":
-            system += (
-                f"\nCurrent time: 2026-09-14T10:{clock.now // 60:02.0f}:{clock.now % 60:02.0f}Z"
-            )
-        tools = TOOLS[::-1] if variant == "reordered" and k >= calls // 2 else TOOLS
+        tools, system = _start(variant, k, calls, clock.now, SYSTEM)
         usage = cache.usage(tools=tools, system=system, messages=history, cache_control=EPHEMERAL)
         usage = dataclasses.replace(usage, output_tokens=OUTPUT_TOKENS)
         verdict = guard.check(history, tools=tools, system=system).kind
-        out.append(Call(usage, cost(usage, PRICES[MODEL]).total, verdict))
+        out.append(Call(usage, cost(usage, _ROW).total, verdict))
+        history = [*history, read_call(k), read_result(k)]
+        clock.advance(SECONDS_PER_CALL)
+    return out
+
+
+def _check_variant(variant: str) -> None:
+    if variant not in ("stable", "timestamp", "reordered"):
+        raise ValueError(f"variant must be 'stable', 'timestamp' or 'reordered', got {variant!r}")
+
+
+def _start(
+    variant: str, k: int, calls: int, now: float, rules: str
+) -> tuple[list[dict[str, Any]], str]:
+    """The tools and the system prompt of call `k` (from 0) of a run of `variant`."""
+    system = rules
+    if variant == "timestamp":
+        system += f"\nCurrent time: 2026-09-14T10:{now // 60:02.0f}:{now % 60:02.0f}Z"
+    tools = TOOLS[::-1] if variant == "reordered" and k >= calls // 2 else TOOLS
+    return tools, system
+
+
+#: The rules of the provider runs: the chapter's, then as many again, so that the
+#: start passes every provider's minimum (Gemini Pro caches from 4,096 tokens).
+PROVIDER_SYSTEM = SYSTEM + "\n" + SYSTEM.replace("Rule ", "Also rule ")
+
+#: The five policies the provider runs compare: a label, a model id, and the name of
+#: one of its `Model.caches` (None for its default).
+PROVIDER_POLICIES: tuple[tuple[str, str, str | None], ...] = (
+    ("Anthropic Opus 5", "claude-opus-5", None),
+    ("OpenAI GPT-5.5", "gpt-5.5", None),
+    ("OpenAI GPT-5.6 Sol", "gpt-5.6-sol", None),
+    ("Gemini 3.1 Pro, explicit", "gemini-3.1-pro-preview", "explicit"),
+    ("DeepSeek V4 Flash", "deepseek-v4-flash", None),
+)
+
+
+def provider_run(
+    model: str, variant: str = "stable", *, policy: str | None = None, calls: int = 20
+) -> list[Call]:
+    """The reading run on another provider's cache and rates.
+
+    The same requests as `prefix_run`, with the rules of `PROVIDER_SYSTEM`
+    and the system prompt marked as a breakpoint (the last block of the
+    stable start, where Gemini's explicit cache ends); each provider's
+    `PromptCache` reads them under its own rules, and `cost` prices them at the
+    model's latest rates, off-peak, with explicit-cache storage billed.
+
+    Args:
+        model: any id `models.model_for` finds.
+        variant: `"stable"`, `"timestamp"` or `"reordered"`, as in `prefix_run`.
+        policy: the name of one of the model's `caches` (`"explicit"`); its
+            default cache when None.
+        calls: model calls in the run.
+
+    Returns:
+        One `Call` per model call, oldest first (`guard` is `""`).
+    """
+    _check_variant(variant)
+    row = MODELS.get(model) or model_for(model)
+    if row is None:
+        raise ValueError(f"no model {model!r} in the table of models")
+    rules = row.cache if policy is None else row.caches[policy]
+    clock = SimulatedClock()
+    cache = PromptCache(model, clock=clock, policy=rules)
+    history: list[Message] = [{"role": "user", "content": TASK}]
+    out = []
+    for k in range(calls):
+        tools, system = _start(variant, k, calls, clock.now, PROVIDER_SYSTEM)
+        marked = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
+        usage = cache.usage(tools=tools, system=marked, messages=history, cache_control=EPHEMERAL)
+        usage = dataclasses.replace(usage, output_tokens=OUTPUT_TOKENS)
+        out.append(Call(usage, cost(usage, row, policy=rules).total, ""))
         history = [*history, read_call(k), read_result(k)]
         clock.advance(SECONDS_PER_CALL)
     return out
@@ -250,6 +321,6 @@ def middle_run(strategy: str, *, reads: int = 16) -> list[Call]:
         guard=guard,
     )
     return [
-        Call(call.usage, cost(call.usage, PRICES[MODEL]).total, report.kind, call.cleared)
+        Call(call.usage, cost(call.usage, _ROW).total, report.kind, call.cleared)
         for call, report in zip(run.calls, guard.reports, strict=True)
     ]
