@@ -227,9 +227,7 @@ def cost(
     request = usage if type(usage) is Usage else Usage.of(usage)
     factor = _factor(request, price, at)
     searches = request.web_search_requests * price.web_search / 1_000
-    if not request.iterations:  # the usual call: one part, billed in one step
-        return _one(request, price, factor, searches)
-    first, *rest = request.parts
+    first, *rest = request.parts  # the usual call: one part, billed in one step
     total = _one(first, price, factor, searches)
     for part in rest:
         total = total + _one(part, price, factor)
