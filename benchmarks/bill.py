@@ -10,15 +10,17 @@ On it, `context-budget bill FOLDER --json` with each decoder (msgspec, the `fast
 extra; the standard library's json, as in the reader's browser), the floor of
 the same work with each (`benchmarks/floor.py`), and the pinned ccusage and
 tokscale (installed from npm on first use, see `benchmarks/peer.py`) run in
-turns, each as a whole process: wall seconds and peak memory of each, and
-whether their tokens and costs agree. The bill also reads a quarter of the
+turns, each as a whole process: wall seconds, CPU seconds and peak memory of
+each, and whether their tokens and costs agree. The bill also reads a quarter of the
 folder (the same seed's first sessions), in the same turns, so that its time
 per MB at both sizes can be compared.
 
 The goals: the bill under a minute; against ccusage on the same folder, at
 most 1.25× its time with msgspec and 3× with json (`PEER_GOALS`), and at most
 1.5× its peak memory (`MEMORY_GOAL`); its time linear in the folder's size
-(`LINEAR_GOAL`). The floor's row says how near the bill's work could come.
+(`LINEAR_GOAL`). The goals judge wall time, which other work on the machine
+stretches (the machine line gives its load); the CPU column does not count the
+waits. The floor's row says how near the bill's work could come.
 
     python -m benchmarks.bill               prints the table
     python -m benchmarks.bill --write-page  also writes benchmarks/bill_results.md and
@@ -389,6 +391,8 @@ class SideBySide:
         data: the bill's `--json` object.
         quarter: the bill's runs on a quarter of the folder, by row (the linearity check).
         sizes: (the folder's bytes, the quarter's bytes).
+        load: the machine's load average over a minute when the runs began and when
+            they ended: other work shares the cores, and wall times grow with it.
     """
 
     runs: dict[str, list[Run]]
@@ -396,11 +400,13 @@ class SideBySide:
     data: dict[str, Any]
     quarter: dict[str, list[Run]] = field(default_factory=dict)
     sizes: tuple[int, int] = (0, 0)
+    load: tuple[float, float] = (0.0, 0.0)
 
 
 def side_by_side(projects: Path, repeats: int = 3, quarter: Path | None = None) -> SideBySide:
     """Run every contender in turns on ``projects``, ``repeats`` times each (and the bill
     on ``quarter``, a quarter of it, in the same turns)."""
+    began = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bill-peers-") as home:
         every = contenders(projects, Path(home))
         runs: dict[str, list[Run]] = {c.name: [] for c in every}
@@ -415,8 +421,11 @@ def side_by_side(projects: Path, repeats: int = 3, quarter: Path | None = None) 
     data = json.loads(runs[BILL_FAST][-1].stdout)
     if json.loads(runs[BILL_STANDARD][-1].stdout) != data:
         raise PeerError("the bill with msgspec and with json printed different bills")
+    ended = os.getloadavg()[0]
     sizes = (_size(projects), _size(quarter) if quarter is not None else 0)
-    return SideBySide(runs, totals, data, small if quarter is not None else {}, sizes)
+    return SideBySide(
+        runs, totals, data, small if quarter is not None else {}, sizes, (began, ended)
+    )
 
 
 def _size(folder: Path) -> int:
@@ -464,7 +473,8 @@ def _row(name: str, runs: list[Run], totals: dict[str, float], peer: list[Run]) 
     tokens = sum(totals[kind] for kind in ("input", "cache_read", "cache_write", "output"))
     return (
         f"| {name} | {seconds[0]:.2f} | {statistics.median(seconds):.2f} | "
-        f"{seconds[0] / _best(peer):.2f}× | {_peak(runs):,.0f} | "
+        f"{seconds[0] / _best(peer):.2f}× | {min(run.cpu for run in runs):.2f} | "
+        f"{_peak(runs):,.0f} | "
         f"{_peak(runs) / _peak(peer):.2f}× | {tokens:,.0f} | ${totals['cost_usd'] + 0.0:,.2f} |"
     )
 
@@ -478,8 +488,9 @@ def peer_table(result: SideBySide) -> list[str]:
     ours = result.totals[BILL_FAST]
     peer = result.runs[CCUSAGE]
     lines = [
-        "| command | best s | median s | × ccusage | peak MiB | × ccusage | tokens | cost |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| command | best s | median s | × ccusage | CPU s | peak MiB | × ccusage | tokens "
+        "| cost |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         *(_row(name, runs, result.totals[name], peer) for name, runs in result.runs.items()),
         "",
     ]
@@ -553,9 +564,15 @@ def render(size: int, files: int, result: SideBySide) -> str:
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
         f"Python {platform.python_version()}, Node.js {_node_version()}, Bun "
-        f"{BUN_VERSION}, run on {today}.",
+        f"{BUN_VERSION}, run on {today}{_load(result.load)}.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _load(load: tuple[float, float]) -> str:
+    if not any(load):
+        return ""
+    return f", load average {load[0]:.1f} when the runs began and {load[1]:.1f} when they ended"
 
 
 def _node_version() -> str:

@@ -2,10 +2,11 @@
 
 [ccusage](https://github.com/ccusage/ccusage) is the command most Claude Code users
 run to price their sessions. The benchmark installs the pinned version into
-``.cache/ccusage/`` with npm on first use (20.0.24 ships a JavaScript entry that
-runs on the machine's Node.js; later versions need a platform binary that some
-machines lack), runs it offline on the same folder as ``context-budget bill``, and
-reads its totals back so the table can say whether the two agree.
+``.cache/ccusage/`` with npm on first use (20.0.24 is a JavaScript entry, run on
+the machine's Node.js, that starts the static native binary npm installs beside it
+for the platform, ``@ccusage/ccusage-linux-x64`` here), runs it offline on the same
+folder as ``context-budget bill``, and reads its totals back so the table can say
+whether the two agree.
 
 [tokscale](https://github.com/junhoyeo/tokscale) runs on Bun, which npm installs
 beside it (the ``bun`` package) into ``.cache/tokscale/``. It reads
@@ -65,11 +66,13 @@ class PeerError(RuntimeError):
 
 @dataclass(frozen=True)
 class Run:
-    """One whole-process run: wall seconds, peak resident memory in MiB, what it printed."""
+    """One whole-process run: wall seconds, peak resident memory in MiB, what it printed,
+    and the CPU seconds (user and system) of every process it ran."""
 
     seconds: float
     peak_mib: float
     stdout: str
+    cpu: float = 0.0
 
 
 def _installed_version(folder: Path, package: str = "ccusage") -> str | None:
@@ -170,18 +173,20 @@ import os, resource, sys, time
 started = time.perf_counter()
 pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
 _, status, _ = os.wait4(pid, 0)
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
 with open(sys.argv[1], "w") as report:
-    report.write(f"{time.perf_counter() - started} {peak}")
+    cpu = used.ru_utime + used.ru_stime
+    report.write(f"{time.perf_counter() - started} {used.ru_maxrss} {cpu}")
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 
 
 def run_process(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Run:
-    """Run ``argv`` to its end: its wall seconds and peak memory in MiB.
+    """Run ``argv`` to its end: its wall seconds, peak memory in MiB and CPU seconds.
 
     The launcher above times the command, reaps it, and reads the peak resident set
-    of the largest process in its tree (``ru_maxrss`` of its children, KiB on Linux).
+    of the largest process in its tree (``ru_maxrss`` of its children, KiB on Linux)
+    and the CPU time of the whole tree.
     """
     with tempfile.TemporaryDirectory(prefix="peer-run-") as folder:
         report = Path(folder) / "report"
@@ -196,8 +201,8 @@ def run_process(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Ru
     if done.returncode != 0 or not said:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise PeerError(f"{argv[0]} exited {done.returncode}: {last}")
-    seconds, peak_kib = said
-    return Run(seconds=float(seconds), peak_mib=int(peak_kib) / 1024, stdout=done.stdout)
+    seconds, peak_kib, cpu = said
+    return Run(float(seconds), int(peak_kib) / 1024, done.stdout, float(cpu))
 
 
 def ccusage_totals(stdout: str) -> dict[str, float]:

@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from functools import lru_cache
 from os import PathLike
 from pathlib import Path, PurePath
 from typing import Any, Literal
@@ -529,6 +530,7 @@ def _rates(prices: Mapping[str, Price] | None) -> Callable[[str], Rates | None]:
     return rate
 
 
+@lru_cache(maxsize=1024)  # a bill asks it of few models, twice a call
 def _seconds(model: str, lifetime: str | None) -> float:
     """Seconds a cache entry of `lifetime` lives on `model`, as its cache policy says.
 

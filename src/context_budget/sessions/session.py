@@ -103,6 +103,21 @@ class ThreadId:
     def __format__(self, spec: str) -> str:
         return format(self.name, spec)
 
+    def __hash__(self) -> int:
+        # subtle: the bill's views and rebuilds key dicts by the thread of every call;
+        # the hash of the fields that say who it is is computed once, and never pickled
+        # (a str's hash differs from process to process)
+        held: int | None = self.__dict__.get("_hash")
+        if held is None:
+            held = hash((self.session, self.kind, self.index, self.agent))
+            object.__setattr__(self, "_hash", held)
+        return held
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
+
 
 @dataclass(frozen=True)
 class Thread:
