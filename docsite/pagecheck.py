@@ -466,9 +466,10 @@ class BrowserBlock:
         packages: the package zips the browser fetches before it runs the block
             (`BROWSER_PACKAGES`: the Qwen tokenizer for a block that imports it).
         checker: True for an exercise's checker block, judged in the browser by the
-            verdict it prints (`PASS`, or `NEEDS_WORK` and what is wrong), not by
-            whether its output equals CI's: its expected output carries a verdict
-            (`VERDICT`), or it calls a `check_*` function of `context_budget.grading`.
+            verdict of the checker it calls (a `check_*` function of
+            `context_budget.grading`), not by whether its output equals CI's.
+        solution: True for a block in a page's "Solution" fold: the browser says that
+            it passes, and never counts it as the reader's pass.
     """
 
     order: int
@@ -485,10 +486,27 @@ class BrowserBlock:
     prelude: str = ""
     checker: bool = False
     packages: tuple[str, ...] = ()
+    solution: bool = False
 
 
-#: A checker's verdict word, as `context_budget.grading` prints it.
-VERDICT = re.compile(r"\b(?:PASS|NEEDS_WORK)\b")
+#: The line that opens a page's fold of solutions (``??? success "Solution"``).
+_SOLUTION_FOLD = re.compile(r"^(?P<indent>[ \t]*)\?\?\?\+?[ \t]+[\w-]+[ \t]+\"Solution")
+
+
+def in_solution_fold(text: str, start: int) -> bool:
+    """True when the fence at offset `start` of page `text` sits in a "Solution" fold:
+    the nearest line above it that is indented less than the fence opens one."""
+    lines = text[:start].splitlines()
+    fence = text[start:].split("\n", 1)[0]
+    indent = len(fence) - len(fence.lstrip())
+    for line in reversed(lines):
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) < indent:
+            return _SOLUTION_FOLD.match(line) is not None
+    return False
+
+
 #: The package that holds the exercises' checkers.
 GRADING_PACKAGE = "context_budget.grading"
 
@@ -721,7 +739,7 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
         code = _python_source(source, doctest)
         shown = output_of.get(region.start)
         expected = _doctest_expected(source) if doctest else None if shown is None else str(shown)
-        why, files, prelude, checker, packages = judge(code, expected, skip)
+        why, files, prelude, checker, packages = judge(code, skip)
         blocks.append(
             BrowserBlock(
                 order=len(blocks),
@@ -738,6 +756,7 @@ def browser_blocks(path: Path) -> list[BrowserBlock]:
                 prelude=prelude,
                 checker=checker,
                 packages=packages if why is None else (),
+                solution=in_solution_fold(document.text, region.start),
             )
         )
     return blocks
@@ -755,7 +774,7 @@ def browser_cells(cells: Sequence[tuple[str, str | None]]) -> list[BrowserBlock]
     judge = _BlockJudge()
     blocks: list[BrowserBlock] = []
     for number, (code, expected) in enumerate(cells):
-        why, files, prelude, checker, packages = judge(code, expected, None)
+        why, files, prelude, checker, packages = judge(code, None)
         blocks.append(
             BrowserBlock(
                 order=number,
@@ -789,7 +808,7 @@ class _BlockJudge:
         self.checks: set[str] = set()
 
     def __call__(
-        self, code: str, expected: str | None, skip: str | None
+        self, code: str, skip: str | None
     ) -> tuple[str | None, tuple[str, ...], str, bool, tuple[str, ...]]:
         """`(why not, files read, prelude, is a checker, package zips)` for one block."""
         why: str | None = None
@@ -820,7 +839,7 @@ class _BlockJudge:
             else:
                 self.unavailable.pop(name, None)
         self.checks |= _grading_checks(tree)
-        checker = bool(VERDICT.search(expected or "")) or bool(_loaded_names(tree) & self.checks)
+        checker = bool(_loaded_names(tree) & self.checks)
         packages = tuple(
             sorted(
                 {BROWSER_PACKAGES[name] for name in _imported_roots(tree) & BROWSER_PACKAGES.keys()}

@@ -95,8 +95,13 @@ def test_an_exercise_runs_as_ci_when_its_verdict_is_ci_s() -> None:
     """A checker block's panel shows its verdict, not a match: the bench once counted
     every exercise as a run that differed from CI."""
     attempt = {"checker": True, "expected": "NEEDS_WORK: 47,000 is what the last call sends"}
-    solution = {"checker": True, "expected": "610,500\nPASS\n"}
+    solution = {"checker": True, "expected": "610,500\nPASS\n", "solution": True}
+    shipped = {"checker": True, "expected": "PASS\n", "solution": False}
     plain = {"checker": False, "expected": "call 1: 3,875 tokens sent\n"}
+    quiet = {"checker": False, "expected": None}
     assert as_ci(attempt, "needs_work") and not as_ci(attempt, "pass")
-    assert as_ci(solution, "pass") and not as_ci(solution, "needs_work")
-    assert as_ci(plain, "match") and as_ci(plain, "ran") and not as_ci(plain, "mismatch")
+    # the page's own solution passes, and is never the reader's pass
+    assert as_ci(solution, "solution") and not as_ci(solution, "pass")
+    assert as_ci(shipped, "shipped") and not as_ci(shipped, "pass")
+    assert as_ci(plain, "match") and not as_ci(plain, "ran") and not as_ci(plain, "mismatch")
+    assert as_ci(quiet, "ran")

@@ -193,31 +193,67 @@ def test_an_exercise_binding_its_own_names_runs_after_a_block_that_cannot() -> N
         (True, None),
         (True, None),
         (True, None),
+        (True, None),
         (False, "uses `word`, which a block that cannot run defines"),
     ]
 
 
-def test_a_checker_block_is_marked_from_its_output_or_its_call() -> None:
-    """An expected verdict (PASS / NEEDS_WORK) or a call of a grading check marks a checker."""
+def test_a_checker_block_is_one_that_calls_a_checker() -> None:
+    """A block that calls a grading check is a checker block, whether it prints the
+    verdict or not; one that only prints PASS is not; a block in a "Solution" fold is
+    marked as the page's solution."""
     blocks = [block for block in browser_blocks(FIXTURES / "exercise.md") if not block.hidden]
-    assert [block.checker for block in blocks] == [False, True, True, False, True, False]
+    assert [block.checker for block in blocks] == [False, True, True, False, False, True, False]
+    assert [block.solution for block in blocks] == [False] * 5 + [True, False]
 
 
-def test_a_checker_block_comes_back_with_its_verdict() -> None:
+def test_a_pass_is_the_checkers_verdict_on_the_readers_own_code() -> None:
+    """The verdict is what the checkers the block called returned, recorded by the
+    checkers themselves: printing PASS is none, a right answer is `pass`, a wrong one
+    `needs_work`; a run of code the page ships (first attempt, solution) is not `own`,
+    whatever its imports, comments and layout."""
     runner = _runner()
-    wrong = "NEEDS_WORK: 4 of 6 cases wrong\n"
-    fixed = runner.run_block(0, "print('PASS')\n", False, wrong, True)
-    assert (fixed["verdict"], fixed["match"]) == ("pass", False)
-    again = runner.run_block(
-        1, "print('3 of 5 right')\nprint('NEEDS_WORK: 2 wrong')\n", False, wrong, True
+    given = "from context_budget.grading.budget import check_total_read\n"
+    first = given + "answer = 24 * 1_875 + 2_000\nprint(check_total_read(answer))\n"
+    solution = "answer = sum(2_000 + k * 1_875 for k in range(1, 25))\n"
+    solution += 'print(f"{answer:,}", check_total_read(answer))\n'
+    shipped = [first, solution]
+    forged = runner.run_block(0, "print('PASS')\n", False, "NEEDS_WORK\n", True, shipped)
+    assert (forged["verdict"], forged["checkers"], forged["own"]) == (None, [], True)
+    wrong = runner.run_block(1, first, False, None, True, shipped)
+    assert (wrong["verdict"], wrong["checkers"], wrong["own"]) == (
+        "needs_work",
+        ["check_total_read"],
+        False,
     )
-    assert again["verdict"] == "needs_work"
-    assert runner.run_block(2, "print('610,500 PASS')\n", False, None, True)["verdict"] == "pass"
-    assert runner.run_block(3, "print('no verdict')\n", False, wrong, True)["verdict"] is None
-    assert runner.run_block(4, "raise SystemExit('PASS')\n", False, wrong, True)["verdict"] is None
-    assert runner.run_block(5, "print('PASS')\n", False, "PASS\n")["verdict"] is None
-    # a word that only contains a verdict is no verdict
-    assert runner.run_block(6, "print('PASSWORD BYPASS')\n", False, None, True)["verdict"] is None
+    mine = given + "answer = 610_500\ncheck_total_read(answer)  # not printed: still judged\n"
+    right = runner.run_block(2, mine, False, None, True, shipped)
+    assert (right["verdict"], right["output"], right["own"]) == ("pass", "", True)
+    pasted = given + "# the solution, pasted\n" + solution.replace(" + k", "+k")
+    again = runner.run_block(3, pasted, False, None, True, shipped)
+    assert (again["verdict"], again["own"]) == ("pass", False)
+    made_up = "from context_budget.grading import Verdict\nprint(Verdict('PASS'))\n"
+    assert runner.run_block(4, made_up, False, None, True, shipped)["verdict"] is None
+    raised = given + "check_total_read(610_500)\nraise SystemExit\n"
+    assert runner.run_block(5, raised, False, None, True, shipped)["verdict"] is None
+
+
+def test_a_line_typed_without_a_prompt_in_a_doctest_runs() -> None:
+    """In a `>>>` block, a new line of code with no prompt runs (it is not taken for
+    output), and the panel's diff shows what it printed; a changed expected value stays
+    output, and its statement's mismatch is named even where the whole output equals
+    the page's."""
+    runner = _runner()
+    runner.run_block(0, "total = 600\n", False, None)
+    typed = runner.run_block(1, ">>> total\n600\nprint(total * 2)\n", True, "600\n")
+    assert typed["prompted"] == ["print(total * 2)"]
+    assert (typed["output"], typed["match"]) == ("600\n1200\n", False)
+    assert "+1200" in typed["diff"], typed["diff"]
+    moved = runner.run_block(2, ">>> total\n700\n", True, "600\n")
+    assert (moved["prompted"], moved["output"], moved["match"]) == ([], "600\n", False)
+    assert moved["diff"] == "statement 1 (total): the block shows '700' under it, it printed '600'"
+    kept = runner.run_block(3, ">>> total\n600\n", True, "600\n")
+    assert (kept["prompted"], kept["match"], kept["diff"]) == ([], True, "")
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_ids)
@@ -249,12 +285,22 @@ def _printed(text: str) -> str:
     )
 
 
+#: A Markdown cell, as mkdocs-jupyter renders one: it belongs to no code cell's outputs.
+MARKDOWN_CELL = (
+    '<div class="jp-Cell jp-MarkdownCell jp-Notebook-cell"><div class="jp-RenderedHTMLCommon'
+    ' jp-RenderedMarkdown jp-MarkdownOutput" data-mime-type="text/markdown"><p>Next.</p>'
+    "</div></div>"
+)
+
 NOTEBOOK_PAGE = "\n".join(
     [
         _cell('<span class="n">total</span> = 40 + 2\nprint(total)\n', _printed("42\n")),
+        MARKDOWN_CELL,
         _cell("import matplotlib.pyplot as plt\nsteps = [1, 2]\n"),
         _cell("print(steps)\n", _printed("[1, 2]\n")),
+        MARKDOWN_CELL,
         _cell("total\n", '<div class="jp-OutputArea-executeResult">42</div>'),
+        MARKDOWN_CELL,
         _cell(
             "from context_budget.grading.budget import check_estimate\n"
             "print(check_estimate(lambda text: len(text) // 4))\n",
@@ -268,9 +314,10 @@ NOTEBOOK_PAGE = "\n".join(
 
 
 def test_a_notebook_page_gets_the_runner_cell_by_cell() -> None:
-    """Each code cell in order, with what the build's run printed; a plot cell and the
-    cells that need its names say why they cannot run; a cell that shows a value
-    compares nothing; a checker cell is marked."""
+    """Each code cell in order, with what the build's run printed (the Markdown cell
+    after it is none of its output); a plot cell and the cells that need its names say
+    why they cannot run; a cell that shows a value compares nothing; a checker cell is
+    marked."""
     cells = browser_run.notebook_cells(NOTEBOOK_PAGE)
     assert cells == [
         ("total = 40 + 2\nprint(total)\n", "42\n"),

@@ -365,10 +365,28 @@ def test_the_overlap_check_catches_lines_closer_than_a_pixel() -> None:
         "subagents is drawn entirely along naive, unremarked"
     ]
     for layout in (False, True):
-        drawn_svg = drawn("experiment_context", layout)
-        assert "subagents (drawn along naive)" in " ".join(
-            " ".join(t.itertext()) for t in ET.fromstring(drawn_svg).iter(f"{SVG}text")
-        )
+        paths = ET.fromstring(drawn("experiment_context", layout)).iter(f"{SVG}path")
+        hidden = {p.get("data-overlaps") for p in paths if p.get("class") == "cb-series"}
+        assert "naive" not in " ".join(filter(None, hidden)), hidden
+
+
+def test_a_line_drawn_along_another_with_other_values_fails_the_figure() -> None:
+    """Every line of a figure can be seen: a series drawn along another whose values
+    differ (the lead of `subagents`, 887 and 1,299 tokens, along naive's 1,000 and 1,085
+    under a 47,457 peak) fails the drawing, where the same data drawn twice is named."""
+    svg = _load_svg_module()
+    naive = [(1, 1_000), (2, 1_085), (3, 4_928), (4, 8_850), (5, 47_457)]
+    lead = [(1, 887), (2, 1_299)]
+    drawing = {
+        "title": "Context per call",
+        "desc": "A test picture.",
+        "x_label": "call",
+        "y_label": "tokens",
+    }
+    with pytest.raises(ValueError, match="subagents is drawn along naive, with other values"):
+        svg.line_chart([("naive", naive), ("subagents", lead)], **drawing)
+    svg.line_chart([("naive", naive), ("subagents", lead)], log_y=True, **drawing)
+    svg.line_chart([("naive", naive), ("again", naive)], **drawing)
 
 
 def test_the_overlap_notes_allow_twice_what_the_check_catches() -> None:
@@ -533,3 +551,36 @@ def test_a_notebook_plot_takes_its_alt_text_from_its_png() -> None:
     assert alts[2:] == ["zipped", "café → bill"]
     assert out.count("<img") == 4 and 'class=""' in out
     assert hook.png_description(b"not a png") is None
+
+
+def test_the_speed_figure_says_how_much_time_per_message_rises() -> None:
+    """The figure's name gives the steepest rise the results hold, computed from them: it
+    once said time per message "stays flat" beside a goal of 1.2× of linear missed."""
+    title = ET.fromstring(drawn("speed")).find(f"{SVG}title")
+    assert title is not None and title.text is not None
+    sys.path.insert(0, str(ROOT / "docs" / "figures"))
+    try:
+        speed = __import__("speed")
+        label, factor, _, _ = speed.steepest(speed.timings())
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "figures"))
+    assert "flat" not in title.text
+    assert f"at most {factor:.2f} times" in title.text and f"({label}," in title.text
+
+
+def test_a_notebook_svg_plot_goes_into_the_page_as_it_is() -> None:
+    """nbconvert puts an SVG plot in an `<img>` (its text out of the page's reach, no alt
+    but "No description"); the hook puts the SVG itself there, its label with it."""
+    svg = '<svg role="img" aria-label="Two lines" width="288pt"><text>1k</text></svg>'
+    prolog = (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        '<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN"\n  "x">\n'
+    )
+    data = base64.b64encode((prolog + svg).encode()).decode()
+    page = (
+        '<div class="jp-RenderedSVG"><img alt="No description has been provided for this'
+        f' image" src="data:image/svg+xml;base64,{data}"/></div>'
+    )
+    assert hook.inline_svg_plots(page) == f'<div class="jp-RenderedSVG">{svg}</div>'
+    broken = '<img src="data:image/svg+xml;base64,!!!"/>'
+    assert hook.inline_svg_plots(broken) == broken

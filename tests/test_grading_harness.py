@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -23,8 +24,15 @@ RIGHT = {"turn": 4, "counter_at_trigger": 4_700, "after_reset": 0, "after_next_c
 
 
 def test_the_computed_answer_is_the_seed_s() -> None:
-    # 6,000 x 0.75 = 4,500; 1,200, 2,700, 3,600, 4,700; then 0 and 300 + 100
+    # 6,000 x 0.75 = 4,500; 900, 2,000, 3,200, 4,700; then 0 and 300 + 100
     assert grader.threshold_answer() == RIGHT
+
+
+def test_the_exercise_turns_grow_as_a_loop_s_do() -> None:
+    """Each turn of a loop that does not compact sends the one before it and more: its
+    input + output cannot fall below the previous turn's (the exercise once had 1,500
+    then 900)."""
+    assert all(later >= earlier for earlier, later in itertools.pairwise(grader.TURNS))
 
 
 def test_the_right_answer_passes() -> None:
@@ -38,7 +46,7 @@ def test_the_right_answer_passes() -> None:
 @pytest.mark.parametrize(
     ("wrong", "case", "hint"),
     [
-        ({"turn": 3}, "the turn that triggers compaction", "3,600, still below"),
+        ({"turn": 3}, "the turn that triggers compaction", "3,200, still below"),
         ({"turn": 5}, "the turn that triggers compaction", "before that turn"),
         ({"turn": "four"}, "the turn that triggers compaction", "from 1 to 4"),
         ({"counter_at_trigger": 1_100}, "the counter when it triggers", "every turn's"),

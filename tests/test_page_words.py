@@ -332,6 +332,47 @@ def test_no_page_states_an_outdated_fact(fact: Callable[[str], list[str]]) -> No
     assert found == []
 
 
+#: Sentences a reader had to read twice, as they stood, each with what was wrong.
+TANGLES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "a double negative on what a counter must return",
+        re.compile(r"anything but a whole number of tokens\s+that is not negative"),
+    ),
+    (
+        "a relative clause that ends on a preposition, about the pricing rules",
+        re.compile(r"usage\s+records\s+the\s+inputs\s+of"),
+    ),
+    (
+        "'go first' said of tool results, which come last in a request and are cut first",
+        re.compile(r"and\s+they\s+go\s+first"),
+    ),
+)
+
+
+def tangles(text: str) -> list[str]:
+    """What is wrong with each sentence of `text` that `TANGLES` knows."""
+    flat = re.sub(r'"\s*\n\s*"', "", text)  # a Python string split over lines, joined
+    return [what for what, pattern in TANGLES if pattern.search(flat)]
+
+
+def test_the_tangle_check_fails_on_the_sentences_as_they_stood() -> None:
+    stood = (
+        "The package refuses a counter that returns anything but a whole number of tokens\n"
+        "that is not negative. The pricing page adds rules a saved call's usage records the"
+        ' inputs of.\n        title="tool results are most of it, "\n        "and they go first",'
+    )
+    assert len(tangles(stood)) == len(TANGLES)
+
+
+def test_no_page_or_figure_keeps_a_tangled_sentence() -> None:
+    found = [
+        f"{path.relative_to(DOCS)}: {what}"
+        for path in [*_pages(), *sorted((DOCS / "figures").glob("*.py"))]
+        for what in tangles(path.read_text("utf-8"))
+    ]
+    assert found == []
+
+
 def compaction_taught(text: str) -> list[str]:
     """What a page teaching server-side compaction leaves out (empty: it is all there)."""
     fences = re.findall(r"^```python\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -94,6 +95,13 @@ def test_worked_edition_shows_every_break_and_passes(
     assert (
         "starting from Unit A's handoff: practical-work/unit-a/unit-a-worked-handoff" in worked.text
     )
+    # its counter was fitted on other text than the four samples it is graded on: a fit
+    # on them scores 0.0% on every one (each sample's own characters per token), which
+    # shows nothing
+    assert re.search(r"fitted on \d+ corpus texts, graded on 4 others", worked.text)
+    graded = [line for line in worked.text.splitlines() if " vs " in line and "%)" in line]
+    errors = [abs(float(line.rsplit("(", 1)[1].rstrip("%)"))) for line in graded]
+    assert len(errors) == 4 and max(errors) >= 0.5, graded  # a fit on them is within 0.2%
 
 
 def test_the_worked_edition_never_overwrites_the_students_evidence(

@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
@@ -365,6 +365,24 @@ def overlaps(
     return found
 
 
+def unseen_lines(series: Sequence[Series], hidden: Mapping[str, Sequence[str]]) -> list[str]:
+    """The series of `hidden` (label -> the series it is drawn along, from `overlaps`)
+    whose data are not those of the series they are drawn along: a line that only looks
+    like another at the figure's scale, which no style shows. A series whose every point
+    is a point of one of them (the same x and y) is the same data, and its label says so.
+
+    Example: `series` `[("a", [(1, 1000.0)]), ("b", [(1, 887.0)])]` with `hidden`
+    `{"b": ["a"]}` -> `["b is drawn along a, with other values"]`.
+    """
+    points = {label: {(x, y) for x, y in values} for label, values in series}
+    unseen = []
+    for label, along in hidden.items():
+        shared = set().union(*(points[other] for other in along))
+        if not points[label] <= shared:
+            unseen.append(f"{label} is drawn along {', '.join(along)}, with other values")
+    return unseen
+
+
 def _fewest(hits: dict[int, list[bool]], labels: Sequence[str]) -> list[str]:
     """The labels of the fewest series that between them cover every sample, the one
     covering most first (greedy; ties keep series order).
@@ -531,6 +549,12 @@ def line_chart(
     fy = _Axis(y_ticks, bottom, top, log_y)
     drawn = [(label, [(fx(x), fy(y)) for x, y in points]) for label, points in series]
     hidden = overlaps(drawn)
+    unseen = unseen_lines(series, hidden)
+    if unseen:
+        raise ValueError(
+            f"{title}: {'; '.join(unseen)}: the reader cannot see it (a log axis, or a figure"
+            " of its own, would show it)"
+        )
     labels = []
     for label, points in drawn:
         under = hidden.get(label, [])

@@ -71,7 +71,7 @@ def draw() -> str:
     return stacked_bars(
         bars,
         title="The tokens of Lucy's request by layer: tool results are most of it, "
-        "and they go first",
+        "and clearing and compaction cut them before anything else",
         desc=f"Lucy's day with her rules pinned: {totals['as sent']:,} tokens as sent, "
         f"{tool_share:.0%} of them tool results; {totals['old results cleared']:,} after "
         f"clearing old tool results; {totals['compacted to 400']:,} after compaction to a "

@@ -8,6 +8,7 @@ message), the package's functions, and LangChain's `trim_messages`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -53,13 +54,30 @@ def timings(
     return list(series.items())
 
 
+def steepest(
+    series: list[tuple[str, list[tuple[float, float]]]],
+) -> tuple[str, float, float, float]:
+    """The largest rise of time per message from one size to the next:
+    `(operation, factor, smaller size, larger size)`. Linear time is a factor of 1;
+    a quadratic cost would rise by the sizes' own ratio (10 from 1,000 to 10,000)."""
+    rises = [
+        (label, later / earlier, x0, x1)
+        for label, points in series
+        for (x0, earlier), (x1, later) in itertools.pairwise(points)
+    ]
+    return max(rises, key=lambda rise: rise[1])
+
+
 def draw() -> str:
     """The figure as SVG text."""
     series = timings()
     last = {label: points[-1] for label, points in series}
+    label, factor, x0, x1 = steepest(series)
     return line_chart(
         series,
-        title="Time per message stays flat as histories grow a hundredfold: linear, not quadratic",
+        title=f"Time per message as histories grow a hundredfold: it rises at most {factor:.2f}"
+        f" times in one step ({label}, {x0:,.0f} to {x1:,.0f} messages), where a quadratic"
+        f" cost would rise {x1 / x0:,.0f} times",
         desc="Microseconds per message at 1,000, 10,000 and 100,000 messages, from the "
         "last committed benchmark run (floor: message_tokens on every message; clearing: "
         "clear_old_tool_results; trim_messages: LangChain's); at the largest size: "

@@ -53,41 +53,57 @@
     panel.dataset.status = "busy";
   }
 
+  // What a run of a block says: its status (the panel's data-cb-status) and words.
+  // An exercise's checker block is judged by the verdict its checker returned (the runner
+  // records it from the checker itself, whatever the block printed); it counts as the
+  // reader's pass only on the reader's own code, never on the page's first attempt or a
+  // solution. Every other block is judged by CI's output.
+  function status(div, result) {
+    if (result.error) return "error";
+    if (div.dataset.cbChecker === "true") {
+      if (result.verdict === "needs_work") return "needs_work";
+      if (result.verdict !== "pass") return "noverdict";
+      if (div.dataset.cbSolution === "true") return "solution";
+      return result.own ? "pass" : "shipped";
+    }
+    if (result.match === true) return "match";
+    if (result.match === false) return "mismatch";
+    return "ran";
+  }
+
   function show(div, result, note) {
-    const checker = div.dataset.cbChecker === "true";
     const panel = resultPanel(div);
     panel.replaceChildren();
     if (note) panel.append(el("p", "cb-run-note", note));
-    // An exercise's checker block is judged by the verdict it printed, not by CI's output
-    // (which is the first attempt's NEEDS_WORK); every other block by CI's output.
-    let status;
-    if (result.error) status = "error";
-    else if (checker && result.verdict === "pass") status = "pass";
-    else if (checker && result.verdict === "needs_work") status = "needs_work";
-    else if (checker) status = "noverdict";
-    else if (result.match === true) status = "match";
-    else if (result.match === false) status = "mismatch";
-    else status = "ran";
+    if (result.prompted && result.prompted.length) {
+      const plural = result.prompted.length > 1 ? "s" : "";
+      panel.append(el("p", "cb-run-note", `Ran as code the line${plural} you typed without a >>> prompt:`));
+      panel.append(el("pre", "cb-run-prompted", result.prompted.join("\n")));
+    }
+    const shown = status(div, result);
+    const checkers = [...new Set(result.checkers || [])].join(", ");
     const words = {
-      pass: "✓ PASS: the checker accepts this answer.",
-      needs_work: "Not yet: the checker says NEEDS_WORK. What it found is below; change the code and run it again.",
-      noverdict: "Ran, but printed no verdict: print what the checker returns to see PASS or NEEDS_WORK.",
+      pass: `✓ PASS: ${checkers} accepts your answer.`,
+      solution: `✓ PASS: ${checkers} accepts this, the page's own solution. Your answer, in the exercise's block, is what marks the exercise passed.`,
+      shipped: `✓ PASS, but on code this page ships (its first attempt or a solution): ${checkers} accepts it. Write your own answer to mark the exercise passed.`,
+      needs_work: `Not yet: ${checkers} says NEEDS_WORK. What it found is below; change the code and run it again.`,
+      noverdict: "No checker ran, so there is no verdict: call the exercise's checker on your answer (printing PASS is not a pass).",
       match: "✓ Matches the output CI checked.",
       mismatch: "✗ Does not match the output CI checked:",
       error: "The block raised an error:",
       ran: "Ran (CI compares no output for this block).",
     };
     if (div.classList.contains("highlight-ipynb")) {
-      // a notebook cell: what it is compared with is the output the build's run shows below
-      words.match = "✓ Matches the output shown below, from the build's run of the notebook.";
-      words.mismatch = "✗ Does not match the output shown below, from the build's run:";
-      words.ran = "Ran (the cell shows a value or a plot, which this runner does not compare).";
+      // a notebook cell: what it is compared with is what the build's run of it printed
+      words.match = "✓ Matches what this cell printed when the build ran the notebook (shown below).";
+      words.mismatch = "✗ Does not match what this cell printed when the build ran the notebook:";
+      words.ran = "Ran (when the build ran the notebook, this cell showed a value or a plot, which this runner does not compare).";
     }
-    panel.dataset.status = status;
+    panel.dataset.status = shown;
     if (result.match === true || result.match === false) panel.dataset.match = String(result.match);
     else delete panel.dataset.match;
-    panel.append(el("p", "cb-run-verdict", words[status]));
-    if (status === "mismatch" && result.diff) panel.append(el("pre", "cb-run-diff", result.diff));
+    panel.append(el("p", "cb-run-verdict", words[shown]));
+    if (shown === "mismatch" && result.diff) panel.append(el("pre", "cb-run-diff", result.diff));
     if (result.output) {
       panel.append(el("p", "cb-run-label", "Output"));
       panel.append(el("pre", "cb-run-output", result.output));
@@ -130,6 +146,12 @@
     state.pending.clear();
   }
 
+  // The codes the page ships for a checker block: its own, and every solution's.
+  function shipped(block) {
+    if (!block.checker || !state.data) return [];
+    return [block.source, ...state.data.blocks.filter((b) => b.solution).map((b) => b.source)];
+  }
+
   function send(block, source) {
     const id = state.next++;
     const current = { order: block.order, text: source };
@@ -139,7 +161,7 @@
       state.worker.postMessage({
         type: "run", id, order: block.order, source, doctest: block.doctest,
         expected: block.expected, files: block.files, packages: block.packages || [],
-        checker: Boolean(block.checker),
+        checker: Boolean(block.checker), shipped: shipped(block),
       });
     }).finally(() => {
       if (state.current === current) state.current = null;
@@ -194,16 +216,22 @@
       && state.stopped.text === blockSource(div));
   }
 
-  async function run(div) {
-    if (state.busy === div) { stop(div); return; }
+  // Run block `div`; a click on its button while it runs stops it. `fromKeys`: the reader
+  // pressed Shift+Enter (or Ctrl/Cmd+Enter) in the code, which never stops a run: a
+  // second press while Python is still starting must not throw the first run away.
+  async function run(div, fromKeys = false) {
+    if (state.busy === div) {
+      if (!fromKeys) stop(div);
+      return;
+    }
     if (state.busy) return;
     setBusy(div, true);
     try {
-      const data = await loadData(div);
       if (!state.worker) {
-        say(div, "Starting Python in this page (the first run loads about 13 MB)…");
-        startWorker();
+        say(div, "Starting Python in this page (the first run loads about 20 MB)…");
+        startWorker(); // while the page's block list loads
       }
+      const data = await loadData(div);
       await state.ready;
       const target = Number(div.dataset.cbOrder);
       const { earlier, skipped } = await runEarlier(data, target, div);
@@ -221,7 +249,7 @@
         notes.push(`Did not run block ${skipped.join(", ")}, which you stopped: its names are missing until you run it yourself.`);
       }
       show(div, result, notes.join(" "));
-      if (div.dataset.cbChecker === "true" && result.verdict === "pass" && !result.error) setPassed(div, true);
+      if (status(div, result) === "pass") setPassed(div, true);
     } catch (error) {
       if (String(error.message) !== "stopped") {
         stopWorker("failed");
@@ -381,7 +409,8 @@
     code.hidden = true;
     div._cbEditor = window.CBEditor.create(holder, start, {
       label: `Python block ${number}, editable (Shift+Enter runs it; Escape then Tab leaves it)`,
-      onRun: () => run(div),
+      onRun: () => run(div, true),
+      notes: readNotes(div),
       onChange: (text) => remember(div, text),
     });
     div._cbReset = resetButton(div, number);
@@ -396,6 +425,16 @@
       }
     }
     showEdited(div);
+  }
+
+  // The notes of the block's code annotations (docsite/browser_run.py puts them in
+  // data-cb-notes), for the editor to show as Material shows them on static code.
+  function readNotes(div) {
+    try {
+      return JSON.parse(div.dataset.cbNotes || "[]");
+    } catch (error) {
+      return [];
+    }
   }
 
   function loadEditor() {

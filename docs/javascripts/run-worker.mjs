@@ -1,19 +1,19 @@
 // The Web Worker that runs a page's Python blocks (Pyodide, served by the site itself).
 // Started by run-blocks.js on the first Run, never before. Messages in:
 //   {type: "init", root}                       load Pyodide, the package and the runner
-//   {type: "run", id, order, source, doctest, expected, files, packages, checker}
+//   {type: "run", id, order, source, doctest, expected, files, packages, checker, shipped}
 // A block's files (repository paths) are fetched from pyodide/files/ into the same path
 // under the working folder; its packages (pyodide/<name>.zip: the Qwen tokenizer, the
 // speed page's benchmarks) are unpacked beside the package, each once.
 // Messages out: {type: "ready", seconds, python} | {type: "result", id, ...run_block's dict}
 //   | {type: "failed", message}
-// python says how Python started: "snapshot" (from the memory snapshot an earlier page of
-// this site left in the browser's Cache Storage) or "cold" (and a snapshot was stored).
-// The snapshot is taken once Pyodide has imported the package and the runner, before any
-// block runs; it is kept gzipped (about 8 MB for 31 MB of memory) under a key made of the
-// SHA-256 of the package, the runner and Pyodide's lock file, so a new site or Pyodide
-// never starts from an old one. Starting from it takes a fraction of a second where a cold
-// start takes seconds. Where Cache Storage or the snapshot fails, Python starts cold.
+// python says how Python started: "snapshot" (from the memory snapshot the site serves
+// beside the package, pyodide/snapshot-<key>.gz, made at build time by
+// tools/pyodide-snapshot.mjs with the runner and every module of the package imported)
+// or "cold" (the snapshot could not be had or loaded: Python starts and imports them
+// here, seconds more). The key is the SHA-256 of the package zip, the runner and
+// Pyodide's lock file, so a page never starts from the snapshot of another build; the
+// browser's HTTP cache keeps the snapshot for the next page.
 let pyodide = null;
 let runBlock = null;
 let root = "";
@@ -27,8 +27,6 @@ async function bytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-const SNAPSHOTS = "context-budget-python";
-
 async function sha256(parts) {
   const whole = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
@@ -37,46 +35,73 @@ async function sha256(parts) {
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-async function piped(data, transform) {
-  return new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(transform)).arrayBuffer());
-}
-
-// The stored snapshot for `key` (a URL under the site), or null when there is none.
-async function storedSnapshot(key) {
+// The site's snapshot for `key`: null when the site has none, else a promise of its
+// bytes, unpacked as they arrive (Pyodide fetches and compiles its WebAssembly meanwhile).
+async function siteSnapshot(key) {
   try {
-    const store = await caches.open(SNAPSHOTS);
-    const found = await store.match(key);
-    return found ? await piped(await found.arrayBuffer(), new DecompressionStream("gzip")) : null;
+    const response = await fetch(new URL(`pyodide/snapshot-${key}.gz`, root));
+    if (!response.ok) return null;
+    const unpacked = response.body.pipeThrough(new DecompressionStream("gzip"));
+    return new Response(unpacked).arrayBuffer().then((buffer) => new Uint8Array(buffer));
   } catch {
     return null;
   }
 }
 
-// Keep `snapshot` under `key` and drop every other one: one site, one snapshot.
-async function storeSnapshot(key, snapshot) {
-  try {
-    const store = await caches.open(SNAPSHOTS);
-    for (const old of await store.keys()) await store.delete(old);
-    await store.put(key, new Response(await piped(snapshot, new CompressionStream("gzip"))));
-  } catch {
-    // no Cache Storage here (a page served over plain http off this machine): start cold each time
+// The files of a zip archive (stored or deflated, as Python's zipfile writes them), each
+// as [name, bytes], unpacked by the browser's own inflate: far quicker than Python's
+// zipfile in WebAssembly, which took a fifth of a second of the first Run for the package.
+async function zipEntries(zip) {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  let end = zip.length - 22;
+  while (end >= 0 && view.getUint32(end, true) !== 0x06054b50) end -= 1;
+  if (end < 0) throw new Error("not a zip archive: no end of central directory");
+  const count = view.getUint16(end + 10, true);
+  let at = view.getUint32(end + 16, true);
+  const entries = [];
+  for (let index = 0; index < count; index += 1) {
+    if (view.getUint32(at, true) !== 0x02014b50) throw new Error("a zip entry is damaged");
+    const method = view.getUint16(at + 10, true);
+    const packed = view.getUint32(at + 20, true);
+    const nameLength = view.getUint16(at + 28, true);
+    const skip = nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+    const local = view.getUint32(at + 42, true);
+    const name = new TextDecoder().decode(zip.subarray(at + 46, at + 46 + nameLength));
+    at += 46 + skip;
+    if (name.endsWith("/")) continue;
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const data = zip.subarray(start, start + packed);
+    if (method === 0) entries.push([name, data]);
+    else if (method === 8) entries.push([name, piped(data, new DecompressionStream("deflate-raw"))]);
+    else throw new Error(`${name}: zip method ${method} is not stored or deflated`);
   }
+  // every entry inflates at once: the browser does the work off this thread
+  return Promise.all(entries.map(async ([name, data]) => [name, await data]));
 }
 
-async function forgetSnapshots() {
-  try { await caches.delete(SNAPSHOTS); } catch { /* nothing stored */ }
+async function piped(data, transform) {
+  return new Uint8Array(await new Response(new Blob([data]).stream().pipeThrough(transform)).arrayBuffer());
+}
+
+// Write every file of `zip` under the folder `into` of Pyodide's file system.
+async function unpack(zip, into) {
+  for (const [name, data] of await zipEntries(zip)) {
+    const target = `${into}/${name}`;
+    pyodide.FS.mkdirTree(target.slice(0, target.lastIndexOf("/")));
+    pyodide.FS.writeFile(target, data);
+  }
 }
 
 // Write the package and the runner into Pyodide's file system, put them on sys.path and
 // work in /home/pyodide; with `load`, import them too (a snapshot holds them imported).
-function install(packageZip, runner, load) {
+// tools/pyodide-snapshot.mjs takes the same steps before it takes the snapshot.
+async function install(packageZip, runner, load) {
   const lib = LIB;
   pyodide.FS.mkdirTree(lib);
-  pyodide.FS.writeFile(`${lib}/context_budget.zip`, packageZip);
+  await unpack(packageZip, lib);
   pyodide.FS.writeFile(`${lib}/cb_runner.py`, runner);
   pyodide.runPython(`
-import os, sys, zipfile
-zipfile.ZipFile("${lib}/context_budget.zip").extractall("${lib}")
+import os, sys
 if "${lib}" not in sys.path:
     sys.path.insert(0, "${lib}")
 os.chdir("/home/pyodide")
@@ -84,9 +109,39 @@ ${load ? "import context_budget, cb_runner" : ""}
 `);
 }
 
+// Pyodide, from `snapshot` (its bytes, or a promise of them) or, given null, cold.
 async function start(indexURL, snapshot) {
   const { loadPyodide } = await import(new URL("pyodide/pyodide.mjs", root).href);
-  return loadPyodide(snapshot ? { indexURL, _loadSnapshot: snapshot } : { indexURL, _makeSnapshot: true });
+  if (!snapshot) return loadPyodide({ indexURL });
+  const restore = growMemoryFor(snapshot);
+  try {
+    return await loadPyodide({ indexURL, _loadSnapshot: snapshot });
+  } finally {
+    restore();
+  }
+}
+
+// Pyodide's WebAssembly memory starts at 30 MiB, and loading a snapshot copies it into
+// that memory as it is: the snapshot of a Python that has imported the whole package is
+// larger, and does not fit. Until `restore()` is called, every WebAssembly instance this
+// worker makes has its memory grown, as soon as it exists, to the snapshot's size.
+function growMemoryFor(snapshot) {
+  const PAGE = 65536;
+  const originals = {};
+  for (const name of ["instantiate", "instantiateStreaming"]) {
+    const original = WebAssembly[name];
+    originals[name] = original;
+    WebAssembly[name] = async function (...args) {
+      const made = await original.apply(this, args);
+      const memory = (made.instance ?? made).exports?.memory;
+      const bytes = (await snapshot).length;
+      if (memory instanceof WebAssembly.Memory && memory.buffer.byteLength < bytes) {
+        memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / PAGE));
+      }
+      return made;
+    };
+  }
+  return () => Object.assign(WebAssembly, originals);
 }
 
 async function init(siteRoot) {
@@ -98,27 +153,18 @@ async function init(siteRoot) {
     bytes(new URL("javascripts/cb_runner.py", root)),
     bytes(new URL("pyodide/pyodide-lock.json", root)),
   ]);
-  const key = new URL(`pyodide/snapshot-${await sha256([packageZip, runner, lock])}`, root).href;
-  let snapshot = await storedSnapshot(key);
+  let snapshot = await siteSnapshot(await sha256([packageZip, runner, lock]));
   if (snapshot) {
     try {
       pyodide = await start(indexURL, snapshot);
-      install(packageZip, runner, false);
+      await install(packageZip, runner, false);
     } catch {
-      await forgetSnapshots();
-      snapshot = null;
+      snapshot = null; // a snapshot this browser cannot load: start cold
     }
   }
   if (!snapshot) {
     pyodide = await start(indexURL, null);
-    install(packageZip, runner, true);
-    let made = null;
-    try {
-      made = pyodide.makeMemorySnapshot();
-    } catch {
-      // a Pyodide that cannot take one: every page starts cold, as before snapshots
-    }
-    if (made) await storeSnapshot(key, made);
+    await install(packageZip, runner, true);
   }
   runBlock = pyodide.globals.get("cb_runner").run_block;
   return { seconds: (performance.now() - started) / 1000, python: snapshot ? "snapshot" : "cold" };
@@ -137,13 +183,8 @@ async function ensureFiles(files) {
 async function ensurePackages(names) {
   for (const name of names) {
     if (unpacked.has(name)) continue;
-    const zip = `${LIB}/${name}.zip`;
-    pyodide.FS.writeFile(zip, await bytes(new URL(`pyodide/${name}.zip`, root)));
-    pyodide.runPython(`
-import importlib, zipfile
-zipfile.ZipFile("${zip}").extractall("${LIB}")
-importlib.invalidate_caches()
-`);
+    await unpack(await bytes(new URL(`pyodide/${name}.zip`, root)), LIB);
+    pyodide.runPython("import importlib; importlib.invalidate_caches()");
     unpacked.add(name);
   }
 }
@@ -158,7 +199,8 @@ self.onmessage = async (event) => {
       await ensureFiles(message.files || []);
       await ensurePackages(message.packages || []);
       const result = runBlock(
-        message.order, message.source, message.doctest, message.expected ?? undefined, Boolean(message.checker));
+        message.order, message.source, message.doctest, message.expected ?? undefined,
+        Boolean(message.checker), message.shipped || []);
       const plain = result.toJs({ dict_converter: Object.fromEntries });
       result.destroy();
       self.postMessage({ type: "result", id: message.id, ...plain });

@@ -13,10 +13,10 @@ reads it.
 
 Each worker has one reader's context (``reader_context``): its pages open there
 one after another, as one reader's tabs, so they find what earlier pages left in
-the browser (Python's start-up snapshot, see ``docs/javascripts/run-worker.mjs``)
-and start Python in a fraction of the time. What a page kept in local storage
-(edits, passed exercises) is cleared when it closes, so every page opens as it
-does for a reader who never typed in it.
+the browser's cache (Pyodide and Python's start-up snapshot, see
+``docs/javascripts/run-worker.mjs``) and start Python without downloading them
+again. What a page kept in local storage (edits, passed exercises) is cleared when
+it closes, so every page opens as it does for a reader who never typed in it.
 
 A check that only reads a page (measures it, reads its text, fetches one of its
 links) takes it from ``site_page``: each page is loaded once per worker and
@@ -289,7 +289,7 @@ class OpenPage:
 
     Given ``reader`` (a `Watch` on a context of its own), it opens its pages there
     instead, one at a time, as one reader's tabs: what the site keeps in the browser
-    (storage, Cache Storage, the HTTP cache) carries from one page to the next. The
+    (local storage, the HTTP cache) carries from one page to the next. The
     context's listeners stay; each page gets problems of its own, and closes when the
     test ends.
     """
@@ -366,7 +366,7 @@ class OpenPage:
 def _forget_storage(page: Page) -> None:
     """Clear the local storage of a reader's page before it closes (its edits, its passed
     exercises): the next page of the context opens as a reader who never typed sees it.
-    Cache Storage, where Python's start-up snapshot is kept, stays."""
+    The HTTP cache, which holds Pyodide and Python's start-up snapshot, stays."""
     if not page.is_closed() and page.url.startswith(("http://", "https://")):
         page.evaluate("() => window.localStorage.clear()")
 
@@ -589,7 +589,7 @@ def reader_page(
     site_page: SitePages,
 ) -> Iterator[OpenPage]:
     """Open pages as one reader going through the course: in a worker's one context, so a
-    page finds what earlier pages left in the browser (Python's start-up snapshot). The
+    page finds what earlier pages left in the browser's cache (Pyodide, Python's snapshot). The
     shared loads are closed first: the context holds one page at a time."""
     site_page.close_all()
     checked = request.config.stash.setdefault(PAGES_CHECKED, set())

@@ -214,3 +214,86 @@ def api_page_problems(page: str) -> list[ApiProblem]:
 def api_modules(page: str) -> list[str]:
     """The modules documented on the API page, in page order."""
     return [module for module, _ in _modules(page)]
+
+
+#: Run in the browser with a selector: each visible element it matches, as
+#: ``{text, ratio}``: the contrast ratio (WCAG 2) of its text's colour against what lies
+#: under it, with the element's and its ancestors' opacity and every translucent
+#: background down to the first opaque one (the page's white when there is none).
+CONTRAST_JS = """
+(selector) => {
+  const rgba = (text) => {
+    const [r, g, b, a] = (text.match(/[\\d.]+/g) || ['0', '0', '0', '0']).map(Number);
+    return [r, g, b, a === undefined ? 1 : a];
+  };
+  const over = ([r, g, b, a], [R, G, B]) => [r * a + R * (1 - a), g * a + G * (1 - a),
+    b * a + B * (1 - a)];
+  const luminance = (rgb) => {
+    const [r, g, b] = rgb.map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const visible = (el) => el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null;
+  return [...document.querySelectorAll(selector)].filter(visible).map((el) => {
+    const layers = [];
+    let opacity = 1;
+    for (let node = el; node; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      opacity *= Number(style.opacity);
+      const paint = rgba(style.backgroundColor);
+      if (paint[3] > 0) {
+        layers.push(paint);
+        if (paint[3] >= 1) break;
+      }
+    }
+    let ground = [255, 255, 255];
+    for (const layer of layers.reverse()) ground = over(layer, ground);
+    const ink = rgba(getComputedStyle(el).color);
+    const text = over([ink[0], ink[1], ink[2], ink[3] * opacity], ground);
+    const [light, dark] = [luminance(text), luminance(ground)].sort((a, b) => b - a);
+    const ratio = Math.round(((light + 0.05) / (dark + 0.05)) * 100) / 100;
+    return { text: el.textContent.trim(), ratio };
+  });
+}
+"""
+#: The least contrast text may have against its background (WCAG 2, level AA).
+MIN_CONTRAST = 4.5
+#: Material's two colour schemes, as its palette toggle sets them on the body.
+SCHEMES = ("default", "slate")
+
+#: Run in the browser: what keeps a notebook's plot from reading on this screen: a
+#: raster plot (its text scales with the picture, out of the page's reach) or text under
+#: ``MIN_PLOT_TEXT_PX``, named by the plot's label and the text.
+NOTEBOOK_PLOTS_JS = """
+(least) => {
+  const problems = [];
+  const plots = '.jupyter-wrapper .jp-RenderedImage img, .jupyter-wrapper .jp-RenderedSVG img';
+  for (const img of document.querySelectorAll(`article :is(${plots})`)) {
+    problems.push(`a raster plot ${img.getBoundingClientRect().width.toFixed(0)} px wide:`
+      + ` ${(img.alt || '').slice(0, 40)}`);
+  }
+  for (const svg of document.querySelectorAll('article .jupyter-wrapper .jp-RenderedSVG svg')) {
+    const name = (svg.getAttribute('aria-label') || 'a plot').slice(0, 40);
+    const small = [...svg.querySelectorAll('text')]
+      .map((text) => [text.textContent.trim(), text.getBoundingClientRect().height])
+      .filter(([words, height]) => words && height > 0 && height < least);
+    if (small.length) {
+      const [words, height] = small.sort((a, b) => a[1] - b[1])[0];
+      problems.push(`${name}: text at ${height.toFixed(1)} px ("${words.slice(0, 20)}"),`
+        + ` under ${least}`);
+    }
+  }
+  return problems;
+}
+"""
+#: The least height (px) a plot's text may have on the screen: the drawn figures' 11.
+MIN_PLOT_TEXT_PX = 11
+#: Run in the browser: the notebook plots whose ink stays dark on the dark scheme (the
+#: site inverts them there), by label.
+DARK_PLOTS_JS = """
+() => [...document.querySelectorAll('article .jupyter-wrapper .jp-RenderedSVG svg')]
+  .filter((svg) => !getComputedStyle(svg).filter.includes('invert'))
+  .map((svg) => (svg.getAttribute('aria-label') || 'a plot').slice(0, 40))
+"""

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
+from tests.test_public_api import _dotted, _public_modules
+
 from .conftest import (
     PHONE,
     REPO,
@@ -24,8 +26,13 @@ from .conftest import (
 from .reader_checks import (
     BUTTONS_OVER_CODE_JS,
     CODE_BLOCKS,
+    CONTRAST_JS,
+    DARK_PLOTS_JS,
     MIDWORD_JS,
+    MIN_CONTRAST,
+    MIN_PLOT_TEXT_PX,
     NOTEBOOK_CODE,
+    NOTEBOOK_PLOTS_JS,
     OUTPUT_BLOCKS,
     OVERFLOW_JS,
     PREDICT_JS,
@@ -94,7 +101,8 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
 )
 def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> None:
     """At 390 px, no output block, table or notebook cell of a chapter page is wider than
-    its box, no table cuts an identifier mid-word, and no code runs under its buttons."""
+    its box, no table cuts an identifier mid-word, no code runs under its buttons, and a
+    notebook's plot is vector, with text of 11 px or more, inverted on the dark scheme."""
     require_site()
     loaded = site_page(chapter, viewport=PHONE)
     # subtle: a closed fold has no layout; open them all, so tables inside are measured.
@@ -104,6 +112,15 @@ def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> Non
     problems += [f"notebook cell: {line}" for line in _overflowing(loaded.page, NOTEBOOK_CODE)]
     problems += [f"cut mid-word: {line}" for line in loaded.page.evaluate(MIDWORD_JS)]
     problems += [f"under its buttons: {line}" for line in _under_buttons(loaded.page)]
+    problems += [
+        f"plot: {line}" for line in loaded.page.evaluate(NOTEBOOK_PLOTS_JS, MIN_PLOT_TEXT_PX)
+    ]
+    if loaded.page.locator("article .jp-RenderedSVG svg").count():
+        # on the dark scheme the plots' dark ink is inverted to light, or it cannot be read
+        scheme = loaded.page.evaluate("() => document.body.dataset.mdColorScheme")
+        loaded.page.evaluate("() => { document.body.dataset.mdColorScheme = 'slate'; }")
+        problems += [f"dark on dark: {line}" for line in loaded.page.evaluate(DARK_PLOTS_JS)]
+        loaded.page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", scheme)
     assert not problems, _report(loaded.url, problems)
 
 
@@ -158,6 +175,19 @@ def test_panels_cells_and_tables_checks_fail_on_their_defects(blank_page: Page) 
     assert _overflowing(blank_page, "table") == []
 
 
+def test_the_contrast_check_fails_on_faint_text(blank_page: Page) -> None:
+    """Material's copy-button grey on code (the Reset button as it was) is found; the
+    page's own text colour is not; opacity counts."""
+    blank_page.set_content(
+        "<div style='background:#f5f5f5'>"
+        "<button style='color:rgba(0,0,0,0.07);background:none;border:0'>Reset</button>"
+        "<button style='color:rgba(0,0,0,0.87);background:none;border:0'>Run</button>"
+        "<button style='color:#000;opacity:0.1;background:none;border:0'>Clear</button></div>"
+    )
+    found = {item["text"]: item["ratio"] for item in blank_page.evaluate(CONTRAST_JS, "button")}
+    assert found["Reset"] < 1.2 and found["Clear"] < 1.5 and found["Run"] > MIN_CONTRAST, found
+
+
 def test_the_predict_check_fails_on_answers_given_away(blank_page: Page) -> None:
     blank_page.set_content((FIXTURES / "predict_answer_shown.html").read_text(encoding="utf-8"))
     problems = list(blank_page.evaluate(PREDICT_JS))
@@ -205,10 +235,17 @@ def test_the_api_page_renders(module: str) -> None:
     assert not problems, f"{API_DIR}:\n  " + "\n  ".join(problems)
 
 
-def test_every_api_module_is_known() -> None:
-    """The pending list names only modules that are on the page."""
+def test_every_public_module_is_on_the_api_page_and_no_other() -> None:
+    """The built API reference documents each public module of the package, once, and no
+    module the package does not have; the pending list names only modules it documents.
+    (It once checked only the pending list, which is empty: a check that could not fail.)"""
     require_site()
-    assert set(api_modules(_api_text())) >= API_PENDING
+    shown = api_modules(_api_text())
+    public = {_dotted(path) for path in _public_modules()}
+    assert sorted(public - set(shown)) == [], "public modules missing from the API page"
+    assert sorted(set(shown) - public) == [], "the API page documents modules that are not public"
+    assert len(shown) == len(set(shown)), "a module documented twice"
+    assert set(shown) >= API_PENDING
 
 
 def test_the_api_check_fails_on_unrendered_docstrings() -> None:

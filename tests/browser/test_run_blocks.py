@@ -18,9 +18,9 @@ Run after `make site` with `make browser` (`pytest -m browser`).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
-import re
 import time
 import warnings
 from pathlib import Path
@@ -31,6 +31,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from benchmarks.browser_run import expected_status
 from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
@@ -46,7 +47,7 @@ from .conftest import (
     new_context,
     wait_for_run_end,
 )
-from .reader_checks import OVERFLOW_JS, RUN_PANELS
+from .reader_checks import CONTRAST_JS, MIN_CONTRAST, OVERFLOW_JS, RUN_PANELS, SCHEMES
 
 pytestmark = pytest.mark.browser
 
@@ -142,13 +143,6 @@ def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str
     return _verdict(div)
 
 
-def _checker_status(printed: str) -> str:
-    """The panel status a checker block that printed `printed` must show."""
-    if re.search(r"\bNEEDS_WORK\b", printed):
-        return "needs_work"
-    return "pass" if re.search(r"\bPASS\b", printed) else "noverdict"
-
-
 def _verdict(div: Locator) -> dict[str, str]:
     return dict(
         div.evaluate(
@@ -206,12 +200,9 @@ def test_every_runnable_block_prints_what_ci_checked(
             raise AssertionError(f"{gave_none}\n  " + "\n  ".join(said)) from None
     for block in runnable:
         verdict = _verdict(page.locator(f"div[data-cb-order='{block['order']}']"))
-        wanted = "ran" if block["expected"] is None else "match"
-        if block["checker"]:
-            # an exercise's checker: judged by its verdict, and still printing what CI checked
-            wanted = _checker_status(block["expected"] or verdict["output"])
-            if block["expected"] is not None and verdict["match"] != "true":
-                wanted = "what CI checked"
+        wanted = expected_status(block)
+        if block["checker"] and block["expected"] is not None and verdict["match"] != "true":
+            wanted = "what CI checked"  # judged by its checker, and printing what CI checked
         if verdict["status"] != wanted:
             failures.append(f"block {block['order'] + 1} (line {block['line']}): {verdict['text']}")
     # every panel wraps what it shows: nothing the checker says is cut off
@@ -315,31 +306,16 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
 
 #: How the page's Python started, as run-blocks.js marks it once the worker is ready.
 PYTHON_START = "() => document.documentElement.dataset.cbPython ?? null"
-#: Puts gzipped bytes that are no snapshot under the key given.
-SPOIL_SNAPSHOT = """async key => {
-  const junk = new Blob([new Uint8Array(4096).fill(7)]).stream()
-    .pipeThrough(new CompressionStream('gzip'));
-  const bytes = await new Response(junk).arrayBuffer();
-  await (await caches.open('context-budget-python')).put(key, new Response(bytes));
-}"""
-#: [key, size in bytes] of every stored snapshot.
-STORED_SNAPSHOTS = """async () => {
-  const store = await caches.open('context-budget-python');
-  const found = [];
-  for (const key of await store.keys()) {
-    found.push([key.url, (await (await store.match(key)).arrayBuffer()).byteLength]);
-  }
-  return found;
-}"""
 SECOND_PAGE = "budget/tokens/"
 
 
-def snapshot_key(site_url: str) -> str:
-    """Where run-worker.mjs keeps Python's snapshot for this build: under the site, named
-    by the SHA-256 of the package zip, the runner and Pyodide's lock file, in that order."""
+def snapshot_url(site_url: str) -> str:
+    """Where the site serves Python's snapshot for this build (docsite/browser_run.py):
+    named by the SHA-256 of the package zip, the runner and Pyodide's lock file, in that
+    order, as run-worker.mjs computes it."""
     parts = ("pyodide/context_budget.zip", "javascripts/cb_runner.py", "pyodide/pyodide-lock.json")
     digest = hashlib.sha256(b"".join((SITE_DIR / part).read_bytes() for part in parts))
-    return f"{site_url}pyodide/snapshot-{digest.hexdigest()}"
+    return f"{site_url}pyodide/snapshot-{digest.hexdigest()}.gz"
 
 
 def _first_block(loaded: LoadedPage) -> tuple[str | None, dict[str, str]]:
@@ -350,29 +326,29 @@ def _first_block(loaded: LoadedPage) -> tuple[str | None, dict[str, str]]:
     return loaded.page.evaluate(PYTHON_START), verdict
 
 
-def test_a_later_page_starts_python_from_the_snapshot_an_earlier_one_left(
+def test_python_starts_from_the_sites_snapshot_and_cold_without_it(
     chromium: Browser, site_url: str
 ) -> None:
-    """A snapshot that cannot be read is dropped: Python starts cold, prints what CI
-    checked and keeps a good snapshot under the build's key; the next page starts from
-    it and prints what CI checked too. (A browser with no snapshot at all starts cold:
-    the first page every worker's reader runs.)"""
-    context = new_context(chromium)
-    opener = OpenPage(chromium, site_url, set(), reader=Watch(context, search=False))
-    key = snapshot_key(site_url)
-    try:
-        loaded = opener(FIRST_PAGE)
-        loaded.page.evaluate(SPOIL_SNAPSHOT, key)
-        first, verdict = _first_block(loaded)
-        assert (first, verdict["status"]) == ("cold", "match"), (first, verdict["text"])
-        stored = loaded.page.evaluate(STORED_SNAPSHOTS)
-        assert [url for url, _ in stored] == [key], stored
-        assert stored[0][1] > 1_000_000, f"the snapshot kept is {stored[0][1]} bytes"
-        second, verdict = _first_block(opener(SECOND_PAGE))
-        assert (second, verdict["status"]) == ("snapshot", "match"), (second, verdict["text"])
-    finally:
-        opener.close()
-        context.close()
+    """A fresh browser starts Python from the snapshot the site serves and prints what CI
+    checked; one whose snapshot is not a snapshot (gzipped junk) starts cold and prints
+    the same."""
+    assert Path(snapshot_url(site_url).removeprefix(site_url)).name in {
+        path.name for path in (SITE_DIR / "pyodide").glob("snapshot-*.gz")
+    }, "the build serves no snapshot under the key run-worker.mjs computes"
+    junk = gzip.compress(bytes(4096))
+    for spoiled, wanted in ((False, "snapshot"), (True, "cold")):
+        context = new_context(chromium)
+        if spoiled:
+            context.route(
+                snapshot_url(site_url), lambda route: route.fulfill(status=200, body=junk)
+            )
+        opener = OpenPage(chromium, site_url, set(), reader=Watch(context, search=False))
+        try:
+            started, verdict = _first_block(opener(FIRST_PAGE if spoiled else SECOND_PAGE))
+            assert (started, verdict["status"]) == (wanted, "match"), (started, verdict["text"])
+        finally:
+            opener.close()
+            context.close()
 
 
 #: Records the source of every block the page hands to its Python worker, in order.
@@ -405,9 +381,10 @@ def test_the_editor_runs_what_it_shows_and_keeps_the_readers_work(reader_page: O
 
 
 def _type_in_the_middle_and_run(page: Page) -> str:
-    """Click line 3 of the first block, End, Enter, type a call, run: Python receives
-    exactly the text the editor shows, and the verdict says the output no longer matches
-    CI's, with the diff. Tab indents the line and keeps the focus; undo takes it back.
+    """Click line 3 of the first block, End, Enter, type a call, run (Shift+Enter twice,
+    quickly: one run): Python receives exactly the text the editor shows, and the verdict
+    says the output no longer matches CI's, with the diff. Tab inserts spaces at the
+    cursor, or indents the selected lines, and keeps the focus; undo takes it back.
     Returns the edited text."""
     div = page.locator("div[data-cb-order='0']")
     lines = _editor_text(div).split("\n")
@@ -417,6 +394,8 @@ def _type_in_the_middle_and_run(page: Page) -> str:
     page.keyboard.type("print('hello')")
     shown = _editor_text(div)
     assert shown.split("\n") == [*lines[:3], "print('hello')", *lines[3:]]
+    # a second Shift+Enter while Python starts does not stop the first run
+    page.keyboard.press("Shift+Enter")
     page.keyboard.press("Shift+Enter")
     wait_for_run_end(page, div)
     verdict = _verdict(div)
@@ -424,13 +403,53 @@ def _type_in_the_middle_and_run(page: Page) -> str:
     assert verdict["output"].startswith("hello\ncall 1:"), verdict["output"]
     assert verdict["status"] == "mismatch" and "\n+hello\n" in verdict["diff"], verdict["text"]
     assert page.evaluate("() => window.__cbSent") == [[0, shown]]
-    # Tab indents the line under the caret and the focus stays in the editor.
+    # Tab in the middle of a line puts spaces at the cursor (to the next multiple of four)
+    # and leaves the line's start alone; the focus stays in the editor.
+    page.keyboard.press("Home")
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
     page.keyboard.press("Tab")
-    assert _editor_text(div).split("\n")[3] == "    print('hello')"
+    assert _editor_text(div).split("\n")[3] == "print   ('hello')"
     assert page.evaluate("() => document.activeElement.classList.contains('cm-content')")
+    page.keyboard.press("Control+z")
+    # with lines selected, Tab indents each of them
+    page.keyboard.press("Shift+ArrowUp")
+    page.keyboard.press("Tab")
+    assert _editor_text(div).split("\n")[2:4] == [f"    {lines[2]}", "    print('hello')"]
     page.keyboard.press("Control+z")
     assert _editor_text(div) == shown
     return shown
+
+
+def _typed_run(page: Page, order: int, code: str) -> dict[str, str]:
+    """Put `code` in block `order`'s editor and run it."""
+    div = page.locator(f"div[data-cb-order='{order}']")
+    div.evaluate("(div, text) => div._cbEditor.replace(text)", code)
+    return _run(page, order)
+
+
+#: How long a change of colour scheme takes to settle: Material's buttons fade their
+#: colour over 250 ms, and a colour read sooner is the old scheme's.
+SCHEME_CHANGE_MS = 400
+
+
+def _low_contrast(page: Page, selector: str) -> list[str]:
+    """The elements matching `selector` whose text is under `MIN_CONTRAST` against its
+    background, in either of Material's colour schemes (the scheme is put back)."""
+    scheme = page.evaluate("() => document.body.dataset.mdColorScheme")
+    low = []
+    try:
+        for name in SCHEMES:
+            page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", name)
+            page.wait_for_timeout(SCHEME_CHANGE_MS)  # Material's colours change over 250 ms
+            low += [
+                f"{name}: {found['text']!r} at {found['ratio']}:1"
+                for found in page.evaluate(CONTRAST_JS, selector)
+                if found["ratio"] < MIN_CONTRAST
+            ]
+    finally:
+        page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", scheme)
+    return low
 
 
 def _nav_marked(page: Page) -> list[str]:
@@ -455,13 +474,26 @@ def _keep_the_work_until_reset(page: Page, url: str, original: str, edited: str)
     exercise whose solution passes stays marked on its page and in the navigation until
     the reader clears it."""
     data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
-    solution = next(b for b in data["blocks"] if b["checker"] and "PASS" in (b["expected"] or ""))
+    solution = next(b for b in data["blocks"] if b["checker"] and b["solution"])
+    exercise = next(b for b in data["blocks"] if b["checker"] and not b["solution"])
     first = page.locator("div[data-cb-order='0']")
     marks = page.locator(".cb-pass-mark")
-    assert _run(page, solution["order"])["status"] == "pass"
+    # the page's own solution passes, and says so, but is no pass of the reader's
+    shipped = _run(page, solution["order"])
+    assert shipped["status"] == "solution" and "own solution" in shipped["text"], shipped
+    # nor is a block that prints PASS without a checker
+    forged = _typed_run(page, exercise["order"], 'print("PASS")')
+    assert forged["status"] == "noverdict" and "No checker ran" in forged["text"], forged
+    assert marks.count() == 0 and _nav_marked(page) == []
+    # the reader's own answer, judged by the checker, is
+    mine = exercise["source"].replace("24 * 1_875 + 2_000", "610_500")
+    assert _typed_run(page, exercise["order"], mine)["status"] == "pass"
     assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
     _reload(page)
     assert _editor_text(first) == edited and first.locator("button.cb-reset").is_visible()
+    # Reset, Clear and Run read without a hover, in both colour schemes (a touch screen
+    # has no hover: Reset was Material's faint copy-button grey, 1.17:1)
+    assert _low_contrast(page, "button.cb-reset, button.cb-pass-clear, button.cb-run") == []
     assert marks.count() == 1 and _nav_marked(page) == [f"/{FIRST_PAGE}"]
     # kept per page and block: the next page's first block is its own
     page.goto(url.replace(FIRST_PAGE, "budget/tokens/"), wait_until="networkidle")
@@ -473,7 +505,7 @@ def _keep_the_work_until_reset(page: Page, url: str, original: str, edited: str)
     first.locator("button.cb-reset").click()
     assert _editor_text(first) == original
     clear = marks.locator("button.cb-pass-clear")
-    clear.evaluate(REVEAL)  # the solution, and its mark, sit in a closed fold
+    clear.evaluate(REVEAL)
     clear.click()
     assert marks.count() == 0 and _nav_marked(page) == []
     _reload(page)
@@ -488,7 +520,9 @@ def test_an_annotated_block_keeps_its_source_whenever_material_marks_it(
 
     The editor once read the code after that had happened, when it happened first, and
     Python got the note's words (a SyntaxError). Here run-blocks.js is held back until
-    Material has marked the annotations, so the editor is always made second.
+    Material has marked the annotations, so the editor is always made second. The editor
+    then shows each note as a button that opens it (it once showed the raw comment, and
+    no note could be opened), while Python still gets the comment.
     """
     context = chromium.new_context()
     try:
@@ -507,5 +541,14 @@ def test_an_annotated_block_keeps_its_source_whenever_material_marks_it(
         text = block.evaluate("div => div._cbEditor.text()")
         assert "last = calls[-1]  # (1)!" in text.splitlines(), text
         assert "loop_steps returned above" not in text
+        # the editor shows each note as the page did: a button that opens its text
+        content = block.locator(".cm-content")
+        notes = content.locator("button.cb-note__button")
+        assert notes.all_text_contents() == ["1", "2"]
+        assert "(1)!" not in content.inner_text() and "(2)!" not in content.inner_text()
+        first = content.locator(".cb-note__text").first
+        assert not first.is_visible()
+        notes.first.click()
+        assert first.is_visible() and "is the list loop_steps returned above" in first.inner_text()
     finally:
         context.close()

@@ -1,9 +1,12 @@
 // The code editor of the site's runnable blocks: CodeMirror 6 with Python highlighting,
-// Tab and auto-indent, undo and the usual keys. tools/build-editor.sh bundles this file
+// Tab and auto-indent, undo and the usual keys. Tab inserts spaces at the cursor (to the
+// next multiple of four) and indents a selection, as a code editor does; Shift+Tab
+// takes a level off. A `# (1)!` comment, which the page shows as a note the reader can
+// open (Material's code annotations), shows as that note's numbered button here too. tools/build-editor.sh bundles this file
 // with esbuild into one script the site serves (javascripts/cb-editor.js); run-blocks.js
 // loads it and calls window.CBEditor.create for each block it can run.
 import { closeBrackets, closeBracketsKeymap } from "@codemirror/autocomplete";
-import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, indentLess, indentMore } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import {
   bracketMatching,
@@ -13,8 +16,17 @@ import {
   syntaxHighlighting,
 } from "@codemirror/language";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import { EditorState, Prec } from "@codemirror/state";
-import { drawSelection, EditorView, highlightSpecialChars, keymap } from "@codemirror/view";
+import { EditorSelection, EditorState, Prec } from "@codemirror/state";
+import {
+  Decoration,
+  drawSelection,
+  EditorView,
+  highlightSpecialChars,
+  keymap,
+  MatchDecorator,
+  ViewPlugin,
+  WidgetType,
+} from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 
 // The page's own code colours (mkdocs-material's variables), so an editor looks like
@@ -32,10 +44,84 @@ const pageColours = HighlightStyle.define([
   { tag: tags.propertyName, color: colour("name") },
 ]);
 
+const INDENT = 4;
+
+// Tab: with nothing selected, spaces at each cursor up to the next multiple of four
+// columns (a line's start included, so an empty line is indented too); with a
+// selection, one more level on every line it touches.
+function tabAtCursor({ state, dispatch }) {
+  if (state.selection.ranges.some((range) => !range.empty)) return indentMore({ state, dispatch });
+  dispatch(state.update(state.changeByRange((range) => {
+    const line = state.doc.lineAt(range.head);
+    const column = range.head - line.from;
+    const spaces = " ".repeat(INDENT - (column % INDENT));
+    return {
+      changes: { from: range.head, insert: spaces },
+      range: EditorSelection.cursor(range.head + spaces.length),
+    };
+  }), { scrollIntoView: true, userEvent: "input" }));
+  return true;
+}
+
+// A code annotation's note: a numbered button in place of its `# (N)!` comment, which
+// opens the note's text (the page's own HTML for it) under the line.
+class NoteWidget extends WidgetType {
+  constructor(number, html) {
+    super();
+    this.number = number;
+    this.html = html;
+  }
+
+  eq(other) { return other.number === this.number && other.html === this.html; }
+
+  toDOM() {
+    const holder = document.createElement("span");
+    holder.className = "cb-note";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "cb-note__button";
+    button.textContent = this.number;
+    button.setAttribute("aria-expanded", "false");
+    button.setAttribute("aria-label", `Note ${this.number}`);
+    const text = document.createElement("span");
+    text.className = "cb-note__text md-typeset";
+    text.setAttribute("role", "note");
+    text.hidden = true;
+    text.innerHTML = this.html ?? `Note ${this.number}`;
+    button.addEventListener("click", (event) => {
+      event.preventDefault();
+      text.hidden = !text.hidden;
+      button.setAttribute("aria-expanded", String(!text.hidden));
+    });
+    holder.append(button, text);
+    return holder;
+  }
+
+  ignoreEvent() { return true; }
+}
+
+function notesPlugin(notes) {
+  const matcher = new MatchDecorator({
+    regexp: /# \((\d+)\)!/g,
+    decoration: (match) => Decoration.replace({
+      widget: new NoteWidget(match[1], notes[Number(match[1]) - 1]),
+    }),
+  });
+  return ViewPlugin.fromClass(class {
+    constructor(view) { this.decorations = matcher.createDeco(view); }
+    update(update) { this.decorations = matcher.updateDeco(update, this.decorations); }
+  }, {
+    decorations: (plugin) => plugin.decorations,
+    provide: (plugin) => EditorView.atomicRanges.of(
+      (view) => view.plugin(plugin)?.decorations ?? Decoration.none),
+  });
+}
+
 /**
  * Make an editor in `parent` holding `doc`.
  * options.label: the accessible name; options.onRun(): Shift+Enter or Ctrl/Cmd+Enter;
- * options.onChange(text): after every edit, with the whole text.
+ * options.onChange(text): after every edit, with the whole text;
+ * options.notes: the HTML of the block's code annotations, note 1 first.
  * Returns {view, text(), replace(text)}.
  */
 function create(parent, doc, options = {}) {
@@ -63,7 +149,11 @@ function create(parent, doc, options = {}) {
         python(),
         syntaxHighlighting(pageColours),
         EditorView.lineWrapping,
-        keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, indentWithTab]),
+        notesPlugin(options.notes || []),
+        keymap.of([
+          ...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap,
+          { key: "Tab", run: tabAtCursor, shift: indentLess },
+        ]),
         EditorView.contentAttributes.of({
           "aria-label": options.label || "Python code, editable",
           spellcheck: "false",
