@@ -326,7 +326,7 @@ def time_bill(folder: Path, repeats: int = 2) -> tuple[float, dict[str, Any]]:
 
 #: The bill with each decoder: msgspec (the `fast` extra), and the standard library's json
 #: (`CONTEXT_BUDGET_NO_FAST=1`), as in the reader's browser.
-BILL_FAST, BILL_STANDARD = "`context-budget bill` (msgspec)", "`context-budget bill` (json)"
+BILL_FAST, BILL_STANDARD = "bill (msgspec)", "bill (json)"
 FLOOR_FAST, FLOOR_STANDARD = "floor (msgspec)", "floor (json)"
 CCUSAGE, TOKSCALE = f"ccusage {CCUSAGE_VERSION}", f"tokscale {TOKSCALE_VERSION}"
 #: The goals against ccusage on the same folder: the bill's best time over ccusage's,
@@ -468,14 +468,22 @@ def _peak(runs: list[Run]) -> float:
     return max(run.peak_mib for run in runs)
 
 
-def _row(name: str, runs: list[Run], totals: dict[str, float], peer: list[Run]) -> str:
+def _times(name: str, runs: list[Run], peer: list[Run]) -> str:
+    """A row of the table of times: best and median wall seconds, the best against the
+    peer's, and the least CPU seconds."""
     seconds = sorted(run.seconds for run in runs)
-    tokens = sum(totals[kind] for kind in ("input", "cache_read", "cache_write", "output"))
     return (
         f"| {name} | {seconds[0]:.2f} | {statistics.median(seconds):.2f} | "
-        f"{seconds[0] / _best(peer):.2f}× | {min(run.cpu for run in runs):.2f} | "
-        f"{_peak(runs):,.0f} | "
-        f"{_peak(runs) / _peak(peer):.2f}× | {tokens:,.0f} | ${totals['cost_usd'] + 0.0:,.2f} |"
+        f"{seconds[0] / _best(peer):.2f}× | {min(run.cpu for run in runs):.2f} |"
+    )
+
+
+def _sizes(name: str, runs: list[Run], totals: dict[str, float], peer: list[Run]) -> str:
+    """A row of the table of memory and totals: peak MiB, against the peer's, tokens, USD."""
+    tokens = sum(totals[kind] for kind in ("input", "cache_read", "cache_write", "output"))
+    return (
+        f"| {name} | {_peak(runs):,.0f} | {_peak(runs) / _peak(peer):.2f}× | {tokens:,.0f} | "
+        f"${totals['cost_usd'] + 0.0:,.2f} |"
     )
 
 
@@ -484,19 +492,23 @@ def _verdict(met: bool) -> str:
 
 
 def peer_table(result: SideBySide) -> list[str]:
-    """The side-by-side table, the agreement lines and the goals, as Markdown lines."""
+    """The side-by-side tables (times; memory and totals), the agreement lines and the goals,
+    as Markdown lines."""
     ours = result.totals[BILL_FAST]
     peer = result.runs[CCUSAGE]
-    lines = [
-        "| command | best s | median s | × ccusage | CPU s | peak MiB | × ccusage | tokens "
-        "| cost |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-        *(_row(name, runs, result.totals[name], peer) for name, runs in result.runs.items()),
+    lines = [  # two tables, narrow enough for a phone
+        "| command | best s | median s | × ccusage | CPU s |",
+        "|---|---:|---:|---:|---:|",
+        *(_times(name, runs, peer) for name, runs in result.runs.items()),
+        "",
+        "| command | peak MiB | × ccusage | tokens | cost |",
+        "|---|---:|---:|---:|---:|",
+        *(_sizes(name, runs, result.totals[name], peer) for name, runs in result.runs.items()),
         "",
     ]
     for name in result.runs:
         if name != BILL_FAST:
-            lines.append(f"- {name} and the bill: {_agreement(ours, result.totals[name])}.")
+            lines.append(f"- {name} and {BILL_FAST}: {_agreement(ours, result.totals[name])}.")
     lines.append("")
     for name, most in PEER_GOALS.items():
         ratio = _best(result.runs[name]) / _best(peer)
@@ -529,7 +541,7 @@ def _linearity(result: SideBySide) -> list[str]:
 
 
 def render(size: int, files: int, result: SideBySide) -> str:
-    """The result as Markdown: the folder's row, the side-by-side table, goals and machine."""
+    """The result as Markdown: the folder's row, the side-by-side tables, goals and machine."""
     data = result.data
     seconds = _best(result.runs[BILL_FAST])
     causes: dict[str, int] = {}
@@ -553,7 +565,7 @@ def render(size: int, files: int, result: SideBySide) -> str:
         "",
         *peer_table(result),
         "",
-        "Setup: `context-budget bill FOLDER --json` with each decoder, the floor "
+        "Setup: the bill is `context-budget bill FOLDER --json` with each decoder, the floor "
         "(`python -m benchmarks.floor FOLDER msgspec|json`: decode, fold, add up, price; "
         "nothing else), `ccusage claude session --json --offline --mode calculate` and "
         "`tokscale models --json --claude` on one generated Claude Code projects folder "

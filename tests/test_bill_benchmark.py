@@ -83,7 +83,7 @@ def test_the_table_and_the_page_region(tmp_path: Path) -> None:
     assert seconds < GOAL_SECONDS
     text = render(size, 2, _side_by_side(tmp_path, bill_totals(data), seconds=1e6))
     assert f"| {data['calls']:,} |" in text and "under 60 s: **met**" in text
-    assert f"- {CCUSAGE} and the bill: tokens of every kind equal; costs equal" in text
+    assert f"- {CCUSAGE} and {BILL_FAST}: tokens of every kind equal; costs equal" in text
     assert f"- {BILL_FAST}: at most 1.25× ccusage's time: 0.00×, **met**" in text
     assert bill_region(PAGE.read_text(encoding="utf-8")) == RESULTS.read_text(encoding="utf-8")
 
@@ -93,7 +93,7 @@ def test_a_disagreement_and_a_slower_bill_are_said(tmp_path: Path) -> None:
     _, data = time_bill(tmp_path, repeats=1)
     peer = bill_totals(data) | {"output": 1, "cost_usd": data["cost_usd"] + 0.01}
     said = "\n".join(peer_table(_side_by_side(tmp_path, peer, seconds=1e-6)))
-    assert f"- {TOKSCALE} and the bill: tokens differ in output" in said
+    assert f"- {TOKSCALE} and {BILL_FAST}: tokens differ in output" in said
     assert f"costs ${data['cost_usd']:,.6f} and ${data['cost_usd'] + 0.01:,.6f}" in said
     fast = next(line for line in said.splitlines() if line.startswith(f"- {BILL_FAST}: "))
     assert fast.split(";")[0].endswith("**missed**")  # a real bill is slower than 1 µs
