@@ -280,6 +280,32 @@ def test_an_entry_not_read_for_five_minutes_is_gone() -> None:
     assert (usage.cache_read_input_tokens, usage.cache_creation_input_tokens) == (0, 1500)
 
 
+def test_a_request_sent_before_another_response_began_misses_what_that_one_writes() -> None:
+    """Parallel requests: an entry is readable once the response that writes it has begun."""
+    clock = SimulatedClock()
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100), clock=clock)
+    request = {"system": [marked("shared prompt")], "messages": blocks(1)}
+    first = cache.usage(request, responded_at=2.4)  # sent at 0:00, answered from 0:02.4
+    clock.advance(0.1)
+    second = cache.usage(request, responded_at=2.6)  # sent before that answer began
+    assert (first.cache_read_input_tokens, second.cache_read_input_tokens) == (0, 0)
+    assert second.cache_creation_input_tokens == 1100  # each pays to write the same prefix
+    clock.advance(2.5)  # 0:02.6, after the first answer began
+    assert cache.usage(request).cache_read_input_tokens == 1100
+    # and the lifetime still runs from the request's start, not the answer's
+    clock.advance(300 - 2.6 - 0.1 + 0.1)
+    assert cache.usage(request).cache_read_input_tokens == 1100  # refreshed at 0:02.6
+
+
+def test_responded_at_is_checked_and_never_before_the_request() -> None:
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(1100), clock=SimulatedClock(10.0))
+    request = {"system": [marked("shared prompt")], "messages": blocks(1)}
+    with pytest.raises(TypeError, match="responded_at must be a number"):
+        cache.usage(request, responded_at="soon")  # type: ignore[arg-type]
+    cache.usage(request, responded_at=5.0)  # before the request: readable at once
+    assert cache.usage(request).cache_read_input_tokens == 1100
+
+
 def test_after_thirty_minutes_the_hour_part_is_read_and_the_five_minute_part_rewritten() -> None:
     """On a mixed-TTL request: 1h on the system prompt, 5m on the last message."""
     clock = SimulatedClock()
@@ -761,3 +787,33 @@ def test_a_bad_model_min_tokens_or_request_is_named_briefly() -> None:
     with pytest.raises(TypeError, match="request must be a dict") as wrong:
         PromptCache("claude-sonnet-4-6").usage([deep(10_000)])  # type: ignore[arg-type]
     assert len(str(wrong.value)) < 200
+
+
+def test_a_row_of_keyed_blocks_is_read_and_written_as_a_request_is() -> None:
+    """`usage_of_row` settles pre-keyed, pre-counted blocks by the same rules as `usage`."""
+    from context_budget._prompt_row import Block
+
+    by_request = PromptCache("claude-sonnet-4-6", counter=per_block(700))
+    by_row = PromptCache("claude-sonnet-4-6")
+    for turns in (2, 3, 5):
+        request = {"messages": blocks(turns), "cache_control": EPHEMERAL}
+        expected = by_request.usage(request)
+        row = [
+            Block("/".join(f"m{i}" for i in range(k + 1)), 700, True, (), k) for k in range(turns)
+        ]
+        row[-1] = Block(row[-1].key, 700, True, ("5m",), turns - 1)
+        got = by_row.usage_of_row(row, roles=["user"] * turns)
+        assert got == expected
+
+
+def test_a_row_that_does_not_add_up_is_refused() -> None:
+    from context_budget._prompt_row import Block
+
+    cache = PromptCache("claude-sonnet-4-6")
+    with pytest.raises(ValueError, match="an int >= 0"):
+        cache.usage_of_row([Block("a", -1, True, (), 0)], roles=["user"])
+    with pytest.raises(ValueError, match="outside the 1 messages given"):
+        cache.usage_of_row([Block("a", 1, True, (), 1)], roles=["user"])
+    with pytest.raises(TooManyBreakpointsError):
+        row = [Block(f"k{k}", 1, True, ("5m",), 0) for k in range(5)]
+        cache.usage_of_row(row, roles=["user"])

@@ -59,6 +59,7 @@ _COMMANDS = (
     ["bill", "--json", "--calls"],
     ["bill", "--by", "thread"],
     ["bill", "--calls"],
+    ["whatif", "--json", "--calls"],  # the replay reads the messages the bill did not
 )
 
 

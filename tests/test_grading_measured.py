@@ -67,3 +67,49 @@ def test_no_module_finds_data_through_its_own_location() -> None:
         if climbing.search(line)
     ]
     assert found == []
+
+
+def test_the_rent_checker_passes_the_formula_and_names_a_read_only_rent() -> None:
+    from context_budget.grading.measured import check_rent
+
+    def right(tokens: int, calls: int, price: Any) -> float:
+        return tokens * (price.write_5m + price.read * (calls - 1)) / 1_000_000
+
+    def reads_only(tokens: int, calls: int, price: Any) -> float:
+        return tokens * price.read * calls / 1_000_000
+
+    def one_short(tokens: int, calls: int, price: Any) -> float:
+        return tokens * (price.write_5m + price.read * (calls - 2)) / 1_000_000
+
+    def text(tokens: int, calls: int, price: Any) -> str:
+        return "cheap"
+
+    assert check_rent(right).startswith("PASS: the costliest result of fe5e1c67")
+    _wrong(check_rent(reads_only), "11,901 tokens over 6 calls", "pays the write rate")
+    _wrong(check_rent(one_short), "it costs $0.062480")
+    assert "pays the write rate" not in check_rent(one_short)
+    _wrong(check_rent(text), "a number of US dollars")
+
+
+def test_the_threshold_checker_wants_none_where_compaction_never_pays() -> None:
+    from context_budget import Policy, replay
+    from context_budget.grading.measured import check_cheapest_threshold
+
+    def right(bill: Any, model: str, thresholds: list[int]) -> int | None:
+        base = replay(bill, Policy(model=model)).cost
+        costs = {t: replay(bill, Policy(model=model, compact_at=t)).cost for t in thresholds}
+        best = min(costs, key=lambda t: costs[t])
+        return best if costs[best] < base else None
+
+    def always_the_best(bill: Any, model: str, thresholds: list[int]) -> int | None:
+        costs = {t: replay(bill, Policy(model=model, compact_at=t)).cost for t in thresholds}
+        return min(costs, key=lambda t: costs[t])
+
+    assert check_cheapest_threshold(right) == (
+        "PASS: claude-sonnet-4: 32,000; claude-fable-5-1: none"
+    )
+    _wrong(
+        check_cheapest_threshold(always_the_best),
+        "claude-fable-5-1: you said 32,000, but none beats not compacting",
+    )
+    _wrong(check_cheapest_threshold(lambda *_: "32k"), "a threshold (int) or None")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from context_budget import PRICES, read_bill
+from context_budget import PRICES, bills, pricing, read_bill
 from context_budget.cli import main
 
 SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
@@ -164,11 +164,19 @@ def test_the_lifetime_what_if_prices_each_thread_on_its_own_gaps() -> None:
     what = bill.what_if()
     # every write is a 5-minute one and no call reads after a gap over 300 s: as recorded
     assert lifetime.five_minutes == pytest.approx(what.actual)
-    # at 1 hour both ttl rebuilds (738 s and 1,468 s) read what they rewrote
+    # at 1 hour both ttl rebuilds (738 s and 1,468 s) read what they rewrote: every
+    # write repriced at the 1-hour rate, less those two rewrites read instead
     price = PRICES["claude-sonnet-4-5"]
     saved = (14_300 + 14_500) * (price.write_1h - price.read) / 1e6
-    assert lifetime.one_hour == pytest.approx(what.all_writes_1h - saved)
+    repriced = 0.0
+    for call in bill.calls:
+        hour = pricing.cost(bills._ALL_WRITES["1h"](call.usage), price)
+        repriced += hour.uncached_input + hour.cache_writes + hour.cache_reads
+    assert lifetime.one_hour == pytest.approx(repriced - saved)
     assert (lifetime.cheaper, round(lifetime.saving, 4)) == ("1h", 0.0503)
+    # and the what-if of 1-hour writes is that advice, not the repricing alone
+    assert what.all_writes_1h == lifetime.one_hour
+    assert round(what.all_writes_1h, 4) == 0.1663
 
 
 def test_on_short_gaps_five_minute_writes_are_cheaper() -> None:

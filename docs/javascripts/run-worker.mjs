@@ -2,11 +2,15 @@
 // Started by run-blocks.js on the first Run, never before. Messages in:
 //   {type: "init", root}                       load Pyodide, the package and the runner
 //   {type: "run", id, order, source, doctest, expected, files, packages, checker, shipped}
+//   {type: "put", id, folder, files: [{name, bytes}]}  a reader's own files (Bill your own
+//       session): written under /home/pyodide/<folder>/, emptied first; nothing is sent
+//       anywhere. Answered with {type: "put", id}.
 // A block's files (repository paths) are fetched from pyodide/files/ into the same path
 // under the working folder; its packages (pyodide/<name>.zip: the Qwen tokenizer, the
 // speed page's benchmarks) are unpacked beside the package, each once.
 // Messages out: {type: "ready", seconds, python} | {type: "result", id, ...run_block's dict}
-//   | {type: "failed", message}
+//   | {type: "put", id} | {type: "failed", message}; a block may post its own
+//   {type: "progress", text} (Bill your own session does, between its steps).
 // python says how Python started: "snapshot" (from the memory snapshot the site serves
 // beside the package, pyodide/snapshot-<key>.gz, made at build time by
 // tools/pyodide-snapshot.mjs with the runner and every module of the package imported)
@@ -189,12 +193,29 @@ async function ensurePackages(names) {
   }
 }
 
+// The reader's files, kept in Pyodide's memory only, under /home/pyodide/<folder>/.
+function putFiles(folder, files) {
+  if (!/^[a-z][a-z0-9-]*$/.test(folder)) throw new Error(`not a folder name: ${folder}`);
+  const target = `/home/pyodide/${folder}`;
+  pyodide.runPython(`import shutil; shutil.rmtree("${target}", ignore_errors=True)`);
+  pyodide.FS.mkdirTree(target);
+  for (const file of files) {
+    if (!file.name || file.name.includes("/") || file.name === "." || file.name === "..") {
+      throw new Error(`not a file name: ${file.name}`);
+    }
+    pyodide.FS.writeFile(`${target}/${file.name}`, new Uint8Array(file.bytes));
+  }
+}
+
 self.onmessage = async (event) => {
   const message = event.data;
   try {
     if (message.type === "init") {
       const { seconds, python } = await init(message.root);
       self.postMessage({ type: "ready", seconds, python });
+    } else if (message.type === "put") {
+      putFiles(message.folder, message.files);
+      self.postMessage({ type: "put", id: message.id });
     } else if (message.type === "run") {
       await ensureFiles(message.files || []);
       await ensurePackages(message.packages || []);

@@ -3,9 +3,9 @@
 The top level is the library a reader calls: counting tokens, the layers of a
 request and their budget, cutting, clearing and compacting, notes outside the
 window, the agent loop, the table of models, the prompt cache of every
-provider and its prices, the bill of a saved
-session, transcripts, and the errors a caller catches. Every name in it is one
-a page, a notebook or the command line uses.
+provider and its prices, the bill of a saved session and its replay under
+another policy, transcripts, and the errors a caller catches. Every name in it
+is one a page, a notebook or the command line uses.
 
 Everything else stays in its module: the labs' helpers (`context_budget.calibration`,
 `context_budget.survival`, `context_budget.erosion`, `context_budget.experiment`),
@@ -108,6 +108,10 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `
         model_family,
         price_for,
     )
+    from context_budget.replay import (
+        Policy,
+        replay,
+    )
     from context_budget.summarizers import (
         forget_everything,
         keep_numbers,
@@ -157,6 +161,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "models": ("model_for",),
     "notes": ("NOTES_TOOL", "NotesFile"),
     "pricing": ("PRICES", "cost", "loop_cost", "model_family", "price_for"),
+    "replay": ("Policy", "replay"),
     "summarizers": ("forget_everything", "keep_numbers"),
     "tokens": (
         "MESSAGE_OVERHEAD_TOKENS",
@@ -208,6 +213,7 @@ __all__ = [  # noqa: RUF022
     "NOTES_TOOL",
     "NotesFile",
     "PRICES",
+    "Policy",
     "PrefixGuard",
     "PromptCache",
     "SUMMARY_PREFIX",
@@ -240,6 +246,7 @@ __all__ = [  # noqa: RUF022
     "price_for",
     "qwen_counter",
     "read_bill",
+    "replay",
     "response_field",
     "run_agent",
     "should_compact",

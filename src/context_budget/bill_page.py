@@ -4,6 +4,9 @@
 prints (`data`) and its groups by every view (`views`: view -> the `groups`
 list) into one page that needs nothing else: no script, no font, no style
 sheet from elsewhere, so it opens offline. `write_page` writes it atomically.
+Given `whatif` (what `context-budget whatif --html` and the course's *Bill
+your own session* page compute), it adds the replays under other policies
+and the rent of the tool results.
 
 The chart is inline SVG, one bar per call, its height the call's prompt in
 tokens, stacked from the bottom: read from the cache, written to it, uncached
@@ -222,7 +225,7 @@ def _what_ifs(what_if: Mapping[str, float | None]) -> str:
     names = {
         "actual": "as recorded",
         "no_caching": "no caching",
-        "all_writes_1h": "every write at the 1-hour rate",
+        "all_writes_1h": "every write a 1-hour one, on the calls' own gaps",
         "rebuilds_read": "rebuilds read instead of rewritten",
         "staggered_starts": "parallel sub-agents started one after another",
     }
@@ -236,13 +239,58 @@ def _skipped(skipped: Sequence[Mapping[str, Any]]) -> str:
     return "<h2>Left out</h2>" + _table(["skipped", "file", "line"], rows)
 
 
-def bill_page(data: Mapping[str, Any], views: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+def _replays(whatif: Mapping[str, Any]) -> str:
+    """The replays' table: each policy, its cost beside the bill's, how often it fired."""
+    bill = whatif["bill_usd"]
+    rows = []
+    for row in whatif["policies"]:
+        usd = row["replayed_usd"]
+        change = "" if usd is None or not bill else f"{usd / bill - 1:+.1%}"
+        rows.append(
+            [row["label"], money(usd), change, f"{row['clearings']:,}", f"{row['compactions']:,}"]
+        )
+    head = ["replayed under", "cost", "against the bill", "clearings", "compactions"]
+    return (
+        "<h2>What it would have cost</h2>"
+        f"<p>{escape(whatif['assumption'])} The bill: {money(bill)}.</p>" + _table(head, rows)
+    )
+
+
+def _rent(whatif: Mapping[str, Any]) -> str:
+    """The rent tables: the costliest tool results with where they are, then by tool."""
+    results = [
+        [money(r["cost_usd"]), r["tool"] or "(unnamed)", f"{r['tokens']:,}", r["calls"], r["where"]]
+        for r in whatif["costliest_results"]
+    ]
+    tools = [
+        [r["tool"] or "(unnamed)", r["results"], f"{r['tokens']:,}", money(r["cost_usd"])]
+        for r in whatif["rent"]
+    ]
+    if not tools:
+        return "<h2>Rent of the tool results</h2><p>The files hold no tool result.</p>"
+    return (
+        "<h2>Rent of the tool results</h2>"
+        "<p>What each result's tokens cost on every call that carried them.</p>"
+        + _table(["rent", "tool", "tokens", "calls", "where"], results)
+        + _table(["tool", "results", "tokens", "rent"], tools)
+    )
+
+
+def bill_page(
+    data: Mapping[str, Any],
+    views: Mapping[str, Sequence[Mapping[str, Any]]],
+    whatif: Mapping[str, Any] | None = None,
+) -> str:
     """The page's HTML: a summary, the chart, the rebuilds, the views, the what-ifs.
 
     Args:
         data: `context-budget bill --json --calls` data (with `per_call`).
         views: view name -> its `groups` (each `{"key", "calls", "tokens", "cost_usd",
             "unpriced_calls", "cache_read_share"}`); a time view names `data["timezone"]`.
+        whatif: the replays and the rent, or None: `{"bill_usd", "assumption",
+            "policies": [{"label", "replayed_usd", "clearings", "compactions"}],
+            "rent": [{"tool", "results", "tokens", "cost_usd"}],
+            "costliest_results": [{"tool", "tokens", "calls", "cost_usd", "where"}]}`.
     """
     files = ", ".join(data["files"])
     rebuilds = [
@@ -275,6 +323,7 @@ def bill_page(data: Mapping[str, Any], views: Mapping[str, Sequence[Mapping[str,
         *(_view(by, groups, data) for by, groups in views.items()),
         "<h2>What if</h2>",
         _what_ifs(data["what_if"]),
+        "" if whatif is None else _replays(whatif) + _rent(whatif),
         "</body></html>\n",
     ]
     return "".join(parts)

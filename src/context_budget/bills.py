@@ -46,7 +46,7 @@ from context_budget.cache_policy import LIFETIME_SECONDS
 from context_budget.models import Model, model_for
 from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
-from context_budget.sessions.session import Places
+from context_budget.sessions.session import Places, chain
 from context_budget.sessions.skips import Skip, summary
 from context_budget.usage import Usage, split_writes
 from context_budget.zones import (
@@ -164,7 +164,10 @@ class WhatIf:
     Attributes:
         actual: as recorded.
         no_caching: every prompt token at the input rate.
-        all_writes_1h: every cache write at the 1-hour rate.
+        all_writes_1h: every cache write a 1-hour one, on the calls' own
+            gaps: written at the 1-hour rate, and a `ttl` rebuild within the
+            hour reading what it rewrote; the sum of `Bill.lifetimes()`'
+            `one_hour`.
         rebuilds_read: each avoidable rebuild's lost tokens (`ttl`,
             `prefix-changed`) read instead of rewritten.
         unavoidable_rebuilds: what the rebuilds no cache choice avoids
@@ -645,6 +648,11 @@ class Bill:
         return tuple(sorted({call.model for call in self.calls}))
 
     @property
+    def places(self) -> Mapping[str, Place]:
+        """Message id -> `Place`, where the files keep their messages (Claude Code); else empty."""
+        return self._messages
+
+    @property
     def threads(self) -> dict[str, int]:
         """Thread name (`ThreadId.name`) -> its number of calls, in order of first call."""
         found: dict[ThreadId, int] = {}
@@ -769,6 +777,13 @@ class Bill:
             return sorted(found, key=lambda g: _time_order(g.key))
         first = MAIN_AGENT if by == "agent" else None  # the main thread, then the sub-agents
         return sorted(found, key=lambda g: (g.key != first, -(g.cost or 0.0), -g.calls, g.key))
+
+    def with_calls(self, calls: Sequence[Call]) -> Bill:
+        """The bill of the same files, sessions and messages with `calls` instead (a
+        replay's): everything computed from the calls is computed anew, and counting
+        every usage line counts these calls."""
+        kept = tuple(calls)
+        return replace(self, calls=kept, _lines=kept, _origin=(), _priced={}, _found={}, _sides={})
 
     def _group(self, key: str, indexes: list[int], costs: list[Cost | None]) -> Group:
         """One group of `groups`: the calls at `indexes` (from 0), their costs from `costs`."""
@@ -985,17 +1000,7 @@ class Bill:
 
     def _chain(self, start: str | None, steps: int) -> list[str]:
         """Up to `steps` message ids from `start` back towards its root, none twice."""
-        found: list[str] = []
-        seen: set[str] = set()
-        parents = self._parents()
-        node = start
-        while node is not None and node in parents and node not in seen:
-            if len(found) == steps:
-                break
-            found.append(node)
-            seen.add(node)
-            node = parents[node]
-        return found
+        return chain(self._messages, start, steps)
 
     def _layout(self) -> dict[str, tuple[int, str, str]]:
         """Message id -> (its place in its chain from 0, its chain's anchor, its chain's head).
@@ -1098,16 +1103,15 @@ class Bill:
 
     def what_if(self, prices: Mapping[str, Price] | None = None) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
-        actual = no_caching = all_1h = 0.0
+        actual = no_caching = 0.0
         rate = _rates(prices)
-        calls = zip(self.calls, self._costs(prices), self._rewritten(prices, "1h"), strict=True)
-        for call, bill, hour in calls:
+        for call, bill in zip(self.calls, self._costs(prices), strict=True):
             price = rate(call.model)
-            if bill is None or price is None or hour is None:
+            if bill is None or price is None:
                 continue
             actual += _input_side(bill)
             no_caching += cost(_uncached(call.usage), price, at=call.timestamp).uncached_input
-            all_1h += hour
+        all_1h = sum(life.one_hour for life in self.lifetimes(prices))
         rebuilds = self.rebuilds(prices)
         extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
         forced = sum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)

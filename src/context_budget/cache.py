@@ -58,9 +58,19 @@ is the documented B - A for 1 hour and C - B for 5 minutes.
 `PromptCache.usage` returns a `Usage` (output 0: the cache does not know the
 reply) in Anthropic's fields; its `as_dict()` is the API's JSON.
 
+Parallel requests: an entry exists only once the response that writes it
+has begun, so a request sent before then misses it. `usage(...,
+responded_at=T)` says when that response began (clock time); the entries the
+request writes at breakpoints become readable from `T`, while their lifetime
+still runs from the request's start. Without it they are readable at once.
+(The automatic caches below make what they store readable at once.)
+
+`usage_of_row` settles a request already cut into blocks, each keyed and
+counted by the caller (a replay of a saved session sends thousands of long
+requests whose blocks it sized itself), by the same rules as `usage`.
+
 Not modelled:
 
-- parallel requests (an entry exists only once the first response starts);
 - server-tool breakpoints, and per-platform differences;
 - where a model renders its thinking and effort settings: on some models a
   change there also misses the tools and system caches; here it always keeps
@@ -181,6 +191,7 @@ class SimulatedClock:
 class _Entry:
     ttl: str  # the lifetime it was written with
     expires: float  # clock time, seconds
+    ready: float = -math.inf  # clock time from which a request can read it, seconds
 
 
 class PromptCache:
@@ -272,7 +283,14 @@ class PromptCache:
         """
         return sum(block.tokens for block in self._row(_request(request, kwargs), refuse=False))
 
-    def usage(self, request: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Usage:
+    def usage(
+        self,
+        request: Mapping[str, Any] | None = None,
+        /,
+        *,
+        responded_at: float | None = None,
+        **kwargs: Any,
+    ) -> Usage:
         """The usage one `messages.create` call reports, and the cache it leaves behind.
 
         Args:
@@ -281,6 +299,11 @@ class PromptCache:
                 pass them as keyword arguments. Keys the cache does not read
                 (`model`, `max_tokens`, …) are ignored; OpenAI's
                 `prompt_cache_retention` chooses a prefix cache's lifetime.
+            responded_at: the clock time, in seconds, at which the response
+                began: the entries this request writes at breakpoints are
+                readable from then on (a parallel request sent earlier misses
+                them). `clock.now` (readable at once) when None; never before
+                `clock.now`.
 
         Returns:
             A `Usage` with `input_tokens`, `cache_read_input_tokens`,
@@ -296,14 +319,73 @@ class PromptCache:
                 different TTL from the one already on the last block (Anthropic).
         """
         request = _request(request, kwargs)
-        row = self._row(request)
+        return self._settle(request, self._row(request), responded_at)
+
+    def usage_of_row(
+        self,
+        row: Sequence[Block],
+        *,
+        roles: Sequence[str] = (),
+        responded_at: float | None = None,
+    ) -> Usage:
+        """`usage` for a request already cut into blocks, each keyed and counted by the caller.
+
+        For a caller that sends many long requests of known sizes (a replay of
+        a saved session): the blocks are not hashed, checked or counted again;
+        the reads, writes, lifetimes and billing are `usage`'s own.
+
+        Args:
+            row: the request's blocks in prompt order (`_prompt_row.Block`): each
+                with its cumulative key (two requests whose first k blocks are
+                the same prompt have the same first k keys, and no other two
+                do), its tokens, whether it may carry a breakpoint, the TTLs of
+                its markers (a breakpoint where there is one) and the index of
+                its message in `roles` (-1 for the tools and system prompt).
+            roles: each message's role, `"user"` or `"assistant"`.
+            responded_at: as for `usage`.
+
+        Raises:
+            ValueError: a block's tokens are not an int >= 0, or its message is
+                outside `roles`.
+            TooManyBreakpointsError, CacheTTLOrderError: as for `usage`.
+
+        Examples:
+            >>> from context_budget._prompt_row import Block
+            >>> cache = PromptCache("claude-sonnet-4-6")
+            >>> first = [Block("a", 1_000, True, (), 0), Block("ab", 200, True, ("5m",), 0)]
+            >>> cache.usage_of_row(first, roles=["user"]).cache_creation_input_tokens
+            1200
+            >>> grown = [Block("ab", 200, True, (), 0), Block("abc", 50, True, ("5m",), 0)]
+            >>> usage = cache.usage_of_row([first[0], *grown], roles=["user"])
+            >>> usage.cache_read_input_tokens, usage.cache_creation_input_tokens
+            (1200, 50)
+        """
+        for block in row:
+            if type(block.tokens) is not int or block.tokens < 0:
+                raise ValueError(
+                    f"a block's tokens must be an int >= 0, got {short_repr(block.tokens)}"
+                )
+            if not -1 <= block.message < len(roles):
+                raise ValueError(
+                    f"a block's message {block.message} is outside the {len(roles)} messages given"
+                )
+        request = {"messages": [{"role": role} for role in roles]}
+        return self._settle(request, list(row), responded_at)
+
+    def _settle(
+        self, request: Mapping[str, Any], row: list[Block], responded_at: float | None
+    ) -> Usage:
+        """The usage of one request cut into `row`, and the cache it leaves behind."""
         self.last_keys = tuple(block.key for block in row)
         prefix = [0]  # block index + 1 -> prefix tokens
         for block in row:
             prefix.append(prefix[-1] + block.tokens)
         unit = self.policy.hit_unit
         if unit == "breakpoint":
-            return self._at_breakpoints(request, row, prefix)
+            ready = self.clock.now
+            if responded_at is not None:
+                ready = max(ready, as_seconds(responded_at, "responded_at", negative=True))
+            return self._at_breakpoints(request, row, prefix, ready)
         if unit == "none":
             return Usage(input_tokens=prefix[-1])
         if unit == "prefix":
@@ -385,9 +467,10 @@ class PromptCache:
         return sorted(chosen.items())
 
     def _at_breakpoints(
-        self, request: Mapping[str, Any], row: list[Block], prefix: list[int]
+        self, request: Mapping[str, Any], row: list[Block], prefix: list[int], ready: float
     ) -> Usage:
-        """Reads and writes at breakpoints: the usage of one request."""
+        """Reads and writes at breakpoints: the usage of one request, its writes readable
+        from `ready` (clock time)."""
         policy, now = self.policy, self.clock.now
         points = [
             (i, ttl)
@@ -410,7 +493,9 @@ class PromptCache:
             held = self._entries.get(row[index].key)
             longer = held is not None and policy.seconds(ttl) > policy.seconds(held.ttl)
             if held is None or held.expires <= now or longer:
-                self._entries[row[index].key] = _Entry(ttl, now + policy.seconds(ttl))
+                # an entry a parallel request is still writing stays readable from its start
+                since = ready if held is None or held.expires <= now else min(held.ready, ready)
+                self._entries[row[index].key] = _Entry(ttl, now + policy.seconds(ttl), since)
         c = start
         return Usage(
             input_tokens=prefix[-1] - c,
@@ -429,13 +514,13 @@ class PromptCache:
         if lookback is None:  # any depth: the longest prefix an entry holds
             for back in range(len(row) - 1, -1, -1):
                 entry = live.get(row[back].key)
-                if entry is not None and entry.expires > now:
+                if entry is not None and entry.expires > now and entry.ready <= now:
                     return back, [entry]
             return hit, found
         for index, _ in points:
             for back in range(index, max(-1, index - lookback), -1):
                 entry = live.get(row[back].key)
-                if entry is not None and entry.expires > now:
+                if entry is not None and entry.expires > now and entry.ready <= now:
                     hit = max(hit, back)
                     found.append(entry)
                     break

@@ -1,9 +1,11 @@
-"""The `context-budget` command and its three subcommands.
+"""The `context-budget` command and its four subcommands.
 
 - `context-budget inspect FILE...`: a budget report for a saved conversation
   (described below; this module and `_input`, `_report`, `_render`);
 - `context-budget bill [PATH...]`: what a saved session's API calls cost, and
   its rebuilds (`_bill`);
+- `context-budget whatif PATH...`: what they would have cost under another
+  model, cache lifetime, clearing or compaction (`_whatif`);
 - `context-budget demo`: the incident-report experiment, one strategy or all
   of them (`_demo`).
 
@@ -55,7 +57,7 @@ arranges them, in three steps, one module each:
 - `_render` (`render_report`): the report -> the text.
 
 This module holds the argument parser and `main`, which runs the three (or
-hands `bill` and `demo` to their modules).
+hands `bill`, `whatif` and `demo` to their modules).
 """
 
 from __future__ import annotations
@@ -83,6 +85,8 @@ COMMANDS = {
     "inspect": "a budget report for a saved conversation",
     "demo": "run the incident-report experiment under one strategy, or all",
     "bill": "what a saved session's API calls cost, and why its cache was rebuilt",
+    "whatif": "what saved sessions would have cost under another model, lifetime, clearing "
+    "or compaction",
 }
 #: Names this module gives, each from the module that defines it, imported when first read.
 _LAZY = {
@@ -148,7 +152,8 @@ def _parser(command: str | None = None) -> _Parser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, add in (("inspect", _add_inspect), ("demo", _add_demo), ("bill", _add_bill)):
+    adders = {"inspect": _add_inspect, "demo": _add_demo, "bill": _add_bill, "whatif": _add_whatif}
+    for name, add in adders.items():
         if command is None or command == name:
             add(commands)
         else:
@@ -166,6 +171,12 @@ def _add_bill(commands: Any) -> None:
     import context_budget.cli._bill as bill
 
     bill.add_parser(commands)
+
+
+def _add_whatif(commands: Any) -> None:
+    import context_budget.cli._whatif as whatif
+
+    whatif.add_parser(commands)
 
 
 def _add_inspect(commands: Any) -> None:
@@ -288,6 +299,11 @@ def _runner(
         import context_budget.cli._bill as bill
 
         return bill.run, (bill.BillError,)
+    if command == "whatif":
+        import context_budget.cli._bill as bill
+        import context_budget.cli._whatif as whatif
+
+        return whatif.run, (bill.BillError,)
     if command == "demo":
         import context_budget.cli._demo as demo
 

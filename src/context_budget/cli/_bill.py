@@ -49,7 +49,19 @@ from context_budget.zones import (
     local_zone,
 )
 
-__all__ = ["SHOWN", "BillError", "add_parser", "report", "run"]
+__all__ = [
+    "SHOWN",
+    "BillError",
+    "add_parser",
+    "call_row",
+    "calls_table",
+    "html_page",
+    "read",
+    "report",
+    "run",
+    "write_html",
+    "zone_for",
+]
 
 _BAR = 40  # characters of the widest prompt in the --calls table
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -234,7 +246,7 @@ def report(
         found["by"] = by
         found["groups"] = _groups(bill, by, found["cost_usd"], zone)
     if calls:
-        found["per_call"] = [_row(bill, number) for number in range(1, len(bill.calls) + 1)]
+        found["per_call"] = [call_row(bill, number) for number in range(1, len(bill.calls) + 1)]
     return found
 
 
@@ -260,7 +272,8 @@ def _groups(bill: Bill, by: str, total: float | None, zone: Zone) -> list[dict[s
     ]
 
 
-def _row(bill: Bill, number: int) -> dict[str, Any]:
+def call_row(bill: Bill, number: int) -> dict[str, Any]:
+    """Call number `number` (from 1) as a `per_call` row: its tokens by kind and its cost."""
     call = bill.calls[number - 1]
     cost = bill.call_cost(number)
     billed = call.usage.billed  # every iteration, as the call's dollars count them
@@ -363,7 +376,10 @@ def render(data: dict[str, Any]) -> str:
     if "groups" in data:
         lines.extend(_group_table(data))
     if "per_call" in data:
-        lines.extend(_table(data["per_call"], {r["call"]: r["cause"] for r in data["rebuilds"]}))
+        causes = {r["call"]: r["cause"] for r in data["rebuilds"]}
+        lines.extend(
+            calls_table(data["per_call"], [causes.get(r["call"], "") for r in data["per_call"]])
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -470,18 +486,20 @@ def _written(row: dict[str, Any]) -> int:
     return int(row["cache_write_5m"] + row["cache_write_1h"] + row["cache_write_30m"])
 
 
-def _table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
+def calls_table(rows: list[dict[str, Any]], marks: list[str]) -> list[str]:
+    """The `--calls` table: a row per call, its prompt drawn as a bar, then its mark
+    (`marks[k]` for row k: a rebuild's cause, or `""`)."""
     widest = max(r["input"] + r["cache_read"] + _written(r) for r in rows) or 1
     lines = [
         "",
         "   # time                 thread               prompt (= read, + written, "
         "- uncached)            cost",
     ]
-    for r in rows:
+    for k, r in enumerate(rows):
         written = _written(r)
         bar = "=" * round(r["cache_read"] * _BAR / widest) + "+" * round(written * _BAR / widest)
         bar += "-" * round(r["input"] * _BAR / widest)
-        mark = f" <- {causes[r['call']]}" if r["call"] in causes else ""
+        mark = f" <- {marks[k]}" if marks[k] else ""
         lines.append(
             f"{r['call']:>4} {r['time'] or '-':<20} {one_line(r['thread'])[:20]:<20} {bar:<{_BAR}} "
             f"{_money(r['cost_usd']):>9}{mark}"
@@ -489,7 +507,7 @@ def _table(rows: list[dict[str, Any]], causes: dict[int, str]) -> list[str]:
     return lines
 
 
-def _zone(name: str | None, days: bool) -> tuple[Zone, str | None]:
+def zone_for(name: str | None, days: bool) -> tuple[Zone, str | None]:
     """The zone `--timezone` names (the machine's without it), and a warning to print, if any.
 
     Where Python has no time zone database, a zone other than UTC cannot be
@@ -542,22 +560,44 @@ def run(args: argparse.Namespace) -> str:
         return _run(args)
 
 
-def _run(args: argparse.Namespace) -> str:
-    since, until = _day(args.since, "--since"), _day(args.until, "--until")
-    days = args.since is not None or args.until is not None or args.by in TIME_VIEWS
-    zone, warning = _zone(args.timezone, days or args.html is not None)
-    if warning is not None:
-        sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
+def read(
+    paths: list[str],
+    format: str,
+    strict: bool,
+    since: date | None = None,
+    until: date | None = None,
+    *,
+    zone: Zone = UTC_ZONE,
+    page: str | None = None,
+) -> Bill:
+    """The bill of `paths` (from `since` to `until`, days in `zone`), the files it
+    skipped named on stderr.
+
+    Raises:
+        BillError: a path missing or unreadable, nothing to bill, with `strict` a
+            file or line no reader can take, or a `page` to write over a file the
+            bill reads.
+    """
     try:
-        bill = read_bill(_paths(args.paths), format=args.format, strict=args.strict)
+        bill = read_bill(_paths(paths), format=format, strict=strict)
         bill = bill.between(since, until, zone=zone)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BillError(str(error)) from None
-    if args.html is not None:
-        _check_page_target(bill, args.html)
+    if page is not None:
+        _check_page_target(bill, page)
     if bill.skipped:
         warning = f"{summary(bill.skipped)}; the rest is billed (--strict refuses them)"
         sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
+    return bill
+
+
+def _run(args: argparse.Namespace) -> str:
+    since, until = _day(args.since, "--since"), _day(args.until, "--until")
+    days = args.since is not None or args.until is not None or args.by in TIME_VIEWS
+    zone, warning = zone_for(args.timezone, days or args.html is not None)
+    if warning is not None:
+        sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
+    bill = read(args.paths, args.format, args.strict, since, until, zone=zone, page=args.html)
     if not bill.calls:
         raise BillError(
             f"no call from {args.since or 'the first'} to {args.until or 'the last'} "
@@ -567,7 +607,7 @@ def _run(args: argparse.Namespace) -> str:
     shown = json.dumps(data, indent=2) + "\n" if args.json else render(data)
     if args.html is None:
         return shown
-    _write_html(bill, args.html, zone)
+    write_html(html_page(bill, zone=zone), args.html)
     return shown if args.json else shown + f"page: {one_line(args.html)}\n"
 
 
@@ -617,11 +657,17 @@ def _check_page_target(bill: Bill, path: str) -> None:
             )
 
 
-def _write_html(bill: Bill, path: str, zone: Zone) -> None:
-    """Write the bill's page to `path`; BillError naming the path when it cannot be written."""
+def html_page(bill: Bill, whatif: dict[str, Any] | None = None, *, zone: Zone = UTC_ZONE) -> str:
+    """The bill as one page (`bill_page`): every call, every view (days in `zone`), and
+    `whatif`'s replays."""
     data = report(bill, calls=True, zone=zone)
     views = {by: _groups(bill, by, data["cost_usd"], zone) for by in VIEWS}
+    return bill_page(data, views, whatif)
+
+
+def write_html(text: str, path: str) -> None:
+    """Write a page to `path`, whole or not at all; BillError naming the path when it cannot."""
     try:
-        write_page(path, bill_page(data, views))
+        write_page(path, text)
     except OSError as error:
         raise BillError(f"{path}: cannot write the page: {error.strerror or error}") from None

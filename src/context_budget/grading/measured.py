@@ -10,7 +10,9 @@ The checkers, by chapter:
 
 - *How fast is it*: `check_first_kept_trim`;
 - *Read your own bill*: `check_rebuild_finder`, `check_causes`, on the
-  chapter's sessions (the real fe5e1c67 and the labelled synthetic one).
+  chapter's sessions (the real fe5e1c67 and the labelled synthetic one);
+- *What it would have cost*: `check_rent`, `check_cheapest_threshold`, on
+  the real sessions replayed (`context_budget.replay`).
 
 Examples:
     >>> def by_write_share(bill):
@@ -36,15 +38,21 @@ from context_budget.grading import (
     wrong_shape,
 )
 from context_budget.messages import Message
+from context_budget.pricing import Price, cost, price_for
+from context_budget.replay import Policy, replay
 from context_budget.tokens import message_tokens
+from context_budget.usage import Usage
 
 __all__ = [
+    "REAL_FOLDER",
     "REAL_SESSION",
     "SESSIONS",
     "SYNTHETIC_SESSION",
     "check_causes",
+    "check_cheapest_threshold",
     "check_first_kept_trim",
     "check_rebuild_finder",
+    "check_rent",
 ]
 
 
@@ -117,11 +125,13 @@ SESSIONS = Path("docs") / "measured" / "sessions"
 REAL_SESSION = SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 #: The labelled synthetic session: a compaction, two long pauses and an edit.
 SYNTHETIC_SESSION = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
+#: The folder of real Claude Code sessions the chapters replay (three sessions, 199 calls).
+REAL_FOLDER = SESSIONS / "sample-project"
 
 
 def _chapter_bill(path: Path) -> Bill:
     """The bill of one of the chapter's sessions; a clear error where it is not found."""
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(
             f"{path} is not under {Path.cwd()}: the checkers of Read your own bill read "
             "the chapter's sessions from the course repository's root; run them there"
@@ -196,3 +206,104 @@ def check_causes(causes: Mapping[int, str]) -> Verdict:
     if wrong:
         return Verdict(NEEDS_WORK, "; ".join(wrong))
     return Verdict(PASS, f"{len(right)} causes right")
+
+
+# --- What it would have cost ------------------------------------------------------------
+
+
+def _rent(tokens: int, calls: int, price: Price) -> float:
+    """USD: `tokens` written to a 5-minute entry by the first call, read by each later one."""
+    written = cost(
+        Usage(cache_creation_input_tokens=tokens, ephemeral_5m_input_tokens=tokens), price
+    )
+    read = cost(Usage(cache_read_input_tokens=tokens), price)
+    return written.total + read.total * (calls - 1)
+
+
+def _read_only_rent(tokens: int, calls: int, price: Price) -> float:
+    """USD: `tokens` read on every one of `calls` calls, the first one's write forgotten."""
+    return cost(Usage(cache_read_input_tokens=tokens), price).total * calls
+
+
+def check_rent(rent: Callable[[int, int, Price], float]) -> Verdict:
+    """Exercise 1 (What it would have cost): the rent of a tool result, by hand.
+
+    `rent(tokens, calls, price)` returns what a result of `tokens` tokens
+    costs over `calls` calls, in USD, when the first call that carries it
+    writes it to the cache (at the price's 5-minute write rate) and every
+    later one reads it (at its read rate). PASS when it agrees with that on a
+    few cases and on the costliest result of the real session as the replay
+    charged it.
+    """
+    price = price_for("claude-sonnet-4")
+    assert price is not None  # the chapter's model has a price
+    top = replay(_chapter_bill(REAL_SESSION)).results[0]
+    cases = [(top.tokens, top.calls), (1_000, 1), (2_500, 40)]
+    for tokens, calls in cases:
+        outcome = attempt(rent, tokens, calls, price)
+        if outcome.error is not None:
+            return Verdict(NEEDS_WORK, f"rent raised {outcome.error_name}: {outcome.error}")
+        got = outcome.value
+        if isinstance(got, bool) or not isinstance(got, int | float):
+            return wrong_shape("rent(...) returned", got, "a number of US dollars")
+        right = _rent(tokens, calls, price)
+        if abs(got - right) > 1e-9 + 1e-6 * right:
+            hint = (
+                " (the first call that carries a result writes it: it pays the write rate, "
+                "not the read rate)"
+                if abs(got - _read_only_rent(tokens, calls, price)) < 1e-12
+                else ""
+            )
+            return Verdict(
+                NEEDS_WORK,
+                f"{tokens:,} tokens over {calls} calls: you said ${got:.6f}, it costs "
+                f"${right:.6f}{hint}",
+            )
+    return Verdict(
+        PASS,
+        f"the costliest result of fe5e1c67, {top.tokens:,} tokens over {top.calls} calls: "
+        f"${_rent(top.tokens, top.calls, price):.4f} by hand, ${top.cost_usd:.4f} in the replay",
+    )
+
+
+#: The exercise's thresholds (tokens) and models: a read multiple of 0.1 and of 0.025.
+_THRESHOLDS = (24_000, 32_000, 40_000)
+_MODELS = ("claude-sonnet-4", "claude-fable-5-1")
+
+
+def check_cheapest_threshold(
+    cheapest: Callable[[Bill, str, Sequence[int]], int | None],
+) -> Verdict:
+    """Exercise 2 (What it would have cost): where does compaction pay?
+
+    `cheapest(bill, model, thresholds)` returns the threshold whose replay
+    with `Policy(model=model, compact_at=threshold)` costs least, or None when
+    none costs less than the replay without compaction. Checked on the real
+    folder for a model that reads at a tenth of its input and one that reads
+    at a fortieth.
+    """
+    bill = _chapter_bill(REAL_FOLDER)
+    said = []
+    for model in _MODELS:
+        base = replay(bill, Policy(model=model)).cost
+        costs = {t: replay(bill, Policy(model=model, compact_at=t)).cost for t in _THRESHOLDS}
+        best = min(costs, key=lambda t: costs[t])
+        right = best if costs[best] < base else None
+        outcome = attempt(cheapest, bill, model, list(_THRESHOLDS))
+        if outcome.error is not None:
+            return Verdict(NEEDS_WORK, f"cheapest raised {outcome.error_name}: {outcome.error}")
+        got = outcome.value
+        if got is not None and type(got) is not int:
+            return wrong_shape("cheapest(...) returned", got, "a threshold (int) or None")
+        if got != right:
+            where = "none beats not compacting" if right is None else f"{right:,} is cheapest"
+            shown = "None" if got is None else f"{got:,}"
+            return Verdict(
+                NEEDS_WORK,
+                f"{model}: you said {shown}, but {where} "
+                f"(without compaction ${base:.4f}; "
+                + ", ".join(f"at {t:,} ${c:.4f}" for t, c in costs.items())
+                + ")",
+            )
+        said.append(f"{model}: {'none' if right is None else f'{right:,}'}")
+    return Verdict(PASS, "; ".join(said))

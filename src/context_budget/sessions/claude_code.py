@@ -83,6 +83,7 @@ from context_budget.sessions.records import (
 from context_budget.sessions.session import (
     Boundary,
     Call,
+    PlaceLine,
     Places,
     Session,
     Thread,
@@ -279,8 +280,30 @@ def _event(record: Any) -> str:
     return ""
 
 
-class _LineEvents:
-    """(file index, line number) -> the event of that line (`_event`), read again from it.
+#: What a line gives its `Place` when it cannot be read again: no event, no content.
+_NO_LINE: PlaceLine = ("", None, None, False)
+
+
+def _placed(record: Any) -> PlaceLine:
+    """What a line's `Place` reads from it: its event, its message's content (a user or
+    assistant line's), when it was written, and whether it is a compaction summary."""
+    message = record.message
+    kind = record.type
+    content = None
+    if (kind == "user" or kind == "assistant") and type(message) in _MESSAGES:
+        content = value(message.content)
+    logged = record.timestamp
+    return (
+        _event(record),
+        content,
+        logged if isinstance(logged, str) else None,
+        record.isCompactSummary is True,
+    )
+
+
+class _LinePlaces:
+    """(file index, line number) -> what the `Place` of that line reads from it (`_placed`),
+    the line read again.
 
     A file read from disk is read again from where the line starts (where its
     lines start is found once per file, the first time one of them is asked
@@ -294,9 +317,9 @@ class _LineEvents:
         ]
         self._spans: dict[int, tuple[int, array[int]]] = {}  # (skip, flat (start, stop)s)
 
-    def __call__(self, index: int, number: int) -> str:
-        """The event of line `number` of file `index`; "" where the line cannot be read
-        again (the file changed or went since the bill read it)."""
+    def __call__(self, index: int, number: int) -> PlaceLine:
+        """What line `number` of file `index` gives its `Place`; nothing (no event, no
+        content) where the line cannot be read again (the file changed or went since)."""
         kept = self._kept[index]
         try:
             if isinstance(kept, FileSource):
@@ -307,8 +330,8 @@ class _LineEvents:
                 line = body[start:stop]
             record = RECORD.decode(line, number)
         except (OSError, IndexError, ValueError):
-            return ""
-        return _event(record) if type(record) is RECORD.cls else ""
+            return _NO_LINE
+        return _placed(record) if type(record) is RECORD.cls else _NO_LINE
 
     def _from_file(self, index: int, name: str, number: int) -> bytes:
         held = self._spans.get(index)
@@ -920,7 +943,7 @@ def read(sources: Sequence[Source | FileSource], *, messages: bool = True) -> Se
         usage_records=_typed(reader.records, typed),
         skipped=sum(reader.skipped.values()),
         files=tuple(file.source.name for file in files if file.source.name),
-        places=Places(reader.places, [s.name for s in sources], _LineEvents(sources)),
+        places=Places(reader.places, [s.name for s in sources], _LinePlaces(sources)),
         conversation_error=_one_session(files) or reader.problem or empty,
         usage_error=reader.usage_problem,
     )

@@ -202,7 +202,7 @@ class Shape:
         Raises:
             ValueError: what `text.line_value` raises for the line.
         """
-        if self._decoder is not None and line:
+        if self._decoder is not None and _FAST is not None and line:
             try:
                 return self._decoder.decode(line)
             except Exception:

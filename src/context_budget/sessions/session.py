@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
-from typing import Literal
+from typing import Any, Literal
 
 from context_budget._checks import bad_scalar, check_message
 from context_budget.calls import CallRecord, UsageField
@@ -31,11 +31,13 @@ __all__ = [
     "FinalOutput",
     "Place",
     "PlaceEntry",
+    "PlaceLine",
     "Places",
     "Session",
     "Thread",
     "ThreadId",
     "ThreadKind",
+    "chain",
     "checked_layers",
 ]
 
@@ -184,6 +186,14 @@ class Place:
         event: what the line records that changes a request's start, in a
             few words (`"a <task-notification> user line"`, `"an MCP
             reconnect"`, `"a tool list change"`), or `""` for an ordinary line.
+        content: the line's message content as recorded (a str or a list of
+            blocks), or None for a line that holds no message; where a bill
+            read its files for their calls alone, read from the line when the
+            place is first asked for (`Places`).
+        logged: when the line was written, as the file records it (an ISO
+            time), or None; `sessions.text.epoch` reads it.
+        summary: True for a compaction summary (`isCompactSummary`): the
+            message a compacted conversation starts from.
     """
 
     parent: str | None
@@ -191,37 +201,77 @@ class Place:
     where: str
     line: int | None = None
     event: str = ""
+    content: Any = field(default=None, repr=False, compare=False)
+    logged: str | None = None
+    summary: bool = False
+
+
+def chain(places: Mapping[str, Place], start: str | None, steps: int | None = None) -> list[str]:
+    """Message ids from `start` back towards its root, `start` first, none twice.
+
+    The walk stops at a root, at an id `places` does not hold, at a loop of
+    parents, or after `steps` ids (no limit when None).
+
+    Example: places a <- b <- c (c's parent b, b's parent a): `chain(places, "c")`
+    -> `["c", "b", "a"]`.
+    """
+    # subtle: `Places` walks its dict of parents, no `Place` made (a bill walks many chains)
+    parents = places.parents() if isinstance(places, Places) else None
+    found: list[str] = []
+    seen: set[str] = set()
+    node = start
+    while node is not None and node not in seen:
+        if parents is not None:
+            if node not in parents:
+                break
+            after = parents[node]
+        elif node in places:
+            after = places[node].parent
+        else:
+            break
+        if steps is not None and len(found) == steps:
+            break
+        found.append(node)
+        seen.add(node)
+        node = after
+    return found
 
 
 #: Where a message sits, kept small: (its parent, its role, the index of its file, its line).
 PlaceEntry = tuple[str | None, str, int, int]
+#: What a `Place` reads from its line: (`event`, `content`, `logged`, `summary`).
+PlaceLine = tuple[str, Any, str | None, bool]
+_NO_LINE: PlaceLine = ("", None, None, False)
 
 
 class Places(Mapping[str, Place]):
-    """Message id -> `Place`, each made when asked for: its line's event is read only then.
+    """Message id -> `Place`, each made when first asked for, from its line read again.
 
     A bill keeps where every message of its files sits, to walk from a call
-    back through the messages its request carried; what a line records (its
-    `event`) is needed only for the few lines a rebuild's trigger is looked
-    for in, so it is read from the line when its `Place` is asked for.
+    back through the messages its request carried (`parents`); what a line
+    records (its event, its content, when it was written) is needed only for
+    the lines a rebuild's trigger is looked for in, or a replay rebuilds a
+    request from, so it is read from the line when its `Place` is asked for.
 
     Args:
         entries: message id -> (parent id, role, file index, line number).
         files: the files' names, by index.
-        event: (file index, line number) -> the line's `Place.event`.
+        line: (file index, line number) -> what the `Place` reads from that
+            line (`PlaceLine`).
     """
 
     def __init__(
         self,
         entries: dict[str, PlaceEntry] | None = None,
         files: Sequence[str] = (),
-        event: Callable[[int, int], str] | None = None,
+        line: Callable[[int, int], PlaceLine] | None = None,
     ) -> None:
         self._entries: dict[str, PlaceEntry] = entries if entries is not None else {}
         self._files = tuple(files)
-        self._event = event
+        self._line = line
         self._parts: tuple[Places, ...] = ()
         self._parents: dict[str, str | None] | None = None
+        self._made: dict[str, Place] = {}
 
     @classmethod
     def joined(cls, many: Sequence[Mapping[str, Place]]) -> Mapping[str, Place]:
@@ -269,10 +319,13 @@ class Places(Mapping[str, Place]):
         owner = self._owner(ident)
         if owner is None:
             raise KeyError(ident)
-        parent, role, index, line = owner._entries[ident]
-        where = f"{PurePath(owner._files[index]).name}:{line}"
-        event = owner._event(index, line) if owner._event is not None else ""
-        return Place(parent, role, where, line, event)
+        made = owner._made.get(ident)
+        if made is None:
+            parent, role, index, line = owner._entries[ident]
+            where = f"{PurePath(owner._files[index]).name}:{line}"
+            read = owner._line(index, line) if owner._line is not None else _NO_LINE
+            made = owner._made[ident] = Place(parent, role, where, line, *read)
+        return made
 
     def __contains__(self, ident: object) -> bool:
         return isinstance(ident, str) and self._owner(ident) is not None

@@ -1,0 +1,161 @@
+// Bill your own session: the page's file input hands the chosen files to Python in this
+// page (the same Web Worker and Pyodide that run the course's blocks, run-worker.mjs),
+// which bills and replays them with the package (context_budget.cli._whatif.page) and
+// returns the page `context-budget whatif --html` writes; it is shown in a sandboxed frame
+// that runs no script. The files are read here and kept in the worker's memory: nothing is
+// sent anywhere, and the only requests are for the site's own files (Pyodide, the package).
+// Loaded on every page; it does nothing where there is no #cb-own-session.
+(() => {
+  "use strict";
+  const box = document.getElementById("cb-own-session");
+  if (!box) return;
+  const ROOT = new URL("../", document.currentScript.src).href;
+  const input = box.querySelector("input[type=file]");
+  const status = box.querySelector(".cb-own-status");
+  const bar = box.querySelector("progress");
+  const frame = box.querySelector("iframe");
+  let worker = null;
+  let ready = null;
+  let next = 0;
+  const waiting = new Map();
+
+  function say(text, kind) {
+    status.textContent = text;
+    status.dataset.kind = kind || "busy";
+  }
+
+  function showProgress(done, total) {
+    bar.hidden = false;
+    bar.max = total || 1;
+    bar.value = done;
+  }
+
+  function start() {
+    worker = new Worker(new URL("javascripts/run-worker.mjs", ROOT), { type: "module" });
+    ready = new Promise((resolve, reject) => {
+      worker.onmessage = (event) => {
+        const message = event.data;
+        if (message.type === "ready") resolve();
+        else if (message.type === "progress") say(`Python: ${message.text}…`);
+        else if (message.type === "failed" && message.id === undefined) reject(new Error(message.message));
+        else {
+          const answer = waiting.get(message.id);
+          waiting.delete(message.id);
+          if (!answer) return;
+          if (message.type === "failed") answer.reject(new Error(message.message));
+          else answer.resolve(message);
+        }
+      };
+      worker.onerror = (event) => reject(new Error(event.message || "Python did not start"));
+    });
+    worker.postMessage({ type: "init", root: ROOT });
+  }
+
+  function ask(message, transfer) {
+    const id = next++;
+    return new Promise((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      worker.postMessage({ ...message, id }, transfer || []);
+    });
+  }
+
+  // The file's bytes, read in chunks so that a large file shows how far the reading is.
+  async function read(file, before, total) {
+    const chunks = [];
+    let done = 0;
+    const reader = file.stream().getReader();
+    for (;;) {
+      const { value, done: finished } = await reader.read();
+      if (finished) break;
+      chunks.push(value);
+      done += value.length;
+      showProgress(before + done, total);
+      say(`Reading ${file.name}: ${Math.round((before + done) / 1e6 * 10) / 10} of ${Math.round(total / 1e6 * 10) / 10} MB…`);
+    }
+    const bytes = new Uint8Array(done);
+    let at = 0;
+    for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.length; }
+    return bytes.buffer;
+  }
+
+  // Python's part: bill and replay the files written under /home/pyodide/own/, print the page.
+  function source(names) {
+    return [
+      "import json, os",
+      "import js",
+      "from pyodide.ffi import to_js",
+      "from context_budget.cli._bill import BillError",
+      "from context_budget.cli._whatif import page",
+      "def _progress(text):",
+      "    message = {'type': 'progress', 'text': text}",
+      "    js.postMessage(to_js(message, dict_converter=js.Object.fromEntries))",
+      "os.chdir('/home/pyodide/own')",
+      "try:",
+      `    print(page(json.loads(${JSON.stringify(JSON.stringify(names))}), _progress))`,
+      "except BillError as error:",
+      "    print('context-budget: error: ' + str(error))",
+      "finally:",
+      "    os.chdir('/home/pyodide')",
+    ].join("\n");
+  }
+
+  function show(html) {
+    frame.hidden = false;
+    frame.onload = () => {
+      const inner = frame.contentDocument && frame.contentDocument.documentElement;
+      if (inner) frame.style.height = `${inner.scrollHeight + 24}px`;
+    };
+    frame.srcdoc = html;
+  }
+
+  async function bill(files) {
+    input.disabled = true;
+    frame.hidden = true;
+    const total = files.reduce((sum, file) => sum + file.size, 0);
+    try {
+      const read_ = [];
+      let before = 0;
+      for (const file of files) {
+        read_.push({ name: file.name, bytes: await read(file, before, total) });
+        before += file.size;
+      }
+      bar.hidden = true;
+      if (!worker) {
+        say("Starting Python in this page (the first time loads about 13 MB from this site)…");
+        start();
+      }
+      await ready;
+      say("Handing the files to Python…");
+      await ask({ type: "put", folder: "own", files: read_ }, read_.map((file) => file.bytes));
+      const result = await ask({
+        type: "run", order: 0, source: source(files.map((file) => file.name)), doctest: false,
+        expected: null, files: [], packages: [], checker: false,
+      });
+      if (result.error) throw new Error(result.error);
+      const output = result.output;
+      if (output.startsWith("context-budget: error: ")) {
+        say(`Not billed: ${output.slice("context-budget: error: ".length).trim()}`, "error");
+        return;
+      }
+      // the warnings the command prints on stderr (a skipped line, the days' zone), as notes
+      const notes = (result.stderr || "").trim().split("\n").filter(Boolean)
+        .map((line) => line.replace(/^context-budget: warning: /, ""));
+      const what = files.length === 1 ? files[0].name : `${files.length} files`;
+      say(`Billed ${what}.${notes.length ? ` (${notes.join("; ")})` : ""}`, "done");
+      show(output);
+    } catch (error) {
+      if (worker) worker.terminate();
+      worker = null;
+      say(`Python could not bill the files: ${error.message}`, "error");
+    } finally {
+      bar.hidden = true;
+      input.disabled = false;
+    }
+  }
+
+  input.addEventListener("change", () => {
+    const files = Array.from(input.files || []);
+    if (files.length) bill(files);
+  });
+  box.dataset.cbOwnReady = "true";
+})();

@@ -1,0 +1,473 @@
+"""The request each call of a bill sent, rebuilt from the files and sized by its recorded usage.
+
+A replay (`context_budget.replay`) sends every call's request again to a model
+of the cache. The files keep messages, not requests, so this module puts each
+request back together, block by block, and gives every block a size in tokens
+such that the request adds up to the prompt the call's usage records (uncached
++ written + read): the one figure of a request the usage proves, whatever the
+cache did with it.
+
+Which messages a request held:
+
+- Claude Code: the chain of lines the call's `parentUuid` names, walked back
+  to its root (`Bill.places`), each content block of each line in order;
+- one thread whose assistant messages match its calls one for one (a
+  mini-swe-agent trajectory): call k's request is the conversation before the
+  k-th assistant message, after the system prompt;
+- any other file (a Codex rollout, OpenHands events): the file does not say,
+  and a request is the previous one of its thread plus one block of what the
+  prompt grew, or one block of the whole prompt where it shrank (sizes only).
+
+Before the messages comes what no file keeps: the tool definitions and the
+system prompt (`kind == "prefix"`). The threads of one folder that are of one
+kind (main conversation, or sub-agent of one type) share it, as their agent sends them the
+same one: its size is set by the first of them and its identity is its folder
+and kind, so a thread can read it from the cache another thread wrote.
+
+Sizes. A block keeps the size it had when a request first carried it; the
+blocks a request adds share what the prompt grew over the thread's previous
+request, in proportion to their text (characters over four,
+`estimate_tokens`); what no new block can hold becomes a `tail` block of that
+request alone (text the file does not keep). The prefix is the thread's
+first prompt less its messages, their text counted at the thread's own rate of
+tokens per estimated token, which its growth from call to call measures.
+
+Example: a thread whose calls record prompts of 12,000 and 12,500 tokens, the
+second adding a tool result that estimates at 250 tokens: the rate is 2.0,
+and the 400-token first message (estimate 200) leaves a prefix of 11,600.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from context_budget._blocks import request_block_text
+from context_budget._json import canonical_json
+from context_budget.sessions import Call, Place, Session, ThreadId
+from context_budget.sessions.text import epoch
+from context_budget.tokens import estimate_tokens
+
+__all__ = ["Block", "Request", "digest", "rebuild_requests"]
+
+#: The range a thread's rate of tokens per estimated token is held to.
+_RATES = (0.25, 8.0)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of a rebuilt request.
+
+    Attributes:
+        ident: where the block sits in the files (a line's id and the block's
+            index, `m<message>#<block>`, or a made-up id for a block the files
+            do not keep); one block, one ident, however many requests carry it.
+        key: the digest of its role and content: the cache's key for it.
+        role: `"system"`, `"user"` or `"assistant"`.
+        kind: the block's type (`"text"`, `"tool_use"`, `"tool_result"`,
+            `"thinking"`, ...), `"prefix"` for the tools and system prompt no
+            file keeps, `"tail"` for text a request held that no file keeps.
+        tokens: its size in tokens.
+        tool: the tool a `tool_use` calls, or whose answer a `tool_result` is
+            (`""` where unknown or for another kind).
+        use_id: a `tool_use`'s id, or the one a `tool_result` answers.
+        where: `file:line`, or `file message N` where the format has no lines.
+        error: a `tool_result` the tool marked as an error.
+    """
+
+    ident: str
+    key: str
+    role: str
+    kind: str
+    tokens: int
+    tool: str = ""
+    use_id: str = ""
+    where: str = ""
+    error: bool = False
+
+
+@dataclass(frozen=True)
+class Request:
+    """What one call of the bill sent.
+
+    Attributes:
+        call: the call's number in `Bill.calls`, from 1.
+        sent: when the request was sent, seconds since the epoch: the time of
+            the last line it carried, else the call's own time; None when the
+            files keep no time.
+        blocks: the prefix, then every message's blocks, in order.
+        sized: False when the file does not say which messages the request
+            held (sizes only: its blocks are opaque growth).
+        summary: the tokens of the compaction summary the request starts from
+            (a Claude Code `isCompactSummary` line), 0 when it has none.
+    """
+
+    call: int
+    sent: float | None
+    blocks: tuple[Block, ...]
+    sized: bool = True
+    summary: int = 0
+
+    @property
+    def tokens(self) -> int:
+        """The request's prompt, in tokens."""
+        return sum(block.tokens for block in self.blocks)
+
+
+def digest(*parts: object) -> str:
+    return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()[:20]
+
+
+@dataclass
+class _Seen:
+    """One block before it is sized: where it is, what it is, its text's estimate."""
+
+    ident: str
+    role: str
+    block: Mapping[str, Any]
+    where: str
+    guess: int | None = None
+
+    def estimate(self) -> int:
+        """Its text's tokens at four characters each, at least 1; counted once."""
+        if self.guess is None:
+            self.guess = max(1, estimate_tokens(request_block_text(self.block)))
+        return self.guess
+
+
+@dataclass
+class _Draft:
+    """One call's request before sizing: its call, its time, its blocks (unsized)."""
+
+    call: int
+    thread: str
+    prompt: int
+    sent: float | None
+    seen: list[_Seen] | None  # None: sizes only
+    prefix: str  # the key of its thread's prefix
+    summary: str | None = None  # the ident of the compaction summary it starts from
+    shared: int = 0  # its first `shared` blocks are its thread's previous request's, in order
+
+
+def _content_blocks(content: Any) -> list[Mapping[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [block for block in content if isinstance(block, Mapping)]
+    return []
+
+
+@dataclass
+class _Chains:
+    """Each Claude Code thread's last request as a list of line ids, to extend the next one."""
+
+    places: Mapping[str, Place]
+    last: dict[str, tuple[list[str], dict[str, int]]] = field(default_factory=dict)
+
+    def lines(self, thread: str, leaf: str | None) -> tuple[list[str], bool]:
+        """The line ids `leaf`'s request carried, root first, and whether they extend the
+        thread's previous request (its lines first, then new ones).
+
+        Walks back only to the thread's previous request where it reaches it, and
+        extends that request's list in place, so a thread of n calls costs n steps in
+        all, not n squared.
+        """
+        previous, at = self.last.get(thread, ([], {}))
+        walked: list[str] = []
+        node, seen = leaf, set()
+        while node is not None and node in self.places and node not in at and node not in seen:
+            walked.append(node)
+            seen.add(node)
+            node = self.places[node].parent
+        reached = at.get(node) if node is not None else None
+        if reached is not None and reached == len(previous) - 1:  # a plain extension
+            for ident in reversed(walked):
+                at[ident] = len(previous)
+                previous.append(ident)
+            self.last[thread] = (previous, at)
+            return previous, True
+        found = (previous[: reached + 1] if reached is not None else []) + walked[::-1]
+        self.last[thread] = (found, {ident: k for k, ident in enumerate(found)})
+        return found, False
+
+
+def _folder(call: Call) -> str:
+    """The folder a call's session file sits in (a sub-agent file's session folder's)."""
+    path = PurePath(call.file)
+    parent = path.parent
+    return str(parent.parent.parent if parent.name == "subagents" else parent)
+
+
+def _prefix_key(call: Call) -> str:
+    """Who sends the same tools and system prompt: one folder's main threads, or its
+    sub-agents of one type (where the files name it)."""
+    kind = f"sub-agent {call.thread.agent_type}" if call.sidechain else "main"
+    return digest("prefix", _folder(call), kind)
+
+
+def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator[_Draft]:
+    chains = _Chains(places)
+    lines: dict[str, list[_Seen]] = {}  # line id -> its blocks
+    last: dict[str, tuple[int, list[_Seen], str | None]] = {}  # thread -> lines, blocks, summary
+    for number, call in enumerate(calls, 1):
+        if call.message is None or call.message not in places:
+            yield _Draft(number, call.thread.name, call.prompt_tokens, call.timestamp, None, "")
+            continue
+        thread = call.thread.name
+        found, extends = chains.lines(thread, call.message)
+        before = last.get(thread) if extends else None
+        start, seen, summary = (before[0], list(before[1]), before[2]) if before else (0, [], None)
+        shared = len(seen)
+        for line in found[start:]:
+            if line not in lines:  # each line's blocks made once, shared by every request
+                place = places[line]
+                blocks = enumerate(_content_blocks(place.content))
+                lines[line] = [_Seen(f"{line}#{n}", place.role, b, place.where) for n, b in blocks]
+            if places[line].summary:
+                summary = f"{line}#0"
+            seen += lines[line]
+        last[thread] = (len(found), seen, summary)
+        sent = _sent(places[call.message].logged, call.timestamp)
+        key = _prefix_key(call)
+        yield _Draft(number, thread, call.prompt_tokens, sent, seen, key, summary, shared)
+
+
+def _sent(logged: str | None, answered: float | None) -> float | None:
+    """When a request was sent: its last line's time, never after the answer's.
+
+    An answer logged more than `_LONGEST_WAIT` seconds after that line was not
+    waiting on the model alone (the agent held the request back, or the line
+    is not when it went out): the answer's own time is taken then, as the
+    bill takes it.
+    """
+    try:
+        sent = epoch(logged, "the request's last line")
+    except ValueError:
+        sent = None
+    if sent is None or answered is None:
+        return answered if sent is None else sent
+    return sent if 0 <= answered - sent <= _LONGEST_WAIT else answered
+
+
+#: The longest a response is taken to keep its request waiting, in seconds: the
+#: shortest cache lifetime, past which the wait alone would decide a read.
+_LONGEST_WAIT = 300.0
+
+
+def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[_Draft]:
+    """A one-thread session whose assistant messages match its calls one for one."""
+    messages = session.layers.conversation
+    name = PurePath(session.files[0]).name if session.files else ""
+    head: list[_Seen] = []
+    if session.layers.system:
+        block = {"type": "text", "text": session.layers.system}
+        head.append(_Seen("system#0", "system", block, f"{name} system prompt".strip()))
+    answers = [k for k, message in enumerate(messages) if message["role"] == "assistant"]
+    seen: list[_Seen] = []
+    upto = [0]  # message index -> how many blocks the messages before it hold
+    for index, message in enumerate(messages):
+        role = "user" if message["role"] == "tool" else str(message["role"])
+        blocks = _content_blocks(message["content"])
+        if message["role"] == "tool":  # an OpenAI tool message is one tool result
+            blocks = [{"type": "tool_result", "content": message["content"]}]
+        where = f"{name} message {index}".strip()
+        for n, item in enumerate(blocks):
+            seen.append(_Seen(f"{name}:m{index}#{n}", role, item, where))
+        upto.append(len(seen))
+    shared = 0
+    for (number, call), stop in zip(numbered, answers, strict=True):
+        request = head + seen[: upto[stop]]
+        time = call.timestamp
+        yield _Draft(number, call.thread.name, call.prompt_tokens, time, request, "", None, shared)
+        shared = len(request)
+
+
+def _drafts(
+    calls: Sequence[Call], sessions: Sequence[Session], places: Mapping[str, Place]
+) -> list[_Draft]:
+    """Every call's draft, in bill order."""
+    drafts: dict[int, _Draft] = {}
+    if places:
+        for draft in _claude_code(calls, places):
+            if draft.seen is not None:
+                drafts[draft.call] = draft
+    by_thread: dict[ThreadId, list[tuple[int, Call]]] = {}
+    for number, call in enumerate(calls, 1):
+        if number not in drafts:
+            by_thread.setdefault(call.thread, []).append((number, call))
+    for session in sessions:
+        numbered = by_thread.get(session.main, [])
+        answers = sum(1 for m in session.layers.conversation if m["role"] == "assistant")
+        if numbered and not session.threads and answers == len(numbered):
+            for draft in _linear(session, numbered):
+                drafts[draft.call] = draft
+    return [
+        drafts.get(number)
+        or _Draft(number, call.thread.name, call.prompt_tokens, call.timestamp, None, "")
+        for number, call in enumerate(calls, 1)
+    ]
+
+
+def _rates(drafts: Sequence[_Draft]) -> dict[str, float]:
+    """Thread -> tokens per estimated token, from what its prompt grew call to call.
+
+    Only a request that extends the one before it counts: its new blocks are
+    what the prompt grew by.
+    """
+    grown: dict[str, list[int]] = {}
+    last: dict[str, int] = {}  # thread -> its previous prompt
+    everywhere = [0, 0]
+    for draft in drafts:
+        if draft.seen is None:
+            continue
+        before = last.get(draft.thread)
+        last[draft.thread] = draft.prompt
+        if before is None or not draft.shared:
+            continue  # a first call, or a request that is not the last one grown
+        new = sum(seen.estimate() for seen in draft.seen[draft.shared :])
+        grew = draft.prompt - before
+        if new and grew > 0:
+            sums = grown.setdefault(draft.thread, [0, 0])
+            for pair in (sums, everywhere):
+                pair[0] += grew
+                pair[1] += new
+    default = everywhere[0] / everywhere[1] if everywhere[1] else 1.0
+
+    def held(rate: float) -> float:
+        return min(max(rate, _RATES[0]), _RATES[1])
+
+    return {thread: held(sums[0] / sums[1]) for thread, sums in grown.items()} | {"": held(default)}
+
+
+def _shares(total: int, weights: Sequence[int]) -> list[int]:
+    """`total` tokens split in proportion to `weights`, whole tokens adding up to `total`.
+
+    Example: 10 over weights [1, 1, 2] -> [2, 3, 5] (largest remainders first, ties to
+    the later block).
+    """
+    whole = sum(weights)
+    if total <= 0 or whole <= 0:
+        return [0] * len(weights)
+    exact = [total * weight / whole for weight in weights]
+    shares = [int(part) for part in exact]
+    order = sorted(range(len(weights)), key=lambda k: (shares[k] - exact[k], -k))
+    for k in order[: total - sum(shares)]:
+        shares[k] += 1
+    return shares
+
+
+@dataclass
+class _Sizer:
+    """Gives each block its size the first time a request carries it (see the module)."""
+
+    rates: Mapping[str, float]
+    sized: dict[str, Block] = field(default_factory=dict)  # ident -> block
+    prefixes: dict[str, list[Block]] = field(default_factory=dict)  # prefix key -> its sizes
+    tools: dict[str, str] = field(default_factory=dict)  # tool_use id -> tool name
+    last: dict[str, Request] = field(default_factory=dict)  # thread -> its last request
+    #: thread -> (blocks it saw, its last request's blocks but a tail, their tokens)
+    bases: dict[str, tuple[int, tuple[Block, ...], int]] = field(default_factory=dict)
+
+    def request(self, draft: _Draft) -> Request:
+        found = self._opaque(draft) if draft.seen is None else self._sized(draft, draft.seen)
+        self.last[draft.thread] = found
+        return found
+
+    def _sized(self, draft: _Draft, seen: list[_Seen]) -> Request:
+        rate = self.rates.get(draft.thread, self.rates[""])
+        base = self.bases.get(draft.thread)
+        if base is not None and draft.shared and base[0] == draft.shared:
+            held, known, rest = base[1], base[2], seen[draft.shared :]  # extends the last one
+        else:
+            held, known, rest = (), 0, seen
+        new = [s for s in rest if s.ident not in self.sized]
+        prefix = held[0] if held else self._prefix(draft, rate, new)
+        known += sum(self.sized[s.ident].tokens for s in rest if s.ident in self.sized)
+        if not held:
+            known += prefix.tokens
+        room = draft.prompt - known
+        for s, tokens in zip(new, _shares(room, [s.estimate() for s in new]), strict=True):
+            self.sized[s.ident] = self._block(s, tokens)
+        start = held or (prefix,)
+        blocks = start + tuple(self.sized[s.ident] for s in rest)
+        total = known + sum(self.sized[s.ident].tokens for s in new)
+        self.bases[draft.thread] = (len(seen), blocks, total)
+        left = draft.prompt - total
+        if left > 0:
+            ident = f"tail:{draft.call}"
+            blocks += (Block(ident, digest("tail", draft.call), "user", "tail", left),)
+        summary = self.sized[draft.summary].tokens if draft.summary in self.sized else 0
+        return Request(draft.call, draft.sent, blocks, True, summary)
+
+    def _prefix(self, draft: _Draft, rate: float, new: Sequence[_Seen]) -> Block:
+        """The thread's prefix: its folder and kind's, where the thread's first prompt fits it."""
+        before = self.last.get(draft.thread)
+        if before is not None and before.sized:
+            return before.blocks[0]
+        messages = round(rate * sum(s.estimate() for s in new))
+        own = max(0, draft.prompt - messages)
+        known = self.prefixes.setdefault(draft.prefix, [])
+        for shared in known:  # the folder and kind's prefixes so far, the first set first
+            if abs(shared.tokens - own) <= _PREFIX_SLACK * shared.tokens:
+                return shared
+        key = digest(draft.prefix, len(known))
+        block = Block(f"prefix:{draft.thread}", key, "system", "prefix", own)
+        known.append(block)
+        return block
+
+    def _block(self, seen: _Seen, tokens: int) -> Block:
+        block = seen.block
+        kind = str(block.get("type", "text"))
+        use_id = block.get("id") if kind == "tool_use" else block.get("tool_use_id")
+        use_id = use_id if isinstance(use_id, str) else ""
+        tool = ""
+        if kind == "tool_use":
+            tool = str(block.get("name", ""))
+            self.tools[use_id] = tool
+        elif kind == "tool_result":
+            tool = self.tools.get(use_id, "")
+        unmarked = {k: v for k, v in block.items() if k != "cache_control"}
+        key = digest(seen.role, unmarked)
+        error = kind == "tool_result" and block.get("is_error") is True
+        return Block(seen.ident, key, seen.role, kind, tokens, tool, use_id, seen.where, error)
+
+    def _opaque(self, draft: _Draft) -> Request:
+        """Sizes only: the thread's last request and one block of growth, or one new block."""
+        before = self.last.get(draft.thread)
+        grew = draft.prompt - (before.tokens if before is not None else 0)
+        start: tuple[Block, ...] = ()
+        if before is not None and not before.sized and grew >= 0:
+            start = before.blocks
+        else:
+            grew = draft.prompt
+        ident = f"grew:{draft.call}"
+        block = Block(ident, digest(ident, draft.thread), "user", "opaque", grew)
+        return Request(draft.call, draft.sent, (*start, block), False)
+
+
+#: How far (a share of its size) a thread's own estimate of its prefix may sit from
+#: the prefix another thread of its folder and kind set, and still be the same.
+_PREFIX_SLACK = 0.05
+
+
+def rebuild_requests(
+    calls: Sequence[Call], sessions: Sequence[Session], places: Mapping[str, Place]
+) -> list[Request]:
+    """Every call's request, sized, in the calls' order (see the module).
+
+    Args:
+        calls: a bill's calls (`Bill.calls`), in its order.
+        sessions: the sessions they were read from (`Bill.sessions`).
+        places: message id -> `Place` (`Bill.places`).
+
+    Returns:
+        One `Request` per call; `Request.tokens` equals the call's recorded
+        prompt, save where the blocks its earlier requests sized already
+        hold more (then it holds that much more).
+    """
+    drafts = _drafts(calls, sessions, places)
+    sizer = _Sizer(_rates(drafts))
+    return [sizer.request(draft) for draft in drafts]

@@ -1,0 +1,448 @@
+"""`context-budget whatif PATH...`: what saved sessions would have cost under another policy.
+
+PATH is what `bill` reads. The calls are replayed (`context_budget.replay`):
+the same calls, outputs and pauses, each request rebuilt from the files, sent
+again to the package's cache model under the flags' policy, and priced:
+
+- `--model ID`: every call on that model (its cache rules and prices);
+- `--ttl 5m|1h`: every cache write of that lifetime, where the model's
+  provider offers the choice;
+- `--clear-at TOKENS` (with `--keep N`): old tool results cleared from every
+  request over TOKENS, as the server's `clear_tool_uses` does it;
+- `--compact-at TOKENS` (with `--summary-tokens N`): a client-side
+  compaction once a request reaches TOKENS, its summarizing call priced;
+- `--calls`: one row per replayed call; `--json`: the same as one object.
+
+The summary names the policy and the replay's one assumption, the bill and
+the replay side by side, how often clearing and compaction fired, the calls
+where a replay under the session's own policy departs from its bill, the
+ten costliest tool results (their rent) and the rent by tool. Bad input is
+one line on stderr and exit status 2, as for `bill`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from context_budget.bill_page import money
+from context_budget.bills import BILL_FORMATS, Bill
+from context_budget.cli._bill import (
+    BillError,
+    call_row,
+    calls_table,
+    html_page,
+    read,
+    write_html,
+    zone_for,
+)
+from context_budget.cli._render import one_line
+from context_budget.replay import Policy, Replay, lifetimes_offered, replay
+from context_budget.sessions.text import count_of, gc_paused
+from context_budget.zones import Zone
+
+__all__ = ["PAGE_SHARES", "SHOWN_RESULTS", "add_parser", "page", "page_policies", "report", "run"]
+
+#: How many of the costliest tool results the text names.
+SHOWN_RESULTS = 10
+#: How many departures the text names before "… and N more".
+_SHOWN_DEPARTURES = 10
+#: The page's clearing and compaction thresholds: these shares of the way from the
+#: smallest request of the bill (mostly a system prompt and tools) to its largest.
+PAGE_SHARES = (0.6, 0.8)
+
+
+def _tokens(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r:.40}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1 token, got {value}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def add_parser(commands: Any) -> None:
+    """Add the `whatif` subcommand to `commands` (an argparse subparsers action)."""
+    whatif = commands.add_parser(
+        "whatif",
+        help="what saved sessions would have cost under another model, lifetime, clearing "
+        "or compaction",
+        description=(
+            "Replay saved sessions under another policy: the same calls, outputs and pauses, "
+            "each request rebuilt from the files and sent again to the package's cache model, "
+            "every call priced beside what the bill says it cost. The files are only read."
+        ),
+        epilog="example: context-budget whatif ~/.claude/projects/-home-me-app --compact-at 60000",
+    )
+    whatif.add_argument("paths", nargs="+", metavar="PATH", help="session files or folders")
+    whatif.add_argument(
+        "--format",
+        choices=BILL_FORMATS,
+        default="auto",
+        metavar="FORMAT",
+        help=f"how to read PATH: {', '.join(BILL_FORMATS)} (default: auto)",
+    )
+    whatif.add_argument("--model", metavar="ID", help="replay every call on this model")
+    whatif.add_argument(
+        "--ttl", choices=("5m", "1h"), help="every cache write of this lifetime (5m or 1h)"
+    )
+    whatif.add_argument(
+        "--clear-at",
+        type=_tokens,
+        metavar="TOKENS",
+        help="clear old tool results from every request over TOKENS (server-side clearing)",
+    )
+    whatif.add_argument(
+        "--keep",
+        type=_count,
+        metavar="N",
+        help="with --clear-at: the latest tool uses left whole (default: 3)",
+    )
+    whatif.add_argument(
+        "--compact-at",
+        type=_tokens,
+        metavar="TOKENS",
+        help="compact a thread once a request reaches TOKENS (client-side compaction)",
+    )
+    whatif.add_argument(
+        "--summary-tokens",
+        type=_tokens,
+        metavar="N",
+        help="with --compact-at: the summary's size (default: the files' own summaries, "
+        "else 2,000)",
+    )
+    whatif.add_argument("--calls", action="store_true", help="add one row per replayed call")
+    whatif.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write one self-contained page: the bill, its views, the replays under "
+        "other lifetimes, compactions and clearings, and the rent",
+    )
+    whatif.add_argument("--json", action="store_true", help="print the replay as one JSON object")
+    whatif.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse a file or line no reader can take (exit 2) instead of skipping it",
+    )
+
+
+def _policy(args: argparse.Namespace) -> Policy:
+    """The flags as a `Policy`; BillError for a flag that needs another."""
+    if args.keep is not None and args.clear_at is None:
+        raise BillError("--keep needs --clear-at (it is how many tool uses clearing keeps)")
+    if args.summary_tokens is not None and args.compact_at is None:
+        raise BillError("--summary-tokens needs --compact-at (it is the compaction's summary)")
+    return Policy(
+        model=args.model,
+        ttl=args.ttl,
+        clear_at=args.clear_at,
+        keep=3 if args.keep is None else args.keep,
+        compact_at=args.compact_at,
+        summary_tokens=args.summary_tokens,
+    )
+
+
+def _usd(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
+    """The replay as plain data (the `--json` object); USD rounded to 6 places."""
+    bill = done.bill
+    cost = bill.cost()
+    priced = len(bill.unpriced_models()) < len(bill.models) if bill.calls else False
+    found: dict[str, Any] = {
+        "files": list(done.recorded.files),
+        "format": done.recorded.format,
+        "policy": _policy_data(done),
+        "assumption": done.assumption,
+        "calls": len(done.recorded.calls),
+        "summarizing_calls": len(done.summaries),
+        "models": list(bill.models),
+        "unreplayed_models": list(done.unreplayed),
+        "threads": bill.threads,
+        "bill_usd": _usd(done.recorded.cost().total),
+        "replayed_usd": _usd(cost.total) if priced else None,
+        "cost": {
+            "uncached_input": _usd(cost.uncached_input),
+            "cache_writes": _usd(cost.cache_writes),
+            "cache_reads": _usd(cost.cache_reads),
+            "output": _usd(cost.output),
+            "server_tools": _usd(cost.server_tools),
+        },
+        "clearings": done.clearings,
+        "compactions": done.compactions,
+        "rebuilds": _causes(done),
+        "departures": [
+            {
+                "call": d.call,
+                "thread": d.thread,
+                "bill_usd": _usd(d.bill_usd),
+                "replayed_usd": _usd(d.replayed_usd),
+                "read": d.read,
+                "why": d.why,
+            }
+            for d in done.departures
+        ],
+        **_rent_data(done),
+    }
+    if calls:
+        found["per_call"] = _per_call(done)
+    return found
+
+
+def _policy_data(done: Replay) -> dict[str, Any]:
+    """The policy as `report` gives it: each choice, None where the session's own is kept."""
+    policy = done.policy
+    return {
+        "model": policy.model,
+        "ttl": policy.ttl,
+        "clear_at": policy.clear_at,
+        "keep": policy.keep if policy.clear_at is not None else None,
+        "compact_at": policy.compact_at,
+        "summary_tokens": done.summary_tokens if policy.compact_at is not None else None,
+    }
+
+
+def _rent_data(done: Replay) -> dict[str, Any]:
+    """`rent` (by tool, the costliest first) and `costliest_results` (with where they are)."""
+    return {
+        "rent": [
+            {"tool": r.tool, "results": r.results, "tokens": r.tokens, "cost_usd": _usd(r.cost_usd)}
+            for r in done.rent()
+        ],
+        "costliest_results": [
+            {
+                "tool": r.tool,
+                "tokens": r.tokens,
+                "calls": r.calls,
+                "cost_usd": _usd(r.cost_usd),
+                "thread": r.thread,
+                "where": r.where,
+            }
+            for r in done.results[:SHOWN_RESULTS]
+        ],
+    }
+
+
+def _per_call(done: Replay) -> list[dict[str, Any]]:
+    """One row per replayed call: the bill's row keys, `call` the recorded call it replays
+    (the one a summarizing call came before), `summarizing`, and the replay's `rebuild`."""
+    bill = done.bill
+    summaries = set(done.summaries)
+    causes = {rebuild.call: rebuild.cause for rebuild in bill.rebuilds()}
+    return [
+        {
+            **call_row(bill, number),
+            "call": source,
+            "summarizing": number in summaries,
+            "rebuild": causes.get(number),
+        }
+        for number, source in enumerate(done.numbers, 1)
+    ]
+
+
+def _causes(done: Replay) -> dict[str, int]:
+    """The replay's rebuilds counted by cause."""
+    found: dict[str, int] = {}
+    for rebuild in done.bill.rebuilds():
+        found[rebuild.cause] = found.get(rebuild.cause, 0) + 1
+    return found
+
+
+def _policy_line(policy: dict[str, Any]) -> str:
+    parts = [f"model {policy['model']}" if policy["model"] else "each call's own model"]
+    parts.append(f"writes {policy['ttl']}" if policy["ttl"] else "each thread's own lifetime")
+    if policy["clear_at"] is not None:
+        parts.append(f"clear at {policy['clear_at']:,} keeping {policy['keep']:,} tool uses")
+    if policy["compact_at"] is not None:
+        parts.append(
+            f"compact at {policy['compact_at']:,} (summary {policy['summary_tokens']:,} tokens)"
+        )
+    return "policy: " + one_line(" · ".join(parts))
+
+
+def _compare_line(data: dict[str, Any]) -> str:
+    bill, replayed = data["bill_usd"], data["replayed_usd"]
+    if replayed is None:
+        return f"bill {money(bill)} · replayed: no replayed call is on a model with a price"
+    change = f" ({(replayed - bill) / bill:+.1%})" if bill else ""
+    cost = data["cost"]
+    parts = (
+        f"input {money(cost['uncached_input'])} + writes {money(cost['cache_writes'])} + "
+        f"reads {money(cost['cache_reads'])} + output {money(cost['output'])}"
+    )
+    return f"bill {money(bill)} · replayed {money(replayed)}{change} = {parts}"
+
+
+def render(data: dict[str, Any]) -> str:
+    """The text summary of `report`'s data."""
+    summarizing = data["summarizing_calls"]
+    extra = f" (+{summarizing:,} summarizing)" if summarizing else ""
+    lines = [
+        f"whatif: {one_line(', '.join(data['files']))} ({data['format']})",
+        _policy_line(data["policy"]),
+        f"assumption: {data['assumption']}",
+        f"calls: {data['calls']:,}{extra} on {one_line(', '.join(data['models']) or 'none')}",
+        _compare_line(data),
+        f"clearings: {data['clearings']:,} · compactions: {data['compactions']:,} · rebuilds: "
+        + (", ".join(f"{cause} {n:,}" for cause, n in data["rebuilds"].items()) or "none"),
+    ]
+    if data["unreplayed_models"]:
+        lines.append(
+            "  not replayed (no cache model): " + one_line(", ".join(data["unreplayed_models"]))
+        )
+    lines.extend(_departure_lines(data["departures"], data["calls"]))
+    lines.extend(_rent_lines(data["costliest_results"], data["rent"]))
+    if "per_call" in data:
+        rows = data["per_call"]
+        marks = ["summary" if r["summarizing"] else r["rebuild"] or "" for r in rows]
+        lines.extend(calls_table(rows, marks))
+    return "\n".join(lines) + "\n"
+
+
+def _departure_lines(departures: list[dict[str, Any]], calls: int) -> list[str]:
+    if not departures:
+        return []
+    lines = [f"departs from the bill on {len(departures):,} of {calls:,} calls:"]
+    for d in departures[:_SHOWN_DEPARTURES]:
+        lines.append(
+            f"  call {d['call']} ({one_line(d['thread'])}): bill {money(d['bill_usd'])}, "
+            f"replayed {money(d['replayed_usd'])}: {d['why']}"
+        )
+    if len(departures) > _SHOWN_DEPARTURES:
+        lines.append(f"  … and {len(departures) - _SHOWN_DEPARTURES} more (--json lists them)")
+    return lines
+
+
+def _rent_lines(costliest: list[dict[str, Any]], rent: list[dict[str, Any]]) -> list[str]:
+    if not rent:
+        return ["rent: no tool result in the files"]
+    lines = [f"rent: the {len(costliest)} costliest tool results"]
+    for r in costliest:
+        lines.append(
+            f"  {money(r['cost_usd']):>9}  {one_line(r['tool'] or '(unnamed)'):<12} "
+            f"{r['tokens']:>7,} tokens in {count_of(r['calls'], 'call')}  {one_line(r['where'])} "
+            f"({one_line(r['thread'])})"
+        )
+    by_tool = " · ".join(
+        f"{one_line(r['tool'] or '(unnamed)')} {money(r['cost_usd'])} "
+        f"({r['results']:,} results, {r['tokens']:,} tokens)"
+        for r in rent
+    )
+    lines.append(f"rent by tool: {by_tool}")
+    return lines
+
+
+def page_policies(bill: Bill) -> list[tuple[str, Policy]]:
+    """The policies the page replays: the session's own, the lifetimes its models offer,
+    and compaction and clearing at `PAGE_SHARES` of the way up to its largest request."""
+    found = [("the session's own choices", Policy())]
+    offered = set.intersection(*(set(lifetimes_offered(model)) for model in bill.models))
+    for ttl, words in (("1h", "every write for 1 hour"), ("5m", "every write for 5 minutes")):
+        if ttl in offered:
+            found.append((words, Policy(ttl=ttl)))  # type: ignore[arg-type]
+    sizes = [call.prompt_tokens for call in bill.calls]
+    low, high = min(sizes), max(sizes)
+    thresholds = sorted({round(low + share * (high - low), -3) for share in PAGE_SHARES})
+    for at in (int(at) for at in thresholds if at >= 1_000):
+        found.append((f"compact at {at:,} tokens", Policy(compact_at=at)))
+        found.append((f"clear at {at:,} tokens, keep 3", Policy(clear_at=at)))
+    return found
+
+
+def _page_data(bill: Bill, progress: Callable[[str], None]) -> dict[str, Any]:
+    """What the page shows of the replays: each policy's cost, and the session's rent."""
+    policies = page_policies(bill)
+    rows = []
+    own: Replay | None = None
+    for number, (label, policy) in enumerate(policies, 1):
+        progress(f"replaying {number} of {len(policies)}: {label}")
+        done = replay(bill, policy)
+        own = own or done
+        data = report(done)
+        rows.append(
+            {
+                "label": label,
+                "replayed_usd": data["replayed_usd"],
+                "clearings": done.clearings,
+                "compactions": done.compactions,
+            }
+        )
+    assert own is not None  # the session's own policy is always the first
+    first = report(own)
+    return {
+        "bill_usd": first["bill_usd"],
+        "assumption": first["assumption"],
+        "policies": rows,
+        "rent": first["rent"],
+        "costliest_results": first["costliest_results"],
+    }
+
+
+def _page_zone() -> Zone:
+    """The zone the page's days are in: the machine's, as `bill --html` counts them
+    (UTC, and a warning on stderr, where this Python cannot see it)."""
+    zone, warning = zone_for(None, True)
+    if warning is not None:
+        sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
+    return zone
+
+
+def page(
+    paths: list[str], progress: Callable[[str], None] | None = None, *, strict: bool = False
+) -> str:
+    """The page of `context-budget whatif --html`: the bill, its replays and the rent.
+
+    The course's *Bill your own session* page runs this in the reader's browser.
+
+    Args:
+        paths: session files or folders, as for `bill`.
+        progress: called with one line before each step (reading, each replay).
+        strict: refuse a file or line no reader can take.
+
+    Raises:
+        BillError: what `bill` refuses, in one line.
+    """
+    say = progress or (lambda _: None)
+    say("reading the files")
+    bill = read(paths, "auto", strict)
+    return html_page(bill, _page_data(bill, say), zone=_page_zone())
+
+
+def run(args: argparse.Namespace) -> str:
+    """The command's output for parsed `args`.
+
+    Raises:
+        BillError: what `bill` refuses, a flag that needs another, or a policy
+            the bill's models cannot run under (`replay`'s ValueError).
+    """
+    policy = _policy(args)
+    with gc_paused():
+        bill = read(args.paths, args.format, args.strict, page=args.html)
+        try:
+            done = replay(bill, policy)
+        except ValueError as error:
+            raise BillError(str(error)) from None
+        data = report(done, calls=args.calls)
+        if args.html is not None:
+            page_data = _page_data(bill, lambda _: None)
+            write_html(html_page(bill, page_data, zone=_page_zone()), args.html)
+    shown = json.dumps(data, indent=2) + "\n" if args.json else render(data)
+    if args.html is None or args.json:
+        return shown
+    return shown + f"page: {one_line(args.html)}\n"

@@ -1,0 +1,116 @@
+"""Bill your own session: a file from the reader's disk, billed by the page's Python, sent nowhere.
+
+The page's file input hands the chosen files to Pyodide in the page; the bill comes
+back as the page `context-budget whatif --html` writes, in a frame. Every request
+made once a file is chosen is recorded: each must be a GET of one of the site's own
+files (Pyodide, the package), never anything else, and nothing may leave 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import FrameLocator, Request
+
+from .conftest import POLL_MS, REPO, RUN_TIMEOUT_MS, SITE_DIR, LoadedPage, OpenPage, is_local
+
+pytestmark = pytest.mark.browser
+
+PAGE = "measured/your-own-session/"
+SESSIONS = REPO / "docs" / "measured" / "sessions"
+SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
+REAL = SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+#: True once the page has said how the files went: billed, or refused.
+SETTLED = """() => {
+  const status = document.querySelector('.cb-own-status');
+  return status && ['done', 'error'].includes(status.dataset.kind);
+}"""
+#: Keeps every text the status line shows, in order, on `window.cbSaid`.
+LISTEN = """() => {
+  const status = document.querySelector('.cb-own-status');
+  window.cbSaid = [];
+  new MutationObserver(() => window.cbSaid.push(status.textContent))
+    .observe(status, { childList: true, characterData: true, subtree: true });
+}"""
+
+
+def _choose(loaded: LoadedPage, *paths: Path) -> list[Request]:
+    """Choose `paths` in the page's file input and wait until it has answered; the
+    requests made from the moment of the choice."""
+    asked: list[Request] = []
+    loaded.page.on("request", lambda request: asked.append(request))
+    loaded.page.evaluate(LISTEN)
+    loaded.page.locator("#cb-own-files").set_input_files([str(path) for path in paths])
+    loaded.page.wait_for_function(SETTLED, timeout=RUN_TIMEOUT_MS, polling=POLL_MS)
+    return asked
+
+
+def _bill(loaded: LoadedPage) -> FrameLocator:
+    return loaded.page.frame_locator("iframe.cb-own-bill")
+
+
+def _static(request: Request, site: str) -> bool:
+    """A GET of a file of the site itself (or data the page made, such as the frame's page)."""
+    parts = urlsplit(request.url)
+    if parts.scheme in {"data", "blob", "about"}:
+        return True
+    if request.method != "GET" or not request.url.startswith(site):
+        return False
+    served = SITE_DIR / parts.path.removeprefix(urlsplit(site).path).lstrip("/")
+    return served.is_file() or (served / "index.html").is_file()
+
+
+def test_the_page_says_the_file_never_leaves_the_browser(open_page: OpenPage) -> None:
+    loaded = open_page(PAGE)
+    text = loaded.page.locator("article").inner_text()
+    assert "Your files never leave your browser" in text
+    assert loaded.page.locator("#cb-own-files").get_attribute("type") == "file"
+
+
+def test_a_session_from_disk_is_billed_in_the_page_and_nothing_leaves_it(
+    open_page: OpenPage, site_url: str
+) -> None:
+    loaded = open_page(PAGE)
+    asked = _choose(loaded, SYNTHETIC)
+    status = loaded.page.locator(".cb-own-status")
+    assert status.get_attribute("data-kind") == "done", status.inner_text()
+    bill = _bill(loaded)
+    headings = bill.locator("h2").all_inner_texts()
+    assert "What it would have cost" in headings and "Rent of the tool results" in headings
+    marks = bill.locator("svg#calls line.rebuild")
+    assert marks.count() == 4  # the bill's rebuilds, drawn as bill --html draws them
+    assert "every write for 1 hour" in bill.locator("body").inner_text()
+    assert bill.locator("script").count() == 0
+    assert asked, "choosing a file started Python: it fetches the site's own files"
+    strays = [f"{r.method} {r.url}" for r in asked if not _static(r, site_url)]
+    assert strays == []
+    assert all(is_local(r.url) for r in asked)
+    assert loaded.problems.lines() == []
+
+
+def test_a_file_in_no_known_format_gets_one_clear_message(
+    open_page: OpenPage, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"shopping": ["milk"]}\n', encoding="utf-8")
+    loaded = open_page(PAGE)
+    _choose(loaded, notes)
+    status = loaded.page.locator(".cb-own-status")
+    assert status.get_attribute("data-kind") == "error"
+    said = status.inner_text()
+    assert said.startswith("Not billed: notes.json: not a session in a format bills read")
+    assert "\n" not in said
+    assert loaded.page.locator("iframe.cb-own-bill").is_hidden()
+
+
+def test_the_page_says_how_far_it_has_gone(open_page: OpenPage) -> None:
+    loaded = open_page(PAGE)
+    _choose(loaded, REAL)
+    said: list[str] = loaded.page.evaluate("() => window.cbSaid")
+    assert any(text.startswith("Reading fe5e1c67") and "MB" in text for text in said), said
+    assert any(text.startswith("Python: replaying 1 of") for text in said), said
+    assert said[-1].startswith("Billed fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl.")
+    # the browser's Python cannot see the machine's zone: the page says its days are UTC's
+    assert said[-1].endswith("(this Python cannot see the machine's time zone: days are in UTC)")

@@ -1,0 +1,476 @@
+"""`replay`: a bill's calls sent again to the cache model under another policy, and priced."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from context_budget import Bill, Policy, read_bill, replay
+from context_budget.pricing import cost, price_for
+from context_budget.replay import ASSUMPTION, DEFAULT_SUMMARY_TOKENS, lifetimes_offered
+from context_budget.usage import Usage
+
+SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
+PROJECT = SESSIONS / "sample-project"
+FE5E = PROJECT / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
+CLAUDE_CODE_FILES = [*sorted(PROJECT.glob("*.jsonl")), SYNTHETIC]
+
+
+def _input_side(bill: Bill) -> float:
+    total = bill.cost()
+    return total.uncached_input + total.cache_writes + total.cache_reads
+
+
+# ---------------------------------------------------------------- the replay meets the bill
+
+
+@pytest.mark.parametrize(
+    "path",
+    [SESSIONS, PROJECT, SYNTHETIC, *sorted(SESSIONS.glob("*/*.json"))],
+    ids=lambda p: p.name[:20],
+)
+def test_with_the_sessions_own_policy_the_replay_is_within_two_percent_of_the_bill(
+    path: Path,
+) -> None:
+    bill = read_bill(path)
+    same = replay(bill)
+    assert same.cost == pytest.approx(bill.cost().total, rel=0.02)
+    assert same.unreplayed == ()
+
+
+@pytest.mark.parametrize("path", CLAUDE_CODE_FILES, ids=lambda p: p.name[:12])
+def test_every_call_the_replay_does_not_name_agrees_with_its_bill(path: Path) -> None:
+    """What the departures do not explain is under half a percent of the bill."""
+    bill = read_bill(path)
+    same = replay(bill)
+    named = sum(d.replayed_usd - d.bill_usd for d in same.departures)
+    assert same.cost - named == pytest.approx(bill.cost().total, rel=0.005)
+    for departure in same.departures:  # each named call does differ by more than 2%
+        assert abs(departure.replayed_usd - departure.bill_usd) > 0.02 * departure.bill_usd
+
+
+def test_a_first_call_that_read_another_sessions_prefix_is_named_alone_and_read_with_it() -> None:
+    alone = replay(read_bill(FE5E))
+    first = alone.departures[0]
+    assert (first.call, first.read) == (1, -14_874)  # its prefix was written outside the file
+    assert "first call" in first.why
+    folder = read_bill(PROJECT)
+    together = replay(folder)
+    number = next(k for k, c in enumerate(folder.calls, 1) if c.thread.name == "fe5e1c67/main")
+    call = together.bill.calls[number - 1]
+    # with the session that wrote it 282 s before, the replay reads that prefix too
+    assert call.cache_read_input_tokens > 14_000
+    assert folder.calls[number - 1].timestamp - folder.calls[number - 2].timestamp < 300
+
+
+def test_sub_agents_launched_together_each_write_and_later_ones_read_their_prefix() -> None:
+    bill = read_bill(FE5E)
+    same = replay(bill)
+    firsts: dict[str, int] = {}
+    for number, call in enumerate(bill.calls, 1):
+        if call.sidechain:
+            firsts.setdefault(call.thread, number)
+    reads = [same.bill.calls[n - 1].cache_read_input_tokens for n in firsts.values()]
+    assert reads[:3] == [0, 0, 0]  # sent before any of them had an answer: all miss
+    assert min(reads[3:]) > 11_000  # four minutes later, the shared prefix is read
+
+
+def test_the_replay_never_copies_the_recorded_cache_figures() -> None:
+    """Swap every call's read, write and uncached split: the replay does not move."""
+    bill = read_bill(PROJECT)
+
+    def swapped(call: Any) -> Any:
+        usage = call.usage
+        prompt = usage.prompt_tokens
+        five, hour = (0, prompt) if usage.ephemeral_1h_input_tokens else (prompt, 0)
+        return replace(call, usage=Usage(0, usage.output_tokens, prompt, 0, five, hour))
+
+    other = bill.with_calls([swapped(c) for c in bill.calls])
+    assert other.cost().total != pytest.approx(bill.cost().total, rel=0.5)
+    assert [c.usage for c in replay(other).bill.calls] == [c.usage for c in replay(bill).bill.calls]
+
+
+# ---------------------------------------------------------------- lifetimes
+
+
+def test_one_hour_writes_remove_exactly_the_rebuilds_after_pauses_of_five_to_sixty_minutes() -> (
+    None
+):
+    bill = read_bill(SYNTHETIC)
+    paused = {
+        r.call for r in bill.rebuilds() if r.cause == "ttl" and 300 < (r.gap_seconds or 0) <= 3600
+    }
+    assert paused == {4, 10}
+    five = {r.call for r in replay(bill).bill.rebuilds()}
+    hour = {r.call for r in replay(bill, Policy(ttl="1h")).bill.rebuilds()}
+    assert five - hour == paused
+
+
+def test_one_hour_writes_agree_with_the_lifetime_advice() -> None:
+    for path in (SYNTHETIC, FE5E):
+        bill = read_bill(path)
+        (cheaper,) = {life.cheaper for life in bill.lifetimes()} - {None}
+        five = _input_side(replay(bill, Policy(ttl="5m")).bill)
+        hour = _input_side(replay(bill, Policy(ttl="1h")).bill)
+        assert ("1h" if hour < five else "5m") == cheaper
+    # on the synthetic session, call by call, but where the replay departs from the record
+    bill = read_bill(SYNTHETIC)
+    departed = {d.call for d in replay(bill).departures}
+    hour_bill = replay(bill, Policy(ttl="1h")).bill
+    life = bill.lifetimes()[0]
+    assert departed == {6, 7, 8}
+    kept = [n for n in range(1, len(bill.calls) + 1) if n not in departed]
+    price = price_for(bill.calls[0].model)
+    assert price is not None
+    for number in kept:
+        call = hour_bill.calls[number - 1]
+        assert call.cache_creation_5m == 0
+    assert hour_bill.what_if().actual < life.five_minutes
+
+
+def test_ttl_is_refused_where_the_provider_offers_no_choice() -> None:
+    rollout = read_bill(SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl")
+    with pytest.raises(ValueError, match="gpt-5-codex's provider offers no choice"):
+        replay(rollout, Policy(ttl="1h"))
+    assert lifetimes_offered("claude-opus-4-6") == ("5m", "1h")
+    assert lifetimes_offered("deepseek-v4-flash") == ()
+
+
+# ---------------------------------------------------------------- clearing and compaction
+
+
+def test_clearing_fires_changes_the_price_and_stops_a_results_rent() -> None:
+    bill = read_bill(PROJECT)
+    same = replay(bill)
+    cleared = replay(bill, Policy(clear_at=20_000, keep=3))
+    assert same.clearings == 0 and cleared.clearings > 0
+    assert cleared.cost != pytest.approx(same.cost, rel=0.01)
+    # each request over the trigger holds less than it did, never more
+    for before, after in zip(same.bill.calls, cleared.bill.calls, strict=True):
+        assert after.prompt_tokens <= before.prompt_tokens
+    held = {r.where: r.calls for r in same.results}
+    assert any(r.calls < held[r.where] for r in cleared.results)
+
+
+def test_a_trigger_above_every_request_never_clears_nor_compacts() -> None:
+    bill = read_bill(PROJECT)
+    largest = max(call.prompt_tokens for call in bill.calls)
+    same = replay(bill)
+    quiet = replay(bill, Policy(clear_at=largest + 1, compact_at=largest + 1))
+    assert (quiet.clearings, quiet.compactions) == (0, 0)
+    assert quiet.cost == same.cost
+
+
+def test_compaction_fires_prices_its_summary_and_the_next_call_rebuilds() -> None:
+    bill = read_bill(PROJECT)
+    done = replay(bill, Policy(compact_at=25_000))
+    assert done.compactions >= len(done.summaries) > 0
+    assert done.summary_tokens == DEFAULT_SUMMARY_TOKENS
+    assert len(done.bill.calls) == len(bill.calls) + len(done.summaries)
+    for number in done.summaries:
+        summary = done.bill.calls[number - 1]
+        assert summary.output_tokens == DEFAULT_SUMMARY_TOKENS
+        assert summary.cache_read_input_tokens > 0  # it reads the history it summarizes
+    causes = {r.call: r.cause for r in done.bill.rebuilds()}
+    for number in done.summaries:  # the call after each summary writes the new history
+        assert causes.get(number + 1) == "compaction"
+    assert done.cost != pytest.approx(replay(bill).cost, rel=0.01)
+
+
+def test_the_files_own_summary_sets_the_summary_size() -> None:
+    bill = read_bill(SYNTHETIC)
+    done = replay(bill, Policy(compact_at=13_000))
+    # the file's own summary line, as its calls' prompts size it
+    assert 0 < done.summary_tokens != DEFAULT_SUMMARY_TOKENS
+    assert replay(bill, Policy(compact_at=13_000, summary_tokens=500)).summary_tokens == 500
+
+
+# ---------------------------------------------------------------- rent
+
+
+def test_rent_lists_tools_by_cost_and_adds_up_to_the_results() -> None:
+    done = replay(read_bill(PROJECT))
+    rent = done.rent()
+    costs = [r.cost_usd or 0.0 for r in rent]
+    assert costs == sorted(costs, reverse=True)
+    assert sum(r.results for r in rent) == len(done.results)
+    assert sum(costs) == pytest.approx(sum(r.cost_usd or 0.0 for r in done.results))
+    assert sum(costs) < _input_side(done.bill)
+    top = done.results[0]
+    assert top.where.startswith("fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl:")
+    assert top.tool == "Bash" and top.tokens > 10_000
+
+
+def test_a_result_read_from_the_cache_costs_a_tenth_of_one_written() -> None:
+    done = replay(read_bill(FE5E))
+    result = done.results[0]
+    price = price_for("claude-sonnet-4")
+    assert price is not None
+    # written once at 1.25x, then read at 0.1x on every later call that carried it
+    low = result.tokens * (price.write_5m + price.read * (result.calls - 1)) / 1e6
+    assert result.cost_usd == pytest.approx(low, rel=0.02)
+
+
+# ---------------------------------------------------------------- models and policies
+
+
+def test_another_model_prices_the_same_requests_at_its_rates() -> None:
+    bill = read_bill(FE5E)
+    haiku = replay(bill, Policy(model="claude-haiku-4-5"))
+    assert haiku.bill.models == ("claude-haiku-4-5",)
+    ratio = _input_side(haiku.bill) / _input_side(replay(bill).bill)
+    assert ratio == pytest.approx(1 / 3, rel=0.05)  # Haiku 4.5's rates are a third of Sonnet 4's
+
+
+@pytest.mark.parametrize(
+    ("policy", "said"),
+    [
+        (dict(model="gpt-9"), "no row with prices in the table of models"),
+        (dict(ttl="2h"), "ttl must be '5m' or '1h'"),
+        (dict(clear_at=0), "clear_at must be an int >= 1"),
+        (dict(keep=-1), "keep must be an int >= 0"),
+        (dict(compact_at=1.5), "compact_at must be an int >= 1"),
+    ],
+)
+def test_a_bad_policy_names_the_value_and_the_limit(policy: dict[str, Any], said: str) -> None:
+    with pytest.raises(ValueError, match=said):
+        replay(read_bill(SYNTHETIC), Policy(**policy))
+
+
+def test_the_assumption_is_one_sentence() -> None:
+    assert ASSUMPTION.count(". ") == 0 and ASSUMPTION.endswith(".")
+    assert replay(read_bill(SYNTHETIC)).assumption == ASSUMPTION
+
+
+# ---------------------------------------------------------------- generated sessions
+
+
+def _line(kind: str, ident: int, parent: int | None, at: float, **more: Any) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "uuid": f"u{ident}",
+        "parentUuid": None if parent is None else f"u{parent}",
+        "sessionId": "g0000000-0000-4000-8000-000000000000",
+        "isSidechain": False,
+        "timestamp": f"2026-05-01T{int(at // 3600):02d}:{int(at % 3600 // 60):02d}:"
+        f"{at % 60:06.3f}Z",
+        **more,
+    }
+
+
+@st.composite
+def _session(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """A Claude Code session: a task, then calls each answered by a tool result."""
+    lines = [_line("user", 0, None, 0.0, message={"role": "user", "content": "Fix it."})]
+    prompt, at, parent = draw(st.integers(2_000, 20_000)), 0.0, 0
+    for number in range(draw(st.integers(2, 10))):
+        at += draw(st.sampled_from([3.0, 40.0, 400.0, 2_000.0]))
+        tool = draw(st.sampled_from(["Read", "Bash"]))
+        use = {"type": "tool_use", "id": f"t{number}", "name": tool, "input": {"n": number}}
+        usage = {
+            "input_tokens": 0,
+            "cache_creation_input_tokens": prompt,
+            "cache_read_input_tokens": 0,
+            "output_tokens": 50,
+        }
+        message = {
+            "id": f"m{number}",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [use],
+            "usage": usage,
+        }
+        lines.append(
+            _line("assistant", 2 * number + 1, parent, at, message=message, requestId=f"r{number}")
+        )
+        size = draw(st.integers(0, 4_000))
+        result = {"type": "tool_result", "tool_use_id": f"t{number}", "content": "x" * size}
+        lines.append(
+            _line(
+                "user",
+                2 * number + 2,
+                2 * number + 1,
+                at + 1,
+                message={"role": "user", "content": [result]},
+            )
+        )
+        parent = 2 * number + 2
+        prompt += 60 + size // 2
+    return lines
+
+
+def _bill(tmp_path: Path, lines: list[dict[str, Any]]) -> Bill:
+    path = tmp_path / "g0000000-0000-4000-8000-000000000000.jsonl"
+    path.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    return read_bill(path)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_session(), st.sampled_from([None, 5_000, 15_000]), st.sampled_from([None, 8_000]))
+def test_a_replayed_request_holds_its_recorded_prompt_unless_edited(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[dict[str, Any]],
+    clear_at: int | None,
+    compact_at: int | None,
+) -> None:
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    done = replay(bill, Policy(clear_at=clear_at, compact_at=compact_at))
+    summaries = set(done.summaries)
+    for number, (call, source) in enumerate(zip(done.bill.calls, done.numbers, strict=True), 1):
+        recorded = bill.calls[source - 1].prompt_tokens
+        if number in summaries:
+            continue
+        if clear_at is None and compact_at is None:
+            assert call.prompt_tokens == recorded
+        else:
+            assert call.prompt_tokens <= recorded
+        assert call.output_tokens == bill.calls[source - 1].output_tokens
+    if clear_at is not None and all(c.prompt_tokens <= clear_at for c in bill.calls):
+        assert done.clearings == 0
+    rented = sum(r.cost_usd or 0.0 for r in done.results)
+    assert rented <= _input_side(done.bill) + 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(_session())
+def test_one_hour_writes_never_read_less_than_five_minute_ones(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
+) -> None:
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    five = replay(bill, Policy(ttl="5m")).bill.calls
+    hour = replay(bill, Policy(ttl="1h")).bill.calls
+    for a, b in zip(five, hour, strict=True):
+        assert b.cache_read_input_tokens >= a.cache_read_input_tokens
+    price = price_for("claude-sonnet-4-5")
+    assert price is not None
+    assert all(cost(c.usage, price).total >= 0 for c in hour)
+
+
+# ---------------------------------------------------------------- other formats and edges
+
+TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+EVENTS = SESSIONS / "openhands" / "basic_gui_mode.json"
+ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
+
+
+def test_a_trajectory_replays_its_conversation_message_by_message() -> None:
+    """mini-swe-agent: call k sent the conversation before its k-th answer."""
+    from context_budget._requests import rebuild_requests
+
+    bill = read_bill(TRAJECTORY)
+    requests = rebuild_requests(bill.calls, bill.sessions, bill.places)
+    assert all(request.sized for request in requests)
+    assert [r.tokens for r in requests] == [c.prompt_tokens for c in bill.calls]
+    assert requests[1].blocks[1].where.endswith("system prompt")
+    assert requests[1].blocks[-1].where.endswith("message 2")
+    done = replay(bill, Policy(model="claude-sonnet-4-5"))
+    assert done.unreplayed == () and len(done.bill.calls) == len(bill.calls)
+    # each observation is the answer of the bash action before it: a tool result
+    assert {result.tool for result in done.results} == {"bash"}
+    assert len(done.results) == len(bill.calls) - 1
+
+
+def test_events_without_per_call_messages_replay_their_sizes_alone() -> None:
+    """OpenHands: the file does not say which messages a request held; sizes only."""
+    from context_budget._requests import rebuild_requests
+
+    bill = read_bill(EVENTS)
+    requests = rebuild_requests(bill.calls, bill.sessions, bill.places)
+    assert not any(request.sized for request in requests)
+    assert [r.tokens for r in requests] == [c.prompt_tokens for c in bill.calls]
+    done = replay(bill, Policy(model="claude-sonnet-4-5"))
+    reads = [c.cache_read_input_tokens for c in done.bill.calls]
+    assert reads[0] == 0 and all(read > 0 for read in reads[1:])  # each grew the one before
+
+
+@settings(max_examples=5, deadline=None)
+@given(_session())
+def test_a_model_the_table_lacks_is_named_and_left_out(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
+) -> None:
+    for line in lines:
+        if line["type"] == "assistant":
+            line["message"]["model"] = "acme-reasoner-7"
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    done = replay(bill)
+    assert done.unreplayed == ("acme-reasoner-7",)
+    assert done.bill.calls == () and done.cost == 0.0
+    assert done.departures == ()
+
+
+def test_a_codex_rollout_replays_on_its_own_providers_cache() -> None:
+    """gpt-5-codex caches automatically in 128-token steps from 1,024 tokens."""
+    bill = read_bill(ROLLOUT)
+    done = replay(bill)
+    assert done.unreplayed == ()
+    reads = [call.cache_read_input_tokens for call in done.bill.calls]
+    assert reads[0] == 0 and all(read > 0 and (read - 1_024) % 128 == 0 for read in reads[1:])
+    assert all(call.cache_creation_input_tokens == 0 for call in done.bill.calls)
+
+
+def test_the_request_time_is_its_last_lines_unless_the_answer_came_much_later() -> None:
+    from context_budget._requests import _sent
+
+    assert _sent("2026-01-01T00:00:00Z", 1767225610.0) == 1767225600.0  # 10 s later
+    assert _sent("2026-01-01T00:00:00Z", 1767226200.0) == 1767226200.0  # 10 min later
+    assert _sent("not a time", 5.0) == 5.0
+    assert _sent(None, None) is None
+    assert _sent("2026-01-01T00:00:00Z", None) == 1767225600.0
+
+
+def test_every_departure_is_named_with_its_reason(tmp_path: Path) -> None:
+    """A bill whose calls all read nothing, replayed: every later call departs."""
+    bill = read_bill(SYNTHETIC)
+    cold = bill.with_calls(
+        [replace(c, usage=Usage(c.usage.prompt_tokens, c.usage.output_tokens)) for c in bill.calls]
+    )
+    done = replay(cold)
+    said = {d.call: (d.read, d.why) for d in done.departures}
+    assert set(said) == set(range(1, 11))  # the record cached nothing, the replay did
+    assert said[1] == (0, said[1][1]) and said[1][1].startswith(
+        "the replay wrote 12,003 tokens the record left uncached"
+    )
+    assert said[2][0] == 12_003 and "more tokens in a shared prefix" in said[2][1]
+    assert "add up to 1,227 tokens more" in said[6][1]
+
+
+@settings(max_examples=5, deadline=None)
+@given(_session())
+def test_a_call_with_no_price_has_no_rent_in_dollars(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]]
+) -> None:
+    for line in lines:  # fast mode on a model with no fast-mode rate: no price
+        if line["type"] == "assistant":
+            line["message"]["model"] = "claude-opus-4-5"
+            line["message"]["usage"]["speed"] = "fast"
+    bill = _bill(tmp_path_factory.mktemp("g"), lines)
+    assert bill.unpriced_models() == ("claude-opus-4-5 (fast)",)
+    done = replay(bill)
+    assert done.unreplayed == () and done.cost == 0.0
+    assert all(result.cost_usd is None for result in done.results)
+    assert all(rent.cost_usd is None for rent in done.rent())
+
+
+def test_a_policy_refuses_a_model_that_is_no_id() -> None:
+    with pytest.raises(ValueError, match="model must be a model id"):
+        Policy(model="")
+    with pytest.raises(TypeError, match="bill must be a Bill"):
+        replay("session.jsonl")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="policy must be a Policy"):
+        replay(read_bill(SYNTHETIC), {"ttl": "1h"})  # type: ignore[arg-type]
+
+
+def test_the_shared_prefix_of_two_requests_is_found_whatever_holds_them() -> None:
+    from context_budget.replay import _first_difference
+
+    assert _first_difference((1, 2, 3), [1, 2, 4]) == 2
+    assert _first_difference([1, 2], [1, 2, 3]) == 2
+    assert _first_difference((), [1]) == 0
+    assert _first_difference(list(range(1000)), [*range(700), -1]) == 700
