@@ -4,11 +4,23 @@ The folder is generated in a temporary directory from a fixed seed and
 deleted afterwards (nothing generated is committed): sessions of growing
 conversations, each response written as two lines as Claude Code writes it,
 bulky tool results, sub-agents inline and in `<session>/subagents/`, a
-compaction boundary and long pauses, laid out as a `~/.claude/projects` folder.
-On it, `context-budget bill FOLDER --json` and the pinned ccusage (installed from
-npm on first use, see `benchmarks/peer.py`) run in turns, each as a whole process:
-wall seconds and peak memory of each, and whether their tokens and costs agree.
-The goals: the bill under a minute, and no slower than ccusage.
+compaction boundary, long pauses and task notifications that change a
+request's prefix, laid out as a `~/.claude/projects` folder.
+On it, `context-budget bill FOLDER --json` with each decoder (msgspec, the `fast`
+extra; the standard library's json, as in the reader's browser), the floor of
+the same work with each (`benchmarks/floor.py`), and the pinned ccusage and
+tokscale (installed from npm on first use, see `benchmarks/peer.py`) run in
+turns, each as a whole process: wall seconds, CPU seconds and peak memory of
+each, and whether their tokens and costs agree. The bill also reads a quarter of the
+folder (the same seed's first sessions), in the same turns, so that its time
+per MB at both sizes can be compared.
+
+The goals: the bill under a minute; against ccusage on the same folder, at
+most 1.25× its time with msgspec and 3× with json (`PEER_GOALS`), and at most
+1.5× its peak memory (`MEMORY_GOAL`); its time linear in the folder's size
+(`LINEAR_GOAL`). The goals judge wall time, which other work on the machine
+stretches (the machine line gives its load); the CPU column does not count the
+waits. The floor's row says how near the bill's work could come.
 
     python -m benchmarks.bill               prints the table
     python -m benchmarks.bill --write-page  also writes benchmarks/bill_results.md and
@@ -28,29 +40,45 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchmarks.page import PAGE, ROOT, Region
 from benchmarks.peer import (
+    BUN_VERSION,
     CCUSAGE_VERSION,
+    TOKSCALE_VERSION,
+    PeerError,
     Run,
     ccusage_argv,
     ccusage_totals,
     ensure_ccusage,
+    ensure_tokscale,
     run_process,
+    tokscale_argv,
+    tokscale_home,
+    tokscale_totals,
 )
 
 __all__ = [
+    "BILL_FAST",
+    "BILL_STANDARD",
+    "CCUSAGE",
     "GOAL_SECONDS",
-    "PEER_GOAL_RATIO",
+    "LINEAR_GOAL",
+    "MEMORY_GOAL",
+    "PEER_GOALS",
     "REGION",
     "RESULTS",
     "SEED",
+    "TOKSCALE",
+    "Contender",
     "SideBySide",
     "bill_argv",
     "bill_totals",
+    "contenders",
     "generate_project",
     "peer_table",
     "render",
@@ -59,12 +87,13 @@ __all__ = [
 ]
 
 GOAL_SECONDS = 60.0
-#: The bill's best time over ccusage's on the same folder, at most.
-PEER_GOAL_RATIO = 1.0
 SEED = 20261201
 #: A session compacts once its prompt passes this many tokens, as Claude Code does
 #: before a 200,000-token window fills (so no request reaches the long-context band).
 COMPACT_AT = 160_000
+#: The system prompt and tools every request starts with (tokens): what a request whose
+#: prefix changed after them still reads.
+PREFIX_TOKENS = 11_000
 #: The size of the generated folder, in bytes.
 TARGET_BYTES = 200 * 1024 * 1024
 RESULTS = ROOT / "benchmarks" / "bill_results.md"
@@ -197,6 +226,23 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
                 )
             )
             parent, prompt, read = boundary, 15_000, 11_000
+        elif turn % 250 == 125:  # a task notification: the next request keeps only the prefix
+            note = uuid()
+            text = f"<task-notification>task {turn} done</task-notification> {_text(rng, 20)}"
+            lines.append(
+                _line(
+                    {
+                        "parentUuid": parent,
+                        "isSidechain": False,
+                        "sessionId": session,
+                        "type": "user",
+                        "uuid": note,
+                        "timestamp": stamp(clock - 1),
+                        "message": {"role": "user", "content": text},
+                    }
+                )
+            )
+            parent, read = note, PREFIX_TOKENS
         write = prompt - read
         parent = response(lines, clock, read, write, False, parent)
         read, prompt = prompt, prompt + rng.randrange(200, 2_500)
@@ -278,26 +324,112 @@ def time_bill(folder: Path, repeats: int = 2) -> tuple[float, dict[str, Any]]:
     return min(run.seconds for run in runs), json.loads(runs[-1].stdout)
 
 
+#: The bill with each decoder: msgspec (the `fast` extra), and the standard library's json
+#: (`CONTEXT_BUDGET_NO_FAST=1`), as in the reader's browser.
+BILL_FAST, BILL_STANDARD = "bill (msgspec)", "bill (json)"
+FLOOR_FAST, FLOOR_STANDARD = "floor (msgspec)", "floor (json)"
+CCUSAGE, TOKSCALE = f"ccusage {CCUSAGE_VERSION}", f"tokscale {TOKSCALE_VERSION}"
+#: The goals against ccusage on the same folder: the bill's best time over ccusage's,
+#: with each decoder, and its peak memory over ccusage's, at most.
+PEER_GOALS = {BILL_FAST: 1.25, BILL_STANDARD: 3.0}
+MEMORY_GOAL = 1.5
+#: Seconds per MB on the whole folder over seconds per MB on a quarter of it, at most.
+LINEAR_GOAL = 1.25
+#: The part of the folder the linearity check also reads.
+QUARTER = 4
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One command of the comparison: its row's name, how it runs, how its totals read."""
+
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    totals: Callable[[str], dict[str, float]]
+
+
+def _floor_totals(stdout: str) -> dict[str, float]:
+    return {k: v for k, v in json.loads(stdout).items() if k != "calls"}
+
+
+def contenders(projects: Path, home: Path) -> list[Contender]:
+    """Every command of the comparison on ``projects`` (a ``~/.claude/projects`` folder);
+    tokscale's home is made under ``home``."""
+    bill = bill_argv(projects)
+    floor = [sys.executable, "-m", "benchmarks.floor", str(projects)]
+    fast_off = {"CONTEXT_BUDGET_NO_FAST": "1"}
+    scale = ensure_tokscale()
+    models = ["claude-sonnet-4-20250514"]  # what the generated folder records
+    return [
+        Contender(BILL_FAST, bill, {}, lambda out: bill_totals(json.loads(out))),
+        Contender(BILL_STANDARD, bill, fast_off, lambda out: bill_totals(json.loads(out))),
+        Contender(FLOOR_FAST, [*floor, "msgspec"], {}, _floor_totals),
+        Contender(FLOOR_STANDARD, [*floor, "json"], {}, _floor_totals),
+        Contender(
+            CCUSAGE,
+            ccusage_argv(ensure_ccusage()),
+            {"CLAUDE_CONFIG_DIR": str(projects.parent)},
+            ccusage_totals,
+        ),
+        Contender(
+            TOKSCALE,
+            tokscale_argv(scale),
+            tokscale_home(home, projects.parent, models, scale),
+            tokscale_totals,
+        ),
+    ]
+
+
 @dataclass(frozen=True)
 class SideBySide:
-    """Both commands on one folder, run in turns: every run of each, and what each said."""
+    """Every command on one folder, run in turns: every run of each, and what each said.
 
-    bill: list[Run]
-    peer: list[Run]
+    Attributes:
+        runs: the row's name -> its runs, in the order they ran.
+        totals: the row's name -> its totals (tokens by kind, USD), from its last run.
+        data: the bill's `--json` object.
+        quarter: the bill's runs on a quarter of the folder, by row (the linearity check).
+        sizes: (the folder's bytes, the quarter's bytes).
+        load: the machine's load average over a minute when the runs began and when
+            they ended: other work shares the cores, and wall times grow with it.
+    """
+
+    runs: dict[str, list[Run]]
+    totals: dict[str, dict[str, float]]
     data: dict[str, Any]
-    peer_totals: dict[str, float]
+    quarter: dict[str, list[Run]] = field(default_factory=dict)
+    sizes: tuple[int, int] = (0, 0)
+    load: tuple[float, float] = (0.0, 0.0)
 
 
-def side_by_side(projects: Path, repeats: int = 3) -> SideBySide:
-    """Run the bill and ccusage in turns on ``projects`` (a ``~/.claude/projects`` folder)."""
-    entry = ensure_ccusage()
-    env = {"CLAUDE_CONFIG_DIR": str(projects.parent)}
-    bill: list[Run] = []
-    peer: list[Run] = []
-    for _ in range(repeats):
-        bill.append(run_process(bill_argv(projects)))
-        peer.append(run_process(ccusage_argv(entry), env))
-    return SideBySide(bill, peer, json.loads(bill[-1].stdout), ccusage_totals(peer[-1].stdout))
+def side_by_side(projects: Path, repeats: int = 3, quarter: Path | None = None) -> SideBySide:
+    """Run every contender in turns on ``projects``, ``repeats`` times each (and the bill
+    on ``quarter``, a quarter of it, in the same turns)."""
+    began = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="bill-peers-") as home:
+        every = contenders(projects, Path(home))
+        runs: dict[str, list[Run]] = {c.name: [] for c in every}
+        small: dict[str, list[Run]] = {BILL_FAST: [], BILL_STANDARD: []}
+        for _ in range(repeats):
+            for contender in every:
+                runs[contender.name].append(run_process(contender.argv, contender.env))
+                if quarter is not None and contender.name in small:
+                    argv = bill_argv(quarter)
+                    small[contender.name].append(run_process(argv, contender.env))
+    totals = {c.name: c.totals(runs[c.name][-1].stdout) for c in every}
+    data = json.loads(runs[BILL_FAST][-1].stdout)
+    if json.loads(runs[BILL_STANDARD][-1].stdout) != data:
+        raise PeerError("the bill with msgspec and with json printed different bills")
+    ended = os.getloadavg()[0]
+    sizes = (_size(projects), _size(quarter) if quarter is not None else 0)
+    return SideBySide(
+        runs, totals, data, small if quarter is not None else {}, sizes, (began, ended)
+    )
+
+
+def _size(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*.jsonl"))
 
 
 def bill_totals(data: dict[str, Any]) -> dict[str, float]:
@@ -328,38 +460,90 @@ def _agreement(ours: dict[str, float], theirs: dict[str, float]) -> str:
     return f"{tokens}; {cost}"
 
 
-def _row(name: str, runs: list[Run], totals: dict[str, float]) -> str:
+def _best(runs: list[Run]) -> float:
+    return min(run.seconds for run in runs)
+
+
+def _peak(runs: list[Run]) -> float:
+    return max(run.peak_mib for run in runs)
+
+
+def _times(name: str, runs: list[Run], peer: list[Run]) -> str:
+    """A row of the table of times: best and median wall seconds, the best against the
+    peer's, and the least CPU seconds."""
     seconds = sorted(run.seconds for run in runs)
+    return (
+        f"| {name} | {seconds[0]:.2f} | {statistics.median(seconds):.2f} | "
+        f"{seconds[0] / _best(peer):.2f}× | {min(run.cpu for run in runs):.2f} |"
+    )
+
+
+def _sizes(name: str, runs: list[Run], totals: dict[str, float], peer: list[Run]) -> str:
+    """A row of the table of memory and totals: peak MiB, against the peer's, tokens, USD."""
     tokens = sum(totals[kind] for kind in ("input", "cache_read", "cache_write", "output"))
     return (
-        f"| {name} | {seconds[0]:.1f} | {statistics.median(seconds):.1f} | "
-        f"{max(run.peak_mib for run in runs):,.0f} | {tokens:,.0f} | "
+        f"| {name} | {_peak(runs):,.0f} | {_peak(runs) / _peak(peer):.2f}× | {tokens:,.0f} | "
         f"${totals['cost_usd'] + 0.0:,.2f} |"
     )
 
 
+def _verdict(met: bool) -> str:
+    return "**met**" if met else "**missed**"
+
+
 def peer_table(result: SideBySide) -> list[str]:
-    """The side-by-side table, the agreement line and the peer goal, as Markdown lines."""
-    ours = bill_totals(result.data)
-    ratio = min(r.seconds for r in result.bill) / min(r.seconds for r in result.peer)
-    verdict = "met" if ratio <= PEER_GOAL_RATIO else "missed"
-    return [
-        "| command | best s | median s | peak MiB | tokens | cost |",
-        "|---|---:|---:|---:|---:|---:|",
-        _row("`context-budget bill`", result.bill, ours),
-        _row(f"ccusage {CCUSAGE_VERSION}", result.peer, result.peer_totals),
+    """The side-by-side tables (times; memory and totals), the agreement lines and the goals,
+    as Markdown lines."""
+    ours = result.totals[BILL_FAST]
+    peer = result.runs[CCUSAGE]
+    lines = [  # two tables, narrow enough for a phone
+        "| command | best s | median s | × ccusage | CPU s |",
+        "|---|---:|---:|---:|---:|",
+        *(_times(name, runs, peer) for name, runs in result.runs.items()),
         "",
-        f"Agreement: {_agreement(ours, result.peer_totals)}.",
+        "| command | peak MiB | × ccusage | tokens | cost |",
+        "|---|---:|---:|---:|---:|",
+        *(_sizes(name, runs, result.totals[name], peer) for name, runs in result.runs.items()),
         "",
-        f"Goal: no slower than ccusage: the bill takes {ratio:.2f}× its time: **{verdict}**.",
     ]
+    for name in result.runs:
+        if name != BILL_FAST:
+            lines.append(f"- {name} and {BILL_FAST}: {_agreement(ours, result.totals[name])}.")
+    lines.append("")
+    for name, most in PEER_GOALS.items():
+        ratio = _best(result.runs[name]) / _best(peer)
+        memory = _peak(result.runs[name]) / _peak(peer)
+        floor = FLOOR_FAST if name == BILL_FAST else FLOOR_STANDARD
+        lines.append(
+            f"- {name}: at most {most:g}× ccusage's time: {ratio:.2f}×, "
+            f"{_verdict(ratio <= most)}; at most {MEMORY_GOAL:g}× its peak memory: "
+            f"{memory:.2f}×, {_verdict(memory <= MEMORY_GOAL)}; its floor takes "
+            f"{_best(result.runs[floor]) / _best(peer):.2f}× ccusage's time."
+        )
+    lines.extend(_linearity(result))
+    return lines
+
+
+def _linearity(result: SideBySide) -> list[str]:
+    """A line per decoder: seconds per MB on the folder over those on its quarter."""
+    if not result.quarter:
+        return []
+    whole, part = result.sizes
+    found = []
+    for name, small in result.quarter.items():
+        growth = (_best(result.runs[name]) / whole) / (_best(small) / part)
+        found.append(
+            f"- {name}, time linear in the folder's size: seconds per MB on "
+            f"{whole / 2**20:,.0f} MB over those on {part / 2**20:,.0f} MB: {growth:.2f}, at "
+            f"most {LINEAR_GOAL:g}: {_verdict(growth <= LINEAR_GOAL)}."
+        )
+    return found
 
 
 def render(size: int, files: int, result: SideBySide) -> str:
-    """The result as Markdown: the folder's row, the side-by-side table, goals and machine."""
+    """The result as Markdown: the folder's row, the side-by-side tables, goals and machine."""
     data = result.data
-    seconds = min(run.seconds for run in result.bill)
-    verdict = "met" if seconds < GOAL_SECONDS else "missed"
+    seconds = _best(result.runs[BILL_FAST])
     causes: dict[str, int] = {}
     for rebuild in data["rebuilds"]:
         causes[rebuild["cause"]] = causes.get(rebuild["cause"], 0) + 1
@@ -370,25 +554,37 @@ def render(size: int, files: int, result: SideBySide) -> str:
         f"{seconds:.1f} |"
     )
     today = time.strftime("%Y-%m-%d", time.gmtime())
+    runs = len(result.runs[BILL_FAST])
     lines = [
         "| folder | files | usage lines | calls | threads | rebuilds | seconds |",
         "|---:|---:|---:|---:|---:|---:|---:|",
         row,
         "",
-        f"Goal: under {GOAL_SECONDS:.0f} s: **{verdict}**. Rebuilds found: {found}.",
+        f"Goal: under {GOAL_SECONDS:.0f} s: {_verdict(seconds < GOAL_SECONDS)}. "
+        f"Rebuilds found: {found}.",
         "",
         *peer_table(result),
         "",
-        "Setup: `context-budget bill FOLDER --json` and `ccusage claude session --json "
-        "--offline --mode calculate` on one generated Claude Code projects folder "
-        f"(seed {SEED}), each as a whole process, in turns, {len(result.bill)} "
-        f"{'run' if len(result.bill) == 1 else 'runs'} each; peak memory is the largest "
-        "resident set of any process the command ran.",
+        "Setup: the bill is `context-budget bill FOLDER --json` with each decoder, the floor "
+        "(`python -m benchmarks.floor FOLDER msgspec|json`: decode, fold, add up, price; "
+        "nothing else), `ccusage claude session --json --offline --mode calculate` and "
+        "`tokscale models --json --claude` on one generated Claude Code projects folder "
+        f"(seed {SEED}), each as a whole process, in turns, {runs} "
+        f"{'run' if runs == 1 else 'runs'} each; peak memory is the largest resident set "
+        "of any process the command ran. tokscale reads the package's own prices, "
+        "handed to it as the price list it would fetch.",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
-        f"Python {platform.python_version()}, Node.js {_node_version()}, run on {today}.",
+        f"Python {platform.python_version()}, Node.js {_node_version()}, Bun "
+        f"{BUN_VERSION}, run on {today}{_load(result.load)}.",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _load(load: tuple[float, float]) -> str:
+    if not any(load):
+        return ""
+    return f", load average {load[0]:.1f} when the runs began and {load[1]:.1f} when they ended"
 
 
 def _node_version() -> str:
@@ -413,14 +609,17 @@ def main(argv: list[str] | None = None) -> int:
         # the layout ccusage reads: CLAUDE_CONFIG_DIR/projects/<project>/<session>.jsonl
         folder = Path(temporary) / "claude" / "projects" / "bench"
         folder.mkdir(parents=True)
+        quarter = Path(temporary) / "quarter" / "projects" / "bench"
+        quarter.mkdir(parents=True)
         started = time.perf_counter()
         size = generate_project(folder)
+        generate_project(quarter, TARGET_BYTES // QUARTER)  # the same seed: the same start
         files = sum(1 for _ in folder.rglob("*.jsonl"))
         print(
             f"generated {size / 2**20:.0f} MB in {time.perf_counter() - started:.0f} s",
             file=sys.stderr,
         )
-        result = side_by_side(folder.parent, repeats=args.repeats)
+        result = side_by_side(folder.parent, repeats=args.repeats, quarter=quarter.parent)
     text = render(size, files, result)
     print(text, end="")
     if args.write_page:

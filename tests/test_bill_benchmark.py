@@ -9,8 +9,12 @@ from pathlib import Path
 import pytest
 
 from benchmarks.bill import (
+    BILL_FAST,
+    BILL_STANDARD,
+    CCUSAGE,
     GOAL_SECONDS,
     RESULTS,
+    TOKSCALE,
     SideBySide,
     bill_argv,
     bill_region,
@@ -21,7 +25,7 @@ from benchmarks.bill import (
     time_bill,
 )
 from benchmarks.page import PAGE
-from benchmarks.peer import PeerError, Run, ccusage_totals, run_process
+from benchmarks.peer import PeerError, Run, run_process, tokscale_home, tokscale_totals
 from context_budget import read_bill
 from context_budget.bills import Bill
 
@@ -39,8 +43,10 @@ def test_the_generated_folder_is_the_same_on_every_run(tmp_path: Path) -> None:
 
 def test_the_generated_folder_has_rebuilds_of_each_kind_it_plants(tmp_path: Path) -> None:
     generate_project(tmp_path, 1_500_000)
-    causes = {rebuild.cause for rebuild in read_bill(tmp_path).rebuilds()}
-    assert causes == {"compaction", "ttl"}
+    rebuilds = read_bill(tmp_path).rebuilds()
+    assert {rebuild.cause for rebuild in rebuilds} == {"compaction", "ttl", "prefix-changed"}
+    changed = [r for r in rebuilds if r.cause == "prefix-changed"]
+    assert all((r.trigger or "").startswith("a <task-notification> user line at ") for r in changed)
 
 
 def _peer_output(totals: dict[str, float]) -> str:
@@ -55,11 +61,20 @@ def _peer_output(totals: dict[str, float]) -> str:
     return json.dumps({"sessions": [], "totals": keys})
 
 
-def _side_by_side(folder: Path, peer: dict[str, float], seconds: float) -> SideBySide:
+def _side_by_side(
+    folder: Path, peer: dict[str, float], seconds: float, quarter: float | None = None
+) -> SideBySide:
+    """The bill run for real; every other row a run of `seconds` that said `peer`."""
     bill = [run_process(bill_argv(folder))]
     data = json.loads(bill[0].stdout)
-    runs = [Run(seconds=seconds, peak_mib=60.0, stdout=_peer_output(peer))]
-    return SideBySide(bill, runs, data, ccusage_totals(runs[0].stdout))
+    other = Run(seconds=seconds, peak_mib=60.0, stdout=_peer_output(peer))
+    names = [BILL_STANDARD, "floor (msgspec)", "floor (json)", CCUSAGE, TOKSCALE]
+    runs = {BILL_FAST: bill, **{name: [other] for name in names}}
+    totals = {BILL_FAST: bill_totals(data), **{name: dict(peer) for name in names}}
+    if quarter is None:
+        return SideBySide(runs, totals, data)
+    small = {name: [Run(quarter, 50.0, "")] for name in (BILL_FAST, BILL_STANDARD)}
+    return SideBySide(runs, totals, data, small, (4 * 2**20, 2**20))
 
 
 def test_the_table_and_the_page_region(tmp_path: Path) -> None:
@@ -68,8 +83,8 @@ def test_the_table_and_the_page_region(tmp_path: Path) -> None:
     assert seconds < GOAL_SECONDS
     text = render(size, 2, _side_by_side(tmp_path, bill_totals(data), seconds=1e6))
     assert f"| {data['calls']:,} |" in text and "under 60 s: **met**" in text
-    assert "tokens of every kind equal; costs equal to the millionth" in text
-    assert "no slower than ccusage" in text and "**met**" in text.split("ccusage:")[-1]
+    assert f"- {CCUSAGE} and {BILL_FAST}: tokens of every kind equal; costs equal" in text
+    assert f"- {BILL_FAST}: at most 1.25× ccusage's time: 0.00×, **met**" in text
     assert bill_region(PAGE.read_text(encoding="utf-8")) == RESULTS.read_text(encoding="utf-8")
 
 
@@ -77,11 +92,56 @@ def test_a_disagreement_and_a_slower_bill_are_said(tmp_path: Path) -> None:
     generate_project(tmp_path, 300_000)
     _, data = time_bill(tmp_path, repeats=1)
     peer = bill_totals(data) | {"output": 1, "cost_usd": data["cost_usd"] + 0.01}
-    lines = peer_table(_side_by_side(tmp_path, peer, seconds=1e-6))
-    said = "\n".join(lines)
-    assert "tokens differ in output" in said
+    said = "\n".join(peer_table(_side_by_side(tmp_path, peer, seconds=1e-6)))
+    assert f"- {TOKSCALE} and {BILL_FAST}: tokens differ in output" in said
     assert f"costs ${data['cost_usd']:,.6f} and ${data['cost_usd'] + 0.01:,.6f}" in said
-    assert said.endswith("**missed**.")
+    fast = next(line for line in said.splitlines() if line.startswith(f"- {BILL_FAST}: "))
+    assert fast.split(";")[0].endswith("**missed**")  # a real bill is slower than 1 µs
+
+
+def test_time_linear_in_the_folders_size_is_judged_per_megabyte(tmp_path: Path) -> None:
+    generate_project(tmp_path, 300_000)
+    _, data = time_bill(tmp_path, repeats=1)
+    result = _side_by_side(tmp_path, bill_totals(data), seconds=1.0, quarter=10.0)
+    said = "\n".join(peer_table(result))
+    best = min(run.seconds for run in result.runs[BILL_FAST])
+    growth = (best / 4) / 10.0
+    assert f"seconds per MB on 4 MB over those on 1 MB: {growth:.2f}, at most 1.25: **met**" in said
+
+
+def test_tokscale_is_given_the_packages_prices_where_it_keeps_the_ones_it_fetches(
+    tmp_path: Path,
+) -> None:
+    claude = tmp_path / "claude"
+    claude.mkdir()
+    entry = tmp_path / "bin" / "tokscale"
+    env = tokscale_home(tmp_path / "home", claude, ["claude-sonnet-4-20250514"], entry)
+    assert (Path(env["HOME"]) / ".claude").resolve() == claude.resolve()
+    cached = json.loads(
+        (Path(env["XDG_CACHE_HOME"]) / "tokscale" / "pricing-litellm.json").read_text()
+    )
+    sonnet = cached["data"]["claude-sonnet-4-20250514"]
+    assert sonnet["input_cost_per_token"] == pytest.approx(3e-6)
+    assert sonnet["cache_read_input_token_cost"] == pytest.approx(0.3e-6)
+    assert env["PATH"].startswith(str(entry.parent))
+    totals = tokscale_totals(
+        json.dumps(
+            {
+                "totalInput": 1,
+                "totalOutput": 2,
+                "totalCacheRead": 3,
+                "totalCacheWrite": 4,
+                "totalCost": 0.5,
+            }
+        )
+    )
+    assert totals == {
+        "input": 1,
+        "cache_read": 3,
+        "cache_write": 4,
+        "output": 2,
+        "cost_usd": 0.5,
+    }
 
 
 def test_a_whole_process_run_reports_its_own_peak_memory() -> None:

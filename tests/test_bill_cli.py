@@ -112,6 +112,8 @@ def test_a_binary_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 DEEP = '{"type": "assistant", "x": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+#: A number too long for Python's int, in a field no reader reads: the file's real
+#: problem (no call) is what the error names.
 LONG_NUMBER = '{"type": "assistant", "n": ' + "9" * 5_000 + "}\n"
 
 
@@ -120,7 +122,7 @@ LONG_NUMBER = '{"type": "assistant", "n": ' + "9" * 5_000 + "}\n"
     ("content", "said"),
     [
         (DEEP, "nested too deeply"),
-        (LONG_NUMBER, "digits"),
+        (LONG_NUMBER, "no "),
         (b"\xff\xfe bad\n", "not UTF-8 text"),
     ],
     ids=["nested 100,000 deep", "a 5,000-digit number", "not UTF-8"],
@@ -143,6 +145,19 @@ def test_json_no_parser_can_take_is_one_line_naming_the_file(
     assert err.count("\n") == 1 and "hostile.jsonl" in err, err
     if format != "auto" or said == "not UTF-8 text":
         assert said in err, err
+
+
+def test_a_count_too_long_for_python_is_named_as_a_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    usage = '{"input_tokens":' + "9" * 5_000 + ',"output_tokens":1}'
+    message = '{"id":"m1","model":"claude-sonnet-4-5","content":"ok","usage":' + usage + "}"
+    path = tmp_path / "long.jsonl"
+    path.write_text('{"type":"assistant","sessionId":"s1","message":' + message + "}\n")
+    assert main(["bill", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 1 message.usage.input_tokens must be a whole number" in err, err
+    assert err.count("\n") == 1
 
 
 # ---------------------------------------------------------------- hostile files, one line each
@@ -276,7 +291,7 @@ def test_the_tokens_the_share_and_the_groups_count_what_the_dollars_bill(
 def test_bill_and_inspect_name_the_same_problem_in_json_no_parser_takes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for content, said in [(DEEP, "nested too deeply"), (LONG_NUMBER, "digits")]:
+    for content, said in [(DEEP, "nested too deeply")]:
         path = tmp_path / "hostile.jsonl"
         path.write_text(content, encoding="utf-8")
         assert said in _one_line(capsys, str(path))

@@ -472,3 +472,31 @@ def test_any_json_value_anywhere_in_a_session_is_a_bill_or_one_error_line(
         if status == 2:
             assert err.getvalue().startswith("context-budget: error: ")
             assert err.getvalue().count("\n") == 1
+
+
+def test_a_folded_response_keeps_every_field_but_where_it_began() -> None:
+    """The quick copy a fold makes is what `dataclasses.replace` gives, every field of a
+    call set away from its default (a field added to `Call` and missed there fails)."""
+    from dataclasses import fields, replace
+
+    from context_budget.sessions.claude_code import _begun
+    from context_budget.sessions.session import Call, ThreadId
+    from context_budget.usage import Usage
+
+    call = Call(
+        ThreadId("s", "agent", agent="a", agent_type="Explore"),
+        5.0,
+        "claude-sonnet-4-5",
+        Usage(1, 2, 3, 4, 3, 0),
+        sidechain=True,
+        segment=2,
+        recorded_cost=0.5,
+        message="m",
+        file="f.jsonl",
+        project="/p",
+        provider_reason="system_changed",
+    )
+    defaults = Call(ThreadId(), None, "", Usage())
+    assert all(getattr(call, f.name) != getattr(defaults, f.name) for f in fields(Call))
+    folded = _begun(call, 1.0, "first", "model_changed")
+    assert folded == replace(call, timestamp=1.0, message="first", provider_reason="model_changed")

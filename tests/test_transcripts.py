@@ -307,9 +307,13 @@ def test_claude_code_line_numbers_count_the_blank_lines() -> None:
     assert [m["content"] for m in layers.conversation] == ["q", "again"]
 
 
-def test_a_claude_code_line_with_a_huge_number_is_named() -> None:
-    text = records(user_record("q")) + '{"type": "user", "n": ' + "9" * 5000 + "}\n"
-    with pytest.raises(ValueError, match=r"^line 2: a number has more than 4,300 digits"):
+def test_a_claude_code_line_with_a_huge_number_is_read_by_what_the_reader_reads() -> None:
+    huge = "9" * 5000
+    text = records(user_record("q")) + '{"type": "user", "n": ' + huge + "}\n"
+    assert [m["content"] for m in _parse(text).layers.conversation] == ["q"]  # `n` is not read
+    message = '{"role": "user", "content": ' + huge + "}"
+    text = records(user_record("q")) + '{"type": "user", "message": ' + message + "}\n"
+    with pytest.raises((TypeError, ValueError), match=r"^line 2: "):  # the content, named
         _parse(text)
 
 

@@ -37,15 +37,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from functools import lru_cache
 from os import PathLike
 from pathlib import Path, PurePath
-from typing import Literal
+from typing import Any, Literal
 
 from context_budget.cache_policy import LIFETIME_SECONDS, CachePolicy
 from context_budget.models import Model, model_for
 from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
-from context_budget.sessions.session import chain
+from context_budget.sessions.session import Places, chain
 from context_budget.sessions.skips import Skip, summary
 from context_budget.usage import Usage, split_writes
 from context_budget.zones import (
@@ -392,10 +393,11 @@ def _reshaped(
 ) -> Usage:
     """`usage` with its prompt split anew (tokens) and `parts` as its iterations.
 
-    Output, speed, region and web searches are kept. Built directly rather
-    than by `dataclasses.replace`: the what-ifs build three per call.
+    Output, speed, region and web searches are kept. Built from the usage's
+    own sound fields (`Usage.sound`) rather than by `dataclasses.replace`: the
+    what-ifs build three per call.
     """
-    return Usage(
+    return Usage.sound(
         uncached,
         usage.output_tokens,
         five + hour,
@@ -531,6 +533,7 @@ def _rates(prices: Mapping[str, Price] | None) -> Callable[[str], Rates | None]:
     return rate
 
 
+@lru_cache(maxsize=1024)  # a bill asks it of few models, twice a call
 def _seconds(model: str, lifetime: str | None) -> float:
     """Seconds a cache entry of `lifetime` lives on `model`, as its cache policy says.
 
@@ -562,7 +565,9 @@ class Bill:
             its total (`recorded_cost_reason` says so).
         recorded_tokens: totals the file recorded itself (Codex's last
             cumulative total, mini-swe-agent's `api_calls`), or None.
-        sessions: the sessions read, as `load_transcript` reads them too.
+        sessions: the sessions read, as `load_transcript` reads them too (a
+            bill reads its files' calls alone: their conversation is read when
+            this is first asked for).
         skipped: the files and lines no reader could take, left out (`Skip`).
         recorded_cost_reason: why `recorded_cost` is None although a file
             recorded a cost, or None.
@@ -577,7 +582,7 @@ class Bill:
     files: tuple[str, ...] = ()
     recorded_cost: float | None = None
     recorded_tokens: Mapping[str, int] | None = None
-    sessions: tuple[Session, ...] = field(default=(), repr=False, compare=False)
+    _sessions: tuple[Session, ...] = field(default=(), repr=False, compare=False)
     _lines: tuple[Call, ...] = field(default=(), repr=False, compare=False)
     _messages: Mapping[str, Place] = field(default_factory=dict, repr=False, compare=False)
     _priced: dict[int, tuple[Mapping[str, Price] | None, list[Cost | None]]] = field(
@@ -597,6 +602,7 @@ class Bill:
     #: For each call, the index in `sessions` of the session it came from.
     _origin: tuple[int, ...] = field(default=(), repr=False, compare=False)
     caches: Mapping[str, CachePolicy] = field(default_factory=dict, repr=False, compare=False)
+    _read: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
@@ -634,6 +640,14 @@ class Bill:
             held = (prices, sides)
             self._sides[(id(prices), lifetime)] = held
         return held[1]
+
+    @property
+    def sessions(self) -> tuple[Session, ...]:
+        """The sessions read, their conversation read with them (`Session.with_messages`)."""
+        held = self._read.get("sessions")
+        if held is None:
+            held = self._read["sessions"] = tuple(s.with_messages() for s in self._sessions)
+        return held
 
     # ------------------------------------------------------------ totals
 
@@ -880,12 +894,12 @@ class Bill:
         """
         if self.recorded_cost is None and self.recorded_cost_reason is None:
             return None, None
-        if len(origin) != len(calls) or not self.sessions:  # a bill made by hand: one source
+        if len(origin) != len(calls) or not self._sessions:  # a bill made by hand: one source
             groups = {0: (self.recorded_cost, len(self.calls), list(calls))}
         else:
             groups = {}
             for call, index in zip(calls, origin, strict=True):
-                session = self.sessions[index]
+                session = self._sessions[index]  # its calls and cost, its messages not read
                 held = groups.setdefault(index, (session.recorded_cost, len(session.calls), []))
                 held[2].append(call)
         total, found = 0.0, False
@@ -1026,11 +1040,12 @@ class Bill:
         if self._placed or not self._messages:
             return self._placed
         known = self._placed
-        for start in self._messages:
+        parents = self._parents()
+        for start in parents:
             chain: list[str] = []
             at: dict[str, int] = {}
             node: str | None = start
-            while node is not None and node in self._messages and node not in known:
+            while node is not None and node in parents and node not in known:
                 if node in at:  # a loop of parents: each member anchors the chain it starts
                     loop = chain[at[node] :]
                     del chain[at[node] :]
@@ -1039,7 +1054,7 @@ class Bill:
                     break
                 at[node] = len(chain)
                 chain.append(node)
-                node = self._messages[node].parent
+                node = parents[node]
             if node is not None and node in known:
                 place, anchor, head = known[node]
             elif chain:  # the walk ended at a root, the chain's last message
@@ -1052,7 +1067,19 @@ class Bill:
     def _parent(self, message: str) -> str | None:
         """The message before `message` in its chain; None at its anchor."""
         anchor = self._layout()[message][1]
-        return None if anchor == message else self._messages[message].parent
+        return None if anchor == message else self._parents()[message]
+
+    def _parents(self) -> Mapping[str, str | None]:
+        """Message id -> its parent's id, for every message the files keep (no `Place` made)."""
+        held = self._read.get("parents")
+        if held is None:
+            places = self._messages
+            held = self._read["parents"] = (
+                places.parents()
+                if isinstance(places, Places)
+                else {ident: place.parent for ident, place in places.items()}
+            )
+        return held
 
     def _first_difference_id(self, before: Call, call: Call) -> str | None:
         """The first message of `call`'s chain that `before`'s chain lacks at its place.
@@ -1212,20 +1239,17 @@ def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip])
     )
     formats = {session.format for session in sessions}
     costs = [s.recorded_cost for s in sessions if s.recorded_cost is not None]
-    places: dict[str, Place] = {}
-    for session in sessions:
-        places.update(session.places)
     return Bill(
         calls=tuple(numbered[k] for k in order),
         format=formats.pop() if len(formats) == 1 else "mixed",
         files=files,
         recorded_cost=sum(costs) if costs else None,
         recorded_tokens=sessions[0].recorded_tokens if len(sessions) == 1 else None,
-        sessions=tuple(sessions),
+        _sessions=tuple(sessions),
         skipped=tuple(skipped),
         _origin=tuple(origin[k] for k in order),
         _lines=tuple(call for session in sessions for call in session.usage_records),
-        _messages=places,
+        _messages=Places.joined([session.places for session in sessions]),
     )
 
 

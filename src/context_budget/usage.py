@@ -136,6 +136,43 @@ class Usage:
                 f"Usage.iterations must be a tuple of Usage, got {short_repr(self.iterations)}"
             )
 
+    @classmethod
+    def sound(
+        cls,
+        input_tokens: int,
+        output_tokens: int,
+        cache_creation_input_tokens: int,
+        cache_read_input_tokens: int,
+        ephemeral_5m_input_tokens: int,
+        ephemeral_1h_input_tokens: int,
+        speed: str = "",
+        inference_geo: str = "",
+        web_search_requests: int = 0,
+        iterations: tuple[Usage, ...] = (),
+        ephemeral_30m_input_tokens: int = 0,
+    ) -> Usage:
+        """`Usage(...)` of fields already known sound, made without checking them again.
+
+        For figures read and checked once (`of`) or taken from another `Usage`
+        (a what-if moving tokens between kinds): a bill makes a few for each
+        call, which this makes several times sooner than `__init__`. The
+        caller answers for the fields: nothing here checks them.
+        """
+        usage = object.__new__(cls)
+        put = object.__setattr__  # as the dataclass's own `__init__` sets each field
+        put(usage, "input_tokens", input_tokens)
+        put(usage, "output_tokens", output_tokens)
+        put(usage, "cache_creation_input_tokens", cache_creation_input_tokens)
+        put(usage, "cache_read_input_tokens", cache_read_input_tokens)
+        put(usage, "ephemeral_5m_input_tokens", ephemeral_5m_input_tokens)
+        put(usage, "ephemeral_1h_input_tokens", ephemeral_1h_input_tokens)
+        put(usage, "speed", speed)
+        put(usage, "inference_geo", inference_geo)
+        put(usage, "web_search_requests", web_search_requests)
+        put(usage, "iterations", iterations)
+        put(usage, "ephemeral_30m_input_tokens", ephemeral_30m_input_tokens)
+        return usage
+
     def __repr__(self) -> str:
         """The six token fields, then any rule field that is not its default."""
         shown = [f"{name}={getattr(self, name)!r}" for name in (*_FIELDS, *_SPLIT)]
@@ -271,17 +308,19 @@ class Usage:
         """
         if type(source) is Usage:
             return source
-        usage = response_field(source, "usage")
-        if usage is None:  # Gemini's, in the SDK's or the REST API's spelling
-            usage = response_field(source, "usage_metadata")
-            if usage is None:
-                usage = response_field(source, "usageMetadata")
-        usage = source if usage is None else usage
+        if type(source) is dict and not _RESPONSE_KEYS.intersection(source):
+            usage: Any = source  # a usage dict itself, as every saved line records it
+        else:
+            usage = response_field(source, "usage")
+            if usage is None:  # Gemini's, in the SDK's or the REST API's spelling
+                usage = response_field(source, "usage_metadata")
+                if usage is None:
+                    usage = response_field(source, "usageMetadata")
+            usage = source if usage is None else usage
         if type(usage) is dict and usage.keys().isdisjoint(_UNUSUAL_KEYS):
             figures = _fast(usage)  # the usual call, as nearly every saved line records it
             if figures is not None:
-                uncached, read, five, _, hour, output = figures
-                return Usage(uncached, output, five + hour, read, five, hour)
+                return _checked(*figures)
         return _parse(usage, where, strict)
 
 
@@ -322,6 +361,8 @@ _OTHER_KEYS = frozenset(key for keys in USAGE_SHAPES.values() for key in keys)
 _RULE_KEYS = frozenset({"speed", "inference_geo", "server_tool_use", "iterations"})
 #: A usage dict with none of these is Anthropic's with no rule field: the usual one.
 _UNUSUAL_KEYS = _OTHER_KEYS | _RULE_KEYS
+#: The keys that make a dict a response holding a usage, not a usage itself.
+_RESPONSE_KEYS = frozenset({"usage", "usage_metadata", "usageMetadata"})
 
 
 def usage_shape(usage: Any) -> str:
@@ -372,24 +413,34 @@ def _fast(usage: dict[str, Any]) -> _Figures | None:
     Nearly every line of a saved session is such a dict: read in one step, and
     any doubt left to `_anthropic`, which names the field at fault.
     """
-    figures: list[Any] = [
-        usage.get("input_tokens"),
-        usage.get("cache_creation_input_tokens"),
-        usage.get("cache_read_input_tokens"),
-        usage.get("output_tokens"),
-    ]
+    uncached: Any = usage.get("input_tokens")
+    written: Any = usage.get("cache_creation_input_tokens")
+    read: Any = usage.get("cache_read_input_tokens")
+    output: Any = usage.get("output_tokens")
+    if not (_sound(uncached) and _sound(written) and _sound(read) and _sound(output)):
+        return None
     split = usage.get("cache_creation")
-    if type(split) is dict:
-        if "ephemeral_30m_input_tokens" in split:
-            return None  # the package's own 30-minute writes, read by `_anthropic`
-        figures += [split.get(name) for name in _SPLIT]
-    elif split is not None:
+    if split is None:
+        return uncached, read, written, 0, 0, output
+    if type(split) is not dict or "ephemeral_30m_input_tokens" in split:
+        return None  # the package's own 30-minute writes are read by `_anthropic`
         return None
-    if set(map(type, figures)) != {int} or min(figures) < 0 or max(figures) > MOST_TOKENS:
+    five, hour = split.get(_SPLIT[0]), split.get(_SPLIT[1])
+    if not (_sound(five) and _sound(hour)):
         return None
-    uncached, written, read, output = figures[:4]
-    five, hour = split_writes(written, *figures[4:]) if len(figures) > 4 else (written, 0)
+    five, hour = split_writes(written, five, hour)
     return uncached, read, five, 0, hour, output
+
+
+def _checked(uncached: int, read: int, five: int, thirty: int, hour: int, output: int) -> Usage:
+    """The `Usage` of counts `_fast` found sound (no 30-minute writes), made without checking
+    them again."""
+    return Usage.sound(uncached, output, five + hour, read, five, hour)
+
+
+def _sound(count: Any) -> bool:
+    """True for a count `_fast` takes as it is: an int (not a bool) from 0 to `MOST_TOKENS`."""
+    return type(count) is int and 0 <= count <= MOST_TOKENS
 
 
 def _count(value: Any, path: str, name: str) -> int:

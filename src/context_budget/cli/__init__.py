@@ -2,12 +2,16 @@
 
 - `context-budget inspect FILE...`: a budget report for a saved conversation
   (described below; this module and `_input`, `_report`, `_render`);
-- `context-budget bill PATH...`: what a saved session's API calls cost, and
+- `context-budget bill [PATH...]`: what a saved session's API calls cost, and
   its rebuilds (`_bill`);
 - `context-budget whatif PATH...`: what they would have cost under another
   model, cache lifetime, clearing or compaction (`_whatif`);
 - `context-budget demo`: the incident-report experiment, one strategy or all
   of them (`_demo`).
+
+A run imports its own subcommand's modules alone: the parser lists the
+others by name and help (`COMMANDS`), so `bill` imports neither the
+experiment nor `inspect`'s report.
 
 Usage of `inspect`: `context-budget inspect FILE... [--budget N] [--counter
 estimate|qwen] [--format FORMAT] [--max-bytes N] [--json]`.
@@ -60,26 +64,46 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import sys
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-import context_budget.cli._bill as _bill
-import context_budget.cli._demo as _demo
-import context_budget.cli._whatif as _whatif
 from context_budget import __version__
-from context_budget.cli._input import MAX_BYTES, load_paths
-from context_budget.cli._render import COUNTERS, one_line, render_report
-from context_budget.cli._report import LARGEST as LARGEST
-from context_budget.cli._report import build_report
+from context_budget.cli._render import one_line
 from context_budget.errors import InputError
-from context_budget.tokens import TokenCounter, estimate_tokens, qwen_counter
-from context_budget.transcripts import FORMATS
+
+if TYPE_CHECKING:
+    from context_budget.tokens import TokenCounter
 
 PROG = "context-budget"
 #: Exit status for bad input and usage errors (argparse's own).
 EXIT_BAD_INPUT = 2
+#: Each subcommand and the one-line help `--help` lists it with. A run imports the
+#: modules of its own subcommand alone (`bill` neither the experiment nor `inspect`'s).
+COMMANDS = {
+    "inspect": "a budget report for a saved conversation",
+    "demo": "run the incident-report experiment under one strategy, or all",
+    "bill": "what a saved session's API calls cost, and why its cache was rebuilt",
+    "whatif": "what saved sessions would have cost under another model, lifetime, clearing "
+    "or compaction",
+}
+#: Names this module gives, each from the module that defines it, imported when first read.
+_LAZY = {
+    "LARGEST": "context_budget.cli._report",
+    "TokenCounter": "context_budget.tokens",
+    "estimate_tokens": "context_budget.tokens",
+    "qwen_counter": "context_budget.tokens",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
 
 
 # ---------------------------------------------------------------- the parser
@@ -120,16 +144,50 @@ def _max_bytes(text: str) -> int:
 _EPILOG = "example: context-budget inspect session.jsonl --budget 50000 --counter qwen"
 
 
-def _parser() -> _Parser:
+def _parser(command: str | None = None) -> _Parser:
+    """The command's parser; given the subcommand the arguments name (`command`), the
+    others are listed by name and help alone, their modules not imported."""
     parser = _Parser(
         prog=PROG,
         description="Count, layer, clear and compact an LLM agent's context.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    adders = {"inspect": _add_inspect, "demo": _add_demo, "bill": _add_bill, "whatif": _add_whatif}
+    for name, add in adders.items():
+        if command is None or command == name:
+            add(commands)
+        else:
+            commands.add_parser(name, help=COMMANDS[name])
+    return parser
+
+
+def _add_demo(commands: Any) -> None:
+    import context_budget.cli._demo as demo
+
+    demo.add_parser(commands)
+
+
+def _add_bill(commands: Any) -> None:
+    import context_budget.cli._bill as bill
+
+    bill.add_parser(commands)
+
+
+def _add_whatif(commands: Any) -> None:
+    import context_budget.cli._whatif as whatif
+
+    whatif.add_parser(commands)
+
+
+def _add_inspect(commands: Any) -> None:
+    from context_budget.cli._input import MAX_BYTES
+    from context_budget.cli._render import COUNTERS
+    from context_budget.transcripts import FORMATS
+
     inspect = commands.add_parser(
         "inspect",
-        help="a budget report for a saved conversation",
+        help=COMMANDS["inspect"],
         epilog=_EPILOG,
         description=(
             "A budget report for a saved conversation: tokens per layer, the ten largest "
@@ -176,25 +234,26 @@ def _parser() -> _Parser:
     inspect.add_argument(
         "--json", action="store_true", help="print the report as JSON with stable keys"
     )
-    _demo.add_parser(commands)
-    _bill.add_parser(commands)
-    _whatif.add_parser(commands)
-    return parser
 
 
 # ---------------------------------------------------------------- the command
 
 
 def _counter(name: str) -> TokenCounter:
+    this = sys.modules[__name__]  # read here, where a test may have put another
     if name == "qwen":
         try:
-            return qwen_counter()
+            return this.qwen_counter()  # type: ignore[no-any-return]
         except ImportError as error:
             raise InputError(f"--counter qwen: {error}") from None
-    return estimate_tokens
+    return this.estimate_tokens  # type: ignore[no-any-return]
 
 
 def _inspect(args: argparse.Namespace) -> str:
+    from context_budget.cli._input import load_paths
+    from context_budget.cli._render import render_report
+    from context_budget.cli._report import build_report
+
     counter = _counter(args.counter)
     transcript = load_paths(args.file, args.max_bytes, args.format)
     report = build_report(transcript, args.file[0], args.counter, counter, args.budget)
@@ -231,6 +290,23 @@ def _write_out(text: str) -> str | None:
     return None
 
 
+def _runner(command: str) -> Any:
+    """The function that runs `command`; each reports bad input as an `InputError`."""
+    if command == "bill":
+        import context_budget.cli._bill as bill
+
+        return bill.run
+    if command == "whatif":
+        import context_budget.cli._whatif as whatif
+
+        return whatif.run
+    if command == "demo":
+        import context_budget.cli._demo as demo
+
+        return demo.run
+    return _inspect
+
+
 def _exit_status(code: object) -> int:
     # SystemExit.code: None means 0, an int is the status, anything else was printed
     if code is None:
@@ -248,17 +324,15 @@ def main(argv: list[str] | None = None) -> int:
         The exit status: 0 after a report, 2 after bad input or a usage error
         (one line on stderr).
     """
+    given = sys.argv[1:] if argv is None else argv
+    named = given[0] if given and given[0] in COMMANDS else None
     try:
-        args = _parser().parse_args(argv)
+        args = _parser(named).parse_args(given)
     except SystemExit as stop:  # --help, --version, or a usage error already printed
         return _exit_status(stop.code)
+    run = _runner(args.command)
     try:
-        if args.command == "bill":
-            text = _bill.run(args)
-        elif args.command == "whatif":
-            text = _whatif.run(args)
-        else:
-            text = _demo.run(args) if args.command == "demo" else _inspect(args)
+        text = run(args)
     except InputError as error:  # the bill's and the demo's own kinds included
         _write(sys.stderr, _error_line(str(error)))
         return EXIT_BAD_INPUT

@@ -49,39 +49,61 @@ records (the sub-agent's own file is missing) is counted on the thread
 `agent-<agentId>`, its streamed copies folded as above; one a file records is
 a duplicate and left out. Such a sub-agent is a thread too, its messages the
 copied records', unless its own file was read.
+
+A bill reads the calls alone (`read(..., messages=False)`): the records are
+read through the same shape (`RECORD`) and walked by the same reader, which
+then builds no message, checks none, and decodes a message's content only
+where a sub-agent's prompt or a `Task` call is looked for; where a message
+sits (`Place`) is kept for every record, what its line records (its event)
+read again from the line when a rebuild's trigger is looked for there.
 """
 
 from __future__ import annotations
 
+import codecs
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from context_budget._checks import check_message
 from context_budget.layers import Layers
 from context_budget.messages import Message
+from context_budget.sessions.records import (
+    ABSENT,
+    ANY,
+    OPTIONAL,
+    RAW,
+    Shape,
+    records,
+    undecoded,
+    value,
+)
 from context_budget.sessions.session import (
     Boundary,
     Call,
-    Place,
+    PlaceLine,
+    Places,
     Session,
     Thread,
     ThreadId,
     ThreadKind,
 )
 from context_budget.sessions.text import (
+    FileSource,
     Source,
+    SourceError,
     as_blocks,
     count_of,
     epoch,
     gc_paused,
-    json_lines,
+    line_spans,
     tally,
 )
 from context_budget.usage import Usage
 
-__all__ = ["is_agent_file", "is_session_record", "read"]
+__all__ = ["RECORD", "is_agent_file", "is_session_record", "read"]
 
 #: Record types of a Claude Code session file (a first record of another type with a
 #: `sessionId`, `uuid` or `leafUuid` is one too).
@@ -98,6 +120,40 @@ RECORD_TYPES = frozenset(
         "ai-title",
     }
 )
+
+_MESSAGE = Shape(
+    "ClaudeMessage",
+    id=ANY,
+    model=ANY,
+    role=OPTIONAL,
+    usage=OPTIONAL,
+    diagnostics=ANY,
+    content=RAW,
+)
+#: The record a `progress` line copies from a sub-agent.
+_COPIED = Shape("ClaudeCopied", type=ANY, timestamp=OPTIONAL, message=_MESSAGE)
+_PROGRESS = Shape("ClaudeProgress", type=ANY, agentId=ANY, message=_COPIED)
+#: What the reader reads of a line of a session file: every field it reads, here alone.
+RECORD = Shape(
+    "ClaudeRecord",
+    type=ANY,
+    uuid=ANY,
+    parentUuid=ANY,
+    isSidechain=ANY,
+    sessionId=ANY,
+    timestamp=ANY,
+    requestId=ANY,
+    isApiErrorMessage=ANY,
+    isCompactSummary=ANY,
+    subtype=ANY,
+    compactMetadata=ANY,
+    parentToolUseID=ANY,
+    message=_MESSAGE,
+    data=_PROGRESS,
+    content=RAW,
+    attachment=RAW,
+)
+_MESSAGES = (_MESSAGE.cls,)
 
 
 def is_session_record(record: dict[str, Any]) -> bool:
@@ -119,7 +175,12 @@ def _short(session: str) -> str:
 
 @dataclass
 class _Building:
-    """A thread while it is read: who it is, its file and task, its messages and their API ids."""
+    """A thread while it is read: who it is, its file and task, its messages and their API ids.
+
+    `count` counts its messages as `_add` joins them, whether or not they are
+    built (a bill builds none); `first` is its first message, the prompt a
+    sub-agent was given, built in either case.
+    """
 
     id: ThreadId
     file: str
@@ -128,22 +189,23 @@ class _Building:
     ids: list[object] = field(default_factory=list)
     boundaries: list[Boundary] = field(default_factory=list)
     problem: Exception | None = None  # a malformed message of a thread read from `progress`
+    count: int = 0
+    last: tuple[object, object] = (None, None)  # (role, API id) of the last message counted
+    first: Message | None = None
 
 
 @dataclass
 class _File:
-    """One file being read: its source, records, session prefix and inline threads."""
+    """One file being read: its source, its index in the read, session prefix, inline threads."""
 
     source: Source
-    records: list[tuple[int, dict[str, Any]]]
-    prefix: str
+    index: int
+    prefix: str = ""
     roots: int = 0
-    base: str = ""  # the file's name without its folders
     agent: bool = False  # a sub-agent's own file
     session: str | None = None  # a session file's session id, from its records
 
     def __post_init__(self) -> None:
-        self.base = PurePath(self.source.name).name
         self.agent = is_agent_file(self.source.name)
 
     def thread(
@@ -154,13 +216,6 @@ class _File:
 
     def where(self, number: int, many: bool) -> str:
         return f"{self.source.name}: line {number}" if many else f"line {number}"
-
-
-def _session_id(records: list[tuple[int, dict[str, Any]]]) -> str | None:
-    for _, record in records:
-        if isinstance(record.get("sessionId"), str) and record["sessionId"]:
-            return str(record["sessionId"])
-    return None
 
 
 def _usage(usage: Any, where: str) -> Usage:
@@ -199,7 +254,7 @@ def _tool_change(attachment: object) -> str:
     return f"a tool list change ({kind} {'; '.join(parts)})" if parts else ""
 
 
-def _event(record: dict[str, Any]) -> str:
+def _event(record: Any) -> str:
     """What a line records that changes the start of the next request, or `""`.
 
     Read from the first 2,000 characters of the line's text: its message's
@@ -207,53 +262,104 @@ def _event(record: dict[str, Any]) -> str:
     the tool list changing (`deferred_tools_delta`, `mcp_instructions_delta`),
     the names it added and removed.
     """
-    if record.get("type") == "attachment" and (change := _tool_change(record.get("attachment"))):
+    attachment = value(record.attachment) if record.type == "attachment" else None
+    if record.type == "attachment" and (change := _tool_change(attachment)):
         return change
-    message = record.get("message")
-    content = message.get("content") if isinstance(message, dict) else record.get("content")
+    message = record.message
+    content = value(message.content if type(message) in _MESSAGES else record.content)
     if isinstance(content, list):
         content = " ".join(
             [str(block.get("text", "")) for block in content if isinstance(block, dict)]
         )
     text = (content if isinstance(content, str) else "")[:2_000]
-    if record.get("type") == "attachment":
-        text = f"{text} {str(record.get('attachment'))[:2_000]}"
+    if record.type == "attachment":
+        text = f"{text} {str(attachment)[:2_000]}"
     for mark, event in _EVENTS:
         if mark in text:
             return event
     return ""
 
 
-def _place(
-    file: _File, number: int, record: dict[str, Any], kind: str, parent: str | None
-) -> Place:
-    """Where a line with an id sits: its parent and line, its message and when it was written."""
-    message = record.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    logged = record.get("timestamp")
-    return Place(
-        parent,
-        kind,
-        f"{file.base}:{number}",
-        number,
+#: What a line gives its `Place` when it cannot be read again: no event, no content.
+_NO_LINE: PlaceLine = ("", None, None, False)
+
+
+def _placed(record: Any) -> PlaceLine:
+    """What a line's `Place` reads from it: its event, its message's content (a user or
+    assistant line's), when it was written, and whether it is a compaction summary."""
+    message = record.message
+    kind = record.type
+    content = None
+    if (kind == "user" or kind == "assistant") and type(message) in _MESSAGES:
+        content = value(message.content)
+    logged = record.timestamp
+    return (
         _event(record),
-        content if kind in ("user", "assistant") else None,
+        content,
         logged if isinstance(logged, str) else None,
-        record.get("isCompactSummary") is True,
+        record.isCompactSummary is True,
     )
 
 
-def _miss_reason(message: dict[str, Any]) -> str | None:
+class _LinePlaces:
+    """(file index, line number) -> what the `Place` of that line reads from it (`_placed`),
+    the line read again.
+
+    A file read from disk is read again from where the line starts (where its
+    lines start is found once per file, the first time one of them is asked
+    for); a text given whole is kept as given.
+    """
+
+    def __init__(self, sources: Sequence[Source | FileSource]) -> None:
+        self._kept = [
+            FileSource(source.name) if isinstance(source, Source) and source.data else source
+            for source in sources
+        ]
+        self._spans: dict[int, tuple[int, array[int]]] = {}  # (skip, flat (start, stop)s)
+
+    def __call__(self, index: int, number: int) -> PlaceLine:
+        """What line `number` of file `index` gives its `Place`; nothing (no event, no
+        content) where the line cannot be read again (the file changed or went since)."""
+        kept = self._kept[index]
+        try:
+            if isinstance(kept, FileSource):
+                line = self._from_file(index, kept.name, number)
+            else:
+                body = kept.data or kept.text.encode("utf-8")
+                start, stop = list(line_spans(body))[number - 1]
+                line = body[start:stop]
+            record = RECORD.decode(line, number)
+        except (OSError, IndexError, ValueError):
+            return _NO_LINE
+        return _placed(record) if type(record) is RECORD.cls else _NO_LINE
+
+    def _from_file(self, index: int, name: str, number: int) -> bytes:
+        held = self._spans.get(index)
+        if held is None:
+            raw = Path(name).read_bytes()
+            skip = 3 if raw.startswith(codecs.BOM_UTF8) else 0
+            flat = array("q")
+            for start, stop in line_spans(raw[skip:]):
+                flat.extend((start, stop))
+            held = self._spans[index] = (skip, flat)
+        skip, flat = held
+        start, stop = flat[2 * number - 2], flat[2 * number - 1]
+        with open(name, "rb") as file:
+            file.seek(skip + start)
+            return file.read(stop - start)
+
+
+def _miss_reason(message: Any) -> str | None:
     """The `type` of the response's `diagnostics.cache_miss_reason`, the API's own
     diagnosis of a cache miss, or None (no diagnosis, or one still pending)."""
-    diagnostics = message.get("diagnostics")
+    diagnostics = message.diagnostics
     reason = diagnostics.get("cache_miss_reason") if isinstance(diagnostics, dict) else None
     kind = reason.get("type") if isinstance(reason, dict) else None
     return kind if isinstance(kind, str) and 0 < len(kind) <= 64 else None
 
 
-def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
-    metadata = record.get("compactMetadata")
+def _boundary(record: Any, index: int, line: int) -> Boundary:
+    metadata = record.compactMetadata
     metadata = metadata if isinstance(metadata, dict) else {}
     trigger = metadata.get("trigger")
     tokens = metadata.get("preTokens")
@@ -265,20 +371,42 @@ def _boundary(record: dict[str, Any], index: int, line: int) -> Boundary:
     )
 
 
-def _message(record: dict[str, Any], message: dict[str, Any]) -> tuple[Message, object]:
+def _role(record: Any, message: Any) -> object:
+    """A message's role: its own, else its record's type."""
+    return record.type if message.role is ABSENT else message.role
+
+
+def _message(record: Any, message: Any) -> tuple[Message, object]:
     """A user or assistant record's message in this package's shape, and its API id.
 
     Raises:
         TypeError, ValueError: a message with no content, or a malformed one
             (`check_message`); the caller names its line.
     """
-    role = message.get("role", record["type"])
-    content = message.get("content")
+    role = _role(record, message)
+    content = value(message.content)
     if content is None:
         raise ValueError(f"the {role} message has no content")
-    converted: Message = {"role": role, "content": content}
+    converted: Message = {"role": role, "content": content}  # type: ignore[typeddict-item,unused-ignore]
     check_message(converted)
-    return converted, message.get("id")
+    return converted, message.id
+
+
+def _counted(thread: _Building, role: object, message_id: object) -> bool:
+    """Count a message of `thread`; False when it joins the one before (one reply
+    written as several records: assistant, the same API id)."""
+    last_role, last_id = thread.last
+    joins = (
+        thread.count > 0
+        and role == "assistant"
+        and last_role == "assistant"
+        and message_id is not None
+        and last_id == message_id
+    )
+    if not joins:
+        thread.count += 1
+        thread.last = (role, message_id)
+    return not joins
 
 
 def _add(thread: _Building, message: Message, message_id: object) -> None:
@@ -298,76 +426,132 @@ def _add(thread: _Building, message: Message, message_id: object) -> None:
         ids.append(message_id)
 
 
+def _begun(call: Call, timestamp: float | None, message: str | None, reason: str | None) -> Call:
+    """`call` with the time, parent and provider's miss diagnosis of where its response
+    began; every other field its own. What `dataclasses.replace` gives, several times
+    sooner (a bill folds one response in two so): every field named, in order (a test
+    holds the two equal on a call with no field at its default)."""
+    return Call(
+        call.thread,
+        timestamp,
+        call.model,
+        call.usage,
+        call.sidechain,
+        call.segment,
+        call.recorded_cost,
+        message,
+        call.file,
+        call.project,
+        reason,
+    )
+
+
 def _better(new: Call, old: Call) -> bool:
     if old.sidechain != new.sidechain:
         return not new.sidechain
     return new.prompt_tokens + new.usage.output_tokens > old.prompt_tokens + old.usage.output_tokens
 
 
-class _Reader:
-    """The files of one read, record by record: threads, boundaries, calls, problems."""
+#: What a `Task` call said of the sub-agent it started: (description, sub-agent type).
+_Asked = tuple[str, str]
 
-    def __init__(self, many: bool) -> None:
+
+class _Tasks:
+    """A session's `Task` calls, by the prompt they gave and by their tool-use id."""
+
+    def __init__(self) -> None:
+        self.by_prompt: dict[str, _Asked] = {}
+        self.by_id: dict[str, _Asked] = {}
+
+    def add(self, content: object) -> None:
+        """Note the calls of a main-thread assistant message's content that gave a prompt."""
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            tool_input = block.get("input")
+            if isinstance(tool_input, dict) and isinstance(tool_input.get("prompt"), str):
+                description, kind = tool_input.get("description"), tool_input.get("subagent_type")
+                asked = (
+                    description if isinstance(description, str) else "",
+                    kind if isinstance(kind, str) else "",
+                )
+                self.by_prompt.setdefault(tool_input["prompt"], asked)
+                if isinstance(block.get("id"), str):
+                    self.by_id.setdefault(block["id"], asked)
+
+
+#: The bytes a content holding a call that gives a prompt holds, undecoded.
+_PROMPT = b'"prompt"'
+
+
+class _Reader:
+    """The files of one read, record by record: threads, boundaries, calls, problems.
+
+    With `messages` False (a bill), no message is built or checked.
+    """
+
+    def __init__(self, many: bool, messages: bool) -> None:
         self.many = many
+        self.messages = messages
         self.threads: dict[str, _Building] = {}
-        self.thread_of: dict[str, str] = {}  # record uuid -> thread key
+        self.thread_of: dict[str, str] = {}  # a sidechain record's uuid -> its thread key
         self.skipped: dict[str, int] = {}
         self.calls: list[Call] = []
         self.records: list[Call] = []
         # message id -> (request id or None, index in `calls`) of each response with that id
         self.keyed: dict[str, list[tuple[str | None, int]]] = {}
-        self.places: dict[str, Place] = {}
+        self.places: dict[str, tuple[str | None, str, int, int]] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
         self.progress: dict[str, Call] = {}  # message id -> a sub-agent call seen in `progress`
         self.started_by: dict[ThreadId, str] = {}  # a `progress` agent -> its Task call's id
+        self.tasks: dict[str, _Tasks] = {}  # session (as threads name it) -> its Task calls
 
-    def file(self, file: _File) -> None:
-        for number, record in file.records:
+    def file(self, file: _File, lines: Iterator[tuple[int, Any]]) -> None:
+        places, index = self.places, file.index
+        for number, record in lines:
             key = self._key(file, record, number)
-            uuid, parent, kind = record.get("uuid"), record.get("parentUuid"), record.get("type")
+            uuid, parent, kind = record.uuid, record.parentUuid, record.type
             parent = parent if isinstance(parent, str) else None
             if isinstance(uuid, str):
-                self.thread_of[uuid] = key
+                if key[0] == "s":  # a sidechain's record: its children may follow it
+                    self.thread_of[uuid] = key
                 if isinstance(kind, str):
-                    self.places[uuid] = _place(file, number, record, kind, parent)
-            message = record.get("message")
-            if kind in ("user", "assistant") and isinstance(message, dict):
+                    places[uuid] = (parent, kind, index, number)
+            message = record.message
+            if (kind == "user" or kind == "assistant") and type(message) in _MESSAGES:
                 self._conversation(file, key, number, record, message)
-                if kind == "assistant" and "usage" in message:
+                if kind == "assistant" and message.usage is not ABSENT:
                     self._call(file, key, number, record, message, parent)
             else:
                 self._other(key, record, kind, number)
                 if kind == "progress" and not file.agent:
                     self._progress(file, number, record)
 
-    def _progress(self, file: _File, number: int, record: dict[str, Any]) -> None:
+    def _progress(self, file: _File, number: int, record: Any) -> None:
         """A sub-agent's record copied into a `progress` line: its message added to the
         sub-agent's thread, its call held, for `finish` to weigh against the files read."""
-        data = record.get("data")
-        if not isinstance(data, dict) or data.get("type") != "agent_progress":
+        data: Any = record.data
+        if type(data) is not _PROGRESS.cls or data.type != "agent_progress":
             return
-        inner = data.get("message")
-        message = inner.get("message") if isinstance(inner, dict) else None
-        if not isinstance(inner, dict) or not isinstance(message, dict):
+        inner: Any = data.message
+        if type(inner) is not _COPIED.cls or type(inner.message) not in _MESSAGES:
             return
-        agent = data.get("agentId")
+        message = inner.message
+        agent = data.agentId
         thread = file.thread("agent", agent=agent if isinstance(agent, str) else "progress")
-        task = record.get("parentToolUseID")
+        task = record.parentToolUseID
         if isinstance(task, str):
             self.started_by.setdefault(thread, task)
-        if inner.get("type") in ("user", "assistant"):
+        if inner.type == "user" or inner.type == "assistant":
             self._progress_message(file, number, thread, inner, message)
-        if inner.get("type") == "assistant":
+        if inner.type == "assistant":
             self._progress_call(file, number, thread, record, inner, message)
 
     def _progress_message(
-        self,
-        file: _File,
-        number: int,
-        thread: ThreadId,
-        inner: dict[str, Any],
-        message: dict[str, Any],
+        self, file: _File, number: int, thread: ThreadId, inner: Any, message: Any
     ) -> None:
         """The message of a copied record added to its sub-agent's thread as read from
         `progress` lines; a malformed one noted on that thread, named by its line."""
@@ -375,30 +559,45 @@ class _Reader:
         held = self.threads.get(key)
         if held is None:
             held = self.threads[key] = _Building(thread, file.source.name)
-        if held.problem is not None:
+        self._join(held, inner, message, f"{file.where(number, self.many)} (progress)", True)
+
+    def _join(self, thread: _Building, record: Any, message: Any, where: str, own: bool) -> None:
+        """Count a message of `thread` and build it where messages are built (or where it is
+        the thread's first: the prompt a sub-agent was given); a malformed one noted,
+        named `where`, on the thread (`own`) or on the read."""
+        new = _counted(thread, _role(record, message), message.id)
+        if not self.messages and not (new and thread.count == 1):
+            return
+        noted = thread.problem if own else self.problem
+        if noted is not None and self.messages:
             return
         try:
-            _add(held, *_message(inner, message))
+            built, ident = _message(record, message)
         except (TypeError, ValueError) as error:
-            held.problem = type(error)(f"{file.where(number, self.many)} (progress): {error}")
+            if self.messages:
+                problem = type(error)(f"{where}: {error}")
+                if own:
+                    thread.problem = problem
+                else:
+                    self.problem = problem
+            return
+        if thread.count == 1 and new:
+            thread.first = built
+        if self.messages:
+            _add(thread, built, ident)
 
     def _progress_call(
-        self,
-        file: _File,
-        number: int,
-        thread: ThreadId,
-        record: dict[str, Any],
-        inner: dict[str, Any],
-        message: dict[str, Any],
+        self, file: _File, number: int, thread: ThreadId, record: Any, inner: Any, message: Any
     ) -> None:
         """Hold the call of a copied assistant record, its streamed copies folded."""
-        ident, model = message.get("id"), message.get("model")
-        if not isinstance(ident, str) or "usage" not in message or model == "<synthetic>":
+        ident, model = message.id, message.model
+        if not isinstance(ident, str) or message.usage is ABSENT or model == "<synthetic>":
             return
         where = f"{file.where(number, self.many)} (progress)"
+        stamp = record.timestamp if inner.timestamp is ABSENT else inner.timestamp
         try:
-            usage = _usage(message["usage"], where)
-            when = epoch(inner.get("timestamp", record.get("timestamp")), f"{where} timestamp")
+            usage = _usage(message.usage, where)
+            when = epoch(stamp, f"{where} timestamp")
         except ValueError as error:
             self.usage_problem = self.usage_problem or error
             return
@@ -428,7 +627,7 @@ class _Reader:
             elif held.problem is not None:
                 self.problem = self.problem or held.problem
 
-    def _key(self, file: _File, record: dict[str, Any], number: int) -> str:
+    def _key(self, file: _File, record: Any, number: int) -> str:
         """The thread a record belongs to, started when it is new."""
         if file.agent:
             key = f"file:{file.source.name}"
@@ -438,79 +637,80 @@ class _Reader:
                 thread = file.thread("agent", agent=agent, typed=source.agent_type)
                 self.threads[key] = _Building(thread, source.name, source.description)
             return key
-        if record.get("isSidechain") is not True:
+        if record.isSidechain is not True:
             key = f"main:{file.prefix}"
             if key not in self.threads:
                 self.threads[key] = _Building(file.thread("main"), "")
             return key
-        parent = record.get("parentUuid")
+        parent = record.parentUuid
         found = self.thread_of.get(parent) if isinstance(parent, str) else None
-        if found is not None and found.startswith("side:"):
+        if found is not None:
             return found
         file.roots += 1
         key = f"side:{file.source.name}:{number}"
         self.threads[key] = _Building(file.thread("sidechain", file.roots), file.source.name)
         return key
 
-    def _other(self, key: str, record: dict[str, Any], kind: object, number: int) -> None:
+    def _other(self, key: str, record: Any, kind: object, number: int) -> None:
         """A record that is no message: counted as skipped, a compaction boundary noted."""
-        boundary = kind == "system" and record.get("subtype") == "compact_boundary"
-        if boundary and key.startswith("main:"):
+        if kind == "system" and record.subtype == "compact_boundary" and key[0] == "m":
             thread = self.threads[key]
-            thread.boundaries.append(_boundary(record, len(thread.messages), number))
+            thread.boundaries.append(_boundary(record, thread.count, number))
         label = kind if isinstance(kind, str) else "(no type)"
         self.skipped[label] = self.skipped.get(label, 0) + 1
 
-    def _conversation(
-        self, file: _File, key: str, number: int, record: dict[str, Any], message: dict[str, Any]
-    ) -> None:
-        """A user or assistant record's message added to its thread; a summary's boundary noted."""
+    def _conversation(self, file: _File, key: str, number: int, record: Any, message: Any) -> None:
+        """A user or assistant record's message joined to its thread; a summary's boundary
+        noted; a main thread's `Task` calls noted."""
         thread = self.threads[key]
-        if record.get("isCompactSummary") is True and key.startswith("main:"):
-            announced = thread.boundaries and thread.boundaries[-1].index == len(thread.messages)
+        main = key[0] == "m"
+        if main and record.isCompactSummary is True:
+            announced = thread.boundaries and thread.boundaries[-1].index == thread.count
             if not announced:
-                thread.boundaries.append(Boundary(len(thread.messages), number))
-        if self.problem is None:
-            try:
-                _add(thread, *_message(record, message))
-            except (TypeError, ValueError) as error:
-                where = file.where(number, self.many)
-                self.problem = type(error)(f"{where}: {error}")
+                thread.boundaries.append(Boundary(thread.count, number))
+        if main and record.type == "assistant":
+            self._tasks(thread.id.session, message.content)
+        self._join(thread, record, message, file.where(number, self.many), False)
+
+    def _tasks(self, session: str, content: object) -> None:
+        """Note the `Task` calls of a main thread's assistant record (its content decoded
+        only when its bytes could hold one)."""
+        raw = undecoded(content)
+        if raw is not None and _PROMPT not in raw:
+            return
+        found = self.tasks.get(session)
+        if found is None:
+            found = self.tasks[session] = _Tasks()
+        found.add(value(content))
 
     def _call(
-        self,
-        file: _File,
-        key: str,
-        number: int,
-        record: dict[str, Any],
-        message: dict[str, Any],
-        parent: str | None,
+        self, file: _File, key: str, number: int, record: Any, message: Any, parent: str | None
     ) -> None:
         """The call an assistant record with usage made, kept or folded (`_keep`)."""
-        model = message.get("model")
-        errored = model == "<synthetic>" or record.get("isApiErrorMessage")
+        model = message.model
+        errored = model == "<synthetic>" or record.isApiErrorMessage
         if errored or self.usage_problem is not None:
             return
         where = file.where(number, self.many)
         try:
-            usage = _usage(message["usage"], where)
-            when = epoch(record.get("timestamp"), f"{where} timestamp")
+            usage = _usage(message.usage, where)
+            when = epoch(record.timestamp, f"{where} timestamp")
         except ValueError as error:
             self.usage_problem = error
             return
         thread = self.threads[key]
         call = Call(
-            thread=thread.id,
-            timestamp=when,
-            model=model if isinstance(model, str) else "unknown",
-            usage=usage,
-            sidechain=record.get("isSidechain") is True,
-            segment=len(thread.boundaries) if key.startswith("main:") else 0,
+            thread.id,
+            when,
+            model if isinstance(model, str) else "unknown",
+            usage,
+            record.isSidechain is True,
+            len(thread.boundaries) if key[0] == "m" else 0,
             message=parent,
             file=file.source.name,
             provider_reason=_miss_reason(message),
         )
-        self._keep(call, message.get("id"), record.get("requestId"))
+        self._keep(call, message.id, record.requestId)
 
     def _keep(self, call: Call, ident: object, request: object) -> None:
         """Add a call, or fold it into the call of the same response read before."""
@@ -526,9 +726,7 @@ class _Reader:
         if _better(call, old):  # keep where the response began: its time and parent
             parent = old.message if old.thread == call.thread else call.message
             reason = call.provider_reason or old.provider_reason
-            self.calls[index] = replace(
-                call, timestamp=old.timestamp, message=parent, provider_reason=reason
-            )
+            self.calls[index] = _begun(call, old.timestamp, parent, reason)
 
     def _response(self, ident: str, request: str | None) -> int | None:
         """The index in `calls` of the response `ident` (of `request`) read before, or None
@@ -548,35 +746,47 @@ class _Reader:
         return None
 
 
-def _records(source: Source, sources: Sequence[Source]) -> list[tuple[int, dict[str, Any]]]:
-    """A source's records; ValueError names the bad line (and its file when there are several).
-
-    The error is the one of the first bad file in the order given, whichever
-    file was being read when one was found.
-    """
-    try:
-        return json_lines(source.text)
-    except ValueError:
-        for given in sources:
-            try:
-                json_lines(given.text)
-            except ValueError as error:
-                named = f"{given.name}: {error}" if len(sources) > 1 else str(error)
-                raise ValueError(named) from None
-        raise
+def _first_bad(sources: Sequence[Source | FileSource]) -> ValueError | None:
+    """The error of the first file in the order given with a line that is no record, named
+    by its file when there are several; None when there is none."""
+    for given in sources:
+        source = given.loaded()  # a file that cannot be read as text raises its own error
+        try:
+            for _ in records(source, RECORD):
+                pass
+        except ValueError as error:
+            return ValueError(f"{given.name}: {error}" if len(sources) > 1 else str(error))
+    return None
 
 
-def _files(sources: Sequence[Source]) -> Iterator[_File]:
-    """The sources parsed one at a time, session files first (in the order given).
+def _session_start(lines: Iterator[tuple[int, Any]]) -> tuple[str | None, list[tuple[int, Any]]]:
+    """A file's session id (the first record's that names one), and the records read to
+    find it, which come before the rest of `lines`."""
+    ahead = []
+    for number, record in lines:
+        ahead.append((number, record))
+        if isinstance(record.sessionId, str) and record.sessionId:
+            return record.sessionId, ahead
+    return None, ahead
+
+
+def _files(
+    sources: Sequence[Source | FileSource],
+) -> Iterator[tuple[_File, Iterator[tuple[int, Any]]]]:
+    """The sources one at a time, session files first (in the order given), each with its
+    records, which are read as the caller walks them.
 
     Each comes with its prefix, and a session file with its session id. A
     sub-agent's file joins the session given with it: every session file is
-    parsed before it, so their ids are known by then.
+    read before it, so their ids are known by then.
     """
     ids: set[str] = set()  # the session files' ids
-    for source in sorted(sources, key=lambda given: is_agent_file(given.name)):
-        file = _File(source, _records(source, sources), "")
-        own = _session_id(file.records)
+    order = sorted(range(len(sources)), key=lambda k: is_agent_file(sources[k].name))
+    for index in order:
+        source = sources[index].loaded()  # read now, let go once its records are read
+        file = _File(source, index)
+        lines = records(source, RECORD)
+        own, ahead = _session_start(lines)
         if file.agent:
             own = (next(iter(ids)) if len(ids) == 1 else None) or own
         elif own is not None:
@@ -584,7 +794,14 @@ def _files(sources: Sequence[Source]) -> Iterator[_File]:
             ids.add(own)
         found = own or PurePath(source.name).stem
         file.prefix = _short(found) if found else ""
-        yield file
+        yield file, _chained(ahead, lines)
+
+
+def _chained(
+    ahead: list[tuple[int, Any]], rest: Iterator[tuple[int, Any]]
+) -> Iterator[tuple[int, Any]]:
+    yield from ahead
+    yield from rest
 
 
 def _one_session(files: list[_File]) -> Exception | None:
@@ -606,61 +823,37 @@ def _one_session(files: list[_File]) -> Exception | None:
     )
 
 
-def _prompt(messages: list[Message]) -> str | None:
+def _prompt(message: Message | None) -> str | None:
     """The text of a thread's first message, the prompt it was given, or None."""
-    content = messages[0]["content"]
+    if message is None:
+        return None
+    content = message["content"]
     if isinstance(content, str):
         return content
     texts = [block["text"] for block in content if block["type"] == "text"]
     return texts[0] if texts else None
 
 
-#: What a `Task` call said of the sub-agent it started: (description, sub-agent type).
-_Asked = tuple[str, str]
-
-
-def _asked(main: list[Message]) -> tuple[dict[str, _Asked], dict[str, _Asked]]:
-    """The main conversation's `Task` calls, by prompt and by tool-use id."""
-    by_prompt: dict[str, _Asked] = {}
-    by_id: dict[str, _Asked] = {}
-    for message in main:
-        if message["role"] != "assistant" or isinstance(message["content"], str):
-            continue
-        for block in message["content"]:
-            tool_input = block.get("input") if block["type"] == "tool_use" else None
-            if isinstance(tool_input, dict) and isinstance(tool_input.get("prompt"), str):
-                description, kind = tool_input.get("description"), tool_input.get("subagent_type")
-                asked = (
-                    description if isinstance(description, str) else "",
-                    kind if isinstance(kind, str) else "",
-                )
-                by_prompt.setdefault(tool_input["prompt"], asked)
-                if isinstance(block.get("id"), str):
-                    by_id.setdefault(block["id"], asked)
-    return by_prompt, by_id
-
-
 def _described(
-    threads: list[_Building], mains: list[_Building], started_by: dict[ThreadId, str]
+    threads: list[_Building], tasks: dict[str, _Tasks], started_by: dict[ThreadId, str]
 ) -> tuple[tuple[Thread, ...], dict[ThreadId, ThreadId]]:
     """The threads, each given the description and sub-agent type of the call of
     its session's main conversation that started it, where its own file did not
     name them; and each thread whose type is known -> its id with the type (the
     sub-agents known from `progress` lines, by the id of their `Task` call, too)."""
-    asked = {main.id.session: _asked(main.messages) for main in mains}
-    nothing: tuple[dict[str, _Asked], dict[str, _Asked]] = ({}, {})
+    nothing = _Tasks()
     found = []
     for thread in threads:
-        by_prompt, by_id = asked.get(thread.id.session, nothing)
-        started = by_id.get(started_by.get(thread.id, ""))
-        description, kind = by_prompt.get(_prompt(thread.messages) or "", started or ("", ""))
+        asked = tasks.get(thread.id.session, nothing)
+        started = asked.by_id.get(started_by.get(thread.id, ""))
+        description, kind = asked.by_prompt.get(_prompt(thread.first) or "", started or ("", ""))
         ident = thread.id
         if kind and not ident.agent_type:
             ident = replace(ident, agent_type=kind)
         found.append(Thread(ident, thread.messages, thread.description or description, thread.file))
     typed = {thread.id: thread.id for thread in found if thread.id.agent_type}
     for ident, task in started_by.items():
-        kind = asked.get(ident.session, nothing)[1].get(task, ("", ""))[1]
+        kind = tasks.get(ident.session, nothing).by_id.get(task, ("", ""))[1]
         if kind and ident not in typed:
             typed[ident] = replace(ident, agent_type=kind)
     return tuple(found), typed
@@ -680,8 +873,8 @@ def _typed(calls: list[Call], typed: dict[ThreadId, ThreadId]) -> tuple[Call, ..
 
 def _main(reader: _Reader) -> tuple[_Building | None, list[_Building], Exception | None]:
     """The main thread, the sub-agents' threads, and why there is no conversation, if so."""
-    mains = [t for k, t in reader.threads.items() if k.startswith("main:") and t.messages]
-    others = [t for k, t in reader.threads.items() if not k.startswith("main:") and t.messages]
+    mains = [t for k, t in reader.threads.items() if k.startswith("main:") and t.count]
+    others = [t for k, t in reader.threads.items() if not k.startswith("main:") and t.count]
     if mains:
         return mains[0], others, None
     if len(others) == 1:
@@ -707,28 +900,42 @@ def _main(reader: _Reader) -> tuple[_Building | None, list[_Building], Exception
     )
 
 
-def read(sources: Sequence[Source]) -> Session:
+def _read(sources: Sequence[Source | FileSource], messages: bool) -> tuple[_Reader, list[_File]]:
+    """The reader after every source is read, and the files read."""
+    files = []
+    reader = _Reader(len(sources) > 1, messages)
+    try:
+        for file, lines in _files(sources):  # one file's records read at a time
+            reader.file(file, lines)
+            file.source = file.source.emptied()  # its text let go
+            files.append(file)
+    except SourceError:  # a file that cannot be read as text, named
+        raise
+    except ValueError:  # a line that is no record: named as in the first bad file given
+        raise _first_bad(sources) or ValueError("a line that is no record") from None
+    reader.finish()
+    return reader, files
+
+
+def read(sources: Sequence[Source | FileSource], *, messages: bool = True) -> Session:
     """Claude Code files (a session, its sub-agents' files, or a project's) as one `Session`.
+
+    Args:
+        sources: the files (a `FileSource` is read when the reader gets to it).
+        messages: build the conversation (`inspect`, `Bill.sessions`); a
+            bill's read gives False, and its session has no messages.
 
     Raises:
         ValueError: a line that is not a JSON object, naming it (and its file
             when there are several).
     """
-    files = []
     with gc_paused():
-        reader = _Reader(len(sources) > 1)
-        for file in _files(sources):  # one file's records held at a time
-            reader.file(file)
-            file.records = []
-            files.append(file)
-        reader.finish()
+        reader, files = _read(sources, messages)
     main, others, empty = _main(reader)
-    messages = main.messages if main is not None else []
-    mains = [t for k, t in reader.threads.items() if k.startswith("main:") and t.messages]
-    threads, typed = _described(others, mains, reader.started_by)
+    threads, typed = _described(others, reader.tasks, reader.started_by)
     return Session(
         "claude-code",
-        Layers("", [], messages),
+        Layers("", [], main.messages if main is not None else []),
         main=main.id if main is not None else (files[0].thread("main") if files else ThreadId()),
         threads=threads,
         boundaries=tuple(main.boundaries) if main is not None else (),
@@ -736,7 +943,7 @@ def read(sources: Sequence[Source]) -> Session:
         usage_records=_typed(reader.records, typed),
         skipped=sum(reader.skipped.values()),
         files=tuple(file.source.name for file in files if file.source.name),
-        places=reader.places,
+        places=Places(reader.places, [s.name for s in sources], _LinePlaces(sources)),
         conversation_error=_one_session(files) or reader.problem or empty,
         usage_error=reader.usage_problem,
     )

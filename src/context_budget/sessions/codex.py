@@ -61,11 +61,12 @@ from context_budget._json import canonical_json
 from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions.openai_chat import text_of, tool_input
+from context_budget.sessions.records import ANY, RAW, Shape, records, value
 from context_budget.sessions.session import Call, Session, ThreadId
-from context_budget.sessions.text import count_of, epoch, json_lines, tally
+from context_budget.sessions.text import Source, count_of, epoch, tally
 from context_budget.usage import Usage
 
-__all__ = ["RECORD_TYPES", "is_rollout", "read", "without_replays"]
+__all__ = ["LINE", "RECORD_TYPES", "is_rollout", "read", "without_replays"]
 
 #: The record types of a rollout; a file whose first record has one of them is a rollout.
 RECORD_TYPES = frozenset(
@@ -145,7 +146,8 @@ def _item_message(item: dict[str, Any], conversation: list[Message], where: str)
 class _Reading:
     """A rollout's lines read so far: the conversation, the calls, the problems."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, messages: bool) -> None:
+        self.messages = messages  # read the conversation too (a bill reads the calls alone)
         self.session = PurePath(name).stem or "rollout"
         self.model = "unknown"
         self.system: list[str] = []
@@ -164,8 +166,11 @@ class _Reading:
         self.named_turns = False  # a fork's copied turns carry ids minted before its creation
         self.cwd = ""  # the working folder the rollout ran in
 
-    def line(self, number: int, record: dict[str, Any]) -> None:
-        kind, payload = record.get("type"), record.get("payload")
+    def line(self, number: int, record: Any) -> None:
+        kind = record.type
+        if kind == "response_item" and not self.messages:
+            return  # a message or a tool call: the conversation, which a bill does not read
+        payload = value(record.payload)
         if not isinstance(payload, dict):
             payload = None
         if kind == "session_meta" and payload is not None:
@@ -193,7 +198,7 @@ class _Reading:
             except (TypeError, ValueError) as error:
                 self.problem = type(error)(f"line {number} (codex): {error}")
 
-    def _meta(self, number: int, record: dict[str, Any], payload: dict[str, Any]) -> None:
+    def _meta(self, number: int, record: Any, payload: dict[str, Any]) -> None:
         self.metas += 1
         if self.metas > 1:  # a fork's copy of its parent's metadata
             return
@@ -201,7 +206,7 @@ class _Reading:
             self.session = payload["id"]
         if isinstance(payload.get("cwd"), str):
             self.cwd = payload["cwd"]
-        created = payload.get("timestamp", record.get("timestamp"))
+        created = payload.get("timestamp", record.timestamp)
         if payload.get("forked_from_id"):
             self.parent = str(payload["forked_from_id"])
             self.created = epoch(created, f"line {number} session_meta timestamp")
@@ -224,7 +229,7 @@ class _Reading:
         if not self.conversation or message is not self.conversation[-1]:
             self.conversation.append(message)
 
-    def _tokens(self, number: int, record: dict[str, Any], payload: dict[str, Any]) -> None:
+    def _tokens(self, number: int, record: Any, payload: dict[str, Any]) -> None:
         """A `token_count` event's rise of the cumulative total, as a call."""
         info = payload.get("info")
         if (
@@ -250,7 +255,7 @@ class _Reading:
             return
         self.last = total
         rise = Usage.of(dict(zip(_FIELDS, delta, strict=True)), where=f"{where} token_count rise")
-        when = epoch(record.get("timestamp"), f"{where} timestamp")
+        when = epoch(record.timestamp, f"{where} timestamp")
         self.rises.append(Call(_UNNAMED, when, self.model, rise))
         self.copied.append(self._replayed(when))
 
@@ -302,14 +307,24 @@ def _recorded(reading: _Reading) -> dict[str, int]:
     return recorded
 
 
-def read(text: str, name: str = "") -> Session:
-    """A rollout's text as a `Session`.
+#: What the reader reads of a line of a rollout: the payload is decoded where it is read.
+LINE = Shape("CodexLine", timestamp=ANY, type=ANY, payload=RAW)
+
+
+def read(source: Source, *, messages: bool = True) -> Session:
+    """A rollout as a `Session`.
+
+    Args:
+        source: the rollout.
+        messages: read the conversation too; a bill's read gives False, and
+            its session has no messages.
 
     Raises:
         ValueError: a line that is not a JSON object, naming it.
     """
-    reading = _Reading(name)
-    for number, record in json_lines(text):
+    name = source.name
+    reading = _Reading(name, messages)
+    for number, record in records(source, LINE):
         reading.line(number, record)
     thread = ThreadId(reading.session, parent=reading.parent)
     rises = tuple(
@@ -318,7 +333,7 @@ def read(text: str, name: str = "") -> Session:
     )
     calls = tuple(rise for rise, copied in zip(rises, reading.copied, strict=True) if not copied)
     problem = reading.problem
-    if problem is None and not reading.conversation:
+    if problem is None and not reading.conversation and messages:
         problem = ValueError(
             f"a Codex rollout with no conversation: "
             f"{count_of(sum(reading.skipped.values()), 'line')} ({tally(reading.skipped)}), "

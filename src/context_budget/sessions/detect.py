@@ -22,9 +22,10 @@ import re
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from context_budget.errors import ContextBudgetError
 from context_budget.sessions import claude_code, codex, mini_swe_agent, openai_chat, openhands, own
@@ -33,7 +34,11 @@ from context_budget.sessions.session import Session
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import (
     SESSION_SUFFIXES,
+    FileSource,
     Source,
+    SourceError,
+    agent_meta,
+    blanked,
     gc_paused,
     kind_of,
     loads_json,
@@ -93,7 +98,7 @@ def _first_record(text: str) -> dict[str, Any] | None:
     end = text.find("\n", start)
     first = split_lines(text[start : end if end >= 0 else len(text)])[0]
     try:
-        record = loads_json(first)
+        record = loads_json(first, long_numbers=True)  # a record: read as its reader reads it
     except ValueError:  # not JSON: the whole text may still be one document
         return None
     if not isinstance(record, dict):
@@ -128,9 +133,14 @@ def detect_format(text: str) -> tuple[str, object]:
     Raises:
         FormatError: text that is no JSON document nor JSON
             Lines of records (naming where the JSON breaks), or a shape of no format.
-        ValueError: JSON nested too deeply or holding a number too long.
+        ValueError: JSON nested too deeply, or a document holding a number too long.
     """
-    data, parsed = try_json(text)
+    try:
+        data, parsed = try_json(text)
+    except ValueError:  # too deep, or a number too long: in a document, or in a record
+        if _first_record(text) is None:
+            raise
+        data, parsed = None, False
     if not parsed:
         if (record := _first_record(text)) is not None:
             return ("codex" if codex.is_rollout(record) else "claude-code"), None
@@ -157,14 +167,31 @@ def read_text(text: str, format: str = "auto", name: str = "") -> Session:
     """
     check_format(format)
     chosen, data = detect_format(text) if format == "auto" else (format, None)
+    return _detected_by(_read_as(Source(name, text), chosen, data), format)
+
+
+def _read_as(
+    source: Source, chosen: str, data: object, later: Source | FileSource | None = None
+) -> Session:
+    """A source read as `chosen`, from the JSON the detector parsed (`data`) where it did.
+
+    Given `later` (the file, to read again), the JSON Lines formats read their
+    calls alone, and the session reads the rest from it when asked
+    (`Session.with_messages`).
+    """
+    messages = later is None
     if chosen == "claude-code":
-        session = claude_code.read([Source(name, text)])
-    elif chosen == "codex":
-        session = codex.read(text, name)
-    else:
-        data = data if format == "auto" else strict_json(text)
-        session = _READERS[chosen](data, name)
-    return _detected_by(session, format)
+        return claude_code.read([source], messages=messages)
+    if chosen == "codex":
+        session = codex.read(source, messages=messages)
+        if later is None:
+            return session
+        return replace(session, read_messages=partial(_codex_messages, later))
+    return _READERS[chosen](data if data is not None else strict_json(source.text), source.name)
+
+
+def _codex_messages(given: Source | FileSource) -> Session:
+    return codex.read(given.loaded())
 
 
 def _detected_by(session: Session, format: str) -> Session:
@@ -266,14 +293,6 @@ def _skip(skipped: list[Skip] | None, skip: Skip) -> None:
     skipped.append(skip)
 
 
-def _blank(source: Source, numbers: Sequence[int]) -> Source:
-    """The source with the lines `numbers` (from 1) left blank, every other line in its place."""
-    lines = split_lines(source.text)
-    for number in numbers:
-        lines[number - 1] = ""
-    return replace(source, text="\n".join(lines))
-
-
 def _broken(line: str) -> str | None:
     """Why a line is no JSON at all (cut short, or garbage), or None.
 
@@ -291,17 +310,23 @@ def _broken(line: str) -> str | None:
 
 def _complete(source: Source, skipped: list[Skip] | None) -> Source:
     """The source without a half-written last line (the file is still being written)."""
+    number = _half_written(source, skipped)
+    return source if number is None else blanked(source, [number])
+
+
+def _half_written(source: Source, skipped: list[Skip] | None) -> int | None:
+    """The number of the source's last line when it is half-written (skipped), else None."""
     text, stop = source.text, len(source.text)
     while stop and text[stop - 1].isspace():  # the text `rstrip` keeps, not copied
         stop -= 1
     start = text.rfind("\n", 0, stop) + 1
     problem = _broken(text[start:stop])
     if problem is None:
-        return source
+        return None
     number = text.count("\n", 0, stop) + 1
     reason = f"{source.name}: line {number}: not valid JSON: {problem}"
     _skip(skipped, Skip("half-written line", source.name, number, reason))
-    return _blank(source, [number])
+    return number
 
 
 def _mended(sources: list[Source], skipped: list[Skip] | None) -> list[Source] | None:
@@ -319,7 +344,7 @@ def _mended(sources: list[Source], skipped: list[Skip] | None) -> list[Source] |
                 _skip(skipped, Skip("bad line", source.name, number, reason))
                 bad.append(number)
         found = found or bool(bad)
-        mended.append(_blank(source, bad) if bad else source)
+        mended.append(blanked(source, bad) if bad else source)
     return mended if found else None
 
 
@@ -337,21 +362,113 @@ def _no_record(line: str) -> str | None:
     return f"expected a record (an object), found {kind_of(value)}"
 
 
-def _taken(path: Path, format: str, skipped: list[Skip] | None) -> tuple[str, Source] | None:
-    """(the format, the source) of a file a bill can read; None when it is skipped."""
+#: How much of a file's start and end `_glance` reads at first (bytes).
+_GLANCE_BYTES = 1 << 16
+#: The longest first or last line `_glance` reads before it leaves the file to be read whole.
+_GLANCE_MOST = 1 << 24
+#: What `str.isspace` takes for white space among ASCII bytes, which `bytes.rstrip` does not.
+_SEPARATORS = frozenset(b"\x1c\x1d\x1e\x1f")
+
+
+def _glance(path: Path, format: str) -> str | None:
+    """The format of a JSON Lines session file whose last line is whole, told from its first
+    and last lines alone; None when they cannot tell it so (the file is then read whole).
+
+    What it tells is what reading the whole file tells (`_billed_format`,
+    `_half_written`) for such a file: the usual one, which starts with a
+    record, holds more lines, and ends in a whole one.
+    """
+    try:
+        with path.open("rb") as file:
+            first = _first_line(file)
+            last = _last_line(file)
+    except OSError:
+        return None
+    if first is None or last is None:
+        return None
+    try:
+        record = loads_json(first.decode("utf-8"), long_numbers=True)
+        last_text = last.decode("utf-8")
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or _broken(last_text) is not None:
+        return None
+    if format != "auto":
+        return format if format in _LINES else None
+    if codex.is_rollout(record):
+        return "codex"
+    return "claude-code" if claude_code.is_session_record(record) else None
+
+
+def _first_line(file: BinaryIO) -> bytes | None:
+    """The first line of a file that starts with `{` and holds more after that line (not
+    white space); None for any other file, or a first line too long to glance at."""
+    head = file.read(_GLANCE_BYTES)
+    if not head.startswith(b"{"):
+        return None
+    while (end := head.find(b"\n")) < 0:
+        more = file.read(len(head))
+        if not more or len(head) >= _GLANCE_MOST:
+            return None
+        head += more
+    rest = head[end + 1 :]
+    while not rest.strip():  # only white space so far: is there another line?
+        rest = file.read(_GLANCE_BYTES)
+        if not rest:
+            return None  # one line alone, which may be one document: read whole
+    return head[: end - 1] if head[end - 1 : end] == b"\r" else head[:end]
+
+
+def _last_line(file: BinaryIO) -> bytes | None:
+    """A file's last line that is not blank (ASCII white space aside); None where what ends
+    it is not plain ASCII, or the line is too long to glance at."""
+    size = file.seek(0, 2)
+    chunk = b""
+    while len(chunk) < min(size, _GLANCE_MOST):
+        start = max(0, size - 2 * len(chunk) - _GLANCE_BYTES)
+        file.seek(start)
+        chunk = file.read(size - start)
+        body = chunk.rstrip()
+        if body and (body[-1] >= 0x80 or body[-1] in _SEPARATORS):
+            return None  # white space `str.isspace` knows, or a character: read whole
+        cut = body.rfind(b"\n")
+        if cut >= 0 or start == 0:
+            return body[cut + 1 :]
+    return None
+
+
+def _taken(
+    path: Path, format: str, skipped: list[Skip] | None
+) -> tuple[str, Source | FileSource] | None:
+    """(the format, the source) of a file a bill can read; None when it is skipped.
+
+    A JSON Lines file's source is a `FileSource`, read when its reader gets
+    to it; where its first and last lines tell its format (`_glance`), it is
+    not read before.
+    """
+    glanced = _glance(path, format)
+    if glanced is not None:
+        return glanced, FileSource(str(path), (), *agent_meta(path))
     source = read_source(path)
     try:
         chosen = _billed_format(source, format)
     except ValueError as error:
         _skip(skipped, Skip("not a session", source.name, None, str(error)))
         return None
-    return chosen, _complete(source, skipped) if chosen in _LINES else source
+    if chosen not in _LINES:
+        return chosen, source
+    number = _half_written(source, skipped)
+    blank = () if number is None else (number,)
+    return chosen, FileSource(source.name, blank, source.description, source.agent_type)
 
 
-def _one_file(source: Source, chosen: str, skipped: list[Skip] | None) -> Session | None:
+def _one_file(
+    given: Source | FileSource, chosen: str, skipped: list[Skip] | None
+) -> Session | None:
     """The session of one file that is not Claude Code's; None when it records no call."""
+    source = given.loaded()  # SourceError: not UTF-8 or unreadable, named
     try:
-        session = read_text(source.text, chosen, source.name)
+        session = _read_as(source, chosen, None, later=given)
     except (TypeError, ValueError) as error:
         mended = _mended([source], skipped) if chosen in _LINES else None
         if mended is None:
@@ -365,12 +482,18 @@ def _one_file(source: Source, chosen: str, skipped: list[Skip] | None) -> Sessio
     return None
 
 
-def _claude(sources: list[Source], format: str, skipped: list[Skip] | None) -> Session | None:
-    """The Claude Code files read together; None when they record no call."""
+def _claude(
+    sources: Sequence[Source | FileSource], format: str, skipped: list[Skip] | None
+) -> Session | None:
+    """The Claude Code files read together, their calls alone (their conversation read
+    again when asked for: `Session.with_messages`); None when they record no call."""
     try:
-        session = _detected_by(claude_code.read(sources), format)
+        session = _detected_by(claude_code.read(sources, messages=False), format)
+        session = replace(session, read_messages=partial(_with_messages, sources, format))
+    except SourceError:
+        raise
     except ValueError as error:
-        mended = _mended(sources, skipped)
+        mended = _mended([source.loaded() for source in sources], skipped)
         if mended is None:
             named = f"{sources[0].name}: {error}" if len(sources) == 1 else str(error)
             raise ValueError(named) from None
@@ -381,6 +504,10 @@ def _claude(sources: list[Source], format: str, skipped: list[Skip] | None) -> S
     reason = f"{named}: Claude Code session(s) with no assistant line with usage"
     _skip(skipped, Skip("no call", sources[0].name, None, reason))
     return None
+
+
+def _with_messages(sources: Sequence[Source | FileSource], format: str) -> Session:
+    return _detected_by(claude_code.read(sources), format)
 
 
 def read_paths(
@@ -400,16 +527,17 @@ def read_paths(
             file or line no reader can take; each names the path.
     """
     check_format(format, BILL_FORMATS)
-    claude: list[Source] = []
+    claude: list[Source | FileSource] = []
     sessions: list[Session] = []
     with gc_paused():
         for path in _files(paths):
             taken = _taken(path, format, skipped)
             if taken is None:
                 continue
-            if taken[0] == "claude-code":
-                claude.append(taken[1])
-            elif (session := _one_file(taken[1], taken[0], skipped)) is not None:
+            chosen, source = taken
+            if chosen == "claude-code":
+                claude.append(source)
+            elif (session := _one_file(source, chosen, skipped)) is not None:
                 sessions.append(session)
         if claude and (session := _claude(claude, format, skipped)) is not None:
             sessions.insert(0, session)

@@ -14,8 +14,9 @@ what their use cannot do without.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 from typing import Any, Literal
 
 from context_budget._checks import bad_scalar, check_message
@@ -29,6 +30,9 @@ __all__ = [
     "Call",
     "FinalOutput",
     "Place",
+    "PlaceEntry",
+    "PlaceLine",
+    "Places",
     "Session",
     "Thread",
     "ThreadId",
@@ -101,6 +105,21 @@ class ThreadId:
     def __format__(self, spec: str) -> str:
         return format(self.name, spec)
 
+    def __hash__(self) -> int:
+        # subtle: the bill's views and rebuilds key dicts by the thread of every call;
+        # the hash of the fields that say who it is is computed once, and never pickled
+        # (a str's hash differs from process to process)
+        held: int | None = self.__dict__.get("_hash")
+        if held is None:
+            held = hash((self.session, self.kind, self.index, self.agent))
+            object.__setattr__(self, "_hash", held)
+        return held
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
+
 
 @dataclass(frozen=True)
 class Thread:
@@ -168,8 +187,9 @@ class Place:
             few words (`"a <task-notification> user line"`, `"an MCP
             reconnect"`, `"a tool list change"`), or `""` for an ordinary line.
         content: the line's message content as recorded (a str or a list of
-            blocks, shared with the conversation, not copied), or None for a
-            line that holds no message.
+            blocks), or None for a line that holds no message; where a bill
+            read its files for their calls alone, read from the line when the
+            place is first asked for (`Places`).
         logged: when the line was written, as the file records it (an ISO
             time), or None; `sessions.text.epoch` reads it.
         summary: True for a compaction summary (`isCompactSummary`): the
@@ -195,16 +215,133 @@ def chain(places: Mapping[str, Place], start: str | None, steps: int | None = No
     Example: places a <- b <- c (c's parent b, b's parent a): `chain(places, "c")`
     -> `["c", "b", "a"]`.
     """
+    # subtle: `Places` walks its dict of parents, no `Place` made (a bill walks many chains)
+    parents = places.parents() if isinstance(places, Places) else None
     found: list[str] = []
     seen: set[str] = set()
     node = start
-    while node is not None and node in places and node not in seen:
+    while node is not None and node not in seen:
+        if parents is not None:
+            if node not in parents:
+                break
+            after = parents[node]
+        elif node in places:
+            after = places[node].parent
+        else:
+            break
         if steps is not None and len(found) == steps:
             break
         found.append(node)
         seen.add(node)
-        node = places[node].parent
+        node = after
     return found
+
+
+#: Where a message sits, kept small: (its parent, its role, the index of its file, its line).
+PlaceEntry = tuple[str | None, str, int, int]
+#: What a `Place` reads from its line: (`event`, `content`, `logged`, `summary`).
+PlaceLine = tuple[str, Any, str | None, bool]
+_NO_LINE: PlaceLine = ("", None, None, False)
+
+
+class Places(Mapping[str, Place]):
+    """Message id -> `Place`, each made when first asked for, from its line read again.
+
+    A bill keeps where every message of its files sits, to walk from a call
+    back through the messages its request carried (`parents`); what a line
+    records (its event, its content, when it was written) is needed only for
+    the lines a rebuild's trigger is looked for in, or a replay rebuilds a
+    request from, so it is read from the line when its `Place` is asked for.
+
+    Args:
+        entries: message id -> (parent id, role, file index, line number).
+        files: the files' names, by index.
+        line: (file index, line number) -> what the `Place` reads from that
+            line (`PlaceLine`).
+    """
+
+    def __init__(
+        self,
+        entries: dict[str, PlaceEntry] | None = None,
+        files: Sequence[str] = (),
+        line: Callable[[int, int], PlaceLine] | None = None,
+    ) -> None:
+        self._entries: dict[str, PlaceEntry] = entries if entries is not None else {}
+        self._files = tuple(files)
+        self._line = line
+        self._parts: tuple[Places, ...] = ()
+        self._parents: dict[str, str | None] | None = None
+        self._made: dict[str, Place] = {}
+
+    @classmethod
+    def joined(cls, many: Sequence[Mapping[str, Place]]) -> Mapping[str, Place]:
+        """The places of several reads as one mapping; an id two reads know takes the later
+        read's place, as `dict.update` would give it."""
+        parts = [part for part in many if len(part)]
+        if len(parts) == 1:
+            return parts[0]
+        if not all(isinstance(part, Places) for part in parts):
+            merged: dict[str, Place] = {}
+            for part in parts:
+                merged.update(part)
+            return merged
+        found = cls()
+        found._parts = tuple(reversed(parts))  # type: ignore[arg-type]
+        return found
+
+    def _owner(self, ident: str) -> Places | None:
+        if ident in self._entries:
+            return self
+        for part in self._parts:
+            if ident in part._entries:
+                return part
+        return None
+
+    def parents(self) -> dict[str, str | None]:
+        """Message id -> the id of its parent (None at a root), for every message: what a
+        walk along the chains of messages needs, no `Place` made (built once)."""
+        held = self._parents
+        if held is None:
+            held = {}
+            for part in reversed((self, *self._parts)):  # the later read's place wins
+                held.update((ident, entry[0]) for ident, entry in part._entries.items())
+            self._parents = held
+        return held
+
+    def parent(self, ident: str) -> str | None:
+        """The parent of message `ident`, its `Place` not made (KeyError if unknown)."""
+        owner = self._owner(ident)
+        if owner is None:
+            raise KeyError(ident)
+        return owner._entries[ident][0]
+
+    def __getitem__(self, ident: str) -> Place:
+        owner = self._owner(ident)
+        if owner is None:
+            raise KeyError(ident)
+        made = owner._made.get(ident)
+        if made is None:
+            parent, role, index, line = owner._entries[ident]
+            where = f"{PurePath(owner._files[index]).name}:{line}"
+            read = owner._line(index, line) if owner._line is not None else _NO_LINE
+            made = owner._made[ident] = Place(parent, role, where, line, *read)
+        return made
+
+    def __contains__(self, ident: object) -> bool:
+        return isinstance(ident, str) and self._owner(ident) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        seen: set[str] = set()
+        for part in (self, *self._parts):
+            for ident in part._entries:
+                if ident not in seen:
+                    seen.add(ident)
+                    yield ident
+
+    def __len__(self) -> int:
+        if not self._parts:
+            return len(self._entries)
+        return sum(1 for _ in self)
 
 
 @dataclass(frozen=True)
@@ -283,6 +420,8 @@ class Session:
         detected: True when the format was told from the file's shape.
         conversation_error: why the files give no conversation, or None.
         usage_error: why the files give no bill, or None.
+        read_messages: where the files were read for their calls alone (a
+            bill), what reads them again with their conversation; else None.
     """
 
     format: str
@@ -302,6 +441,25 @@ class Session:
     detected: bool = False
     conversation_error: Exception | None = field(default=None, repr=False, compare=False)
     usage_error: Exception | None = field(default=None, repr=False, compare=False)
+    read_messages: Callable[[], Session] | None = field(default=None, repr=False, compare=False)
+
+    def with_messages(self) -> Session:
+        """This session with its conversation: itself, where its files were read with it;
+        else its files read again for it (its calls, as a bill read them, kept).
+
+        A bill reads the calls alone (`read_messages` then reads the rest).
+        """
+        if self.read_messages is None:
+            return self
+        full = self.read_messages()
+        return replace(
+            self,
+            layers=full.layers,
+            threads=full.threads,
+            boundaries=full.boundaries,
+            conversation_error=full.conversation_error,
+            read_messages=None,
+        )
 
     def conversation(self) -> Session:
         """This session, once it is known to hold a sound conversation in every thread.

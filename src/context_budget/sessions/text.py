@@ -3,18 +3,24 @@
 One encoding rule: a file is UTF-8, a byte-order mark at its start is not
 part of the text (`decode`). One JSON rule: text that is not JSON, nested too
 deeply for the parser or holding a number too long for Python is a
-`ValueError` naming the place (`loads_json`, `strict_json`, `json_lines`).
+`ValueError` naming the place (`loads_json`, `strict_json`, `json_lines`). A
+record a reader reads through a shape (`records`) is read by what it reads:
+there a whole number too long for Python's `int` reads as an infinite float
+(`loads_json(..., long_numbers=True)`), which no count or time accepts, so the
+reader that reads it names it, and one in a field no reader reads is left
+alone, as the fast decoder, which skips such a field unread, leaves it.
 One folder walk (`session_files`), refusing a folder it cannot read rather
 than skipping it.
 """
 
 from __future__ import annotations
 
+import codecs
 import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,10 +28,14 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 __all__ = [
+    "BLANK",
     "SESSION_SUFFIXES",
+    "FileSource",
     "Source",
+    "SourceError",
     "agent_meta",
     "as_blocks",
+    "blanked",
     "count_of",
     "decode",
     "description",
@@ -33,6 +43,8 @@ __all__ = [
     "gc_paused",
     "json_lines",
     "kind_of",
+    "line_spans",
+    "line_value",
     "loads_json",
     "object_at",
     "read_source",
@@ -41,6 +53,7 @@ __all__ = [
     "strict_json",
     "tally",
     "try_json",
+    "value_at",
 ]
 
 _KINDS = {
@@ -54,21 +67,97 @@ _KINDS = {
 }
 
 
-@dataclass(frozen=True)
 class Source:
     """One file to read: its name as given ("" for text of no file), its text, its task.
 
     Attributes:
         name: the path as given, or "" for text that came from no file.
-        text: the file's text (`decode`d).
+        text: the file's text (`decode`d); where the source was made from the
+            file's bytes alone, decoded from them when first read.
+        description: a sub-agent file's task, from the `.meta.json` beside it, or "".
+        agent_type: a sub-agent file's type (`agentType`), from the same file, or "".
+        data: the file's bytes as read (a byte-order mark left out), which a
+            decoder of bytes reads instead of `text` (`records.records`); b""
+            when the text came from no file.
+    """
+
+    __slots__ = ("_text", "agent_type", "data", "description", "name")
+
+    def __init__(
+        self,
+        name: str,
+        text: str | None = None,
+        description: str = "",
+        agent_type: str = "",
+        data: bytes = b"",
+    ) -> None:
+        if text is None and not data:
+            text = ""
+        self.name = name
+        self._text = text
+        self.description = description
+        self.agent_type = agent_type
+        self.data = data
+
+    @property
+    def text(self) -> str:
+        if self._text is None:  # bytes known to be UTF-8 (`read_source`): decoded when read
+            self._text = self.data.decode("utf-8")
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Source({self.name!r}, {len(self.data) or len(self.text)} bytes)"
+
+    def loaded(self) -> Source:
+        """The source itself: it is read already."""
+        return self
+
+    def emptied(self) -> Source:
+        """The source with its text and bytes let go (its name and task kept)."""
+        return Source(self.name, "", self.description, self.agent_type)
+
+
+@dataclass(frozen=True)
+class FileSource:
+    """A file a reader reads when it gets to it (`loaded`), so that a folder's files are
+    held in memory one at a time.
+
+    Attributes:
+        name: the path as given.
+        blank: the lines (from 1) to leave blank, found half-written before.
         description: a sub-agent file's task, from the `.meta.json` beside it, or "".
         agent_type: a sub-agent file's type (`agentType`), from the same file, or "".
     """
 
     name: str
-    text: str
+    blank: tuple[int, ...] = ()
     description: str = ""
     agent_type: str = ""
+
+    def loaded(self) -> Source:
+        """The file read now (`read_source`), its `blank` lines left blank.
+
+        Raises:
+            SourceError: the file is not UTF-8, or cannot be read, named.
+        """
+        source = read_source(Path(self.name))
+        return blanked(source, self.blank) if self.blank else source
+
+
+def blanked(source: Source, numbers: Collection[int]) -> Source:
+    """The source with the lines `numbers` (from 1) left blank, every other line in its place."""
+    left = set(numbers)
+    text = "\n".join(
+        "" if number in left else source.text[start:stop]
+        for number, (start, stop) in enumerate(line_spans(source.text), start=1)
+    )
+    data = b"\n".join(
+        b"" if number in left else source.data[start:stop]
+        for number, (start, stop) in enumerate(line_spans(source.data), start=1)
+    )
+    return Source(
+        source.name, text, source.description, source.agent_type, data if source.data else b""
+    )
 
 
 def kind_of(value: object) -> str:
@@ -96,23 +185,39 @@ def decode(raw: bytes, name: str) -> str:
         ) from None
 
 
+class SourceError(ValueError):
+    """A file that cannot be read as text: missing, unreadable, or not UTF-8 (named)."""
+
+
 def read_source(path: Path) -> Source:
     """A file read as a `Source`, with the task of its `.meta.json` when it has one.
 
+    Its bytes are checked to be UTF-8 now; ASCII text is decoded when read.
+
     Raises:
-        ValueError: the file is not UTF-8, or cannot be read (named, with the reason).
+        SourceError: the file is not UTF-8, or cannot be read (named, with the reason).
     """
     try:
         raw = path.read_bytes()
     except PermissionError:
-        raise ValueError(f"{path}: permission denied") from None
+        raise SourceError(f"{path}: permission denied") from None
     except OSError as error:
-        raise ValueError(f"{path}: cannot read it: {error.strerror or error}") from None
-    return Source(str(path), decode(raw, str(path)), *agent_meta(path))
+        raise SourceError(f"{path}: cannot read it: {error.strerror or error}") from None
+    data = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
+    try:
+        text = None if data.isascii() else decode(raw, str(path))
+    except ValueError as error:
+        raise SourceError(str(error)) from None
+    return Source(str(path), text, *agent_meta(path), data=data)
 
 
-def loads_json(text: str) -> object:
+def loads_json(text: str, *, long_numbers: bool = False) -> object:
     """`json.loads`, with nesting too deep or a number too long refused as bad JSON.
+
+    Args:
+        text: the JSON.
+        long_numbers: read a whole number too long for Python's `int` as an
+            (infinite) float instead of refusing it.
 
     Raises:
         json.JSONDecodeError: text that is not JSON.
@@ -123,16 +228,29 @@ def loads_json(text: str) -> object:
     except json.JSONDecodeError:
         raise
     except ValueError:  # subtle: int("9" * 5000) is refused by Python, not by the parser
-        limit = sys.get_int_max_str_digits()
-        raise ValueError(f"a number has more than {limit:,} digits, too long to read") from None
+        if not long_numbers:
+            limit = sys.get_int_max_str_digits()
+            raise ValueError(f"a number has more than {limit:,} digits, too long to read") from None
     except RecursionError:
         raise ValueError("the JSON is nested too deeply to read") from None
+    try:
+        return json.loads(text, parse_int=_long_int)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply to read") from None
+
+
+def _long_int(digits: str) -> int | float:
+    """A JSON whole number: an `int`, or a float (infinite) when too long for one."""
+    if len(digits.lstrip("-")) <= sys.get_int_max_str_digits():
+        return int(digits)
+    return float(digits)
 
 
 #: The parser `json.loads` calls, run by `json_lines` on a line where it stands in the
 #: text (typeshed leaves the decoder's `scan_once` out).
 _SCAN: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-_BLANK = object()
+#: What a blank line of JSON Lines reads as (`value_at`, `line_value`).
+BLANK = object()
 
 
 def try_json(text: str) -> tuple[object, bool]:
@@ -177,45 +295,48 @@ def gc_paused() -> Iterator[None]:
 
 
 def split_lines(text: str) -> list[str]:
-    """The lines of JSON Lines text: split at line feeds only (`_line_spans`).
+    """The lines of JSON Lines text: split at line feeds only (`line_spans`).
 
     A JSON string may hold U+2028, U+0085 or a form feed unescaped (JavaScript
     writers leave them so), which `str.splitlines` would take for line ends.
     """
-    return [text[start:stop] for start, stop in _line_spans(text)]
+    return [text[start:stop] for start, stop in line_spans(text)]
 
 
-def _line_spans(text: str) -> Iterator[tuple[int, int]]:
-    """Where each line of JSON Lines text starts and stops, as indexes into `text`.
+def line_spans(text: str | bytes) -> Iterator[tuple[int, int]]:
+    """Where each line of JSON Lines text (or its UTF-8 bytes) starts and stops, as indexes.
 
     A line ends at a line feed or at the end of the text, and a carriage return
     just before that end is left out (a file written on Windows). The text
     `"a\r\nb"` has the lines `(0, 1)` and `(3, 4)`; an empty text one empty line.
+    In UTF-8 a line feed or a carriage return is never part of another
+    character, so the bytes have the same lines as the text.
     """
+    feed, ret = ("\n", "\r") if isinstance(text, str) else (b"\n", 13)
     size, start = len(text), 0
     while start <= size:
-        end = text.find("\n", start)
+        end = text.find(feed, start)  # type: ignore[arg-type]
         end = size if end < 0 else end
-        yield start, (end - 1 if end > start and text[end - 1] == "\r" else end)
+        yield start, (end - 1 if end > start and text[end - 1] == ret else end)
         start = end + 1
 
 
 def json_lines(text: str) -> list[tuple[int, dict[str, Any]]]:
     """The records of JSON Lines text, each with its line number (1-based), blank lines aside.
 
-    The lines are those of `split_lines` (`_line_spans`), read without cutting
+    The lines are those of `split_lines` (`line_spans`), read without cutting
     the text into lines: the usual line, one JSON value with no space around
     it, is parsed where it stands by the parser `json.loads` calls. Any other
     line is cut out and read by `loads_json`, so each line gives what
-    `loads_json` gives it.
+    `loads_json` gives it (`value_at`).
 
     Raises:
         ValueError: a line that is not JSON, or not an object, naming the line.
     """
     records = []
-    for number, (start, stop) in enumerate(_line_spans(text), start=1):
-        record = _line_at(text, start, stop, number)
-        if record is _BLANK:
+    for number, (start, stop) in enumerate(line_spans(text), start=1):
+        record = value_at(text, start, stop, number)
+        if record is BLANK:
             continue
         if not isinstance(record, dict):
             raise ValueError(
@@ -225,19 +346,31 @@ def json_lines(text: str) -> list[tuple[int, dict[str, Any]]]:
     return records
 
 
-def _line_at(text: str, start: int, stop: int, number: int) -> object:
-    """The JSON value of `text[start:stop]`, line `number`, or `_BLANK` for a blank line."""
+def value_at(
+    text: str, start: int, stop: int, number: int, *, long_numbers: bool = False
+) -> object:
+    """The JSON value of `text[start:stop]`, line `number`, or `BLANK` for a blank line:
+    what `line_value` gives the line, parsed where it stands when it can be."""
     try:
         value, end = _SCAN(text, start)
     except (StopIteration, ValueError, RecursionError):  # not JSON here, or too deep or long
         end = -1
     if end == stop:  # one value, the whole line: what `loads_json` makes of the line
         return value
-    line = text[start:stop]
+    return line_value(text[start:stop], number, long_numbers=long_numbers)
+
+
+def line_value(line: str, number: int, *, long_numbers: bool = False) -> object:
+    """The JSON value of line `number` of JSON Lines, or `BLANK` for a blank line.
+
+    Raises:
+        ValueError: a line that is not JSON, nested too deeply or holding a
+            number too long (`loads_json`), named `line <number>: ...`.
+    """
     if not line.strip():
-        return _BLANK
+        return BLANK
     try:
-        return loads_json(line)
+        return loads_json(line, long_numbers=long_numbers)
     except json.JSONDecodeError as error:
         raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
     except ValueError as error:

@@ -1,0 +1,260 @@
+"""Each format's records, declared once, and the two decoders that fill them.
+
+A reader takes a record of a session through a `Shape`: the fields it reads,
+declared once in its module. Each field is of one kind:
+
+- `ANY`: a JSON value, decoded (None when the record leaves it out);
+- `OPTIONAL`: the same, but `ABSENT` when the record leaves it out, for a
+  field whose absence means something else than a null;
+- `RAW`: a value kept undecoded where the decoder can, decoded when the
+  reader asks for it (`value`): a message's content, which a bill never reads;
+- another `Shape`: an object read through that shape (any other JSON value
+  is kept as it is, for the reader to refuse).
+
+Two decoders fill a shape, into the one class built from it:
+
+- the standard library's `json`, on every Python, the page's included: the
+  line is decoded whole, by `text.json_lines`' rule, and the shape's fields
+  are picked from it (`Shape.fill`);
+- msgspec, where the `fast` extra installed it: the line is decoded straight
+  into the shape, and what the shape does not name is skipped unread.
+
+A line msgspec cannot decode as `json` would (a number too long or out of
+range, a lone surrogate, NaN, a blank line) goes to `json` instead, so both
+give the same record or raise the same error; a test reads generated and
+real files both ways and compares every output byte for byte.
+`CONTEXT_BUDGET_NO_FAST=1` in the environment makes every read use `json`.
+
+Example:
+    >>> usage = Shape("Example", input_tokens=ANY, extra=RAW)
+    >>> record = usage.fill({"input_tokens": 5, "output_tokens": 9, "extra": [1]})
+    >>> record.input_tokens, value(record.extra)
+    (5, [1])
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from context_budget.sessions.text import (
+    BLANK,
+    Source,
+    kind_of,
+    line_spans,
+    line_value,
+    loads_json,
+    value_at,
+)
+
+__all__ = [
+    "ABSENT",
+    "ANY",
+    "FAST",
+    "OPTIONAL",
+    "RAW",
+    "Shape",
+    "decode_document",
+    "records",
+    "undecoded",
+    "value",
+]
+
+
+def _msgspec() -> Any:
+    """msgspec, when it is installed and not turned off; else None."""
+    if os.environ.get("CONTEXT_BUDGET_NO_FAST"):
+        return None
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    return msgspec
+
+
+_FAST = _msgspec()
+#: True when msgspec decodes records (installed, and `CONTEXT_BUDGET_NO_FAST` unset).
+FAST = _FAST is not None
+
+#: The kinds of a field (see the module's text).
+ANY, OPTIONAL, RAW = "any", "optional", "raw"
+
+
+class _Absent:
+    """What an `OPTIONAL` field reads as when the record leaves it out."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+#: The value of an `OPTIONAL` field the record left out.
+ABSENT: Any = _FAST.UNSET if _FAST is not None else _Absent()
+
+
+def value(field: Any) -> object:
+    """The decoded value of a `RAW` field, as `json.loads` gives it."""
+    if _FAST is None or type(field) is not _FAST.Raw:
+        return field
+    raw = bytes(field)
+    try:
+        return _FAST.json.decode(raw)
+    except Exception:
+        return loads_json(raw.decode("utf-8"), long_numbers=True)
+
+
+def undecoded(field: Any) -> bytes | None:
+    """The bytes of a `RAW` field msgspec left undecoded, or None for a decoded value."""
+    return bytes(field) if _FAST is not None and type(field) is _FAST.Raw else None
+
+
+class _Plain:
+    """The base of a shape's class where msgspec is not installed: its fields in slots, set
+    in order by the `__init__` `_generated` gives each class."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+
+def _generated(name: str, source: str, names: dict[str, Any]) -> Any:
+    """The function `name` that `source` defines, compiled once with `names` in its scope.
+
+    A shape's `__init__` and its `fill` are written out field by field, as
+    `dataclasses` writes a class's `__init__`: the standard decoder fills one
+    record per line, and a loop over the fields costs several times as much.
+    """
+    scope = dict(names)
+    exec(compile(source, f"<shape {name}>", "exec"), scope)  # the source is written above
+    return scope[name]
+
+
+class Shape:
+    """The fields a reader reads of one kind of record, and the class of its records.
+
+    Args:
+        name: the class's name, e.g. `"ClaudeRecord"`.
+        fields: field name -> `ANY`, `OPTIONAL`, `RAW` or a nested `Shape`.
+
+    Attributes:
+        cls: the class of the records: a msgspec `Struct` where msgspec is in
+            use, else a plain class with slots; either way built from `fields`.
+    """
+
+    def __init__(self, name: str, **fields: str | Shape) -> None:
+        self.name = name
+        self.fields = fields
+        self.cls: Any = self._class()
+        self._fill = self._filler()
+        self._decoder = None if _FAST is None else _FAST.json.Decoder(self._either())
+
+    def _either(self) -> Any:
+        """This shape's class, or a JSON value that is no object, kept as it is."""
+        return self.cls | None | str | int | float | bool | list
+
+    def _class(self) -> type:
+        if _FAST is None:
+            names = list(self.fields)
+            body = "".join(f"    self.{field} = {field}\n" for field in names) or "    pass\n"
+            init = _generated("__init__", f"def __init__(self, {', '.join(names)}):\n{body}", {})
+            return type(self.name, (_Plain,), {"__slots__": tuple(names), "__init__": init})
+        spec = []
+        for name, kind in self.fields.items():
+            if isinstance(kind, Shape):
+                spec.append((name, kind._either(), None))
+            elif kind == RAW:
+                spec.append((name, _FAST.Raw, _FAST.Raw(b"null")))
+            else:
+                spec.append((name, Any, ABSENT if kind == OPTIONAL else None))
+        return _FAST.defstruct(self.name, spec)  # type: ignore[no-any-return]
+
+    def _filler(self) -> Any:
+        """`fill`, written out field by field (`_generated`)."""
+        names: dict[str, Any] = {"cls": self.cls, "ABSENT": ABSENT, "dict": dict}
+        parts = []
+        for name, kind in self.fields.items():
+            if isinstance(kind, Shape):
+                names[f"fill_{name}"] = kind.fill
+                parts.append(f"fill_{name}(get({name!r}))")
+            else:
+                parts.append(f"get({name!r}, ABSENT)" if kind == OPTIONAL else f"get({name!r})")
+        source = (
+            "def fill(decoded):\n"
+            "    if type(decoded) is not dict:\n"
+            "        return decoded\n"
+            "    get = decoded.get\n"
+            f"    return cls({', '.join(parts)})\n"
+        )
+        return _generated("fill", source, names)
+
+    def fill(self, decoded: object) -> object:
+        """The record of a value `json` decoded: an object read through this shape, any
+        other value as it is."""
+        return self._fill(decoded)
+
+    def decode(self, line: bytes, number: int) -> object:
+        """The record of line `number`, or `text.BLANK` for a blank line.
+
+        Raises:
+            ValueError: what `text.line_value` raises for the line.
+        """
+        if self._decoder is not None and _FAST is not None and line:
+            try:
+                return self._decoder.decode(line)
+            except Exception:
+                pass
+        found = line_value(line.decode("utf-8"), number, long_numbers=True)
+        return found if found is BLANK else self.fill(found)
+
+
+def records(source: Source, shape: Shape) -> Iterator[tuple[int, object]]:
+    """The records of a JSON Lines source, each with its line number (1-based), blank lines
+    aside, read through `shape`: msgspec decodes the source's bytes where it is in use,
+    else `json` its text.
+
+    Raises:
+        ValueError: a line that is not JSON, or not an object, naming the line
+            in the words of `text.json_lines`.
+    """
+    cls = shape.cls
+    for number, found in _values(source, shape):
+        if type(found) is not cls:
+            raise ValueError(
+                f"line {number}: expected a record (an object), found {kind_of(found)}"
+            )
+        yield number, found
+
+
+def _values(source: Source, shape: Shape) -> Iterator[tuple[int, object]]:
+    """Each line's record (or the JSON value that is no object), blank lines aside."""
+    if _FAST is not None and source.data:
+        data = source.data
+        for number, (start, stop) in enumerate(line_spans(data), start=1):
+            found = shape.decode(data[start:stop], number)
+            if found is not BLANK:
+                yield number, found
+        return
+    text = source.text
+    for number, (start, stop) in enumerate(line_spans(text), start=1):
+        found = value_at(text, start, stop, number, long_numbers=True)
+        if found is not BLANK:
+            yield number, shape.fill(found)
+
+
+def decode_document(text: str, data: bytes = b"") -> object:
+    """One JSON document: msgspec's decoding of `data` where it is in use and decodes it as
+    `json` would, else `text.loads_json`'s of `text`.
+
+    Raises:
+        json.JSONDecodeError, ValueError: as `text.loads_json`.
+    """
+    if _FAST is not None and data:
+        try:
+            return _FAST.json.decode(data)
+        except Exception:
+            pass
+    return loads_json(text)
