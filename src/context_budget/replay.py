@@ -57,7 +57,7 @@ Example:
     >>> bill = read_bill("docs/measured/sessions/sample-project")
     >>> same = replay(bill)
     >>> f"{same.cost / bill.cost().total - 1:+.1%}"
-    '+0.3%'
+    '-0.3%'
     >>> later = replay(bill, Policy(ttl="1h"))
     >>> later.cost > same.cost  # no pause in it is long enough for 1-hour writes to pay
     True

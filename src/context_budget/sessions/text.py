@@ -27,6 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+from context_budget.errors import ContextBudgetError
+
 __all__ = [
     "BLANK",
     "SESSION_SUFFIXES",
@@ -185,7 +187,7 @@ def decode(raw: bytes, name: str) -> str:
         ) from None
 
 
-class SourceError(ValueError):
+class SourceError(ContextBudgetError, ValueError):
     """A file that cannot be read as text: missing, unreadable, or not UTF-8 (named)."""
 
 
