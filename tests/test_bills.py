@@ -722,3 +722,20 @@ def test_names_with_a_line_break_are_printed_escaped(
     assert "two\\nlines.jsonl" in out and "claude-\\nsonnet-4-5" in out
     assert all(not x or x[0] != " " or x.startswith("  ") for x in out.splitlines())
     assert not any(x.startswith(("lines.jsonl", "sonnet")) for x in out.splitlines())
+
+
+def test_a_report_works_out_each_what_if_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report asks for the lifetimes itself and through `what_if`: they are worked out
+    once per price table, and again for another table."""
+    from context_budget.cli._bill import report
+
+    bill = read_bill(SYNTHETIC)
+    asked: list[str] = []
+    lifetimes, what_if = Bill._lifetimes, Bill._what_if
+    monkeypatch.setattr(Bill, "_lifetimes", lambda s, p: asked.append("l") or lifetimes(s, p))
+    monkeypatch.setattr(Bill, "_what_if", lambda s, p: asked.append("w") or what_if(s, p))
+    first = report(bill, calls=True, by="day")
+    assert sorted(asked) == ["l", "w"]
+    assert report(bill, calls=True, by="day") == first and sorted(asked) == ["l", "w"]
+    bill.lifetimes(dict(PRICES))
+    assert sorted(asked) == ["l", "l", "w"]

@@ -603,6 +603,18 @@ class Bill:
     _origin: tuple[int, ...] = field(default=(), repr=False, compare=False)
     caches: Mapping[str, CachePolicy] = field(default_factory=dict, repr=False, compare=False)
     _read: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: (what, id of the price table) -> (the table, the answer): `what_if` and `lifetimes`,
+    #: each worked out once per price table (the report asks for both, and one asks the other).
+    _answers: dict[tuple[str, int], tuple[Mapping[str, Price] | None, Any]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def _once(self, what: str, prices: Mapping[str, Price] | None, work: Callable[[], Any]) -> Any:
+        """`work()`, done once per price table: the answer kept under `what`."""
+        held = self._answers.get((what, id(prices)))
+        if held is None or held[0] is not prices:
+            held = self._answers[(what, id(prices))] = (prices, work())
+        return held[1]
 
     def _costs(self, prices: Mapping[str, Price] | None) -> list[Cost | None]:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
@@ -806,6 +818,7 @@ class Bill:
             _priced={},
             _found={},
             _sides={},
+            _answers={},
             caches=held,
         )
 
@@ -880,6 +893,7 @@ class Bill:
             _priced={},
             _found={},
             _sides={},
+            _answers={},
         )
 
     def _recorded_in(
@@ -1127,6 +1141,10 @@ class Bill:
 
     def what_if(self, prices: Mapping[str, Price] | None = None) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
+        found: WhatIf = self._once("what_if", prices, lambda: self._what_if(prices))
+        return found
+
+    def _what_if(self, prices: Mapping[str, Price] | None) -> WhatIf:
         actual = no_caching = 0.0
         rate = _rates(prices)
         for call, bill in zip(self.calls, self._costs(prices), strict=True):
@@ -1147,6 +1165,10 @@ class Bill:
 
         Threads with no priced call are left out.
         """
+        found: list[Lifetime] = self._once("lifetimes", prices, lambda: self._lifetimes(prices))
+        return list(found)
+
+    def _lifetimes(self, prices: Mapping[str, Price] | None) -> list[Lifetime]:
         sums: dict[ThreadId, list[float]] = {}
         last: dict[ThreadId, Call] = {}
         rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}

@@ -167,7 +167,7 @@ class Cost:
         )
 
     def __add__(self, other: Cost) -> Cost:
-        return Cost(
+        return _made(
             self.uncached_input + other.uncached_input,
             self.cache_writes + other.cache_writes,
             self.cache_reads + other.cache_reads,
@@ -175,6 +175,28 @@ class Cost:
             self.server_tools + other.server_tools,
             self.storage + other.storage,
         )
+
+
+def _made(
+    uncached_input: float,
+    cache_writes: float,
+    cache_reads: float,
+    output: float,
+    server_tools: float = 0.0,
+    storage: float = 0.0,
+) -> Cost:
+    """`Cost(...)`, its fields set in the instance's dict at once: what `__init__` leaves,
+    several times sooner (a frozen dataclass's `__init__` sets each field through
+    `object.__setattr__`; a bill makes several `Cost`s a call)."""
+    made = object.__new__(Cost)
+    held = made.__dict__
+    held["uncached_input"] = uncached_input
+    held["cache_writes"] = cache_writes
+    held["cache_reads"] = cache_reads
+    held["output"] = output
+    held["server_tools"] = server_tools
+    held["storage"] = storage
+    return made
 
 
 def cost(
@@ -228,10 +250,13 @@ def cost(
     request = usage if type(usage) is Usage else Usage.of(usage)
     factor = _factor(request, price, at)
     searches = request.web_search_requests * price.web_search / 1_000
-    first, *rest = request.parts  # the usual call: one part, billed in one step
-    total = _one(first, price, factor, searches)
-    for part in rest:
-        total = total + _one(part, price, factor)
+    parts = request.iterations  # billed in their place: the top level repeats the last
+    if not parts:  # the usual call: one part, billed in one step
+        total = _one(request, price, factor, searches)
+    else:
+        total = _one(parts[0], price, factor, searches)
+        for part in parts[1:]:
+            total = total + _one(part, price, factor)
     if policy is not None and policy.storage_per_hour:
         total = total + Cost(0.0, 0.0, 0.0, 0.0, storage=_storage(request.billed, policy))
     return total
@@ -256,21 +281,22 @@ def _one(usage: Usage, price: Price, factor: float, server_tools: float = 0.0) -
     per = 1_000_000 / factor
     # subtle: a `Usage` built by hand may carry a split that does not add up;
     # it is billed as `Usage.of` reads one
-    five, hour = split_writes(
-        usage.cache_creation_input_tokens - usage.ephemeral_30m_input_tokens,
-        usage.ephemeral_5m_input_tokens,
-        usage.ephemeral_1h_input_tokens,
-    )
+    written, thirty = usage.cache_creation_input_tokens, usage.ephemeral_30m_input_tokens
+    five, hour = usage.ephemeral_5m_input_tokens, usage.ephemeral_1h_input_tokens
+    if five + hour != written - thirty:
+        five, hour = split_writes(written - thirty, five, hour)
     band = price.long_context
     scale, output = 1.0, price.output
-    if band is not None and usage.prompt_tokens > band.above:
+    if band is not None and usage.input_tokens + written + usage.cache_read_input_tokens > (
+        band.above  # the whole prompt (`Usage.prompt_tokens`) over the band's start
+    ):
         scale, output = band.input / price.input, band.output  # the whole request, not the excess
     writes = five * price.write_5m + hour * price.write_1h
-    if usage.ephemeral_30m_input_tokens:
+    if thirty:
         if price.write_30m is None:
             raise Unpriced(f"no 30-minute cache write rate for this model ({price.source})")
-        writes += usage.ephemeral_30m_input_tokens * price.write_30m
-    return Cost(  # uncached input, cache writes, cache reads, output, server tools
+        writes += thirty * price.write_30m
+    return _made(  # uncached input, cache writes, cache reads, output, server tools
         usage.input_tokens * price.input * scale / per,
         writes * scale / per,
         usage.cache_read_input_tokens * price.read * scale / per,

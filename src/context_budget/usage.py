@@ -159,18 +159,20 @@ class Usage:
         caller answers for the fields: nothing here checks them.
         """
         usage = object.__new__(cls)
-        put = object.__setattr__  # as the dataclass's own `__init__` sets each field
-        put(usage, "input_tokens", input_tokens)
-        put(usage, "output_tokens", output_tokens)
-        put(usage, "cache_creation_input_tokens", cache_creation_input_tokens)
-        put(usage, "cache_read_input_tokens", cache_read_input_tokens)
-        put(usage, "ephemeral_5m_input_tokens", ephemeral_5m_input_tokens)
-        put(usage, "ephemeral_1h_input_tokens", ephemeral_1h_input_tokens)
-        put(usage, "speed", speed)
-        put(usage, "inference_geo", inference_geo)
-        put(usage, "web_search_requests", web_search_requests)
-        put(usage, "iterations", iterations)
-        put(usage, "ephemeral_30m_input_tokens", ephemeral_30m_input_tokens)
+        # the fields set in the instance's dict at once, as `__init__` leaves them (a frozen
+        # dataclass's `__init__` sets each through `object.__setattr__`, several times slower)
+        held = usage.__dict__
+        held["input_tokens"] = input_tokens
+        held["output_tokens"] = output_tokens
+        held["cache_creation_input_tokens"] = cache_creation_input_tokens
+        held["cache_read_input_tokens"] = cache_read_input_tokens
+        held["ephemeral_5m_input_tokens"] = ephemeral_5m_input_tokens
+        held["ephemeral_1h_input_tokens"] = ephemeral_1h_input_tokens
+        held["speed"] = speed
+        held["inference_geo"] = inference_geo
+        held["web_search_requests"] = web_search_requests
+        held["iterations"] = iterations
+        held["ephemeral_30m_input_tokens"] = ephemeral_30m_input_tokens
         return usage
 
     def __repr__(self) -> str:
@@ -308,8 +310,13 @@ class Usage:
         """
         if type(source) is Usage:
             return source
-        if type(source) is dict and not _RESPONSE_KEYS.intersection(source):
-            usage: Any = source  # a usage dict itself, as every saved line records it
+        if type(source) is dict and source.keys().isdisjoint(_USUAL_SKIPS):
+            found = _fast(source)  # the usual call, as nearly every saved line records it
+            if found is not None:
+                return found
+            usage: Any = source
+        elif type(source) is dict and not _RESPONSE_KEYS.intersection(source):
+            usage = source  # a usage dict itself, with a field the usual one lacks
         else:
             usage = response_field(source, "usage")
             if usage is None:  # Gemini's, in the SDK's or the REST API's spelling
@@ -317,10 +324,10 @@ class Usage:
                 if usage is None:
                     usage = response_field(source, "usageMetadata")
             usage = source if usage is None else usage
-        if type(usage) is dict and usage.keys().isdisjoint(_UNUSUAL_KEYS):
-            figures = _fast(usage)  # the usual call, as nearly every saved line records it
-            if figures is not None:
-                return _checked(*figures)
+            if type(usage) is dict and usage.keys().isdisjoint(_UNUSUAL_KEYS):
+                found = _fast(usage)
+                if found is not None:
+                    return found
         return _parse(usage, where, strict)
 
 
@@ -363,6 +370,8 @@ _RULE_KEYS = frozenset({"speed", "inference_geo", "server_tool_use", "iterations
 _UNUSUAL_KEYS = _OTHER_KEYS | _RULE_KEYS
 #: The keys that make a dict a response holding a usage, not a usage itself.
 _RESPONSE_KEYS = frozenset({"usage", "usage_metadata", "usageMetadata"})
+#: A dict with none of these is an Anthropic usage itself with no rule field: the usual one.
+_USUAL_SKIPS = _UNUSUAL_KEYS | _RESPONSE_KEYS
 
 
 def usage_shape(usage: Any) -> str:
@@ -393,9 +402,7 @@ def _parse(usage: Any, path: str, strict: bool) -> Usage:
     if usage is None or isinstance(usage, str | bytes | int | float | list | tuple):
         raise ValueError(f"{path} must be an object, got {short_repr(usage)}")
     if type(usage) is dict and usage.keys().isdisjoint(_OTHER_KEYS):
-        figures = _fast(usage)
-        if figures is None:
-            figures = _anthropic(usage, path, strict)
+        figures = _anthropic(usage, path, strict)
     else:
         figures = _READERS[usage_shape(usage)](usage, path, strict)
     uncached, read, five, thirty, hour, output = figures
@@ -407,35 +414,42 @@ def _parse(usage: Any, path: str, strict: bool) -> Usage:
     return Usage(uncached, output, five + thirty + hour, read, five, hour, **rules)
 
 
-def _fast(usage: dict[str, Any]) -> _Figures | None:
-    """An Anthropic usage dict's figures when every one is present and sound, else None.
+def _fast(usage: dict[str, Any]) -> Usage | None:
+    """The `Usage` of an Anthropic usage dict whose figures are all present and sound, else
+    None.
 
-    Nearly every line of a saved session is such a dict: read in one step, and
-    any doubt left to `_anthropic`, which names the field at fault.
+    Nearly every line of a saved session is such a dict: read in one step
+    (each count an int, not a bool, from 0 to `MOST_TOKENS`, checked inline),
+    and any doubt left to `_anthropic`, which names the field at fault.
     """
-    uncached: Any = usage.get("input_tokens")
-    written: Any = usage.get("cache_creation_input_tokens")
-    read: Any = usage.get("cache_read_input_tokens")
-    output: Any = usage.get("output_tokens")
-    if not (_sound(uncached) and _sound(written) and _sound(read) and _sound(output)):
+    get, most = usage.get, MOST_TOKENS
+    uncached: Any = get("input_tokens")
+    written: Any = get("cache_creation_input_tokens")
+    read: Any = get("cache_read_input_tokens")
+    output: Any = get("output_tokens")
+    if not (
+        type(uncached) is int
+        and type(written) is int
+        and type(read) is int
+        and type(output) is int
+        and 0 <= uncached <= most
+        and 0 <= written <= most
+        and 0 <= read <= most
+        and 0 <= output <= most
+    ):
         return None
-    split = usage.get("cache_creation")
+    split = get("cache_creation")
     if split is None:
-        return uncached, read, written, 0, 0, output
+        return Usage.sound(uncached, output, written, read, written, 0)
     if type(split) is not dict or "ephemeral_30m_input_tokens" in split:
         return None  # the package's own 30-minute writes are read by `_anthropic`
-        return None
-    five, hour = split.get(_SPLIT[0]), split.get(_SPLIT[1])
+    five: Any = split.get(_SPLIT[0])
+    hour: Any = split.get(_SPLIT[1])
     if not (_sound(five) and _sound(hour)):
         return None
-    five, hour = split_writes(written, five, hour)
-    return uncached, read, five, 0, hour, output
-
-
-def _checked(uncached: int, read: int, five: int, thirty: int, hour: int, output: int) -> Usage:
-    """The `Usage` of counts `_fast` found sound (no 30-minute writes), made without checking
-    them again."""
-    return Usage.sound(uncached, output, five + hour, read, five, hour)
+    if five + hour != written:  # a split that does not add up: `split_writes`'s policy
+        five, hour = split_writes(written, five, hour)
+    return Usage.sound(uncached, output, written, read, five, hour)
 
 
 def _sound(count: Any) -> bool:

@@ -431,7 +431,7 @@ def _begun(call: Call, timestamp: float | None, message: str | None, reason: str
     began; every other field its own. What `dataclasses.replace` gives, several times
     sooner (a bill folds one response in two so): every field named, in order (a test
     holds the two equal on a call with no field at its default)."""
-    return Call(
+    return Call.sound(
         call.thread,
         timestamp,
         call.model,
@@ -699,16 +699,18 @@ class _Reader:
             self.usage_problem = error
             return
         thread = self.threads[key]
-        call = Call(
+        call = Call.sound(
             thread.id,
             when,
             model if isinstance(model, str) else "unknown",
             usage,
             record.isSidechain is True,
             len(thread.boundaries) if key[0] == "m" else 0,
-            message=parent,
-            file=file.source.name,
-            provider_reason=_miss_reason(message),
+            None,
+            parent,
+            file.source.name,
+            "",
+            _miss_reason(message),
         )
         self._keep(call, message.id, record.requestId)
 

@@ -388,6 +388,40 @@ class Call(CallRecord):
     project: str = ""
     provider_reason: str | None = None
 
+    @classmethod
+    def sound(
+        cls,
+        thread: ThreadId,
+        timestamp: float | None,
+        model: str,
+        usage: Usage,
+        sidechain: bool,
+        segment: int,
+        recorded_cost: float | None,
+        message: str | None,
+        file: str,
+        project: str,
+        provider_reason: str | None,
+    ) -> Call:
+        """`Call(...)` of every field, in order, set in the instance's dict at once: what
+        `__init__` leaves, several times sooner (a frozen dataclass's `__init__` sets each
+        field through `object.__setattr__`). For a reader that makes one or two a
+        recorded response; nothing here checks a field."""
+        call = object.__new__(cls)
+        held = call.__dict__
+        held["thread"] = thread
+        held["timestamp"] = timestamp
+        held["model"] = model
+        held["usage"] = usage
+        held["sidechain"] = sidechain
+        held["segment"] = segment
+        held["recorded_cost"] = recorded_cost
+        held["message"] = message
+        held["file"] = file
+        held["project"] = project
+        held["provider_reason"] = provider_reason
+        return call
+
     #: Views of `usage` under the names a bill's readers use (tokens).
     input_tokens = UsageField()
     cache_read_input_tokens = UsageField()

@@ -1,0 +1,115 @@
+"""The quick constructors a bill uses are the records `__init__` makes, field for field,
+and the usual usage dict is read in one step to what the full reader gives."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from context_budget.pricing import Cost, _made
+from context_budget.sessions.session import Call, ThreadId
+from context_budget.usage import MOST_TOKENS, Usage, _anthropic, _fast
+
+
+def _same(quick: object, made: object) -> None:
+    """Equal, the same type, and the same fields in the same order in the instance."""
+    assert type(quick) is type(made)
+    assert quick == made
+    assert vars(quick) == vars(made)
+    assert list(vars(quick)) == list(vars(made))
+    assert hash(quick) == hash(made)
+
+
+def test_a_quick_usage_is_the_usage_init_makes() -> None:
+    values = (1, 2, 9, 4, 5, 3, "fast", "us", 7, (Usage(1, 1),), 1)
+    _same(Usage.sound(*values), Usage(*values))
+
+
+def test_a_quick_cost_is_the_cost_init_makes() -> None:
+    _same(_made(0.1, 0.2, 0.3, 0.4, 0.5, 0.6), Cost(0.1, 0.2, 0.3, 0.4, 0.5, 0.6))
+    _same(_made(0.1, 0.2, 0.3, 0.4), Cost(0.1, 0.2, 0.3, 0.4))
+
+
+def test_a_quick_call_is_the_call_init_makes_every_field_set() -> None:
+    """Every field away from its default, so a field added to `Call` and missed fails."""
+    values = {
+        "thread": ThreadId("s", "agent", agent="a", agent_type="Explore"),
+        "timestamp": 5.0,
+        "model": "claude-sonnet-4-5",
+        "usage": Usage(1, 2, 3, 4, 3, 0),
+        "sidechain": True,
+        "segment": 2,
+        "recorded_cost": 0.5,
+        "message": "m",
+        "file": "f.jsonl",
+        "project": "/p",
+        "provider_reason": "system_changed",
+    }
+    assert [f.name for f in fields(Call)] == list(values)
+    _same(Call.sound(*values.values()), Call(**values))
+
+
+_COUNT = st.one_of(
+    st.integers(0, 3_000),
+    st.integers(MOST_TOKENS - 2, MOST_TOKENS + 2),
+    st.integers(-3, -1),
+    st.none(),
+    st.booleans(),
+    st.floats(0, 10),
+    st.text(max_size=2),
+)
+_KEYS = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+)
+_SPLIT_KEYS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+
+
+@st.composite
+def _usages(draw: Any) -> dict[str, Any]:
+    usage = {key: draw(_COUNT) for key in _KEYS if draw(st.integers(0, 9))}
+    kind = draw(st.sampled_from(["none", "split", "odd"]))
+    if kind == "split":
+        usage["cache_creation"] = {key: draw(_COUNT) for key in _SPLIT_KEYS if draw(st.booleans())}
+    elif kind == "odd":
+        usage["cache_creation"] = draw(st.one_of(st.none(), st.integers(), st.lists(st.none())))
+    return usage
+
+
+@given(_usages())
+@example(
+    {
+        "input_tokens": 3,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 10,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 8, "ephemeral_1h_input_tokens": 9},
+    }
+)
+@example(
+    {
+        "input_tokens": 3,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 10,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 4, "ephemeral_1h_input_tokens": 6},
+    }
+)
+def test_the_one_step_read_gives_what_the_full_reader_gives(usage: dict[str, Any]) -> None:
+    """Where the one step takes a usage, its `Usage` is the one the full reader's figures
+    make; where it does not, `Usage.of` still reads it (or names the field at fault)."""
+    quick = _fast(usage)
+    try:
+        uncached, read, five, thirty, hour, output = _anthropic(usage, "usage", False)
+    except ValueError:
+        assert quick is None
+        return
+    full = Usage(uncached, output, five + thirty + hour, read, five, hour)
+    if quick is not None:
+        _same(quick, full)
+    assert Usage.of(usage, strict=False) == full
