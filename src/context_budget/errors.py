@@ -18,7 +18,7 @@ working where it did (shown in brackets):
     ├── MalformedResponseError             a model response a harness cannot answer or send back
     ├── Unpriced [ValueError]              a call the price table has no rate for (pricing)
     ├── FormatError [ValueError]           a file in no format the readers know (sessions)
-    ├── SourceError [ValueError]           a session file missing, unreadable or not UTF-8 (sessions)
+    ├── SourceError [ValueError]           a session file missing, unreadable, not UTF-8 (sessions)
     └── InputError                         bad input a command reports in one line, exit status 2
         ├── BillError                      ... to `context-budget bill` (cli._bill)
         └── DemoError                      ... to `context-budget demo` (cli._demo)
