@@ -429,6 +429,17 @@ def _all_5m(usage: Usage) -> Usage:
 _ALL_WRITES: dict[str, Callable[[Usage], Usage]] = {"5m": _all_5m, "1h": _all_1h}
 
 
+def _shortest(usage: Usage) -> str:
+    """The shortest lifetime `usage` wrote any token for (`"5m"`, `"30m"` or `"1h"`), its
+    writes split as `pricing.cost` splits them (`split_writes`: a total the split does not
+    account for is 5-minute writes). For a usage with writes."""
+    thirty = usage.ephemeral_30m_input_tokens
+    five, hour = usage.ephemeral_5m_input_tokens, usage.ephemeral_1h_input_tokens
+    if five + hour != usage.cache_creation_input_tokens - thirty:
+        five, hour = split_writes(usage.cache_creation_input_tokens - thirty, five, hour)
+    return "5m" if five else "30m" if thirty else "1h"
+
+
 def _written_for(usage: Usage, lifetime: str) -> bool:
     """True when every cache write of `usage` is already a `lifetime` one (no iterations):
     `_ALL_WRITES[lifetime](usage)` is then `usage` itself."""
@@ -948,16 +959,24 @@ class Bill:
         ttl: dict[ThreadId, str] = {}  # thread -> the lifetime its prefix was last written with
         costs = self._costs(prices)
         for number, call in enumerate(self.calls, 1):
-            before = last.get(call.thread)
-            last[call.thread] = call
+            thread, usage = call.thread, call.usage
+            before = last.get(thread)
+            last[thread] = call
             if before is not None:
-                lifetime = ttl.get(call.thread)
-                rebuild = self._rebuild(number, call, before, lifetime, costs[number - 1], prices)
-                if rebuild is not None:
+                held_before = before.usage
+                lost = (
+                    held_before.cache_read_input_tokens
+                    + held_before.cache_creation_input_tokens
+                    - usage.cache_read_input_tokens
+                )
+                if lost > LOST_PREFIX_TOKENS:  # else plain growth, or a loss too small to count
+                    lifetime = ttl.get(thread)
+                    rebuild = self._rebuild(
+                        number, call, before, lifetime, costs[number - 1], prices
+                    )
                     found.append(rebuild)
-            if call.cache_creation_input_tokens:  # the prefix lives as long as its shortest part
-                writes = call.usage.writes
-                ttl[call.thread] = next(name for name in ("5m", "30m", "1h") if writes[name])
+            if usage.cache_creation_input_tokens:  # the prefix lives as long as its shortest part
+                ttl[thread] = _shortest(usage)
         self._found[id(prices)] = (prices, tuple(found))
         return found
 
@@ -969,10 +988,10 @@ class Bill:
         lifetime: str | None,
         bill: Cost | None,
         prices: Mapping[str, Price] | None,
-    ) -> Rebuild | None:
+    ) -> Rebuild:
+        """The rebuild call number `number` is: it lost more than `LOST_PREFIX_TOKENS` of the
+        prefix `before` read and wrote; its cause, cost and forensics found."""
         lost = before.cache_read + before.cache_write - call.cache_read
-        if lost <= LOST_PREFIX_TOKENS:
-            return None
         gap = None
         if call.timestamp is not None and before.timestamp is not None:
             gap = call.timestamp - before.timestamp
@@ -1056,6 +1075,13 @@ class Bill:
         known = self._placed
         parents = self._parents()
         for start in parents:
+            if start in known:
+                continue
+            parent = parents[start]
+            if parent is not None and parent in known:  # the usual message: after its parent
+                place, anchor, head = known[parent]
+                known[start] = (place + 1, anchor, head)
+                continue
             chain: list[str] = []
             at: dict[str, int] = {}
             node: str | None = start

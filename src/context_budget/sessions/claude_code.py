@@ -62,8 +62,9 @@ from __future__ import annotations
 
 import codecs
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import accumulate, chain
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -204,6 +205,7 @@ class _File:
     roots: int = 0
     agent: bool = False  # a sub-agent's own file
     session: str | None = None  # a session file's session id, from its records
+    key: str = ""  # the reader's key of its own thread (a sub-agent's file) or its main one
 
     def __post_init__(self) -> None:
         self.agent = is_agent_file(self.source.name)
@@ -221,6 +223,22 @@ class _File:
 def _usage(usage: Any, where: str) -> Usage:
     """A recorded usage, read by the one usage reader (a missing figure is 0)."""
     return Usage.of(usage, where=f"{where} message.usage", strict=False)
+
+
+def _figures(
+    usage: Any, stamp: Any, where: Callable[[int, bool], str], number: int, many: bool
+) -> tuple[Usage, float | None]:
+    """A response line's usage and time (`_usage`, `text.epoch`), its line named (`where`)
+    only when one of them is refused: the same readers, read again to say where.
+
+    Raises:
+        ValueError: what `_usage` or `epoch` raises, naming the line.
+    """
+    try:
+        return Usage.of(usage, strict=False), epoch(stamp, "timestamp")
+    except ValueError:
+        named = where(number, many)
+        return _usage(usage, named), epoch(stamp, f"{named} timestamp")
 
 
 #: Text that marks a line as an event that changes what the next request starts with.
@@ -315,7 +333,7 @@ class _LinePlaces:
             FileSource(source.name) if isinstance(source, Source) and source.data else source
             for source in sources
         ]
-        self._spans: dict[int, tuple[int, array[int]]] = {}  # (skip, flat (start, stop)s)
+        self._spans: dict[int, tuple[int, array[int]]] = {}  # (skip, where each line ends)
 
     def __call__(self, index: int, number: int) -> PlaceLine:
         """What line `number` of file `index` gives its `Place`; nothing (no event, no
@@ -334,19 +352,25 @@ class _LinePlaces:
         return _placed(record) if type(record) is RECORD.cls else _NO_LINE
 
     def _from_file(self, index: int, name: str, number: int) -> bytes:
+        """Line `number` of the file, read again from where it starts (`text.line_spans`'s
+        lines: a carriage return before the line feed left out)."""
         held = self._spans.get(index)
         if held is None:
             raw = Path(name).read_bytes()
             skip = 3 if raw.startswith(codecs.BOM_UTF8) else 0
-            flat = array("q")
-            for start, stop in line_spans(raw[skip:]):
-                flat.extend((start, stop))
-            held = self._spans[index] = (skip, flat)
-        skip, flat = held
-        start, stop = flat[2 * number - 2], flat[2 * number - 1]
+            # the bytes before each line's end, its line feed left out, added up: where
+            # line n starts is the sum before it plus the n - 1 feeds
+            held = self._spans[index] = (
+                skip,
+                array("q", accumulate(map(len, raw[skip:].split(b"\n")))),
+            )
+        skip, ends = held
+        start = (ends[number - 2] if number > 1 else 0) + number - 1
+        stop = ends[number - 1] + number - 1
         with open(name, "rb") as file:
             file.seek(skip + start)
-            return file.read(stop - start)
+            line = file.read(stop - start)
+        return line[:-1] if line.endswith(b"\r") else line
 
 
 def _miss_reason(message: Any) -> str | None:
@@ -454,6 +478,9 @@ def _better(new: Call, old: Call) -> bool:
 
 #: What a `Task` call said of the sub-agent it started: (description, sub-agent type).
 _Asked = tuple[str, str]
+#: Where a record was read, for an error to name once there is one: (file, line number,
+#: what follows the line's name, e.g. `" (progress)"`).
+_Line = tuple["_File", int, str]
 
 
 class _Tasks:
@@ -559,12 +586,12 @@ class _Reader:
         held = self.threads.get(key)
         if held is None:
             held = self.threads[key] = _Building(thread, file.source.name)
-        self._join(held, inner, message, f"{file.where(number, self.many)} (progress)", True)
+        self._join(held, inner, message, (file, number, " (progress)"), True)
 
-    def _join(self, thread: _Building, record: Any, message: Any, where: str, own: bool) -> None:
+    def _join(self, thread: _Building, record: Any, message: Any, line: _Line, own: bool) -> None:
         """Count a message of `thread` and build it where messages are built (or where it is
         the thread's first: the prompt a sub-agent was given); a malformed one noted,
-        named `where`, on the thread (`own`) or on the read."""
+        named by its `line`, on the thread (`own`) or on the read."""
         new = _counted(thread, _role(record, message), message.id)
         if not self.messages and not (new and thread.count == 1):
             return
@@ -575,7 +602,8 @@ class _Reader:
             built, ident = _message(record, message)
         except (TypeError, ValueError) as error:
             if self.messages:
-                problem = type(error)(f"{where}: {error}")
+                file, number, suffix = line
+                problem = type(error)(f"{file.where(number, self.many)}{suffix}: {error}")
                 if own:
                     thread.problem = problem
                 else:
@@ -629,8 +657,10 @@ class _Reader:
 
     def _key(self, file: _File, record: Any, number: int) -> str:
         """The thread a record belongs to, started when it is new."""
+        if file.key and (file.agent or record.isSidechain is not True):
+            return file.key  # the thread of the file's records before this one
         if file.agent:
-            key = f"file:{file.source.name}"
+            key = file.key = f"file:{file.source.name}"
             if key not in self.threads:
                 source = file.source
                 agent = PurePath(source.name).stem.removeprefix("agent-")
@@ -638,7 +668,7 @@ class _Reader:
                 self.threads[key] = _Building(thread, source.name, source.description)
             return key
         if record.isSidechain is not True:
-            key = f"main:{file.prefix}"
+            key = file.key = f"main:{file.prefix}"
             if key not in self.threads:
                 self.threads[key] = _Building(file.thread("main"), "")
             return key
@@ -670,7 +700,7 @@ class _Reader:
                 thread.boundaries.append(Boundary(thread.count, number))
         if main and record.type == "assistant":
             self._tasks(thread.id.session, message.content)
-        self._join(thread, record, message, file.where(number, self.many), False)
+        self._join(thread, record, message, (file, number, ""), False)
 
     def _tasks(self, session: str, content: object) -> None:
         """Note the `Task` calls of a main thread's assistant record (its content decoded
@@ -691,10 +721,8 @@ class _Reader:
         errored = model == "<synthetic>" or record.isApiErrorMessage
         if errored or self.usage_problem is not None:
             return
-        where = file.where(number, self.many)
         try:
-            usage = _usage(message.usage, where)
-            when = epoch(record.timestamp, f"{where} timestamp")
+            usage, when = _figures(message.usage, record.timestamp, file.where, number, self.many)
         except ValueError as error:
             self.usage_problem = error
             return
@@ -738,7 +766,10 @@ class _Reader:
         the requests differ: a line without a request id joins the response
         read before (and names its request, if it was not named yet).
         """
-        held = self.keyed.setdefault(ident, [])
+        held = self.keyed.get(ident)
+        if held is None:
+            self.keyed[ident] = [(request, len(self.calls))]
+            return None
         for number, (known, index) in enumerate(held):
             if known == request or known is None or request is None:
                 if known is None and request is not None:
@@ -802,8 +833,7 @@ def _files(
 def _chained(
     ahead: list[tuple[int, Any]], rest: Iterator[tuple[int, Any]]
 ) -> Iterator[tuple[int, Any]]:
-    yield from ahead
-    yield from rest
+    return chain(ahead, rest)
 
 
 def _one_session(files: list[_File]) -> Exception | None:

@@ -42,7 +42,6 @@ from context_budget.sessions.text import (
     BLANK,
     Source,
     kind_of,
-    line_spans,
     line_value,
     loads_json,
     value_at,
@@ -216,33 +215,41 @@ def records(source: Source, shape: Shape) -> Iterator[tuple[int, object]]:
     aside, read through `shape`: msgspec decodes the source's bytes where it is in use,
     else `json` its text.
 
+    The lines are those of `text.line_spans` (a line feed ends one, a carriage
+    return before it is left out), found here in the same loop that decodes
+    them: a bill reads every line of every file through it.
+
     Raises:
         ValueError: a line that is not JSON, or not an object, naming the line
             in the words of `text.json_lines`.
     """
     cls = shape.cls
-    for number, found in _values(source, shape):
+    fast = shape._decoder if _FAST is not None else None
+    body: str | bytes = source.data if fast is not None and source.data else source.text
+    feed, ret = (b"\n", 13) if isinstance(body, bytes) else ("\n", "\r")
+    find, size, start, number = body.find, len(body), 0, 0
+    while start <= size:
+        number += 1
+        end = find(feed, start)  # type: ignore[arg-type]
+        end = size if end < 0 else end
+        stop = end - 1 if end > start and body[end - 1] == ret else end
+        if isinstance(body, bytes):  # msgspec, one line's bytes; any doubt to `json`
+            line = body[start:stop]
+            try:
+                found = fast.decode(line) if line else BLANK  # type: ignore[union-attr]
+            except Exception:
+                found = shape.decode(line, number)
+        else:
+            found = value_at(body, start, stop, number, long_numbers=True)
+            found = found if found is BLANK else shape.fill(found)
+        start = end + 1
+        if found is BLANK:
+            continue
         if type(found) is not cls:
             raise ValueError(
                 f"line {number}: expected a record (an object), found {kind_of(found)}"
             )
         yield number, found
-
-
-def _values(source: Source, shape: Shape) -> Iterator[tuple[int, object]]:
-    """Each line's record (or the JSON value that is no object), blank lines aside."""
-    if _FAST is not None and source.data:
-        data = source.data
-        for number, (start, stop) in enumerate(line_spans(data), start=1):
-            found = shape.decode(data[start:stop], number)
-            if found is not BLANK:
-                yield number, found
-        return
-    text = source.text
-    for number, (start, stop) in enumerate(line_spans(text), start=1):
-        found = value_at(text, start, stop, number, long_numbers=True)
-        if found is not BLANK:
-            yield number, shape.fill(found)
 
 
 def decode_document(text: str, data: bytes = b"") -> object:
