@@ -113,3 +113,21 @@ def test_the_one_step_read_gives_what_the_full_reader_gives(usage: dict[str, Any
     if quick is not None:
         _same(quick, full)
     assert Usage.of(usage, strict=False) == full
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.builds(Cost, *[st.floats(0, 1e3, allow_nan=False) for _ in range(6)]),
+        ),
+        max_size=40,
+    )
+)
+def test_costs_added_at_once_are_the_costs_added_one_by_one(costs: list[Cost | None]) -> None:
+    """To the last bit: the same additions, in the same order."""
+    total = Cost(0.0, 0.0, 0.0, 0.0)
+    for cost in costs:
+        if cost is not None:
+            total = total + cost
+    _same(Cost.added(costs), total)

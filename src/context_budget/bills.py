@@ -736,11 +736,7 @@ class Bill:
             prices: model family -> `Price`; a dated id finds its family.
                 `PRICES` and `OPENAI_PRICES` when None.
         """
-        total = Cost(0.0, 0.0, 0.0, 0.0)
-        for bill in self._costs(prices):
-            if bill is not None:
-                total = total + bill
-        return total
+        return Cost.added(self._costs(prices))
 
     def call_cost(self, index: int, prices: Mapping[str, Price] | None = None) -> Cost | None:
         """The bill of call number `index` (from 1), or None on a model with no price."""

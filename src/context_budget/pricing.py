@@ -50,7 +50,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -165,6 +165,22 @@ class Cost:
         return (self.uncached_input + self.cache_writes + self.cache_reads + self.output) + (
             self.server_tools + self.storage
         )
+
+    @classmethod
+    def added(cls, costs: Iterable[Cost | None]) -> Cost:
+        """The costs that are not None added up, charge by charge, in order: what
+        `Cost(0.0, 0.0, 0.0, 0.0) + each + ...` gives to the last bit, without a `Cost`
+        made at each step (a bill adds up one a call)."""
+        uncached = writes = reads = output = tools = storage = 0.0
+        for cost in costs:
+            if cost is not None:
+                uncached += cost.uncached_input
+                writes += cost.cache_writes
+                reads += cost.cache_reads
+                output += cost.output
+                tools += cost.server_tools
+                storage += cost.storage
+        return _made(uncached, writes, reads, output, tools, storage)
 
     def __add__(self, other: Cost) -> Cost:
         return _made(
