@@ -7,6 +7,7 @@ value on a line, a project linked in from elsewhere, a rollout filed by day.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import io
 import json
@@ -500,3 +501,23 @@ def test_a_folded_response_keeps_every_field_but_where_it_began() -> None:
     assert all(getattr(call, f.name) != getattr(defaults, f.name) for f in fields(Call))
     folded = _begun(call, 1.0, "first", "model_changed")
     assert folded == replace(call, timestamp=1.0, message="first", provider_reason="model_changed")
+
+
+def test_a_line_read_again_is_the_line_the_reader_read(tmp_path: Path) -> None:
+    """Every line of a file with a byte-order mark, Windows line ends, a blank line and a
+    last line with no line feed is read again as `text.line_spans` cuts it; a line past
+    the end is nothing."""
+    from context_budget.sessions.claude_code import _LinePlaces
+    from context_budget.sessions.text import FileSource, line_spans
+
+    lines = [b'{"type":"user","n":1}', b"", b'{"type":"system","content":"x\\r"}', b"{}"]
+    for ending, bom in ((b"\n", b""), (b"\r\n", codecs.BOM_UTF8)):
+        path = tmp_path / f"s{len(ending)}.jsonl"
+        path.write_bytes(bom + ending.join(lines))
+        places = _LinePlaces([FileSource(str(path))])
+        body = path.read_bytes()[len(bom) :]
+        expected = [body[start:stop] for start, stop in line_spans(body)]
+        assert [places._from_file(0, str(path), n) for n in range(1, 5)] == expected
+        assert expected[2] == lines[2]
+        with pytest.raises(IndexError):
+            places._from_file(0, str(path), 6)

@@ -61,10 +61,11 @@ read again from the line when a rebuild's trigger is looked for there.
 from __future__ import annotations
 
 import codecs
+import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import accumulate, chain
+from itertools import chain
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -333,7 +334,7 @@ class _LinePlaces:
             FileSource(source.name) if isinstance(source, Source) and source.data else source
             for source in sources
         ]
-        self._spans: dict[int, tuple[int, array[int]]] = {}  # (skip, where each line ends)
+        self._spans: dict[int, tuple[int, array[int]]] = {}  # (skip, where each line feed is)
 
     def __call__(self, index: int, number: int) -> PlaceLine:
         """What line `number` of file `index` gives its `Place`; nothing (no event, no
@@ -358,19 +359,19 @@ class _LinePlaces:
         if held is None:
             raw = Path(name).read_bytes()
             skip = 3 if raw.startswith(codecs.BOM_UTF8) else 0
-            # the bytes before each line's end, its line feed left out, added up: where
-            # line n starts is the sum before it plus the n - 1 feeds
-            held = self._spans[index] = (
-                skip,
-                array("q", accumulate(map(len, raw[skip:].split(b"\n")))),
-            )
-        skip, ends = held
-        start = (ends[number - 2] if number > 1 else 0) + number - 1
-        stop = ends[number - 1] + number - 1
+            feeds = array("q", map(_AT, _FEED.finditer(raw, skip)))  # where each line ends
+            held = self._spans[index] = (skip, feeds)
+        skip, feeds = held
+        start = feeds[number - 2] + 1 if number > 1 else skip
         with open(name, "rb") as file:
-            file.seek(skip + start)
-            line = file.read(stop - start)
+            file.seek(start)
+            line = file.read(feeds[number - 1] - start if number <= len(feeds) else -1)
         return line[:-1] if line.endswith(b"\r") else line
+
+
+#: A line feed, and where a match of it starts: how `_LinePlaces` finds where lines end.
+_FEED = re.compile(b"\n")
+_AT = re.Match.start
 
 
 def _miss_reason(message: Any) -> str | None:
