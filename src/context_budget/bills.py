@@ -454,7 +454,7 @@ def _under_lifetime(
 
     Past the lifetime a read becomes a write; a `ttl` rebuild within it reads
     the tokens it rewrote. None when the gap moves nothing: the usage is then
-    `_ALL_WRITES[lifetime](call.usage)`, priced once per bill (`Bill._rewritten`).
+    `_ALL_WRITES[lifetime](call.usage)` (`_lifetime_side`).
     """
     if before is None or call.timestamp is None or before.timestamp is None:
         return None
@@ -465,6 +465,25 @@ def _under_lifetime(
         rewritten = min(rebuild.lost_tokens, call.cache_creation_input_tokens)
         return _moved(_ALL_WRITES[lifetime](call.usage), rewritten, "written", "read")
     return None
+
+
+def _lifetime_side(
+    call: Call,
+    before: Call | None,
+    rebuild: Rebuild | None,
+    lifetime: str,
+    bill: Cost,
+    price: Rates,
+) -> float:
+    """The call's input side (USD) had its thread written every entry for `lifetime`
+    (`_under_lifetime`): its own `bill`'s where its writes are all of that lifetime
+    already and the gap moves nothing, else its usage so changed priced again."""
+    usage = _under_lifetime(call, before, rebuild, lifetime)
+    if usage is None:
+        if _written_for(call.usage, lifetime):
+            return _input_side(bill)
+        usage = _ALL_WRITES[lifetime](call.usage)
+    return _input_side(cost(usage, price, at=call.timestamp))
 
 
 #: A bound of `Bill.between`: ("day", day number in the zone) or ("instant", seconds).
@@ -606,9 +625,6 @@ class Bill:
         default_factory=dict, repr=False, compare=False
     )
     skipped: tuple[Skip, ...] = ()
-    _sides: dict[tuple[int, str], tuple[Mapping[str, Price] | None, list[float | None]]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
     recorded_cost_reason: str | None = None
     #: For each call, the index in `sessions` of the session it came from.
     _origin: tuple[int, ...] = field(default=(), repr=False, compare=False)
@@ -638,30 +654,6 @@ class Bill:
                 [_priced(call, rate(call.model), caches.get(call.model)) for call in self.calls],
             )
             self._priced[id(prices)] = held
-        return held[1]
-
-    def _rewritten(self, prices: Mapping[str, Price] | None, lifetime: str) -> list[float | None]:
-        """Each call's input side (USD) had every cache write been a `lifetime` one.
-
-        None where the call is not priced. Priced once per price table, for
-        `what_if` and `lifetimes` both; a call whose writes are all of that
-        lifetime already takes its own bill's.
-        """
-        held = self._sides.get((id(prices), lifetime))
-        if held is None or held[0] is not prices:
-            rate = _rates(prices)
-            sides: list[float | None] = []
-            for call, bill in zip(self.calls, self._costs(prices), strict=True):
-                price = rate(call.model)
-                if bill is None or price is None:
-                    sides.append(None)
-                elif _written_for(call.usage, lifetime):
-                    sides.append(_input_side(bill))
-                else:
-                    changed = _ALL_WRITES[lifetime](call.usage)
-                    sides.append(_input_side(cost(changed, price, at=call.timestamp)))
-            held = (prices, sides)
-            self._sides[(id(prices), lifetime)] = held
         return held[1]
 
     @property
@@ -824,7 +816,6 @@ class Bill:
             _origin=(),
             _priced={},
             _found={},
-            _sides={},
             _answers={},
             caches=held,
         )
@@ -899,7 +890,6 @@ class Bill:
             recorded_cost_reason=reason,
             _priced={},
             _found={},
-            _sides={},
             _answers={},
         )
 
@@ -1194,20 +1184,19 @@ class Bill:
         sums: dict[ThreadId, list[float]] = {}
         last: dict[ThreadId, Call] = {}
         rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}
-        rate, costs = _rates(prices), self._costs(prices)
-        sides = {lifetime: self._rewritten(prices, lifetime) for lifetime in ("5m", "1h")}
-        for number, call in enumerate(self.calls, 1):
-            before, last[call.thread] = last.get(call.thread), call
+        rate = _rates(prices)
+        for number, (call, bill) in enumerate(zip(self.calls, self._costs(prices), strict=True), 1):
+            thread = call.thread
+            before, last[thread] = last.get(thread), call
             price = rate(call.model)
-            if price is None or costs[number - 1] is None:
+            if price is None or bill is None:
                 continue
-            both = sums.setdefault(call.thread, [0.0, 0.0])
-            for index, lifetime in enumerate(("5m", "1h")):
-                usage = _under_lifetime(call, before, rebuilt.get(number), lifetime)
-                if usage is None:  # every write at `lifetime`, nothing moved: priced once
-                    both[index] += sides[lifetime][number - 1] or 0.0  # never None: priced
-                else:
-                    both[index] += _input_side(cost(usage, price, at=call.timestamp))
+            both = sums.get(thread)
+            if both is None:
+                both = sums[thread] = [0.0, 0.0]
+            rebuild = rebuilt.get(number)
+            both[0] += _lifetime_side(call, before, rebuild, "5m", bill, price)
+            both[1] += _lifetime_side(call, before, rebuild, "1h", bill, price)
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price] | None) -> float:
