@@ -100,6 +100,32 @@ def _usages(draw: Any) -> dict[str, Any]:
         "cache_creation": {"ephemeral_5m_input_tokens": 4, "ephemeral_1h_input_tokens": 6},
     }
 )
+@example(
+    {
+        "input_tokens": 3,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 10,
+        "cache_read_input_tokens": 2,
+    }
+)
+@example(
+    {
+        "input_tokens": 3,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 10,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 4, "ephemeral_30m_input_tokens": 6},
+    }
+)
+@example(
+    {
+        "input_tokens": 3,
+        "output_tokens": 1,
+        "cache_creation_input_tokens": 10,
+        "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 4, "ephemeral_1h_input_tokens": None},
+    }
+)
 def test_the_one_step_read_gives_what_the_full_reader_gives(usage: dict[str, Any]) -> None:
     """Where the one step takes a usage, its `Usage` is the one the full reader's figures
     make; where it does not, `Usage.of` still reads it (or names the field at fault)."""
@@ -109,7 +135,9 @@ def test_the_one_step_read_gives_what_the_full_reader_gives(usage: dict[str, Any
     except ValueError:
         assert quick is None
         return
-    full = Usage(uncached, output, five + thirty + hour, read, five, hour)
+    full = Usage(
+        uncached, output, five + thirty + hour, read, five, hour, ephemeral_30m_input_tokens=thirty
+    )
     if quick is not None:
         _same(quick, full)
     assert Usage.of(usage, strict=False) == full
