@@ -326,3 +326,23 @@ def test_a_dot_is_read_as_a_dash_in_claude_ids_alone() -> None:
     # gpt-5.5 is not gpt-5-5, and a Claude id with a dot in no version is no row
     assert model_for("gpt-5-5") is None
     assert model_for("claude-sonnet-4.5.1") is None
+
+
+@pytest.mark.parametrize(
+    "at", ["2026-05-01T12:00", "2026-08-20T12:00", "2026-08-20T02:00", "2026-11-02T08:00"]
+)
+def test_deepseek_chat_is_priced_as_v4_flash_at_every_rate_it_had_since_the_v4_launch(
+    at: str,
+) -> None:
+    usage = Usage(
+        input_tokens=1_000,
+        output_tokens=500,
+        cache_creation_input_tokens=0,
+        cache_read_input_tokens=20_000,
+    )
+    moment = datetime.fromisoformat(at).replace(tzinfo=UTC)
+    chat = cost(usage, model_for("deepseek-chat"), at=moment)
+    flash = cost(usage, model_for("deepseek-v4-flash"), at=moment)
+    assert chat == flash
+    before = cost(usage, model_for("deepseek-chat"), at=datetime(2026, 3, 1, tzinfo=UTC))
+    assert before != flash

@@ -914,11 +914,15 @@ def _deepseek_rows() -> list[Model]:
             "deepseek-chat",
             (
                 _deepseek_price((0.028, 0.28, 0.42), "2026-12-06", v32),
-                _deepseek_price(
-                    (0.0028, 0.14, 0.28),
-                    "2026-12-06",
-                    f"{v4}; deepseek-chat named V4 Flash's non-thinking mode",
-                    since="2026-04-24",
+                # from the V4 launch deepseek-chat names V4 Flash's non-thinking mode, so it
+                # is priced as V4 Flash is, at each of its later rates too
+                *(
+                    replace(
+                        price,
+                        since=price.since or "2026-04-24",
+                        source=f"{price.source}; deepseek-chat names V4 Flash's non-thinking mode",
+                    )
+                    for price in flash
                 ),
             ),
             aliases=("deepseek-reasoner",),
