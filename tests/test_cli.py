@@ -1211,3 +1211,43 @@ def test_no_known_format_or_no_conversation_is_one_line_not_a_report(
     path = tmp_path / "odd.json"
     path.write_bytes(content)
     assert_one_error_line(*run("inspect", path), f"{path}: {fragment}")
+
+
+LIVE = ROOT / "docs" / "measured" / "sessions" / "sample-project"
+
+
+def test_inspect_reads_a_live_session_without_its_half_written_last_line(
+    run: Run, tmp_path: Path
+) -> None:
+    whole = sorted(LIVE.glob("*.jsonl"))[0].read_bytes()
+    live = tmp_path / "live.jsonl"
+    live.write_bytes(whole[:-100])  # the last line cut as a session still being written
+    lines = whole[:-100].count(b"\n") + 1
+    code, out, err = run("inspect", live, "--json")
+    assert code == 0, err
+    assert err == (
+        "context-budget: warning: 1 skipped: half-written line 1 "
+        f"(live.jsonl:{lines}); the rest is read\n"
+    )
+    complete = tmp_path / "complete.jsonl"
+    complete.write_bytes(whole[: whole.rindex(b"\n", 0, len(whole) - 100) + 1])
+    code, same, _ = run("inspect", complete, "--json")
+    assert code == 0
+    assert json.loads(out)["layers"] == json.loads(same)["layers"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"role": "user", "content": "hi"},\n{"role":',  # one JSON document, cut: no lines
+        '{"type": "user"}\n{"broken\n{"type": "assistant"}\n',  # a bad line in the middle
+    ],
+)
+def test_inspect_still_refuses_a_file_cut_where_no_line_can_be_left_out(
+    run: Run, tmp_path: Path, text: str
+) -> None:
+    path = tmp_path / "cut.json"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = run("inspect", path)
+    assert (code, out) == (2, "")
+    assert err.startswith("context-budget: error: ") and err.count("\n") == 1

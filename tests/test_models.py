@@ -298,3 +298,51 @@ def test_every_model_of_every_shipped_session_is_priced(folder: str) -> None:
         assert bill.unpriced_models() == (), path
         for model in bill.models:
             assert model_for(model) is not None, (path, model)
+
+
+@pytest.mark.parametrize(
+    ("written", "row"),
+    [
+        ("openrouter/anthropic/claude-sonnet-4.5", "claude-sonnet-4-5"),
+        ("anthropic/claude-3.7-sonnet", "claude-3-7-sonnet"),
+        ("claude-opus-4.6", "claude-opus-4-6"),
+        ("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"),
+        ("global.anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4-5"),
+        ("anthropic.claude-opus-4-1-20250805-v1:0", "claude-opus-4-1"),
+        ("Claude-Sonnet-4-5", "claude-sonnet-4-5"),
+        ("openai/gpt-5.5", "gpt-5.5"),
+        ("gemini/gemini-3.1-pro-preview", "gemini-3.1-pro-preview"),
+    ],
+)
+def test_an_id_as_openrouter_bedrock_or_a_tired_user_writes_it_finds_its_row(
+    written: str, row: str
+) -> None:
+    found = model_for(written)
+    assert found is not None and found.id == row
+    assert price_for(written) == price_for(row)
+
+
+def test_a_dot_is_read_as_a_dash_in_claude_ids_alone() -> None:
+    # gpt-5.5 is not gpt-5-5, and a Claude id with a dot in no version is no row
+    assert model_for("gpt-5-5") is None
+    assert model_for("claude-sonnet-4.5.1") is None
+
+
+@pytest.mark.parametrize(
+    "at", ["2026-05-01T12:00", "2026-08-20T12:00", "2026-08-20T02:00", "2026-11-02T08:00"]
+)
+def test_deepseek_chat_is_priced_as_v4_flash_at_every_rate_it_had_since_the_v4_launch(
+    at: str,
+) -> None:
+    usage = Usage(
+        input_tokens=1_000,
+        output_tokens=500,
+        cache_creation_input_tokens=0,
+        cache_read_input_tokens=20_000,
+    )
+    moment = datetime.fromisoformat(at).replace(tzinfo=UTC)
+    chat = cost(usage, model_for("deepseek-chat"), at=moment)
+    flash = cost(usage, model_for("deepseek-v4-flash"), at=moment)
+    assert chat == flash
+    before = cost(usage, model_for("deepseek-chat"), at=datetime(2026, 3, 1, tzinfo=UTC))
+    assert before != flash

@@ -280,24 +280,44 @@ class Model:
 # ---------------------------------------------------------------- ids
 
 _DATED = re.compile(r"(?:-\d{8}|-\d{4}-\d{2}-\d{2}|-latest|@\d{8})$")
+#: Amazon Bedrock's form of a Claude id: a region (`us.`, `eu.`, `global.`, ...) and
+#: `anthropic.` before it, a version (`-v1:0`) after it.
+_BEDROCK = re.compile(r"^(?:[a-z]{2,6}\.)?anthropic\.(claude-.+?)(?:-v\d+(?::\d+)?)?$")
+#: A Claude version written with a dot, as OpenRouter writes it (`claude-sonnet-4.5`).
+_DOTTED = re.compile(r"(?<=\d)\.(?=\d)")
 
 
 def model_family(model_id: str) -> str:
     """An id without its provider prefix and its date: how `model_for` reads any id.
 
     The part after the last `/` (`anthropic/`, `openai/`, LiteLLM's
-    `provider/model`, Gemini's `models/`), without a trailing date
-    (`-20250929`, `-2025-11-13`, Vertex's `@20250929`) or `-latest`.
+    `provider/model`, OpenRouter's `vendor/model`, Gemini's `models/`), in
+    lower case, without a trailing date (`-20250929`, `-2025-11-13`, Vertex's
+    `@20250929`) or `-latest`; a Claude id also without Bedrock's region,
+    `anthropic.` and version (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`),
+    and with a version written with a dot written with a dash, as Anthropic
+    writes it (OpenRouter's `claude-sonnet-4.5`). Other providers' dots stay
+    (`gpt-5.5`, `gemini-3.1-pro-preview`).
 
     Examples:
         >>> model_family("claude-sonnet-4-20250514")
         'claude-sonnet-4'
         >>> model_family("anthropic/claude-3-5-haiku-latest")
         'claude-3-5-haiku'
+        >>> model_family("openrouter/anthropic/claude-sonnet-4.5")
+        'claude-sonnet-4-5'
+        >>> model_family("bedrock/us.anthropic.claude-opus-4-6-v1:0")
+        'claude-opus-4-6'
     """
     if not isinstance(model_id, str):
         raise TypeError(f"model must be a str, got {short_repr(model_id)}")
-    return _DATED.sub("", model_id.rsplit("/", 1)[-1])
+    name = model_id.rsplit("/", 1)[-1].lower()
+    bedrock = _BEDROCK.match(name)
+    if bedrock is not None:
+        name = bedrock.group(1)
+    if name.startswith("claude-"):
+        name = _DOTTED.sub("-", name)
+    return _DATED.sub("", name)
 
 
 def model_for(model_id: str, models: Mapping[str, Model] | None = None) -> Model | None:
@@ -894,11 +914,15 @@ def _deepseek_rows() -> list[Model]:
             "deepseek-chat",
             (
                 _deepseek_price((0.028, 0.28, 0.42), "2026-12-06", v32),
-                _deepseek_price(
-                    (0.0028, 0.14, 0.28),
-                    "2026-12-06",
-                    f"{v4}; deepseek-chat named V4 Flash's non-thinking mode",
-                    since="2026-04-24",
+                # from the V4 launch deepseek-chat names V4 Flash's non-thinking mode, so it
+                # is priced as V4 Flash is, at each of its later rates too
+                *(
+                    replace(
+                        price,
+                        since=price.since or "2026-04-24",
+                        source=f"{price.source}; deepseek-chat names V4 Flash's non-thinking mode",
+                    )
+                    for price in flash
                 ),
             ),
             aliases=("deepseek-reasoner",),

@@ -43,7 +43,9 @@ Exit status: 0 for a report; 2 for bad input (a file missing, unreadable, not a
 regular file, over `--max-bytes`, not JSON, of no known format, of a format of
 records that holds no conversation, or holding an invalid message), for usage
 errors and for a report that cannot be written (a full disk, a closed pipe),
-after one line on stderr: `context-budget: error: <what is wrong>`. A line break
+after one line on stderr: `context-budget: error: <what is wrong>`. A file
+whose last line is half-written (a live session's) and reads without it is
+read so, with a warning on stderr naming the line. A line break
 or control character in a file name (or a tool name) is printed escaped, so
 every line stays one.
 
@@ -253,9 +255,14 @@ def _inspect(args: argparse.Namespace) -> str:
     from context_budget.cli._input import load_paths
     from context_budget.cli._render import render_report
     from context_budget.cli._report import build_report
+    from context_budget.sessions.skips import Skip, summary
 
     counter = _counter(args.counter)
-    transcript = load_paths(args.file, args.max_bytes, args.format)
+    skipped: list[Skip] = []
+    transcript = load_paths(args.file, args.max_bytes, args.format, skipped)
+    if skipped:  # a live session's last line, still being written
+        warning = f"{summary(skipped)}; the rest is read"
+        sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
     report = build_report(transcript, args.file[0], args.counter, counter, args.budget)
     if args.json:
         return json.dumps(report, indent=2) + "\n"

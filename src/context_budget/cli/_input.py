@@ -28,6 +28,7 @@ from context_budget.sessions import (
     read_text,
     session_files,
 )
+from context_budget.sessions.skips import Skip
 
 #: The largest file `inspect` reads unless `--max-bytes` says otherwise.
 MAX_BYTES = 256 * 1024 * 1024
@@ -76,10 +77,10 @@ def _read(path: str, max_bytes: int = MAX_BYTES) -> str:
         raise InputError(str(error)) from None
 
 
-def _load(text: str, path: str, format: str) -> Session:
+def _load(text: str, path: str, format: str, skipped: list[Skip] | None) -> Session:
     """The file's text read as `format` (or detected), every message checked."""
     try:
-        return read_text(text, format, path).conversation()
+        return read_text(text, format, path, skipped).conversation()
     except (TypeError, ValueError) as error:
         raise InputError(f"{path}: {error}") from None
 
@@ -101,13 +102,19 @@ def _files_of(path: str) -> list[str]:
     return found
 
 
-def load_paths(paths: list[str], max_bytes: int, format: str) -> Session:
-    """What the command was given, read: one file, or one Claude Code session from several."""
+def load_paths(
+    paths: list[str], max_bytes: int, format: str, skipped: list[Skip] | None = None
+) -> Session:
+    """What the command was given, read: one file, or one Claude Code session from several.
+
+    Given `skipped`, a file's half-written last line (a live session's) is left out and
+    added to it; without, it is an error as any bad line is.
+    """
     names = [name for path in paths for name in _files_of(path)]
     if len(paths) == 1 and names == paths:
-        return _load(_read(paths[0], max_bytes), paths[0], format)
+        return _load(_read(paths[0], max_bytes), paths[0], format, skipped)
     files = [Source(name, _read(name, max_bytes), *agent_meta(Path(name))) for name in names]
     try:
-        return read_sources(files, format).conversation()
+        return read_sources(files, format, skipped).conversation()
     except (TypeError, ValueError) as error:
         raise InputError(f"{paths[0]}: {error}" if len(paths) == 1 else str(error)) from None

@@ -158,16 +158,54 @@ def check_format(format: object, formats: Sequence[str] = FORMATS) -> str:
     return format
 
 
-def read_text(text: str, format: str = "auto", name: str = "") -> Session:
+def read_text(
+    text: str, format: str = "auto", name: str = "", skipped: list[Skip] | None = None
+) -> Session:
     """One file's text read as `format` (`"auto"`: detected) into a `Session`.
+
+    Given `skipped`, a file that cannot be read as it is, but can without its
+    last line, is read so (a live session's line still being written) and
+    that line is added to `skipped`.
 
     Raises:
         ValueError, TypeError: the text is in no format, or not in the one
             given; the error names the line, message or event.
     """
     check_format(format)
-    chosen, data = detect_format(text) if format == "auto" else (format, None)
-    return _detected_by(_read_as(Source(name, text), chosen, data), format)
+    return _mending(_read_one, [Source(name, text)], format, skipped)
+
+
+def _read_one(sources: Sequence[Source], format: str) -> Session:
+    source = sources[0]
+    chosen, data = detect_format(source.text) if format == "auto" else (format, None)
+    return _detected_by(_read_as(source, chosen, data), format)
+
+
+def _mending(
+    read: Callable[[Sequence[Source], str], Session],
+    sources: Sequence[Source],
+    format: str,
+    skipped: list[Skip] | None,
+) -> Session:
+    """`read(sources, format)`; when it fails and `skipped` is a list, once more with each
+    source's half-written last line left blank (added to `skipped`), else the first error."""
+    try:
+        return read(sources, format)
+    except (TypeError, ValueError):
+        if skipped is None:
+            raise
+        found: list[Skip] = []
+        mended = [_complete(source, found) for source in sources]
+        if not found:
+            raise
+        try:
+            session = read(mended, format)
+        except (TypeError, ValueError):
+            pass
+        else:
+            skipped.extend(found)
+            return session
+        raise
 
 
 def _read_as(
@@ -198,19 +236,27 @@ def _detected_by(session: Session, format: str) -> Session:
     return replace(session, detected=format == "auto")
 
 
-def read_sources(sources: Sequence[Source], format: str = "auto") -> Session:
+def read_sources(
+    sources: Sequence[Source], format: str = "auto", skipped: list[Skip] | None = None
+) -> Session:
     """Several files read as one Claude Code session (a session and its sub-agents' files).
+
+    Given `skipped`, a half-written last line is left out as `read_text` leaves it.
 
     Raises:
         ValueError: a format other than auto or claude-code, or a bad line.
     """
     check_format(format)
     if len(sources) == 1:
-        return read_text(sources[0].text, format, sources[0].name)
+        return read_text(sources[0].text, format, sources[0].name, skipped)
     if format not in ("auto", "claude-code"):
         raise ValueError(
             f"a folder or several files are read as one Claude Code session, not as {format}"
         )
+    return _mending(_read_together, sources, format, skipped)
+
+
+def _read_together(sources: Sequence[Source], format: str) -> Session:
     return _detected_by(claude_code.read(sources), format)
 
 
