@@ -443,18 +443,13 @@ def _fast(usage: dict[str, Any]) -> Usage | None:
         return Usage.sound(uncached, output, written, read, written, 0)
     if type(split) is not dict or "ephemeral_30m_input_tokens" in split:
         return None  # the package's own 30-minute writes are read by `_anthropic`
-    five: Any = split.get(_SPLIT[0])
-    hour: Any = split.get(_SPLIT[1])
-    if not (_sound(five) and _sound(hour)):
+    five: Any = split.get("ephemeral_5m_input_tokens")
+    hour: Any = split.get("ephemeral_1h_input_tokens")
+    if not (type(five) is int and type(hour) is int and 0 <= five <= most and 0 <= hour <= most):
         return None
     if five + hour != written:  # a split that does not add up: `split_writes`'s policy
         five, hour = split_writes(written, five, hour)
     return Usage.sound(uncached, output, written, read, five, hour)
-
-
-def _sound(count: Any) -> bool:
-    """True for a count `_fast` takes as it is: an int (not a bool) from 0 to `MOST_TOKENS`."""
-    return type(count) is int and 0 <= count <= MOST_TOKENS
 
 
 def _count(value: Any, path: str, name: str) -> int:
