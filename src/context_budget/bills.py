@@ -326,14 +326,24 @@ def _time_order(key: str) -> tuple[bool, int, str]:
 
 def _tokens(calls: Sequence[Call]) -> dict[str, int]:
     """Tokens by kind over `calls` (the keys of `Bill.tokens`), as billed (`Usage.billed`)."""
-    usages = [c.usage.billed for c in calls]
+    uncached = read = five = hour = thirty = output = 0
+    for call in calls:  # one pass: a bill adds up every call's tokens once
+        usage = call.usage
+        if usage.iterations:
+            usage = usage.billed
+        uncached += usage.input_tokens
+        read += usage.cache_read_input_tokens
+        five += usage.ephemeral_5m_input_tokens
+        hour += usage.ephemeral_1h_input_tokens
+        thirty += usage.ephemeral_30m_input_tokens
+        output += usage.output_tokens
     return {
-        "input": sum(u.input_tokens for u in usages),
-        "cache_read": sum(u.cache_read_input_tokens for u in usages),
-        "cache_write_5m": sum(u.ephemeral_5m_input_tokens for u in usages),
-        "cache_write_1h": sum(u.ephemeral_1h_input_tokens for u in usages),
-        "cache_write_30m": sum(u.ephemeral_30m_input_tokens for u in usages),
-        "output": sum(u.output_tokens for u in usages),
+        "input": uncached,
+        "cache_read": read,
+        "cache_write_5m": five,
+        "cache_write_1h": hour,
+        "cache_write_30m": thirty,
+        "output": output,
     }
 
 
@@ -414,14 +424,14 @@ def _reshaped(
 def _all_1h(usage: Usage) -> Usage:
     """The usage with every cache write a 1-hour one (speed, region and iterations kept)."""
     written, read = usage.cache_creation_input_tokens, usage.cache_read_input_tokens
-    parts = tuple(map(_all_1h, usage.iterations))
+    parts = tuple(map(_all_1h, usage.iterations)) if usage.iterations else ()
     return _reshaped(usage, usage.input_tokens, 0, written, read, parts)
 
 
 def _all_5m(usage: Usage) -> Usage:
     """The usage with every cache write a 5-minute one (speed, region and iterations kept)."""
     written, read = usage.cache_creation_input_tokens, usage.cache_read_input_tokens
-    parts = tuple(map(_all_5m, usage.iterations))
+    parts = tuple(map(_all_5m, usage.iterations)) if usage.iterations else ()
     return _reshaped(usage, usage.input_tokens, written, 0, read, parts)
 
 
@@ -546,7 +556,7 @@ def _within(when: float, bound: _Bound | None, zone: Zone, *, above: bool) -> bo
 
 def _uncached(usage: Usage) -> Usage:
     """The usage with every prompt token uncached (speed, region and iterations kept)."""
-    parts = tuple(map(_uncached, usage.iterations))
+    parts = tuple(map(_uncached, usage.iterations)) if usage.iterations else ()
     return _reshaped(usage, usage.prompt_tokens, 0, 0, 0, parts)
 
 
@@ -695,9 +705,14 @@ class Bill:
 
         Both counted as billed (`Usage.billed`): every iteration of a call that has them.
         """
-        usages = [c.usage.billed for c in self.calls]
-        prompt = sum(u.prompt_tokens for u in usages)
-        return sum(u.cache_read_input_tokens for u in usages) / prompt if prompt else 0.0
+        prompt = read = 0
+        for call in self.calls:
+            usage = call.usage
+            if usage.iterations:
+                usage = usage.billed
+            read += usage.cache_read_input_tokens
+            prompt += usage.prompt_tokens
+        return read / prompt if prompt else 0.0
 
     def unpriced_models(self, prices: Mapping[str, Price] | None = None) -> tuple[str, ...]:
         """The recorded models with no price in `prices` (their calls are not in `cost`).
