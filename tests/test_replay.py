@@ -122,8 +122,10 @@ def test_sub_agents_launched_together_each_write_and_later_ones_read_their_prefi
 
 
 def test_the_replay_never_copies_the_recorded_cache_figures() -> None:
-    """Swap every call's read, write and uncached split: the replay moves only where a read
-    proved a prefix a session outside the bill wrote (`Replay.warm`), and only there."""
+    """Swap every call's write and uncached split: the replay does not move. Its reads are
+    what it takes from the record: a read proves a prefix a session outside the bill wrote
+    (`Replay.warm`), or that the start of a request the files show unchanged had changed;
+    a record that reads nothing makes the replay read less, never more."""
     bill = read_bill(PROJECT)
     same = replay(bill)
     warm = {call for call, _ in same.warm}
@@ -137,15 +139,22 @@ def test_the_replay_never_copies_the_recorded_cache_figures() -> None:
         five, hour = (0, written) if usage.ephemeral_1h_input_tokens else (written, 0)
         return replace(call, usage=Usage(0, usage.output_tokens, written, read, five, hour))
 
-    # every figure swapped but the reads the replay takes as given: it does not move
-    other = bill.with_calls([swapped(c, n in warm) for n, c in enumerate(bill.calls, 1)])
-    assert other.cost().total != pytest.approx(bill.cost().total, rel=0.5)
+    def unwritten(call: Any) -> Any:
+        usage = call.usage
+        uncached = usage.prompt_tokens - usage.cache_read_input_tokens
+        read = usage.cache_read_input_tokens
+        return replace(call, usage=Usage(uncached, usage.output_tokens, 0, read, 0, 0))
+
+    # every write recorded as uncached input, the reads kept: it does not move
+    other = bill.with_calls([unwritten(c) for c in bill.calls])
+    assert other.cost().total < 0.96 * bill.cost().total
     assert [c.usage for c in replay(other).bill.calls] == [c.usage for c in same.bill.calls]
-    # every figure swapped: nothing proves call 1's prefix warm, and only call 1 moves
+    # every read gone: nothing proves call 1's prefix warm, and no call reads more
     cold = replay(bill.with_calls([swapped(c, False) for c in bill.calls])).bill.calls
-    moved = [n for n, (a, b) in enumerate(zip(cold, same.bill.calls, strict=True), 1) if a != b]
-    assert moved == [1]
     assert cold[0].cache_read_input_tokens == 0 < same.bill.calls[0].cache_read_input_tokens
+    for now, was in zip(cold, same.bill.calls, strict=True):
+        assert now.cache_read_input_tokens <= was.cache_read_input_tokens
+        assert now.prompt_tokens == was.prompt_tokens
 
 
 # ---------------------------------------------------------------- lifetimes
@@ -689,3 +698,25 @@ def test_the_shared_prefix_of_two_requests_is_found_whatever_holds_them() -> Non
     assert _first_difference([1, 2], [1, 2, 3]) == 2
     assert _first_difference((), [1]) == 0
     assert _first_difference(list(range(1000)), [*range(700), -1]) == 700
+
+
+# ---------------------------------------------------------------- what the record proves changed
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+#: A real Claude Code 2.1 session (marot/spotter, MIT) whose third call read only the
+#: part of its thread's cache before the tools: the start of its request had changed.
+CHANGED_START = FIXTURES / "spotter" / "tool_heavy.jsonl"
+
+
+def test_a_start_the_record_proves_changed_is_written_again_in_the_replay() -> None:
+    bill = read_bill(CHANGED_START)
+    (rebuild,) = bill.rebuilds()
+    assert rebuild.cause == "prefix-changed"
+    same = replay(bill)
+    assert same.cost == pytest.approx(bill.cost().total, rel=0.02)
+    changed = same.bill.calls[rebuild.call - 1]
+    recorded = bill.calls[rebuild.call - 1]
+    assert changed.cache_read_input_tokens <= recorded.cache_read_input_tokens
+    assert changed.cache_creation_input_tokens >= recorded.cache_creation_input_tokens
+    after = same.bill.calls[rebuild.call]  # the next call reads the changed start back
+    assert after.cache_read_input_tokens >= changed.prompt_tokens - recorded.input_tokens

@@ -44,8 +44,13 @@ is sized by that read: the read is the prefix where the two are within
 the read ends. And where a request's read covers blocks that no earlier
 request of the bill sent within the recorded lifetime before it, by more than
 the sizes' margin (`Request.warm`), a session outside the bill wrote them: a replay takes
-them as written just before the request was sent. Both come from the
-record's reads alone; what the cache then makes of each request is the
+them as written just before the request was sent. And where a call's read
+falls short of what its thread's previous request left cached, within its
+lifetime, on the same model (`Bill.rebuilds`, cause `prefix-changed`), while
+the files show the request carrying the previous one whole, the start of the
+request changed in a way no file keeps (the tools reconnected, say): from
+where the read ends its blocks are keyed as new content. All three come from
+the record's reads alone; what the cache then makes of each request is the
 replay's own computation.
 """
 
@@ -54,7 +59,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -577,11 +582,64 @@ def _warm_starts(
     return found
 
 
+def _changed_starts(
+    requests: Sequence[Request], drafts: Sequence[_Draft], changed: Collection[int]
+) -> list[Request]:
+    """The requests, with what the record proves changed given keys of its own.
+
+    A call of `changed` (numbers in `Bill.calls`) read less than its thread's
+    previous request left cached, within its lifetime, on the same model: the
+    start of its request was not what the cache held. Where the files show
+    the change (a message edited or rewound: the request does not carry the
+    previous one whole), the blocks already say so. Where they show none
+    (the tools reconnected, a block the files do not keep changed), the
+    blocks from the first the recorded read does not cover wholly
+    are another content than the same blocks sent before: each gets a new
+    key, and keeps it in the thread's later requests, which carry the changed
+    request on. In the order the requests were sent; a thread's keys are its
+    own, so a shared prefix it changed stays as it was for the other threads.
+    """
+    found = list(requests)
+    keys: dict[str, dict[str, str]] = {}  # thread -> block ident -> its key from then on
+    last: dict[str, Request] = {}  # thread -> its latest request, keyed
+    order = sorted(
+        range(len(requests)),
+        key=lambda k: (requests[k].sent is None, requests[k].sent or 0.0, k),
+    )
+    for k in order:
+        thread = drafts[k].thread
+        own = keys.setdefault(thread, {})
+        request = found[k] = _keyed(requests[k], own)
+        before = last.get(thread)
+        if request.call in changed and before is not None:
+            sums = list(itertools.accumulate(block.tokens for block in request.blocks))
+            whole = bisect.bisect_right(sums, drafts[k].read)
+            carried = [block for block in before.blocks if block.kind != "tail"]
+            if whole < len(carried) <= first_difference(carried, request.blocks):
+                for block in request.blocks[whole:]:
+                    own[block.ident] = digest(block.key, "changed", request.call)
+                request = found[k] = _keyed(request, own)
+        last[thread] = request
+    return found
+
+
+def _keyed(request: Request, keys: Mapping[str, str]) -> Request:
+    """The request with each block whose ident `keys` names given that key."""
+    if not keys:
+        return request
+    blocks = tuple(
+        replace(block, key=keys[block.ident]) if block.ident in keys else block
+        for block in request.blocks
+    )
+    return replace(request, blocks=blocks)
+
+
 def rebuild_requests(
     calls: Sequence[Call],
     sessions: Sequence[Session],
     places: Mapping[str, Place],
     lifetimes: Sequence[float] | None = None,
+    changed: Collection[int] = (),
 ) -> list[Request]:
     """Every call's request, sized, in the calls' order (see the module).
 
@@ -592,6 +650,9 @@ def rebuild_requests(
         lifetimes: for each call, the seconds a cache entry lived on its
             recorded model and thread (for `Request.warm`); 5 minutes each
             when None.
+        changed: the numbers of the calls whose recorded read proves the start
+            of their request changed (`Bill.rebuilds`, cause `prefix-changed`):
+            from where that read ends, their blocks are keyed as new content.
 
     Returns:
         One `Request` per call; `Request.tokens` equals the call's recorded
@@ -603,6 +664,8 @@ def rebuild_requests(
         draft.read = call.cache_read_input_tokens
     sizer = _Sizer(_rates(drafts))
     requests = [sizer.request(draft) for draft in drafts]
+    if changed:
+        requests = _changed_starts(requests, drafts, set(changed))
     seconds = [_FIVE_MINUTES] * len(calls) if lifetimes is None else list(lifetimes)
     return _warm_starts(requests, drafts, seconds)
 
