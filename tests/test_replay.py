@@ -720,3 +720,82 @@ def test_a_start_the_record_proves_changed_is_written_again_in_the_replay() -> N
     assert changed.cache_creation_input_tokens >= recorded.cache_creation_input_tokens
     after = same.bill.calls[rebuild.call]  # the next call reads the changed start back
     assert after.cache_read_input_tokens >= changed.prompt_tokens - recorded.input_tokens
+
+
+def _cc_line(
+    kind: str, uuid: str, parent: str | None, second: int, **fields: Any
+) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "c0f0a0e0-0000-4000-8000-00000000000a",
+        "timestamp": f"2026-03-02T09:00:{second:02d}.000Z",
+        "isSidechain": kind != "user" and parent is None,
+        **fields,
+    }
+
+
+def _cc_answer(uuid: str, parent: str, second: int, read: int, write: int, **fields: Any) -> Any:
+    message = {
+        "id": f"msg_{uuid}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-4-6",
+        "content": [{"type": "text", "text": "The parser reads the date in two steps. " * 40}],
+        "usage": {
+            "input_tokens": 3,
+            "cache_creation_input_tokens": write,
+            "cache_read_input_tokens": read,
+            "output_tokens": 400,
+        },
+    }
+    return _cc_line(
+        "assistant", uuid, parent, second, message=message, requestId=f"req_{uuid}", **fields
+    )
+
+
+def _compacted_folder(tmp_path: Path) -> Path:
+    """SYNTHETIC: a main session of three calls and the compaction sub-agent that
+    summarized it, whose file starts from a line of the main session (as Claude Code
+    2.1 writes `subagents/agent-acompact-*.jsonl`) and reads the main conversation's
+    cache whole: it sends that conversation under its tools and system prompt."""
+    ask = "Explain the date parser and its tests, file by file. " * 60
+    main = [
+        _cc_line("user", "u1", None, 0, message={"role": "user", "content": ask}),
+        _cc_answer("a1", "u1", 5, 0, 20_000),
+        _cc_line("user", "u2", "a1", 6, message={"role": "user", "content": ask}),
+        _cc_answer("a2", "u2", 10, 20_000, 1_400),
+        _cc_line("user", "u3", "a2", 11, message={"role": "user", "content": ask}),
+        _cc_answer("a3", "u3", 15, 21_400, 1_400),
+    ]
+    summarize = "Your task is to create a detailed summary of the conversation so far."
+    agent = [
+        _cc_line("user", "c1", "a3", 20, message={"role": "user", "content": summarize}),
+        _cc_answer("c2", "c1", 40, 22_800, 1_800, agentId="acompact-0a1b2c"),
+    ]
+    for line in agent:
+        line["isSidechain"] = True
+    folder = tmp_path / "projects" / "-work-demo"
+    agents = folder / "c0f0a0e0-0000-4000-8000-00000000000a" / "subagents"
+    agents.mkdir(parents=True)
+    for path, lines in (
+        (folder / "c0f0a0e0-0000-4000-8000-00000000000a.jsonl", main),
+        (agents / "agent-acompact-0a1b2c.jsonl", agent),
+    ):
+        path.write_text(
+            "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines), "utf-8"
+        )
+    return folder
+
+
+def test_a_compaction_sub_agent_sends_the_conversation_under_its_own_prefix(
+    tmp_path: Path,
+) -> None:
+    bill = read_bill(_compacted_folder(tmp_path))
+    assert len(bill.calls) == 4
+    same = replay(bill)
+    assert same.cost == pytest.approx(bill.cost().total, rel=0.02)
+    summarizing = same.bill.calls[-1]
+    assert summarizing.prompt_tokens == bill.calls[-1].prompt_tokens
+    assert summarizing.cache_read_input_tokens >= bill.calls[-2].prompt_tokens * 0.95

@@ -22,7 +22,11 @@ Before the messages comes what no file keeps: the tool definitions and the
 system prompt (`kind == "prefix"`). The threads of one folder that are of one
 kind (main conversation, or sub-agent of one type) share it, as their agent sends them the
 same one: its size is set by the first of them and its identity is its folder
-and kind, so a thread can read it from the cache another thread wrote.
+and kind, so a thread can read it from the cache another thread wrote. A
+thread whose first request starts with the first message of another thread's
+request (Claude Code's compaction sub-agent, `agent-acompact-*`, whose chain
+begins in the session it summarizes) goes on from that conversation and sends
+that request's prefix.
 
 Sizes. A block keeps the size it had when a request first carried it; the
 blocks a request adds share what the prompt grew over the thread's previous
@@ -396,6 +400,8 @@ class _Sizer:
     last: dict[str, Request] = field(default_factory=dict)  # thread -> its last request
     #: thread -> (blocks it saw, its last request's blocks but a tail, their tokens)
     bases: dict[str, tuple[int, tuple[Block, ...], int]] = field(default_factory=dict)
+    #: a request's first message block -> the prefix of the first request that began so
+    starts: dict[str, tuple[Block, ...]] = field(default_factory=dict)
 
     def request(self, draft: _Draft) -> Request:
         found = self._opaque(draft) if draft.seen is None else self._sized(draft, draft.seen)
@@ -410,13 +416,16 @@ class _Sizer:
         else:
             held, known, rest = (), 0, seen
         new = [s for s in rest if s.ident not in self.sized]
-        prefix = () if held else self._prefix(draft, rate, new)
+        first = seen[0].ident if seen else None
+        prefix = () if held else self._prefix(draft, rate, new, first)
         known += sum(self.sized[s.ident].tokens for s in rest if s.ident in self.sized)
         known += sum(block.tokens for block in prefix)
         room = draft.prompt - known
         for s, tokens in zip(new, _shares(room, [s.estimate() for s in new]), strict=True):
             self.sized[s.ident] = self._block(s, tokens)
         start = held or prefix
+        if first is not None and first not in self.starts:
+            self.starts[first] = tuple(itertools.takewhile(lambda b: b.kind == "prefix", start))
         blocks = start + tuple(self.sized[s.ident] for s in rest)
         total = known + sum(self.sized[s.ident].tokens for s in new)
         self.bases[draft.thread] = (len(seen), blocks, total)
@@ -427,12 +436,20 @@ class _Sizer:
         summary = self.sized[draft.summary].tokens if draft.summary in self.sized else 0
         return Request(draft.call, draft.sent, blocks, True, summary)
 
-    def _prefix(self, draft: _Draft, rate: float, new: Sequence[_Seen]) -> tuple[Block, ...]:
-        """The thread's prefix: its folder and kind's, where the thread's first prompt fits
-        it; else a new one, sized by what its call read (`_proven`)."""
+    def _prefix(
+        self, draft: _Draft, rate: float, new: Sequence[_Seen], first: str | None
+    ) -> tuple[Block, ...]:
+        """The thread's prefix: its own so far; the prefix of the conversation it goes on
+        from, where its first message is one another thread's request began with (a
+        compaction sub-agent sends the conversation it summarizes, under that
+        conversation's tools and system prompt); its folder and kind's, where the
+        thread's first prompt fits it; else a new one, sized by what its call read
+        (`_proven`)."""
         before = self.last.get(draft.thread)
         if before is not None and before.sized:
             return tuple(itertools.takewhile(lambda b: b.kind == "prefix", before.blocks))
+        if first is not None and first in self.starts:
+            return self.starts[first]
         messages = round(rate * sum(s.estimate() for s in new))
         own = max(0, draft.prompt - messages)
         known = self.prefixes.setdefault(draft.prefix, [])
