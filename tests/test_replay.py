@@ -122,8 +122,10 @@ def test_sub_agents_launched_together_each_write_and_later_ones_read_their_prefi
 
 
 def test_the_replay_never_copies_the_recorded_cache_figures() -> None:
-    """Swap every call's read, write and uncached split: the replay moves only where a read
-    proved a prefix a session outside the bill wrote (`Replay.warm`), and only there."""
+    """Swap every call's write and uncached split: the replay does not move. Its reads are
+    what it takes from the record: a read proves a prefix a session outside the bill wrote
+    (`Replay.warm`), or that the start of a request the files show unchanged had changed;
+    a record that reads nothing makes the replay read less, never more."""
     bill = read_bill(PROJECT)
     same = replay(bill)
     warm = {call for call, _ in same.warm}
@@ -137,15 +139,22 @@ def test_the_replay_never_copies_the_recorded_cache_figures() -> None:
         five, hour = (0, written) if usage.ephemeral_1h_input_tokens else (written, 0)
         return replace(call, usage=Usage(0, usage.output_tokens, written, read, five, hour))
 
-    # every figure swapped but the reads the replay takes as given: it does not move
-    other = bill.with_calls([swapped(c, n in warm) for n, c in enumerate(bill.calls, 1)])
-    assert other.cost().total != pytest.approx(bill.cost().total, rel=0.5)
+    def unwritten(call: Any) -> Any:
+        usage = call.usage
+        uncached = usage.prompt_tokens - usage.cache_read_input_tokens
+        read = usage.cache_read_input_tokens
+        return replace(call, usage=Usage(uncached, usage.output_tokens, 0, read, 0, 0))
+
+    # every write recorded as uncached input, the reads kept: it does not move
+    other = bill.with_calls([unwritten(c) for c in bill.calls])
+    assert other.cost().total < 0.96 * bill.cost().total
     assert [c.usage for c in replay(other).bill.calls] == [c.usage for c in same.bill.calls]
-    # every figure swapped: nothing proves call 1's prefix warm, and only call 1 moves
+    # every read gone: nothing proves call 1's prefix warm, and no call reads more
     cold = replay(bill.with_calls([swapped(c, False) for c in bill.calls])).bill.calls
-    moved = [n for n, (a, b) in enumerate(zip(cold, same.bill.calls, strict=True), 1) if a != b]
-    assert moved == [1]
     assert cold[0].cache_read_input_tokens == 0 < same.bill.calls[0].cache_read_input_tokens
+    for now, was in zip(cold, same.bill.calls, strict=True):
+        assert now.cache_read_input_tokens <= was.cache_read_input_tokens
+        assert now.prompt_tokens == was.prompt_tokens
 
 
 # ---------------------------------------------------------------- lifetimes
@@ -689,3 +698,104 @@ def test_the_shared_prefix_of_two_requests_is_found_whatever_holds_them() -> Non
     assert _first_difference([1, 2], [1, 2, 3]) == 2
     assert _first_difference((), [1]) == 0
     assert _first_difference(list(range(1000)), [*range(700), -1]) == 700
+
+
+# ---------------------------------------------------------------- what the record proves changed
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+#: A real Claude Code 2.1 session (marot/spotter, MIT) whose third call read only the
+#: part of its thread's cache before the tools: the start of its request had changed.
+CHANGED_START = FIXTURES / "spotter" / "tool_heavy.jsonl"
+
+
+def test_a_start_the_record_proves_changed_is_written_again_in_the_replay() -> None:
+    bill = read_bill(CHANGED_START)
+    (rebuild,) = bill.rebuilds()
+    assert rebuild.cause == "prefix-changed"
+    same = replay(bill)
+    assert same.cost == pytest.approx(bill.cost().total, rel=0.02)
+    changed = same.bill.calls[rebuild.call - 1]
+    recorded = bill.calls[rebuild.call - 1]
+    assert changed.cache_read_input_tokens <= recorded.cache_read_input_tokens
+    assert changed.cache_creation_input_tokens >= recorded.cache_creation_input_tokens
+    after = same.bill.calls[rebuild.call]  # the next call reads the changed start back
+    assert after.cache_read_input_tokens >= changed.prompt_tokens - recorded.input_tokens
+
+
+def _cc_line(
+    kind: str, uuid: str, parent: str | None, second: int, **fields: Any
+) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "c0f0a0e0-0000-4000-8000-00000000000a",
+        "timestamp": f"2026-03-02T09:00:{second:02d}.000Z",
+        "isSidechain": kind != "user" and parent is None,
+        **fields,
+    }
+
+
+def _cc_answer(uuid: str, parent: str, second: int, read: int, write: int, **fields: Any) -> Any:
+    message = {
+        "id": f"msg_{uuid}",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-4-6",
+        "content": [{"type": "text", "text": "The parser reads the date in two steps. " * 40}],
+        "usage": {
+            "input_tokens": 3,
+            "cache_creation_input_tokens": write,
+            "cache_read_input_tokens": read,
+            "output_tokens": 400,
+        },
+    }
+    return _cc_line(
+        "assistant", uuid, parent, second, message=message, requestId=f"req_{uuid}", **fields
+    )
+
+
+def _compacted_folder(tmp_path: Path) -> Path:
+    """SYNTHETIC: a main session of three calls and the compaction sub-agent that
+    summarized it, whose file starts from a line of the main session (as Claude Code
+    2.1 writes `subagents/agent-acompact-*.jsonl`) and reads the main conversation's
+    cache whole: it sends that conversation under its tools and system prompt."""
+    ask = "Explain the date parser and its tests, file by file. " * 60
+    main = [
+        _cc_line("user", "u1", None, 0, message={"role": "user", "content": ask}),
+        _cc_answer("a1", "u1", 5, 0, 20_000),
+        _cc_line("user", "u2", "a1", 6, message={"role": "user", "content": ask}),
+        _cc_answer("a2", "u2", 10, 20_000, 1_400),
+        _cc_line("user", "u3", "a2", 11, message={"role": "user", "content": ask}),
+        _cc_answer("a3", "u3", 15, 21_400, 1_400),
+    ]
+    summarize = "Your task is to create a detailed summary of the conversation so far."
+    agent = [
+        _cc_line("user", "c1", "a3", 20, message={"role": "user", "content": summarize}),
+        _cc_answer("c2", "c1", 40, 22_800, 1_800, agentId="acompact-0a1b2c"),
+    ]
+    for line in agent:
+        line["isSidechain"] = True
+    folder = tmp_path / "projects" / "-work-demo"
+    agents = folder / "c0f0a0e0-0000-4000-8000-00000000000a" / "subagents"
+    agents.mkdir(parents=True)
+    for path, lines in (
+        (folder / "c0f0a0e0-0000-4000-8000-00000000000a.jsonl", main),
+        (agents / "agent-acompact-0a1b2c.jsonl", agent),
+    ):
+        path.write_text(
+            "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines), "utf-8"
+        )
+    return folder
+
+
+def test_a_compaction_sub_agent_sends_the_conversation_under_its_own_prefix(
+    tmp_path: Path,
+) -> None:
+    bill = read_bill(_compacted_folder(tmp_path))
+    assert len(bill.calls) == 4
+    same = replay(bill)
+    assert same.cost == pytest.approx(bill.cost().total, rel=0.02)
+    summarizing = same.bill.calls[-1]
+    assert summarizing.prompt_tokens == bill.calls[-1].prompt_tokens
+    assert summarizing.cache_read_input_tokens >= bill.calls[-2].prompt_tokens * 0.95

@@ -22,7 +22,11 @@ Before the messages comes what no file keeps: the tool definitions and the
 system prompt (`kind == "prefix"`). The threads of one folder that are of one
 kind (main conversation, or sub-agent of one type) share it, as their agent sends them the
 same one: its size is set by the first of them and its identity is its folder
-and kind, so a thread can read it from the cache another thread wrote.
+and kind, so a thread can read it from the cache another thread wrote. A
+thread whose first request starts with the first message of another thread's
+request (Claude Code's compaction sub-agent, `agent-acompact-*`, whose chain
+begins in the session it summarizes) goes on from that conversation and sends
+that request's prefix.
 
 Sizes. A block keeps the size it had when a request first carried it; the
 blocks a request adds share what the prompt grew over the thread's previous
@@ -44,8 +48,13 @@ is sized by that read: the read is the prefix where the two are within
 the read ends. And where a request's read covers blocks that no earlier
 request of the bill sent within the recorded lifetime before it, by more than
 the sizes' margin (`Request.warm`), a session outside the bill wrote them: a replay takes
-them as written just before the request was sent. Both come from the
-record's reads alone; what the cache then makes of each request is the
+them as written just before the request was sent. And where a call's read
+falls short of what its thread's previous request left cached, within its
+lifetime, on the same model (`Bill.rebuilds`, cause `prefix-changed`), while
+the files show the request carrying the previous one whole, the start of the
+request changed in a way no file keeps (the tools reconnected, say): from
+where the read ends its blocks are keyed as new content. All three come from
+the record's reads alone; what the cache then makes of each request is the
 replay's own computation.
 """
 
@@ -54,7 +63,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -391,6 +400,8 @@ class _Sizer:
     last: dict[str, Request] = field(default_factory=dict)  # thread -> its last request
     #: thread -> (blocks it saw, its last request's blocks but a tail, their tokens)
     bases: dict[str, tuple[int, tuple[Block, ...], int]] = field(default_factory=dict)
+    #: a request's first message block -> the prefix of the first request that began so
+    starts: dict[str, tuple[Block, ...]] = field(default_factory=dict)
 
     def request(self, draft: _Draft) -> Request:
         found = self._opaque(draft) if draft.seen is None else self._sized(draft, draft.seen)
@@ -405,13 +416,16 @@ class _Sizer:
         else:
             held, known, rest = (), 0, seen
         new = [s for s in rest if s.ident not in self.sized]
-        prefix = () if held else self._prefix(draft, rate, new)
+        first = seen[0].ident if seen else None
+        prefix = () if held else self._prefix(draft, rate, new, first)
         known += sum(self.sized[s.ident].tokens for s in rest if s.ident in self.sized)
         known += sum(block.tokens for block in prefix)
         room = draft.prompt - known
         for s, tokens in zip(new, _shares(room, [s.estimate() for s in new]), strict=True):
             self.sized[s.ident] = self._block(s, tokens)
         start = held or prefix
+        if first is not None and first not in self.starts:
+            self.starts[first] = tuple(itertools.takewhile(lambda b: b.kind == "prefix", start))
         blocks = start + tuple(self.sized[s.ident] for s in rest)
         total = known + sum(self.sized[s.ident].tokens for s in new)
         self.bases[draft.thread] = (len(seen), blocks, total)
@@ -422,12 +436,20 @@ class _Sizer:
         summary = self.sized[draft.summary].tokens if draft.summary in self.sized else 0
         return Request(draft.call, draft.sent, blocks, True, summary)
 
-    def _prefix(self, draft: _Draft, rate: float, new: Sequence[_Seen]) -> tuple[Block, ...]:
-        """The thread's prefix: its folder and kind's, where the thread's first prompt fits
-        it; else a new one, sized by what its call read (`_proven`)."""
+    def _prefix(
+        self, draft: _Draft, rate: float, new: Sequence[_Seen], first: str | None
+    ) -> tuple[Block, ...]:
+        """The thread's prefix: its own so far; the prefix of the conversation it goes on
+        from, where its first message is one another thread's request began with (a
+        compaction sub-agent sends the conversation it summarizes, under that
+        conversation's tools and system prompt); its folder and kind's, where the
+        thread's first prompt fits it; else a new one, sized by what its call read
+        (`_proven`)."""
         before = self.last.get(draft.thread)
         if before is not None and before.sized:
             return tuple(itertools.takewhile(lambda b: b.kind == "prefix", before.blocks))
+        if first is not None and first in self.starts:
+            return self.starts[first]
         messages = round(rate * sum(s.estimate() for s in new))
         own = max(0, draft.prompt - messages)
         known = self.prefixes.setdefault(draft.prefix, [])
@@ -577,11 +599,64 @@ def _warm_starts(
     return found
 
 
+def _changed_starts(
+    requests: Sequence[Request], drafts: Sequence[_Draft], changed: Collection[int]
+) -> list[Request]:
+    """The requests, with what the record proves changed given keys of its own.
+
+    A call of `changed` (numbers in `Bill.calls`) read less than its thread's
+    previous request left cached, within its lifetime, on the same model: the
+    start of its request was not what the cache held. Where the files show
+    the change (a message edited or rewound: the request does not carry the
+    previous one whole), the blocks already say so. Where they show none
+    (the tools reconnected, a block the files do not keep changed), the
+    blocks from the first the recorded read does not cover wholly
+    are another content than the same blocks sent before: each gets a new
+    key, and keeps it in the thread's later requests, which carry the changed
+    request on. In the order the requests were sent; a thread's keys are its
+    own, so a shared prefix it changed stays as it was for the other threads.
+    """
+    found = list(requests)
+    keys: dict[str, dict[str, str]] = {}  # thread -> block ident -> its key from then on
+    last: dict[str, Request] = {}  # thread -> its latest request, keyed
+    order = sorted(
+        range(len(requests)),
+        key=lambda k: (requests[k].sent is None, requests[k].sent or 0.0, k),
+    )
+    for k in order:
+        thread = drafts[k].thread
+        own = keys.setdefault(thread, {})
+        request = found[k] = _keyed(requests[k], own)
+        before = last.get(thread)
+        if request.call in changed and before is not None:
+            sums = list(itertools.accumulate(block.tokens for block in request.blocks))
+            whole = bisect.bisect_right(sums, drafts[k].read)
+            carried = [block for block in before.blocks if block.kind != "tail"]
+            if whole < len(carried) <= first_difference(carried, request.blocks):
+                for block in request.blocks[whole:]:
+                    own[block.ident] = digest(block.key, "changed", request.call)
+                request = found[k] = _keyed(request, own)
+        last[thread] = request
+    return found
+
+
+def _keyed(request: Request, keys: Mapping[str, str]) -> Request:
+    """The request with each block whose ident `keys` names given that key."""
+    if not keys:
+        return request
+    blocks = tuple(
+        replace(block, key=keys[block.ident]) if block.ident in keys else block
+        for block in request.blocks
+    )
+    return replace(request, blocks=blocks)
+
+
 def rebuild_requests(
     calls: Sequence[Call],
     sessions: Sequence[Session],
     places: Mapping[str, Place],
     lifetimes: Sequence[float] | None = None,
+    changed: Collection[int] = (),
 ) -> list[Request]:
     """Every call's request, sized, in the calls' order (see the module).
 
@@ -592,6 +667,9 @@ def rebuild_requests(
         lifetimes: for each call, the seconds a cache entry lived on its
             recorded model and thread (for `Request.warm`); 5 minutes each
             when None.
+        changed: the numbers of the calls whose recorded read proves the start
+            of their request changed (`Bill.rebuilds`, cause `prefix-changed`):
+            from where that read ends, their blocks are keyed as new content.
 
     Returns:
         One `Request` per call; `Request.tokens` equals the call's recorded
@@ -603,6 +681,8 @@ def rebuild_requests(
         draft.read = call.cache_read_input_tokens
     sizer = _Sizer(_rates(drafts))
     requests = [sizer.request(draft) for draft in drafts]
+    if changed:
+        requests = _changed_starts(requests, drafts, set(changed))
     seconds = [_FIVE_MINUTES] * len(calls) if lifetimes is None else list(lifetimes)
     return _warm_starts(requests, drafts, seconds)
 

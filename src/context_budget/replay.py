@@ -932,7 +932,9 @@ _REBUILT: dict[int, list[Request]] = {}
 def _requests_of(bill: Bill) -> list[Request]:
     found = _REBUILT.get(id(bill))
     if found is None:
-        found = rebuild_requests(bill.calls, bill.sessions, bill.places, _recorded_seconds(bill))
+        changed = [r.call for r in bill.rebuilds() if r.cause == "prefix-changed"]
+        seconds = _recorded_seconds(bill)
+        found = rebuild_requests(bill.calls, bill.sessions, bill.places, seconds, changed)
         _REBUILT[id(bill)] = found
         weakref.finalize(bill, _REBUILT.pop, id(bill), None)
     return found
