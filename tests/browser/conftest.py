@@ -98,6 +98,10 @@ RUN_DONE = """div => {
   return panel && panel.dataset.status !== 'busy' && !button.classList.contains('cb-stop');
 }"""
 ACTION_TIMEOUT_MS = 15_000
+#: How long (ms) a loaded page's requests must all have been answered before it is read,
+#: and how often that is asked (`settle`).
+QUIET_MS = 150
+QUIET_POLL_MS = 50
 #: True once run-blocks.js has put in the page's Run buttons and code editors (every page
 #: of the site loads it; a page without it, such as a 404, has nothing to wait for).
 READY = (
@@ -316,9 +320,8 @@ class OpenPage:
             raise ValueError("a reader's context opens one page at a time, without search")
         started = [self._start(path, viewport, search) for path in paths]
         for loaded in started:
-            loaded.page.wait_for_load_state("networkidle")
-            # run-blocks.js marks the page once its Run buttons and editors are in
-            loaded.page.wait_for_function(READY)
+            assert loaded.watch is not None  # `_start` gives every page its context's watch
+            settle(loaded.page, loaded.watch)
         return started
 
     def close(self) -> None:
@@ -361,6 +364,30 @@ class OpenPage:
         page.goto(url, wait_until="commit")
         self._checked.add(path)
         return LoadedPage(page=page, url=url, problems=problems, watch=watch)
+
+
+def settle(page: Page, watch: Watch) -> None:
+    """Wait until ``page`` has loaded, its fonts are in, run-blocks.js has put in its Run
+    buttons and editors (`READY`), and none of its context's requests has been waiting
+    for an answer over `QUIET_MS`.
+
+    Playwright's ``networkidle`` asks for 500 ms with no request, on every load: over
+    a gate's hundreds of loads, a minute of waiting for nothing. This watches the
+    requests themselves (`Watch.in_flight`), so a page whose requests are done is
+    read as soon as a short quiet confirms it; a request sent later, while the checks
+    run, is still recorded by the watch.
+    """
+    page.wait_for_load_state("load")
+    page.wait_for_function(READY)
+    page.evaluate("() => document.fonts.ready.then(() => true)")
+    waited = 0
+    quiet = 0
+    while quiet < QUIET_MS:
+        if waited > NAVIGATION_TIMEOUT_MS:
+            pytest.fail(f"{page.url}: requests still waiting: {watch.in_flight()}")
+        page.wait_for_timeout(QUIET_POLL_MS)  # lets the watch hear of finished requests
+        waited += QUIET_POLL_MS
+        quiet = quiet + QUIET_POLL_MS if not watch.in_flight() else 0
 
 
 def _forget_storage(page: Page) -> None:

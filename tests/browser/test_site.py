@@ -23,9 +23,12 @@ from .conftest import (
     LoadedPage,
     OpenPage,
     SitePages,
+    Watch,
     is_local,
+    new_context,
     notebook_pages,
     require_site,
+    settle,
 )
 
 pytestmark = pytest.mark.browser
@@ -268,3 +271,28 @@ def test_notebook_payload_imports_in_bare_python(
         f"{href}: the first code cell does not make context_budget importable in a bare "
         f"Python:\n{result.stderr[-2000:]}"
     )
+
+
+@pytest.mark.parametrize("after_ms", [0, 120])
+def test_a_page_is_read_once_the_requests_it_sends_after_its_load_are_answered(
+    chromium: Browser, site_url: str, after_ms: int
+) -> None:
+    """`settle` waits out a request the page sends once loaded (a script's fetch on a
+    timer), as Playwright's networkidle did: reading the page at its load event alone
+    would find the request not yet sent, and the checks would miss what it brings."""
+    context = new_context(chromium)
+    try:
+        watch = Watch(context, search=False)
+        answered: list[str] = []
+        context.on("requestfinished", lambda request: answered.append(request.url))
+        page = context.new_page()
+        page.add_init_script(
+            "addEventListener('load', () => setTimeout(() => "
+            f"fetch('{site_url}sitemap.xml?late'), {after_ms}))"
+        )
+        page.goto(site_url, wait_until="commit")
+        settle(page, watch)
+        assert f"{site_url}sitemap.xml?late" in answered
+        assert watch.in_flight() == []
+    finally:
+        context.close()
