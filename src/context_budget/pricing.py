@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from context_budget._values import as_rate, short_repr
+from context_budget._values import as_rate, made, short_repr
 from context_budget.budget import LoopStep
 from context_budget.cache_policy import CachePolicy
 from context_budget.errors import ContextBudgetError
@@ -201,18 +201,18 @@ def _made(
     server_tools: float = 0.0,
     storage: float = 0.0,
 ) -> Cost:
-    """`Cost(...)`, its fields set in the instance's dict at once: what `__init__` leaves,
-    several times sooner (a frozen dataclass's `__init__` sets each field through
-    `object.__setattr__`; a bill makes several `Cost`s a call)."""
-    made = object.__new__(Cost)
-    held = made.__dict__
-    held["uncached_input"] = uncached_input
-    held["cache_writes"] = cache_writes
-    held["cache_reads"] = cache_reads
-    held["output"] = output
-    held["server_tools"] = server_tools
-    held["storage"] = storage
-    return made
+    """`Cost(...)` made as `_values.made` makes it (a bill makes several `Cost`s a call)."""
+    return made(
+        Cost,
+        {
+            "uncached_input": uncached_input,
+            "cache_writes": cache_writes,
+            "cache_reads": cache_reads,
+            "output": output,
+            "server_tools": server_tools,
+            "storage": storage,
+        },
+    )
 
 
 def cost(

@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget._values import as_count, short_repr
+from context_budget._values import as_count, made, short_repr
 from context_budget.clients import response_field
 
 __all__ = [
@@ -158,22 +158,22 @@ class Usage:
         call, which this makes several times sooner than `__init__`. The
         caller answers for the fields: nothing here checks them.
         """
-        usage = object.__new__(cls)
-        # the fields set in the instance's dict at once, as `__init__` leaves them (a frozen
-        # dataclass's `__init__` sets each through `object.__setattr__`, several times slower)
-        held = usage.__dict__
-        held["input_tokens"] = input_tokens
-        held["output_tokens"] = output_tokens
-        held["cache_creation_input_tokens"] = cache_creation_input_tokens
-        held["cache_read_input_tokens"] = cache_read_input_tokens
-        held["ephemeral_5m_input_tokens"] = ephemeral_5m_input_tokens
-        held["ephemeral_1h_input_tokens"] = ephemeral_1h_input_tokens
-        held["speed"] = speed
-        held["inference_geo"] = inference_geo
-        held["web_search_requests"] = web_search_requests
-        held["iterations"] = iterations
-        held["ephemeral_30m_input_tokens"] = ephemeral_30m_input_tokens
-        return usage
+        return made(
+            cls,
+            {
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cache_creation_input_tokens": cache_creation_input_tokens,
+                "cache_read_input_tokens": cache_read_input_tokens,
+                "ephemeral_5m_input_tokens": ephemeral_5m_input_tokens,
+                "ephemeral_1h_input_tokens": ephemeral_1h_input_tokens,
+                "speed": speed,
+                "inference_geo": inference_geo,
+                "web_search_requests": web_search_requests,
+                "iterations": iterations,
+                "ephemeral_30m_input_tokens": ephemeral_30m_input_tokens,
+            },
+        )
 
     def __repr__(self) -> str:
         """The six token fields, then any rule field that is not its default."""

@@ -20,6 +20,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from context_budget._checks import bad_scalar, check_message
+from context_budget._values import made
 from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
@@ -319,13 +320,13 @@ class Places(Mapping[str, Place]):
         owner = self._owner(ident)
         if owner is None:
             raise KeyError(ident)
-        made = owner._made.get(ident)
-        if made is None:
+        place = owner._made.get(ident)
+        if place is None:
             parent, role, index, line = owner._entries[ident]
             where = f"{PurePath(owner._files[index]).name}:{line}"
             read = owner._line(index, line) if owner._line is not None else _NO_LINE
-            made = owner._made[ident] = Place(parent, role, where, line, *read)
-        return made
+            place = owner._made[ident] = Place(parent, role, where, line, *read)
+        return place
 
     def __contains__(self, ident: object) -> bool:
         return isinstance(ident, str) and self._owner(ident) is not None
@@ -403,24 +404,24 @@ class Call(CallRecord):
         project: str,
         provider_reason: str | None,
     ) -> Call:
-        """`Call(...)` of every field, in order, set in the instance's dict at once: what
-        `__init__` leaves, several times sooner (a frozen dataclass's `__init__` sets each
-        field through `object.__setattr__`). For a reader that makes one or two a
-        recorded response; nothing here checks a field."""
-        call = object.__new__(cls)
-        held = call.__dict__
-        held["thread"] = thread
-        held["timestamp"] = timestamp
-        held["model"] = model
-        held["usage"] = usage
-        held["sidechain"] = sidechain
-        held["segment"] = segment
-        held["recorded_cost"] = recorded_cost
-        held["message"] = message
-        held["file"] = file
-        held["project"] = project
-        held["provider_reason"] = provider_reason
-        return call
+        """`Call(...)` of every field, made as `_values.made` makes it: for a reader that
+        makes one or two a recorded response; nothing here checks a field."""
+        return made(
+            cls,
+            {
+                "thread": thread,
+                "timestamp": timestamp,
+                "model": model,
+                "usage": usage,
+                "sidechain": sidechain,
+                "segment": segment,
+                "recorded_cost": recorded_cost,
+                "message": message,
+                "file": file,
+                "project": project,
+                "provider_reason": provider_reason,
+            },
+        )
 
     #: Views of `usage` under the names a bill's readers use (tokens).
     input_tokens = UsageField()
