@@ -368,8 +368,8 @@ class OpenPage:
 
 def settle(page: Page, watch: Watch) -> None:
     """Wait until ``page`` has loaded, its fonts are in, run-blocks.js has put in its Run
-    buttons and editors (`READY`), and none of its context's requests has been waiting
-    for an answer over `QUIET_MS`.
+    buttons and editors (`READY`), and its context has had no request waiting for an
+    answer for `QUIET_MS` in a row.
 
     Playwright's ``networkidle`` asks for 500 ms with no request, on every load: over
     a gate's hundreds of loads, a minute of waiting for nothing. This watches the
