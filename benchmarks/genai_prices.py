@@ -109,7 +109,8 @@ def theirs(python: Path) -> dict[str, list[Any]]:
         capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False,
     )  # fmt: skip
     if done.returncode != 0:
-        raise PeerError(f"genai-prices failed: {done.stderr.strip().splitlines()[-1:]}")
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise PeerError(f"genai-prices failed: {last}")
     answers: dict[str, list[Any]] = json.loads(done.stdout)
     return answers
 

@@ -326,6 +326,9 @@ def test_a_dot_is_read_as_a_dash_in_claude_ids_alone() -> None:
     # gpt-5.5 is not gpt-5-5, and a Claude id with a dot in no version is no row
     assert model_for("gpt-5-5") is None
     assert model_for("claude-sonnet-4.5.1") is None
+    assert model_family("openai/gpt-5.5") == "gpt-5.5"
+    assert model_family("gemini-3.1-pro-preview") == "gemini-3.1-pro-preview"
+    assert model_family("anthropic/claude-sonnet-4.5") == "claude-sonnet-4-5"
 
 
 @pytest.mark.parametrize(

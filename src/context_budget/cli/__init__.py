@@ -70,6 +70,7 @@ import importlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from context_budget import __version__
@@ -297,7 +298,7 @@ def _write_out(text: str) -> str | None:
     return None
 
 
-def _runner(command: str) -> Any:
+def _runner(command: str) -> Callable[[argparse.Namespace], str]:
     """The function that runs `command`; each reports bad input as an `InputError`."""
     if command == "bill":
         import context_budget.cli._bill as bill

@@ -191,7 +191,7 @@ def _mending(
     source's half-written last line left blank (added to `skipped`), else the first error."""
     try:
         return read(sources, format)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError) as first:
         if skipped is None:
             raise
         found: list[Skip] = []
@@ -201,11 +201,9 @@ def _mending(
         try:
             session = read(mended, format)
         except (TypeError, ValueError):
-            pass
-        else:
-            skipped.extend(found)
-            return session
-        raise
+            raise first from None
+    skipped.extend(found)
+    return session
 
 
 def _read_as(
