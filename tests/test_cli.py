@@ -979,22 +979,42 @@ def test_version_prints_the_package_version_and_exits_zero(run: Run) -> None:
 
 
 def test_the_module_run_as_main_exits_with_the_commands_status(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    import runpy
+    """`python -m context_budget` ends the process itself once the report is flushed
+    (`cli.entry`): the whole report reaches a pipe, the status is the command's."""
+    import subprocess
 
-    def run_as_main(*argv: str) -> tuple[object, str, str]:
-        monkeypatch.setattr(sys, "argv", ["context-budget", *argv])
-        with pytest.raises(SystemExit) as stop:
-            runpy.run_module("context_budget", run_name="__main__")
-        out, err = capsys.readouterr()
-        return stop.value.code, out, err
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+    def run_as_main(*argv: str) -> tuple[int, str, str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "context_budget", *argv],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=buffered,  # stdout buffered, as in a user's shell
+        )
+        return done.returncode, done.stdout, done.stderr
 
     assert main(["inspect", str(SESSION), "--json"]) == 0
     direct = capsys.readouterr().out
     assert run_as_main("inspect", str(SESSION), "--json") == (0, direct, "")
+    sessions = str(ROOT / "docs" / "measured" / "sessions")
+    assert main(["bill", sessions, "--json", "--calls", "--timezone", "UTC"]) == 0
+    billed = capsys.readouterr().out
+    assert len(billed) > 65_536  # more than a pipe holds: written whole before the end
+    assert run_as_main("bill", sessions, "--json", "--calls", "--timezone", "UTC") == (
+        0,
+        billed,
+        "",
+    )
+    one = str(ROOT / "tests" / "fixtures" / "transcripts" / "spotter" / "tool_heavy.jsonl")
+    assert main(["bill", one, "--timezone", "UTC"]) == 0
+    short = capsys.readouterr().out
+    assert 0 < len(short) < 8_192  # less than a stream holds before it writes on its own
+    assert run_as_main("bill", one, "--timezone", "UTC") == (0, short, "")
     code, out, err = run_as_main("inspect", str(tmp_path / "gone.json"))
-    assert isinstance(code, int)
     assert_one_error_line(code, out, err, "gone.json: no such file")
 
 

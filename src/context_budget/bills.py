@@ -42,6 +42,7 @@ from os import PathLike
 from pathlib import Path, PurePath
 from typing import Any, Literal
 
+from context_budget._aside import aside
 from context_budget.cache_policy import LIFETIME_SECONDS, CachePolicy
 from context_budget.models import Model, model_for
 from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
@@ -84,6 +85,9 @@ LOST_PREFIX_TOKENS = 1_024
 SAME_MOMENT_SECONDS = 1.0
 #: A model's rates: its row of the table (priced at each call's time), or a caller's `Price`.
 Rates = Model | Price
+#: A bill of this many calls or more works its what-ifs out in a second process
+#: (`Bill.work_ahead`).
+ASIDE_CALLS = 5_000
 #: How far back from a call the lines are searched for what changed its prefix.
 _TRIGGER_STEPS = 200
 
@@ -628,9 +632,6 @@ class Bill:
     _priced: dict[int, tuple[Mapping[str, Price] | None, list[Cost | None]]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    _found: dict[int, tuple[Mapping[str, Price] | None, tuple[Rebuild, ...]]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
     _placed: dict[str, tuple[int, str, str]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -640,8 +641,9 @@ class Bill:
     _origin: tuple[int, ...] = field(default=(), repr=False, compare=False)
     caches: Mapping[str, CachePolicy] = field(default_factory=dict, repr=False, compare=False)
     _read: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    #: (what, id of the price table) -> (the table, the answer): `what_if` and `lifetimes`,
-    #: each worked out once per price table (the report asks for both, and one asks the other).
+    #: (what, id of the price table) -> (the table, the answer): the rebuilds, `what_if`,
+    #: `lifetimes` and `every_line`, each worked out once per price table (the report asks
+    #: for each, and one asks another).
     _answers: dict[tuple[str, int], tuple[Mapping[str, Price] | None, Any]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -759,7 +761,12 @@ class Bill:
         What a tool that counts every line would report; compare it with this bill.
         The lines that share their usage with a call (the copy a call was kept
         from) take the call's cost, priced already, rather than being priced again.
+        Made once: the same `Bill` each time.
         """
+        found: Bill = self._once("every_line", None, self._every_line)
+        return found
+
+    def _every_line(self) -> Bill:
         priced: dict[int, tuple[Mapping[str, Price] | None, list[Cost | None]]] = {}
         for key, (prices, bills) in self._priced.items():
             known = {id(call.usage): bill for call, bill in zip(self.calls, bills, strict=True)}
@@ -830,7 +837,6 @@ class Bill:
             _lines=kept,
             _origin=(),
             _priced={},
-            _found={},
             _answers={},
             caches=held,
         )
@@ -904,7 +910,6 @@ class Bill:
             recorded_cost=recorded,
             recorded_cost_reason=reason,
             _priced={},
-            _found={},
             _answers={},
         )
 
@@ -951,11 +956,28 @@ class Bill:
 
         A thread's first call is a cold start, not a rebuild; a call whose read
         covers the previous call's whole cached prompt (plain growth) is not one.
+        A `prefix-changed` rebuild names what changed (`Rebuild.trigger`).
         """
-        held = self._found.get(id(prices))
-        if held is not None and held[0] is prices:
-            return list(held[1])
-        found: list[Rebuild] = []
+        found: tuple[Rebuild, ...] = self._once(
+            "rebuilds",
+            prices,
+            lambda: tuple(
+                self._forensics(rebuild, before) if rebuild.cause == "prefix-changed" else rebuild
+                for rebuild, before in self._losses(prices)
+            ),
+        )
+        return list(found)
+
+    def _losses(self, prices: Mapping[str, Price] | None) -> tuple[tuple[Rebuild, Call], ...]:
+        """Each rebuild with its cause and cost but not yet what changed (`rebuilds` names
+        that), beside the thread's call before it: what the what-ifs read of them."""
+        found: tuple[tuple[Rebuild, Call], ...] = self._once(
+            "losses", prices, lambda: tuple(self._find_losses(prices))
+        )
+        return found
+
+    def _find_losses(self, prices: Mapping[str, Price] | None) -> list[tuple[Rebuild, Call]]:
+        found: list[tuple[Rebuild, Call]] = []
         last: dict[ThreadId, Call] = {}
         ttl: dict[ThreadId, str] = {}  # thread -> the lifetime its prefix was last written with
         costs = self._costs(prices)
@@ -975,10 +997,9 @@ class Bill:
                     rebuild = self._rebuild(
                         number, call, before, lifetime, costs[number - 1], prices
                     )
-                    found.append(rebuild)
+                    found.append((rebuild, before))
             if usage.cache_creation_input_tokens:  # the prefix lives as long as its shortest part
                 ttl[thread] = _shortest(usage)
-        self._found[id(prices)] = (prices, tuple(found))
         return found
 
     def _rebuild(
@@ -991,7 +1012,8 @@ class Bill:
         prices: Mapping[str, Price] | None,
     ) -> Rebuild:
         """The rebuild call number `number` is: it lost more than `LOST_PREFIX_TOKENS` of the
-        prefix `before` read and wrote; its cause, cost and forensics found."""
+        prefix `before` read and wrote; its cause and cost found (`_forensics` finds what
+        changed)."""
         lost = before.cache_read + before.cache_write - call.cache_read
         gap = None
         if call.timestamp is not None and before.timestamp is not None:
@@ -1007,7 +1029,7 @@ class Bill:
             cause = "prefix-changed"
         price = _rates(prices)(call.model)
         extra = None if price is None or bill is None else _extra(call, lost, bill, price)
-        found = Rebuild(
+        return Rebuild(
             number,
             call.thread,
             cause,
@@ -1017,10 +1039,11 @@ class Bill:
             partial=call.cache_read > 0,
             provider_reason=call.provider_reason,
         )
-        return self._forensics(found, before, call) if cause == "prefix-changed" else found
 
-    def _forensics(self, rebuild: Rebuild, before: Call, call: Call) -> Rebuild:
-        """The rebuild with its first difference and its trigger (text and line) named."""
+    def _forensics(self, rebuild: Rebuild, before: Call) -> Rebuild:
+        """The rebuild with its first difference and its trigger (text and line) named;
+        `before` is its thread's call before it."""
+        call = self.calls[rebuild.call - 1]
         first = self._first_difference_id(before, call)
         difference = None
         if first is not None:
@@ -1157,7 +1180,7 @@ class Bill:
         carries its own as `Rebuild.provider_reason`. Most frequent first, then
         by name.
         """
-        rebuilt = {rebuild.call for rebuild in self.rebuilds()}
+        rebuilt = {rebuild.call for rebuild, _ in self._losses(None)}
         found: dict[str, int] = {}
         for number, call in enumerate(self.calls, 1):
             if call.provider_reason is not None and number not in rebuilt:
@@ -1165,6 +1188,30 @@ class Bill:
         return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
 
     # ------------------------------------------------------------ what-ifs
+
+    def work_ahead(self, prices: Mapping[str, Price] | None = None) -> None:
+        """Work out every figure a report of the bill asks for, on two cores where that pays.
+
+        The calls' costs and the rebuilds' causes first; then the lifetimes and
+        the other what-ifs in a child process (`_aside.aside`) while this one
+        finds what changed at each rebuild and prices every usage line. The
+        answers are those each method gives alone (the same functions on the
+        same values); they are kept, so asking for them afterwards costs
+        nothing. A bill of fewer than `ASIDE_CALLS` calls is worked out here
+        alone: a second process would cost more than it saves.
+        """
+        held = self._answers.get(("what_if", id(prices)))
+        if held is not None and held[0] is prices:
+            return  # worked out already
+        self._costs(prices)
+        self._losses(prices)
+        worth = len(self.calls) >= ASIDE_CALLS
+        with aside(lambda: (self.lifetimes(prices), self.what_if(prices)), worth=worth) as pending:
+            self.rebuilds(prices)
+            self.every_line()._costs(prices)
+            lifetimes, what_if = pending.result()
+        self._answers[("lifetimes", id(prices))] = (prices, lifetimes)
+        self._answers[("what_if", id(prices))] = (prices, what_if)
 
     def what_if(self, prices: Mapping[str, Price] | None = None) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
@@ -1181,7 +1228,7 @@ class Bill:
             actual += _input_side(bill)
             no_caching += cost(_uncached(call.usage), price, at=call.timestamp).uncached_input
         all_1h = sum(life.one_hour for life in self.lifetimes(prices))
-        rebuilds = self.rebuilds(prices)
+        rebuilds = [rebuild for rebuild, _ in self._losses(prices)]
         extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
         forced = sum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)
         stagger = actual - self._stagger(prices)
@@ -1198,7 +1245,7 @@ class Bill:
     def _lifetimes(self, prices: Mapping[str, Price] | None) -> list[Lifetime]:
         sums: dict[ThreadId, list[float]] = {}
         last: dict[ThreadId, Call] = {}
-        rebuilt = {r.call: r for r in self.rebuilds(prices) if r.cause == "ttl"}
+        rebuilt = {r.call: r for r, _ in self._losses(prices) if r.cause == "ttl"}
         rate = _rates(prices)
         for number, (call, bill) in enumerate(zip(self.calls, self._costs(prices), strict=True), 1):
             thread = call.thread

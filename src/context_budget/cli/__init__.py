@@ -59,7 +59,8 @@ arranges them, in three steps, one module each:
 - `_render` (`render_report`): the report -> the text.
 
 This module holds the argument parser and `main`, which runs the three (or
-hands `bill`, `whatif` and `demo` to their modules).
+hands `bill`, `whatif` and `demo` to their modules), and `entry`, the
+installed command, which runs `main` and ends the process.
 """
 
 from __future__ import annotations
@@ -349,3 +350,20 @@ def main(argv: list[str] | None = None) -> int:
         _write(sys.stderr, _error_line(problem))
         return EXIT_BAD_INPUT
     return 0
+
+
+def entry() -> NoReturn:
+    """The installed `context-budget` (and `python -m context_budget`): `main` on the
+    process's own arguments, then the process ends with its status.
+
+    Once the report is written and both streams flushed, the process ends at
+    once (`os._exit`) rather than freeing one by one the objects a bill made
+    (hundreds of thousands for a large folder: a tenth of a second of a
+    202 MB bill). Nothing is left to do by then: every page is written whole
+    before the report is printed, and the package registers no exit handler.
+    """
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: said already
+            stream.flush()
+    os._exit(status)

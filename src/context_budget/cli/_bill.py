@@ -169,6 +169,7 @@ def report(
     days counted in `zone` (named as `timezone`), the costs rounded so that
     they add up to `cost_usd`; a group with no priced call has `cost_usd` null.
     """
+    bill.work_ahead()  # each figure below worked out once, on two cores where that pays
     cost = bill.cost()
     what_if = bill.what_if()
     every_line = bill.every_line()

@@ -1,0 +1,139 @@
+"""Work done aside: a function run on another core while this process goes on.
+
+`aside(work)` forks a child that runs `work()` and sends its answer back
+pickled through a pipe; `Aside.result()` waits for it. The child is a copy
+of this process made at the fork, so it reads what was worked out before
+(a bill's prices, its rebuilds) without sending it anywhere, and the answer
+is the one `work()` gives here: the same functions on the same values.
+
+Where no child can be made, or it is not worth one (`worth` False), or the
+child fails in any way (an exception, a signal, an answer that cannot be
+pickled), `result()` runs `work()` in this process instead, so an error is
+raised here as it would be without the child. Children are made only where
+`os.fork` is safe to call in a process like this one (`can_fork`): on Linux,
+in a process of one thread, and never in the browser's Python (which has no
+`fork`). `CONTEXT_BUDGET_NO_FORK=1` in
+the environment turns them off.
+
+Example:
+    >>> with aside(lambda: sum(range(10))) as pending:
+    ...     here = sum(range(5))
+    ...     there = pending.result()
+    >>> here, there
+    (10, 45)
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+from collections.abc import Callable
+from types import TracebackType
+from typing import Generic, TypeVar
+
+__all__ = ["Aside", "aside", "can_fork"]
+
+T = TypeVar("T")
+
+
+def can_fork() -> bool:
+    """True where a child is made: Linux with `os.fork`, `CONTEXT_BUDGET_NO_FORK` unset, and
+    this process running one thread (a fork copies only the thread that calls it, so a
+    lock another thread held would stay held in the child: a notebook's kernel runs
+    several)."""
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return False
+    return not os.environ.get("CONTEXT_BUDGET_NO_FORK") and _one_thread()
+
+
+def _one_thread() -> bool:
+    """True when this process runs one thread, as the system counts them (the threads of
+    C libraries too); False where they cannot be counted (no `/proc`)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+class Aside(Generic[T]):
+    """`work()` under way in a child (`pid` > 0), or to be run here (`pid` 0)."""
+
+    def __init__(self, work: Callable[[], T], pid: int = 0, pipe: int = -1) -> None:
+        self._work = work
+        self.pid = pid
+        self._pipe = pipe
+
+    def result(self) -> T:
+        """The child's answer, once it has sent it; `work()` run here when there is no
+        child or it failed."""
+        if self.pid:
+            answer = self._collect()
+            if answer is not None:
+                return answer[0]
+        return self._work()
+
+    def _collect(self) -> tuple[T] | None:
+        """(the child's answer,), or None when it sent none; the child waited for."""
+        pid, self.pid = self.pid, 0
+        try:
+            with os.fdopen(self._pipe, "rb") as pipe:
+                data = pipe.read()
+            _, status = os.waitpid(pid, 0)
+            if status == 0 and data:
+                answer: T = pickle.loads(data)
+                return (answer,)
+        except Exception:  # no answer: `result` works it out here
+            pass
+        return None
+
+    def close(self) -> None:
+        """Stop a child whose answer was not asked for, and wait for it."""
+        if self.pid:
+            pid, self.pid = self.pid, 0
+            os.close(self._pipe)
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:  # gone already
+                pass
+
+    def __enter__(self) -> Aside[T]:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def aside(work: Callable[[], T], *, worth: bool = True) -> Aside[T]:
+    """`work()` started in a forked child where one can be made and it is `worth` one;
+    else kept to be run here when its result is asked for.
+
+    Use it as a context manager, so that a child whose answer is never asked
+    for (this process raised first) is stopped.
+    """
+    if not worth or not can_fork():
+        return Aside(work)
+    sys.stdout.flush()  # nothing written before the fork is written twice
+    sys.stderr.flush()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child ends by os._exit, before coverage saves
+        # the child: answer, and end without running this process's exit steps
+        os.close(read)
+        status = 1
+        try:
+            data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    return Aside(work, pid, read)

@@ -1,0 +1,173 @@
+"""Work done aside (`_aside`): a forked child's answer, or the same work done here."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import context_budget._aside as _aside
+import context_budget.bills as bills
+from context_budget import read_bill
+from context_budget._aside import Aside, aside, can_fork
+from context_budget.cli._bill import report
+
+ROOT = Path(__file__).resolve().parent.parent
+SESSIONS = ROOT / "docs" / "measured" / "sessions"
+FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
+
+LINUX = sys.platform.startswith("linux") and hasattr(os, "fork")
+forks = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
+
+
+@pytest.fixture(autouse=True)
+def _threads_allowed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A test runner's worker runs threads of its own, idle while a test runs: the checks
+    here fork all the same (`test_one_thread_is_counted_as_the_system_counts_them` checks
+    the rule), without Python's warning against it."""
+    monkeypatch.delenv("CONTEXT_BUDGET_NO_FORK", raising=False)
+    monkeypatch.setattr(_aside, "_one_thread", lambda: True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+        yield
+
+
+@forks
+def test_the_answer_comes_from_a_child_when_one_can_be_made() -> None:
+    with aside(os.getpid) as pending:
+        assert pending.pid > 0
+        there = pending.result()
+    assert isinstance(there, int) and there != os.getpid()  # another process answered
+
+
+def test_without_a_child_the_work_is_done_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    with aside(os.getpid, worth=False) as pending:
+        assert pending.pid == 0 and pending.result() == os.getpid()
+    monkeypatch.setenv("CONTEXT_BUDGET_NO_FORK", "1")
+    assert not can_fork()
+    with aside(os.getpid) as pending:
+        assert pending.pid == 0 and pending.result() == os.getpid()
+
+
+@forks
+def test_one_thread_is_counted_as_the_system_counts_them() -> None:
+    """In a process of one thread a child is made; once a second runs, none is."""
+    script = (
+        "import threading\n"
+        "from context_budget._aside import aside, can_fork\n"
+        "print(can_fork(), aside(lambda: 1).pid > 0)\n"
+        "stop = threading.Event()\n"
+        "threading.Thread(target=stop.wait).start()\n"
+        "print(can_fork(), aside(lambda: 1).pid > 0)\n"
+        "stop.set()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "CONTEXT_BUDGET_NO_FORK"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.split() == ["True", "True", "False", "False"]
+
+
+def _raises() -> int:
+    raise ValueError("bad figure: 7")
+
+
+def _dies() -> int:
+    if os.getpid() != PARENT:  # in the child: killed before it answers
+        os.kill(os.getpid(), signal.SIGKILL)
+    return 41
+
+
+def _unpicklable() -> object:
+    return (lambda: 1) if os.getpid() != PARENT else "here"
+
+
+PARENT = os.getpid()
+
+
+@forks
+def test_a_child_that_fails_leaves_the_work_to_this_process() -> None:
+    global PARENT
+    PARENT = os.getpid()  # this test's process (a worker's, under xdist)
+    with aside(_raises) as pending, pytest.raises(ValueError, match="bad figure: 7"):
+        pending.result()  # raised here, by the work run again here
+    with aside(_dies) as pending:
+        assert pending.pid > 0 and pending.result() == 41
+    with aside(_unpicklable) as pending:
+        assert pending.pid > 0 and pending.result() == "here"
+
+
+@forks
+def test_a_child_whose_answer_is_not_asked_for_is_stopped_and_reaped() -> None:
+    stop = threading.Event()  # never set: the child would wait for ever
+    with aside(lambda: stop.wait(3600)) as pending:
+        pid = pending.pid
+        assert pid > 0
+    assert pending.pid == 0
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no such child left
+    assert isinstance(pending, Aside)
+
+
+@forks
+@pytest.mark.parametrize(
+    "paths",
+    [[SESSIONS], [FIXTURES / "spotter"], [FIXTURES / "synthetic"]],
+    ids=["sessions", "spotter", "synthetic"],
+)
+def test_a_report_worked_out_on_two_cores_is_the_report_worked_out_on_one(
+    paths: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alone = report(read_bill(paths), calls=True, by="thread")
+    monkeypatch.setattr(bills, "ASIDE_CALLS", 1)
+    here: list[int] = []
+    lifetimes = bills.Bill._lifetimes
+    monkeypatch.setattr(
+        bills.Bill, "_lifetimes", lambda s, p: here.append(os.getpid()) or lifetimes(s, p)
+    )
+    worked = read_bill(paths)
+    both = report(worked, calls=True, by="thread")
+    assert here == []  # the lifetimes were worked out in the child alone
+    assert both == alone
+    assert both["what_if"]["lifetimes"] and both["rebuilds"]
+    asked = read_bill(paths)  # each figure asked for alone, with no work ahead
+    assert worked.lifetimes() == asked.lifetimes() and worked.what_if() == asked.what_if()
+    assert worked.rebuilds() == asked.rebuilds()
+
+
+@forks
+def test_a_child_that_fails_on_a_bill_leaves_the_bill_to_this_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    alone = report(read_bill([SESSIONS]), calls=True)
+    monkeypatch.setattr(bills, "ASIDE_CALLS", 1)
+    parent = os.getpid()
+    what_if = bills.Bill._what_if
+
+    def fails_in_the_child(bill: bills.Bill, prices: object) -> bills.WhatIf:
+        if os.getpid() != parent:
+            os._exit(3)
+        return what_if(bill, prices)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bills.Bill, "_what_if", fails_in_the_child)
+    assert report(read_bill([SESSIONS]), calls=True) == alone
+
+
+def test_a_small_bill_is_worked_out_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    here: list[int] = []
+    lifetimes = bills.Bill._lifetimes
+    monkeypatch.setattr(
+        bills.Bill, "_lifetimes", lambda s, p: here.append(os.getpid()) or lifetimes(s, p)
+    )
+    bill = read_bill([SESSIONS])
+    assert len(bill.calls) < bills.ASIDE_CALLS
+    bill.work_ahead()
+    bill.work_ahead()  # worked out once
+    assert here == [os.getpid()]
