@@ -7,7 +7,9 @@ bulky tool results, sub-agents inline and in `<session>/subagents/`, a
 compaction boundary, long pauses and task notifications that change a
 request's prefix, laid out as a `~/.claude/projects` folder.
 On it, `context-budget bill FOLDER --json` with each decoder (msgspec, the `fast`
-extra; the standard library's json, as in the reader's browser), the floor of
+extra; the standard library's json, as in the reader's browser), with msgspec
+again kept to one process (`CONTEXT_BUDGET_NO_FORK=1`: what the report's second
+core saves), the floor of
 the same work with each (`benchmarks/floor.py`), and the pinned ccusage and
 tokscale (installed from npm on first use, see `benchmarks/peer.py`) run in
 turns, each as a whole process: wall seconds, CPU seconds and peak memory of
@@ -64,6 +66,7 @@ from benchmarks.peer import (
 
 __all__ = [
     "BILL_FAST",
+    "BILL_ONE_CORE",
     "BILL_STANDARD",
     "CCUSAGE",
     "GOAL_SECONDS",
@@ -327,6 +330,9 @@ def time_bill(folder: Path, repeats: int = 2) -> tuple[float, dict[str, Any]]:
 #: The bill with each decoder: msgspec (the `fast` extra), and the standard library's json
 #: (`CONTEXT_BUDGET_NO_FAST=1`), as in the reader's browser.
 BILL_FAST, BILL_STANDARD = "bill (msgspec)", "bill (json)"
+#: The bill with msgspec kept to one process (`CONTEXT_BUDGET_NO_FORK=1`): what the
+#: second core saves.
+BILL_ONE_CORE = "bill (msgspec, one core)"
 FLOOR_FAST, FLOOR_STANDARD = "floor (msgspec)", "floor (json)"
 CCUSAGE, TOKSCALE = f"ccusage {CCUSAGE_VERSION}", f"tokscale {TOKSCALE_VERSION}"
 #: The goals against ccusage on the same folder: the bill's best time over ccusage's,
@@ -363,6 +369,12 @@ def contenders(projects: Path, home: Path) -> list[Contender]:
     models = ["claude-sonnet-4-20250514"]  # what the generated folder records
     return [
         Contender(BILL_FAST, bill, {}, lambda out: bill_totals(json.loads(out))),
+        Contender(
+            BILL_ONE_CORE,
+            bill,
+            {"CONTEXT_BUDGET_NO_FORK": "1"},
+            lambda out: bill_totals(json.loads(out)),
+        ),
         Contender(BILL_STANDARD, bill, fast_off, lambda out: bill_totals(json.loads(out))),
         Contender(FLOOR_FAST, [*floor, "msgspec"], {}, _floor_totals),
         Contender(FLOOR_STANDARD, [*floor, "json"], {}, _floor_totals),
@@ -421,6 +433,8 @@ def side_by_side(projects: Path, repeats: int = 3, quarter: Path | None = None) 
     data = json.loads(runs[BILL_FAST][-1].stdout)
     if json.loads(runs[BILL_STANDARD][-1].stdout) != data:
         raise PeerError("the bill with msgspec and with json printed different bills")
+    if runs[BILL_ONE_CORE][-1].stdout != runs[BILL_FAST][-1].stdout:
+        raise PeerError("the bill on one core and on two printed different bills")
     ended = os.getloadavg()[0]
     sizes = (_size(projects), _size(quarter) if quarter is not None else 0)
     return SideBySide(
@@ -565,7 +579,8 @@ def render(size: int, files: int, result: SideBySide) -> str:
         "",
         *peer_table(result),
         "",
-        "Setup: the bill is `context-budget bill FOLDER --json` with each decoder, the floor "
+        "Setup: the bill is `context-budget bill FOLDER --json` with each decoder (and with "
+        "msgspec kept to one process, `CONTEXT_BUDGET_NO_FORK=1`), the floor "
         "(`python -m benchmarks.floor FOLDER msgspec|json`: decode, fold, add up, price; "
         "nothing else), `ccusage claude session --json --offline --mode calculate` and "
         "`tokscale models --json --claude` on one generated Claude Code projects folder "

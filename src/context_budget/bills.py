@@ -62,6 +62,7 @@ from context_budget.zones import (
 )
 
 __all__ = [
+    "ASIDE_CALLS",
     "BILL_FORMATS",
     "LOST_PREFIX_TOKENS",
     "MAIN_AGENT",

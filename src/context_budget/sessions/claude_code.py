@@ -474,7 +474,7 @@ def _begun(call: Call, timestamp: float | None, message: str | None, reason: str
 def _better(new: Call, old: Call) -> bool:
     if old.sidechain != new.sidechain:
         return not new.sidechain
-    return new.prompt_tokens + new.usage.output_tokens > old.prompt_tokens + old.usage.output_tokens
+    return new.usage.window_tokens > old.usage.window_tokens  # the prompt and the output
 
 
 #: What a `Task` call said of the sub-agent it started: (description, sub-agent type).
@@ -755,7 +755,8 @@ class _Reader:
             return
         old = self.calls[index]
         if _better(call, old):  # keep where the response began: its time and parent
-            parent = old.message if old.thread == call.thread else call.message
+            same = old.thread is call.thread or old.thread == call.thread
+            parent = old.message if same else call.message
             reason = call.provider_reason or old.provider_reason
             self.calls[index] = _begun(call, old.timestamp, parent, reason)
 
