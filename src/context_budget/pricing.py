@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from context_budget._values import as_rate, made, short_repr
+from context_budget._values import as_rate, maker, short_repr
 from context_budget.budget import LoopStep
 from context_budget.cache_policy import CachePolicy
 from context_budget.errors import ContextBudgetError
@@ -201,18 +201,12 @@ def _made(
     server_tools: float = 0.0,
     storage: float = 0.0,
 ) -> Cost:
-    """`Cost(...)` made as `_values.made` makes it (a bill makes several `Cost`s a call)."""
-    return made(
-        Cost,
-        {
-            "uncached_input": uncached_input,
-            "cache_writes": cache_writes,
-            "cache_reads": cache_reads,
-            "output": output,
-            "server_tools": server_tools,
-            "storage": storage,
-        },
-    )
+    """`Cost(...)` made as `_values.maker` makes it (a bill makes several `Cost`s a call)."""
+    return _MAKE_COST(uncached_input, cache_writes, cache_reads, output, server_tools, storage)
+
+
+#: Makes a `Cost` of every field (`_values.maker`).
+_MAKE_COST = maker(Cost)
 
 
 def cost(

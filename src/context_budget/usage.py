@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from context_budget._values import as_count, made, short_repr
+from context_budget._values import as_count, maker, short_repr
 from context_budget.clients import response_field
 
 __all__ = [
@@ -158,21 +158,18 @@ class Usage:
         call, which this makes several times sooner than `__init__`. The
         caller answers for the fields: nothing here checks them.
         """
-        return made(
-            cls,
-            {
-                "input_tokens": input_tokens,
-                "output_tokens": output_tokens,
-                "cache_creation_input_tokens": cache_creation_input_tokens,
-                "cache_read_input_tokens": cache_read_input_tokens,
-                "ephemeral_5m_input_tokens": ephemeral_5m_input_tokens,
-                "ephemeral_1h_input_tokens": ephemeral_1h_input_tokens,
-                "speed": speed,
-                "inference_geo": inference_geo,
-                "web_search_requests": web_search_requests,
-                "iterations": iterations,
-                "ephemeral_30m_input_tokens": ephemeral_30m_input_tokens,
-            },
+        return maker(cls)(
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_read_input_tokens,
+            ephemeral_5m_input_tokens,
+            ephemeral_1h_input_tokens,
+            speed,
+            inference_geo,
+            web_search_requests,
+            iterations,
+            ephemeral_30m_input_tokens,
         )
 
     def __repr__(self) -> str:

@@ -20,7 +20,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from context_budget._checks import bad_scalar, check_message
-from context_budget._values import made
+from context_budget._values import maker
 from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
@@ -404,23 +404,20 @@ class Call(CallRecord):
         project: str,
         provider_reason: str | None,
     ) -> Call:
-        """`Call(...)` of every field, made as `_values.made` makes it: for a reader that
+        """`Call(...)` of every field, made as `_values.maker` makes it: for a reader that
         makes one or two a recorded response; nothing here checks a field."""
-        return made(
-            cls,
-            {
-                "thread": thread,
-                "timestamp": timestamp,
-                "model": model,
-                "usage": usage,
-                "sidechain": sidechain,
-                "segment": segment,
-                "recorded_cost": recorded_cost,
-                "message": message,
-                "file": file,
-                "project": project,
-                "provider_reason": provider_reason,
-            },
+        return maker(cls)(
+            thread,
+            timestamp,
+            model,
+            usage,
+            sidechain,
+            segment,
+            recorded_cost,
+            message,
+            file,
+            project,
+            provider_reason,
         )
 
     #: Views of `usage` under the names a bill's readers use (tokens).
