@@ -171,3 +171,33 @@ def test_a_small_bill_is_worked_out_here(monkeypatch: pytest.MonkeyPatch) -> Non
     bill.work_ahead()
     bill.work_ahead()  # worked out once
     assert here == [os.getpid()]
+
+
+@forks
+def test_an_interrupted_wait_stops_the_child_and_goes_on_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while this process waits for the answer: the child is stopped and reaped,
+    and the interrupt is not swallowed."""
+    stop = threading.Event()  # never set: the child would wait for ever
+
+    class Interrupted:
+        def __init__(self, fd: int, mode: str) -> None:
+            os.close(fd)
+
+        def __enter__(self) -> Interrupted:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+        def read(self) -> bytes:
+            raise KeyboardInterrupt
+
+    with aside(lambda: stop.wait(3600)) as pending:
+        pid = pending.pid
+        monkeypatch.setattr(_aside.os, "fdopen", Interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            pending.result()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)

@@ -75,17 +75,21 @@ class Aside(Generic[T]):
         return self._work()
 
     def _collect(self) -> tuple[T] | None:
-        """(the child's answer,), or None when it sent none; the child waited for."""
+        """(the child's answer,), or None when it sent none; the child waited for (or, if
+        this process is interrupted while it waits, stopped)."""
         pid, self.pid = self.pid, 0
         try:
             with os.fdopen(self._pipe, "rb") as pipe:
                 data = pipe.read()
             _, status = os.waitpid(pid, 0)
+            pid = 0
             if status == 0 and data:
                 answer: T = pickle.loads(data)
                 return (answer,)
         except Exception:  # no answer: `result` works it out here
             pass
+        finally:
+            _stop(pid)  # a child not waited for above (an error, Ctrl-C)
         return None
 
     def close(self) -> None:
@@ -93,11 +97,7 @@ class Aside(Generic[T]):
         if self.pid:
             pid, self.pid = self.pid, 0
             os.close(self._pipe)
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except OSError:  # gone already
-                pass
+            _stop(pid)
 
     def __enter__(self) -> Aside[T]:
         return self
@@ -109,6 +109,16 @@ class Aside(Generic[T]):
         trace: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _stop(pid: int) -> None:
+    """Kill child `pid` and wait for it; nothing for 0 or a child gone already."""
+    if pid:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
 
 
 def aside(work: Callable[[], T], *, worth: bool = True) -> Aside[T]:
