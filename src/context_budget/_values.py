@@ -82,11 +82,11 @@ def maker(cls: type[_Record]) -> Callable[..., _Record]:
 
     Several times sooner than that `__init__`, which sets each field through
     `object.__setattr__`: the function sets them one by one in the instance's
-    dict, in the class's order, which keeps the dict as small as `__init__`
-    leaves it (its keys shared with every other instance of the class: a dict
-    filled at once from another takes twice the memory). Written out field by
-    field and compiled once per class. Nothing is checked: the caller answers
-    for the values.
+    dict, in the class's order, which keeps the dict's keys shared with every
+    other instance of the class, as `__init__` keeps them (a dict filled at
+    once from another dict gets keys of its own, and takes twice the memory
+    and more). Written out field by field and compiled once per class.
+    Nothing is checked: the caller answers for the values.
 
     Example:
         >>> from context_budget.pricing import Cost

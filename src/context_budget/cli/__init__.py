@@ -358,9 +358,9 @@ def entry() -> NoReturn:
 
     Once the report is written and both streams flushed, the process ends at
     once (`os._exit`) rather than freeing one by one the objects a bill made
-    (hundreds of thousands for a large folder: a tenth of a second of a
-    202 MB bill). Nothing is left to do by then: every page is written whole
-    before the report is printed, and the package registers no exit handler.
+    (hundreds of thousands for a large folder). Nothing is left to do by
+    then: every page is written whole before the report is printed, and the
+    package registers no exit handler.
     """
     status = main()
     for stream in (sys.stdout, sys.stderr):
