@@ -140,6 +140,9 @@ def test_a_report_worked_out_on_two_cores_is_the_report_worked_out_on_one(
     asked = read_bill(paths)  # each figure asked for alone, with no work ahead
     assert worked.lifetimes() == asked.lifetimes() and worked.what_if() == asked.what_if()
     assert worked.rebuilds() == asked.rebuilds()
+    assert worked.models == asked.models and worked.threads == asked.threads
+    assert worked.tokens() == asked.tokens()
+    assert worked.cache_read_share == asked.cache_read_share
 
 
 @forks
@@ -201,3 +204,13 @@ def test_an_interrupted_wait_stops_the_child_and_goes_on_up(
             pending.result()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+def test_the_totals_kept_are_handed_out_as_copies() -> None:
+    bill = read_bill([SESSIONS])
+    bill.work_ahead()
+    threads, tokens = bill.threads, bill.tokens()
+    threads.clear()
+    tokens["input"] = -1
+    assert bill.threads == read_bill([SESSIONS]).threads
+    assert bill.tokens() == read_bill([SESSIONS]).tokens()

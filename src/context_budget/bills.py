@@ -643,8 +643,8 @@ class Bill:
     caches: Mapping[str, CachePolicy] = field(default_factory=dict, repr=False, compare=False)
     _read: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     #: (what, id of the price table) -> (the table, the answer): the rebuilds, `what_if`,
-    #: `lifetimes` and `every_line`, each worked out once per price table (the report asks
-    #: for each, and one asks another).
+    #: `lifetimes`, `every_line` and the totals over the calls, each worked out once per
+    #: price table (the report asks for each, and one asks another).
     _answers: dict[tuple[str, int], tuple[Mapping[str, Price] | None, Any]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -682,7 +682,10 @@ class Bill:
     @property
     def models(self) -> tuple[str, ...]:
         """The model ids the calls recorded, sorted."""
-        return tuple(sorted({call.model for call in self.calls}))
+        found: tuple[str, ...] = self._once(
+            "models", None, lambda: tuple(sorted({call.model for call in self.calls}))
+        )
+        return found
 
     @property
     def places(self) -> Mapping[str, Place]:
@@ -692,6 +695,10 @@ class Bill:
     @property
     def threads(self) -> dict[str, int]:
         """Thread name (`ThreadId.name`) -> its number of calls, in order of first call."""
+        found: dict[str, int] = self._once("threads", None, self._threads)
+        return dict(found)
+
+    def _threads(self) -> dict[str, int]:
         found: dict[ThreadId, int] = {}
         for call in self.calls:
             found[call.thread] = found.get(call.thread, 0) + 1
@@ -700,7 +707,8 @@ class Bill:
     def tokens(self) -> dict[str, int]:
         """Tokens by kind over every call (keys: input, cache_read, cache_write_5m,
         cache_write_1h, cache_write_30m (OpenAI's writes), output)."""
-        return _tokens(self.calls)
+        found: dict[str, int] = self._once("tokens", None, lambda: _tokens(self.calls))
+        return dict(found)
 
     @property
     def cache_read_share(self) -> float:
@@ -708,6 +716,10 @@ class Bill:
 
         Both counted as billed (`Usage.billed`): every iteration of a call that has them.
         """
+        found: float = self._once("cache_read_share", None, self._cache_read_share)
+        return found
+
+    def _cache_read_share(self) -> float:
         prompt = read = 0
         for call in self.calls:
             usage = call.usage
@@ -1195,7 +1207,8 @@ class Bill:
 
         The calls' costs and the rebuilds' causes first; then the lifetimes and
         the other what-ifs in a child process (`_aside.aside`) while this one
-        finds what changed at each rebuild and prices every usage line. The
+        finds what changed at each rebuild, prices every usage line and adds up
+        the models, threads, tokens and cache reads. The
         answers are those each method gives alone (the same functions on the
         same values); they are kept, so asking for them afterwards costs
         nothing. A bill of fewer than `ASIDE_CALLS` calls is worked out here
@@ -1210,6 +1223,7 @@ class Bill:
         with aside(lambda: (self.lifetimes(prices), self.what_if(prices)), worth=worth) as pending:
             self.rebuilds(prices)
             self.every_line()._costs(prices)
+            _ = (self.models, self.threads, self.tokens(), self.cache_read_share)  # each kept
             lifetimes, what_if = pending.result()
         self._answers[("lifetimes", id(prices))] = (prices, lifetimes)
         self._answers[("what_if", id(prices))] = (prices, what_if)
