@@ -158,7 +158,7 @@ class Usage:
         call, which this makes several times sooner than `__init__`. The
         caller answers for the fields: nothing here checks them.
         """
-        return maker(cls)(
+        return (_MAKE_USAGE if cls is Usage else maker(cls))(
             input_tokens,
             output_tokens,
             cache_creation_input_tokens,
@@ -328,6 +328,9 @@ class Usage:
         return _parse(usage, where, strict)
 
 
+#: Makes a `Usage` of every field, in its order (`Usage.sound`, `_values.maker`).
+_MAKE_USAGE = maker(Usage)
+
 #: The token counts of a `Usage`, in its field order.
 _COUNTED = (*_FIELDS, *_SPLIT, "ephemeral_30m_input_tokens")
 
@@ -437,7 +440,7 @@ def _fast(usage: dict[str, Any]) -> Usage | None:
         return None
     split = get("cache_creation")
     if split is None:
-        return Usage.sound(uncached, output, written, read, written, 0)
+        return _MAKE_USAGE(uncached, output, written, read, written, 0, "", "", 0, (), 0)
     if type(split) is not dict or "ephemeral_30m_input_tokens" in split:
         return None  # the package's own 30-minute writes are read by `_anthropic`
     five: Any = split.get("ephemeral_5m_input_tokens")
@@ -446,7 +449,7 @@ def _fast(usage: dict[str, Any]) -> Usage | None:
         return None
     if five + hour != written:  # a split that does not add up: `split_writes`'s policy
         five, hour = split_writes(written, five, hour)
-    return Usage.sound(uncached, output, written, read, five, hour)
+    return _MAKE_USAGE(uncached, output, written, read, five, hour, "", "", 0, (), 0)
 
 
 def _count(value: Any, path: str, name: str) -> int:

@@ -406,7 +406,7 @@ class Call(CallRecord):
     ) -> Call:
         """`Call(...)` of every field, made as `_values.maker` makes it: for a reader that
         makes one or two a recorded response; nothing here checks a field."""
-        return maker(cls)(
+        return (_MAKE_CALL if cls is Call else maker(cls))(
             thread,
             timestamp,
             model,
@@ -427,6 +427,10 @@ class Call(CallRecord):
     cache_creation_5m = UsageField("ephemeral_5m_input_tokens")
     cache_creation_1h = UsageField("ephemeral_1h_input_tokens")
     output_tokens = UsageField()
+
+
+#: Makes a `Call` of every field, in its order (`Call.sound`, `_values.maker`).
+_MAKE_CALL = maker(Call)
 
 
 @dataclass(frozen=True)
