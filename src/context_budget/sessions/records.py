@@ -228,17 +228,18 @@ def records(source: Source, shape: Shape) -> Iterator[tuple[int, object]]:
     body: str | bytes = source.data if fast is not None and source.data else source.text
     feed, ret = (b"\n", 13) if isinstance(body, bytes) else ("\n", "\r")
     find, size, start, number = body.find, len(body), 0, 0
+    view = memoryview(body if isinstance(body, bytes) else b"")  # lines decoded in place
     while start <= size:
         number += 1
         end = find(feed, start)  # type: ignore[arg-type]
         end = size if end < 0 else end
         stop = end - 1 if end > start and body[end - 1] == ret else end
-        if isinstance(body, bytes):  # msgspec, one line's bytes; any doubt to `json`
-            line = body[start:stop]
+        if isinstance(body, bytes):  # msgspec, one line's bytes, not copied; any doubt to `json`
+            line = view[start:stop]
             try:
                 found = fast.decode(line) if line else BLANK  # type: ignore[union-attr]
             except Exception:
-                found = shape.decode(line, number)
+                found = shape.decode(bytes(line), number)
         else:
             found = value_at(body, start, stop, number, long_numbers=True)
             found = found if found is BLANK else shape.fill(found)
