@@ -140,11 +140,11 @@ def test_a_taken_temporary_name_is_passed_over_and_none_free_is_an_error(
     target = tmp_path / "t.md"
     (tmp_path / ".t.md.00000000.tmp").write_text("a live writer's", encoding="utf-8")
     names = iter(["00000000", "11111111"])
-    monkeypatch.setattr(_files.secrets, "token_hex", lambda size: next(names))
+    monkeypatch.setattr(_files, "_random_part", lambda: next(names))
     write_atomic(target, "x")
     assert target.read_text(encoding="utf-8") == "x"
     assert (tmp_path / ".t.md.00000000.tmp").read_text(encoding="utf-8") == "a live writer's"
-    monkeypatch.setattr(_files.secrets, "token_hex", lambda size: "00000000")
+    monkeypatch.setattr(_files, "_random_part", lambda: "00000000")
     with pytest.raises(FileExistsError, match="no free temporary name beside"):
         write_atomic(target, "y")
     assert target.read_text(encoding="utf-8") == "x"

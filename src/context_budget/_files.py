@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from pathlib import Path
 
 try:
@@ -34,7 +33,7 @@ __all__ = ["is_temporary", "write_atomic"]
 
 _CHUNK_CHARS = 1 << 16  # characters encoded and written at a time, so a long text is not copied
 _TRIES = 100  # temporary names tried before giving up (each is 32 random bits)
-#: What the random part of a temporary name may be made of: `secrets.token_hex`'s digits
+#: What the random part of a temporary name may be made of: `bytes.hex`'s digits
 #: and, for the files of earlier versions, `tempfile.mkstemp`'s letters.
 _RANDOM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -53,11 +52,16 @@ def is_temporary(name: str, target: str) -> bool:
     return len(middle) == 8 and set(middle) <= _RANDOM
 
 
+def _random_part() -> str:
+    """Eight random hexadecimal digits (32 bits from the system's source), for a name."""
+    return os.urandom(4).hex()
+
+
 def _temporary(target: Path) -> tuple[int, Path]:
     """A new temporary file beside `target`, open for writing: (descriptor, path)."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(_TRIES):
-        path = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        path = target.with_name(f".{target.name}.{_random_part()}.tmp")
         try:
             # subtle: 0o666 here, and the kernel takes the umask off, as for any new file
             return os.open(path, flags, 0o666), path
