@@ -76,6 +76,44 @@ def test_a_task_notification_before_the_call_is_named_with_its_line(tmp_path: Pa
     assert rebuild.partial  # the system-and-tools part was still read
 
 
+@pytest.mark.parametrize(
+    "shape",
+    ["plain", "byte-order mark", "carriage returns", "blank lines", "half-written last line"],
+)
+def test_a_trigger_is_read_again_where_the_read_found_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shape: str
+) -> None:
+    """The line a trigger names is read again from where the first read found it, without
+    the file read whole again, and reads as the whole file read again gives it."""
+    from context_budget.sessions import claude_code
+
+    note = "<task-notification><task-id>b1</task-id><status>done</status></task-notification>"
+    path = _session(tmp_path, [_user("n1", "a1", 10, note), _user("m1", "n1", 11, "More.")], 4_000)
+    lines = path.read_bytes().split(b"\n")
+    if shape == "carriage returns":
+        lines = [line + b"\r" if line else line for line in lines]
+    if shape == "blank lines":
+        lines = [lines[0], b"", *lines[1:3], b"", *lines[3:]]
+    if shape == "half-written last line":
+        lines = [*lines[:-1], b'{"type":"assistant","uuid":"x']
+    body = b"\n".join(lines)
+    path.write_bytes(b"\xef\xbb\xbf" + body if shape == "byte-order mark" else body)
+    with monkeypatch.context() as scanned:  # every line found again by its line feeds
+        scanned.setattr(claude_code, "_line_places", lambda s, f: claude_code._LinePlaces(s))
+        whole = read_bill(path).rebuilds()
+
+    class NoScan:
+        def finditer(self, *_: object) -> None:
+            raise AssertionError("the file was read whole again for its line feeds")
+
+    if shape != "half-written last line":  # a mended file's lines are found again so
+        monkeypatch.setattr(claude_code, "_FEED", NoScan())
+    found = read_bill(path).rebuilds()
+    (rebuild,) = found
+    assert found == whole and rebuild.trigger is not None and "task-notification" in rebuild.trigger
+    assert rebuild.line == (4 if shape == "blank lines" else 3)
+
+
 def test_an_mcp_reconnect_is_named(tmp_path: Path) -> None:
     command = _user("c1", "a1", 8, "<command-name>/mcp</command-name>")
     said = _record(

@@ -207,6 +207,7 @@ class _File:
     agent: bool = False  # a sub-agent's own file
     session: str | None = None  # a session file's session id, from its records
     key: str = ""  # the reader's key of its own thread (a sub-agent's file) or its main one
+    starts: array[int] | None = None  # where each line starts in its bytes, as read
 
     def __post_init__(self) -> None:
         self.agent = is_agent_file(self.source.name)
@@ -324,17 +325,25 @@ class _LinePlaces:
     """(file index, line number) -> what the `Place` of that line reads from it (`_placed`),
     the line read again.
 
-    A file read from disk is read again from where the line starts (where its
-    lines start is found once per file, the first time one of them is asked
-    for); a text given whole is kept as given.
+    A file read from disk is read again from where the line starts: where the
+    read found it (`starts`: file index -> where each line starts in the
+    file's bytes, a byte-order mark left out), else where its line feeds are,
+    found once per file the first time one of its lines is asked for. A text
+    given whole is kept as given.
     """
 
-    def __init__(self, sources: Sequence[Source | FileSource]) -> None:
+    def __init__(
+        self,
+        sources: Sequence[Source | FileSource],
+        starts: dict[int, array[int]] | None = None,
+    ) -> None:
         self._kept = [
             FileSource(source.name) if isinstance(source, Source) and source.data else source
             for source in sources
         ]
+        self._starts = starts or {}
         self._spans: dict[int, tuple[int, array[int]]] = {}  # (skip, where each line feed is)
+        self._skips: dict[int, int] = {}  # file index -> the bytes of its byte-order mark
 
     def __call__(self, index: int, number: int) -> PlaceLine:
         """What line `number` of file `index` gives its `Place`; nothing (no event, no
@@ -355,6 +364,9 @@ class _LinePlaces:
     def _from_file(self, index: int, name: str, number: int) -> bytes:
         """Line `number` of the file, read again from where it starts (`text.line_spans`'s
         lines: a carriage return before the line feed left out)."""
+        starts = self._starts.get(index)
+        if starts is not None and number <= len(starts):
+            return self._where_read(index, name, starts, number)
         held = self._spans.get(index)
         if held is None:
             raw = Path(name).read_bytes()
@@ -366,6 +378,19 @@ class _LinePlaces:
         with open(name, "rb") as file:
             file.seek(start)
             line = file.read(feeds[number - 1] - start if number <= len(feeds) else -1)
+        return line[:-1] if line.endswith(b"\r") else line
+
+    def _where_read(self, index: int, name: str, starts: array[int], number: int) -> bytes:
+        """Line `number` of the file, from where the read found it starts: to the line
+        feed before the next line's start, or to the end of the file for the last."""
+        start = starts[number - 1]
+        size = starts[number] - 1 - start if number < len(starts) else -1
+        with open(name, "rb") as file:
+            skip = self._skips.get(index)
+            if skip is None:
+                skip = self._skips[index] = 3 if file.read(3) == codecs.BOM_UTF8 else 0
+            file.seek(start + skip)
+            line = file.read(size)
         return line[:-1] if line.endswith(b"\r") else line
 
 
@@ -818,9 +843,12 @@ def _files(
     ids: set[str] = set()  # the session files' ids
     order = sorted(range(len(sources)), key=lambda k: is_agent_file(sources[k].name))
     for index in order:
-        source = sources[index].loaded()  # read now, let go once its records are read
+        given = sources[index]
+        source = given.loaded()  # read now, let go once its records are read
         file = _File(source, index)
-        lines = records(source, RECORD)
+        if isinstance(given, FileSource) and not given.blank:  # its bytes are the file's
+            file.starts = array("q")
+        lines = records(source, RECORD, file.starts)
         own, ahead = _session_start(lines)
         if file.agent:
             own = (next(iter(ids)) if len(ids) == 1 else None) or own
@@ -951,6 +979,11 @@ def _read(sources: Sequence[Source | FileSource], messages: bool) -> tuple[_Read
     return reader, files
 
 
+def _line_places(sources: Sequence[Source | FileSource], files: list[_File]) -> _LinePlaces:
+    """The lines of `sources` to read again, where the read found each line of a file."""
+    return _LinePlaces(sources, {file.index: file.starts for file in files if file.starts})
+
+
 def read(sources: Sequence[Source | FileSource], *, messages: bool = True) -> Session:
     """Claude Code files (a session, its sub-agents' files, or a project's) as one `Session`.
 
@@ -977,7 +1010,7 @@ def read(sources: Sequence[Source | FileSource], *, messages: bool = True) -> Se
         usage_records=_typed(reader.records, typed),
         skipped=sum(reader.skipped.values()),
         files=tuple(file.source.name for file in files if file.source.name),
-        places=Places(reader.places, [s.name for s in sources], _LinePlaces(sources)),
+        places=Places(reader.places, [s.name for s in sources], _line_places(sources, files)),
         conversation_error=_one_session(files) or reader.problem or empty,
         usage_error=reader.usage_problem,
     )

@@ -35,6 +35,7 @@ Example:
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Iterator
 from typing import Any
 
@@ -210,14 +211,20 @@ class Shape:
         return found if found is BLANK else self.fill(found)
 
 
-def records(source: Source, shape: Shape) -> Iterator[tuple[int, object]]:
+def records(
+    source: Source, shape: Shape, starts: array[int] | None = None
+) -> Iterator[tuple[int, object]]:
     """The records of a JSON Lines source, each with its line number (1-based), blank lines
     aside, read through `shape`: msgspec decodes the source's bytes where it is in use,
     else `json` its text.
 
     The lines are those of `text.line_spans` (a line feed ends one, a carriage
     return before it is left out), found here in the same loop that decodes
-    them: a bill reads every line of every file through it.
+    them: a bill reads every line of every file through it. Where msgspec
+    decodes the bytes and `starts` is given, the offset in `source.data` where
+    each line starts, blank ones included, is added to it as the line is read
+    (`starts[number - 1]`), so that a line can be read again without looking
+    for it; with `json`, nothing is added.
 
     Raises:
         ValueError: a line that is not JSON, or not an object, naming the line
@@ -229,8 +236,11 @@ def records(source: Source, shape: Shape) -> Iterator[tuple[int, object]]:
     feed, ret = (b"\n", 13) if isinstance(body, bytes) else ("\n", "\r")
     find, size, start, number = body.find, len(body), 0, 0
     view = memoryview(body if isinstance(body, bytes) else b"")  # lines decoded in place
+    note = starts.append if starts is not None and isinstance(body, bytes) else None
     while start <= size:
         number += 1
+        if note is not None:
+            note(start)
         end = find(feed, start)  # type: ignore[arg-type]
         end = size if end < 0 else end
         stop = end - 1 if end > start and body[end - 1] == ret else end
