@@ -17,6 +17,9 @@ live response.
 - `Bill.cache_read_share`: tokens read from the cache over all prompt tokens.
 - `Bill.rebuilds`: the calls that lost cached prefix, each with its cause.
 - `Bill.what_if`: the input side priced again under other choices.
+- `Bill.work_ahead`: every figure a report asks for, worked out at once, the
+  what-ifs in a second process on Linux when the bill is large
+  (`ASIDE_CALLS`).
 - `Bill.groups(by)`: the calls by day, week, month (in a time zone), session,
   project, model, thread or agent (`VIEWS`: the main threads, then each
   sub-agent type); `Bill.between(since, until)`: the calls of a window of
