@@ -12,8 +12,7 @@ pickled), `result()` runs `work()` in this process instead, so an error is
 raised here as it would be without the child. Children are made only where
 `os.fork` is safe to call in a process like this one (`can_fork`): on Linux,
 in a process of one thread, and never in the browser's Python (which has no
-`fork`). `CONTEXT_BUDGET_NO_FORK=1` in
-the environment turns them off.
+`fork`). `CONTEXT_BUDGET_NO_FORK=1` in the environment turns them off.
 
 Example:
     >>> with aside(lambda: sum(range(10))) as pending:
