@@ -196,20 +196,21 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
             up = ident
         return up or ""
 
+    def user(ident: str, up: str | None, at: float, content: object, side: bool = False) -> None:
+        """A user line of the session (`side`: an inline sub-agent's)."""
+        record = {
+            "parentUuid": up,
+            "isSidechain": side,
+            "sessionId": session,
+            "type": "user",
+            "uuid": ident,
+            "timestamp": stamp(at),
+            "message": {"role": "user", "content": content},
+        }
+        lines.append(_line(record))
+
     head = uuid()
-    lines.append(
-        _line(
-            {
-                "parentUuid": None,
-                "isSidechain": False,
-                "sessionId": session,
-                "type": "user",
-                "uuid": head,
-                "timestamp": stamp(clock),
-                "message": {"role": "user", "content": _text(rng, 40)},
-            }
-        )
-    )
+    user(head, None, clock, _text(rng, 40))
     parent = head
     read = 0
     for turn in range(turns):
@@ -232,19 +233,7 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
         elif turn % 250 == 125:  # a task notification: the next request keeps only the prefix
             note = uuid()
             text = f"<task-notification>task {turn} done</task-notification> {_text(rng, 20)}"
-            lines.append(
-                _line(
-                    {
-                        "parentUuid": parent,
-                        "isSidechain": False,
-                        "sessionId": session,
-                        "type": "user",
-                        "uuid": note,
-                        "timestamp": stamp(clock - 1),
-                        "message": {"role": "user", "content": text},
-                    }
-                )
-            )
+            user(note, parent, clock - 1, text)
             parent, read = note, PREFIX_TOKENS
         write = prompt - read
         parent = response(lines, clock, read, write, False, parent)
@@ -257,35 +246,11 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
                 "content": _text(rng, rng.randrange(200, 900)),
             }
         ]
-        lines.append(
-            _line(
-                {
-                    "parentUuid": parent,
-                    "isSidechain": False,
-                    "sessionId": session,
-                    "type": "user",
-                    "uuid": result,
-                    "timestamp": stamp(clock + 1),
-                    "message": {"role": "user", "content": content},
-                }
-            )
-        )
+        user(result, parent, clock + 1, content)
         parent = result
         if turn % 97 == 5:  # an inline sub-agent of three calls
             root = uuid()
-            lines.append(
-                _line(
-                    {
-                        "parentUuid": None,
-                        "isSidechain": True,
-                        "sessionId": session,
-                        "type": "user",
-                        "uuid": root,
-                        "timestamp": stamp(clock),
-                        "message": {"role": "user", "content": _text(rng, 30)},
-                    }
-                )
-            )
+            user(root, None, clock, _text(rng, 30), side=True)
             up: str | None = root
             seen = 0
             for step in range(3):

@@ -214,3 +214,8 @@ def test_the_totals_kept_are_handed_out_as_copies() -> None:
     tokens["input"] = -1
     assert bill.threads == read_bill([SESSIONS]).threads
     assert bill.tokens() == read_bill([SESSIONS]).tokens()
+
+
+def test_the_cli_reference_gives_the_size_at_which_a_bill_forks() -> None:
+    page = (ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
+    assert f"holds {bills.ASIDE_CALLS:,} calls or more (`bills.ASIDE_CALLS`)" in page
