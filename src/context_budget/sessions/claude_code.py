@@ -56,11 +56,23 @@ then builds no message, checks none, and decodes a message's content only
 where a sub-agent's prompt or a `Task` call is looked for; where a message
 sits (`Place`) is kept for every record, what its line records (its event)
 read again from the line when a rebuild's trigger is looked for there.
+
+A bill's read of many files (32 MiB or more, all told) is done on two cores
+where a child process can be forked (`_aside.can_fork`): the files, in the
+order they are read, are cut in two; a child reads the later part with a
+reader that folds nothing and sends back its calls (`_packed`) and the rest
+of what it found; this process, having read the earlier part, folds each of
+those calls in the order read, as one pass would. Where the parts touch so
+that no merge is exact (a thread in both, a sidechain whose parent only the
+earlier part holds, a malformed figure, a line that is no record), the files
+are read again in one pass.
 """
 
 from __future__ import annotations
 
 import codecs
+import marshal
+import os
 import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -69,9 +81,11 @@ from itertools import chain
 from pathlib import Path, PurePath
 from typing import Any
 
+from context_budget._aside import aside, can_fork
 from context_budget._checks import check_message
 from context_budget.layers import Layers
 from context_budget.messages import Message
+from context_budget.sessions._packed import packed, unpacked
 from context_budget.sessions.records import (
     ABSENT,
     ANY,
@@ -656,7 +670,11 @@ class _Reader:
             self.usage_problem = self.usage_problem or error
             return
         model = model if isinstance(model, str) else "unknown"
-        call = Call(thread, when, model, usage, sidechain=True, file=file.source.name)
+        self.hold(ident, Call(thread, when, model, usage, sidechain=True, file=file.source.name))
+
+    def hold(self, ident: str, call: Call) -> None:
+        """Hold a sub-agent's call seen in `progress` lines, or fold it into the one held
+        for its message id: the better of the two at the time of the first."""
         old = self.progress.get(ident)
         if old is None or _better(call, old):
             self.progress[ident] = call if old is None else replace(call, timestamp=old.timestamp)
@@ -830,19 +848,27 @@ def _session_start(lines: Iterator[tuple[int, Any]]) -> tuple[str | None, list[t
     return None, ahead
 
 
+def _read_order(sources: Sequence[Source | FileSource]) -> list[int]:
+    """The indexes of `sources` in the order they are read: session files first, each
+    group in the order given."""
+    return sorted(range(len(sources)), key=lambda k: is_agent_file(sources[k].name))
+
+
 def _files(
     sources: Sequence[Source | FileSource],
+    order: Sequence[int] | None = None,
+    ids: set[str] | None = None,
 ) -> Iterator[tuple[_File, Iterator[tuple[int, Any]]]]:
-    """The sources one at a time, session files first (in the order given), each with its
+    """The sources one at a time, in `order` (`_read_order` when None), each with its
     records, which are read as the caller walks them.
 
     Each comes with its prefix, and a session file with its session id. A
     sub-agent's file joins the session given with it: every session file is
-    read before it, so their ids are known by then.
+    read before it, so their ids are known by then (`ids`: those of session
+    files read elsewhere before these, added to as these are read).
     """
-    ids: set[str] = set()  # the session files' ids
-    order = sorted(range(len(sources)), key=lambda k: is_agent_file(sources[k].name))
-    for index in order:
+    ids = set() if ids is None else ids  # the session files' ids
+    for index in _read_order(sources) if order is None else order:
         given = sources[index]
         source = given.loaded()  # read now, let go once its records are read
         file = _File(source, index)
@@ -962,19 +988,219 @@ def _main(reader: _Reader) -> tuple[_Building | None, list[_Building], Exception
     )
 
 
-def _read(sources: Sequence[Source | FileSource], messages: bool) -> tuple[_Reader, list[_File]]:
-    """The reader after every source is read, and the files read."""
+def _walk(
+    reader: _Reader,
+    sources: Sequence[Source | FileSource],
+    order: Sequence[int] | None = None,
+    ids: set[str] | None = None,
+) -> list[_File]:
+    """Read the sources into `reader`, one file's records at a time, in `order` (`_files`);
+    the files read, their text let go."""
     files = []
-    reader = _Reader(len(sources) > 1, messages)
+    for file, lines in _files(sources, order, ids):
+        reader.file(file, lines)
+        file.source = file.source.emptied()
+        files.append(file)
+    return files
+
+
+# ------------------------------------------------------------ reading on two cores
+
+#: Files of fewer bytes than this, all told, are read in one pass: a child would cost
+#: about what it saves.
+_SPLIT_BYTES = 32 * 2**20
+#: The share of the bytes the child reads: less than half, as it also packs its calls
+#: and this process then unpacks and folds them.
+_CHILD_SHARE = 0.45
+
+
+class _Logged(_Reader):
+    """The child's reader: each call kept as read, with the (message id, request id) that
+    `_keep` folds it by (None where not a string); and each sidechain record's parent
+    that no record read before named, which the first part may hold."""
+
+    def __init__(self, many: bool) -> None:
+        super().__init__(many, False)
+        self.asked: list[tuple[str | None, str | None]] = []
+        self.unfound: list[str] = []
+
+    def _keep(self, call: Call, ident: object, request: object) -> None:
+        self.records.append(call)
+        self.asked.append(
+            (
+                ident if isinstance(ident, str) else None,
+                request if isinstance(request, str) else None,
+            )
+        )
+
+    def _key(self, file: _File, record: Any, number: int) -> str:
+        roots = file.roots
+        key = super()._key(file, record, number)
+        if file.roots != roots and isinstance(record.parentUuid, str):
+            self.unfound.append(record.parentUuid)  # a new sidechain: its parent not found
+        return key
+
+
+#: What the child sends: (its marshalled plain values, its pickled objects).
+_Answer = tuple[bytes, tuple[dict[str, _Building], dict[str, Call], dict[ThreadId, str], Any]]
+
+
+def _size(given: Source | FileSource) -> int | None:
+    """A source's bytes; None when its file cannot be looked at (one pass then names it)."""
+    if isinstance(given, FileSource):
+        try:
+            return os.stat(given.name).st_size
+        except OSError:
+            return None
+    return len(given.data) if given.data else len(given.text)
+
+
+def _cut(sources: Sequence[Source | FileSource], order: Sequence[int]) -> int | None:
+    """How many files of `order`, from its start, this process reads: session files
+    only, about (1 - `_CHILD_SHARE`) of the bytes; None when the read is not split."""
+    sizes = [_size(sources[index]) for index in order]
+    total = sum(size or 0 for size in sizes)
+    if None in sizes or total < _SPLIT_BYTES:
+        return None
+    target = total * (1 - _CHILD_SHARE)
+    here = cut = 0
+    for index, size in zip(order[:-1], sizes, strict=False):  # the child reads one at least
+        if is_agent_file(sources[index].name) or here + (size or 0) - target > target - here:
+            break  # a sub-agent's file, or a file that would take this part further off
+        here += size or 0
+        cut += 1
+    return cut or None
+
+
+def _ids_before(sources: Sequence[Source | FileSource], first: Sequence[int]) -> set[str]:
+    """The session ids the files of `first` record, as far as a sub-agent's file read
+    after them needs them: all of them, or two once two are found."""
+    ids: set[str] = set()
+    for index in first:
+        own, _ = _session_start(records(sources[index].loaded(), RECORD))
+        if own is not None:
+            ids.add(own)
+        if len(ids) > 1:
+            break
+    return ids
+
+
+def _file_row(file: _File) -> tuple[Any, ...]:
+    source, starts = file.source, file.starts
+    return (
+        (source.name, source.description, source.agent_type),
+        (file.index, file.prefix, file.roots, file.session, file.key),
+        None if starts is None else starts.tobytes(),
+    )
+
+
+def _file(row: tuple[Any, ...]) -> _File:
+    (name, description, agent_type), (index, prefix, roots, session, key), starts = row
+    file = _File(Source(name, "", description, agent_type), index, prefix, roots)
+    file.session, file.key = session, key
+    if starts is not None:
+        file.starts = array("q")
+        file.starts.frombytes(starts)
+    return file
+
+
+def _child(
+    sources: Sequence[Source | FileSource], first: Sequence[int], rest: Sequence[int]
+) -> _Answer | None:
+    """What the child sends: the files of `rest` read after those of `first`; None when
+    a file or line stops the read or a usage figure is malformed (one pass then names
+    it)."""
     try:
-        for file, lines in _files(sources):  # one file's records read at a time
-            reader.file(file, lines)
-            file.source = file.source.emptied()  # its text let go
-            files.append(file)
-    except SourceError:  # a file that cannot be read as text, named
-        raise
-    except ValueError:  # a line that is no record: named as in the first bad file given
-        raise _first_bad(sources) or ValueError("a line that is no record") from None
+        agents = any(is_agent_file(sources[index].name) for index in rest)
+        ids = _ids_before(sources, first) if agents else set()
+        reader = _Logged(len(sources) > 1)
+        files = _walk(reader, sources, rest, ids)
+        if reader.usage_problem is not None or reader.problem is not None:
+            return None
+        threads, rows = packed(reader.records)
+        plain = (
+            threads,
+            rows,
+            reader.asked,
+            reader.places,
+            reader.unfound,
+            reader.skipped,
+            [_file_row(file) for file in files],
+        )
+        objects = (reader.threads, reader.progress, reader.started_by, reader.tasks)
+        return marshal.dumps(plain), objects
+    except Exception:  # whatever stopped the read, one pass meets it again and names it
+        return None
+
+
+def _apart(reader: _Reader, threads: dict[str, _Building], unfound: list[str]) -> bool:
+    """True when the child's part can be added to `reader` as one pass would read it."""
+    if reader.usage_problem is not None or reader.problem is not None:
+        return False
+    if not reader.threads.keys().isdisjoint(threads):
+        return False
+    return not any(parent in reader.thread_of for parent in unfound)
+
+
+def _joined(reader: _Reader, files: list[_File], answer: _Answer) -> bool:
+    """Add the child's part to `reader` and `files` as one pass reads it; False (nothing
+    added) where the parts touch (`_apart`)."""
+    plain, (threads, progress, started_by, tasks) = answer
+    thread_rows, rows, asked, places, unfound, skipped, file_rows = marshal.loads(plain)
+    if not _apart(reader, threads, unfound):
+        return False
+    reader.threads.update(threads)
+    for (ident, request), call in zip(asked, unpacked(thread_rows, rows), strict=True):
+        reader._keep(call, ident, request)
+    reader.places.update(places)
+    for label, count in skipped.items():
+        reader.skipped[label] = reader.skipped.get(label, 0) + count
+    for ident, call in progress.items():
+        reader.hold(ident, call)
+    for thread, task in started_by.items():
+        reader.started_by.setdefault(thread, task)
+    reader.tasks.update(tasks)  # apart: a session's `Task` calls are its main thread's
+    files.extend(_file(row) for row in file_rows)
+    return True
+
+
+def _read_halves(sources: Sequence[Source | FileSource]) -> tuple[_Reader, list[_File]] | None:
+    """The reader (not yet `finish`ed) and the files read, as `claude_code`'s one pass
+    leaves them for a bill (`messages=False`), read on two cores; None where the read is
+    not split or the parts touch: the caller then reads in one pass."""
+    if len(sources) < 2 or not can_fork():
+        return None
+    order = _read_order(sources)
+    cut = _cut(sources, order)
+    if cut is None:
+        return None
+    first, rest = order[:cut], order[cut:]
+    with aside(lambda: _child(sources, first, rest)) as pending:
+        reader = _Reader(len(sources) > 1, False)
+        try:
+            files = _walk(reader, sources, first)
+        except Exception:  # one pass meets it again and names it
+            return None
+        answer = pending.result()
+    if answer is None or not _joined(reader, files, answer):
+        return None
+    return reader, files
+
+
+def _read(sources: Sequence[Source | FileSource], messages: bool) -> tuple[_Reader, list[_File]]:
+    """The reader after every source is read, and the files read: a large bill's files on
+    two cores where that can be done (`_read_halves`), else in one pass."""
+    split = None if messages else _read_halves(sources)
+    if split is not None:
+        reader, files = split
+    else:
+        reader = _Reader(len(sources) > 1, messages)
+        try:
+            files = _walk(reader, sources)
+        except SourceError:  # a file that cannot be read as text, named
+            raise
+        except ValueError:  # a line that is no record: named as in the first bad file given
+            raise _first_bad(sources) or ValueError("a line that is no record") from None
     reader.finish()
     return reader, files
 
