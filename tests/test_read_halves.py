@@ -14,6 +14,7 @@ child, a malformed figure, a line that is no record.
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import sys
 import warnings
@@ -30,8 +31,10 @@ import context_budget._aside as _aside
 import context_budget.sessions.claude_code as claude_code
 from benchmarks.bill import generate_project
 from context_budget.cli import main
-from context_budget.sessions.session import Session
+from context_budget.sessions._packed import packed, unpacked
+from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.sessions.text import FileSource
+from context_budget.usage import Usage
 
 ROOT = Path(__file__).resolve().parent.parent
 LINUX = sys.platform.startswith("linux") and hasattr(os, "fork")
@@ -397,3 +400,52 @@ def test_any_folder_reads_the_same_split(
         monkeypatch.setattr(claude_code, "_CHILD_SHARE", share)
         split, alone, _ = _both(monkeypatch, sources)
     assert split == alone
+
+
+# ------------------------------------------------------------ calls sent between processes
+
+_COUNT = st.integers(0, 10**7)
+_USAGE = st.builds(
+    Usage,
+    _COUNT,
+    _COUNT,
+    st.just(0),
+    _COUNT,
+    speed=st.sampled_from(["", "fast"]),
+    inference_geo=st.sampled_from(["", "us"]),
+    web_search_requests=st.integers(0, 5),
+)
+_THREADS = st.builds(
+    ThreadId,
+    st.sampled_from(["", "fe5e1c67", "rollout-1"]),
+    st.sampled_from(["main", "sidechain", "agent"]),
+    st.integers(0, 3),
+    st.sampled_from(["", "a1"]),
+    st.sampled_from(["", "Explore"]),
+    st.sampled_from(["", "parent"]),
+)
+_CALLS = st.builds(
+    Call,
+    _THREADS,
+    st.one_of(st.none(), st.floats(0, 2e9)),
+    st.text(max_size=8),
+    st.one_of(_USAGE, st.builds(lambda parts: Usage(iterations=tuple(parts)), st.lists(_USAGE))),
+    st.booleans(),
+    st.integers(0, 4),
+    st.one_of(st.none(), st.floats(0, 10)),
+    st.one_of(st.none(), st.text(max_size=5)),
+    st.text(max_size=5),
+    st.text(max_size=5),
+    st.sampled_from([None, "model_changed"]),
+)
+
+
+@cases(0.3)
+@given(st.lists(_CALLS, max_size=6))
+def test_calls_come_back_from_a_pipe_as_they_went(calls: list[Call]) -> None:
+    threads, rows = packed(calls)
+    back = unpacked(*marshal.loads(marshal.dumps((threads, rows))))
+    assert back == calls
+    assert [c.thread.agent_type for c in back] == [c.thread.agent_type for c in calls]
+    assert [c.thread.parent for c in back] == [c.thread.parent for c in calls]
+    assert [c.__dict__ for c in back] == [c.__dict__ for c in calls]
