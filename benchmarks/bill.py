@@ -8,8 +8,8 @@ compaction boundary, long pauses and task notifications that change a
 request's prefix, laid out as a `~/.claude/projects` folder.
 On it, `context-budget bill FOLDER --json` with each decoder (msgspec, the `fast`
 extra; the standard library's json, as in the reader's browser), with msgspec
-again kept to one process (`CONTEXT_BUDGET_NO_FORK=1`: what the report's second
-core saves), the floor of
+again kept to one process (`CONTEXT_BUDGET_NO_FORK=1`: what the second core
+saves, in the read and the report), the floor of
 the same work with each (`benchmarks/floor.py`), and the pinned ccusage and
 tokscale (installed from npm on first use, see `benchmarks/peer.py`) run in
 turns, each as a whole process: wall seconds, CPU seconds and peak memory of
@@ -296,7 +296,7 @@ def time_bill(folder: Path, repeats: int = 2) -> tuple[float, dict[str, Any]]:
 #: (`CONTEXT_BUDGET_NO_FAST=1`), as in the reader's browser.
 BILL_FAST, BILL_STANDARD = "bill (msgspec)", "bill (json)"
 #: The bill with msgspec kept to one process (`CONTEXT_BUDGET_NO_FORK=1`): what the
-#: second core saves.
+#: second core saves, in the read and in the report.
 BILL_ONE_CORE = "bill (msgspec, one core)"
 FLOOR_FAST, FLOOR_STANDARD = "floor (msgspec)", "floor (json)"
 CCUSAGE, TOKSCALE = f"ccusage {CCUSAGE_VERSION}", f"tokscale {TOKSCALE_VERSION}"
