@@ -143,6 +143,23 @@ def test_the_bill_of_a_generated_project_is_the_same_bytes_split(
     assert outputs[0] == outputs[1]
 
 
+@pytest.mark.parametrize(
+    "folder", [ROOT / "docs" / "measured" / "sessions", ROOT / "tests" / "fixtures" / "transcripts"]
+)
+def test_the_shipped_sessions_bill_the_same_bytes_split(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outputs = []
+    noted = _split(monkeypatch)
+    for fork in (True, False):
+        monkeypatch.setattr(claude_code, "can_fork", lambda fork=fork: fork)
+        for argv in (["--json", "--calls"], ["--by", "thread"], ["--by", "agent", "--json"]):
+            assert main(["bill", str(folder), "--timezone", "UTC", *argv]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert noted[0]  # real sessions, read on two cores
+    assert outputs[0] == outputs[1]
+
+
 def _record(kind: str, session: str, uuid: str, parent: str | None, **more: Any) -> dict[str, Any]:
     return {
         "type": kind,
