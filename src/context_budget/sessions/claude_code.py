@@ -1165,9 +1165,9 @@ def _joined(reader: _Reader, files: list[_File], answer: _Answer) -> bool:
 
 
 def _read_halves(sources: Sequence[Source | FileSource]) -> tuple[_Reader, list[_File]] | None:
-    """The reader (not yet `finish`ed) and the files read, as `claude_code`'s one pass
-    leaves them for a bill (`messages=False`), read on two cores; None where the read is
-    not split or the parts touch: the caller then reads in one pass."""
+    """The reader (not yet `finish`ed) and the files read, as the one-pass read leaves
+    them for a bill (`messages=False`), read on two cores; None where the read is not
+    split or the parts touch: the caller then reads in one pass."""
     if len(sources) < 2 or not can_fork():
         return None
     order = _read_order(sources)
