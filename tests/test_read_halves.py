@@ -143,6 +143,29 @@ def test_the_bill_of_a_generated_project_is_the_same_bytes_split(
     assert outputs[0] == outputs[1]
 
 
+@pytest.mark.parametrize("cut_off", [0, -1], ids=["first-file", "last-file"])
+def test_a_live_folder_with_a_half_written_line_bills_the_same_split(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cut_off: int,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    generate_project(tmp_path, target_bytes=400_000)
+    session_files = sorted(path for path in tmp_path.glob("*.jsonl"))
+    live = session_files[cut_off]
+    live.write_bytes(live.read_bytes() + b'{"type":"assistant","message":{"id":"msg_')
+    outputs = []
+    noted = _split(monkeypatch)
+    for fork in (True, False):
+        monkeypatch.setattr(claude_code, "can_fork", lambda fork=fork: fork)
+        assert main(["bill", str(tmp_path), "--timezone", "UTC", "--json", "--calls"]) == 0
+        captured = capsys.readouterr()
+        outputs.append((captured.out, captured.err))
+    assert noted[0]
+    assert outputs[0] == outputs[1]
+    assert "1 skipped: half-written line" in outputs[0][1]
+
+
 @pytest.mark.parametrize(
     "folder", [ROOT / "docs" / "measured" / "sessions", ROOT / "tests" / "fixtures" / "transcripts"]
 )
