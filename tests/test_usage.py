@@ -7,9 +7,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+import context_budget.usage as usage_module
 from context_budget import PRICES, Usage, cost, should_compact, track_usage
 from context_budget.usage import MOST_TOKENS, usage_shape, window_usage
 
@@ -423,3 +424,67 @@ def test_billed_adds_up_the_iterations_and_cost_prices_the_same_parts() -> None:
     assert cost(usage, price).total == pytest.approx(1.1275)
     plain = Usage(5, 1)
     assert plain.billed is plain and plain.parts == (plain,)
+
+
+_CODEX_KEYS = (
+    "input_tokens",
+    "cached_input_tokens",
+    "output_tokens",
+    "cache_write_input_tokens",
+    "reasoning_output_tokens",
+    "total_tokens",
+    "prompt_tokens",
+    "candidates_token_count",
+    "input_tokens_details",
+    "speed",
+    "inference_geo",
+)
+_ODD_COUNTS = st.one_of(
+    st.integers(0, 3_000),
+    st.integers(-5, 10**16),
+    st.sampled_from([None, True, False, 2.5, 0.0, "12", 10**15, 10**15 + 1]),
+)
+
+
+@st.composite
+def _codex_figures(draw: st.DrawFn) -> dict[str, Any]:
+    """A sound Codex figure (with or without writes), then perhaps a few fields made odd."""
+    sent = draw(st.integers(0, 5_000))
+    read = draw(st.integers(0, sent))
+    usage: dict[str, Any] = {
+        "input_tokens": sent,
+        "cached_input_tokens": read,
+        "output_tokens": draw(st.integers(0, 900)),
+    }
+    if draw(st.booleans()):
+        usage["cache_write_input_tokens"] = draw(st.integers(0, sent - read))
+    odd = draw(st.dictionaries(st.sampled_from(_CODEX_KEYS), _ODD_COUNTS, max_size=3))
+    return usage | (odd if draw(st.booleans()) else {})
+
+
+@given(_codex_figures(), st.booleans())
+@example(
+    {
+        "input_tokens": 5,
+        "cached_input_tokens": 1,
+        "output_tokens": 1,
+        "cache_write_input_tokens": False,
+    },
+    False,
+)
+def test_a_codex_figure_reads_the_same_at_once_as_field_by_field(
+    usage: dict[str, Any], strict: bool
+) -> None:
+    """The quick route a sound Codex figure takes gives what the checked reader gives, and
+    leaves every doubtful figure to it (its error the same)."""
+
+    def outcome(read: Any) -> Any:
+        try:
+            found = read()
+        except ValueError as error:
+            return str(error)
+        return found, found.__dict__
+
+    quick = outcome(lambda: Usage.of(usage, strict=strict))
+    checked = outcome(lambda: usage_module._parse(usage, "usage", strict))
+    assert quick == checked

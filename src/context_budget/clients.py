@@ -137,7 +137,7 @@ def response_field(response: Any, name: str) -> Any:
         >>> response_field({}, "stop_reason") is None
         True
     """
-    if isinstance(response, Mapping):
+    if type(response) is dict or isinstance(response, Mapping):  # a plain dict: the usual
         return response.get(name)
     return getattr(response, name, None)
 

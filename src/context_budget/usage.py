@@ -313,6 +313,10 @@ class Usage:
                 return found
             usage: Any = source
         elif type(source) is dict and not _RESPONSE_KEYS.intersection(source):
+            if "cached_input_tokens" in source:  # a Codex figure, read at once when sound
+                found = _fast_codex(source)
+                if found is not None:
+                    return found
             usage = source  # a usage dict itself, with a field the usual one lacks
         else:
             usage = response_field(source, "usage")
@@ -385,11 +389,19 @@ def usage_shape(usage: Any) -> str:
         >>> usage_shape({"input_tokens": 9, "output_tokens": 1})
         'anthropic'
     """
-    if type(usage) is dict and usage.keys().isdisjoint(_OTHER_KEYS):
+    if type(usage) is dict:  # a plain dict: only the keys it has are looked at
+        present = usage.keys() & _OTHER_KEYS
+        if not present:
+            return "anthropic"
+        for shape, keys in USAGE_SHAPES.items():
+            for key in keys:
+                if key in present and usage[key] is not None:
+                    return shape
         return "anthropic"
     for shape, keys in USAGE_SHAPES.items():
-        if any(response_field(usage, key) is not None for key in keys):
-            return shape
+        for key in keys:
+            if response_field(usage, key) is not None:
+                return shape
     return "anthropic"
 
 
@@ -409,8 +421,8 @@ def _parse(usage: Any, path: str, strict: bool) -> Usage:
     rules = _rules(usage, path, strict)
     if thirty:
         rules["ephemeral_30m_input_tokens"] = thirty
-    if not rules:  # the usual call: the token counts alone, in `Usage`'s field order
-        return Usage(uncached, output, five + hour, read, five, hour)
+    if not rules:  # the usual call: the token counts alone, each checked above
+        return _MAKE_USAGE(uncached, output, five + hour, read, five, hour, "", "", 0, (), 0)
     return Usage(uncached, output, five + thirty + hour, read, five, hour, **rules)
 
 
@@ -450,6 +462,43 @@ def _fast(usage: dict[str, Any]) -> Usage | None:
     if five + hour != written:  # a split that does not add up: `split_writes`'s policy
         five, hour = split_writes(written, five, hour)
     return _MAKE_USAGE(uncached, output, written, read, five, hour, "", "", 0, (), 0)
+
+
+#: A usage with one of these is no plain Codex figure for `_fast_codex`: a shape that
+#: `usage_shape` tells before Codex's, or a field a price rule reads.
+_NOT_PLAIN_CODEX = frozenset((*USAGE_SHAPES["chat"], *USAGE_SHAPES["gemini"], *_RULE_KEYS))
+
+
+def _fast_codex(usage: dict[str, Any]) -> Usage | None:
+    """The `Usage` of a Codex figure (`input_tokens` holding `cached_input_tokens` and
+    `cache_write_input_tokens`) whose counts are all present and sound, else None.
+
+    What `_codex` reads from such a dict, read in one step; any doubt (another
+    shape's field, a rule's field, a count that is not a whole number within
+    bounds, reads and writes above the input that holds them) is left to
+    `_parse`, which names the field at fault.
+    """
+    if not usage.keys().isdisjoint(_NOT_PLAIN_CODEX):
+        return None
+    get = usage.get
+    sent: Any = get("input_tokens")
+    read: Any = get("cached_input_tokens")
+    output: Any = get("output_tokens")
+    written: Any = get("cache_write_input_tokens")
+    written = 0 if written is None else written
+    if not (
+        type(sent) is int
+        and type(read) is int
+        and type(output) is int
+        and type(written) is int
+        and read >= 0
+        and written >= 0
+        and read + written <= sent <= MOST_TOKENS
+        and 0 <= output <= MOST_TOKENS
+    ):
+        return None
+    # Codex's writes are 30-minute ones, as `_codex` reads them
+    return _MAKE_USAGE(sent - read - written, output, written, read, 0, 0, "", "", 0, (), written)
 
 
 def _count(value: Any, path: str, name: str) -> int:
