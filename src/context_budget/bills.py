@@ -385,14 +385,18 @@ def _moved(usage: Usage, tokens: int, source: str, target: str, lifetime: str = 
         five, hour = (five, hour + tokens) if lifetime == "1h" else (five + tokens, hour)
     else:
         held[target] += tokens
-    return replace(
-        usage,
-        input_tokens=held["uncached"],
-        cache_read_input_tokens=held["read"],
-        cache_creation_input_tokens=five + hour,
-        ephemeral_5m_input_tokens=five,
-        ephemeral_1h_input_tokens=hour,
-        ephemeral_30m_input_tokens=0,
+    return Usage.sound(  # `replace(usage, ...)` of counts each made from a sound one
+        held["uncached"],
+        usage.output_tokens,
+        five + hour,
+        held["read"],
+        five,
+        hour,
+        usage.speed,
+        usage.inference_geo,
+        usage.web_search_requests,
+        (),
+        0,
     )
 
 
@@ -1340,7 +1344,19 @@ def _filed(call: Call, session: Session) -> Call:
     """The call with the file it came from (a one-file session's file when the reader left it)."""
     if call.file or not session.files:
         return call
-    return replace(call, file=session.files[0])
+    return Call.sound(  # `replace(call, file=...)`, several times sooner: every field named
+        call.thread,
+        call.timestamp,
+        call.model,
+        call.usage,
+        call.sidechain,
+        call.segment,
+        call.recorded_cost,
+        call.message,
+        session.files[0],
+        call.project,
+        call.provider_reason,
+    )
 
 
 def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]) -> Bill:

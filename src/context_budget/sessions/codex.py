@@ -256,7 +256,9 @@ class _Reading:
         self.last = total
         rise = Usage.of(dict(zip(_FIELDS, delta, strict=True)), where=f"{where} token_count rise")
         when = epoch(record.timestamp, f"{where} timestamp")
-        self.rises.append(Call(_UNNAMED, when, self.model, rise))
+        self.rises.append(
+            Call.sound(_UNNAMED, when, self.model, rise, False, 0, None, None, "", "", None)
+        )
         self.copied.append(self._replayed(when))
 
     def _turn(self, turn: object) -> None:
@@ -327,9 +329,10 @@ def read(source: Source, *, messages: bool = True) -> Session:
     for number, record in records(source, LINE):
         reading.line(number, record)
     thread = ThreadId(reading.session, parent=reading.parent)
+    cwd = reading.cwd
     rises = tuple(
-        Call(thread, call.timestamp, call.model, call.usage, project=reading.cwd)
-        for call in reading.rises
+        Call.sound(thread, c.timestamp, c.model, c.usage, False, 0, None, None, "", cwd, None)
+        for c in reading.rises
     )
     calls = tuple(rise for rise, copied in zip(rises, reading.copied, strict=True) if not copied)
     problem = reading.problem

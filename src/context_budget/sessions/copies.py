@@ -79,8 +79,10 @@ def without_copies(sessions: Sequence[Session]) -> list[Session]:
             kept.append(session)
             names.append({})
             continue
-        fresh = [call for call in session.calls if _key(call) not in owner]
-        shared = sorted({owner[_key(c)] for c in session.calls if _key(c) in owner})
+        keys = [_key(call) for call in session.calls]
+        held = [owner.get(key) for key in keys]  # the kept session holding each call, if any
+        fresh = [call for call, found in zip(session.calls, held, strict=True) if found is None]
+        shared = sorted({found for found in held if found is not None})
         if shared:
             first = shared[0]
             recorded = [
@@ -91,8 +93,9 @@ def without_copies(sessions: Sequence[Session]) -> list[Session]:
             session = replace(session, recorded_cost=None)
         if not fresh and session.calls:  # every call a copy (one with none is the caller's)
             continue
-        for call in fresh:
-            owner[_key(call)] = len(kept)
+        for key, found in zip(keys, held, strict=True):
+            if found is None:
+                owner[key] = len(kept)
         threads = {session.main, *(call.thread for call in session.calls)}
         if shared:
             renames = names[shared[0]]
