@@ -19,6 +19,7 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ from context_budget.usage import Usage
 
 ROOT = Path(__file__).resolve().parent.parent
 LINUX = sys.platform.startswith("linux") and hasattr(os, "fork")
-SPLIT_BYTES = claude_code._SPLIT_BYTES  # as shipped: each test here splits every read
+SPLIT_BYTES = claude_code.SPLIT_BYTES  # as shipped: each test here splits every read
 pytestmark = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
 
 
@@ -48,7 +49,7 @@ def _split_every_read(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     in `test_aside`)."""
     monkeypatch.delenv("CONTEXT_BUDGET_NO_FORK", raising=False)
     monkeypatch.setattr(_aside, "_one_thread", lambda: True)
-    monkeypatch.setattr(claude_code, "_SPLIT_BYTES", 0)
+    monkeypatch.setattr(claude_code, "SPLIT_BYTES", 0)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
         yield
@@ -357,9 +358,7 @@ def test_a_read_under_the_size_is_not_split(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     files = [_session(tmp_path / f"s{n}.jsonl", f"s{n}", 20) for n in range(3)]
-    monkeypatch.setattr(
-        claude_code, "_SPLIT_BYTES", sum(os.path.getsize(f.name) for f in files) + 1
-    )
+    monkeypatch.setattr(claude_code, "SPLIT_BYTES", sum(os.path.getsize(f.name) for f in files) + 1)
     split, alone, was_split = _both(monkeypatch, files)
     assert not was_split and split == alone
 
@@ -369,7 +368,7 @@ def test_the_size_at_which_a_read_is_split_is_the_one_the_docs_give() -> None:
     cli = " ".join((ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8").split())
     assert f"Claude Code files of {mib:g} MiB or more, all told, are read in two parts" in cli
     source = (ROOT / "src" / "context_budget" / "sessions" / "claude_code.py").read_text("utf-8")
-    assert f"({mib:g} MiB or more, all told)" in source
+    assert f"(`SPLIT_BYTES`, {mib:g} MiB or more, all told)" in source
 
 
 # ------------------------------------------------------------ generated folders
@@ -481,11 +480,17 @@ _CALLS = st.builds(
 
 
 @cases(0.3)
-@given(st.lists(_CALLS, max_size=6))
-def test_calls_come_back_from_a_pipe_as_they_went(calls: list[Call]) -> None:
-    threads, rows = packed(calls)
-    back = unpacked(*marshal.loads(marshal.dumps((threads, rows))))
+@given(st.lists(_CALLS, max_size=6), st.data())
+def test_calls_come_back_from_a_pipe_as_they_went(calls: list[Call], data: st.DataObject) -> None:
+    if calls:  # some calls sharing another's usage object, as a folded call shares its line's
+        donors = data.draw(st.lists(st.integers(0, len(calls) - 1), max_size=len(calls)))
+        calls = [
+            replace(c, usage=calls[d].usage) for c, d in zip(calls, donors, strict=False)
+        ] + calls[len(donors) :]
+    back = unpacked(*marshal.loads(marshal.dumps(packed(calls))))
     assert back == calls
     assert [c.thread.agent_type for c in back] == [c.thread.agent_type for c in calls]
     assert [c.thread.parent for c in back] == [c.thread.parent for c in calls]
     assert [c.__dict__ for c in back] == [c.__dict__ for c in calls]
+    shared = [[a.usage is b.usage for b in calls] for a in calls]
+    assert [[a.usage is b.usage for b in back] for a in back] == shared

@@ -32,9 +32,13 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Generic, TypeVar
 
-__all__ = ["Aside", "aside", "can_fork"]
+__all__ = ["SPLIT_BYTES", "Aside", "aside", "can_fork"]
 
 T = TypeVar("T")
+
+#: The bytes of files, all told, from which a read is split between this process and a
+#: child: under it, the child would cost about what it saves.
+SPLIT_BYTES = 32 * 2**20
 
 
 def can_fork() -> bool:

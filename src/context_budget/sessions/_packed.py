@@ -1,31 +1,37 @@
-"""Calls as plain values, to send from one process to another: `packed` and `unpacked`.
+"""Calls as plain values, to send from one process to another: `packed` and `unpacked`;
+a session's, `packed_session` and `unpacked_session`.
 
 A forked child that has read calls sends them back as nested tuples of
 numbers, strings and None, which `marshal` writes and reads many times
-sooner than `pickle` writes and reads the records themselves. Each thread is
-sent once, each call naming it by its index in the list of threads.
+sooner than `pickle` writes and reads the records themselves. Each thread
+and each usage is sent once, each call naming them by their index in the
+lists of threads and usages: calls that shared a usage object share one
+again (a bill prices a usage line with the cost of the call it shares its
+usage with).
 
 Example:
     >>> from context_budget.usage import Usage
-    >>> from context_budget.sessions.session import Call, ThreadId
+    >>> from context_budget.sessions.session import Call, Session, ThreadId
     >>> call = Call(ThreadId("fe5e1c67"), 1.5, "claude-sonnet-4-5", Usage(3, 4))
-    >>> threads, rows = packed([call])
-    >>> unpacked(threads, rows) == [call]
+    >>> threads, usages, rows = packed([call, call])
+    >>> back = unpacked(threads, usages, rows)
+    >>> back == [call, call] and back[0].usage is back[1].usage
     True
 """
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from operator import attrgetter
 from typing import Any
 
 from context_budget._values import maker
-from context_budget.sessions.session import Call, ThreadId
+from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.usage import Usage
 
-__all__ = ["packed", "unpacked"]
+__all__ = ["packed", "packed_session", "unpacked", "unpacked_session"]
 
 #: A record as a tuple of its fields, in the order its class declares them.
 _CALL = attrgetter(*(f.name for f in fields(Call)))
@@ -58,25 +64,59 @@ def _usage(row: tuple[Any, ...]) -> Usage:
 
 def packed(
     calls: Sequence[Call],
-) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    """(the threads, the calls) as tuples: each thread object's fields, once; each call's
-    fields in `Call`'s order, its thread the index of that thread and its usage the
-    usage's fields (its iterations packed alike)."""
-    index: dict[int, int] = {}  # id(thread) -> its index: equal ids may differ in type
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """(the threads, the usages, the calls) as tuples: each thread object's fields and each
+    usage object's fields (its iterations packed alike), once; each call's fields in
+    `Call`'s order, its thread and its usage the index of theirs."""
+    threads_at: dict[int, int] = {}  # id(thread) -> its index: equal ids may differ in type
+    usages_at: dict[int, int] = {}  # id(usage) -> its index
     threads: list[tuple[Any, ...]] = []
+    usages: list[tuple[Any, ...]] = []
     rows = []
     for call in calls:
-        thread = call.thread
-        number = index.get(id(thread))
+        thread, usage = call.thread, call.usage
+        number = threads_at.get(id(thread))
         if number is None:
-            number = index[id(thread)] = len(threads)
+            number = threads_at[id(thread)] = len(threads)
             threads.append(_THREAD(thread))
+        counted = usages_at.get(id(usage))
+        if counted is None:
+            counted = usages_at[id(usage)] = len(usages)
+            usages.append(_usage_row(usage))
         row = _CALL(call)
-        rows.append((number, row[1], row[2], _usage_row(row[3]), *row[4:]))
-    return threads, rows
+        rows.append((number, row[1], row[2], counted, *row[4:]))
+    return threads, usages, rows
 
 
-def unpacked(threads: Sequence[tuple[Any, ...]], rows: Sequence[tuple[Any, ...]]) -> list[Call]:
-    """The calls `packed` was given, equal field by field, made as `Call.sound` makes them."""
+def unpacked(
+    threads: Sequence[tuple[Any, ...]],
+    usages: Sequence[tuple[Any, ...]],
+    rows: Sequence[tuple[Any, ...]],
+) -> list[Call]:
+    """The calls `packed` was given, equal field by field, made as `Call.sound` makes them;
+    those that shared a thread or a usage object share one."""
     made = [ThreadId(*fields) for fields in threads]
-    return [_MAKE_CALL(made[row[0]], row[1], row[2], _usage(row[3]), *row[4:]) for row in rows]
+    counts = [_usage(row) for row in usages]
+    return [_MAKE_CALL(made[row[0]], row[1], row[2], counts[row[3]], *row[4:]) for row in rows]
+
+
+def packed_session(session: Session) -> tuple[Session, bytes]:
+    """(the session without its calls and usage lines, them `marshal`led): the lines
+    packed (`packed`), each call that is one of them named by its index among them, the
+    others packed after them."""
+    lines = session.usage_records
+    at = {id(call): number for number, call in enumerate(lines)}
+    others = [call for call in session.calls if id(call) not in at]
+    for number, call in enumerate(others, start=len(lines)):
+        at[id(call)] = number
+    picks = [at[id(call)] for call in session.calls]
+    data = marshal.dumps((*packed([*lines, *others]), len(lines), picks))
+    return replace(session, calls=(), usage_records=()), data
+
+
+def unpacked_session(bare: Session, data: bytes) -> Session:
+    """The session `packed_session` was given: its calls and usage lines equal, a call that
+    was one of the lines one again."""
+    threads, usages, rows, count, picks = marshal.loads(data)
+    made = unpacked(threads, usages, rows)
+    return replace(bare, usage_records=tuple(made[:count]), calls=tuple(made[k] for k in picks))

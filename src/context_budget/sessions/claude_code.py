@@ -57,7 +57,7 @@ where a sub-agent's prompt or a `Task` call is looked for; where a message
 sits (`Place`) is kept for every record, what its line records (its event)
 read again from the line when a rebuild's trigger is looked for there.
 
-A bill's read of many files (32 MiB or more, all told) is done on two cores
+A bill's read of many files (`SPLIT_BYTES`, 32 MiB or more, all told) is done on two cores
 where a child process can be forked (`_aside.can_fork`): the files, in the
 order they are read, are cut in two; a child reads the later part with a
 reader that folds nothing and sends back its calls (`_packed`) and the rest
@@ -81,7 +81,7 @@ from itertools import chain
 from pathlib import Path, PurePath
 from typing import Any
 
-from context_budget._aside import aside, can_fork
+from context_budget._aside import SPLIT_BYTES, aside, can_fork
 from context_budget._checks import check_message
 from context_budget.layers import Layers
 from context_budget.messages import Message
@@ -1006,9 +1006,6 @@ def _walk(
 
 # ------------------------------------------------------------ reading on two cores
 
-#: Files of fewer bytes than this, all told, are read in one pass: a child would cost
-#: about what it saves.
-_SPLIT_BYTES = 32 * 2**20
 #: The share of the bytes the child reads: less than half, as it also packs its calls
 #: and this process then unpacks and folds them.
 _CHILD_SHARE = 0.45
@@ -1060,7 +1057,7 @@ def _cut(sources: Sequence[Source | FileSource], order: Sequence[int]) -> int | 
     only, about (1 - `_CHILD_SHARE`) of the bytes; None when the read is not split."""
     sizes = [_size(sources[index]) for index in order]
     total = sum(size or 0 for size in sizes)
-    if None in sizes or total < _SPLIT_BYTES:
+    if None in sizes or total < SPLIT_BYTES:
         return None
     target = total * (1 - _CHILD_SHARE)
     here = cut = 0
@@ -1117,9 +1114,10 @@ def _child(
         files = _walk(reader, sources, rest, ids)
         if reader.usage_problem is not None or reader.problem is not None:
             return None
-        threads, rows = packed(reader.records)
+        threads, usages, rows = packed(reader.records)
         plain = (
             threads,
+            usages,
             rows,
             reader.asked,
             reader.places,
@@ -1146,11 +1144,11 @@ def _joined(reader: _Reader, files: list[_File], answer: _Answer) -> bool:
     """Add the child's part to `reader` and `files` as one pass reads it; False (nothing
     added) where the parts touch (`_apart`)."""
     plain, (threads, progress, started_by, tasks) = answer
-    thread_rows, rows, asked, places, unfound, skipped, file_rows = marshal.loads(plain)
+    thread_rows, usages, rows, asked, places, unfound, skipped, file_rows = marshal.loads(plain)
     if not _apart(reader, threads, unfound):
         return False
     reader.threads.update(threads)
-    for (ident, request), call in zip(asked, unpacked(thread_rows, rows), strict=True):
+    for (ident, request), call in zip(asked, unpacked(thread_rows, usages, rows), strict=True):
         reader._keep(call, ident, request)
     reader.places.update(places)
     for label, count in skipped.items():

@@ -27,8 +27,10 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from context_budget._aside import SPLIT_BYTES, aside, can_fork
 from context_budget.errors import ContextBudgetError
 from context_budget.sessions import claude_code, codex, mini_swe_agent, openai_chat, openhands, own
+from context_budget.sessions._packed import packed_session, unpacked_session
 from context_budget.sessions.copies import without_copies
 from context_budget.sessions.session import Session
 from context_budget.sessions.skips import Skip
@@ -482,15 +484,14 @@ def _last_line(file: BinaryIO) -> bytes | None:
 
 
 def _taken(
-    path: Path, format: str, skipped: list[Skip] | None
+    path: Path, format: str, skipped: list[Skip] | None, glanced: str | None
 ) -> tuple[str, Source | FileSource] | None:
     """(the format, the source) of a file a bill can read; None when it is skipped.
 
     A JSON Lines file's source is a `FileSource`, read when its reader gets
-    to it; where its first and last lines tell its format (`_glance`), it is
-    not read before.
+    to it; where its first and last lines tell its format (`glanced`, what
+    `_glance` told), it is not read before.
     """
-    glanced = _glance(path, format)
     if glanced is not None:
         return glanced, FileSource(str(path), (), *agent_meta(path))
     source = read_source(path)
@@ -571,21 +572,136 @@ def read_paths(
             file or line no reader can take; each names the path.
     """
     check_format(format, BILL_FORMATS)
-    claude: list[Source | FileSource] = []
-    sessions: list[Session] = []
     with gc_paused():
-        for path in _files(paths):
-            taken = _taken(path, format, skipped)
-            if taken is None:
-                continue
-            chosen, source = taken
-            if chosen == "claude-code":
-                claude.append(source)
-            elif (session := _one_file(source, chosen, skipped)) is not None:
-                sessions.append(session)
+        files = _files(paths)
+        glances = {path: _glance(path, format) for path in files}
+        claude, sessions = _read_apart(files, glances, format, skipped)
         if claude and (session := _claude(claude, format, skipped)) is not None:
             sessions.insert(0, session)
     return _once(sessions, skipped)
+
+
+#: What one file gives a bill: ("claude", its source), to be read with the other Claude
+#: Code files; ("session", its session); or None when it is skipped.
+_Read = tuple[str, Source | FileSource | Session] | None
+
+
+def _one(path: Path, glanced: str | None, format: str, skipped: list[Skip] | None) -> _Read:
+    """What `path` gives a bill (`_taken`, then `_one_file` for a file not Claude Code's)."""
+    taken = _taken(path, format, skipped, glanced)
+    if taken is None:
+        return None
+    chosen, source = taken
+    if chosen == "claude-code":
+        return "claude", source
+    session = _one_file(source, chosen, skipped)
+    return None if session is None else ("session", session)
+
+
+def _in_order(
+    files: Sequence[Path],
+    glances: dict[Path, str | None],
+    format: str,
+    skipped: list[Skip] | None,
+) -> tuple[list[Source | FileSource], list[Session]]:
+    """(the Claude Code files' sources, every other file's session), the files read one by
+    one in the order given."""
+    claude: list[Source | FileSource] = []
+    sessions: list[Session] = []
+    for path in files:
+        _add(_one(path, glances[path], format, skipped), claude, sessions)
+    return claude, sessions
+
+
+#: The share of the bytes of a folder's other files the child reads (`_read_apart`).
+_CHILD_SHARE = 0.45
+
+
+def _cut(files: Sequence[Path], glances: dict[Path, str | None]) -> int | None:
+    """How many of `files`, from the first, this process reads when a child reads the rest:
+    about (1 - `_CHILD_SHARE`) of the bytes of the files not Claude Code's (read later,
+    together); None when they are too few to split (`SPLIT_BYTES`) or one cannot be
+    looked at."""
+    if len(files) < 2 or not can_fork():
+        return None
+    try:
+        sizes = [0 if glances[path] == "claude-code" else path.stat().st_size for path in files]
+    except OSError:
+        return None
+    total = sum(sizes)
+    if total < SPLIT_BYTES:
+        return None
+    target = total * (1 - _CHILD_SHARE)
+    here = cut = 0
+    for size in sizes[:-1]:  # the child reads one file at least
+        if here + size - target > target - here:
+            break  # a file that would take this part further off
+        here += size
+        cut += 1
+    return cut or None
+
+
+#: What the child sends: how many of its files it read, the skips they gave, and what
+#: each gave (a session as `packed_session` packs it).
+_Part = tuple[int, list[Skip], list[tuple[str, Any, bytes]]]
+
+
+def _part(files: Sequence[Path], glances: dict[Path, str | None], format: str) -> _Part:
+    """The child's files read in order, up to the first that raises (this process reads
+    that one again, and meets what stopped it)."""
+    skips: list[Skip] = []
+    found: list[tuple[str, Any, bytes]] = []
+    done = 0
+    for path in files:
+        before = len(skips)
+        try:
+            read = _one(path, glances[path], format, skips)
+        except Exception:
+            del skips[before:]
+            break
+        done += 1
+        if read is not None and read[0] == "session":
+            found.append(("session", *packed_session(read[1])))  # type: ignore[arg-type]
+        elif read is not None:
+            found.append(("claude", read[1], b""))
+    return done, skips, found
+
+
+def _read_apart(
+    files: Sequence[Path],
+    glances: dict[Path, str | None],
+    format: str,
+    skipped: list[Skip] | None,
+) -> tuple[list[Source | FileSource], list[Session]]:
+    """What `_in_order` gives, the later files read by a forked child where a folder's
+    files not Claude Code's are many (`_cut`) and a skip is a note, not an error.
+
+    The child reads its files as this process would, up to the first that
+    raises; this process reads its own, takes the child's sessions and skips
+    after its own, and reads the rest itself from the file the child stopped
+    at: the sessions, skips and errors come in the order one pass gives them.
+    """
+    cut = None if skipped is None else _cut(files, glances)
+    if cut is None:
+        return _in_order(files, glances, format, skipped)
+    rest = files[cut:]
+    with aside(lambda: _part(rest, glances, format)) as pending:
+        claude, sessions = _in_order(files[:cut], glances, format, skipped)
+        done, skips, found = pending.result()
+    skipped.extend(skips)  # type: ignore[union-attr]
+    for kind, given, data in found:
+        _add((kind, unpacked_session(given, data) if data else given), claude, sessions)
+    more_claude, more = _in_order(rest[done:], glances, format, skipped)
+    return claude + more_claude, sessions + more
+
+
+def _add(read: _Read, claude: list[Source | FileSource], sessions: list[Session]) -> None:
+    if read is not None:
+        kind, found = read
+        if kind == "claude":
+            claude.append(found)  # type: ignore[arg-type]
+        else:
+            sessions.append(found)  # type: ignore[arg-type]
 
 
 def _once(sessions: list[Session], skipped: list[Skip] | None) -> list[Session]:
