@@ -78,15 +78,26 @@ __all__ = [
     "SEED",
     "TOKSCALE",
     "Contender",
+    "Rng",
     "SideBySide",
+    "agreement",
+    "best_seconds",
     "bill_argv",
     "bill_totals",
     "contenders",
+    "filler",
     "generate_project",
+    "json_line",
+    "load_words",
+    "node_version",
+    "peak_mib",
     "peer_table",
     "render",
     "side_by_side",
+    "sizes_row",
     "time_bill",
+    "times_row",
+    "verdict",
 ]
 
 GOAL_SECONDS = 60.0
@@ -105,7 +116,7 @@ REGION = Region("bill-bench", RESULTS)
 _WORDS = ("cache", "prefix", "token", "budget", "agent", "tool", "result", "session", "write")
 
 
-class _Rng(random.Random):
+class Rng(random.Random):
     """A seeded generator with a pool of filler texts, so generating stays fast."""
 
     def __init__(self, seed: int) -> None:
@@ -113,7 +124,7 @@ class _Rng(random.Random):
         self.pool: dict[int, list[str]] = {}
 
 
-def _text(rng: _Rng, words: int) -> str:
+def filler(rng: Rng, words: int) -> str:
     """Words of filler text, from the generator's own pool once it holds 64 of a size."""
     pool = rng.pool.setdefault(words // 50, [])
     if len(pool) < 64:
@@ -122,12 +133,12 @@ def _text(rng: _Rng, words: int) -> str:
     return rng.choice(pool)
 
 
-def _line(record: dict[str, Any]) -> str:
+def json_line(record: dict[str, Any]) -> str:
     """One JSON line as Claude Code writes it: compact, no spaces after separators."""
     return json.dumps(record, separators=(",", ":"))
 
 
-def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list[str]]:
+def _session_lines(rng: Rng, session: str, turns: int) -> tuple[list[str], list[str]]:
     """(the session's lines, one sub-agent file's lines) as JSON text."""
     lines: list[str] = []
     agent: list[str] = []
@@ -164,17 +175,17 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
                 },
             }
             block = (
-                {"type": "text", "text": _text(rng, 60)}
+                {"type": "text", "text": filler(rng, 60)}
                 if index == 0
                 else {
                     "type": "tool_use",
                     "id": f"toolu_{ident}",
                     "name": "Read",
-                    "input": {"file_path": "/src/" + _text(rng, 3).replace(" ", "/")},
+                    "input": {"file_path": "/src/" + filler(rng, 3).replace(" ", "/")},
                 }
             )
             out.append(
-                _line(
+                json_line(
                     {
                         "parentUuid": up,
                         "isSidechain": side,
@@ -207,10 +218,10 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
             "timestamp": stamp(at),
             "message": {"role": "user", "content": content},
         }
-        lines.append(_line(record))
+        lines.append(json_line(record))
 
     head = uuid()
-    user(head, None, clock, _text(rng, 40))
+    user(head, None, clock, filler(rng, 40))
     parent = head
     read = 0
     for turn in range(turns):
@@ -218,7 +229,7 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
         if prompt > COMPACT_AT:  # Claude Code compacts before the window fills
             boundary = uuid()
             lines.append(
-                _line(
+                json_line(
                     {
                         "parentUuid": None,
                         "type": "system",
@@ -232,7 +243,7 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
             parent, prompt, read = boundary, 15_000, 11_000
         elif turn % 250 == 125:  # a task notification: the next request keeps only the prefix
             note = uuid()
-            text = f"<task-notification>task {turn} done</task-notification> {_text(rng, 20)}"
+            text = f"<task-notification>task {turn} done</task-notification> {filler(rng, 20)}"
             user(note, parent, clock - 1, text)
             parent, read = note, PREFIX_TOKENS
         write = prompt - read
@@ -243,14 +254,14 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
             {
                 "type": "tool_result",
                 "tool_use_id": "toolu_x",
-                "content": _text(rng, rng.randrange(200, 900)),
+                "content": filler(rng, rng.randrange(200, 900)),
             }
         ]
         user(result, parent, clock + 1, content)
         parent = result
         if turn % 97 == 5:  # an inline sub-agent of three calls
             root = uuid()
-            user(root, None, clock, _text(rng, 30), side=True)
+            user(root, None, clock, filler(rng, 30), side=True)
             up: str | None = root
             seen = 0
             for step in range(3):
@@ -263,7 +274,7 @@ def _session_lines(rng: _Rng, session: str, turns: int) -> tuple[list[str], list
 
 def generate_project(folder: Path, target_bytes: int = TARGET_BYTES, seed: int = SEED) -> int:
     """Write a Claude Code project folder of about `target_bytes` under `folder`; its size."""
-    rng = _Rng(seed)
+    rng = Rng(seed)
     written = 0
     number = 0
     while written < target_bytes:
@@ -417,13 +428,16 @@ def bill_totals(data: dict[str, Any]) -> dict[str, float]:
     return {
         "input": tokens["input"],
         "cache_read": tokens["cache_read"],
-        "cache_write": tokens["cache_write_5m"] + tokens["cache_write_1h"],
+        "cache_write": tokens["cache_write_5m"]
+        + tokens["cache_write_1h"]
+        + tokens["cache_write_30m"],
         "output": tokens["output"],
         "cost_usd": data["cost_usd"],
     }
 
 
-def _agreement(ours: dict[str, float], theirs: dict[str, float]) -> str:
+def agreement(ours: dict[str, float], theirs: dict[str, float]) -> str:
+    """Whether two commands' totals agree, in words: tokens by kind, then the cost."""
     kinds = [
         kind
         for kind in ("input", "cache_read", "cache_write", "output")
@@ -439,34 +453,38 @@ def _agreement(ours: dict[str, float], theirs: dict[str, float]) -> str:
     return f"{tokens}; {cost}"
 
 
-def _best(runs: list[Run]) -> float:
+def best_seconds(runs: list[Run]) -> float:
+    """The least wall seconds of the runs."""
     return min(run.seconds for run in runs)
 
 
-def _peak(runs: list[Run]) -> float:
+def peak_mib(runs: list[Run]) -> float:
+    """The largest peak resident memory of the runs, MiB."""
     return max(run.peak_mib for run in runs)
 
 
-def _times(name: str, runs: list[Run], peer: list[Run]) -> str:
+def times_row(name: str, runs: list[Run], peer: list[Run]) -> str:
     """A row of the table of times: best and median wall seconds, the best against the
     peer's, and the least CPU seconds."""
     seconds = sorted(run.seconds for run in runs)
     return (
         f"| {name} | {seconds[0]:.2f} | {statistics.median(seconds):.2f} | "
-        f"{seconds[0] / _best(peer):.2f}× | {min(run.cpu for run in runs):.2f} |"
+        f"{seconds[0] / best_seconds(peer):.2f}× | {min(run.cpu for run in runs):.2f} |"
     )
 
 
-def _sizes(name: str, runs: list[Run], totals: dict[str, float], peer: list[Run]) -> str:
+def sizes_row(name: str, runs: list[Run], totals: dict[str, float], peer: list[Run]) -> str:
     """A row of the table of memory and totals: peak MiB, against the peer's, tokens, USD."""
     tokens = sum(totals[kind] for kind in ("input", "cache_read", "cache_write", "output"))
+    peak = peak_mib(runs)
     return (
-        f"| {name} | {_peak(runs):,.0f} | {_peak(runs) / _peak(peer):.2f}× | {tokens:,.0f} | "
+        f"| {name} | {peak:,.0f} | {peak / peak_mib(peer):.2f}× | {tokens:,.0f} | "
         f"${totals['cost_usd'] + 0.0:,.2f} |"
     )
 
 
-def _verdict(met: bool) -> str:
+def verdict(met: bool) -> str:
+    """A goal's verdict, in bold."""
     return "**met**" if met else "**missed**"
 
 
@@ -478,26 +496,26 @@ def peer_table(result: SideBySide) -> list[str]:
     lines = [  # two tables, narrow enough for a phone
         "| command | best s | median s | × ccusage | CPU s |",
         "|---|---:|---:|---:|---:|",
-        *(_times(name, runs, peer) for name, runs in result.runs.items()),
+        *(times_row(name, runs, peer) for name, runs in result.runs.items()),
         "",
         "| command | peak MiB | × ccusage | tokens | cost |",
         "|---|---:|---:|---:|---:|",
-        *(_sizes(name, runs, result.totals[name], peer) for name, runs in result.runs.items()),
+        *(sizes_row(name, runs, result.totals[name], peer) for name, runs in result.runs.items()),
         "",
     ]
     for name in result.runs:
         if name != BILL_FAST:
-            lines.append(f"- {name} and {BILL_FAST}: {_agreement(ours, result.totals[name])}.")
+            lines.append(f"- {name} and {BILL_FAST}: {agreement(ours, result.totals[name])}.")
     lines.append("")
     for name, most in PEER_GOALS.items():
-        ratio = _best(result.runs[name]) / _best(peer)
-        memory = _peak(result.runs[name]) / _peak(peer)
+        ratio = best_seconds(result.runs[name]) / best_seconds(peer)
+        memory = peak_mib(result.runs[name]) / peak_mib(peer)
         floor = FLOOR_FAST if name == BILL_FAST else FLOOR_STANDARD
         lines.append(
             f"- {name}: at most {most:g}× ccusage's time: {ratio:.2f}×, "
-            f"{_verdict(ratio <= most)}; at most {MEMORY_GOAL:g}× its peak memory: "
-            f"{memory:.2f}×, {_verdict(memory <= MEMORY_GOAL)}; its floor takes "
-            f"{_best(result.runs[floor]) / _best(peer):.2f}× ccusage's time."
+            f"{verdict(ratio <= most)}; at most {MEMORY_GOAL:g}× its peak memory: "
+            f"{memory:.2f}×, {verdict(memory <= MEMORY_GOAL)}; its floor takes "
+            f"{best_seconds(result.runs[floor]) / best_seconds(peer):.2f}× ccusage's time."
         )
     lines.extend(_linearity(result))
     return lines
@@ -510,11 +528,11 @@ def _linearity(result: SideBySide) -> list[str]:
     whole, part = result.sizes
     found = []
     for name, small in result.quarter.items():
-        growth = (_best(result.runs[name]) / whole) / (_best(small) / part)
+        growth = (best_seconds(result.runs[name]) / whole) / (best_seconds(small) / part)
         found.append(
             f"- {name}, time linear in the folder's size: seconds per MB on "
             f"{whole / 2**20:,.0f} MB over those on {part / 2**20:,.0f} MB: {growth:.2f}, at "
-            f"most {LINEAR_GOAL:g}: {_verdict(growth <= LINEAR_GOAL)}."
+            f"most {LINEAR_GOAL:g}: {verdict(growth <= LINEAR_GOAL)}."
         )
     return found
 
@@ -522,7 +540,7 @@ def _linearity(result: SideBySide) -> list[str]:
 def render(size: int, files: int, result: SideBySide) -> str:
     """The result as Markdown: the folder's row, the side-by-side tables, goals and machine."""
     data = result.data
-    seconds = _best(result.runs[BILL_FAST])
+    seconds = best_seconds(result.runs[BILL_FAST])
     causes: dict[str, int] = {}
     for rebuild in data["rebuilds"]:
         causes[rebuild["cause"]] = causes.get(rebuild["cause"], 0) + 1
@@ -539,7 +557,7 @@ def render(size: int, files: int, result: SideBySide) -> str:
         "|---:|---:|---:|---:|---:|---:|---:|",
         row,
         "",
-        f"Goal: under {GOAL_SECONDS:.0f} s: {_verdict(seconds < GOAL_SECONDS)}. "
+        f"Goal: under {GOAL_SECONDS:.0f} s: {verdict(seconds < GOAL_SECONDS)}. "
         f"Rebuilds found: {found}.",
         "",
         *peer_table(result),
@@ -555,19 +573,21 @@ def render(size: int, files: int, result: SideBySide) -> str:
         "handed to it as the price list it would fetch.",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
-        f"Python {platform.python_version()}, Node.js {_node_version()}, Bun "
-        f"{BUN_VERSION}, run on {today}{_load(result.load)}.",
+        f"Python {platform.python_version()}, Node.js {node_version()}, Bun "
+        f"{BUN_VERSION}, run on {today}{load_words(result.load)}.",
     ]
     return "\n".join(lines) + "\n"
 
 
-def _load(load: tuple[float, float]) -> str:
+def load_words(load: tuple[float, float]) -> str:
+    """The machine's load when the runs began and ended, as the machine line says it."""
     if not any(load):
         return ""
     return f", load average {load[0]:.1f} when the runs began and {load[1]:.1f} when they ended"
 
 
-def _node_version() -> str:
+def node_version() -> str:
+    """The version of Node.js on `PATH`, or "missing"."""
     node = shutil.which("node")
     if node is None:
         return "missing"

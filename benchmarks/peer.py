@@ -42,6 +42,8 @@ __all__ = [
     "PeerError",
     "Run",
     "ccusage_argv",
+    "ccusage_codex_argv",
+    "ccusage_codex_totals",
     "ccusage_totals",
     "ensure_ccusage",
     "ensure_tokscale",
@@ -203,6 +205,25 @@ def run_process(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Ru
         raise PeerError(f"{argv[0]} exited {done.returncode}: {last}")
     seconds, peak_kib, cpu = said
     return Run(float(seconds), int(peak_kib) / 1024, done.stdout, float(cpu))
+
+
+def ccusage_codex_argv(entry: Path) -> list[str]:
+    """ccusage's per-session report of the Codex rollouts under `$CODEX_HOME/sessions`,
+    offline."""
+    return [str(entry), "codex", "session", "--json", "--offline"]
+
+
+def ccusage_codex_totals(stdout: str) -> dict[str, float]:
+    """ccusage's Codex totals as the bill names them: tokens of each kind (input uncached,
+    its reasoning inside the output) and the cost in USD."""
+    totals = json.loads(stdout)["totals"]
+    return {
+        "input": totals["inputTokens"],
+        "cache_read": totals["cacheReadTokens"],
+        "cache_write": totals["cacheCreationTokens"],
+        "output": totals["outputTokens"],
+        "cost_usd": totals["costUSD"],
+    }
 
 
 def ccusage_totals(stdout: str) -> dict[str, float]:
