@@ -581,9 +581,9 @@ def read_paths(
     return _once(sessions, skipped)
 
 
-#: What one file gives a bill: ("claude", its source), to be read with the other Claude
-#: Code files; ("session", its session); or None when it is skipped.
-_Read = tuple[str, Source | FileSource | Session] | None
+#: What one file gives a bill: a Claude Code file's source, to be read with the others;
+#: another file's session; or None when it is skipped.
+_Read = Source | FileSource | Session | None
 
 
 def _one(path: Path, glanced: str | None, format: str, skipped: list[Skip] | None) -> _Read:
@@ -592,10 +592,7 @@ def _one(path: Path, glanced: str | None, format: str, skipped: list[Skip] | Non
     if taken is None:
         return None
     chosen, source = taken
-    if chosen == "claude-code":
-        return "claude", source
-    session = _one_file(source, chosen, skipped)
-    return None if session is None else ("session", session)
+    return source if chosen == "claude-code" else _one_file(source, chosen, skipped)
 
 
 def _in_order(
@@ -642,28 +639,28 @@ def _cut(files: Sequence[Path], glances: dict[Path, str | None]) -> int | None:
 
 
 #: What the child sends: how many of its files it read, the skips they gave, and what
-#: each gave (a session as `packed_session` packs it).
-_Part = tuple[int, list[Skip], list[tuple[str, Any, bytes]]]
+#: each gave (a session as `packed_session` packs it; b"" beside a Claude Code source).
+_Part = tuple[int, list[Skip], list[tuple[Source | FileSource | Session, bytes]]]
 
 
 def _part(files: Sequence[Path], glances: dict[Path, str | None], format: str) -> _Part:
     """The child's files read in order, up to the first that raises (this process reads
     that one again, and meets what stopped it)."""
     skips: list[Skip] = []
-    found: list[tuple[str, Any, bytes]] = []
+    found: list[tuple[Source | FileSource | Session, bytes]] = []
     done = 0
     for path in files:
         before = len(skips)
         try:
             read = _one(path, glances[path], format, skips)
         except Exception:
-            del skips[before:]
+            del skips[before:]  # its skips are noted again when this process reads it
             break
         done += 1
-        if read is not None and read[0] == "session":
-            found.append(("session", *packed_session(read[1])))  # type: ignore[arg-type]
+        if isinstance(read, Session):
+            found.append(packed_session(read))
         elif read is not None:
-            found.append(("claude", read[1], b""))
+            found.append((read, b""))
     return done, skips, found
 
 
@@ -681,27 +678,26 @@ def _read_apart(
     after its own, and reads the rest itself from the file the child stopped
     at: the sessions, skips and errors come in the order one pass gives them.
     """
-    cut = None if skipped is None else _cut(files, glances)
-    if cut is None:
+    if skipped is None or (cut := _cut(files, glances)) is None:
         return _in_order(files, glances, format, skipped)
     rest = files[cut:]
     with aside(lambda: _part(rest, glances, format)) as pending:
         claude, sessions = _in_order(files[:cut], glances, format, skipped)
         done, skips, found = pending.result()
-    skipped.extend(skips)  # type: ignore[union-attr]
-    for kind, given, data in found:
-        _add((kind, unpacked_session(given, data) if data else given), claude, sessions)
+    skipped.extend(skips)
+    for given, data in found:
+        _add(
+            unpacked_session(given, data) if isinstance(given, Session) else given, claude, sessions
+        )
     more_claude, more = _in_order(rest[done:], glances, format, skipped)
     return claude + more_claude, sessions + more
 
 
 def _add(read: _Read, claude: list[Source | FileSource], sessions: list[Session]) -> None:
-    if read is not None:
-        kind, found = read
-        if kind == "claude":
-            claude.append(found)  # type: ignore[arg-type]
-        else:
-            sessions.append(found)  # type: ignore[arg-type]
+    if isinstance(read, Session):
+        sessions.append(read)
+    elif read is not None:
+        claude.append(read)
 
 
 def _once(sessions: list[Session], skipped: list[Skip] | None) -> list[Session]:
