@@ -45,9 +45,15 @@ LINUX = sys.platform.startswith("linux") and hasattr(os, "fork")
 pytestmark = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
 
 
-@pytest.fixture(autouse=True)
-def _split_every_folder(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every folder of two files or more is split; a test runner's idle threads allowed."""
+@pytest.fixture(autouse=True, params=["forked", "here"])
+def _split_every_folder(
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[None]:
+    """Every folder of two files or more is split; a test runner's idle threads allowed.
+    The later files are read by a forked child, or (`here`) by the same steps run in this
+    process, where the coverage of the child's steps is measured."""
+    if request.param == "here":
+        monkeypatch.setattr(detect, "aside", lambda work: _aside.Aside(work))
     monkeypatch.delenv("CONTEXT_BUDGET_NO_FORK", raising=False)
     monkeypatch.setattr(_aside, "_one_thread", lambda: True)
     monkeypatch.setattr(detect, "SPLIT_BYTES", 0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import pickle
 import sys
 import warnings
 from collections.abc import Iterator
@@ -32,7 +33,8 @@ import context_budget._aside as _aside
 import context_budget.sessions.claude_code as claude_code
 from benchmarks.bill import generate_project
 from context_budget.cli import main
-from context_budget.sessions._packed import packed, unpacked
+from context_budget.layers import Layers
+from context_budget.sessions._packed import packed, packed_session, unpacked, unpacked_session
 from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.sessions.text import FileSource
 from context_budget.usage import Usage
@@ -43,10 +45,15 @@ SPLIT_BYTES = claude_code.SPLIT_BYTES  # as shipped: each test here splits every
 pytestmark = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
 
 
-@pytest.fixture(autouse=True)
-def _split_every_read(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+@pytest.fixture(autouse=True, params=["forked", "here"])
+def _split_every_read(
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[None]:
     """Every read of two files or more is split; a test runner's idle threads allowed (as
-    in `test_aside`)."""
+    in `test_aside`). The later part is read by a forked child, or (`here`) by the same
+    steps run in this process, where the coverage of the child's steps is measured."""
+    if request.param == "here":
+        monkeypatch.setattr(claude_code, "aside", lambda work: _aside.Aside(work))
     monkeypatch.delenv("CONTEXT_BUDGET_NO_FORK", raising=False)
     monkeypatch.setattr(_aside, "_one_thread", lambda: True)
     monkeypatch.setattr(claude_code, "SPLIT_BYTES", 0)
@@ -494,3 +501,17 @@ def test_calls_come_back_from_a_pipe_as_they_went(calls: list[Call], data: st.Da
     assert [c.__dict__ for c in back] == [c.__dict__ for c in calls]
     shared = [[a.usage is b.usage for b in calls] for a in calls]
     assert [[a.usage is b.usage for b in back] for a in back] == shared
+
+
+def test_a_session_comes_back_from_a_pipe_with_its_calls_and_lines() -> None:
+    thread = ThreadId("fe5e1c67")
+    lines = [Call(thread, float(n), "claude-sonnet-4-5", Usage(n, 1)) for n in range(4)]
+    folded = replace(lines[1], timestamp=0.5)  # a call of its own, sharing a line's usage
+    session = Session("claude-code", Layers("", [], []), calls=(lines[0], folded, lines[3]))
+    session = replace(session, usage_records=tuple(lines), files=("a.jsonl",))
+    bare, data = packed_session(session)
+    back = unpacked_session(*pickle.loads(pickle.dumps((bare, data))))
+    assert back == session and back.files == ("a.jsonl",)
+    assert back.calls[0] is back.usage_records[0] and back.calls[2] is back.usage_records[3]
+    assert back.calls[1] is not back.usage_records[1]
+    assert back.calls[1].usage is back.usage_records[1].usage
