@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.page import PAGE, ROOT, Region
+from benchmarks.page import ROOT, Region
 from benchmarks.peer import (
     BUN_VERSION,
     CCUSAGE_VERSION,
@@ -91,8 +91,11 @@ __all__ = [
     "load_words",
     "node_version",
     "peak_mib",
+    "peer_arguments",
     "peer_table",
     "render",
+    "run_tables",
+    "say_generated",
     "side_by_side",
     "sizes_row",
     "time_bill",
@@ -488,25 +491,35 @@ def verdict(met: bool) -> str:
     return "**met**" if met else "**missed**"
 
 
-def peer_table(result: SideBySide) -> list[str]:
-    """The side-by-side tables (times; memory and totals), the agreement lines and the goals,
+def run_tables(
+    runs: dict[str, list[Run]], totals: dict[str, dict[str, float]], peer: list[Run]
+) -> list[str]:
+    """The side-by-side tables (times; memory and totals), each row against the `peer`'s
+    runs, then a line per command on whether its totals agree with the bill's (msgspec),
     as Markdown lines."""
-    ours = result.totals[BILL_FAST]
-    peer = result.runs[CCUSAGE]
-    lines = [  # two tables, narrow enough for a phone
+    ours = totals[BILL_FAST]
+    return [  # two tables, narrow enough for a phone
         "| command | best s | median s | × ccusage | CPU s |",
         "|---|---:|---:|---:|---:|",
-        *(times_row(name, runs, peer) for name, runs in result.runs.items()),
+        *(times_row(name, found, peer) for name, found in runs.items()),
         "",
         "| command | peak MiB | × ccusage | tokens | cost |",
         "|---|---:|---:|---:|---:|",
-        *(sizes_row(name, runs, result.totals[name], peer) for name, runs in result.runs.items()),
+        *(sizes_row(name, found, totals[name], peer) for name, found in runs.items()),
         "",
+        *(
+            f"- {name} and {BILL_FAST}: {agreement(ours, totals[name])}."
+            for name in runs
+            if name != BILL_FAST
+        ),
     ]
-    for name in result.runs:
-        if name != BILL_FAST:
-            lines.append(f"- {name} and {BILL_FAST}: {agreement(ours, result.totals[name])}.")
-    lines.append("")
+
+
+def peer_table(result: SideBySide) -> list[str]:
+    """The side-by-side tables (`run_tables`), the agreement lines and the goals, as
+    Markdown lines."""
+    peer = result.runs[CCUSAGE]
+    lines = [*run_tables(result.runs, result.totals, peer), ""]
     for name, most in PEER_GOALS.items():
         ratio = best_seconds(result.runs[name]) / best_seconds(peer)
         memory = peak_mib(result.runs[name]) / peak_mib(peer)
@@ -600,11 +613,24 @@ def bill_region(page_text: str) -> str:
     return REGION.read(page_text)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.bill", description=__doc__)
+def peer_arguments(argv: list[str] | None, prog: str, description: str | None) -> Any:
+    """The arguments of a benchmark against a peer: `--write-page`, `--repeats` (3)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--write-page", action="store_true")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each command (3)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def say_generated(size: int, started: float) -> None:
+    """Say on stderr how large a generated folder is (bytes) and how long it took since
+    `started` (a `time.perf_counter()`)."""
+    print(
+        f"generated {size / 2**20:.0f} MB in {time.perf_counter() - started:.0f} s", file=sys.stderr
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = peer_arguments(argv, "python -m benchmarks.bill", __doc__)
     with tempfile.TemporaryDirectory(prefix="bill-bench-") as temporary:
         # the layout ccusage reads: CLAUDE_CONFIG_DIR/projects/<project>/<session>.jsonl
         folder = Path(temporary) / "claude" / "projects" / "bench"
@@ -615,16 +641,10 @@ def main(argv: list[str] | None = None) -> int:
         size = generate_project(folder)
         generate_project(quarter, TARGET_BYTES // QUARTER)  # the same seed: the same start
         files = sum(1 for _ in folder.rglob("*.jsonl"))
-        print(
-            f"generated {size / 2**20:.0f} MB in {time.perf_counter() - started:.0f} s",
-            file=sys.stderr,
-        )
+        say_generated(size, started)
         result = side_by_side(folder.parent, repeats=args.repeats, quarter=quarter.parent)
     text = render(size, files, result)
-    print(text, end="")
-    if args.write_page:
-        REGION.publish(text, page=True)
-        print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
+    REGION.show(text, write_page=args.write_page)
     return 0
 
 

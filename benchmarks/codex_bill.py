@@ -21,11 +21,9 @@ the table says where the bill stands on the other provider a user may pay.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
-import sys
 import tempfile
 import time
 import uuid
@@ -37,7 +35,6 @@ from benchmarks.bill import (
     BILL_ONE_CORE,
     BILL_STANDARD,
     Rng,
-    agreement,
     best_seconds,
     bill_argv,
     bill_totals,
@@ -45,16 +42,17 @@ from benchmarks.bill import (
     json_line,
     load_words,
     node_version,
-    sizes_row,
-    times_row,
+    peer_arguments,
+    run_tables,
+    say_generated,
 )
-from benchmarks.page import PAGE, ROOT, Region
+from benchmarks.page import ROOT, Region
 from benchmarks.peer import (
     CCUSAGE_VERSION,
     PeerError,
     Run,
     ccusage_codex_argv,
-    ccusage_codex_totals,
+    ccusage_totals,
     ensure_ccusage,
     run_process,
 )
@@ -206,7 +204,7 @@ def render(
             for name in runs
             if name != CCUSAGE_CODEX
         },
-        CCUSAGE_CODEX: ccusage_codex_totals(peer[-1].stdout),
+        CCUSAGE_CODEX: ccusage_totals(peer[-1].stdout),
     }
     count = len(runs[BILL_FAST])
     today = time.strftime("%Y-%m-%d", time.gmtime())
@@ -217,19 +215,7 @@ def render(
         f"{best_seconds(runs[BILL_FAST]):.1f} | "
         f"{best_seconds(runs[BILL_FAST]) / best_seconds(peer):.2f}× |",
         "",
-        "| command | best s | median s | × ccusage | CPU s |",
-        "|---|---:|---:|---:|---:|",
-        *(times_row(name, found, peer) for name, found in runs.items()),
-        "",
-        "| command | peak MiB | × ccusage | tokens | cost |",
-        "|---|---:|---:|---:|---:|",
-        *(sizes_row(name, found, totals[name], peer) for name, found in runs.items()),
-        "",
-        *(
-            f"- {name} and {BILL_FAST}: {agreement(totals[BILL_FAST], totals[name])}."
-            for name in runs
-            if name != BILL_FAST
-        ),
+        *run_tables(runs, totals, peer),
         "",
         "Setup: the bill is `context-budget bill FOLDER --json` with each decoder (and with "
         "msgspec kept to one process, `CONTEXT_BUDGET_NO_FORK=1`), ccusage is "
@@ -251,25 +237,16 @@ def codex_region(page_text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.codex_bill", description=__doc__)
-    parser.add_argument("--write-page", action="store_true")
-    parser.add_argument("--repeats", type=int, default=3, help="runs of each command (3)")
-    args = parser.parse_args(argv)
+    args = peer_arguments(argv, "python -m benchmarks.codex_bill", __doc__)
     with tempfile.TemporaryDirectory(prefix="codex-bench-") as temporary:
         sessions = Path(temporary) / "codex" / "sessions"  # CODEX_HOME/sessions
         started = time.perf_counter()
         size = generate_sessions(sessions)
         files = sum(1 for _ in sessions.rglob("*.jsonl"))
-        print(
-            f"generated {size / 2**20:.0f} MB in {time.perf_counter() - started:.0f} s",
-            file=sys.stderr,
-        )
+        say_generated(size, started)
         runs, data, load = side_by_side(sessions, args.repeats)
     text = render(size, files, runs, data, load)
-    print(text, end="")
-    if args.write_page:
-        REGION.publish(text, page=True)
-        print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
+    REGION.show(text, write_page=args.write_page)
     return 0
 
 

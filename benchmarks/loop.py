@@ -22,11 +22,10 @@ import argparse
 import gc
 import os
 import platform
-import sys
 import time
 from typing import Any
 
-from benchmarks.page import PAGE, ROOT, Region
+from benchmarks.page import ROOT, Region
 from context_budget import run_agent
 
 __all__ = [
@@ -195,10 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         for guard, watch in GUARDS.items()
     }
     text = render(timings)
-    print(text, end="")
-    if args.write_page:
-        REGION.publish(text, page=True)
-        print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
+    REGION.show(text, write_page=args.write_page)
     return 0
 
 

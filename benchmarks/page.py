@@ -12,6 +12,7 @@ with the mode a plain write gives.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,6 +84,14 @@ class Region:
         write_atomic(self.results, text)
         if page:
             write_atomic(self.page, self.replace(self.page.read_text(encoding="utf-8"), text))
+
+    def show(self, text: str, *, write_page: bool) -> None:
+        """Print a benchmark's table; with ``write_page``, also write it to the results file
+        and the page (``publish``) and say so on stderr."""
+        print(text, end="")
+        if write_page:
+            self.publish(text, page=True)
+            print(f"wrote {self.results} and the table on {self.page}", file=sys.stderr)
 
 
 #: The table of `python -m benchmarks` (`make bench`).

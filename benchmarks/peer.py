@@ -43,7 +43,6 @@ __all__ = [
     "Run",
     "ccusage_argv",
     "ccusage_codex_argv",
-    "ccusage_codex_totals",
     "ccusage_totals",
     "ensure_ccusage",
     "ensure_tokscale",
@@ -213,26 +212,18 @@ def ccusage_codex_argv(entry: Path) -> list[str]:
     return [str(entry), "codex", "session", "--json", "--offline"]
 
 
-def ccusage_codex_totals(stdout: str) -> dict[str, float]:
-    """ccusage's Codex totals as the bill names them: tokens of each kind (input uncached,
-    its reasoning inside the output) and the cost in USD."""
-    totals = json.loads(stdout)["totals"]
-    return {
-        "input": totals["inputTokens"],
-        "cache_read": totals["cacheReadTokens"],
-        "cache_write": totals["cacheCreationTokens"],
-        "output": totals["outputTokens"],
-        "cost_usd": totals["costUSD"],
-    }
-
-
 def ccusage_totals(stdout: str) -> dict[str, float]:
-    """ccusage's totals as the bill names them: tokens of each kind and the cost in USD."""
+    """ccusage's totals as the bill names them: tokens of each kind and the cost in USD.
+
+    Its Claude Code report names the cost `totalCost`, its Codex report `costUSD`; in
+    the Codex report the input is the uncached part and the reasoning is inside the
+    output, as the bill counts them.
+    """
     totals = json.loads(stdout)["totals"]
     return {
         "input": totals["inputTokens"],
         "cache_read": totals["cacheReadTokens"],
         "cache_write": totals["cacheCreationTokens"],
         "output": totals["outputTokens"],
-        "cost_usd": totals["totalCost"],
+        "cost_usd": totals["totalCost"] if "totalCost" in totals else totals["costUSD"],
     }

@@ -23,13 +23,12 @@ import gc
 import json
 import os
 import platform
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from benchmarks.page import PAGE, ROOT, Region
+from benchmarks.page import ROOT, Region
 from context_budget.bills import Bill, read_bill
 
 __all__ = [
@@ -187,10 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         timed = time_sizes(paths)
     rows = [(calls, found, seconds) for calls, (seconds, found) in zip(sizes, timed, strict=True)]
     text = render(rows)
-    print(text, end="")
-    if args.write_page:
-        REGION.publish(text, page=True)
-        print(f"wrote {RESULTS} and the table on {PAGE}", file=sys.stderr)
+    REGION.show(text, write_page=args.write_page)
     return 0
 
 

@@ -7,11 +7,11 @@ import signal
 import subprocess
 import sys
 import threading
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from forking import LINUX, children_allowed
 
 import context_budget._aside as _aside
 import context_budget.bills as bills
@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SESSIONS = ROOT / "docs" / "measured" / "sessions"
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 
-LINUX = sys.platform.startswith("linux") and hasattr(os, "fork")
 forks = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
 
 
@@ -31,11 +30,8 @@ forks = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
 def _threads_allowed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A test runner's worker runs threads of its own, idle while a test runs: the checks
     here fork all the same (`test_one_thread_is_counted_as_the_system_counts_them` checks
-    the rule), without Python's warning against it."""
-    monkeypatch.delenv("CONTEXT_BUDGET_NO_FORK", raising=False)
-    monkeypatch.setattr(_aside, "_one_thread", lambda: True)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+    the rule)."""
+    with children_allowed(monkeypatch):
         yield
 
 

@@ -24,6 +24,7 @@ from benchmarks import (
     replace_region,
     to_langchain,
 )
+from benchmarks.page import Region
 from context_budget import MESSAGE_OVERHEAD_TOKENS, message_tokens, validate_history
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,3 +128,18 @@ def test_replace_region_touches_only_the_region() -> None:
 def test_a_page_without_one_region_is_refused() -> None:
     with pytest.raises(ValueError, match="found 0"):
         page_region("no markers here\n")
+
+
+def test_a_benchmark_shows_its_table_and_writes_it_only_when_asked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("# P\n<!-- demo:start -->\nold\n<!-- demo:end -->\n", encoding="utf-8")
+    region = Region("demo", tmp_path / "results.md", page)
+    region.show("| new |\n", write_page=False)
+    assert capsys.readouterr().out == "| new |\n"
+    assert not region.results.exists() and "old" in page.read_text(encoding="utf-8")
+    region.show("| new |\n", write_page=True)
+    assert region.results.read_text(encoding="utf-8") == "| new |\n"
+    assert region.read(page.read_text(encoding="utf-8")) == "| new |\n"
+    assert f"wrote {region.results} and the table on {page}" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from benchmarks.codex_bill import (
     render,
 )
 from benchmarks.page import PAGE
-from benchmarks.peer import Run, ccusage_codex_totals, run_process
+from benchmarks.peer import Run, ccusage_totals, run_process
 from context_budget import read_bill
 
 
@@ -61,5 +61,5 @@ def test_the_table_says_the_ratio_and_whether_the_totals_agree(tmp_path: Path) -
     assert f"| 3 | {data['calls']:,} | {bill.seconds:.1f} | 2.00× |" in text
     assert f"- {BILL_STANDARD} and {BILL_FAST}: tokens of every kind equal; costs equal" in text
     assert f"- {CCUSAGE_CODEX} and {BILL_FAST}: tokens differ in output" in text
-    assert ccusage_codex_totals(peer.stdout)["output"] == ours["output"] + 1
+    assert ccusage_totals(peer.stdout)["output"] == ours["output"] + 1
     assert codex_region(PAGE.read_text(encoding="utf-8")) == RESULTS.read_text(encoding="utf-8")

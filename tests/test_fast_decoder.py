@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forking import SHIPPED
 from hypothesis import given
 from hypothesis import strategies as st
 from profiles import cases
@@ -29,12 +30,7 @@ from context_budget.sessions import records
 ROOT = Path(__file__).resolve().parent.parent
 SESSIONS = ROOT / "docs" / "measured" / "sessions"
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
-REAL = sorted(
-    path
-    for folder in (SESSIONS, FIXTURES)
-    for path in folder.rglob("*")
-    if path.suffix in (".jsonl", ".json")
-)
+REAL = SHIPPED
 
 pytestmark = pytest.mark.skipif(not records.FAST, reason="msgspec is not installed")
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
-import sys
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forking import LINUX, SHIPPED, split_every_read
 from hypothesis import given
 from hypothesis import strategies as st
 from profiles import cases
@@ -34,14 +32,8 @@ from context_budget.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 SESSIONS = ROOT / "docs" / "measured" / "sessions"
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
-POOL = sorted(
-    path
-    for folder in (SESSIONS, FIXTURES)
-    for path in folder.rglob("*")
-    if path.suffix in (".json", ".jsonl") and not path.name.endswith(".meta.json")
-)
+POOL = [path for path in SHIPPED if not path.name.endswith(".meta.json")]
 CODEX = FIXTURES / "synthetic" / "codex_rollout.jsonl"
-LINUX = sys.platform.startswith("linux") and hasattr(os, "fork")
 pytestmark = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
 
 
@@ -49,16 +41,9 @@ pytestmark = pytest.mark.skipif(not LINUX, reason="children are made on Linux al
 def _split_every_folder(
     monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Iterator[None]:
-    """Every folder of two files or more is split; a test runner's idle threads allowed.
-    The later files are read by a forked child, or (`here`) by the same steps run in this
-    process, where the coverage of the child's steps is measured."""
-    if request.param == "here":
-        monkeypatch.setattr(detect, "aside", lambda work: _aside.Aside(work))
-    monkeypatch.delenv("CONTEXT_BUDGET_NO_FORK", raising=False)
-    monkeypatch.setattr(_aside, "_one_thread", lambda: True)
-    monkeypatch.setattr(detect, "SPLIT_BYTES", 0)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+    """Every read of two files or more split, by a forked child or by its steps run here
+    (where coverage measures them)."""
+    with split_every_read(monkeypatch, detect, request.param):
         yield
 
 

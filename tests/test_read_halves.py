@@ -17,19 +17,17 @@ import json
 import marshal
 import os
 import pickle
-import sys
-import warnings
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from forking import LINUX, split_every_read
 from hypothesis import given
 from hypothesis import strategies as st
 from profiles import cases
 
-import context_budget._aside as _aside
 import context_budget.sessions.claude_code as claude_code
 from benchmarks.bill import generate_project
 from context_budget.cli import main
@@ -40,7 +38,6 @@ from context_budget.sessions.text import FileSource
 from context_budget.usage import Usage
 
 ROOT = Path(__file__).resolve().parent.parent
-LINUX = sys.platform.startswith("linux") and hasattr(os, "fork")
 SPLIT_BYTES = claude_code.SPLIT_BYTES  # as shipped: each test here splits every read
 pytestmark = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
 
@@ -49,16 +46,9 @@ pytestmark = pytest.mark.skipif(not LINUX, reason="children are made on Linux al
 def _split_every_read(
     monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Iterator[None]:
-    """Every read of two files or more is split; a test runner's idle threads allowed (as
-    in `test_aside`). The later part is read by a forked child, or (`here`) by the same
-    steps run in this process, where the coverage of the child's steps is measured."""
-    if request.param == "here":
-        monkeypatch.setattr(claude_code, "aside", lambda work: _aside.Aside(work))
-    monkeypatch.delenv("CONTEXT_BUDGET_NO_FORK", raising=False)
-    monkeypatch.setattr(_aside, "_one_thread", lambda: True)
-    monkeypatch.setattr(claude_code, "SPLIT_BYTES", 0)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+    """Every read of two files or more split, by a forked child or by its steps run here
+    (where coverage measures them)."""
+    with split_every_read(monkeypatch, claude_code, request.param):
         yield
 
 
