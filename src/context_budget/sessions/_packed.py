@@ -27,7 +27,6 @@ from dataclasses import fields, replace
 from operator import attrgetter
 from typing import Any
 
-from context_budget._values import maker
 from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.usage import Usage
 
@@ -41,8 +40,6 @@ _THREAD = attrgetter(*(f.name for f in fields(ThreadId)))
 _AT_THREAD = [f.name for f in fields(Call)].index("thread")
 _AT_USAGE = [f.name for f in fields(Call)].index("usage")
 _AT_ITERATIONS = [f.name for f in fields(Usage)].index("iterations")
-_MAKE_CALL = maker(Call)
-_MAKE_USAGE = maker(Usage)
 
 assert _AT_THREAD == 0 and _AT_USAGE == 3, "packed() writes a call's fields in Call's order"
 
@@ -59,7 +56,7 @@ def _usage(row: tuple[Any, ...]) -> Usage:
     if row[_AT_ITERATIONS]:
         inner = tuple(_usage(each) for each in row[_AT_ITERATIONS])
         row = (*row[:_AT_ITERATIONS], inner, *row[_AT_ITERATIONS + 1 :])
-    return _MAKE_USAGE(*row)
+    return Usage.sound(*row)
 
 
 def packed(
@@ -97,7 +94,7 @@ def unpacked(
     those that shared a thread or a usage object share one."""
     made = [ThreadId(*fields) for fields in threads]
     counts = [_usage(row) for row in usages]
-    return [_MAKE_CALL(made[row[0]], row[1], row[2], counts[row[3]], *row[4:]) for row in rows]
+    return [Call.sound(made[row[0]], row[1], row[2], counts[row[3]], *row[4:]) for row in rows]
 
 
 def packed_session(session: Session) -> tuple[Session, bytes]:
