@@ -377,6 +377,25 @@ def test_writes_inside_an_openai_input_leave_its_uncached_tail() -> None:
     assert read.cache_creation_input_tokens == 3_000 and read.prompt_tokens == 10_000
 
 
+def test_litellm_anthropic_writes_read_inside_or_outside_the_prompt_as_recorded() -> None:
+    # an OpenHands event list through a LiteLLM proxy (claude-3-7-sonnet) recorded this
+    # first call, and its own running cost for it, $0.00517755: the figure an older
+    # LiteLLM wrote, the reads inside `prompt_tokens` and the 467 written tokens not
+    older = {
+        "prompt_tokens": 5_435,
+        "completion_tokens": 119,
+        "prompt_tokens_details": {"audio_tokens": None, "cached_tokens": 5_431},
+        "cache_creation_input_tokens": 467,
+        "cache_read_input_tokens": 5_431,
+    }
+    today = {**older, "prompt_tokens": 5_435 + 467}  # today's LiteLLM: the writes inside too
+    expected = Usage(4, 119, 467, 5_431, ephemeral_5m_input_tokens=467)
+    assert Usage.of(older) == Usage.of(today) == expected
+    assert round(cost(older, PRICES["claude-3-7-sonnet"]).total, 8) == 0.00517755
+    with pytest.raises(ValueError, match=r"the cached \(5,436\) and written"):
+        Usage.of({**older, "cache_read_input_tokens": 5_436})  # more read than sent
+
+
 def test_gemini_thinking_is_output_and_the_tool_prompt_is_input() -> None:
     usage = {
         "prompt_token_count": 900,

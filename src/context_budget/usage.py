@@ -568,6 +568,13 @@ def _chat(usage: Any, path: str, strict: bool) -> _Figures:
     `cache_creation_input_tokens` (its lifetimes split as Anthropic's), else
     `prompt_tokens_details.cache_write_tokens`. Without `prompt_tokens`,
     DeepSeek's prompt is its hits plus its misses.
+
+    LiteLLM has counted Anthropic's writes both ways: today `prompt_tokens`
+    holds them ([BerriAI/litellm#26919](https://github.com/BerriAI/litellm/pull/26919)
+    mends an integration that counted them twice), while the figures an older
+    LiteLLM recorded hold the reads alone, so that the reads and the writes
+    together pass `prompt_tokens`. Such a figure is read as it was written:
+    its uncached tail is `prompt_tokens` minus the reads, the writes added.
     """
     hit, miss = _counts(usage, path, "prompt_cache_hit_tokens", "prompt_cache_miss_tokens")
     if response_field(usage, "prompt_tokens") is None and (hit or miss):
@@ -591,7 +598,10 @@ def _chat(usage: Any, path: str, strict: bool) -> _Figures:
     if response_field(usage, "cache_creation_input_tokens") is None:
         return (uncached, read, 0, written, 0, output)  # OpenAI's writes live 30 minutes
     (written,) = _counts(usage, path, "cache_creation_input_tokens")  # LiteLLM's Anthropic writes
-    uncached = _inside(prompt, read, written, path, "prompt_tokens")
+    if read <= prompt < read + written:  # an older LiteLLM's: the reads inside, the writes not
+        uncached = prompt - read
+    else:
+        uncached = _inside(prompt, read, written, path, "prompt_tokens")
     return (uncached, read, *_split(usage, path, written), output)
 
 
