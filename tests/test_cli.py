@@ -432,6 +432,11 @@ BAD_FILES: list[tuple[str, bytes, tuple[str, ...]]] = [
     ("top-level-null", b"null", ("found null",)),
     ("object-without-conversation", b'{"system": "s"}', ("has no 'conversation'",)),
     ("object-with-unknown-key", b'{"conversations": []}', ("unexpected key 'conversations'",)),
+    (
+        "swe-agent-trajectory",  # keys of SWE-agent's own `.traj` files: the run's totals alone
+        b'{"environment": "e", "trajectory": [], "history": [], "info": {"model_stats": {}}}',
+        ("an SWE-agent trajectory", "info.model_stats"),
+    ),
     ("system-not-a-string", b'{"system": 3, "conversation": []}', ("system", "int")),
     ("pinned-not-a-list", b'{"pinned": "rule", "conversation": []}', ("pinned", "str")),
     ("pinned-record-not-a-string", b'{"pinned": ["a", 2], "conversation": []}', ("record 1",)),

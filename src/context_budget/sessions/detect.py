@@ -7,7 +7,8 @@ Claude Code's linking ids) are claude-code; an object with a
 `conversation` is layers, one with `messages` is openai; a list of events
 with a `source` and an `action` or `observation` is openhands, a list is
 openai when a message has `tool_calls`, a `tool_call_id` or the role `system`
-or `developer`, and messages otherwise.
+or `developer`, and messages otherwise. An SWE-agent trajectory (`.traj`),
+which keeps the run's totals and no call's usage, is named and refused.
 
 A new format is one module with a `read` function and one entry here: a test
 in `_detected` and a line in `_READERS` (and its name in `FORMATS`).
@@ -108,10 +109,24 @@ def _first_record(text: str) -> dict[str, Any] | None:
     return record if "type" in record or claude_code.is_session_record(record) else None
 
 
+def _totals_only(data: object) -> bool:
+    """True for an SWE-agent trajectory (`.traj`): its steps, its history and the run's
+    totals (`info.model_stats`), with no call's usage."""
+    if not isinstance(data, dict) or not isinstance(data.get("trajectory"), list):
+        return False
+    info = data.get("info")
+    return isinstance(info, dict) and isinstance(info.get("model_stats"), dict)
+
+
 def _detected(data: object) -> str:
     """The format of a file that is one JSON document."""
     if mini_swe_agent.is_trajectory(data):
         return "mini-swe-agent"
+    if _totals_only(data):
+        raise FormatError(
+            "an SWE-agent trajectory: it keeps the run's totals (info.model_stats) and no "
+            "call's usage or messages in a format read here"
+        )
     if isinstance(data, dict) and "type" in data and "conversation" not in data:
         return "codex" if codex.is_rollout(data) else "claude-code"
     if own.is_layers(data):
