@@ -104,6 +104,26 @@ def test_mini_swe_agent_refuses_a_trajectory_without_messages() -> None:
         read_text("[]", "mini-swe-agent")
 
 
+def test_a_trajectory_without_timestamps_takes_each_response_s_created_time() -> None:
+    data = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    answers = [m for m in data["messages"] if m["role"] == "assistant"]
+    recorded = [m["extra"]["timestamp"] for m in answers]
+    for number, message in enumerate(answers):  # as mini-swe-agent 1.x wrote them
+        del message["extra"]["timestamp"]
+        message["extra"]["response"]["created"] = 1_763_511_061 + number
+    answers[1]["extra"]["response"]["created"] = 0  # no time given: none taken
+    answers[2]["extra"]["response"]["created"] = "1763511063"  # not a number: none taken
+    answers[3]["extra"]["timestamp"] = recorded[3]  # a time of its own comes first
+    calls = read_text(json.dumps(data), "mini-swe-agent").calls  # in the order recorded
+    assert [call.timestamp for call in calls[:5]] == [
+        1_763_511_061.0,
+        None,
+        None,
+        epoch(recorded[3], "timestamp"),
+        1_763_511_065.0,
+    ]
+
+
 @pytest.mark.parametrize("where", ["call", "run"])
 def test_a_cost_that_is_not_a_number_of_dollars_stops_the_bill(tmp_path: Path, where: str) -> None:
     data = json.loads(TRAJECTORY.read_text(encoding="utf-8"))

@@ -6,8 +6,10 @@ OpenAI messages). The last message, `role: "exit"`, is the run's final output
 (the submission, a diff), not a turn: it is kept apart, as a `FinalOutput`.
 Each assistant message that came from the model carries
 `extra.response.usage` (LiteLLM's shape) and `extra.cost` (USD, LiteLLM's
-price); the costs add up to `instance_cost`. The thread is
-`<instance id>/main`.
+price); the costs add up to `instance_cost`. A call's time is
+`extra.timestamp`; the 1.x releases before it wrote none, and there it is the
+response's own `created` (seconds since the epoch, as the Chat Completions API
+gives it). The thread is `<instance id>/main`.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ def _calls(data: dict[str, Any], messages: list[Any], thread: ThreadId) -> list[
         calls.append(
             Call(
                 thread=thread,
-                timestamp=epoch(extra.get("timestamp"), f"{where}.extra.timestamp"),
+                timestamp=_time(extra, response, where),
                 model=model if isinstance(model, str) else str(default_model),
                 usage=Usage.of(
                     response["usage"], where=f"{where}.extra.response.usage", strict=False
@@ -99,6 +101,17 @@ def _calls(data: dict[str, Any], messages: list[Any], thread: ThreadId) -> list[
             )
         )
     return calls
+
+
+def _time(extra: dict[str, Any], response: dict[str, Any], where: str) -> float | None:
+    """A call's time: `extra.timestamp`, else the response's `created` (a whole number of
+    seconds, above 0); None when neither is recorded."""
+    if extra.get("timestamp") is not None:
+        return epoch(extra["timestamp"], f"{where}.extra.timestamp")
+    created = response.get("created")
+    if type(created) is int and created > 0:
+        return epoch(created, f"{where}.extra.response.created")
+    return None
 
 
 def read(data: object, name: str = "") -> Session:
