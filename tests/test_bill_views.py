@@ -204,6 +204,17 @@ def test_a_call_without_a_time_is_a_day_of_its_own(tmp_path: Path) -> None:
         bill.groups("fortnight")
 
 
+def test_a_rebuild_without_a_time_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "abcd1234-0000.jsonl"
+    path.write_text(_line(1, None) + _line(2, None), "utf-8")  # the second rewrites it all
+    assert main(["bill", str(path), "--timezone", "UTC"]) == 0
+    rebuild = next(line for line in capsys.readouterr().out.splitlines() if "rebuild:" in line)
+    assert rebuild.startswith("rebuild: call 2 (abcd1234/main, no time recorded): ")
+    assert "None" not in rebuild
+
+
 def test_a_sub_agent_file_outside_projects_joins_its_session_folder(tmp_path: Path) -> None:
     folder = tmp_path / "demo" / FE5E / "subagents"
     folder.mkdir(parents=True)

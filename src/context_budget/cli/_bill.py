@@ -422,9 +422,11 @@ def _rebuild_lines(rebuilds: list[dict[str, Any]]) -> list[str]:
         gap = "" if r["gap_seconds"] is None else f", {r['gap_seconds']:,.0f} s after the last"
         reason = r["provider_reason"]
         said = "" if reason is None else f" (the provider says {one_line(reason)})"
+        when = f"at {r['time']} ({one_line(r['thread'])})"
+        if r["time"] is None:
+            when = f"({one_line(r['thread'])}, no time recorded)"
         lines.append(
-            f"rebuild: call {r['call']} at {r['time']} ({one_line(r['thread'])}): {r['cause']}"
-            f"{said}, "
+            f"rebuild: call {r['call']} {when}: {r['cause']}{said}, "
             f"{r['lost_tokens']:,} tokens lost{gap}, {_money(r['extra_usd'])} extra"
         )
         if r["first_difference"]:
