@@ -53,6 +53,21 @@ def test_the_json_keeps_the_bills_conventions(capsys: pytest.CaptureFixture[str]
     assert costs == sorted(costs, reverse=True)
 
 
+def test_a_bill_with_no_priced_call_is_unpriced_not_free(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    unknown = tmp_path / "unknown-model.jsonl"  # a model the table has no rate for
+    unknown.write_text(SYNTHETIC.read_text("utf-8").replace("claude-", "house-"), "utf-8")
+    data = _json(capsys, str(unknown))
+    assert data["bill_usd"] is None and data["replayed_usd"] is None
+    assert main(["whatif", str(unknown)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "calls: " in lines[3] and lines[3].endswith(" on no model replayed")
+    assert lines[4] == "bill unpriced · replayed: no replayed call is on a model with a price"
+    moved = _json(capsys, str(unknown), "--model", "claude-sonnet-4-6")  # a priced replay
+    assert moved["bill_usd"] is None and isinstance(moved["replayed_usd"], float)
+
+
 def test_clearing_and_compaction_say_how_often_they_fired(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -175,9 +175,10 @@ def _usd(value: float | None) -> float | None:
 
 def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
     """The replay as plain data (the `--json` object); USD rounded to 6 places."""
-    bill = done.bill
+    bill, recorded = done.bill, done.recorded
     cost = bill.cost()
     priced = len(bill.unpriced_models()) < len(bill.models) if bill.calls else False
+    billed = len(recorded.unpriced_models()) < len(recorded.models) if recorded.calls else False
     found: dict[str, Any] = {
         "files": list(done.recorded.files),
         "format": done.recorded.format,
@@ -188,7 +189,7 @@ def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
         "models": list(bill.models),
         "unreplayed_models": list(done.unreplayed),
         "threads": bill.threads,
-        "bill_usd": _usd(done.recorded.cost().total),
+        "bill_usd": _usd(recorded.cost().total) if billed else None,
         "replayed_usd": _usd(cost.total) if priced else None,
         "cost": {
             "uncached_input": _usd(cost.uncached_input),
@@ -317,7 +318,8 @@ def render(data: dict[str, Any]) -> str:
         f"whatif: {one_line(', '.join(data['files']))} ({data['format']})",
         _policy_line(data["policy"]),
         f"assumption: {data['assumption']}",
-        f"calls: {data['calls']:,}{extra} on {one_line(', '.join(data['models']) or 'none')}",
+        f"calls: {data['calls']:,}{extra} on "
+        + one_line(", ".join(data["models"]) or "no model replayed"),
         _compare_line(data),
         f"clearings: {data['clearings']:,} · compactions: {data['compactions']:,} · rebuilds: "
         + (", ".join(f"{cause} {n:,}" for cause, n in data["rebuilds"].items()) or "none"),
