@@ -433,6 +433,16 @@ BAD_FILES: list[tuple[str, bytes, tuple[str, ...]]] = [
     ("object-without-conversation", b'{"system": "s"}', ("has no 'conversation'",)),
     ("object-with-unknown-key", b'{"conversations": []}', ("unexpected key 'conversations'",)),
     (
+        "json-lines-of-unknown-objects",
+        b'{"b": 1, "a": 2}\n{"b": 3}\n',
+        ("JSON Lines of objects in no known format", "its keys: a, b"),
+    ),
+    (
+        "openhands-evaluation-output",  # an instance a line, its events under `history`
+        b'{"instance_id": "i", "history": [{"source": "user", "action": "message"}]}\n' * 2,
+        ("an OpenHands evaluation output", "'history' is an OpenHands event list"),
+    ),
+    (
         "swe-agent-trajectory",  # keys of SWE-agent's own `.traj` files: the run's totals alone
         b'{"environment": "e", "trajectory": [], "history": [], "info": {"model_stats": {}}}',
         ("an SWE-agent trajectory", "info.model_stats"),

@@ -94,8 +94,8 @@ class FormatError(ContextBudgetError, ValueError):
     """A file in no format: not JSON, nor JSON Lines of records, nor a known shape."""
 
 
-def _first_record(text: str) -> dict[str, Any] | None:
-    """The first line of `text` that is not blank, when it is a JSON record of a session."""
+def _first_object(text: str) -> dict[str, Any] | None:
+    """The first line of `text` that is not blank, when it is a JSON object."""
     found = _NOT_BLANK.search(text)  # subtle: the first line that is not blank, found
     start = text.rfind("\n", 0, found.start()) + 1 if found else 0  # without splitting them all
     end = text.find("\n", start)
@@ -104,9 +104,43 @@ def _first_record(text: str) -> dict[str, Any] | None:
         record = loads_json(first, long_numbers=True)  # a record: read as its reader reads it
     except ValueError:  # not JSON: the whole text may still be one document
         return None
-    if not isinstance(record, dict):
+    return record if isinstance(record, dict) else None
+
+
+def _first_record(text: str) -> dict[str, Any] | None:
+    """The first line of `text` that is not blank, when it is a JSON record of a session."""
+    record = _first_object(text)
+    if record is None:
         return None
     return record if "type" in record or claude_code.is_session_record(record) else None
+
+
+#: Why an OpenHands evaluation output is not read.
+_EVALUATED = (
+    "an OpenHands evaluation output (an instance a line): not read here; an instance's "
+    "'history' is an OpenHands event list, and saved as a file of its own it is read"
+)
+
+
+def _evaluated(data: object) -> bool:
+    """True for an instance of an OpenHands evaluation output: its id and its events."""
+    return (
+        isinstance(data, dict)
+        and "instance_id" in data
+        and openhands.is_events(data.get("history"))
+    )
+
+
+def _unknown_lines(text: str) -> str | None:
+    """What JSON Lines of objects no reader takes hold, said plainly; None for text whose
+    first line is no JSON object."""
+    first = _first_object(text)
+    if first is None:
+        return None
+    if _evaluated(first):
+        return _EVALUATED
+    keys = ", ".join(sorted(str(key) for key in first)[:6])
+    return f"JSON Lines of objects in no known format: the first has no 'type' (its keys: {keys})"
 
 
 def _totals_only(data: object) -> bool:
@@ -122,6 +156,8 @@ def _detected(data: object) -> str:
     """The format of a file that is one JSON document."""
     if mini_swe_agent.is_trajectory(data):
         return "mini-swe-agent"
+    if _evaluated(data):
+        raise FormatError(_EVALUATED)
     if _totals_only(data):
         raise FormatError(
             "an SWE-agent trajectory: it keeps the run's totals (info.model_stats) and no "
@@ -164,7 +200,7 @@ def detect_format(text: str) -> tuple[str, object]:
         try:
             strict_json(text)
         except ValueError as error:  # names where the JSON breaks
-            raise FormatError(str(error)) from None
+            raise FormatError(_unknown_lines(text) or str(error)) from None
     return _detected(data), data
 
 
