@@ -94,12 +94,42 @@ def test_every_row_is_dated_and_sourced_and_writes_follow_the_caching_rule() -> 
             continue
         for price in row.prices:
             assert price.as_of.startswith("2026-12") and price.source, model
-            assert "developers.openai.com" in price.source, model
+            named = "developers.openai.com" in price.source  # the model's own page, or
+            assert named or price.source.startswith("secondary: "), model  # who else said
             newer = model.startswith(("gpt-5.6", "gpt-6"))
             write = price.write_30m if newer else price.write_5m
             assert write == pytest.approx(price.input * (1.25 if newer else 1.0)), model
             assert (price.write_30m is None) is not newer, model
             assert price.read < price.input, model
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [  # 40,000 sent, 30,000 of them cached, 1,000 out: 10,000 x in + 30,000 x read + out
+        ("gpt-5.2", 0.0367500),
+        ("gpt-5.2-codex", 0.0367500),
+        ("gpt-5.3-codex", 0.0367500),
+        ("gpt-5.4", 0.0475000),
+        ("gpt-5.4-mini", 0.0142500),
+        ("gpt-5.4-nano", 0.0038500),
+    ],
+)
+def test_the_codex_models_of_2026_are_priced(tmp_path: Path, model: str, expected: float) -> None:
+    total = {"input_tokens": 40_000, "cached_input_tokens": 30_000, "output_tokens": 1_000}
+    bill = read_bill(_rollout(tmp_path, model, [total]))
+    assert bill.unpriced_models() == ()
+    assert round(bill.cost().total, 7) == expected
+
+
+def test_gpt_5_4_past_272k_pays_its_long_context_rates_on_the_whole_request() -> None:
+    short = {"input_tokens": 272_000, "cached_input_tokens": 100_000, "output_tokens": 1_000}
+    long = {**short, "input_tokens": 272_001}
+    row = MODELS["gpt-5.4"]
+    assert round(cost(short, row).total, 6) == round(
+        (172_000 * 2.5 + 100_000 * 0.25 + 15_000) / 1e6, 6
+    )
+    # past the band's start every rate moves: input and cached input twice, output 1.5 times
+    assert round(cost(long, row).total, 6) == round((172_001 * 5 + 100_000 * 0.5 + 22_500) / 1e6, 6)
 
 
 def test_gpt_5_6_cache_writes_are_billed_at_a_quarter_more_than_input(tmp_path: Path) -> None:

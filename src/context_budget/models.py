@@ -596,7 +596,11 @@ def _openai_price(
     """Input, cached input and output; writes at 1.25 times input (`writes`) or free."""
     base, read, out = rates
     write = base * 1.25 if writes else base
-    source = f"OpenAI, {_O_MODELS}{model_id} (read {as_of}){note}"
+    source = (
+        note
+        if note.startswith("secondary:")
+        else f"OpenAI, {_O_MODELS}{model_id} (read {as_of}){note}"
+    )
     band = LongContext(_O_LONG_ABOVE, base * 2, out * 1.5) if long else None
     return Price(
         base,
@@ -639,6 +643,12 @@ def _openai_model(
 
 
 _FREE = "; writes cost no more than input before GPT-5.6"
+#: A source for models whose OpenAI page was not read (the note then stands alone).
+_COPILOT = (
+    "secondary: GitHub's per-token table for Copilot (github/docs, "
+    "data/tables/copilot/models-and-pricing.yml), which gives GPT-5.5 and GPT-5.6 at this "
+    "table's rates too; OpenAI's page for the model was not read" + _FREE
+)
 _CUT = "; the 2026-07-30 price cut (secondary for its date: docs.laozhang.ai, 2026-08-01)"
 _LAUNCH = (
     "; the launch rates of 2026-07-09, from secondary sources (apidog.com's GPT-5.6 guide, "
@@ -647,8 +657,8 @@ _LAUNCH = (
 
 #: OpenAI's rates: model id, (input, cached input, output), the date they took effect
 #: ("" for the first), the date they were read, and what the source adds. GPT-5.6 and
-#: later write at 1.25 times input; from GPT-5.5 on, past 272K input tokens the whole
-#: request pays the long-context rates.
+#: later write at 1.25 times input; on GPT-5.4 and from GPT-5.5 on, past 272K input
+#: tokens the whole request pays the long-context rates.
 _OPENAI_RATES: tuple[tuple[str, tuple[float, float, float], str, str, str], ...] = (
     (
         "gpt-4o",
@@ -674,6 +684,12 @@ _OPENAI_RATES: tuple[tuple[str, tuple[float, float, float], str, str, str], ...]
         "2026-12-06",
         "; the GPT-5.1 rates (its page, read 2026-12-06): the Codex model's own page was not read",
     ),
+    ("gpt-5.2", (1.75, 0.175, 14.0), "", "2026-12-06", _COPILOT),
+    ("gpt-5.2-codex", (1.75, 0.175, 14.0), "", "2026-12-06", _COPILOT),
+    ("gpt-5.3-codex", (1.75, 0.175, 14.0), "", "2026-12-06", _COPILOT),
+    ("gpt-5.4", (2.50, 0.25, 15.0), "", "2026-12-06", _COPILOT),
+    ("gpt-5.4-mini", (0.75, 0.075, 4.50), "", "2026-12-06", _COPILOT),
+    ("gpt-5.4-nano", (0.20, 0.02, 1.25), "", "2026-12-06", _COPILOT),
     (
         "gpt-5.5",
         (5.0, 0.50, 30.0),
@@ -722,6 +738,8 @@ _OPENAI_RATES: tuple[tuple[str, tuple[float, float, float], str, str, str], ...]
 #: Fast mode (priority processing) at twice every rate, where the model's page gives it.
 _OPENAI_FAST = {"gpt-6.2-sol": 2.0}
 _OPENAI_ALIASES = {"gpt-5.6-sol": ("gpt-5.6",)}
+#: The models before GPT-5.6 whose long-context rates are known.
+_OPENAI_LONG = frozenset({"gpt-5.4", "gpt-5.5"})
 
 
 def _openai_rows() -> list[Model]:
@@ -736,7 +754,7 @@ def _openai_rows() -> list[Model]:
             note=note,
             since=since,
             writes=newer,
-            long=newer or model_id == "gpt-5.5",
+            long=newer or model_id in _OPENAI_LONG,
             fast=_OPENAI_FAST.get(model_id),
         )
         prices.setdefault(model_id, []).append(price)
