@@ -82,6 +82,19 @@ def test_a_bad_openhands_message_stops_the_conversation_not_the_bill(tmp_path: P
     assert len(read_bill(path).calls) == len(read_bill(OPENHANDS).calls)
 
 
+def test_openhands_running_costs_add_up_run_by_run(tmp_path: Path) -> None:
+    events = _events()
+    assert read_bill(OPENHANDS).recorded_cost is None  # the shipped list records none
+    spent = [0.004, 0.009, 0.009, 0.002, 0.005]  # a second run starts at 0.002
+    for event, total in zip(events[1:], spent, strict=False):
+        event["llm_metrics"] = {"accumulated_cost": total, "costs": []}
+    bill = read_bill(_json(tmp_path, "events.json", events))
+    assert bill.recorded_cost == pytest.approx(0.009 + 0.005)
+    events[1]["llm_metrics"]["accumulated_cost"] = "free"
+    with pytest.raises(ValueError, match=r"event 1 llm_metrics\.accumulated_cost: a cost must"):
+        read_bill(_json(tmp_path, "events.json", events))
+
+
 def test_openhands_events_of_no_message_are_skipped_and_counted() -> None:
     events = [
         {"source": "user", "action": "message", "args": {"content": "hi"}},

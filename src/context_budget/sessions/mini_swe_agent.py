@@ -26,7 +26,7 @@ from context_budget.sessions.session import (
     ThreadId,
     checked_layers,
 )
-from context_budget.sessions.text import epoch, kind_of, object_at
+from context_budget.sessions.text import dollars, epoch, kind_of, object_at
 from context_budget.usage import Usage
 
 __all__ = ["is_trajectory", "read"]
@@ -38,14 +38,6 @@ def is_trajectory(data: object) -> bool:
     """Whether a loaded JSON value is a mini-swe-agent trajectory."""
     name = data.get("trajectory_format") if isinstance(data, dict) else None
     return isinstance(name, str) and name.startswith("mini-swe-agent")
-
-
-def _cost(value: Any, where: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e12:
-        raise ValueError(f"{where}: a cost must be a number >= 0 (USD), got {value!r:.60}")
-    return float(value)
 
 
 def _final(data: dict[str, Any], messages: list[Any]) -> tuple[list[Any], FinalOutput | None]:
@@ -97,7 +89,7 @@ def _calls(data: dict[str, Any], messages: list[Any], thread: ThreadId) -> list[
                 usage=Usage.of(
                     response["usage"], where=f"{where}.extra.response.usage", strict=False
                 ),
-                recorded_cost=_cost(extra.get("cost"), f"{where}.extra.cost"),
+                recorded_cost=dollars(extra.get("cost"), f"{where}.extra.cost"),
             )
         )
     return calls
@@ -142,7 +134,7 @@ def read(data: object, name: str = "") -> Session:
     stats = object_at(object_at(data, "info"), "model_stats")
     api_calls = stats.get("api_calls")
     try:
-        recorded = _cost(stats.get("instance_cost"), "instance_cost")
+        recorded = dollars(stats.get("instance_cost"), "instance_cost")
     except ValueError as error:
         recorded, usage_problem = None, usage_problem or error
     return Session(

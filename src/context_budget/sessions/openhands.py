@@ -14,6 +14,11 @@ A file is a JSON list of events, each with a `source` (`"user"`, `"agent"`,
   that call: a user message with a `tool_result` holding its `content`;
 - every other event (state changes, empty observations) is skipped and counted.
 
+The cost the file recorded itself is OpenHands' running total,
+`llm_metrics.accumulated_cost`, carried on the events after each call: its
+last value, and where a list joins several runs (the total falls back to start
+again), the last value of each run added up.
+
 The thread is `<file name>/main`.
 """
 
@@ -27,7 +32,7 @@ from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions.openai_chat import assistant, text_of
 from context_budget.sessions.session import Call, Session, ThreadId
-from context_budget.sessions.text import count_of, epoch, kind_of, object_at, tally
+from context_budget.sessions.text import count_of, dollars, epoch, kind_of, object_at, tally
 from context_budget.usage import Usage
 
 __all__ = ["is_events", "read"]
@@ -92,9 +97,11 @@ class _Reading:
         self.skipped: dict[str, int] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
+        self.runs: list[float] = []  # the running cost recorded: its last value in each run
 
     def event(self, index: int, event: dict[str, Any]) -> None:
         where = f"event {index}"
+        self._spent(event, where)
         response = object_at(event, "tool_call_metadata").get("model_response")
         ident = response.get("id") if isinstance(response, dict) else None
         fresh = not (isinstance(ident, str) and ident in self.seen)
@@ -117,6 +124,26 @@ class _Reading:
             self.skipped[label] = self.skipped.get(label, 0) + 1
         else:
             self.conversation.append(message)
+
+    def _spent(self, event: dict[str, Any], where: str) -> None:
+        """Note the running cost an event recorded (`llm_metrics.accumulated_cost`): a new
+        run where it fell."""
+        metrics = event.get("llm_metrics")
+        if not isinstance(metrics, dict) or self.usage_problem is not None:
+            return
+        try:
+            total = dollars(
+                metrics.get("accumulated_cost"), f"{where} llm_metrics.accumulated_cost"
+            )
+        except ValueError as error:
+            self.usage_problem = error
+            return
+        if total is None:
+            return
+        if self.runs and total >= self.runs[-1]:
+            self.runs[-1] = total
+        else:
+            self.runs.append(total)
 
     def _call(
         self, index: int, event: dict[str, Any], response: dict[str, Any], fresh: bool
@@ -168,6 +195,7 @@ def read(data: object, name: str = "") -> Session:
         usage_records=tuple(reading.records),
         skipped=sum(reading.skipped.values()),
         files=(name,) if name else (),
+        recorded_cost=sum(reading.runs) if reading.runs else None,
         conversation_error=problem,
         usage_error=reading.usage_problem,
     )

@@ -41,6 +41,7 @@ __all__ = [
     "count_of",
     "decode",
     "description",
+    "dollars",
     "epoch",
     "gc_paused",
     "json_lines",
@@ -413,6 +414,19 @@ def epoch(value: Any, where: str) -> float | None:
     if not _EARLIEST <= seconds <= _LATEST:  # NaN fails too
         raise ValueError(f"{where}: a time outside the years 1 to 9999: {value!r:.60}")
     return seconds
+
+
+def dollars(value: Any, where: str) -> float | None:
+    """A cost a file recorded itself, in USD: a number from 0 (below 10**12); None if absent.
+
+    Raises:
+        ValueError: anything else, naming `where`.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e12:
+        raise ValueError(f"{where}: a cost must be a number >= 0 (USD), got {value!r:.60}")
+    return float(value)
 
 
 def as_blocks(content: str | list[Any]) -> list[Any]:
