@@ -184,6 +184,21 @@ def test_codex_outputs_and_other_items_are_kept_as_they_come() -> None:
     assert [m["content"][0]["content"] for m in conversation[2:]] == ["{}", "ok"]
 
 
+def test_a_codex_item_with_a_role_and_no_type_is_a_message() -> None:
+    said = [{"type": "input_text", "text": "Add rate limiting"}]
+    answer = [{"type": "output_text", "text": "Rate limits added."}]
+    user = {"role": "user", "content": said}  # no "type": a message, as the API reads it
+    text = _rollout(
+        ("response_item", user), ("response_item", {"role": "assistant", "content": answer})
+    )
+    conversation = read_text(text, "codex").layers.conversation
+    assert conversation == [
+        {"role": "user", "content": "Add rate limiting"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Rate limits added."}]},
+    ]
+    assert "type" not in user  # the item read is left as it was
+
+
 @pytest.mark.parametrize(
     ("usage", "said"),
     [

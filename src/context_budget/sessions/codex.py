@@ -122,8 +122,13 @@ def _assistant_block(item: dict[str, Any], where: str) -> dict[str, Any] | None:
 
 
 def _item_message(item: dict[str, Any], conversation: list[Message], where: str) -> Message | None:
-    """The message a `response_item` gives (the last one, grown, for an assistant item)."""
+    """The message a `response_item` gives (the last one, grown, for an assistant item).
+
+    An item with a role and no type is a message, as the Responses API reads its
+    input items."""
     role = item.get("role")
+    if "type" not in item and role is not None:
+        item = {**item, "type": "message"}
     if item.get("type") == "message" and role != "assistant":
         return {"role": role, "content": text_of(item.get("content"), where)}
     if item.get("type") in _OUTPUTS:
