@@ -126,14 +126,16 @@ def test_a_trajectory_without_timestamps_takes_each_response_s_created_time() ->
         message["extra"]["response"]["created"] = 1_763_511_061 + number
     answers[1]["extra"]["response"]["created"] = 0  # no time given: none taken
     answers[2]["extra"]["response"]["created"] = "1763511063"  # not a number: none taken
+    answers[4]["extra"]["response"]["created"] = 1_763_511_065_000  # milliseconds: none taken
     answers[3]["extra"]["timestamp"] = recorded[3]  # a time of its own comes first
     calls = read_text(json.dumps(data), "mini-swe-agent").calls  # in the order recorded
-    assert [call.timestamp for call in calls[:5]] == [
+    assert [call.timestamp for call in calls[:6]] == [
         1_763_511_061.0,
         None,
         None,
         epoch(recorded[3], "timestamp"),
-        1_763_511_065.0,
+        None,
+        1_763_511_066.0,
     ]
 
 

@@ -97,13 +97,20 @@ def _calls(data: dict[str, Any], messages: list[Any], thread: ThreadId) -> list[
 
 def _time(extra: dict[str, Any], response: dict[str, Any], where: str) -> float | None:
     """A call's time: `extra.timestamp`, else the response's `created` (a whole number of
-    seconds, above 0); None when neither is recorded."""
+    seconds, above 0, within the years `text.epoch` reads); None when neither is recorded.
+
+    Raises:
+        ValueError: an `extra.timestamp` that is no time, naming it.
+    """
     if extra.get("timestamp") is not None:
         return epoch(extra["timestamp"], f"{where}.extra.timestamp")
     created = response.get("created")
-    if type(created) is int and created > 0:
+    if type(created) is not int or created <= 0:
+        return None
+    try:
         return epoch(created, f"{where}.extra.response.created")
-    return None
+    except ValueError:  # not seconds (milliseconds, say): a stand-in, not the record's own
+        return None
 
 
 def read(data: object, name: str = "") -> Session:
