@@ -68,6 +68,27 @@ def test_a_bill_with_no_priced_call_is_unpriced_not_free(
     assert moved["bill_usd"] is None and isinstance(moved["replayed_usd"], float)
 
 
+def test_a_bill_with_one_unpriced_call_prices_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines, first = [], None  # the first response in fast mode, which this model has no rate for
+    for line in SYNTHETIC.read_text("utf-8").splitlines():
+        record = json.loads(line.replace("claude-sonnet-4-5-20250929", "claude-3-7-sonnet"))
+        message = record.get("message", {})
+        if record.get("type") == "assistant" and isinstance(message.get("usage"), dict):
+            first = first or message["id"]
+            if message["id"] == first:
+                message["usage"]["speed"] = "fast"
+        lines.append(json.dumps(record) + "\n")
+    path = tmp_path / "fast.jsonl"
+    path.write_text("".join(lines), "utf-8")
+    bill = read_bill(path)
+    assert len(bill.unpriced_calls()) == 1 < len(bill.calls)
+    data = _json(capsys, str(path))
+    assert data["bill_usd"] == round(bill.cost().total, 6)
+    assert isinstance(data["replayed_usd"], float)
+
+
 def test_clearing_and_compaction_say_how_often_they_fired(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

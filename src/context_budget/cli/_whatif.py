@@ -173,15 +173,18 @@ def _usd(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
+def _priced(bill: Bill) -> bool:
+    """True when one call of `bill` at least has a price (its cost is then no guess)."""
+    return len(bill.unpriced_calls()) < len(bill.calls)
+
+
 def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
     """The replay as plain data (the `--json` object); USD rounded to 6 places."""
     bill, recorded = done.bill, done.recorded
     cost = bill.cost()
-    priced = len(bill.unpriced_models()) < len(bill.models) if bill.calls else False
-    billed = len(recorded.unpriced_models()) < len(recorded.models) if recorded.calls else False
     found: dict[str, Any] = {
-        "files": list(done.recorded.files),
-        "format": done.recorded.format,
+        "files": list(recorded.files),
+        "format": recorded.format,
         "policy": _policy_data(done),
         "assumption": done.assumption,
         "calls": len(done.recorded.calls),
@@ -189,8 +192,8 @@ def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
         "models": list(bill.models),
         "unreplayed_models": list(done.unreplayed),
         "threads": bill.threads,
-        "bill_usd": _usd(recorded.cost().total) if billed else None,
-        "replayed_usd": _usd(cost.total) if priced else None,
+        "bill_usd": _usd(recorded.cost().total) if _priced(recorded) else None,
+        "replayed_usd": _usd(cost.total) if _priced(bill) else None,
         "cost": {
             "uncached_input": _usd(cost.uncached_input),
             "cache_writes": _usd(cost.cache_writes),
