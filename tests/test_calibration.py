@@ -45,6 +45,7 @@ from context_budget.calibration import (
 )
 from context_budget.grading.unit_b import SAMPLE_TOKENS, SAMPLES, sample_texts
 from context_budget.scenarios.lucy import lucy_day
+from context_budget.sessions import openhands
 from context_budget.transcripts import load_transcript
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,12 +89,21 @@ def session_files() -> list[Path]:
     ]
 
 
+def layers_of(path: Path) -> list[Layers]:
+    """The layers of each session a file holds: an OpenHands evaluation output holds one per
+    instance, any other file one."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".jsonl" and openhands.is_instance(json.loads(text.partition("\n")[0])):
+        return [session.layers for session in openhands.read_instances(text, path.name)]
+    return [load_transcript(path)]
+
+
 def real_messages() -> list[str]:
     """The text of every message of the real transcripts, system prompts included."""
     texts = []
     for path in session_files():
-        layers = load_transcript(path)
-        texts += [layers.system, *map(checked_message_text, layers.conversation)]
+        for layers in layers_of(path):
+            texts += [layers.system, *map(checked_message_text, layers.conversation)]
     return texts
 
 

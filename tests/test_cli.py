@@ -438,9 +438,9 @@ BAD_FILES: list[tuple[str, bytes, tuple[str, ...]]] = [
         ("JSON Lines of objects in no known format", "its keys: a, b"),
     ),
     (
-        "openhands-evaluation-output",  # an instance a line, its events under `history`
+        "openhands-evaluation-output",  # an instance a line: a bill reads each, inspect one
         b'{"instance_id": "i", "history": [{"source": "user", "action": "message"}]}\n' * 2,
-        ("an OpenHands evaluation output", "'history' is an OpenHands event list"),
+        ("an OpenHands evaluation output of 2 instances (i, i)", "bill and whatif read them"),
     ),
     (
         "swe-agent-trajectory",  # keys of SWE-agent's own `.traj` files: the run's totals alone

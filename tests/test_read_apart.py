@@ -193,4 +193,19 @@ def test_any_folder_bills_the_same_split(
 def test_the_size_at_which_a_folder_is_split_is_the_one_the_docs_give() -> None:
     mib = _aside.SPLIT_BYTES / 2**20
     cli = " ".join((ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8").split())
-    assert f"OpenHands event lists) of {mib:g} MiB or more are read the same way" in cli
+    assert f"evaluation outputs) of {mib:g} MiB or more are read the same way" in cli
+
+
+def test_evaluation_outputs_bill_the_same_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = (FIXTURES / "openhands" / "output.jsonl").read_text(encoding="utf-8").splitlines()
+    for number in range(4):  # each file several sessions, an instance a line
+        renamed = [
+            json.dumps({**json.loads(line), "instance_id": f"run{number}-{k}"})
+            for k, line in enumerate(lines)
+        ]
+        (tmp_path / f"output-{number}.jsonl").write_text("\n".join(renamed) + "\n")
+    split, alone, cuts = _both(monkeypatch, ["bill", str(tmp_path), "--json", "--calls"])
+    assert cuts[0] is not None and split == alone
+    assert len(json.loads(split[1])["threads"]) == 4 * len(lines)

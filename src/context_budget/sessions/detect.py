@@ -5,7 +5,9 @@ Codex record type and a `payload` are codex, other records with a `type` (or
 Claude Code's linking ids) are claude-code; an object with a
 `trajectory_format` naming mini-swe-agent is mini-swe-agent, one with
 `conversation` is layers, one with `messages` is openai; a list of events
-with a `source` and an `action` or `observation` is openhands, a list is
+with a `source` and an `action` or `observation` is openhands, and so are
+an OpenHands evaluation's instances (an `instance_id` and such events under
+`history`), JSON Lines of them or one alone; a list is
 openai when a message has `tool_calls`, a `tool_call_id` or the role `system`
 or `developer`, and messages otherwise. An SWE-agent trajectory (`.traj`),
 which keeps the run's totals and no call's usage, is named and refused.
@@ -115,30 +117,12 @@ def _first_record(text: str) -> dict[str, Any] | None:
     return record if "type" in record or claude_code.is_session_record(record) else None
 
 
-#: Why an OpenHands evaluation output is not read.
-_EVALUATED = (
-    "an OpenHands evaluation output (an instance a line): not read here; an instance's "
-    "'history' is an OpenHands event list, and saved as a file of its own it is read"
-)
-
-
-def _evaluated(data: object) -> bool:
-    """True for an instance of an OpenHands evaluation output: its id and its events."""
-    return (
-        isinstance(data, dict)
-        and "instance_id" in data
-        and openhands.is_events(data.get("history"))
-    )
-
-
 def _unknown_lines(text: str) -> str | None:
     """What JSON Lines of objects no reader takes hold, said plainly; None for text whose
     first line is no JSON object."""
     first = _first_object(text)
     if first is None:
         return None
-    if _evaluated(first):
-        return _EVALUATED
     keys = ", ".join(sorted(str(key) for key in first)[:6])
     return f"JSON Lines of objects in no known format: the first has no 'type' (its keys: {keys})"
 
@@ -156,8 +140,8 @@ def _detected(data: object) -> str:
     """The format of a file that is one JSON document."""
     if mini_swe_agent.is_trajectory(data):
         return "mini-swe-agent"
-    if _evaluated(data):
-        raise FormatError(_EVALUATED)
+    if openhands.is_instance(data):
+        return "openhands"
     if _totals_only(data):
         raise FormatError(
             "an SWE-agent trajectory: it keeps the run's totals (info.model_stats) and no "
@@ -197,6 +181,8 @@ def detect_format(text: str) -> tuple[str, object]:
     if not parsed:
         if (record := _first_record(text)) is not None:
             return ("codex" if codex.is_rollout(record) else "claude-code"), None
+        if openhands.is_instance(_first_object(text)):
+            return "openhands", None  # an evaluation output: an instance a line
         try:
             strict_json(text)
         except ValueError as error:  # names where the JSON breaks
@@ -276,7 +262,40 @@ def _read_as(
         if later is None:
             return session
         return replace(session, read_messages=partial(_codex_messages, later))
+    if chosen == "openhands" and data is None and _instance_lines(source.text):
+        return _one_instance(openhands.read_instances(source.text, source.name))
     return _READERS[chosen](data if data is not None else strict_json(source.text), source.name)
+
+
+def _instance_lines(text: str) -> bool:
+    """True for text that starts as an object and is no one JSON document: JSON Lines, read
+    as an OpenHands evaluation's instances (an event list starts as a list)."""
+    start = _NOT_BLANK.search(text)
+    return start is not None and text[start.start()] == "{" and not try_json(text)[1]
+
+
+def _one_instance(sessions: list[Session]) -> Session:
+    """The one session of an evaluation output; ValueError naming its instances when it
+    holds several (a bill reads them all, each a session)."""
+    if len(sessions) == 1:
+        return sessions[0]
+    ids = ", ".join(session.main.session for session in sessions[:3])
+    more = ", ..." if len(sessions) > 3 else ""
+    raise ValueError(
+        f"an OpenHands evaluation output of {len(sessions)} instances "
+        f"({ids}{more}), each a session: bill and whatif read them all; one is read here "
+        "from a file holding that instance alone"
+    )
+
+
+def _sessions_as(
+    source: Source, chosen: str, later: Source | FileSource, instances: bool
+) -> list[Session]:
+    """The sessions of one file a bill reads: an evaluation output's (`instances`), one per
+    instance; any other file's one (`_read_as`)."""
+    if instances:
+        return openhands.read_instances(source.text, source.name)
+    return [_read_as(source, chosen, None, later=later)]
 
 
 def _codex_messages(given: Source | FileSource) -> Session:
@@ -552,30 +571,38 @@ def _taken(
         _skip(skipped, Skip("not a session", source.name, None, str(error)))
         return None
     if chosen not in _LINES:
-        return chosen, source
+        lines = chosen == "openhands" and _instance_lines(source.text)
+        return chosen, _complete(source, skipped) if lines else source
     number = _half_written(source, skipped)
     blank = () if number is None else (number,)
     return chosen, FileSource(source.name, blank, source.description, source.agent_type)
 
 
-def _one_file(
-    given: Source | FileSource, chosen: str, skipped: list[Skip] | None
-) -> Session | None:
-    """The session of one file that is not Claude Code's; None when it records no call."""
+def _one_file(given: Source | FileSource, chosen: str, skipped: list[Skip] | None) -> list[Session]:
+    """The sessions of one file that is not Claude Code's (an evaluation output holds one
+    per instance), those that record a call."""
     source = given.loaded()  # SourceError: not UTF-8 or unreadable, named
+    instances = chosen == "openhands" and _instance_lines(source.text)
     try:
-        session = _read_as(source, chosen, None, later=given)
+        sessions = _sessions_as(source, chosen, given, instances)
     except (TypeError, ValueError) as error:
-        mended = _mended([source], skipped) if chosen in _LINES else None
+        mended = _mended([source], skipped) if chosen in _LINES or instances else None
         if mended is None:
             raise ValueError(f"{source.name}: {error}") from None
         return _one_file(mended[0], chosen, skipped)
+    return [s for s in sessions if _billable(s, source.name, instances, skipped)]
+
+
+def _billable(session: Session, name: str, instance: bool, skipped: list[Skip] | None) -> bool:
+    """True for a session that records a call (or why its usage is refused); else False, and
+    a skip noted."""
     if session.calls or session.usage_error is not None:
-        return session
+        return True
     kind = "empty rollout" if session.format == "codex" else "no call"
-    reason = f"{source.name}: a {session.format} file with no API call recording usage"
-    _skip(skipped, Skip(kind, source.name, None, reason))
-    return None
+    what = f"evaluation instance {session.main.session!r}" if instance else "file"
+    reason = f"{name}: no API call recording usage in this {session.format} {what}"
+    _skip(skipped, Skip(kind, name, None, reason))
+    return False
 
 
 def _claude(
@@ -633,8 +660,8 @@ def read_paths(
 
 
 #: What one file gives a bill: a Claude Code file's source, to be read with the others;
-#: another file's session; or None when it is skipped.
-_Read = Source | FileSource | Session | None
+#: another file's sessions (none when it is skipped); or None when it is skipped.
+_Read = Source | FileSource | list[Session] | None
 
 
 def _one(path: Path, glanced: str | None, format: str, skipped: list[Skip] | None) -> _Read:
@@ -708,8 +735,8 @@ def _part(files: Sequence[Path], glances: dict[Path, str | None], format: str) -
             del skips[before:]  # its skips are noted again when this process reads it
             break
         done += 1
-        if isinstance(read, Session):
-            found.append(packed_session(read))
+        if isinstance(read, list):
+            found.extend(packed_session(session) for session in read)
         elif read is not None:
             found.append((read, b""))
     return done, skips, found
@@ -738,15 +765,17 @@ def _read_apart(
     skipped.extend(skips)
     for given, data in found:
         _add(
-            unpacked_session(given, data) if isinstance(given, Session) else given, claude, sessions
+            [unpacked_session(given, data)] if isinstance(given, Session) else given,
+            claude,
+            sessions,
         )
     more_claude, more = _in_order(rest[done:], glances, format, skipped)
     return claude + more_claude, sessions + more
 
 
 def _add(read: _Read, claude: list[Source | FileSource], sessions: list[Session]) -> None:
-    if isinstance(read, Session):
-        sessions.append(read)
+    if isinstance(read, list):
+        sessions.extend(read)
     elif read is not None:
         claude.append(read)
 

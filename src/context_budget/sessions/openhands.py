@@ -1,7 +1,10 @@
 """OpenHands event lists: the conversation the events record, and the calls they repeat.
 
-A file is a JSON list of events, each with a `source` (`"user"`, `"agent"`,
-`"environment"`) and an `action` or an `observation`:
+A file is a JSON list of events, or an evaluation's output (`output.jsonl`:
+JSON Lines, an instance a line, each with its `instance_id` and its events
+under `history`; each instance a session of its own, `read_instances`). An
+event has a `source` (`"user"`, `"agent"`, `"environment"`) and an `action`
+or an `observation`:
 
 - a user's `message` action is a user message (its `args.content`);
 - an agent's action that carries `tool_call_metadata.model_response` gives the
@@ -17,13 +20,16 @@ A file is a JSON list of events, each with a `source` (`"user"`, `"agent"`,
 The cost the file recorded itself is OpenHands' running total,
 `llm_metrics.accumulated_cost`, carried on the events after each call: its
 last value, and where a list joins several runs (the total falls back to start
-again), the last value of each run added up.
+again), the last value of each run added up. An instance whose events carry
+none has the total its output kept (`metrics.accumulated_cost`).
 
-The thread is `<file name>/main`.
+The thread is `<file name>/main`; an instance's, `<instance id>/main`.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
 
@@ -32,10 +38,19 @@ from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions.openai_chat import assistant, text_of
 from context_budget.sessions.session import Call, Session, ThreadId
-from context_budget.sessions.text import count_of, dollars, epoch, kind_of, object_at, tally
+from context_budget.sessions.text import (
+    count_of,
+    dollars,
+    epoch,
+    kind_of,
+    loads_json,
+    object_at,
+    split_lines,
+    tally,
+)
 from context_budget.usage import Usage
 
-__all__ = ["is_events", "read"]
+__all__ = ["is_events", "is_instance", "read", "read_instances"]
 
 
 def is_events(data: object) -> bool:
@@ -44,6 +59,11 @@ def is_events(data: object) -> bool:
         return False
     first = data[0]
     return "source" in first and ("action" in first or "observation" in first)
+
+
+def is_instance(data: object) -> bool:
+    """True for an instance of an OpenHands evaluation output: its id and its events."""
+    return isinstance(data, dict) and "instance_id" in data and is_events(data.get("history"))
 
 
 def _reply(response: object, where: str) -> Message | None:
@@ -88,8 +108,9 @@ def _event_message(event: dict[str, Any], fresh: bool, where: str) -> Message | 
 class _Reading:
     """The events read so far: the conversation, the calls, what was skipped, the problems."""
 
-    def __init__(self, thread: ThreadId) -> None:
+    def __init__(self, thread: ThreadId, at: str = "") -> None:
         self.thread = thread
+        self.at = at  # where the events are, before an event's number: "line 2 " or ""
         self.conversation: list[Message] = []
         self.calls: list[Call] = []
         self.records: list[Call] = []
@@ -100,7 +121,7 @@ class _Reading:
         self.runs: list[float] = []  # the running cost recorded: its last value in each run
 
     def event(self, index: int, event: dict[str, Any]) -> None:
-        where = f"event {index}"
+        where = f"{self.at}event {index}"
         self._spent(event, where)
         response = object_at(event, "tool_call_metadata").get("model_response")
         ident = response.get("id") if isinstance(response, dict) else None
@@ -150,7 +171,7 @@ class _Reading:
     ) -> None:
         if self.usage_problem is not None or not isinstance(response.get("usage"), dict):
             return
-        where = f"event {index}"
+        where = f"{self.at}event {index}"
         try:
             call = Call(
                 thread=self.thread,
@@ -169,22 +190,78 @@ class _Reading:
 
 
 def read(data: object, name: str = "") -> Session:
-    """A loaded event list as a `Session`.
+    """A loaded event list, or one instance of an evaluation output, as a `Session`.
 
     Raises:
-        ValueError: not a list; TypeError: an event that is not an object.
+        ValueError: neither; TypeError: an event that is not an object.
     """
+    if isinstance(data, dict) and "instance_id" in data:
+        return _instance(data, name, "")
     if not isinstance(data, list):
         raise ValueError(f"expected a list of OpenHands events, found {kind_of(data)}")
-    reading = _Reading(ThreadId(PurePath(name).stem or "events"))
+    return _events(data, name, ThreadId(PurePath(name).stem or "events"), "")
+
+
+def read_instances(text: str, name: str = "") -> list[Session]:
+    """An evaluation output's text (JSON Lines, an instance a line) as a session per
+    instance, in the order of its lines; blank lines are passed over.
+
+    Raises:
+        ValueError: a line that is no JSON or no instance, or no instance at
+            all; TypeError: an event that is not an object. Each names its line.
+    """
+    sessions = []
+    for number, line in enumerate(split_lines(text), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = loads_json(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"line {number}: not valid JSON: {error.msg}") from None
+        if not isinstance(data, dict) or "instance_id" not in data:
+            found = (
+                kind_of(data) if not isinstance(data, dict) else "an object with no 'instance_id'"
+            )
+            raise ValueError(f"line {number}: expected an evaluation instance, found {found}")
+        sessions.append(_instance(data, name, f"line {number} "))
+    if not sessions:
+        raise ValueError("an OpenHands evaluation output with no instance: every line is blank")
+    return sessions
+
+
+def _instance(data: dict[str, Any], name: str, at: str) -> Session:
+    """One instance of an evaluation output: its `history` read as events, its thread named
+    by its `instance_id`."""
+    ident, history = data["instance_id"], data.get("history")
+    if isinstance(ident, bool) or not isinstance(ident, str | int) or str(ident).strip() == "":
+        raise ValueError(f"{at}instance_id: expected a name or a number, got {ident!r:.60}")
+    if not isinstance(history, list):
+        raise ValueError(
+            f"{at}history: expected a list of OpenHands events, found {kind_of(history)}"
+        )
+    session = _events(history, name, ThreadId(str(ident)), at)
+    if session.recorded_cost is not None or session.usage_error is not None:
+        return session
+    try:
+        kept = dollars(
+            object_at(data, "metrics").get("accumulated_cost"), f"{at}metrics.accumulated_cost"
+        )
+    except ValueError as error:
+        return replace(session, usage_error=error)
+    return replace(session, recorded_cost=kept)
+
+
+def _events(data: list[Any], name: str, thread: ThreadId, at: str) -> Session:
+    """The events of a list read as the session `thread` names; `at` says where they are."""
+    reading = _Reading(thread, at)
     for index, event in enumerate(data):
         if not isinstance(event, dict):
-            raise TypeError(f"event {index} has type {kind_of(event)}, not an object")
+            raise TypeError(f"{at}event {index} has type {kind_of(event)}, not an object")
         reading.event(index, event)
     problem = reading.problem
     if problem is None and not reading.conversation:
         problem = ValueError(
-            f"OpenHands events with no conversation: {count_of(len(data), 'event')} "
+            f"{at}OpenHands events with no conversation: {count_of(len(data), 'event')} "
             f"({tally(reading.skipped)}), no message, model response or tool result"
         )
     return Session(

@@ -522,7 +522,7 @@ class Session:
         if not self.calls and self.format == "claude-code":
             raise ValueError("Claude Code session(s) with no assistant line with usage")
         if not self.calls:
-            raise ValueError(f"a {self.format} file with no API call recording usage")
+            raise ValueError(f"no API call recording usage in this {self.format} file")
         return self
 
 
