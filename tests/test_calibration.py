@@ -46,6 +46,7 @@ from context_budget.calibration import (
 from context_budget.grading.unit_b import SAMPLE_TOKENS, SAMPLES, sample_texts
 from context_budget.scenarios.lucy import lucy_day
 from context_budget.sessions import openhands
+from context_budget.sessions.openhands_state import STATE_FILE
 from context_budget.transcripts import load_transcript
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,12 +81,14 @@ def per_kind_ratios(text: str) -> int:
 
 def session_files() -> list[Path]:
     """Every session file under `SESSION_FOLDERS`, sub-folders included (not a sub-agent's
-    `.meta.json`, which describes a session and holds none)."""
+    `.meta.json`, which describes a session and holds none, nor an OpenHands conversation's
+    event file, which its state file reads)."""
     return [
         path
         for folder in SESSION_FOLDERS
         for path in sorted(folder.rglob("*.json*"))
         if not path.name.endswith(".meta.json")
+        and not (path.parent.name == "events" and (path.parent.parent / STATE_FILE).is_file())
     ]
 
 

@@ -667,6 +667,15 @@ _OPENAI_RATES: tuple[tuple[str, tuple[float, float, float], str, str, str], ...]
         "2026-12-06",
         "; secondary: the openai-models crate's table" + _FREE,
     ),
+    (
+        "gpt-4o-mini",
+        (0.15, 0.075, 0.60),
+        "",
+        "2026-12-06",
+        "secondary: the openai-models crate's table (docs.rs, openai-models 0.1.1), the "
+        "rates LiteLLM recorded for a real OpenHands conversation too; OpenAI's page for the "
+        "model was not read" + _FREE,
+    ),
     ("codex-mini-latest", (1.50, 0.375, 6.0), "", "2026-12-02", _FREE),
     (
         "gpt-5",

@@ -28,6 +28,7 @@ from context_budget.sessions import (
     read_text,
     session_files,
 )
+from context_budget.sessions.openhands_state import STATE_FILE
 from context_budget.sessions.skips import Skip
 
 #: The largest file `inspect` reads unless `--max-bytes` says otherwise.
@@ -86,13 +87,16 @@ def _load(text: str, path: str, format: str, skipped: list[Skip] | None) -> Sess
 
 
 def _files_of(path: str) -> list[str]:
-    """The files a path given to the command names: itself, or a folder's `.jsonl` files."""
+    """The files a path given to the command names: itself, a folder's `.jsonl` files, or an
+    OpenHands conversation folder's state file (which reads its events)."""
     try:
         is_folder = os.path.isdir(path)
     except (OSError, ValueError):  # pragma: no cover - defensive: isdir reports these as False
         is_folder = False
     if not is_folder:
         return [path]
+    if (state := Path(path) / STATE_FILE).is_file():
+        return [str(state)]
     try:
         found = [str(file) for file in session_files(Path(path))]
     except ValueError as error:

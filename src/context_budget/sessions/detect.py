@@ -32,7 +32,15 @@ from typing import Any, BinaryIO
 
 from context_budget._aside import SPLIT_BYTES, aside, can_fork
 from context_budget.errors import ContextBudgetError
-from context_budget.sessions import claude_code, codex, mini_swe_agent, openai_chat, openhands, own
+from context_budget.sessions import (
+    claude_code,
+    codex,
+    mini_swe_agent,
+    openai_chat,
+    openhands,
+    openhands_state,
+    own,
+)
 from context_budget.sessions._packed import packed_session, unpacked_session
 from context_budget.sessions.copies import without_copies
 from context_budget.sessions.session import Session
@@ -149,6 +157,13 @@ def _detected(data: object) -> str:
         )
     if isinstance(data, dict) and "type" in data and "conversation" not in data:
         return "codex" if codex.is_rollout(data) else "claude-code"
+    if openhands_state.is_state(data):
+        return "openhands"
+    if openhands_state.is_event(data):
+        raise FormatError(
+            "an OpenHands conversation's event: read with its conversation's "
+            f"{openhands_state.STATE_FILE}, from the events folder beside it"
+        )
     if own.is_layers(data):
         return "layers"
     if isinstance(data, dict):
@@ -356,7 +371,7 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
     seen: set[Path] = set()
     for given in paths:
         path = Path(given)
-        inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
+        inside = _sessions_in(path) if _kind(path) == "folder" else [path]
         if not inside:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
         for file in inside:
@@ -364,6 +379,18 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
                 seen.add(key)
                 found.append(file)
     return found
+
+
+def _sessions_in(folder: Path) -> list[Path]:
+    """The session files under a folder (`session_files`), an OpenHands conversation's
+    event files left to its state file, which reads them."""
+    found = session_files(folder, SESSION_SUFFIXES)
+    states = {path.parent for path in found if path.name == openhands_state.STATE_FILE}
+    return [
+        path
+        for path in found
+        if not (path.parent.name == "events" and path.parent.parent in states)
+    ]
 
 
 def _billed_format(source: Source, format: str) -> str:

@@ -36,6 +36,7 @@ from typing import Any
 from context_budget._checks import check_message
 from context_budget.layers import Layers
 from context_budget.messages import Message
+from context_budget.sessions import openhands_state
 from context_budget.sessions.openai_chat import assistant, text_of
 from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.sessions.text import (
@@ -190,13 +191,16 @@ class _Reading:
 
 
 def read(data: object, name: str = "") -> Session:
-    """A loaded event list, or one instance of an evaluation output, as a `Session`.
+    """A loaded event list, one instance of an evaluation output, or a conversation's state
+    (`openhands_state`, its events read from beside the file `name`) as a `Session`.
 
     Raises:
         ValueError: neither; TypeError: an event that is not an object.
     """
     if isinstance(data, dict) and "instance_id" in data:
         return _instance(data, name, "")
+    if openhands_state.is_state(data):
+        return openhands_state.read(data, name)
     if not isinstance(data, list):
         raise ValueError(f"expected a list of OpenHands events, found {kind_of(data)}")
     return _events(data, name, ThreadId(PurePath(name).stem or "events"), "")
