@@ -247,3 +247,12 @@ def test_openai_writes_and_a_bad_conversation_are_read_as_such(tmp_path: Path) -
     assert "events (openhands)" in str(session.conversation_error)
     with pytest.raises(ValueError, match="expected an OpenHands conversation state"):
         openhands_state.read({"agent": {}}, "")
+
+
+def test_reads_counted_apart_from_the_prompt_are_read_so(tmp_path: Path) -> None:
+    state = _state()
+    record = state["stats"]["usage_to_metrics"]["agent"]["token_usages"][0]
+    record |= {"prompt_tokens": 120, "cache_read_tokens": 5000, "cache_write_tokens": 300}
+    usage = read_bill(_copy(tmp_path, state)).calls[0].usage
+    assert (usage.input_tokens, usage.cache_read_input_tokens) == (120, 5000)
+    assert usage.cache_creation_input_tokens == 300

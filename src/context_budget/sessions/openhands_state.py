@@ -8,7 +8,7 @@ in a folder of its own, `~/.openhands/conversations/<id>/`:
   model it runs, `agent.llm`, named by its `usage_id`) and `stats.usage_to_metrics`,
   one entry per model the conversation used (`"agent"`, a `"condenser"`
   that summarises, ...), each with `token_usages`, a record per API call
-  (`prompt_tokens` with the cached and written tokens inside it,
+  (`prompt_tokens`, which holds the cached and written tokens,
   `completion_tokens`, `cache_read_tokens`, `cache_write_tokens`,
   `response_id`), its `costs` and its `accumulated_cost`;
 - `events/event-<index>-<id>.json`, an event a file: the system prompt, the
@@ -16,9 +16,13 @@ in a folder of its own, `~/.openhands/conversations/<id>/`:
   (`ActionEvent`, with the `llm_response_id` of the response that made it)
   and each result (`ObservationEvent`).
 
-Each usage record is one call. Its time is that of the event its response
-made (the events' times are written without a zone, and read as UTC as
-every such time is); where no event names the response, the time of its
+Each usage record is one call. An agent run through ACP counts its reads
+apart from `prompt_tokens`, as the SDK's own hit rate allows
+([`metrics.py`](https://github.com/OpenHands/software-agent-sdk/blob/main/openhands-sdk/openhands/sdk/llm/utils/metrics.py),
+`cache_hit_rate`): a record whose reads pass its prompt is read that way.
+A call's time is that of the event its response made (the events' times
+are written without a zone, and read as UTC as every such time is); where
+no event names the response, the time of its
 cost when the costs pair one to one with the records; else none. The
 agent's own model is the main thread, `<conversation>/main`; each other
 model (the condenser) a thread of its own, `<conversation>/agent-<usage id>`.
@@ -107,21 +111,31 @@ def _events(state: Path) -> tuple[list[dict[str, Any]], int]:
 
 
 def _usage_words(entry: dict[str, Any], model: str) -> dict[str, Any]:
-    """A usage record in LiteLLM's words, which `Usage.of` reads: the writes as Anthropic's
-    (`cache_creation_input_tokens`) on its models, as OpenAI's otherwise."""
-    details = {"cached_tokens": entry.get("cache_read_tokens", 0)}
-    words: dict[str, Any] = {
-        "prompt_tokens": entry.get("prompt_tokens", 0),
-        "completion_tokens": entry.get("completion_tokens", 0),
-        "prompt_tokens_details": details,
-    }
-    written = entry.get("cache_write_tokens", 0)
+    """A usage record in the words `Usage.of` reads: LiteLLM's, the cached and written tokens
+    inside `prompt_tokens` (the writes as Anthropic's on its models, as OpenAI's otherwise);
+    or, where the reads pass `prompt_tokens` and so cannot be inside it (an agent run through
+    ACP counts them apart), Anthropic's, each figure on its own."""
+    prompt, read = entry.get("prompt_tokens", 0), entry.get("cache_read_tokens", 0)
+    output, written = entry.get("completion_tokens", 0), entry.get("cache_write_tokens", 0)
+    if _whole(prompt) and _whole(read) and read > prompt:
+        return {
+            "input_tokens": prompt,
+            "cache_read_input_tokens": read,
+            "cache_creation_input_tokens": written,
+            "output_tokens": output,
+        }
+    details = {"cached_tokens": read}
+    words = {"prompt_tokens": prompt, "completion_tokens": output, "prompt_tokens_details": details}
     found = model_for(model) if written else None
     if found is not None and found.provider == "anthropic":
         words["cache_creation_input_tokens"] = written
     elif written:
         details["cache_write_tokens"] = written
     return words
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _times(events: list[dict[str, Any]]) -> dict[str, Any]:
