@@ -114,3 +114,33 @@ def test_the_page_says_how_far_it_has_gone(open_page: OpenPage) -> None:
     assert said[-1].startswith("Billed fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl.")
     # the browser's Python cannot see the machine's zone: the page says its days are UTC's
     assert said[-1].endswith("(this Python cannot see the machine's time zone: days are in UTC)")
+
+
+def test_an_openhands_evaluation_output_is_billed_an_instance_a_session(
+    open_page: OpenPage,
+) -> None:
+    output = REPO / "tests" / "fixtures" / "transcripts" / "openhands" / "output.jsonl"
+    loaded = open_page(PAGE)
+    _choose(loaded, output)
+    status = loaded.page.locator(".cb-own-status")
+    assert status.get_attribute("data-kind") == "done", status.inner_text()
+    text = _bill(loaded).locator("body").inner_text()
+    for instance in ("ponylang__ponyc-4595", "ponylang__ponyc-4593", "ponylang__ponyc-4588"):
+        assert instance in text
+    assert loaded.problems.lines() == []
+
+
+def test_a_conversation_s_state_and_events_chosen_together_bill_its_calls(
+    open_page: OpenPage,
+) -> None:
+    folder = REPO / "tests" / "fixtures" / "transcripts" / "openhands-conversation"
+    state = next(folder.glob("*/base_state.json"))
+    events = sorted(state.parent.glob("events/event-*.json"))
+    loaded = open_page(PAGE)
+    _choose(loaded, state, *events)  # a file picker lays them side by side
+    status = loaded.page.locator(".cb-own-status")
+    assert status.get_attribute("data-kind") == "done", status.inner_text()
+    text = _bill(loaded).locator("body").inner_text()
+    assert state.parent.name in text and "gpt-4o-mini" in text
+    left_out = _bill(loaded).locator("table", has_text="not a session").inner_text()
+    assert all(event.name in left_out for event in events)  # each named, none billed
