@@ -87,25 +87,24 @@ def test_each_call_has_the_time_of_the_event_its_response_made() -> None:
     ]
 
 
+def _blocks(layers: Any, kind: str) -> list[dict[str, Any]]:
+    """The blocks of one type in the conversation's messages, in order."""
+    return [
+        block
+        for message in layers.conversation
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == kind
+    ]
+
+
 def test_the_events_are_the_conversation() -> None:
     layers = load_transcript(STATE)
     assert layers.system.startswith("You are OpenHands agent")
     roles = [message["role"] for message in layers.conversation]
     assert roles == ["user", "assistant", "user", "assistant", "user", "user", "assistant"]
-    used = [
-        block["id"]
-        for message in layers.conversation
-        if isinstance(message["content"], list)
-        for block in message["content"]
-        if block["type"] == "tool_use"
-    ]
-    answered = [
-        block["tool_use_id"]
-        for message in layers.conversation
-        if isinstance(message["content"], list)
-        for block in message["content"]
-        if block["type"] == "tool_result"
-    ]
+    used = [block["id"] for block in _blocks(layers, "tool_use")]
+    answered = [block["tool_use_id"] for block in _blocks(layers, "tool_result")]
     assert used == answered == ["call_KaQ0kUcBb5tbMzhxbIx9dvoZ", "call_HhojVstik9LFNxVlLTgV0iIA"]
     assert detect_format(STATE.read_text())[0] == "openhands"
 
@@ -211,7 +210,7 @@ def test_errors_and_refusals_answer_their_tool_calls_and_other_events_are_counte
     session = _read(path)
     messages = session.layers.conversation
     assert [len(m["content"]) for m in messages if m["role"] == "assistant"] == [2]  # one reply
-    results = [b["content"] for m in messages for b in m["content"] if b["type"] == "tool_result"]
+    results = [block["content"] for block in _blocks(session.layers, "tool_result")]
     assert results == ["no such tool", "not that"]
     assert session.skipped == 5  # state update, pause, request, the list, an object of no kind
 
