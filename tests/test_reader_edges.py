@@ -32,6 +32,14 @@ TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
 EVENTS = SESSIONS / "openhands" / "basic_gui_mode.json"
 ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
 PROJECT = SESSIONS / "sample-project"
+CONVERSATION = (
+    ROOT
+    / "tests"
+    / "fixtures"
+    / "transcripts"
+    / "openhands-conversation"
+    / "cd94562403b9487ebdd4018e3f531dfd"
+)
 SESSION = "7b2e9c41-0d3a-4f6e-8a15-3c9d2e7f1b60"
 
 
@@ -373,11 +381,18 @@ def test_with_no_path_the_bill_reads_the_agents_home_folders(
     day = home / ".codex" / "sessions" / "2026" / "03" / "02"
     day.mkdir(parents=True)
     shutil.copy(ROLLOUT, day / ROLLOUT.name)
+    conversations = home / ".openhands" / "conversations"
+    shutil.copytree(CONVERSATION, conversations / CONVERSATION.name)
     assert main(["bill", "--json"]) == 0
     captured = capsys.readouterr()
     first = captured.err.splitlines()[0]
-    assert first == (f"context-budget: reading {home}/.claude/projects, {home}/.codex/sessions")
-    assert json.loads(captured.out)["calls"] == len(read_bill([PROJECT, ROLLOUT]).calls)
+    assert first == (
+        f"context-budget: reading {home}/.claude/projects, {home}/.codex/sessions, "
+        f"{home}/.openhands/conversations"
+    )
+    assert len(captured.err.splitlines()) == 1  # no event file skipped
+    every = read_bill([PROJECT, ROLLOUT, CONVERSATION])
+    assert json.loads(captured.out)["calls"] == len(every.calls)
 
 
 def test_the_claude_config_variable_names_several_folders(
@@ -406,6 +421,7 @@ def test_with_no_path_and_no_folder_the_bill_is_one_error_line(
     assert err.count("\n") == 1
     assert err.startswith("context-budget: error: no session folder found")
     assert f"{home}/.claude/projects" in err and f"{home}/.codex/sessions" in err
+    assert f"{home}/.openhands/conversations" in err
 
 
 # ---------------------------------------------------------------- any value anywhere

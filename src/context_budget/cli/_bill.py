@@ -91,9 +91,10 @@ def add_parser(commands: Any) -> None:
         nargs="*",
         metavar="PATH",
         help=(
-            "session files or folders (default: the folders Claude Code and Codex keep "
-            "their sessions in: $CLAUDE_CONFIG_DIR/projects, else ~/.config/claude/projects "
-            "and ~/.claude/projects; $CODEX_HOME/sessions, else ~/.codex/sessions)"
+            "session files or folders (default: the folders Claude Code, Codex and OpenHands "
+            "keep their sessions in: $CLAUDE_CONFIG_DIR/projects, else ~/.config/claude/projects "
+            "and ~/.claude/projects; $CODEX_HOME/sessions, else ~/.codex/sessions; "
+            "~/.openhands/conversations)"
         ),
     )
     bill.add_argument(

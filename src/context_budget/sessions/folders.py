@@ -4,6 +4,8 @@
   names (several, separated by commas, as Claude Code and ccusage read it);
   without the variable, `~/.config/claude/projects` and `~/.claude/projects`.
 - Codex: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+- OpenHands (its CLI, 1.x): `~/.openhands/conversations`, a folder per
+  conversation ([OpenHands-CLI's `locations.py`](https://github.com/OpenHands/OpenHands-CLI/blob/main/openhands_cli/locations.py)).
 
 Only the folders that exist are returned, in that order.
 """
@@ -32,7 +34,7 @@ def searched_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
         claude = [home / ".config" / "claude" / "projects", home / ".claude" / "projects"]
     codex_home = env.get("CODEX_HOME", "").strip()
     codex = Path(codex_home) / "sessions" if codex_home else home / ".codex" / "sessions"
-    return [*claude, codex]
+    return [*claude, codex, home / ".openhands" / "conversations"]
 
 
 def default_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
