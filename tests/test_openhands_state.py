@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from context_budget.bills import read_bill
+from context_budget.cli import main
 from context_budget.sessions import Session, openhands_state, read_paths, read_text
 from context_budget.sessions.detect import detect_format
 from context_budget.sessions.skips import Skip
@@ -255,3 +256,9 @@ def test_reads_counted_apart_from_the_prompt_are_read_so(tmp_path: Path) -> None
     usage = read_bill(_copy(tmp_path, state)).calls[0].usage
     assert (usage.input_tokens, usage.cache_read_input_tokens) == (120, 5000)
     assert usage.cache_creation_input_tokens == 300
+
+
+def test_inspect_takes_the_conversation_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(CONVERSATION), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["format"], report["messages"]) == ("openhands", 7)
