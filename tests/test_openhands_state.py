@@ -158,17 +158,22 @@ def test_a_half_written_last_event_is_left_out_and_the_calls_billed(tmp_path: Pa
     assert [message["role"] for message in layers.conversation][-1] == "user"
 
 
-def test_event_files_away_from_their_state_are_named_skips(tmp_path: Path) -> None:
+def test_event_files_beside_their_state_are_read_by_it_and_alone_are_named_skips(
+    tmp_path: Path,
+) -> None:
     flat = tmp_path / "chosen"  # the files as a page's file picker leaves them: side by side
     flat.mkdir()
     (flat / "base_state.json").write_bytes(STATE.read_bytes())
-    events = sorted((CONVERSATION / "events").glob("event-*.json"))[:2]
+    events = sorted((CONVERSATION / "events").glob("event-*.json"))
     for event in events:
         (flat / event.name).write_bytes(event.read_bytes())
     skipped: list[Skip] = []
-    assert len(read_paths([flat], skipped=skipped)[0].calls) == 3
-    assert [skip.file for skip in skipped] == [str(flat / event.name) for event in events]
-    assert all("an OpenHands conversation's event: read with" in s.reason for s in skipped)
+    [session] = read_paths([flat], skipped=skipped)
+    assert skipped == [] and len(session.calls) == 3
+    assert session.layers == load_transcript(STATE)  # the same conversation as in its folder
+    (flat / "base_state.json").unlink()  # events with no state: named, none billed
+    with pytest.raises(ValueError, match="an OpenHands conversation's event: read with"):
+        read_paths([flat])
 
 
 def _with_events(tmp_path: Path, events: list[Any], state: dict[str, Any] | None = None) -> Path:

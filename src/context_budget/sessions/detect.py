@@ -366,31 +366,31 @@ def _kind(path: Path) -> str:
 
 def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
     """The files the paths name, each once (by its resolved path); of a folder, every file
-    of a session format (`SESSION_SUFFIXES`) under it."""
+    of a session format (`SESSION_SUFFIXES`) under it. An OpenHands conversation's event
+    files (in `events/` beside its state file, or beside it) are left to the state file
+    among them, which reads them."""
     found: list[Path] = []
     seen: set[Path] = set()
     for given in paths:
         path = Path(given)
-        inside = _sessions_in(path) if _kind(path) == "folder" else [path]
+        inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
         if not inside:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
         for file in inside:
             if (key := file.resolve()) not in seen:
                 seen.add(key)
                 found.append(file)
-    return found
-
-
-def _sessions_in(folder: Path) -> list[Path]:
-    """The session files under a folder (`session_files`), an OpenHands conversation's
-    event files left to its state file, which reads them."""
-    found = session_files(folder, SESSION_SUFFIXES)
     states = {path.parent for path in found if path.name == openhands_state.STATE_FILE}
-    return [
-        path
-        for path in found
-        if not (path.parent.name == "events" and path.parent.parent in states)
-    ]
+    return [path for path in found if not _read_by_state(path, states)] if states else found
+
+
+def _read_by_state(path: Path, states: set[Path]) -> bool:
+    """True for an event file that a conversation's state file in `states` reads."""
+    if not openhands_state.is_event_name(path.name):
+        return False
+    if path.parent.name == "events" and path.parent.parent in states:
+        return True
+    return path.parent in states and not (path.parent / "events").is_dir()
 
 
 def _billed_format(source: Source, format: str) -> str:

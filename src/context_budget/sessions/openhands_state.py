@@ -31,8 +31,9 @@ prompt, messages, tool calls grouped by the response that made them, and
 their results; other events are skipped and counted. The cost the state
 recorded itself is the sum of the `accumulated_cost`s.
 
-The events are read from the `events` folder beside the state file; a state
-file alone (copied out of its folder) still gives its calls.
+The events are read from the `events` folder beside the state file, or where
+there is none, from the event files beside it; a state file alone (copied out
+of its folder) still gives its calls.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.sessions.text import dollars, epoch, kind_of, loads_json, object_at, tally
 from context_budget.usage import Usage
 
-__all__ = ["STATE_FILE", "event_files", "is_event", "is_state", "read"]
+__all__ = ["STATE_FILE", "event_files", "is_event", "is_event_name", "is_state", "read"]
 
 #: The name of a conversation's state file; its events are in `events/` beside it.
 STATE_FILE = "base_state.json"
@@ -74,17 +75,21 @@ def is_event(data: object) -> bool:
 
 def event_files(state: Path) -> list[Path]:
     """The event files of the conversation whose state file is `state`, in their order
-    (by the index in their names); none when it has no `events` folder."""
+    (by the index in their names): those of the `events` folder beside it, or where there
+    is none, those beside it (as a page's file picker leaves them); none when neither."""
     folder = state.parent / "events"
+    if not folder.is_dir():
+        folder = state.parent
     try:
-        names = [
-            name
-            for name in (entry.name for entry in folder.iterdir())
-            if name.startswith(_EVENT_NAME[0]) and name.endswith(_EVENT_NAME[1])
-        ]
+        names = [name for name in (entry.name for entry in folder.iterdir()) if is_event_name(name)]
     except OSError:
         return []
     return [folder / name for name in sorted(names, key=_index)]
+
+
+def is_event_name(name: str) -> bool:
+    """True for the name of an event file: `event-<index>-<id>.json`."""
+    return name.startswith(_EVENT_NAME[0]) and name.endswith(_EVENT_NAME[1])
 
 
 def _index(name: str) -> tuple[int, str]:
