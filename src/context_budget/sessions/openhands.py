@@ -23,7 +23,9 @@ last value, and where a list joins several runs (the total falls back to start
 again), the last value of each run added up. An instance whose events carry
 none has the total its output kept (`metrics.accumulated_cost`).
 
-The thread is `<file name>/main`; an instance's, `<instance id>/main`.
+The thread is `<file name>/main`; an instance's, `<instance id>/main`. The
+folder OpenHands 1.x keeps per conversation (`base_state.json` and its
+`events/`) is read by `openhands_state`, which `read` hands a state to.
 """
 
 from __future__ import annotations
