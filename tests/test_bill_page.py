@@ -58,3 +58,20 @@ def test_a_failed_write_leaves_the_old_page_and_no_temporary(
         write_page(target, "<!doctype html>new")
     assert target.read_text(encoding="utf-8") == "old page"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bill.html"]
+
+
+def test_what_the_bill_left_out_is_listed_with_its_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / SYNTHETIC.name).write_bytes(SYNTHETIC.read_bytes())
+    (folder / "notes<b>.json").write_text('{"shopping": ["milk"]}', encoding="utf-8")
+    page = tmp_path / "bill.html"
+    assert main(["bill", str(folder), "--html", str(page), "--timezone", "UTC"]) == 0
+    assert "1 skipped: not a session 1" in capsys.readouterr().err
+    text = page.read_text(encoding="utf-8")
+    left = text[text.index("<h2>Left out</h2>") :]
+    assert '<li><span class="kind">not a session</span>: ' in left
+    assert "notes&lt;b&gt;.json: not a session in a format bills read" in left  # escaped
+    assert "<b>" not in left.partition("</ul>")[0]

@@ -234,10 +234,15 @@ def _what_ifs(what_if: Mapping[str, float | None]) -> str:
 
 
 def _skipped(skipped: Sequence[Mapping[str, Any]]) -> str:
+    """What the bill left out: each skip's kind and its reason, which names its file (and
+    line) and says why; a list, so that a long reason wraps on a phone."""
     if not skipped:
         return ""
-    rows = [[s["kind"], s["file"], "" if s["line"] is None else s["line"]] for s in skipped]
-    return "<h2>Left out</h2>" + _table(["skipped", "file", "line"], rows)
+    items = "".join(
+        f'<li><span class="kind">{escape(s["kind"])}</span>: {escape(s["reason"])}</li>'
+        for s in skipped
+    )
+    return f'<h2>Left out</h2><ul class="skipped">{items}</ul>'
 
 
 def _replays(whatif: Mapping[str, Any]) -> str:

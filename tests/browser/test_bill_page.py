@@ -117,3 +117,19 @@ def test_the_chart_has_axes_in_tokens_and_calls(tmp_path: Path, blank_page: Page
     assert titles == ["tokens", "call"], titles
     label = blank_page.locator("svg#calls g.axis.tokens text.tick").first.bounding_box()
     assert label is not None and 6 <= label["height"] <= 24, label  # readable, not stretched
+
+
+def test_what_was_left_out_wraps_on_a_phone(tmp_path: Path, blank_page: Page) -> None:
+    """Each skip's reason, long as it is, wraps inside the screen's width at 390 px."""
+    blank_page.set_viewport_size(PHONE)
+    folder = tmp_path / "a-folder-whose-name-is-long-enough-to-push-a-line-past-the-screen"
+    folder.mkdir()
+    (folder / SYNTHETIC.name).write_bytes(SYNTHETIC.read_bytes())
+    (folder / "notes.json").write_text('{"shopping": ["milk"]}', encoding="utf-8")
+    _page(tmp_path, blank_page, folder)
+    item = blank_page.locator("ul.skipped li")
+    assert item.count() == 1 and "not a session in a format bills read" in item.inner_text()
+    width = blank_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page is {width} px wide at {PHONE['width']} px"
+    box = item.bounding_box()
+    assert box is not None and box["height"] > 40  # wrapped onto several lines
