@@ -32,6 +32,7 @@ TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
 EVENTS = SESSIONS / "openhands" / "basic_gui_mode.json"
 ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
 PROJECT = SESSIONS / "sample-project"
+EVALUATION = ROOT / "tests" / "fixtures" / "transcripts" / "openhands" / "output.jsonl"
 CONVERSATION = (
     ROOT
     / "tests"
@@ -451,6 +452,10 @@ def _documents() -> dict[str, tuple[bool, list[Any]]]:
     trajectory["messages"] = trajectory["messages"][:8]
     found["openhands"] = (False, [events])
     found["mini-swe-agent"] = (False, [trajectory])
+    instance = json.loads(EVALUATION.read_text(encoding="utf-8").splitlines()[0])
+    instance["history"] = instance["history"][:20]
+    found["openhands-output"] = (True, [instance, {**instance, "instance_id": "second"}])
+    found["openhands-state"] = (False, [json.loads((CONVERSATION / "base_state.json").read_text())])
     return found
 
 
