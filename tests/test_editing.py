@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import context_budget.editing as editing
 from context_budget import (
     PRICES,
     ContextManagementError,
@@ -605,6 +606,21 @@ def test_property_cleared_tokens_are_exactly_what_the_prompt_lost(
         if b.get("is_error")
     ]
     assert all(b["content"] != PLACEHOLDER for b in errors)
+    trusted = clear_tool_uses_20250919(history, spec, counter=big_results, checked=True)
+    assert trusted == result  # checked messages skip their check, and nothing else
+
+
+def test_messages_the_caller_checked_are_not_checked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`checked=True` (a replay's own requests) passes over the messages' check, the one
+    cost that grows with the history at every request; without it they are checked."""
+    looked: list[int] = []
+    monkeypatch.setattr(editing, "check_messages", lambda messages: looked.append(len(messages)))
+    clear_tool_uses_20250919(pairs(2), edit(), counter=big_results, checked=True)
+    assert looked == []
+    clear_tool_uses_20250919(pairs(2), edit(), counter=big_results)
+    assert looked == [5]
 
 
 # Parameters of the wrong shape, and LangChain's skips -------------------------

@@ -198,6 +198,7 @@ def clear_tool_uses_20250919(
     prompt_tokens: int | None = None,
     counter: TokenCounter | None = None,
     placeholder: str = PLACEHOLDER,
+    checked: bool = False,
 ) -> ClearResult:
     """Apply one `clear_tool_uses_20250919` edit as the server does.
 
@@ -211,6 +212,8 @@ def clear_tool_uses_20250919(
             system included), in tokens; the messages' own size when None.
         counter: text -> tokens; `estimate_tokens` when None.
         placeholder: the text a cleared result gets.
+        checked: True when the caller built or checked the messages itself (a
+            replay's requests, each call's): they are not checked again.
 
     Returns:
         A `ClearResult`; `cleared_tool_uses == 0` and the input list unchanged
@@ -237,7 +240,8 @@ def clear_tool_uses_20250919(
         >>> clear_tool_uses_20250919(calls, edit).applied_edit()
         {'type': 'clear_tool_uses_20250919', 'cleared_tool_uses': 3, 'cleared_input_tokens': 267}
     """
-    check_messages(messages)
+    if not checked:
+        check_messages(messages)
     count = resolve_counter(counter)
     if edit is None:
         edit = {}

@@ -619,13 +619,16 @@ class _Run:
         """`blocks` with old tool results cleared, as the server clears them."""
         if self.policy.clear_at is None:
             return blocks
+        size = sum(b.tokens for b in blocks)
+        if size <= self.policy.clear_at:  # the edit's trigger not passed: it clears nothing
+            thread.cleared = frozenset()
+            return blocks
         edit = {
             "trigger": {"type": "input_tokens", "value": self.policy.clear_at},
             "keep": {"type": "tool_uses", "value": self.policy.keep},
         }
-        size = sum(b.tokens for b in blocks)
         done = clear_tool_uses_20250919(
-            as_messages(blocks), edit, prompt_tokens=size, counter=count
+            as_messages(blocks), edit, prompt_tokens=size, counter=count, checked=True
         )
         gone = {
             item[IDENT]
