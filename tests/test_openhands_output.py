@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from openhands_files import EVALUATION
 
 from context_budget.bills import read_bill
 from context_budget.cli import main
@@ -21,7 +22,6 @@ from context_budget.sessions import read_paths, read_text
 from context_budget.sessions.skips import Skip
 
 ROOT = Path(__file__).resolve().parents[1]
-EVALUATION = ROOT / "tests" / "fixtures" / "transcripts" / "openhands" / "output.jsonl"
 EVENTS = ROOT / "docs" / "measured" / "sessions" / "openhands" / "basic_gui_mode.json"
 
 

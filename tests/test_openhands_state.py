@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from openhands_files import CONVERSATION
 
 from context_budget.bills import read_bill
 from context_budget.cli import main
@@ -24,15 +25,6 @@ from context_budget.sessions.detect import detect_format
 from context_budget.sessions.skips import Skip
 from context_budget.transcripts import load_transcript
 
-ROOT = Path(__file__).resolve().parents[1]
-CONVERSATION = (
-    ROOT
-    / "tests"
-    / "fixtures"
-    / "transcripts"
-    / "openhands-conversation"
-    / "cd94562403b9487ebdd4018e3f531dfd"
-)
 STATE = CONVERSATION / "base_state.json"
 
 

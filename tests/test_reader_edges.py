@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from openhands_files import CONVERSATION, EVALUATION
 from profiles import cases
 
 from context_budget import read_bill
@@ -32,15 +33,6 @@ TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
 EVENTS = SESSIONS / "openhands" / "basic_gui_mode.json"
 ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
 PROJECT = SESSIONS / "sample-project"
-EVALUATION = ROOT / "tests" / "fixtures" / "transcripts" / "openhands" / "output.jsonl"
-CONVERSATION = (
-    ROOT
-    / "tests"
-    / "fixtures"
-    / "transcripts"
-    / "openhands-conversation"
-    / "cd94562403b9487ebdd4018e3f531dfd"
-)
 SESSION = "7b2e9c41-0d3a-4f6e-8a15-3c9d2e7f1b60"
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from openhands_files import CONVERSATION, EVALUATION
 from playwright.sync_api import FrameLocator, Request
 
 from .conftest import POLL_MS, REPO, RUN_TIMEOUT_MS, SITE_DIR, LoadedPage, OpenPage, is_local
@@ -119,9 +120,8 @@ def test_the_page_says_how_far_it_has_gone(open_page: OpenPage) -> None:
 def test_an_openhands_evaluation_output_is_billed_an_instance_a_session(
     open_page: OpenPage,
 ) -> None:
-    output = REPO / "tests" / "fixtures" / "transcripts" / "openhands" / "output.jsonl"
     loaded = open_page(PAGE)
-    _choose(loaded, output)
+    _choose(loaded, EVALUATION)
     status = loaded.page.locator(".cb-own-status")
     assert status.get_attribute("data-kind") == "done", status.inner_text()
     text = _bill(loaded).locator("body").inner_text()
@@ -133,8 +133,7 @@ def test_an_openhands_evaluation_output_is_billed_an_instance_a_session(
 def test_a_conversation_s_state_and_events_chosen_together_are_one_session(
     open_page: OpenPage,
 ) -> None:
-    folder = REPO / "tests" / "fixtures" / "transcripts" / "openhands-conversation"
-    state = next(folder.glob("*/base_state.json"))
+    state = CONVERSATION / "base_state.json"
     events = sorted(state.parent.glob("events/event-*.json"))
     loaded = open_page(PAGE)
     _choose(loaded, state, *events)  # a file picker lays them side by side
