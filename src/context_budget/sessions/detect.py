@@ -277,16 +277,28 @@ def _read_as(
         if later is None:
             return session
         return replace(session, read_messages=partial(_codex_messages, later))
-    if chosen == "openhands" and data is None and _instance_lines(source.text):
-        return _one_instance(openhands.read_instances(source.text, source.name))
+    if chosen == "openhands" and data is None:
+        whole, data = _document(source.text)
+        if not whole:
+            return _one_instance(openhands.read_instances(source.text, source.name))
     return _READERS[chosen](data if data is not None else strict_json(source.text), source.name)
 
 
-def _instance_lines(text: str) -> bool:
-    """True for text that starts as an object and is no one JSON document: JSON Lines, read
-    as an OpenHands evaluation's instances (an event list starts as a list)."""
+def _document(text: str) -> tuple[bool, object]:
+    """(True, the document) for text that is one JSON document; (False, None) for JSON Lines
+    that start with an object, read as an OpenHands evaluation's instances (an event list
+    starts as a list).
+
+    Raises:
+        ValueError: text that is neither, naming where its JSON breaks.
+    """
+    data, parsed = try_json(text)
+    if parsed:
+        return True, data
     start = _NOT_BLANK.search(text)
-    return start is not None and text[start.start()] == "{" and not try_json(text)[1]
+    if start is None or text[start.start()] != "{":
+        strict_json(text)  # raises, naming where the JSON breaks
+    return False, None
 
 
 def _one_instance(sessions: list[Session]) -> Session:
@@ -301,16 +313,6 @@ def _one_instance(sessions: list[Session]) -> Session:
         f"({ids}{more}), each a session: bill and whatif read them all; one is read here "
         "from a file holding that instance alone"
     )
-
-
-def _sessions_as(
-    source: Source, chosen: str, later: Source | FileSource, instances: bool
-) -> list[Session]:
-    """The sessions of one file a bill reads: an evaluation output's (`instances`), one per
-    instance; any other file's one (`_read_as`)."""
-    if instances:
-        return openhands.read_instances(source.text, source.name)
-    return [_read_as(source, chosen, None, later=later)]
 
 
 def _codex_messages(given: Source | FileSource) -> Session:
@@ -598,8 +600,7 @@ def _taken(
         _skip(skipped, Skip("not a session", source.name, None, str(error)))
         return None
     if chosen not in _LINES:
-        lines = chosen == "openhands" and _instance_lines(source.text)
-        return chosen, _complete(source, skipped) if lines else source
+        return chosen, source
     number = _half_written(source, skipped)
     blank = () if number is None else (number,)
     return chosen, FileSource(source.name, blank, source.description, source.agent_type)
@@ -607,17 +608,23 @@ def _taken(
 
 def _one_file(given: Source | FileSource, chosen: str, skipped: list[Skip] | None) -> list[Session]:
     """The sessions of one file that is not Claude Code's (an evaluation output holds one
-    per instance), those that record a call."""
+    per instance, its half-written last line skipped), those that record a call."""
     source = given.loaded()  # SourceError: not UTF-8 or unreadable, named
-    instances = chosen == "openhands" and _instance_lines(source.text)
+    whole, data = True, None
     try:
-        sessions = _sessions_as(source, chosen, given, instances)
+        if chosen == "openhands":  # parsed once here, and read from what was parsed
+            whole, data = _document(source.text)
+        if whole:
+            sessions = [_read_as(source, chosen, data, later=given)]
+        else:
+            source = _complete(source, skipped)  # a run still writing its last instance
+            sessions = openhands.read_instances(source.text, source.name)
     except (TypeError, ValueError) as error:
-        mended = _mended([source], skipped) if chosen in _LINES or instances else None
+        mended = _mended([source], skipped) if chosen in _LINES or not whole else None
         if mended is None:
             raise ValueError(f"{source.name}: {error}") from None
         return _one_file(mended[0], chosen, skipped)
-    return [s for s in sessions if _billable(s, source.name, instances, skipped)]
+    return [s for s in sessions if _billable(s, source.name, not whole, skipped)]
 
 
 def _billable(session: Session, name: str, instance: bool, skipped: list[Skip] | None) -> bool:
