@@ -7,7 +7,9 @@ On them the pinned ccusage (installed from npm on first use, `benchmarks/peer.py
 reports by session, by day in two time zones, by week (weeks from Monday) and by
 month, offline and priced from tokens; `context-budget bill` reports the same
 views. Each row gives both tools' tokens of every kind and cost, and whether they
-agree.
+agree. A second Codex home holds the rollout twice, in `sessions/` and in
+`archived_sessions/` (where archiving a conversation moves it), as a home synced
+from another machine or restored from a backup can: each tool reads both folders.
 
     python -m benchmarks.ccusage_sessions           prints the comparison
     python -m benchmarks.ccusage_sessions --write   also writes the ccusage outputs to
@@ -33,7 +35,16 @@ from typing import Any
 from benchmarks.page import ROOT
 from benchmarks.peer import CCUSAGE_VERSION, ensure_ccusage
 
-__all__ = ["RECORD", "VIEWS", "ccusage_views", "lay_out", "main"]
+__all__ = [
+    "ARCHIVED_VIEW",
+    "CODEX_VIEW",
+    "RECORD",
+    "VIEWS",
+    "ccusage_views",
+    "lay_out",
+    "lay_out_archived",
+    "main",
+]
 
 SESSIONS = ROOT / "docs" / "measured" / "sessions"
 #: Where `--write` keeps ccusage's outputs, with the commands that made them.
@@ -62,6 +73,18 @@ def lay_out(folder: Path) -> tuple[Path, Path]:
     return folder / "claude", folder / "codex"
 
 
+def lay_out_archived(folder: Path) -> Path:
+    """A Codex home whose rollout is in `sessions/YYYY/MM/DD` and in `archived_sessions/`."""
+    home = folder / "codex-archived"
+    day = home / "sessions" / "2026" / "03" / "02"
+    day.mkdir(parents=True)
+    (home / "archived_sessions").mkdir()
+    for path in (SESSIONS / "synthetic").glob("rollout-*.jsonl"):
+        shutil.copy(path, day / path.name)
+        shutil.copy(path, home / "archived_sessions" / path.name)
+    return home
+
+
 def _ccusage(entry: Path, argv: Sequence[str], env: dict[str, str]) -> Any:
     done = subprocess.run(
         [str(entry), *argv], capture_output=True, text=True, env=env, timeout=300, check=True
@@ -69,13 +92,21 @@ def _ccusage(entry: Path, argv: Sequence[str], env: dict[str, str]) -> Any:
     return json.loads(done.stdout)
 
 
-def ccusage_views(entry: Path, claude: Path, codex: Path) -> dict[str, Any]:
-    """ccusage's JSON for every view of `VIEWS` (Claude Code) and its Codex sessions."""
+#: ccusage's arguments for its report of the Codex sessions under `CODEX_HOME`.
+CODEX_VIEW = ["codex", "session", "--json", "--offline"]
+#: The record's name for that report on the home that holds the rollout twice.
+ARCHIVED_VIEW = "codex session, also archived"
+
+
+def ccusage_views(entry: Path, claude: Path, codex: Path, archived: Path) -> dict[str, Any]:
+    """ccusage's JSON for every view of `VIEWS` (Claude Code), its Codex sessions, and
+    its Codex sessions of the home `archived` (`lay_out_archived`)."""
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(claude), "CODEX_HOME": str(codex)}
     found = {
         name: _ccusage(entry, ["claude", *argv, *_COMMON], env) for name, argv in VIEWS.items()
     }
-    found["codex session"] = _ccusage(entry, ["codex", "session", "--json", "--offline"], env)
+    found["codex session"] = _ccusage(entry, CODEX_VIEW, env)
+    found[ARCHIVED_VIEW] = _ccusage(entry, CODEX_VIEW, {**env, "CODEX_HOME": str(archived)})
     return found
 
 
@@ -106,7 +137,7 @@ def _bill(argv: Sequence[str]) -> Any:
     return json.loads(done.stdout)
 
 
-def compare(record: dict[str, Any], claude: Path, codex: Path) -> list[str]:
+def compare(record: dict[str, Any], claude: Path, codex: Path, archived: Path) -> list[str]:
     """Markdown rows: each ccusage row beside the bill's group of the same key."""
     lines = [
         "| view | key | ccusage tokens | bill tokens | ccusage $ | bill $ | agree |",
@@ -136,15 +167,19 @@ def compare(record: dict[str, Any], claude: Path, codex: Path) -> list[str]:
                 f"| {view} | {key} | {theirs:,} | {mine:,} | {row['totalCost']:.6f} | "
                 f"{'-' if cost is None else f'{cost:.6f}'} | {'yes' if agree else 'no'} |"
             )
-    codex_bill = _bill([str(codex / "sessions"), "--timezone", "UTC"])
-    total = record["views"]["codex session"]["totals"]
-    theirs = total["inputTokens"] + total["cacheReadTokens"] + total["outputTokens"]
-    mine = sum(codex_bill["tokens"].values())
-    agree = mine == theirs and abs(codex_bill["cost_usd"] - total["costUSD"]) < 1e-6
-    lines.append(
-        f"| codex session | all | {theirs:,} | {mine:,} | {total['costUSD']:.6f} | "
-        f"{codex_bill['cost_usd']:.6f} | {'yes' if agree else 'no'} |"
-    )
+    for view, folders in (
+        ("codex session", [codex / "sessions"]),
+        (ARCHIVED_VIEW, [archived / "sessions", archived / "archived_sessions"]),
+    ):
+        codex_bill = _bill([*map(str, folders), "--timezone", "UTC"])
+        total = record["views"][view]["totals"]
+        theirs = total["inputTokens"] + total["cacheReadTokens"] + total["outputTokens"]
+        mine = sum(codex_bill["tokens"].values())
+        agree = mine == theirs and abs(codex_bill["cost_usd"] - total["costUSD"]) < 1e-6
+        lines.append(
+            f"| {view} | all | {theirs:,} | {mine:,} | {total['costUSD']:.6f} | "
+            f"{codex_bill['cost_usd']:.6f} | {'yes' if agree else 'no'} |"
+        )
     return lines
 
 
@@ -155,20 +190,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     entry = ensure_ccusage()
     with tempfile.TemporaryDirectory() as scratch:
         claude, codex = lay_out(Path(scratch))
+        archived = lay_out_archived(Path(scratch))
         record = {
             "ccusage": CCUSAGE_VERSION,
             "commands": {
                 name: f"ccusage claude {' '.join([*view, *_COMMON])}"
                 for name, view in VIEWS.items()
             }
-            | {"codex session": "ccusage codex session --json --offline"},
+            | {
+                "codex session": f"ccusage {' '.join(CODEX_VIEW)}",
+                ARCHIVED_VIEW: f"ccusage {' '.join(CODEX_VIEW)}"
+                " (CODEX_HOME: the rollout in sessions/ and archived_sessions/)",
+            },
             "run": {
                 "date": datetime.now(tz=UTC).date().isoformat(),
                 "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
             },
-            "views": ccusage_views(entry, claude, codex),
+            "views": ccusage_views(entry, claude, codex, archived),
         }
-        print("\n".join(compare(record, claude, codex)))
+        print("\n".join(compare(record, claude, codex, archived)))
     if args.write:
         RECORD.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         print(f"wrote {RECORD.relative_to(ROOT)}")

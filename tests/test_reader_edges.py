@@ -25,6 +25,7 @@ from profiles import cases
 
 from context_budget import read_bill
 from context_budget.cli import main
+from context_budget.sessions.folders import searched_folders
 from context_budget.transcripts import load_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -414,7 +415,46 @@ def test_with_no_path_and_no_folder_the_bill_is_one_error_line(
     assert err.count("\n") == 1
     assert err.startswith("context-budget: error: no session folder found")
     assert f"{home}/.claude/projects" in err and f"{home}/.codex/sessions" in err
+    assert f"{home}/.codex/archived_sessions" in err
     assert f"{home}/.openhands/conversations" in err
+
+
+def test_an_archived_codex_conversation_is_billed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Archiving moves a rollout from sessions/ into the flat archived_sessions/: the bill
+    reads both; a rollout in both (copied, not moved) is billed once."""
+    home = _home(tmp_path, monkeypatch)
+    archived = home / ".codex" / "archived_sessions"
+    archived.mkdir(parents=True)
+    shutil.copy(ROLLOUT, archived / ROLLOUT.name)
+    calls = len(read_bill(ROLLOUT).calls)
+    assert main(["bill", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [f"context-budget: reading {archived}"]
+    assert json.loads(captured.out)["calls"] == calls
+    day = home / ".codex" / "sessions" / "2026" / "03" / "02"
+    day.mkdir(parents=True)
+    shutil.copy(ROLLOUT, day / ROLLOUT.name)
+    assert main(["bill", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"context-budget: reading {home}/.codex/sessions, {archived}"
+    ]
+    assert json.loads(captured.out)["calls"] == calls
+
+
+def test_codex_home_gives_both_of_its_session_folders(tmp_path: Path) -> None:
+    environ = {"HOME": str(tmp_path / "home"), "CODEX_HOME": str(tmp_path / "codex")}
+    searched = searched_folders(environ)
+    assert searched[2:4] == [
+        tmp_path / "codex" / "sessions",
+        tmp_path / "codex" / "archived_sessions",
+    ]
+    assert searched_folders({"HOME": str(tmp_path)})[2:4] == [
+        tmp_path / ".codex" / "sessions",
+        tmp_path / ".codex" / "archived_sessions",
+    ]
 
 
 # ---------------------------------------------------------------- any value anywhere

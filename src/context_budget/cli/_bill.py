@@ -93,8 +93,8 @@ def add_parser(commands: Any) -> None:
         help=(
             "session files or folders (default: the folders Claude Code, Codex and OpenHands "
             "keep their sessions in: $CLAUDE_CONFIG_DIR/projects, else ~/.config/claude/projects "
-            "and ~/.claude/projects; $CODEX_HOME/sessions, else ~/.codex/sessions; "
-            "~/.openhands/conversations)"
+            "and ~/.claude/projects; $CODEX_HOME/sessions and archived_sessions, else "
+            "~/.codex/sessions and ~/.codex/archived_sessions; ~/.openhands/conversations)"
         ),
     )
     bill.add_argument(

@@ -3,7 +3,11 @@
 - Claude Code: `$CLAUDE_CONFIG_DIR/projects` for each folder the variable
   names (several, separated by commas, as Claude Code and ccusage read it);
   without the variable, `~/.config/claude/projects` and `~/.claude/projects`.
-- Codex: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+- Codex: `$CODEX_HOME/sessions` and `$CODEX_HOME/archived_sessions`, else
+  `~/.codex/sessions` and `~/.codex/archived_sessions`: archiving a
+  conversation moves its rollout from the first to the second, and its calls
+  still happened ([Codex's `rollout/src/lib.rs`](https://github.com/openai/codex/blob/main/codex-rs/rollout/src/lib.rs)
+  names both).
 - OpenHands (its CLI, 1.x): `~/.openhands/conversations`, a folder per
   conversation ([OpenHands-CLI's `locations.py`](https://github.com/OpenHands/OpenHands-CLI/blob/main/openhands_cli/locations.py)).
 
@@ -32,9 +36,14 @@ def searched_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
     claude = [Path(part) / "projects" for part in config if part]
     if not claude:
         claude = [home / ".config" / "claude" / "projects", home / ".claude" / "projects"]
-    codex_home = env.get("CODEX_HOME", "").strip()
-    codex = Path(codex_home) / "sessions" if codex_home else home / ".codex" / "sessions"
-    return [*claude, codex, home / ".openhands" / "conversations"]
+    given = env.get("CODEX_HOME", "").strip()
+    codex = Path(given) if given else home / ".codex"
+    return [
+        *claude,
+        codex / "sessions",
+        codex / "archived_sessions",
+        home / ".openhands" / "conversations",
+    ]
 
 
 def default_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
