@@ -3,7 +3,7 @@ and the usual usage dict is read in one step to what the full reader gives."""
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from hypothesis import example, given
@@ -50,6 +50,16 @@ def test_a_quick_call_is_the_call_init_makes_every_field_set() -> None:
     }
     assert [f.name for f in fields(Call)] == list(values)
     _same(Call.sound(*values.values()), Call(**values))
+
+
+def test_a_call_moved_to_a_thread_is_the_call_replace_makes() -> None:
+    """Every field away from its default, so a field `on_thread` forgets fails."""
+    thread = ThreadId("s", "agent", agent="a")
+    values = (thread, 5.0, "m", Usage(1, 2, 3, 4, 3, 0), True, 2, 0.5, "msg", "f", "/p", "x")
+    call = Call(*values)
+    typed = ThreadId("s", "agent", agent="a", agent_type="Explore")
+    _same(call.on_thread(typed), replace(call, thread=typed))
+    assert call.thread is thread  # the call itself is left as it was
 
 
 def _bytes_each(make: Any, count: int = 2_000) -> float:

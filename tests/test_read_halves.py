@@ -53,13 +53,14 @@ def _split_every_read(
 
 
 def _split(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """A list that notes, for each read from now on, whether it was split."""
+    """A list that notes, for each read from now on, whether it was split: the child's
+    part joined to this process's."""
     noted: list[bool] = []
     halves = claude_code._read_halves
 
     def noting(sources: Any) -> Any:
         found = halves(sources)
-        noted.append(found is not None)
+        noted.append(found is not None and not found.rest)
         return found
 
     monkeypatch.setattr(claude_code, "_read_halves", noting)
@@ -310,6 +311,27 @@ def test_two_files_of_one_session_cut_apart_are_read_in_one_pass(
     second = _session(tmp_path / "b.jsonl", "same", 20)
     split, alone, was_split = _both(monkeypatch, [first, second])
     assert not was_split and split == alone
+
+
+def test_parts_that_touch_are_read_on_here_and_not_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the child's part cannot be joined, this process reads the rest after its own
+    part, as the one pass does: each file once, not its own part a second time."""
+    first = _session(tmp_path / "a" / "same.jsonl", "same", 30)
+    second = _session(tmp_path / "b" / "same.jsonl", "same", 20)
+    walked: list[int] = []
+    walk = claude_code._walk
+
+    def noting(reader: Any, sources: Any, order: Any = None, ids: Any = None) -> Any:
+        if type(reader) is claude_code._Reader:  # this process's reader, not the child's
+            walked.extend(claude_code._read_order(sources) if order is None else order)
+        return walk(reader, sources, order, ids)
+
+    monkeypatch.setattr(claude_code, "_walk", noting)
+    split, alone, was_split = _both(monkeypatch, [first, second])
+    assert not was_split and split == alone
+    assert walked == [0, 1, 0, 1]  # the split read, then the one pass it is compared with
 
 
 def test_a_sidechain_whose_parent_the_first_part_holds_is_read_in_one_pass(

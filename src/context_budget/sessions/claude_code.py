@@ -952,7 +952,7 @@ def _typed(calls: list[Call], typed: dict[ThreadId, ThreadId]) -> tuple[Call, ..
     if not typed:
         return tuple(calls)
     return tuple(
-        replace(call, thread=typed[call.thread])
+        call.on_thread(typed[call.thread])
         if call.thread in typed and not call.thread.agent_type
         else call
         for call in calls
@@ -1162,10 +1162,26 @@ def _joined(reader: _Reader, files: list[_File], answer: _Answer) -> bool:
     return True
 
 
-def _read_halves(sources: Sequence[Source | FileSource]) -> tuple[_Reader, list[_File]] | None:
-    """The reader (not yet `finish`ed) and the files read, as the one-pass read leaves
-    them for a bill (`messages=False`), read on two cores; None where the read is not
-    split or the parts touch: the caller then reads in one pass."""
+@dataclass
+class _Begun:
+    """A read begun in this process: the reader (not yet `finish`ed), the files it read,
+    the session ids they recorded, and the indexes of the files still to read here, in
+    order (none when the child's part was joined)."""
+
+    reader: _Reader
+    files: list[_File]
+    ids: set[str]
+    rest: Sequence[int] = ()
+
+
+def _read_halves(sources: Sequence[Source | FileSource]) -> _Begun | None:
+    """The read of a bill's files (`messages=False`) on two cores: this process reads the
+    first part while a child reads the rest, whose calls are then joined to this reader,
+    as the one-pass read leaves them. Where the parts touch (a file copied into two
+    folders, two files of one session cut apart), the child's part is dropped and the
+    rest is left for this process to read after its own (`_Begun.rest`): the one pass,
+    its first part not read again. None where the read is not split, or this process's
+    part stopped on a bad file or line: the caller then reads in one pass, which names it."""
     if len(sources) < 2 or not can_fork():
         return None
     order = _read_order(sources)
@@ -1174,31 +1190,30 @@ def _read_halves(sources: Sequence[Source | FileSource]) -> tuple[_Reader, list[
         return None
     first, rest = order[:cut], order[cut:]
     with aside(lambda: _child(sources, first, rest)) as pending:
-        reader = _Reader(len(sources) > 1, False)
+        begun = _Begun(_Reader(len(sources) > 1, False), [], set(), rest)
         try:
-            files = _walk(reader, sources, first)
+            begun.files = _walk(begun.reader, sources, first, begun.ids)
         except Exception:  # one pass meets it again and names it
             return None
         answer = pending.result()
-    if answer is None or not _joined(reader, files, answer):
-        return None
-    return reader, files
+    if answer is not None and _joined(begun.reader, begun.files, answer):
+        begun.rest = ()
+    return begun
 
 
 def _read(sources: Sequence[Source | FileSource], messages: bool) -> tuple[_Reader, list[_File]]:
     """The reader after every source is read, and the files read: a large bill's files on
     two cores where that can be done (`_read_halves`), else in one pass."""
-    split = None if messages else _read_halves(sources)
-    if split is not None:
-        reader, files = split
-    else:
-        reader = _Reader(len(sources) > 1, messages)
-        try:
-            files = _walk(reader, sources)
-        except SourceError:  # a file that cannot be read as text, named
-            raise
-        except ValueError:  # a line that is no record: named as in the first bad file given
-            raise _first_bad(sources) or ValueError("a line that is no record") from None
+    begun = None if messages else _read_halves(sources)
+    if begun is None:
+        begun = _Begun(_Reader(len(sources) > 1, messages), [], set(), _read_order(sources))
+    reader, files = begun.reader, begun.files
+    try:
+        files += _walk(reader, sources, begun.rest, begun.ids)
+    except SourceError:  # a file that cannot be read as text, named
+        raise
+    except ValueError:  # a line that is no record: named as in the first bad file given
+        raise _first_bad(sources) or ValueError("a line that is no record") from None
     reader.finish()
     return reader, files
 

@@ -39,8 +39,7 @@ def _renamed(session: Session, names: dict[ThreadId, ThreadId]) -> Session:
 
     def named(calls: tuple[Call, ...]) -> tuple[Call, ...]:
         return tuple(
-            replace(call, thread=names[call.thread]) if call.thread in names else call
-            for call in calls
+            call.on_thread(names[call.thread]) if call.thread in names else call for call in calls
         )
 
     return replace(

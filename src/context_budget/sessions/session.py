@@ -420,6 +420,26 @@ class Call(CallRecord):
             provider_reason,
         )
 
+    def on_thread(self, thread: ThreadId) -> Call:
+        """This call moved to `thread`, every other field kept: `replace(call,
+        thread=thread)`, made as `sound` makes a call (a read moves every call of a
+        sub-agent to its thread's typed id, and a bill every call of a copied file)."""
+        if type(self) is not Call:  # a subclass's fields are its own
+            return replace(self, thread=thread)
+        return _MAKE_CALL(
+            thread,
+            self.timestamp,
+            self.model,
+            self.usage,
+            self.sidechain,
+            self.segment,
+            self.recorded_cost,
+            self.message,
+            self.file,
+            self.project,
+            self.provider_reason,
+        )
+
     #: Views of `usage` under the names a bill's readers use (tokens).
     input_tokens = UsageField()
     cache_read_input_tokens = UsageField()
