@@ -20,7 +20,13 @@ from context_budget import (
     validate_history,
 )
 from context_budget.sessions import Session, Source, read_sources, read_text
-from context_budget.sessions.text import read_source, session_files
+from context_budget.sessions.text import (
+    SourceError,
+    check_utf8,
+    decode,
+    read_source,
+    session_files,
+)
 from context_budget.transcripts import load_transcript
 
 
@@ -444,6 +450,50 @@ def test_a_file_that_is_not_utf8_names_the_byte_and_its_offset(tmp_path: Path) -
     where = rf"latin1\.json: not UTF-8 text \(byte 0xe9 at offset {raw.index(0xE9)}\)$"
     with pytest.raises(ValueError, match=where):
         load_transcript(path)
+
+
+@pytest.mark.parametrize("mark", [b"", b"\xef\xbb\xbf"], ids=["no mark", "a byte-order mark"])
+def test_a_line_that_is_not_utf8_is_named_by_its_byte_in_the_file(
+    tmp_path: Path, mark: bytes
+) -> None:
+    """The offset counts every byte of the file, a byte-order mark too (the mark used to
+    be left out of it, so the message named a byte of the mark)."""
+    path = tmp_path / "later.jsonl"
+    good = '{"type":"user","message":{"role":"user","content":"café ☕"}}\n'.encode()
+    raw = mark + good + b'{"type":"user","message":{"role":"user","content":"caf\xe9"}}\n'
+    path.write_bytes(raw)
+    at = raw.index(b"\xe9")
+    named = rf"later\.jsonl: not UTF-8 text \(byte 0xe9 at offset {at}\)$"
+    with pytest.raises(ValueError, match=named):
+        load_transcript(path)
+    with pytest.raises(SourceError, match=named):
+        read_source(path)  # as a bill reads each file
+    with pytest.raises(ValueError, match=rf"not UTF-8 text \(byte 0xe9 at offset {at}\)$"):
+        decode(raw, "later.jsonl")
+
+
+_PIECES = (b"a", b"\n", b"\r\n", b"\xc3\xa9", b"\xf0\x9f\xa7\xa9", b"\xff", b"\xc3", b"\x80")
+_PIECES += (b"\xe2\x82", b"\xed\xa0\x80", b"\xef\xbb\xbf", b"\xf4\x90\x80\x80", b"\xc0\xaf")
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=14), st.booleans())
+def test_checking_line_by_line_finds_what_decoding_the_whole_file_finds(
+    pieces: list[bytes], marked: bool
+) -> None:
+    """`check_utf8` decodes only the lines that are not ASCII, each alone: it refuses the
+    bytes `decode` refuses, naming the same byte at the same offset."""
+    raw = (b"\xef\xbb\xbf" if marked else b"") + b"".join(pieces)
+    try:
+        decode(raw, "f")
+        whole = None
+    except ValueError as error:
+        whole = str(error)
+    try:
+        check_utf8(raw, "f")
+        lines = None
+    except ValueError as error:
+        lines = str(error)
+    assert lines == whole
 
 
 def test_a_byte_order_mark_is_not_part_of_the_json(tmp_path: Path) -> None:

@@ -182,10 +182,32 @@ def decode(raw: bytes, name: str) -> str:
     """
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ValueError(
-            f"{name}: not UTF-8 text (byte {raw[error.start]:#04x} at offset {error.start})"
-        ) from None
+    except UnicodeDecodeError as error:  # counted from after the byte-order mark
+        at = error.start + (3 if raw.startswith(codecs.BOM_UTF8) else 0)
+        raise ValueError(f"{name}: not UTF-8 text (byte {raw[at]:#04x} at offset {at})") from None
+
+
+def check_utf8(raw: bytes, name: str) -> None:
+    """Check that a file's bytes are UTF-8 (a leading byte-order mark allowed), as `decode`
+    checks them, without making the text: each line that is not ASCII is decoded alone,
+    so a file of mostly ASCII lines is checked several times sooner, and a wide character
+    widens one line's text, not the whole file's.
+
+    Raises:
+        ValueError: bytes that are not UTF-8, naming the byte and its offset, in the
+            words of `decode`.
+    """
+    at = 3 if raw.startswith(codecs.BOM_UTF8) else 0
+    for line in raw[at:].split(b"\n"):
+        if not line.isascii():
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as error:
+                where = at + error.start
+                raise ValueError(
+                    f"{name}: not UTF-8 text (byte {raw[where]:#04x} at offset {where})"
+                ) from None
+        at += len(line) + 1
 
 
 class SourceError(ContextBudgetError, ValueError):
@@ -195,7 +217,7 @@ class SourceError(ContextBudgetError, ValueError):
 def read_source(path: Path) -> Source:
     """A file read as a `Source`, with the task of its `.meta.json` when it has one.
 
-    Its bytes are checked to be UTF-8 now; ASCII text is decoded when read.
+    Its bytes are checked to be UTF-8 now (`check_utf8`); its text is decoded when read.
 
     Raises:
         SourceError: the file is not UTF-8, or cannot be read (named, with the reason).
@@ -207,11 +229,12 @@ def read_source(path: Path) -> Source:
     except OSError as error:
         raise SourceError(f"{path}: cannot read it: {error.strerror or error}") from None
     data = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
-    try:
-        text = None if data.isascii() else decode(raw, str(path))
-    except ValueError as error:
-        raise SourceError(str(error)) from None
-    return Source(str(path), text, *agent_meta(path), data=data)
+    if not data.isascii():
+        try:
+            check_utf8(raw, str(path))
+        except ValueError as error:
+            raise SourceError(str(error)) from None
+    return Source(str(path), None, *agent_meta(path), data=data)
 
 
 def loads_json(text: str, *, long_numbers: bool = False) -> object:
