@@ -38,6 +38,7 @@ __all__ = [
     "agent_meta",
     "as_blocks",
     "blanked",
+    "check_utf8",
     "count_of",
     "decode",
     "description",
@@ -184,7 +185,12 @@ def decode(raw: bytes, name: str) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:  # counted from after the byte-order mark
         at = error.start + (3 if raw.startswith(codecs.BOM_UTF8) else 0)
-        raise ValueError(f"{name}: not UTF-8 text (byte {raw[at]:#04x} at offset {at})") from None
+        raise _not_utf8(raw, at, name) from None
+
+
+def _not_utf8(raw: bytes, at: int, name: str) -> ValueError:
+    """The error for file `name`, whose byte at offset `at` of `raw` is not UTF-8."""
+    return ValueError(f"{name}: not UTF-8 text (byte {raw[at]:#04x} at offset {at})")
 
 
 def check_utf8(raw: bytes, name: str) -> None:
@@ -203,10 +209,7 @@ def check_utf8(raw: bytes, name: str) -> None:
             try:
                 line.decode("utf-8")
             except UnicodeDecodeError as error:
-                where = at + error.start
-                raise ValueError(
-                    f"{name}: not UTF-8 text (byte {raw[where]:#04x} at offset {where})"
-                ) from None
+                raise _not_utf8(raw, at + error.start, name) from None
         at += len(line) + 1
 
 
