@@ -3,7 +3,7 @@ and the usual usage dict is read in one step to what the full reader gives."""
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from hypothesis import example, given
@@ -60,6 +60,16 @@ def test_a_call_moved_to_a_thread_is_the_call_replace_makes() -> None:
     typed = ThreadId("s", "agent", agent="a", agent_type="Explore")
     _same(call.on_thread(typed), replace(call, thread=typed))
     assert call.thread is thread  # the call itself is left as it was
+
+
+def test_a_call_of_a_subclass_keeps_its_class_and_fields_on_another_thread() -> None:
+    @dataclass(frozen=True)
+    class Tagged(Call):
+        tag: str = ""
+
+    call = Tagged(ThreadId("s"), 5.0, "m", Usage(1, 2), tag="kept")
+    moved = call.on_thread(ThreadId("s", "agent", agent="a"))
+    _same(moved, replace(call, thread=ThreadId("s", "agent", agent="a")))
 
 
 def _bytes_each(make: Any, count: int = 2_000) -> float:

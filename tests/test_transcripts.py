@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import context_budget.sessions.text as text_module
 from context_budget import (
     FORMATS,
     Layers,
@@ -470,6 +471,24 @@ def test_a_line_that_is_not_utf8_is_named_by_its_byte_in_the_file(
         read_source(path)  # as a bill reads each file
     with pytest.raises(ValueError, match=rf"not UTF-8 text \(byte 0xe9 at offset {at}\)$"):
         decode(raw, "later.jsonl")
+
+
+@pytest.mark.parametrize("bytes_read", [True, False], ids=["msgspec", "json"])
+def test_a_file_is_checked_and_read_alike_whichever_decoder_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bytes_read: bool
+) -> None:
+    """Where msgspec reads the bytes, the text is checked line by line and made only when
+    read; where `json` reads the text, decoding it checks it: the same text, the same
+    error."""
+    monkeypatch.setattr(text_module, "_BYTES_READ", bytes_read)
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    good.write_bytes(b"\xef\xbb\xbf" + '{"a":"caf\u00e9 \u2615"}\n{"b":1}\n'.encode())
+    bad.write_bytes(b'{"a":1}\n{"b":"caf\xe9"}\n')
+    assert read_source(good).text == '{"a":"caf\u00e9 \u2615"}\n{"b":1}\n'
+    with pytest.raises(
+        SourceError, match=r"bad\.jsonl: not UTF-8 text \(byte 0xe9 at offset 17\)$"
+    ):
+        read_source(bad)
 
 
 _PIECES = (b"a", b"\n", b"\r\n", b"\xc3\xa9", b"\xf0\x9f\xa7\xa9", b"\xff", b"\xc3", b"\x80")

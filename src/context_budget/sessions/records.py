@@ -34,7 +34,6 @@ Example:
 
 from __future__ import annotations
 
-import os
 from array import array
 from collections.abc import Iterator
 from typing import Any
@@ -45,6 +44,7 @@ from context_budget.sessions.text import (
     kind_of,
     line_value,
     loads_json,
+    msgspec_in_use,
     value_at,
 )
 
@@ -62,18 +62,7 @@ __all__ = [
 ]
 
 
-def _msgspec() -> Any:
-    """msgspec, when it is installed and not turned off; else None."""
-    if os.environ.get("CONTEXT_BUDGET_NO_FAST"):
-        return None
-    try:
-        import msgspec
-    except ImportError:
-        return None
-    return msgspec
-
-
-_FAST = _msgspec()
+_FAST = msgspec_in_use()
 #: True when msgspec decodes records (installed, and `CONTEXT_BUDGET_NO_FAST` unset).
 FAST = _FAST is not None
 

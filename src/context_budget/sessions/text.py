@@ -50,6 +50,7 @@ __all__ = [
     "line_spans",
     "line_value",
     "loads_json",
+    "msgspec_in_use",
     "object_at",
     "read_source",
     "session_files",
@@ -217,10 +218,29 @@ class SourceError(ContextBudgetError, ValueError):
     """A file that cannot be read as text: missing, unreadable, or not UTF-8 (named)."""
 
 
+def msgspec_in_use() -> Any:
+    """msgspec, when it is installed and `CONTEXT_BUDGET_NO_FAST` does not turn it off (the
+    readers then decode a file's bytes, `records`); else None (they decode its text with
+    `json`)."""
+    if os.environ.get("CONTEXT_BUDGET_NO_FAST"):
+        return None
+    try:
+        import msgspec
+    except ImportError:
+        return None
+    return msgspec
+
+
+#: True when the readers decode a file's bytes (`msgspec_in_use`), not its text.
+_BYTES_READ = msgspec_in_use() is not None
+
+
 def read_source(path: Path) -> Source:
     """A file read as a `Source`, with the task of its `.meta.json` when it has one.
 
-    Its bytes are checked to be UTF-8 now (`check_utf8`); its text is decoded when read.
+    Its bytes are checked to be UTF-8 now: where the readers decode bytes, line by line
+    (`check_utf8`), its text decoded only if it is asked for; else by decoding the text
+    they read.
 
     Raises:
         SourceError: the file is not UTF-8, or cannot be read (named, with the reason).
@@ -232,12 +252,16 @@ def read_source(path: Path) -> Source:
     except OSError as error:
         raise SourceError(f"{path}: cannot read it: {error.strerror or error}") from None
     data = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
+    text = None  # ASCII, or checked: decoded when read
     if not data.isascii():
         try:
-            check_utf8(raw, str(path))
+            if _BYTES_READ:
+                check_utf8(raw, str(path))
+            else:  # `json` reads the text: decoding it checks it, once
+                text = decode(raw, str(path))
         except ValueError as error:
             raise SourceError(str(error)) from None
-    return Source(str(path), None, *agent_meta(path), data=data)
+    return Source(str(path), text, *agent_meta(path), data=data)
 
 
 def loads_json(text: str, *, long_numbers: bool = False) -> object:
