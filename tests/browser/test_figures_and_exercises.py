@@ -28,6 +28,7 @@ from .conftest import (
     SITE_DIR,
     OpenPage,
     SitePages,
+    aim,
     figure_pages,
     require_site,
     wait_for_run_end,
@@ -275,7 +276,9 @@ def _run(page: Page, order: int, code: str) -> dict[str, str]:
     div = page.locator(f"div[data-cb-order='{order}']")
     # the reader's code goes in through the block's editor, which is what the Run sends
     div.evaluate("(div, text) => div._cbEditor.replace(text)", code)
-    div.locator("button.cb-run").click()
+    button = div.locator("button.cb-run")
+    aim(page, button)
+    button.click()
     wait_for_run_end(page, div)
     return dict(
         div.evaluate(

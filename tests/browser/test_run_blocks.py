@@ -36,14 +36,18 @@ from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
 from .conftest import (
+    BOX,
     POLL_MS,
     REPO,
+    REVEAL,
     RUN_TIMEOUT_MS,
     SITE_DIR,
+    STILL_MS,
     LoadedPage,
     OpenPage,
     SitePages,
     Watch,
+    aim,
     new_context,
     wait_for_run_end,
 )
@@ -52,19 +56,10 @@ from .reader_checks import CONTRAST_JS, MIN_CONTRAST, OVERFLOW_JS, RUN_PANELS, S
 pytestmark = pytest.mark.browser
 
 PAGES_DIR = SITE_DIR / "pyodide" / "pages"
-FIXTURE = REPO / "tests" / "fixtures" / "browser" / "raises.md"
-FIXTURE_PATH = "__fixtures__/raises/"
+FIXTURES = REPO / "tests" / "fixtures" / "browser"
+FIXTURE = FIXTURES / "raises.md"
 #: Every runnable block of the longest page, run by one click, on a busy machine.
 PAGE_RUN_TIMEOUT_MS = 300_000
-#: Opens the `<details>` and selects the tab a block sits in, so its button can be clicked.
-REVEAL = """button => {
-  for (let d = button.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
-  for (let t = button.closest('.tabbed-block'); t; t = t.parentElement?.closest('.tabbed-block')) {
-    const index = [...t.parentElement.children].indexOf(t);
-    const input = t.closest('.tabbed-set').querySelectorAll(':scope > input')[index];
-    if (input) input.checked = true;
-  }
-}"""
 
 
 #: True once a click on the block's Run has started something: its button turned into Stop,
@@ -83,6 +78,21 @@ WHAT_IS_THERE = """button => {
     atItsMiddle: top === button ? 'the button' : (top ? top.outerHTML.slice(0, 160) : null),
     busy: document.querySelectorAll('button.cb-stop').length,
   };
+}"""
+
+
+#: Scrolls a Run button to the middle of the window, as a click does, and gives its box
+#: at once, before the page has drawn again: where a click aimed at that moment lands.
+SCROLLED_BOX = """button => {
+  button.scrollIntoView({block: 'center'});
+  const box = button.getBoundingClientRect();
+  return [box.left, box.top, box.width, box.height].map(Math.round);
+}"""
+#: What a click at a box's middle reaches: 'the button' (the one whose box it is) or the
+#: start of the element that is there instead.
+AT_MIDDLE = """([button, box]) => {
+  const top = document.elementFromPoint(box[0] + box[2] / 2, box[1] + box[3] / 2);
+  return top === button ? 'the button' : (top ? top.outerHTML.slice(0, 80) : null);
 }"""
 
 
@@ -113,15 +123,14 @@ def _problems(loaded: LoadedPage) -> list[str]:
 
 
 def _run(page: Page, order: int, *, timeout: float = RUN_TIMEOUT_MS) -> dict[str, str]:
-    """Click block `order`'s Run button and wait for its verdict.
+    """Click block `order`'s Run button once it stays put (`aim`), and wait for its verdict.
 
-    A click that starts nothing (the button never turns into Stop and no panel shows) is
-    clicked again, once, with a warning that says what the button looked like and what
-    was at its middle: in three gate runs a click on the contributing page's last Run was
-    lost so, with no request pending, and the check waited out its whole time."""
+    A click that still starts nothing (the button never turns into Stop and no panel
+    shows) is clicked again, once, with a warning that says what the button looked like
+    and what was at its middle, so that a new cause is seen without failing the run."""
     div = page.locator(f"div[data-cb-order='{order}']")
     button = div.locator("button.cb-run")
-    button.evaluate(REVEAL)
+    aim(page, button)
     button.click()
     try:
         page.wait_for_function(
@@ -223,20 +232,18 @@ def test_nothing_loads_before_the_first_run(open_page: OpenPage) -> None:
     assert not [url for url in requested if "/pyodide/" in url or "run-worker" in url], requested
 
 
-def _fixture_html(site_url: str) -> tuple[str, str]:
+def _fixture_html(fixture: Path) -> tuple[str, str]:
     """The fixture page rendered as the site renders fences, and its block list."""
-    blocks = browser_blocks(FIXTURE)
+    blocks = browser_blocks(fixture)
+    text = fixture.read_text(encoding="utf-8")
     body = markdown.markdown(
-        FIXTURE.read_text(encoding="utf-8"),
+        text,
         extensions=["pymdownx.superfences", "pymdownx.highlight"],
         extension_configs={"pymdownx.highlight": {"pygments_lang_class": True}},
     )
-    marked = annotate(
-        body,
-        ["python", "output", "python", "python", "output", "python", "python", "output"],
-        blocks,
-        "../raises.json",
-    )
+    fences = [line for line in text.splitlines() if line.startswith("```")]
+    kinds = [fence.removeprefix("```") for fence in fences if fence != "```"]
+    marked = annotate(body, kinds, blocks, f"../{fixture.stem}.json")
     assert marked is not None, "the fixture's fences do not line up with its code blocks"
     page = (
         "<!doctype html><html><head><meta charset='utf-8'><title>fixture</title>"
@@ -245,18 +252,15 @@ def _fixture_html(site_url: str) -> tuple[str, str]:
         "<script src='../../javascripts/run-blocks.js'></script></body></html>"
     )
     listing = {
-        "page": "raises.md",
+        "page": fixture.name,
         "blocks": [{k: v for k, v in vars(b).items() if k not in {"start", "end"}} for b in blocks],
     }
     return page, json.dumps(listing)
 
 
-def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
-    reader_page: OpenPage, site_url: str
-) -> None:
-    loaded = reader_page("")
-    page = loaded.page
-    html, listing = _fixture_html(site_url)
+def _open_fixture(page: Page, site_url: str, fixture: Path) -> None:
+    """Serve `fixture` beside the site (at `__fixtures__/<its stem>/`) and open it."""
+    html, listing = _fixture_html(fixture)
 
     def serve(route: Route) -> None:
         if route.request.url.endswith(".json"):
@@ -265,7 +269,15 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
             route.fulfill(status=200, content_type="text/html", body=html)
 
     page.route(f"{site_url}__fixtures__/**", serve)
-    page.goto(site_url + FIXTURE_PATH, wait_until="networkidle")
+    page.goto(f"{site_url}__fixtures__/{fixture.stem}/", wait_until="networkidle")
+
+
+def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
+    reader_page: OpenPage, site_url: str
+) -> None:
+    loaded = reader_page("")
+    page = loaded.page
+    _open_fixture(page, site_url, FIXTURE)
     raised = _run(page, 1)
     assert raised["status"] == "error", raised["text"]
     assert "First ran the earlier block 1" in raised["text"]
@@ -301,6 +313,28 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
     )
     runaway.click()
     assert _verdict(page.locator("div[data-cb-order='3']"))["status"] == "stopped"
+    assert not _problems(loaded), _problems(loaded)
+
+
+def test_a_run_button_is_clicked_where_it_stays_after_the_editors_above_are_measured(
+    reader_page: OpenPage, site_url: str
+) -> None:
+    """A long editor of wrapped lines grows when its lines come into view, and the Run
+    button below it moves: a click aimed at once would reach the code above; `aim`
+    waits until the button stays put, and a click there reaches the button."""
+    loaded = reader_page("")
+    page = loaded.page
+    _open_fixture(page, site_url, FIXTURES / "shifts.md")
+    _prepared(page)
+    button = page.locator("div[data-cb-order='1'] button.cb-run")
+    at_once = button.evaluate(SCROLLED_BOX)
+    aimed = aim(page, button)
+    assert aimed[1] > at_once[1], f"the fixture's editor did not grow: {at_once} {aimed}"
+    page.wait_for_timeout(4 * STILL_MS)
+    assert button.evaluate(BOX) == aimed, "the button moved after aim said it stayed put"
+    handle = button.element_handle()
+    assert page.evaluate(AT_MIDDLE, [handle, aimed]) == "the button"
+    assert page.evaluate(AT_MIDDLE, [handle, at_once]) != "the button"
     assert not _problems(loaded), _problems(loaded)
 
 
