@@ -77,14 +77,31 @@ DONE = """div => {
   return panel && panel.dataset.status !== 'busy'
     && !div.querySelector('button.cb-run').classList.contains('cb-stop');
 }"""
-REVEAL = """b => {
-  for (let d = b.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
-  for (let t = b.closest('.tabbed-block'); t; t = t.parentElement?.closest('.tabbed-block')) {
-    const i = [...t.parentElement.children].indexOf(t);
-    const input = t.closest('.tabbed-set').querySelectorAll(':scope > input')[i];
+#: Opens the `<details>` and selects the tab a block sits in, so its button can be clicked.
+REVEAL = """button => {
+  for (let d = button.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
+  for (let t = button.closest('.tabbed-block'); t; t = t.parentElement?.closest('.tabbed-block')) {
+    const index = [...t.parentElement.children].indexOf(t);
+    const input = t.closest('.tabbed-set').querySelectorAll(':scope > input')[index];
     if (input) input.checked = true;
   }
 }"""
+#: A Run button's box, in pixels from the window's top left corner.
+BOX = """button => {
+  const box = button.getBoundingClientRect();
+  return [box.left, box.top, box.width, box.height].map(Math.round);
+}"""
+#: True when a Run button's box is where it was at the last look (kept on the button).
+STILL = """button => {
+  const box = button.getBoundingClientRect();
+  const now = [box.left, box.top, box.width, box.height].map(Math.round).join();
+  const still = button._cbLastBox === now;
+  button._cbLastBox = now;
+  return still;
+}"""
+#: How long (ms) a Run button must stay where it is before it is clicked: the page moves
+#: it once more after it scrolls into view (`aim`).
+STILL_MS = 250
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -131,10 +148,25 @@ def _url(page: str) -> str:
     return f"{path}/" if path else ""
 
 
+def aim(page: Any, button: Any) -> list[int]:
+    """Bring Run `button` (a Playwright locator on `page`) into view and wait until it
+    stays put; its box then (`BOX`, pixels).
+
+    CodeMirror draws an editor's lines only near the window, and estimates the height
+    of the others; the lines that scroll into view are measured, a wrapped line grows,
+    and whatever lies below moves down (41 px under the last block of *The loop*). A
+    click aimed before that lands on the code above and starts nothing.
+    """
+    button.evaluate(REVEAL)
+    button.scroll_into_view_if_needed()
+    page.wait_for_function(STILL, arg=button.element_handle(), polling=STILL_MS)
+    return list(button.evaluate(BOX))
+
+
 def _click(page: Any, order: int) -> float:
     div = page.locator(f"div[data-cb-order='{order}']")
     button = div.locator("button.cb-run")
-    button.evaluate(REVEAL)
+    aim(page, button)
     started = time.perf_counter()
     button.click()
     page.wait_for_function(DONE, arg=div.element_handle(), timeout=300_000)

@@ -406,48 +406,6 @@ def new_context(chromium: Browser, viewport: ViewportSize = DESKTOP) -> BrowserC
     return context
 
 
-#: Opens the `<details>` and selects the tab a block sits in, so its button can be clicked.
-REVEAL = """button => {
-  for (let d = button.closest('details'); d; d = d.parentElement?.closest('details')) d.open = true;
-  for (let t = button.closest('.tabbed-block'); t; t = t.parentElement?.closest('.tabbed-block')) {
-    const index = [...t.parentElement.children].indexOf(t);
-    const input = t.closest('.tabbed-set').querySelectorAll(':scope > input')[index];
-    if (input) input.checked = true;
-  }
-}"""
-
-#: A Run button's box, in pixels from the window's top left corner.
-BOX = """button => {
-  const box = button.getBoundingClientRect();
-  return [box.left, box.top, box.width, box.height].map(Math.round);
-}"""
-#: True when a Run button's box is where it was at the last look (kept on the button).
-STILL = """button => {
-  const box = button.getBoundingClientRect();
-  const now = [box.left, box.top, box.width, box.height].map(Math.round).join();
-  const still = button._cbLastBox === now;
-  button._cbLastBox = now;
-  return still;
-}"""
-#: How long (ms) a Run button must stay where it is before it is clicked: the page moves
-#: it once more after it scrolls into view (`aim`).
-STILL_MS = 250
-
-
-def aim(page: Page, button: Locator) -> list[int]:
-    """Bring Run `button` into view and wait until it stays put; its box then.
-
-    CodeMirror draws an editor's lines only near the window, and estimates the height
-    of the others; the lines that scroll into view are measured, a wrapped line grows,
-    and whatever lies below moves down. A click aimed before that lands on the code
-    above: in gate runs, a click on the last Run of *The loop* started nothing so.
-    """
-    button.evaluate(REVEAL)
-    button.scroll_into_view_if_needed()
-    page.wait_for_function(STILL, arg=button.element_handle(), polling=STILL_MS)
-    return list(button.evaluate(BOX))
-
-
 def wait_for_run_end(page: Page, div: Locator, timeout: float = RUN_TIMEOUT_MS) -> None:
     """Wait until block ``div``'s run is over (``RUN_DONE``), asking every ``POLL_MS``;
     Playwright's ``TimeoutError`` after ``timeout`` ms."""

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from benchmarks.browser_run import aim
 from docsite import figures as figures_hook
 
 from .conftest import (
@@ -28,7 +29,6 @@ from .conftest import (
     SITE_DIR,
     OpenPage,
     SitePages,
-    aim,
     figure_pages,
     require_site,
     wait_for_run_end,

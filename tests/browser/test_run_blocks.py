@@ -31,23 +31,19 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, Route
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from benchmarks.browser_run import expected_status
+from benchmarks.browser_run import BOX, REVEAL, STILL_MS, aim, expected_status
 from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
 from .conftest import (
-    BOX,
     POLL_MS,
     REPO,
-    REVEAL,
     RUN_TIMEOUT_MS,
     SITE_DIR,
-    STILL_MS,
     LoadedPage,
     OpenPage,
     SitePages,
     Watch,
-    aim,
     new_context,
     wait_for_run_end,
 )
