@@ -9,8 +9,9 @@ request's prefix, laid out as a `~/.claude/projects` folder.
 On it, `context-budget bill FOLDER --json` with each decoder (msgspec, the `fast`
 extra; the standard library's json, as in the reader's browser), with msgspec
 again kept to one process (`CONTEXT_BUDGET_NO_FORK=1`: what the second core
-saves, in the read and the report), the floor of
-the same work with each (`benchmarks/floor.py`), and the pinned ccusage and
+saves, in the read and the report), the floors with each decoder
+(`benchmarks/floor.py`: of the totals alone, and of the totals with the report's
+least work), and the pinned ccusage and
 tokscale (installed from npm on first use, see `benchmarks/peer.py`) run in
 turns, each as a whole process: wall seconds, CPU seconds and peak memory of
 each, and whether their tokens and costs agree. The bill also reads a quarter of the
@@ -22,7 +23,8 @@ most 1.25× its time with msgspec and 3× with json (`PEER_GOALS`), and at most
 1.5× its peak memory (`MEMORY_GOAL`); its time linear in the folder's size
 (`LINEAR_GOAL`). The goals judge wall time, which other work on the machine
 stretches (the machine line gives its load); the CPU column does not count the
-waits. The floor's row says how near the bill's work could come.
+waits. The floors' rows say how near the bill's work could come: the totals floor
+is what ccusage's report needs, the report floor what the bill's needs.
 
     python -m benchmarks.bill               prints the table
     python -m benchmarks.bill --write-page  also writes benchmarks/bill_results.md and
@@ -313,6 +315,14 @@ BILL_FAST, BILL_STANDARD = "bill (msgspec)", "bill (json)"
 #: second core saves, in the read and in the report.
 BILL_ONE_CORE = "bill (msgspec, one core)"
 FLOOR_FAST, FLOOR_STANDARD = "floor (msgspec)", "floor (json)"
+#: The floor with the least work of the bill's report too (`benchmarks.floor.report_floor`).
+REPORT_FLOOR_FAST = "floor with the report (msgspec)"
+REPORT_FLOOR_STANDARD = "floor with the report (json)"
+#: Each bill's floors: of its totals, and of its totals and report.
+FLOORS = {
+    BILL_FAST: (FLOOR_FAST, REPORT_FLOOR_FAST),
+    BILL_STANDARD: (FLOOR_STANDARD, REPORT_FLOOR_STANDARD),
+}
 CCUSAGE, TOKSCALE = f"ccusage {CCUSAGE_VERSION}", f"tokscale {TOKSCALE_VERSION}"
 #: The goals against ccusage on the same folder: the bill's best time over ccusage's,
 #: with each decoder, and its peak memory over ccusage's, at most.
@@ -334,8 +344,13 @@ class Contender:
     totals: Callable[[str], dict[str, float]]
 
 
+#: The totals a floor prints that every command prints too.
+_TOTALS = ("input", "cache_read", "cache_write", "output", "cost_usd")
+
+
 def _floor_totals(stdout: str) -> dict[str, float]:
-    return {k: v for k, v in json.loads(stdout).items() if k != "calls"}
+    found = json.loads(stdout)
+    return {kind: found[kind] for kind in _TOTALS}
 
 
 def contenders(projects: Path, home: Path) -> list[Contender]:
@@ -357,6 +372,8 @@ def contenders(projects: Path, home: Path) -> list[Contender]:
         Contender(BILL_STANDARD, bill, fast_off, lambda out: bill_totals(json.loads(out))),
         Contender(FLOOR_FAST, [*floor, "msgspec"], {}, _floor_totals),
         Contender(FLOOR_STANDARD, [*floor, "json"], {}, _floor_totals),
+        Contender(REPORT_FLOOR_FAST, [*floor, "msgspec", "report"], {}, _floor_totals),
+        Contender(REPORT_FLOOR_STANDARD, [*floor, "json", "report"], {}, _floor_totals),
         Contender(
             CCUSAGE,
             ccusage_argv(ensure_ccusage()),
@@ -520,18 +537,42 @@ def peer_table(result: SideBySide) -> list[str]:
     Markdown lines."""
     peer = result.runs[CCUSAGE]
     lines = [*run_tables(result.runs, result.totals, peer), ""]
+    lines.extend(_report_agreement(result))
+    lines.append("")
     for name, most in PEER_GOALS.items():
         ratio = best_seconds(result.runs[name]) / best_seconds(peer)
         memory = peak_mib(result.runs[name]) / peak_mib(peer)
-        floor = FLOOR_FAST if name == BILL_FAST else FLOOR_STANDARD
+        totals, report = (best_seconds(result.runs[f]) / best_seconds(peer) for f in FLOORS[name])
         lines.append(
             f"- {name}: at most {most:g}× ccusage's time: {ratio:.2f}×, "
             f"{verdict(ratio <= most)}; at most {MEMORY_GOAL:g}× its peak memory: "
             f"{memory:.2f}×, {verdict(memory <= MEMORY_GOAL)}; its floor takes "
-            f"{best_seconds(result.runs[floor]) / best_seconds(peer):.2f}× ccusage's time."
+            f"{totals:.2f}× ccusage's time, and {report:.2f}× with the report's work."
         )
     lines.extend(_linearity(result))
     return lines
+
+
+def _report_agreement(result: SideBySide) -> list[str]:
+    """A line per floor with the report: whether its every-line bill and its no-caching
+    input side equal the bill's (the work it stands for, done right)."""
+    data, found = result.data, []
+    for name in (REPORT_FLOOR_FAST, REPORT_FLOOR_STANDARD):
+        if name not in result.runs:
+            continue
+        floor = json.loads(result.runs[name][-1].stdout)
+        pairs = [
+            ("every-line bill", floor["every_line_cost_usd"], data["every_line_cost_usd"]),
+            ("no-caching input side", floor["no_caching_usd"], data["what_if"]["no_caching"]),
+        ]
+        said = [
+            f"{what} equal (${ours:,.6f})"
+            if abs(ours - theirs) < 5e-7
+            else f"{what} ${ours:,.6f} against ${theirs:,.6f}"
+            for what, ours, theirs in pairs
+        ]
+        found.append(f"- {name} and {BILL_FAST}: " + "; ".join(said) + ".")
+    return found
 
 
 def _linearity(result: SideBySide) -> list[str]:
@@ -578,7 +619,11 @@ def render(size: int, files: int, result: SideBySide) -> str:
         "Setup: the bill is `context-budget bill FOLDER --json` with each decoder (and with "
         "msgspec kept to one process, `CONTEXT_BUDGET_NO_FORK=1`), the floor "
         "(`python -m benchmarks.floor FOLDER msgspec|json`: decode, fold, add up, price; "
-        "nothing else), `ccusage claude session --json --offline --mode calculate` and "
+        "nothing else) and the floor with the report's least work (`... report`: each "
+        "call's thread, time and cost, every usage line priced, each call priced again "
+        "with nothing cached and under each write lifetime, the drops in cache reads "
+        "counted, each line's parent kept; in one process), "
+        "`ccusage claude session --json --offline --mode calculate` and "
         "`tokscale models --json --claude` on one generated Claude Code projects folder "
         f"(seed {SEED}), each as a whole process, in turns, {runs} "
         f"{'run' if runs == 1 else 'runs'} each; peak memory is the largest resident set "

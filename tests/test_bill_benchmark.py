@@ -13,6 +13,8 @@ from benchmarks.bill import (
     BILL_STANDARD,
     CCUSAGE,
     GOAL_SECONDS,
+    REPORT_FLOOR_FAST,
+    REPORT_FLOOR_STANDARD,
     RESULTS,
     TOKSCALE,
     SideBySide,
@@ -71,6 +73,10 @@ def _side_by_side(
     names = [BILL_STANDARD, "floor (msgspec)", "floor (json)", CCUSAGE, TOKSCALE]
     runs = {BILL_FAST: bill, **{name: [other] for name in names}}
     totals = {BILL_FAST: bill_totals(data), **{name: dict(peer) for name in names}}
+    for name, decoder in ((REPORT_FLOOR_FAST, "msgspec"), (REPORT_FLOOR_STANDARD, "json")):
+        floor = [sys.executable, "-m", "benchmarks.floor", str(folder), decoder, "report"]
+        runs[name] = [run_process(floor)]
+        totals[name] = dict(peer)
     if quarter is None:
         return SideBySide(runs, totals, data)
     small = {name: [Run(quarter, 50.0, "")] for name in (BILL_FAST, BILL_STANDARD)}
@@ -85,6 +91,10 @@ def test_the_table_and_the_page_region(tmp_path: Path) -> None:
     assert f"| {data['calls']:,} |" in text and "under 60 s: **met**" in text
     assert f"- {CCUSAGE} and {BILL_FAST}: tokens of every kind equal; costs equal" in text
     assert f"- {BILL_FAST}: at most 1.25× ccusage's time: 0.00×, **met**" in text
+    for floor in (REPORT_FLOOR_FAST, REPORT_FLOOR_STANDARD):  # its work, done right
+        every = data["every_line_cost_usd"]
+        assert f"- {floor} and {BILL_FAST}: every-line bill equal (${every:,.6f})" in text
+        assert f"no-caching input side equal (${data['what_if']['no_caching']:,.6f})." in text
     assert bill_region(PAGE.read_text(encoding="utf-8")) == RESULTS.read_text(encoding="utf-8")
 
 
@@ -97,6 +107,20 @@ def test_a_disagreement_and_a_slower_bill_are_said(tmp_path: Path) -> None:
     assert f"costs ${data['cost_usd']:,.6f} and ${data['cost_usd'] + 0.01:,.6f}" in said
     fast = next(line for line in said.splitlines() if line.startswith(f"- {BILL_FAST}: "))
     assert fast.split(";")[0].endswith("**missed**")  # a real bill is slower than 1 µs
+
+
+def test_a_report_floor_that_prices_other_figures_is_said(tmp_path: Path) -> None:
+    generate_project(tmp_path, 300_000)
+    _, data = time_bill(tmp_path, repeats=1)
+    result = _side_by_side(tmp_path, bill_totals(data), seconds=1.0)
+    floor = json.loads(result.runs[REPORT_FLOOR_FAST][0].stdout)
+    floor["every_line_cost_usd"] += 0.01
+    result.runs[REPORT_FLOOR_FAST] = [Run(1.0, 50.0, json.dumps(floor))]
+    said = "\n".join(peer_table(result))
+    ours, theirs = floor["every_line_cost_usd"], data["every_line_cost_usd"]
+    assert f"every-line bill ${ours:,.6f} against ${theirs:,.6f}" in said
+    assert f"- {BILL_FAST}: at most 1.25× ccusage's time: " in said
+    assert "and 1.00× with the report's work." in said
 
 
 def test_time_linear_in_the_folders_size_is_judged_per_megabyte(tmp_path: Path) -> None:
