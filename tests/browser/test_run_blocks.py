@@ -11,7 +11,9 @@ starts once per page. The tests below click single buttons too, type into a bloc
 editor (CodeMirror) and check what Python received, and reload a page to find the
 reader's edits and passed exercises kept. The fixture page
 `tests/fixtures/browser/raises.md` is rendered by the test itself and served beside
-the site, to show a traceback, a page that stays usable, and the Stop button.
+the site, to show a traceback, a page that stays usable, and the Stop button; the
+fixture `shifts.md`, a long editor of wrapped lines above a short block, shows a Run
+button moving once the editor's lines are measured, and the click that waits for it.
 
 Run after `make site` with `make browser` (`pytest -m browser`).
 """
