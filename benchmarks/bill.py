@@ -558,8 +558,6 @@ def _report_agreement(result: SideBySide) -> list[str]:
     input side equal the bill's (the work it stands for, done right)."""
     data, found = result.data, []
     for name in (REPORT_FLOOR_FAST, REPORT_FLOOR_STANDARD):
-        if name not in result.runs:
-            continue
         floor = json.loads(result.runs[name][-1].stdout)
         pairs = [
             ("every-line bill", floor["every_line_cost_usd"], data["every_line_cost_usd"]),
