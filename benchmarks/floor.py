@@ -274,6 +274,8 @@ def report_floor(folder: str, decoder: str = "json") -> dict[str, Any]:
     totals; the every-line bill, the no-caching input side and the input side with every
     write a 5-minute one and a 1-hour one on the threads' gaps (USD); and the calls
     whose cache reads fell below their thread's call before."""
+    # the parent map is built as a bill builds it for its rebuilds' triggers; only the
+    # lines a trigger is looked for from are walked, so the floor walks none
     _, calls, every = _read_calls(folder, decoder)
     rates = {model: _rates(model) for model in {model for model, _ in every}}
     totals, cost, drops = [0, 0, 0, 0, 0], 0.0, 0
