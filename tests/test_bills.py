@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import runpy
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +12,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-import context_budget.bills as bills
 from context_budget import PRICES, Bill, model_family, price_for, read_bill
 from context_budget.bills import Call
-from context_budget.pricing import cost
-from context_budget.usage import Usage
+from context_budget.pricing import Cost, cost
+from context_budget.usage import Usage, split_writes
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
 PROJECT = SESSIONS / "sample-project"
@@ -480,28 +480,121 @@ def _input_side(usage: Usage, model: str, at: float | None) -> float:
     return bill.uncached_input + bill.cache_writes + bill.cache_reads
 
 
+def _moved_usage(usage: Usage, tokens: int, source: str, target: str, lifetime: str) -> Usage:
+    """The usage with `tokens` moved between kinds, built as a `Usage` and checked by its
+    constructor: what the bill's what-ifs compute on token counts, written out here on
+    the usage itself (the last iteration of one that has them; 30-minute writes as
+    5-minute ones; writes taken from both lifetimes in proportion)."""
+    if usage.iterations:
+        *head, last = usage.iterations
+        return replace(
+            usage, iterations=(*head, _moved_usage(last, tokens, source, target, lifetime))
+        )
+    thirty = usage.ephemeral_30m_input_tokens
+    five, hour = split_writes(
+        usage.cache_creation_input_tokens - thirty,
+        usage.ephemeral_5m_input_tokens,
+        usage.ephemeral_1h_input_tokens,
+    )
+    five += thirty
+    kinds = {"uncached": usage.input_tokens, "read": usage.cache_read_input_tokens}
+    tokens = max(0, min(tokens, five + hour if source == "written" else kinds[source]))
+    if source == "written":
+        from_hour = min(hour, round(tokens * hour / (five + hour))) if tokens else 0
+        five, hour = five - (tokens - from_hour), hour - from_hour
+    else:
+        kinds[source] -= tokens
+    if target == "written":
+        five, hour = (five, hour + tokens) if lifetime == "1h" else (five + tokens, hour)
+    else:
+        kinds[target] += tokens
+    return replace(
+        usage,
+        input_tokens=kinds["uncached"],
+        cache_read_input_tokens=kinds["read"],
+        cache_creation_input_tokens=five + hour,
+        ephemeral_5m_input_tokens=five,
+        ephemeral_1h_input_tokens=hour,
+        ephemeral_30m_input_tokens=0,
+    )
+
+
+def _written_usage(usage: Usage, lifetime: str) -> Usage:
+    """The usage with every cache write a `lifetime` one, its iterations' too."""
+    parts = tuple(_written_usage(part, lifetime) for part in usage.iterations)
+    written = usage.cache_creation_input_tokens
+    return replace(
+        usage,
+        ephemeral_5m_input_tokens=written if lifetime == "5m" else 0,
+        ephemeral_1h_input_tokens=written if lifetime == "1h" else 0,
+        ephemeral_30m_input_tokens=0,
+        iterations=parts,
+    )
+
+
 def _lifetimes_one_by_one(bill: Bill) -> dict[str, list[float]]:
-    """Each thread's input side under each write lifetime, every call priced on its own."""
+    """Each thread's input side under each write lifetime, every call's changed usage
+    built and priced on its own by `pricing.cost`."""
     sums: dict[str, list[float]] = {}
     last: dict[str, Call] = {}
     ttl = {r.call: r for r in bill.rebuilds() if r.cause == "ttl"}
     for number, call in enumerate(bill.calls, 1):
         before, last[call.thread] = last.get(call.thread), call
-        if price_for(call.model) is None:
+        if bill.call_cost(number) is None:
             continue
         both = sums.setdefault(call.thread, [0.0, 0.0])
         for index, (lifetime, seconds) in enumerate((("5m", 300.0), ("1h", 3600.0))):
-            usage = bills._ALL_WRITES[lifetime](call.usage)
+            usage = _written_usage(call.usage, lifetime)
             if before is not None and call.timestamp - before.timestamp > seconds:  # type: ignore[operator]
-                usage = bills._moved(usage, call.cache_read, "read", "written", lifetime)
+                usage = _moved_usage(usage, call.cache_read, "read", "written", lifetime)
             elif before is not None and number in ttl:
                 rewritten = min(ttl[number].lost_tokens, call.cache_write)
-                usage = bills._moved(usage, rewritten, "written", "read")
+                usage = _moved_usage(usage, rewritten, "written", "read", "5m")
             both[index] += _input_side(usage, call.model, call.timestamp)
     return sums
 
 
-@given(st.lists(_CALL, min_size=1, max_size=30))
+def _rich_usage(
+    counts: tuple[int, int, int, int, int],
+    odd: int,
+    rules: tuple[str, str],
+    parts: list[tuple[int, int, int, int, int]],
+) -> Usage:
+    """A usage with what the plain ones lack: a write split that does not add up by
+    `odd` tokens, fast mode or US-only inference, iterations."""
+    uncached, read, five, hour, output = counts
+    speed, geo = rules
+    return Usage(
+        input_tokens=uncached,
+        output_tokens=output,
+        cache_creation_input_tokens=five + hour + odd,
+        cache_read_input_tokens=read,
+        ephemeral_5m_input_tokens=five,
+        ephemeral_1h_input_tokens=hour,
+        speed=speed,
+        inference_geo=geo,
+        iterations=tuple(_usage(*part) for part in parts),
+    )
+
+
+_COUNTS = st.tuples(*[st.integers(0, 300_000)] * 4, st.integers(0, 10**4))
+_RICH_CALL = st.builds(
+    Call,
+    thread=st.sampled_from(["a/main", "a/sidechain-1"]),
+    timestamp=st.floats(0, 1e6),
+    model=st.sampled_from(["claude-sonnet-4-20250514", "claude-opus-4-6", "claude-sonnet-4-5"]),
+    usage=st.builds(
+        _rich_usage,
+        _COUNTS,
+        st.integers(0, 5_000),
+        st.sampled_from([("", ""), ("fast", ""), ("", "us"), ("fast", "us")]),
+        st.lists(_COUNTS, max_size=3),
+    ),
+    segment=st.integers(0, 1),
+)
+
+
+@given(st.lists(st.one_of(_CALL, _RICH_CALL), min_size=1, max_size=30))
 def test_the_lifetime_what_ifs_are_what_pricing_each_call_on_its_own_gives(
     calls: list[Call],
 ) -> None:
@@ -510,6 +603,51 @@ def test_the_lifetime_what_ifs_are_what_pricing_each_call_on_its_own_gives(
     assert found == _lifetimes_one_by_one(bill)  # to the last bit: the same sums, in order
     # the 1-hour what-if is the lifetime advice's, summed: one answer to one question
     assert bill.what_if().all_writes_1h == sum(hour for _, hour in found.values())
+
+
+@given(st.lists(st.one_of(_CALL, _RICH_CALL), min_size=1, max_size=30))
+def test_the_rebuilds_and_no_caching_reprice_the_usage_each_would_have_recorded(
+    calls: list[Call],
+) -> None:
+    bill = Bill(tuple(calls), "claude-code")
+    for rebuild in bill.rebuilds():
+        call, charged = calls[rebuild.call - 1], bill.call_cost(rebuild.call)
+        if charged is None:
+            assert rebuild.extra_usd is None
+            continue
+        written = min(rebuild.lost_tokens, call.cache_creation_input_tokens)
+        uncached = min(rebuild.lost_tokens - written, call.input_tokens)
+        read = _moved_usage(call.usage, uncached, "uncached", "read", "5m")
+        read = _moved_usage(read, written, "written", "read", "5m")
+        extra = _charged_input(charged) - _input_side(read, call.model, call.timestamp)
+        assert rebuild.extra_usd == extra  # to the last bit
+    no_caching = 0.0
+    for number, call in enumerate(calls, 1):
+        if bill.call_cost(number) is not None:
+            parts = tuple(replace(p, input_tokens=p.prompt_tokens) for p in call.usage.iterations)
+            uncached = replace(call.usage, input_tokens=call.usage.prompt_tokens, iterations=())
+            uncached = _no_cache(uncached if not parts else replace(uncached, iterations=parts))
+            price = price_for(call.model, at=call.timestamp)
+            assert price is not None
+            no_caching += cost(uncached, price, at=call.timestamp).uncached_input
+    assert bill.what_if().no_caching == no_caching
+
+
+def _no_cache(usage: Usage) -> Usage:
+    """The usage (and its iterations) with no cache write or read left."""
+    return replace(
+        usage,
+        cache_creation_input_tokens=0,
+        cache_read_input_tokens=0,
+        ephemeral_5m_input_tokens=0,
+        ephemeral_1h_input_tokens=0,
+        ephemeral_30m_input_tokens=0,
+        iterations=tuple(_no_cache(part) for part in usage.iterations),
+    )
+
+
+def _charged_input(bill: Cost) -> float:
+    return bill.uncached_input + bill.cache_writes + bill.cache_reads
 
 
 def test_a_malformed_time_names_its_line(tmp_path: Path) -> None:
@@ -682,9 +820,9 @@ def test_a_report_prices_each_call_once_and_finds_the_rebuilds_once(
     bill = read_bill(SYNTHETIC)
     priced: list[int] = []
     found: list[int] = []
-    price, rebuild = bills.cost, Bill._rebuild
+    price, rebuild = bills.billed, Bill._rebuild
     monkeypatch.setattr(
-        bills, "cost", lambda usage, *a, **k: priced.append(id(usage)) or price(usage, *a, **k)
+        bills, "billed", lambda usage, *a, **k: priced.append(id(usage)) or price(usage, *a, **k)
     )
     monkeypatch.setattr(Bill, "_rebuild", lambda self, *a: found.append(1) or rebuild(self, *a))
     report(bill, calls=True)

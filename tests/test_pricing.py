@@ -11,6 +11,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from context_budget import (
     MIN_CACHEABLE_TOKENS,
@@ -24,7 +26,7 @@ from context_budget import (
 from context_budget.experiment import run_strategy
 from context_budget.fakes.emulated import EmulatedClient
 from context_budget.models import MODELS
-from context_budget.pricing import Cost, Price
+from context_budget.pricing import Cost, Price, Unpriced, billed, prompt_charges
 
 MIXED_TTL = {
     "input_tokens": 2048,
@@ -229,3 +231,56 @@ def test_a_bad_price_error_stays_short_on_a_deep_value() -> None:
     with pytest.raises(TypeError, match="price must be a Price") as raised:
         cost(MIXED_TTL, deep)  # type: ignore[arg-type]
     assert len(str(raised.value)) < 200
+
+
+_TOKENS = st.integers(0, 400_000)
+
+
+@given(
+    st.sampled_from(sorted(MODELS)),
+    st.tuples(_TOKENS, _TOKENS, _TOKENS, _TOKENS),
+    st.sampled_from([("", ""), ("fast", ""), ("", "us")]),
+    st.floats(1.6e9, 1.9e9),
+)
+def test_another_split_of_a_prompt_is_charged_as_cost_charges_a_usage_of_it(
+    model: str, counts: tuple[int, int, int, int], rules: tuple[str, str], at: float
+) -> None:
+    # the what-ifs of a bill price other splits of a call's prompt at its tariff: what
+    # `cost` charges a usage of those counts, to the last bit (band, fast mode, US-only
+    # inference, dated rates and peak hours at the call's time included)
+    uncached, five, hour, read = counts
+    speed, geo = rules
+    usage = Usage(
+        input_tokens=uncached,
+        output_tokens=7,
+        cache_creation_input_tokens=five + hour,
+        cache_read_input_tokens=read,
+        ephemeral_5m_input_tokens=five,
+        ephemeral_1h_input_tokens=hour,
+        speed=speed,
+        inference_geo=geo,
+    )
+    row = MODELS[model]
+    try:
+        tariff, bill = billed(usage, row, at=at)
+    except Unpriced:
+        with pytest.raises(Unpriced):
+            cost(usage, row, at=at)
+        return
+    assert bill == cost(usage, row, at=at)
+    charged = (bill.uncached_input, bill.cache_writes, bill.cache_reads)
+    assert prompt_charges(tariff, uncached, five, hour, read) == charged
+    # the tariff is the call's: another split of the same prompt, priced both ways
+    moved = Usage(
+        input_tokens=0,
+        output_tokens=7,
+        cache_creation_input_tokens=uncached + hour,
+        cache_read_input_tokens=read + five,
+        ephemeral_5m_input_tokens=0,
+        ephemeral_1h_input_tokens=uncached + hour,
+        speed=speed,
+        inference_geo=geo,
+    )
+    other = cost(moved, row, at=at)
+    again = prompt_charges(tariff, 0, 0, uncached + hour, read + five)
+    assert again == (other.uncached_input, other.cache_writes, other.cache_reads)

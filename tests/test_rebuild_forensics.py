@@ -8,12 +8,13 @@ and an `/mcp` reconnect sit in that chain like any line.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from context_budget import PRICES, bills, pricing, read_bill
+from context_budget import PRICES, pricing, read_bill
 from context_budget.cli import main
 
 SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
@@ -208,7 +209,13 @@ def test_the_lifetime_what_if_prices_each_thread_on_its_own_gaps() -> None:
     saved = (14_300 + 14_500) * (price.write_1h - price.read) / 1e6
     repriced = 0.0
     for call in bill.calls:
-        hour = pricing.cost(bills._ALL_WRITES["1h"](call.usage), price)
+        usage = call.usage  # every write a 1-hour one
+        written = replace(
+            usage,
+            ephemeral_5m_input_tokens=0,
+            ephemeral_1h_input_tokens=usage.cache_creation_input_tokens,
+        )
+        hour = pricing.cost(written, price)
         repriced += hour.uncached_input + hour.cache_writes + hour.cache_reads
     assert lifetime.one_hour == pytest.approx(repriced - saved)
     assert (lifetime.cheaper, round(lifetime.saving, 4)) == ("1h", 0.0503)

@@ -8,8 +8,10 @@ response twice; Codex totals are cumulative). The files are read by
 `context_budget.sessions`, the same readers `load_transcript` uses, so a
 bill's threads and compactions are the ones `inspect` shows.
 
-Every call is priced once, by `pricing.cost`, the function that prices a
-live response.
+Every call is priced once, by `pricing.billed` (`pricing.cost`, the function
+that prices a live response, with the tariff it used). The what-ifs move a
+call's tokens between kinds on their counts and price each result with
+`pricing.prompt_charges` at that tariff: the same step, to the last bit.
 
 - `Bill.cost` prices the calls (`Cost`, USD) at dated list prices; a call on a
   model with no price is left out of the dollars and named by
@@ -48,7 +50,7 @@ from typing import Any, Literal
 from context_budget._aside import aside
 from context_budget.cache_policy import LIFETIME_SECONDS, CachePolicy
 from context_budget.models import Model, model_for
-from context_budget.pricing import Cost, Price, Unpriced, cost, price_for
+from context_budget.pricing import Cost, Price, Tariff, Unpriced, billed, price_for, prompt_charges
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
 from context_budget.sessions.session import Places, chain
 from context_budget.sessions.skips import Skip, summary
@@ -92,6 +94,9 @@ Rates = Model | Price
 #: A bill of this many calls or more works its what-ifs out in a second process
 #: (`Bill.work_ahead`).
 ASIDE_CALLS = 5_000
+#: A price table's answers, kept: (the table, each call's `Cost`, each call's `Tariff`
+#: or None until asked for), None where the call has no price.
+_Priced = tuple[Mapping[str, Price] | None, list[Cost | None], list[Tariff | None] | None]
 #: How far back from a call the lines are searched for what changed its prefix.
 _TRIGGER_STEPS = 200
 
@@ -355,100 +360,95 @@ def _tokens(calls: Sequence[Call]) -> dict[str, int]:
     }
 
 
-def _moved(usage: Usage, tokens: int, source: str, target: str, lifetime: str = "5m") -> Usage:
-    """The usage with `tokens` moved from one kind to another: `"uncached"`, `"read"`
-    or `"written"` (at most what `source` holds).
+#: A part of a call's prompt split by kind, tokens: (uncached input, 5-minute writes,
+#: 1-hour writes, cache reads).
+_Split = tuple[int, int, int, int]
+#: A call's prompt as the what-ifs reprice it: one `_Split` per part billed (each
+#: iteration of a usage that has them, else the usage itself).
+_Prompt = tuple[_Split, ...]
 
-    Writes taken come from both lifetimes in proportion; writes added are of
-    `lifetime`. A usage with `iterations` has the move made in its last
-    iteration, the one the top-level figures repeat. Speed, region and server
-    tools are kept, so `pricing.cost` prices the result by the call's rules.
-    """
+
+def _split(usage: Usage) -> _Split:
+    """One part's prompt split by kind: 30-minute writes counted as 5-minute ones, and
+    a write split that does not add up split as `pricing.cost` splits it."""
+    thirty = usage.ephemeral_30m_input_tokens
+    five, hour = usage.ephemeral_5m_input_tokens, usage.ephemeral_1h_input_tokens
+    if five + hour != usage.cache_creation_input_tokens - thirty:
+        five, hour = split_writes(usage.cache_creation_input_tokens - thirty, five, hour)
+    return usage.input_tokens, five + thirty, hour, usage.cache_read_input_tokens
+
+
+def _prompt(usage: Usage) -> _Prompt:
+    """The parts of a call's prompt the what-ifs move tokens between (`_Prompt`)."""
     if usage.iterations:
-        *head, last = usage.iterations
-        return replace(usage, iterations=(*head, _moved(last, tokens, source, target, lifetime)))
-    held = {"uncached": usage.input_tokens, "read": usage.cache_read_input_tokens}
-    thirty = usage.ephemeral_30m_input_tokens  # counted as 5-minute writes here
-    five, hour = split_writes(
-        usage.cache_creation_input_tokens - thirty,
-        usage.ephemeral_5m_input_tokens,
-        usage.ephemeral_1h_input_tokens,
-    )
-    five += thirty
-    tokens = max(0, min(tokens, five + hour if source == "written" else held[source]))
+        return tuple(map(_split, usage.iterations))
+    return (_split(usage),)
+
+
+def _shift(split: _Split, tokens: int, source: str, target: str, lifetime: str) -> _Split:
+    """`split` with `tokens` moved from one kind to another: `"uncached"`, `"read"` or
+    `"written"` (at most what `source` holds). Writes taken come from both lifetimes
+    in proportion; writes added are of `lifetime`."""
+    uncached, five, hour, read = split
     if source == "written":
+        tokens = max(0, min(tokens, five + hour))
         from_hour = min(hour, round(tokens * hour / (five + hour))) if tokens else 0
         five, hour = five - (tokens - from_hour), hour - from_hour
+    elif source == "read":
+        tokens = max(0, min(tokens, read))
+        read -= tokens
     else:
-        held[source] -= tokens
+        tokens = max(0, min(tokens, uncached))
+        uncached -= tokens
     if target == "written":
         five, hour = (five, hour + tokens) if lifetime == "1h" else (five + tokens, hour)
+    elif target == "read":
+        read += tokens
     else:
-        held[target] += tokens
-    return Usage.sound(  # `replace(usage, ...)` of counts each made from a sound one
-        held["uncached"],
-        usage.output_tokens,
-        five + hour,
-        held["read"],
-        five,
-        hour,
-        usage.speed,
-        usage.inference_geo,
-        usage.web_search_requests,
-        (),
-        0,
-    )
+        uncached += tokens
+    return uncached, five, hour, read
 
 
-def _saved(bill: Cost, changed: Usage, price: Rates, at: float | None) -> float:
+def _moved(prompt: _Prompt, tokens: int, source: str, target: str, lifetime: str = "5m") -> _Prompt:
+    """The prompt with `tokens` moved from one kind to another (`_shift`), in its last
+    part: the one a usage's top-level figures repeat."""
+    return (*prompt[:-1], _shift(prompt[-1], tokens, source, target, lifetime))
+
+
+def _all_written(prompt: _Prompt, lifetime: str) -> _Prompt:
+    """The prompt with every cache write a `lifetime` (`"5m"` or `"1h"`) one."""
+    if lifetime == "1h":
+        return tuple((uncached, 0, five + hour, read) for uncached, five, hour, read in prompt)
+    return tuple((uncached, five + hour, 0, read) for uncached, five, hour, read in prompt)
+
+
+def _uncached(prompt: _Prompt) -> _Prompt:
+    """The prompt with every token uncached."""
+    return tuple((sum(split), 0, 0, 0) for split in prompt)
+
+
+def _input_usd(tariff: Tariff, prompt: _Prompt) -> float:
+    """The input side of a call billed at `tariff` had its prompt been `prompt`, USD: the
+    parts' charges added up charge by charge, as `pricing.cost` adds a usage's
+    iterations, then the three added (`_input_side`)."""
+    if len(prompt) == 1:
+        uncached, writes, reads = prompt_charges(tariff, *prompt[0])
+        return uncached + writes + reads
+    uncached = writes = reads = 0.0
+    for split in prompt:
+        part = prompt_charges(tariff, *split)
+        uncached, writes, reads = uncached + part[0], writes + part[1], reads + part[2]
+    return uncached + writes + reads
+
+
+def _saved(bill: Cost, changed: _Prompt, tariff: Tariff) -> float:
     """USD the input side of `changed` costs less than the call's `bill` (negative: more)."""
-    return _input_side(bill) - _input_side(cost(changed, price, at=at))
+    return _input_side(bill) - _input_usd(tariff, changed)
 
 
 def _input_side(bill: Cost) -> float:
     """The input side of a call's bill: uncached input, writes and reads, USD."""
     return bill.uncached_input + bill.cache_writes + bill.cache_reads
-
-
-def _reshaped(
-    usage: Usage, uncached: int, five: int, hour: int, read: int, parts: tuple[Usage, ...]
-) -> Usage:
-    """`usage` with its prompt split anew (tokens) and `parts` as its iterations.
-
-    Output, speed, region and web searches are kept. Built from the usage's
-    own sound fields (`Usage.sound`) rather than by `dataclasses.replace`: the
-    what-ifs build three per call.
-    """
-    return Usage.sound(
-        uncached,
-        usage.output_tokens,
-        five + hour,
-        read,
-        five,
-        hour,
-        usage.speed,
-        usage.inference_geo,
-        usage.web_search_requests,
-        parts,
-    )
-
-
-def _all_1h(usage: Usage) -> Usage:
-    """The usage with every cache write a 1-hour one (speed, region and iterations kept)."""
-    written, read = usage.cache_creation_input_tokens, usage.cache_read_input_tokens
-    parts = tuple(map(_all_1h, usage.iterations)) if usage.iterations else ()
-    return _reshaped(usage, usage.input_tokens, 0, written, read, parts)
-
-
-def _all_5m(usage: Usage) -> Usage:
-    """The usage with every cache write a 5-minute one (speed, region and iterations kept)."""
-    written, read = usage.cache_creation_input_tokens, usage.cache_read_input_tokens
-    parts = tuple(map(_all_5m, usage.iterations)) if usage.iterations else ()
-    return _reshaped(usage, usage.input_tokens, written, 0, read, parts)
-
-
-#: lifetime -> the usage with every cache write of that lifetime.
-_ALL_WRITES: dict[str, Callable[[Usage], Usage]] = {"5m": _all_5m, "1h": _all_1h}
 
 
 def _shortest(usage: Usage) -> str:
@@ -464,48 +464,51 @@ def _shortest(usage: Usage) -> str:
 
 def _written_for(usage: Usage, lifetime: str) -> bool:
     """True when every cache write of `usage` is already a `lifetime` one (no iterations):
-    `_ALL_WRITES[lifetime](usage)` is then `usage` itself."""
+    its prompt with all writes of that lifetime is then its own."""
     held = usage.ephemeral_5m_input_tokens if lifetime == "5m" else usage.ephemeral_1h_input_tokens
     return not usage.iterations and held == usage.cache_creation_input_tokens
 
 
 def _under_lifetime(
-    call: Call, before: Call | None, rebuild: Rebuild | None, lifetime: str
-) -> Usage | None:
-    """The call's usage had it written every entry for `lifetime`, its gap included.
+    call: Call, gap: float | None, rebuild: Rebuild | None, lifetime: str, prompt: _Prompt
+) -> _Prompt | None:
+    """The call's `prompt` had it written every entry for `lifetime`, its `gap` (seconds
+    since its thread's call before; None for none) included.
 
     Past the lifetime a read becomes a write; a `ttl` rebuild within it reads
-    the tokens it rewrote. None when the gap moves nothing: the usage is then
-    `_ALL_WRITES[lifetime](call.usage)` (`_lifetime_side`).
+    the tokens it rewrote. None when the gap moves nothing: the prompt is then
+    `_all_written(prompt, lifetime)` (`_lifetime_side`).
     """
-    if before is None or call.timestamp is None or before.timestamp is None:
+    if gap is None:
         return None
-    if call.timestamp - before.timestamp > _seconds(call.model, lifetime):
-        usage = _ALL_WRITES[lifetime](call.usage)
-        return _moved(usage, call.cache_read_input_tokens, "read", "written", lifetime)
+    if gap > _seconds(call.model, lifetime):
+        written = _all_written(prompt, lifetime)
+        return _moved(written, call.cache_read_input_tokens, "read", "written", lifetime)
     if rebuild is not None:
         rewritten = min(rebuild.lost_tokens, call.cache_creation_input_tokens)
-        return _moved(_ALL_WRITES[lifetime](call.usage), rewritten, "written", "read")
+        return _moved(_all_written(prompt, lifetime), rewritten, "written", "read")
     return None
 
 
 def _lifetime_side(
     call: Call,
-    before: Call | None,
+    gap: float | None,
     rebuild: Rebuild | None,
     lifetime: str,
     bill: Cost,
-    price: Rates,
+    tariff: Tariff,
+    prompt: _Prompt,
 ) -> float:
     """The call's input side (USD) had its thread written every entry for `lifetime`
-    (`_under_lifetime`): its own `bill`'s where its writes are all of that lifetime
-    already and the gap moves nothing, else its usage so changed priced again."""
-    usage = _under_lifetime(call, before, rebuild, lifetime)
-    if usage is None:
+    (`_under_lifetime`; `prompt` is the call's, `_prompt`): its own `bill`'s where its
+    writes are all of that lifetime already and the gap moves nothing, else its prompt
+    so changed priced again."""
+    changed = _under_lifetime(call, gap, rebuild, lifetime, prompt)
+    if changed is None:
         if _written_for(call.usage, lifetime):
             return _input_side(bill)
-        usage = _ALL_WRITES[lifetime](call.usage)
-    return _input_side(cost(usage, price, at=call.timestamp))
+        changed = _all_written(prompt, lifetime)
+    return _input_usd(tariff, changed)
 
 
 #: A bound of `Bill.between`: ("day", day number in the zone) or ("instant", seconds).
@@ -564,12 +567,6 @@ def _within(when: float, bound: _Bound | None, zone: Zone, *, above: bool) -> bo
     kind, value = bound
     at = float(zone.day(when)) if kind == "day" else when
     return at >= value if above else at <= value
-
-
-def _uncached(usage: Usage) -> Usage:
-    """The usage with every prompt token uncached (speed, region and iterations kept)."""
-    parts = tuple(map(_uncached, usage.iterations)) if usage.iterations else ()
-    return _reshaped(usage, usage.prompt_tokens, 0, 0, 0, parts)
 
 
 def _rates(prices: Mapping[str, Price] | None) -> Callable[[str], Rates | None]:
@@ -637,9 +634,9 @@ class Bill:
     _sessions: tuple[Session, ...] = field(default=(), repr=False, compare=False)
     _lines: tuple[Call, ...] = field(default=(), repr=False, compare=False)
     _messages: Mapping[str, Place] = field(default_factory=dict, repr=False, compare=False)
-    _priced: dict[int, tuple[Mapping[str, Price] | None, list[Cost | None]]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    #: id of a price table -> (the table, each call's `Cost`, each call's `Tariff` or None
+    #: until asked for): None where the call has no price.
+    _priced: dict[int, _Priced] = field(default_factory=dict, repr=False, compare=False)
     _placed: dict[str, tuple[int, str, str]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -667,14 +664,28 @@ class Bill:
         """Each call's `Cost` (None on a model with no price), priced once per price table."""
         held = self._priced.get(id(prices))
         if held is None or held[0] is not prices:
-            rate = _rates(prices)
-            caches = self.caches
-            held = (
-                prices,
-                [_priced(call, rate(call.model), caches.get(call.model)) for call in self.calls],
-            )
-            self._priced[id(prices)] = held
+            held = self._price(prices)
         return held[1]
+
+    def _tariffs(self, prices: Mapping[str, Price] | None) -> list[Tariff | None]:
+        """Each call's `Tariff` (None on a model with no price): what the what-ifs price
+        other splits of its prompt at."""
+        held = self._priced.get(id(prices))
+        if held is None or held[0] is not prices or held[2] is None:
+            held = self._price(prices)
+        return held[2]  # type: ignore[return-value]  # `_price` sets it
+
+    def _price(self, prices: Mapping[str, Price] | None) -> _Priced:
+        """Price every call in `prices` (`pricing.billed`) and keep its `Cost` and `Tariff`;
+        costs kept before (an every-line bill's, given) stay as they were."""
+        rate = _rates(prices)
+        caches = self.caches
+        both = [_priced(call, rate(call.model), caches.get(call.model)) for call in self.calls]
+        tariffs = [tariff for tariff, _ in both]
+        held = self._priced.get(id(prices))
+        costs = held[1] if held is not None and held[0] is prices else [b for _, b in both]
+        self._priced[id(prices)] = found = (prices, costs, tariffs)
+        return found
 
     @property
     def sessions(self) -> tuple[Session, ...]:
@@ -787,8 +798,8 @@ class Bill:
         return found
 
     def _every_line(self) -> Bill:
-        priced: dict[int, tuple[Mapping[str, Price] | None, list[Cost | None]]] = {}
-        for key, (prices, bills) in self._priced.items():
+        priced: dict[int, _Priced] = {}
+        for key, (prices, bills, _) in self._priced.items():
             known = {id(call.usage): bill for call, bill in zip(self.calls, bills, strict=True)}
             rate = _rates(prices)
             priced[key] = (
@@ -796,9 +807,10 @@ class Bill:
                 [
                     known[id(line.usage)]
                     if id(line.usage) in known
-                    else _priced(line, rate(line.model), self.caches.get(line.model))
+                    else _priced(line, rate(line.model), self.caches.get(line.model))[1]
                     for line in self._lines
                 ],
+                None,
             )
         return Bill(
             self._lines,
@@ -1047,8 +1059,8 @@ class Bill:
             cause = "ttl"
         else:
             cause = "prefix-changed"
-        price = _rates(prices)(call.model)
-        extra = None if price is None or bill is None else _extra(call, lost, bill, price)
+        tariff = self._tariffs(prices)[number - 1]
+        extra = None if tariff is None or bill is None else _extra(call, lost, bill, tariff)
         return Rebuild(
             number,
             call.thread,
@@ -1242,13 +1254,12 @@ class Bill:
 
     def _what_if(self, prices: Mapping[str, Price] | None) -> WhatIf:
         actual = no_caching = 0.0
-        rate = _rates(prices)
-        for call, bill in zip(self.calls, self._costs(prices), strict=True):
-            price = rate(call.model)
-            if bill is None or price is None:
+        costs, tariffs = self._costs(prices), self._tariffs(prices)
+        for call, bill, tariff in zip(self.calls, costs, tariffs, strict=True):
+            if bill is None or tariff is None:
                 continue
             actual += _input_side(bill)
-            no_caching += cost(_uncached(call.usage), price, at=call.timestamp).uncached_input
+            no_caching += _input_usd(tariff, _uncached(_prompt(call.usage)))
         all_1h = sum(life.one_hour for life in self.lifetimes(prices))
         rebuilds = [rebuild for rebuild, _ in self._losses(prices)]
         extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
@@ -1268,19 +1279,21 @@ class Bill:
         sums: dict[ThreadId, list[float]] = {}
         last: dict[ThreadId, Call] = {}
         rebuilt = {r.call: r for r, _ in self._losses(prices) if r.cause == "ttl"}
-        rate = _rates(prices)
-        for number, (call, bill) in enumerate(zip(self.calls, self._costs(prices), strict=True), 1):
+        priced = zip(self.calls, self._costs(prices), self._tariffs(prices), strict=True)
+        for number, (call, bill, tariff) in enumerate(priced, 1):
             thread = call.thread
             before, last[thread] = last.get(thread), call
-            price = rate(call.model)
-            if price is None or bill is None:
+            if tariff is None or bill is None:
                 continue
             both = sums.get(thread)
             if both is None:
                 both = sums[thread] = [0.0, 0.0]
-            rebuild = rebuilt.get(number)
-            both[0] += _lifetime_side(call, before, rebuild, "5m", bill, price)
-            both[1] += _lifetime_side(call, before, rebuild, "1h", bill, price)
+            rebuild, prompt = rebuilt.get(number), _prompt(call.usage)
+            gap = None
+            if before is not None and call.timestamp is not None and before.timestamp is not None:
+                gap = call.timestamp - before.timestamp
+            both[0] += _lifetime_side(call, gap, rebuild, "5m", bill, tariff, prompt)
+            both[1] += _lifetime_side(call, gap, rebuild, "1h", bill, tariff, prompt)
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price] | None) -> float:
@@ -1305,39 +1318,45 @@ class Bill:
                 groups[-1].append(first)
             else:
                 groups.append([first])
-        bills = {id(call): bill for call, bill in zip(self.calls, self._costs(prices), strict=True)}
-        rate = _rates(prices)
+        priced = zip(self.calls, self._costs(prices), self._tariffs(prices), strict=True)
+        bills = {id(call): (bill, tariff) for call, bill, tariff in priced}
         saving = 0.0
         for group in groups:
             if len(group) < 2:
                 continue
             shared = max(warm) if warm else min(c.cache_creation_input_tokens for c in group)
             for later in group[1:]:
-                price, bill = rate(later.model), bills[id(later)]
-                if price is not None and bill is not None:
+                bill, tariff = bills[id(later)]
+                if tariff is not None and bill is not None:
                     moved = min(shared, later.cache_creation_input_tokens)
-                    changed = _moved(later.usage, moved, "written", "read")
-                    saving += _saved(bill, changed, price, later.timestamp)
+                    changed = _moved(_prompt(later.usage), moved, "written", "read")
+                    saving += _saved(bill, changed, tariff)
         return saving
 
 
-def _priced(call: Call, price: Rates | None, cache: CachePolicy | None = None) -> Cost | None:
-    """The call's `Cost` at its time, or None where there is no rate for it (model or fast
-    mode); `cache` is the cache its writes were made under (the model's own when None)."""
+def _priced(
+    call: Call, price: Rates | None, cache: CachePolicy | None = None
+) -> tuple[Tariff | None, Cost | None]:
+    """The call's `Tariff` and `Cost` at its time (`pricing.billed`), or (None, None) where
+    there is no rate for it (model or fast mode); `cache` is the cache its writes were
+    made under (the model's own when None)."""
     if price is None:
-        return None
+        return _UNPRICED
     try:
-        return cost(call.usage, price, at=call.timestamp, policy=cache)
+        return billed(call.usage, price, at=call.timestamp, policy=cache)
     except Unpriced:
-        return None
+        return _UNPRICED
 
 
-def _extra(call: Call, lost: int, bill: Cost, price: Rates) -> float:
+_UNPRICED: tuple[None, None] = (None, None)
+
+
+def _extra(call: Call, lost: int, bill: Cost, tariff: Tariff) -> float:
     """What rewriting `lost` tokens cost on `call` (its `bill`) minus reading them, USD."""
     written = min(lost, call.cache_creation_input_tokens)
     uncached = min(lost - written, call.input_tokens)
-    read = _moved(_moved(call.usage, uncached, "uncached", "read"), written, "written", "read")
-    return _saved(bill, read, price, call.timestamp)
+    prompt = _moved(_prompt(call.usage), uncached, "uncached", "read")
+    return _saved(bill, _moved(prompt, written, "written", "read"), tariff)
 
 
 def _filed(call: Call, session: Session) -> Call:

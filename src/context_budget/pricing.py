@@ -38,6 +38,14 @@ its 1-hour part is kept up to the total, and the rest is billed as 5-minute
 writes. OpenAI's cached and written tokens are inside its input figure; the
 one usage reader (`Usage.of`) takes them out before a call is priced.
 
+`billed` is `cost` with the `Tariff` the call was billed at (its rates at
+its time and the multiple its speed, region and hour set). A question of what
+the same call would have cost with its prompt split otherwise (more of it
+cached, none of it, written for an hour) is priced by `prompt_charges` at
+that tariff: the step `cost` computes every input-side charge in, given the
+token counts alone, so a bill asks it of every call several times without
+building a usage for each answer.
+
 `loop_cost` prices a whole loop of `LoopStep`s from the input price and two
 multipliers (chapter 1); `cost` prices one real or emulated call.
 
@@ -76,11 +84,14 @@ __all__ = [
     "Cost",
     "LongContext",
     "Price",
+    "Tariff",
     "Unpriced",
+    "billed",
     "cost",
     "loop_cost",
     "model_family",
     "price_for",
+    "prompt_charges",
 ]
 
 #: Anthropic's public pricing page: the source of every rule beyond the token rates.
@@ -250,6 +261,34 @@ def cost(
         >>> round(cost(rollout, model_for("gpt-5.5")).total, 6)
         0.019107
     """
+    return billed(usage, price, at=at, policy=policy)[1]
+
+
+#: What one call is billed at (`billed`): its model's `Price` at the call's time, and the
+#: multiple of every token rate that the call's speed, region and hour set (1.0 for most
+#: calls). A plain pair: a bill keeps one per call.
+Tariff = tuple[Price, float]
+
+
+def billed(
+    usage: Any,
+    price: Price | Model,
+    *,
+    at: float | str | datetime | None = None,
+    policy: CachePolicy | None = None,
+) -> tuple[Tariff, Cost]:
+    """`cost(usage, price, at=at, policy=policy)` and the `Tariff` it billed the call at:
+    what `prompt_charges` prices another split of the same call's prompt at.
+
+    A bill that asks what a call would have cost with its prompt split
+    otherwise (cached, uncached, written for another lifetime) prices each
+    split with `prompt_charges` at this tariff, rather than building a usage
+    for it and pricing that: the same charges to the last bit, through the
+    same step.
+
+    Raises:
+        Unpriced: as `cost`.
+    """
     if isinstance(price, Model):
         policy = price.cache if policy is None else policy
         price = price.price_at(at)
@@ -269,7 +308,28 @@ def cost(
             total = total + _one(part, price, factor)
     if policy is not None and policy.storage_per_hour:
         total = total + Cost(0.0, 0.0, 0.0, 0.0, storage=_storage(request.billed, policy))
-    return total
+    return (price, factor), total
+
+
+def prompt_charges(
+    tariff: Tariff, uncached: int, five_minute: int, one_hour: int, read: int
+) -> tuple[float, float, float]:
+    """The input side of one part of a call billed at `tariff`, its prompt split so.
+
+    Args:
+        tariff: the call's `Tariff` (`billed`).
+        uncached, five_minute, one_hour, read: the prompt's tokens: uncached
+            input, 5-minute and 1-hour cache writes, cache reads.
+
+    Returns:
+        (uncached input, cache writes, cache reads), USD: the `Cost` fields
+        `cost` gives a usage of those counts at that tariff, the same floats
+        (the long-context band applied to their sum).
+    """
+    price, factor = tariff
+    per = 1_000_000 / factor
+    scale = _band(price, uncached + five_minute + one_hour + read)[0]
+    return _charges(price, per, scale, uncached, five_minute, one_hour, 0, read)
 
 
 def _factor(request: Usage, price: Price, at: float | str | datetime | None) -> float:
@@ -287,6 +347,40 @@ def _factor(request: Usage, price: Price, at: float | str | datetime | None) -> 
     return factor
 
 
+def _band(price: Price, prompt: int) -> tuple[float, float]:
+    """(the multiple of the input-side rates, the output rate) of a request of `prompt`
+    tokens: the long-context band's for the whole request once the prompt passes its
+    start, else 1 and the model's own output rate."""
+    band = price.long_context
+    if band is not None and prompt > band.above:
+        return band.input / price.input, band.output  # the whole request, not the excess
+    return 1.0, price.output
+
+
+def _charges(
+    price: Price,
+    per: float,
+    scale: float,
+    uncached: int,
+    five: int,
+    hour: int,
+    thirty: int,
+    read: int,
+) -> tuple[float, float, float]:
+    """(uncached input, cache writes, cache reads), USD, of a prompt split so: the step
+    every input-side charge is computed in (`per`: tokens a dollar buys at unit rate)."""
+    writes = five * price.write_5m + hour * price.write_1h
+    if thirty:
+        if price.write_30m is None:
+            raise Unpriced(f"no 30-minute cache write rate for this model ({price.source})")
+        writes += thirty * price.write_30m
+    return (
+        uncached * price.input * scale / per,
+        writes * scale / per,
+        read * price.read * scale / per,
+    )
+
+
 def _one(usage: Usage, price: Price, factor: float, server_tools: float = 0.0) -> Cost:
     per = 1_000_000 / factor
     # subtle: a `Usage` built by hand may carry a split that does not add up;
@@ -295,24 +389,11 @@ def _one(usage: Usage, price: Price, factor: float, server_tools: float = 0.0) -
     five, hour = usage.ephemeral_5m_input_tokens, usage.ephemeral_1h_input_tokens
     if five + hour != written - thirty:
         five, hour = split_writes(written - thirty, five, hour)
-    band = price.long_context
-    scale, output = 1.0, price.output
-    if band is not None and usage.input_tokens + written + usage.cache_read_input_tokens > (
-        band.above  # the whole prompt (`Usage.prompt_tokens`) over the band's start
-    ):
-        scale, output = band.input / price.input, band.output  # the whole request, not the excess
-    writes = five * price.write_5m + hour * price.write_1h
-    if thirty:
-        if price.write_30m is None:
-            raise Unpriced(f"no 30-minute cache write rate for this model ({price.source})")
-        writes += thirty * price.write_30m
-    return _made(  # uncached input, cache writes, cache reads, output, server tools
-        usage.input_tokens * price.input * scale / per,
-        writes * scale / per,
-        usage.cache_read_input_tokens * price.read * scale / per,
-        usage.output_tokens * output / per,
-        server_tools,
-    )
+    uncached, read = usage.input_tokens, usage.cache_read_input_tokens
+    scale, output = _band(price, uncached + written + read)  # the whole prompt
+    charged = _charges(price, per, scale, uncached, five, hour, thirty, read)
+    # uncached input, cache writes, cache reads, output, server tools
+    return _made(*charged, usage.output_tokens * output / per, server_tools)
 
 
 def _storage(usage: Usage, policy: CachePolicy) -> float:
