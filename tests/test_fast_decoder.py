@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +145,33 @@ def test_the_environment_turns_the_fast_decoder_off(tmp_path: Path) -> None:
         for environ in (env, dict(os.environ))
     ]
     assert bills[0] == bills[1]
+
+
+_LINE = st.fixed_dictionaries(
+    {"type": st.sampled_from(["user", "assistant", "system"]), "text": st.text(max_size=12)}
+)
+
+
+@given(st.lists(st.one_of(_LINE, st.just(None)), min_size=1, max_size=8), st.booleans())
+def test_both_decoders_note_where_each_line_starts_in_the_bytes(
+    lines: list[dict[str, str] | None], crlf: bool
+) -> None:
+    # a bill reads a rebuild's trigger line again from where the read found it: the
+    # offsets must be those of the bytes, whichever decoder parsed the line (text that
+    # is not ASCII makes the text's offsets differ from them)
+    from context_budget.sessions.claude_code import RECORD
+    from context_budget.sessions.text import Source
+
+    end = "\r\n" if crlf else "\n"
+    text = end.join("" if line is None else json.dumps(line, ensure_ascii=False) for line in lines)
+    data = text.encode("utf-8")
+    expected = [0] + [at + 1 for at, byte in enumerate(data) if byte == 10] if data else []
+    found: dict[str, list[int]] = {}
+    for name, fast in (("msgspec", records._FAST), ("json", None)):
+        starts = array("q")
+        with pytest.MonkeyPatch.context() as patched:
+            patched.setattr(records, "_FAST", fast)
+            read = list(records.records(Source("s.jsonl", None, data=data), RECORD, starts))
+        assert len(read) == sum(line is not None for line in lines)
+        found[name] = list(starts)
+    assert found["json"] == found["msgspec"] == expected

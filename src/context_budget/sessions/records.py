@@ -209,11 +209,14 @@ def records(
 
     The lines are those of `text.line_spans` (a line feed ends one, a carriage
     return before it is left out), found here in the same loop that decodes
-    them: a bill reads every line of every file through it. Where msgspec
-    decodes the bytes and `starts` is given, the offset in `source.data` where
-    each line starts, blank ones included, is added to it as the line is read
+    them: a bill reads every line of every file through it. Where `starts` is
+    given and the source has its bytes, the offset in `source.data` where each
+    line starts, blank ones included, is added to it as the line is read
     (`starts[number - 1]`), so that a line can be read again without looking
-    for it; with `json`, nothing is added.
+    for it: with msgspec, where it decodes the line; with `json`, which parses
+    the text, from the line feeds of the bytes, found beside those of the text
+    (a line feed is one byte in UTF-8 and no part of another character, so
+    the two give the same lines).
 
     Raises:
         ValueError: a line that is not JSON, or not an object, naming the line
@@ -226,10 +229,17 @@ def records(
     find, size, start, number = body.find, len(body), 0, 0
     view = memoryview(body if isinstance(body, bytes) else b"")  # lines decoded in place
     note = starts.append if starts is not None and isinstance(body, bytes) else None
+    # `json`: where each line starts in the bytes, beside the text it parses
+    data = source.data if starts is not None and not isinstance(body, bytes) else b""
+    find_byte, at = data.find, 0
     while start <= size:
         number += 1
         if note is not None:
             note(start)
+        elif data:
+            starts.append(at)  # type: ignore[union-attr]  # `data` only with `starts`
+            feed_at = find_byte(b"\n", at)
+            at = len(data) + 1 if feed_at < 0 else feed_at + 1
         end = find(feed, start)  # type: ignore[arg-type]
         end = size if end < 0 else end
         stop = end - 1 if end > start and body[end - 1] == ret else end
