@@ -417,6 +417,11 @@ def _moved(prompt: _Prompt, tokens: int, source: str, target: str, lifetime: str
 
 def _all_written(prompt: _Prompt, lifetime: str) -> _Prompt:
     """The prompt with every cache write a `lifetime` (`"5m"` or `"1h"`) one."""
+    if len(prompt) == 1:  # the usual call, without iterations: one part
+        ((uncached, five, hour, read),) = prompt
+        if lifetime == "1h":
+            return ((uncached, 0, five + hour, read),)
+        return ((uncached, five + hour, 0, read),)
     if lifetime == "1h":
         return tuple((uncached, 0, five + hour, read) for uncached, five, hour, read in prompt)
     return tuple((uncached, five + hour, 0, read) for uncached, five, hour, read in prompt)
@@ -424,6 +429,8 @@ def _all_written(prompt: _Prompt, lifetime: str) -> _Prompt:
 
 def _uncached(prompt: _Prompt) -> _Prompt:
     """The prompt with every token uncached."""
+    if len(prompt) == 1:
+        return ((sum(prompt[0]), 0, 0, 0),)
     return tuple((sum(split), 0, 0, 0) for split in prompt)
 
 

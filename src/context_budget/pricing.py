@@ -391,9 +391,11 @@ def _one(usage: Usage, price: Price, factor: float, server_tools: float = 0.0) -
         five, hour = split_writes(written - thirty, five, hour)
     uncached, read = usage.input_tokens, usage.cache_read_input_tokens
     scale, output = _band(price, uncached + written + read)  # the whole prompt
-    charged = _charges(price, per, scale, uncached, five, hour, thirty, read)
-    # uncached input, cache writes, cache reads, output, server tools
-    return _made(*charged, usage.output_tokens * output / per, server_tools)
+    uncached_usd, writes_usd, reads_usd = _charges(
+        price, per, scale, uncached, five, hour, thirty, read
+    )
+    output_usd = usage.output_tokens * output / per
+    return _MAKE_COST(uncached_usd, writes_usd, reads_usd, output_usd, server_tools, 0.0)
 
 
 def _storage(usage: Usage, policy: CachePolicy) -> float:
