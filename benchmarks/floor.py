@@ -1,6 +1,6 @@
 """The floor of a bill: the least work that gives a Claude Code folder's totals.
 
-`python -m benchmarks.floor FOLDER [json|msgspec] [report]` reads every `.jsonl` file
+`python -m benchmarks.floor FOLDER [json|msgspec] [report [two-cores]]` reads every `.jsonl` file
 under FOLDER, decodes every line, keeps the assistant lines that record usage,
 folds the lines of one response (its message id and request id) into the one
 with the larger token total, adds the tokens up by model and kind, and prices
@@ -24,11 +24,19 @@ candidates). It adds to the totals the every-line bill and the no-caching
 input side, which the benchmark can check against the bill's own. Still no
 checks, no causes named and no trigger line read again: what any bill with
 this report has to do, in one process.
+
+With `report two-cores`, the same work is split as the bill splits its read: a
+forked child reads and folds the files past the first half of the bytes and
+sends them back (`marshal`), this process reads the first half, then folds
+the child's calls into its own and does the rest. The least any bill with
+this report needs on two cores, the cost of sending one half across
+included.
 """
 
 # subtle: no `from __future__ import annotations`: msgspec reads the classes' annotations,
 # which must name the classes defined beside them, not strings
 import json
+import marshal
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -217,29 +225,77 @@ def _said(calls: int, totals: list[int], cost: float) -> dict[str, Any]:
     }
 
 
-def _read_calls(
-    folder: str, decoder: str
-) -> tuple[dict[object, object], dict[tuple[object, object], Called], list[tuple[str, Row]]]:
-    """(line id -> its parent's id, the calls folded by response in the order read, every
-    usage line's model and tokens) of a folder."""
+#: What the report floor reads of files: (line id -> its parent's id, the calls folded by
+#: response in the order read, the every-line bill: each usage line priced, USD).
+Calls = tuple[dict[object, object], dict[tuple[object, object], Called], float]
+
+
+def _read_calls(paths: list[str], decoder: str) -> Calls:
+    """What the report floor reads of the files `paths`, in that order (`Calls`)."""
     lines = _msgspec_lines() if decoder == "msgspec" else _json_lines
     parents: dict[object, object] = {}
     calls: dict[tuple[object, object], Called] = {}
-    every: list[tuple[str, Row]] = []
-    for path in _files(folder):
+    rates: dict[str, Rates | None] = {}
+    every_line = 0.0
+    for path in paths:
         for ident, parent, found in lines(path):
             if ident is not None:
                 parents[ident] = parent
             if found is None:
                 continue
             message, request, called = found
-            every.append((called[0], called[1]))
-            old = calls.get((message, request))
-            if old is None:
-                calls[(message, request)] = called
-            elif sum(called[1]) > sum(old[1]):
-                calls[(message, request)] = (called[0], called[1], old[2], old[3])
-    return parents, calls, every
+            model = called[0]
+            price = rates[model] if model in rates else rates.setdefault(model, _rates(model))
+            if price is not None:
+                every_line += sum(_charge(price, called[1]))
+            _fold(calls, (message, request), called)
+    return parents, calls, every_line
+
+
+def _fold(
+    calls: dict[tuple[object, object], Called], key: tuple[object, object], called: Called
+) -> None:
+    """Add a line's call to `calls`, or fold it into the call of its response read before:
+    the larger token total kept, at the time and on the thread where the response began."""
+    old = calls.get(key)
+    if old is None:
+        calls[key] = called
+    elif sum(called[1]) > sum(old[1]):
+        calls[key] = (called[0], called[1], old[2], old[3])
+
+
+def _halves(paths: list[str]) -> tuple[list[str], list[str]]:
+    """The files in two runs of about half the bytes each, in their order."""
+    sizes = [os.path.getsize(path) for path in paths]
+    half, here, cut = sum(sizes) / 2, 0, 0
+    while cut < len(paths) and here + sizes[cut] <= half:
+        here += sizes[cut]
+        cut += 1
+    return paths[:cut], paths[cut:]
+
+
+def _read_split(paths: list[str], decoder: str) -> Calls:
+    """`_read_calls` of `paths` on two cores: a child reads the second half (its usage
+    lines priced) and sends it back marshalled, this process reads the first, then takes
+    the child's calls in after its own, as one process reading them in turn would."""
+    first, rest = _halves(paths)
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: read the second half, send it, and end
+        os.close(read_end)
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(marshal.dumps(_read_calls(rest, decoder)))
+        os._exit(0)
+    os.close(write_end)
+    parents, calls, every_line = _read_calls(first, decoder)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(child, 0)
+    their_parents, their_calls, their_lines = marshal.loads(data)
+    parents.update(their_parents)
+    for key, called in their_calls.items():
+        _fold(calls, key, called)
+    return parents, calls, every_line + their_lines
 
 
 #: A model's rates as the report floor uses them: (input, read, 5-minute write, 1-hour
@@ -269,15 +325,18 @@ def _charge(rates: Rates, row: Row) -> tuple[float, float]:
     return side * scale / 1e6, output * out / 1e6
 
 
-def report_floor(folder: str, decoder: str = "json") -> dict[str, Any]:
+def report_floor(folder: str, decoder: str = "json", cores: int = 1) -> dict[str, Any]:
     """`floor`'s totals and the least work of the bill's report (the module's text): the
     totals; the every-line bill, the no-caching input side and the input side with every
     write a 5-minute one and a 1-hour one on the threads' gaps (USD); and the calls
-    whose cache reads fell below their thread's call before."""
+    whose cache reads fell below their thread's call before. The files are read on
+    two `cores` (`_read_split`) or one."""
     # the parent map is built as a bill builds it for its rebuilds' triggers; only the
     # lines a trigger is looked for from are walked, so the floor walks none
-    _, calls, every = _read_calls(folder, decoder)
-    rates = {model: _rates(model) for model in {model for model, _ in every}}
+    paths = list(_files(folder))
+    reads = _read_split if cores == 2 else _read_calls
+    _, calls, every_line = reads(paths, decoder)
+    rates = {model: _rates(model) for model in {called[0] for called in calls.values()}}
     totals, cost, drops = [0, 0, 0, 0, 0], 0.0, 0
     no_caching = five_minutes = one_hour = 0.0
     last: dict[tuple[object, ...], tuple[float, int]] = {}
@@ -303,11 +362,6 @@ def report_floor(folder: str, decoder: str = "json") -> dict[str, Any]:
             else (uncached, 0, 0, read + five + hour, 0),
         )[0]
         drops += bool(before and read < before[1])
-    every_line = 0.0
-    for model, row in every:
-        price = rates[model]
-        if price is not None:
-            every_line += sum(_charge(price, row))
     return {
         **_said(len(calls), totals, cost),
         "every_line_cost_usd": round(every_line, 6),
@@ -319,5 +373,9 @@ def report_floor(folder: str, decoder: str = "json") -> dict[str, Any]:
 
 if __name__ == "__main__":
     decoder = sys.argv[2] if len(sys.argv) > 2 else "json"
-    work = report_floor if sys.argv[3:] == ["report"] else floor
-    print(json.dumps(work(sys.argv[1], decoder)))
+    if sys.argv[3:] == ["report", "two-cores"]:
+        print(json.dumps(report_floor(sys.argv[1], decoder, cores=2)))
+    elif sys.argv[3:] == ["report"]:
+        print(json.dumps(report_floor(sys.argv[1], decoder)))
+    else:
+        print(json.dumps(floor(sys.argv[1], decoder)))
