@@ -286,6 +286,11 @@ def billed(
     for it and pricing that: the same charges to the last bit, through the
     same step.
 
+    Returns:
+        (tariff, cost): the tariff a pair (`Tariff`) of the model's `Price` at
+        the call's time and the multiple of every token rate its speed, region
+        and hour set; the cost the `Cost` `cost` gives.
+
     Raises:
         Unpriced: as `cost`.
     """
@@ -318,13 +323,24 @@ def prompt_charges(
 
     Args:
         tariff: the call's `Tariff` (`billed`).
-        uncached, five_minute, one_hour, read: the prompt's tokens: uncached
-            input, 5-minute and 1-hour cache writes, cache reads.
+        uncached: the prompt's uncached input tokens.
+        five_minute: its tokens written to the cache for 5 minutes.
+        one_hour: its tokens written to the cache for an hour.
+        read: its tokens read from the cache.
 
     Returns:
         (uncached input, cache writes, cache reads), USD: the `Cost` fields
         `cost` gives a usage of those counts at that tariff, the same floats
         (the long-context band applied to their sum).
+
+    Example:
+        >>> usage = {"input_tokens": 1_000, "output_tokens": 10,
+        ...          "cache_read_input_tokens": 9_000}
+        >>> tariff, bill = billed(usage, PRICES["claude-sonnet-4-6"])
+        >>> round(bill.uncached_input + bill.cache_reads, 6)  # as recorded
+        0.0057
+        >>> round(sum(prompt_charges(tariff, 10_000, 0, 0, 0)), 6)  # had nothing been cached
+        0.03
     """
     price, factor = tariff
     per = 1_000_000 / factor
