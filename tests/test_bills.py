@@ -440,12 +440,21 @@ def _usage(uncached: int, read: int, five: int, hour: int, output: int) -> Usage
     )
 
 
-_CALL = st.builds(
-    Call,
-    thread=st.sampled_from(["a/main", "a/sidechain-1"]),
-    timestamp=st.floats(0, 1e6),
-    model=st.sampled_from(["claude-sonnet-4-20250514", "deepseek-chat", "claude-opus-4-6"]),
-    usage=st.builds(
+def _calls(models: list[str], usage: st.SearchStrategy[Usage], segments: int) -> Any:
+    """Calls on two threads at any time, on one of `models`, with a `usage` drawn."""
+    return st.builds(
+        Call,
+        thread=st.sampled_from(["a/main", "a/sidechain-1"]),
+        timestamp=st.floats(0, 1e6),
+        model=st.sampled_from(models),
+        usage=usage,
+        segment=st.integers(0, segments),
+    )
+
+
+_CALL = _calls(
+    ["claude-sonnet-4-20250514", "deepseek-chat", "claude-opus-4-6"],
+    st.builds(
         _usage,
         st.integers(0, 10**6),
         st.integers(0, 10**6),
@@ -453,7 +462,7 @@ _CALL = st.builds(
         st.integers(0, 10**6),
         st.integers(0, 10**5),
     ),
-    segment=st.integers(0, 2),
+    2,
 )
 
 
@@ -578,19 +587,16 @@ def _rich_usage(
 
 
 _COUNTS = st.tuples(*[st.integers(0, 300_000)] * 4, st.integers(0, 10**4))
-_RICH_CALL = st.builds(
-    Call,
-    thread=st.sampled_from(["a/main", "a/sidechain-1"]),
-    timestamp=st.floats(0, 1e6),
-    model=st.sampled_from(["claude-sonnet-4-20250514", "claude-opus-4-6", "claude-sonnet-4-5"]),
-    usage=st.builds(
+_RICH_CALL = _calls(
+    ["claude-sonnet-4-20250514", "claude-opus-4-6", "claude-sonnet-4-5"],
+    st.builds(
         _rich_usage,
         _COUNTS,
         st.integers(0, 5_000),
         st.sampled_from([("", ""), ("fast", ""), ("", "us"), ("fast", "us")]),
         st.lists(_COUNTS, max_size=3),
     ),
-    segment=st.integers(0, 1),
+    1,
 )
 
 
