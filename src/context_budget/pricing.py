@@ -384,7 +384,8 @@ def _charges(
     read: int,
 ) -> tuple[float, float, float]:
     """(uncached input, cache writes, cache reads), USD, of a prompt split so: the step
-    every input-side charge is computed in (`per`: tokens a dollar buys at unit rate)."""
+    every input-side charge is computed in (`per`: the million tokens a rate is quoted
+    for, over the call's factor; `scale`: the long-context band's multiple, or 1)."""
     writes = five * price.write_5m + hour * price.write_1h
     if thirty:
         if price.write_30m is None:
