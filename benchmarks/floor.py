@@ -281,16 +281,21 @@ def _read_split(paths: list[str], decoder: str) -> Calls:
     first, rest = _halves(paths)
     read_end, write_end = os.pipe()
     child = os.fork()
-    if child == 0:  # the child: read the second half, send it, and end
-        os.close(read_end)
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(marshal.dumps(_read_calls(rest, decoder)))
-        os._exit(0)
+    if child == 0:  # the child: read the second half, send it, and end, whatever happens
+        status = 1
+        try:
+            os.close(read_end)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(marshal.dumps(_read_calls(rest, decoder)))
+            status = 0
+        finally:
+            os._exit(status)
     os.close(write_end)
     parents, calls, every_line = _read_calls(first, decoder)
     with os.fdopen(read_end, "rb") as pipe:
         data = pipe.read()
-    os.waitpid(child, 0)
+    if os.waitpid(child, 0)[1] != 0:
+        raise RuntimeError("the child reading the second half of the files failed")
     their_parents, their_calls, their_lines = marshal.loads(data)
     parents.update(their_parents)
     for key, called in their_calls.items():
