@@ -318,7 +318,7 @@ FLOOR_FAST, FLOOR_STANDARD = "floor (msgspec)", "floor (json)"
 #: The floor with the least work of the bill's report too (`benchmarks.floor.report_floor`).
 REPORT_FLOOR_FAST = "floor with the report (msgspec)"
 REPORT_FLOOR_STANDARD = "floor with the report (json)"
-#: That floor with its files read on two cores, as the bill reads them (`... two-cores`).
+#: That floor's work split over two cores as far as it can be (`... two-cores`).
 TWO_CORE_FLOOR_FAST = "floor with the report, two cores (msgspec)"
 TWO_CORE_FLOOR_STANDARD = "floor with the report, two cores (json)"
 #: Each bill's floors: of its totals, of its totals and report, and of those on two cores.
@@ -639,9 +639,9 @@ def render(size: int, files: int, result: SideBySide) -> str:
         "nothing else) and the floor with the report's least work (`... report`: each "
         "call's thread, time and cost, every usage line priced, each call priced again "
         "with nothing cached and under each write lifetime, the drops in cache reads "
-        "counted, each line's parent kept; in one process, and with the files read on two "
-        "cores as the bill reads them, `... report two-cores`: a child reads the second half "
-        "of the bytes and prices its usage lines, then sends its calls back), "
+        "counted, each line's parent kept; in one process, and on two cores, `... report "
+        "two-cores`: a child works out every figure of the second half of the bytes, the "
+        "first process those of the first half, and the figures are added), "
         "`ccusage claude session --json --offline --mode calculate` and "
         "`tokscale models --json --claude` on one generated Claude Code projects folder "
         f"(seed {SEED}), each as a whole process, in turns, {runs} "

@@ -25,12 +25,13 @@ input side, which the benchmark can check against the bill's own. Still no
 checks, no causes named and no trigger line read again: what any bill with
 this report has to do, in one process.
 
-With `report two-cores`, the same work is split as the bill splits its read: a
-forked child reads and folds the files past the first half of the bytes and
-sends them back (`marshal`), this process reads the first half, then folds
-the child's calls into its own and does the rest. The least any bill with
-this report needs on two cores, the cost of sending one half across
-included.
+With `report two-cores`, the same work is split over two cores as far as it
+can be: a forked child reads the files past the first half of the bytes and
+works out every figure of their calls, this process does the same with the
+first half, and the figures are added; the child sends only its figures and
+the keys of its responses, which are checked against this process's (the
+halves must share no response). The least any bill with this report needs on
+two cores.
 """
 
 # subtle: no `from __future__ import annotations`: msgspec reads the classes' annotations,
@@ -274,35 +275,6 @@ def _halves(paths: list[str]) -> tuple[list[str], list[str]]:
     return paths[:cut], paths[cut:]
 
 
-def _read_split(paths: list[str], decoder: str) -> Calls:
-    """`_read_calls` of `paths` on two cores: a child reads the second half (its usage
-    lines priced) and sends it back marshalled, this process reads the first, then takes
-    the child's calls in after its own, as one process reading them in turn would."""
-    first, rest = _halves(paths)
-    read_end, write_end = os.pipe()
-    child = os.fork()
-    if child == 0:  # the child: read the second half, send it, and end, whatever happens
-        status = 1
-        try:
-            os.close(read_end)
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(marshal.dumps(_read_calls(rest, decoder)))
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    parents, calls, every_line = _read_calls(first, decoder)
-    with os.fdopen(read_end, "rb") as pipe:
-        data = pipe.read()
-    if os.waitpid(child, 0)[1] != 0:
-        raise RuntimeError("the child reading the second half of the files failed")
-    their_parents, their_calls, their_lines = marshal.loads(data)
-    parents.update(their_parents)
-    for key, called in their_calls.items():
-        _fold(calls, key, called)
-    return parents, calls, every_line + their_lines
-
-
 #: A model's rates as the report floor uses them: (input, read, 5-minute write, 1-hour
 #: write, output, the band's start in prompt tokens, the band's input and output rates),
 #: USD per million tokens.
@@ -330,17 +302,16 @@ def _charge(rates: Rates, row: Row) -> tuple[float, float]:
     return side * scale / 1e6, output * out / 1e6
 
 
-def report_floor(folder: str, decoder: str = "json", cores: int = 1) -> dict[str, Any]:
-    """`floor`'s totals and the least work of the bill's report (the module's text): the
-    totals; the every-line bill, the no-caching input side and the input side with every
-    write a 5-minute one and a 1-hour one on the threads' gaps (USD); and the calls
-    whose cache reads fell below their thread's call before. The files are read on
-    two `cores` (`_read_split`) or one."""
-    # the parent map is built as a bill builds it for its rebuilds' triggers; only the
-    # lines a trigger is looked for from are walked, so the floor walks none
-    paths = list(_files(folder))
-    reads = _read_split if cores == 2 else _read_calls
-    _, calls, every_line = reads(paths, decoder)
+#: The report floor's figures of some calls: (tokens by kind (a `Row`'s sums), their
+#: cost, the no-caching input side, the input side with every write a 5-minute one and
+#: a 1-hour one on the threads' gaps, the calls whose cache reads fell, the every-line
+#: bill), USD where not tokens or calls.
+Sums = tuple[list[int], float, float, float, float, int, float]
+
+
+def _sums(calls: dict[tuple[object, object], Called], every_line: float) -> Sums:
+    """The report floor's figures (`Sums`) of `calls`, in their order, beside the
+    every-line bill of their files."""
     rates = {model: _rates(model) for model in {called[0] for called in calls.values()}}
     totals, cost, drops = [0, 0, 0, 0, 0], 0.0, 0
     no_caching = five_minutes = one_hour = 0.0
@@ -367,9 +338,82 @@ def report_floor(folder: str, decoder: str = "json", cores: int = 1) -> dict[str
             else (uncached, 0, 0, read + five + hour, 0),
         )[0]
         drops += bool(before and read < before[1])
+    return totals, cost, no_caching, five_minutes, one_hour, drops, every_line
+
+
+def _added(one: Sums, two: Sums) -> Sums:
+    """The figures of two sets of calls that share no thread, together."""
+    totals = [a + b for a, b in zip(one[0], two[0], strict=True)]
+    _, cost, no_caching, five, hour, drops, every_line = one
+    _, more, more_uncached, more_five, more_hour, more_drops, more_lines = two
+    return (
+        totals,
+        cost + more,
+        no_caching + more_uncached,
+        five + more_five,
+        hour + more_hour,
+        drops + more_drops,
+        every_line + more_lines,
+    )
+
+
+def _split_report(paths: list[str], decoder: str) -> tuple[int, Sums]:
+    """(the calls, every figure of the report floor) of `paths` on two cores: a child
+    reads the second half of the bytes and works out its calls' figures, this process
+    does the same with the first half, and the two are added.
+
+    The halves must share no response (a response's lines in two files of different
+    halves): each half's calls are then those one process folds, and each thread's in
+    one half. The child sends its responses' keys, which are checked, and its figures;
+    its calls and the parents of its lines stay with it.
+
+    Raises:
+        RuntimeError: the child failed, or the halves share a response.
+    """
+    first, rest = _halves(paths)
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: work out the second half, send it, and end, whatever happens
+        status = 1
+        try:
+            os.close(read_end)
+            _, calls, every_line = _read_calls(rest, decoder)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(marshal.dumps((list(calls), _sums(calls, every_line))))
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    _, calls, every_line = _read_calls(first, decoder)
+    mine = _sums(calls, every_line)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    if os.waitpid(child, 0)[1] != 0:
+        raise RuntimeError("the child reading the second half of the files failed")
+    keys, theirs = marshal.loads(data)
+    if any(key in calls for key in keys):
+        raise RuntimeError("the two halves of the files share a response")
+    return len(calls) + len(keys), _added(mine, theirs)
+
+
+def report_floor(folder: str, decoder: str = "json", cores: int = 1) -> dict[str, Any]:
+    """`floor`'s totals and the least work of the bill's report (the module's text): the
+    totals; the every-line bill, the no-caching input side and the input side with every
+    write a 5-minute one and a 1-hour one on the threads' gaps (USD); and the calls
+    whose cache reads fell below their thread's call before. On two `cores`
+    (`_split_report`) or one."""
+    paths = list(_files(folder))
+    if cores == 2:
+        count, sums = _split_report(paths, decoder)
+    else:
+        # the parent map is built as a bill builds it for its rebuilds' triggers; only the
+        # lines a trigger is looked for from are walked, so the floor walks none
+        _, calls, every_line = _read_calls(paths, decoder)
+        count, sums = len(calls), _sums(calls, every_line)
+    totals, cost, no_caching, five_minutes, one_hour, drops, every = sums
     return {
-        **_said(len(calls), totals, cost),
-        "every_line_cost_usd": round(every_line, 6),
+        **_said(count, totals, cost),
+        "every_line_cost_usd": round(every, 6),
         "no_caching_usd": round(no_caching, 6),
         "lifetimes_usd": [round(five_minutes, 6), round(one_hour, 6)],
         "cache_drops": drops,

@@ -235,3 +235,19 @@ def test_the_report_floor_on_two_cores_prints_what_it_prints_on_one(tmp_path: Pa
         # the usage lines are priced in two sums, added: the same to the millionth
         assert two.pop("every_line_cost_usd") == pytest.approx(one.pop("every_line_cost_usd"))
         assert two == one and one["calls"] > 0
+
+
+def test_the_report_floor_on_two_cores_refuses_halves_that_share_a_response(
+    tmp_path: Path,
+) -> None:
+    # each half's figures are its own calls' only where no response is in both halves
+    generate_project(tmp_path, 100_000)
+    session = max(tmp_path.glob("*.jsonl"), key=lambda path: path.stat().st_size)
+    folder = tmp_path / "copied"
+    folder.mkdir()
+    for name in ("a.jsonl", "b.jsonl"):  # the same session twice: a half each
+        (folder / name).write_bytes(session.read_bytes())
+    floor = [sys.executable, "-m", "benchmarks.floor", str(folder), "msgspec", "report"]
+    assert json.loads(run_process(floor).stdout)["calls"] > 0  # one process folds them
+    with pytest.raises(PeerError, match="the two halves of the files share a response"):
+        run_process([*floor, "two-cores"])
