@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from types import SimpleNamespace
 from typing import Any
 
@@ -502,7 +503,7 @@ def test_a_codex_figure_reads_the_same_at_once_as_field_by_field(
             found = read()
         except ValueError as error:
             return str(error)
-        return found, found.__dict__
+        return found, [(f.name, type(getattr(found, f.name))) for f in fields(found)]
 
     quick = outcome(lambda: Usage.of(usage, strict=strict))
     checked = outcome(lambda: usage_module._parse(usage, "usage", strict))

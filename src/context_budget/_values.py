@@ -9,8 +9,10 @@ known sound, for the few kinds a bill makes by the hundred thousand.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import reprlib
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -81,12 +83,15 @@ def maker(cls: type[_Record]) -> Callable[..., _Record]:
     its fields, given in the order the class declares them, as `__init__` leaves it.
 
     Several times sooner than that `__init__`, which sets each field through
-    `object.__setattr__`: the function sets them one by one in the instance's
-    dict, in the class's order, which keeps the dict's keys shared with every
-    other instance of the class, as `__init__` keeps them (a dict filled at
-    once from another dict gets keys of its own, and takes twice the memory
-    and more). Written out field by field and compiled once per class.
-    Nothing is checked: the caller answers for the values.
+    `object.__setattr__`: the function sets each field straight into its slot
+    (a class with `slots=True`, as the records a bill makes by the hundred
+    thousand are: half the memory of a dict, and fields read sooner) or, for
+    a field kept in the instance's dict (a subclass's own), one by one in
+    the class's order, which keeps the dict's keys shared with every other
+    instance of the class, as `__init__` keeps them (a dict filled at once
+    from another dict gets keys of its own, and takes twice the memory and
+    more). Written out field by field and compiled once per class. Nothing is
+    checked: the caller answers for the values.
 
     Example:
         >>> from context_budget.pricing import Cost
@@ -100,15 +105,18 @@ def maker(cls: type[_Record]) -> Callable[..., _Record]:
     taken = {"new", "cls", "record", "held"} & set(names)
     if taken:
         raise ValueError(f"{cls.__name__} has a field named {sorted(taken)[0]!r}")
-    body = "".join(f"    held[{name!r}] = {name}\n" for name in names)
-    source = (
-        f"def make({', '.join(names)}):\n"
-        "    record = new(cls)\n"
-        "    held = record.__dict__\n"
-        f"{body}"
-        "    return record\n"
-    )
     scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    lines = ["    record = new(cls)\n"]
+    for number, name in enumerate(names):
+        slot = inspect.getattr_static(cls, name, None)
+        if isinstance(slot, types.MemberDescriptorType):  # a field kept in a slot
+            scope[f"set_{number}"] = slot.__set__
+            lines.append(f"    set_{number}(record, {name})\n")
+        else:  # a field kept in the instance's dict
+            if "    held = record.__dict__\n" not in lines:
+                lines.append("    held = record.__dict__\n")
+            lines.append(f"    held[{name!r}] = {name}\n")
+    source = f"def make({', '.join(names)}):\n{''.join(lines)}    return record\n"
     exec(compile(source, f"<maker {cls.__name__}>", "exec"), scope)  # the source is above
     made: Callable[..., _Record] = scope["make"]
     _MAKERS[cls] = made

@@ -147,7 +147,7 @@ def price_for(
     return prices.get(model) or prices.get(model_family(model))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cost:
     """One call's bill, in US dollars.
 

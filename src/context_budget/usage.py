@@ -60,7 +60,7 @@ _FIELDS = (
 _SPLIT = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Usage:
     """The tokens of one model call, as the Messages API reports them.
 

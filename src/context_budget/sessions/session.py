@@ -345,7 +345,7 @@ class Places(Mapping[str, Place]):
         return sum(1 for _ in self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call(CallRecord):
     """One API call a saved session recorded: its usage, when, on which model and thread.
 
