@@ -230,3 +230,21 @@ def test_the_records_a_bill_makes_by_the_hundred_thousand_keep_their_fields_in_s
     )
     in_slots = _bytes_each(lambda: Usage.sound(1, 2, 3, 4, 3, 0))
     assert in_slots < _bytes_each(lambda: in_a_dict(1, 2, 3, 4, 3, 0))
+
+
+def test_the_quick_constructor_refuses_a_field_named_as_one_of_its_own_names() -> None:
+    import pytest
+
+    from context_budget._values import maker
+
+    @dataclass(frozen=True, slots=True)
+    class Slotted:
+        set_0: int
+
+    @dataclass(frozen=True)
+    class InADict:
+        held: int
+
+    for record in (Slotted, InADict):
+        with pytest.raises(ValueError, match=f"{record.__name__} has a field named"):
+            maker(record)

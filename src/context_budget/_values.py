@@ -102,7 +102,8 @@ def maker(cls: type[_Record]) -> Callable[..., _Record]:
     if held is not None:
         return held
     names = [field.name for field in dataclasses.fields(cls)]  # type: ignore[arg-type]
-    taken = {"new", "cls", "record", "held"} & set(names)
+    own = {"new", "cls", "record", "held", *(f"set_{number}" for number in range(len(names)))}
+    taken = own & set(names)
     if taken:
         raise ValueError(f"{cls.__name__} has a field named {sorted(taken)[0]!r}")
     scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
