@@ -108,15 +108,17 @@ def maker(cls: type[_Record]) -> Callable[..., _Record]:
         raise ValueError(f"{cls.__name__} has a field named {sorted(taken)[0]!r}")
     scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
     lines = ["    record = new(cls)\n"]
+    in_dict = False  # whether a line above names the instance's dict `held`
     for number, name in enumerate(names):
         slot = inspect.getattr_static(cls, name, None)
         if isinstance(slot, types.MemberDescriptorType):  # a field kept in a slot
             scope[f"set_{number}"] = slot.__set__
             lines.append(f"    set_{number}(record, {name})\n")
-        else:  # a field kept in the instance's dict
-            if "    held = record.__dict__\n" not in lines:
-                lines.append("    held = record.__dict__\n")
-            lines.append(f"    held[{name!r}] = {name}\n")
+            continue
+        if not in_dict:  # the first field kept in the instance's dict
+            lines.append("    held = record.__dict__\n")
+            in_dict = True
+        lines.append(f"    held[{name!r}] = {name}\n")
     source = f"def make({', '.join(names)}):\n{''.join(lines)}    return record\n"
     exec(compile(source, f"<maker {cls.__name__}>", "exec"), scope)  # the source is above
     made: Callable[..., _Record] = scope["make"]
