@@ -248,3 +248,29 @@ def test_the_quick_constructor_refuses_a_field_named_as_one_of_its_own_names() -
     for record in (Slotted, InADict):
         with pytest.raises(ValueError, match=f"{record.__name__} has a field named"):
             maker(record)
+
+
+def test_the_quick_constructor_makes_records_of_every_layout_as_init_makes_them() -> None:
+    """Its own slots alone (made as a twin), a weak-reference slot beside them, and fields
+    in a base's slots (set through each slot's descriptor)."""
+    from context_budget._values import maker
+
+    @dataclass(frozen=True, slots=True)
+    class Own:
+        a: int
+        b: str = ""
+
+    @dataclass(frozen=True, slots=True, weakref_slot=True)
+    class Weak:
+        a: int
+
+    @dataclass(frozen=True, slots=True)
+    class Child(Own):
+        c: float = 0.0
+
+    _same(maker(Own)(1, "x"), Own(1, "x"))
+    _same(maker(Weak)(2), Weak(2))
+    _same(maker(Child)(1, "x", 2.5), Child(1, "x", 2.5))
+    assert "__class__" not in maker(Child).__code__.co_names  # no twin: a base holds `a`
+    for record in (Own, Weak, Usage, Call, Cost):  # made as a twin, then given its class
+        assert "__class__" in maker(record).__code__.co_names, record.__name__
