@@ -799,3 +799,21 @@ def test_a_compaction_sub_agent_sends_the_conversation_under_its_own_prefix(
     summarizing = same.bill.calls[-1]
     assert summarizing.prompt_tokens == bill.calls[-1].prompt_tokens
     assert summarizing.cache_read_input_tokens >= bill.calls[-2].prompt_tokens * 0.95
+
+
+def test_a_block_keyed_anew_is_one_block_in_every_later_request_that_carries_it() -> None:
+    """A thread's later requests carry the changed blocks again: each is made once, so n
+    requests cost n blocks, not n squared."""
+    from context_budget._requests import rebuild_requests
+
+    bill = read_bill(CHANGED_START)
+    (rebuild,) = bill.rebuilds()
+    plain = rebuild_requests(bill.calls, bill.sessions, bill.places)
+    keyed = rebuild_requests(bill.calls, bill.sessions, bill.places, changed=[rebuild.call])
+    made: dict[tuple[str, str], list[int]] = {}  # (ident, new key) -> each copy's id
+    for before, after in zip(plain, keyed, strict=True):
+        for old, new in zip(before.blocks, after.blocks, strict=True):
+            if new.key != old.key:
+                made.setdefault((new.ident, new.key), []).append(id(new))
+    assert max(len(copies) for copies in made.values()) > 1  # carried again, later
+    assert all(len(set(copies)) == 1 for copies in made.values())

@@ -618,6 +618,7 @@ def _changed_starts(
     """
     found = list(requests)
     keys: dict[str, dict[str, str]] = {}  # thread -> block ident -> its key from then on
+    made: dict[tuple[str, str], tuple[Block, Block]] = {}  # see `_keyed`
     last: dict[str, Request] = {}  # thread -> its latest request, keyed
     order = sorted(
         range(len(requests)),
@@ -626,7 +627,7 @@ def _changed_starts(
     for k in order:
         thread = drafts[k].thread
         own = keys.setdefault(thread, {})
-        request = found[k] = _keyed(requests[k], own)
+        request = found[k] = _keyed(requests[k], own, made)
         before = last.get(thread)
         if request.call in changed and before is not None:
             sums = list(itertools.accumulate(block.tokens for block in request.blocks))
@@ -635,20 +636,32 @@ def _changed_starts(
             if whole < len(carried) <= first_difference(carried, request.blocks):
                 for block in request.blocks[whole:]:
                     own[block.ident] = digest(block.key, "changed", request.call)
-                request = found[k] = _keyed(request, own)
+                request = found[k] = _keyed(request, own, made)
         last[thread] = request
     return found
 
 
-def _keyed(request: Request, keys: Mapping[str, str]) -> Request:
-    """The request with each block whose ident `keys` names given that key."""
+def _keyed(
+    request: Request, keys: Mapping[str, str], made: dict[tuple[str, str], tuple[Block, Block]]
+) -> Request:
+    """The request with each block whose ident `keys` names given that key.
+
+    A thread's later requests carry the same blocks again: each block given a
+    key is made once and kept in `made` ((ident, key) -> (the block, the block
+    so keyed)), so that n requests of a thread make n blocks, not n squared.
+    """
     if not keys:
         return request
-    blocks = tuple(
-        replace(block, key=keys[block.ident]) if block.ident in keys else block
-        for block in request.blocks
-    )
-    return replace(request, blocks=blocks)
+    blocks = []
+    for block in request.blocks:
+        key = keys.get(block.ident)
+        if key is not None:
+            held = made.get((block.ident, key))
+            if held is None or held[0] is not block:
+                held = made[(block.ident, key)] = (block, replace(block, key=key))
+            block = held[1]
+        blocks.append(block)
+    return replace(request, blocks=tuple(blocks))
 
 
 def rebuild_requests(

@@ -840,6 +840,9 @@ def _departures(
 ) -> list[Departure]:
     """The calls whose replay, with the session's own policy, the bill prices otherwise."""
     found = []
+    firsts: dict[ThreadId, int] = {}  # thread -> the number of its first recorded call
+    for number, call in enumerate(recorded.calls, 1):
+        firsts.setdefault(call.thread, number)
     for number, (call, source) in enumerate(zip(replayed.calls, numbers, strict=True), 1):
         was = recorded.call_cost(source)
         now = replayed.call_cost(number)
@@ -854,7 +857,8 @@ def _departures(
             written = call.cache_creation_input_tokens - before.cache_creation_input_tokens
             why = _why_written(written, more)
         else:
-            why = _why(recorded, source, read, more, requests[source - 1])
+            first = firsts[before.thread] == source
+            why = _why(recorded, source, read, more, requests[source - 1], first)
         found.append(Departure(source, call.thread.name, was.total, now.total, read, why))
     return found
 
@@ -885,12 +889,12 @@ def _inside(request: Request, read: int) -> int:
     return 0
 
 
-def _why(recorded: Bill, number: int, read: int, more: int, request: Request) -> str:
+def _why(recorded: Bill, number: int, read: int, more: int, request: Request, first: bool) -> str:
     """One line: what the files could not tell the replay about recorded call `number`.
 
     `read` is what the replay read less the record's; `more` what the rebuilt
     request holds over the recorded prompt (tokens); `request` the call's
-    rebuilt request.
+    rebuilt request; `first` whether the call is its thread's first.
     """
     if more > 0:
         return (
@@ -907,7 +911,6 @@ def _why(recorded: Bill, number: int, read: int, more: int, request: Request) ->
             "block the replay reads only whole (the provider caches a prefix wherever it "
             "ends, not at breakpoints)"
         )
-    first = next(k for k, c in enumerate(recorded.calls, 1) if c.thread == call.thread) == number
     if read < 0 and first:
         return (
             f"the record read {-read:,} tokens more: the thread's first call read a longer "
