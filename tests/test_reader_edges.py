@@ -556,21 +556,32 @@ def test_a_folded_response_keeps_every_field_but_where_it_began() -> None:
     assert folded == replace(call, timestamp=1.0, message="first", provider_reason="model_changed")
 
 
-def test_a_line_read_again_is_the_line_the_reader_read(tmp_path: Path) -> None:
+@pytest.mark.parametrize("reads", ["os.pread", "open"])
+def test_a_line_read_again_is_the_line_the_reader_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: str
+) -> None:
     """Every line of a file with a byte-order mark, Windows line ends, a blank line and a
-    last line with no line feed is read again as `text.line_spans` cuts it; a line past
-    the end is nothing."""
+    last line with no line feed is read again as `text.line_spans` cuts it, by its line
+    feeds or from where the read found it starts, on a system with `os.pread` and on one
+    without; a line past the end is nothing."""
+    from array import array
+
     from context_budget.sessions.claude_code import _LinePlaces
     from context_budget.sessions.text import FileSource, line_spans
 
+    if reads == "open":
+        monkeypatch.delattr(os, "pread", raising=False)
     lines = [b'{"type":"user","n":1}', b"", b'{"type":"system","content":"x\\r"}', b"{}"]
     for ending, bom in ((b"\n", b""), (b"\r\n", codecs.BOM_UTF8)):
         path = tmp_path / f"s{len(ending)}.jsonl"
         path.write_bytes(bom + ending.join(lines))
-        places = _LinePlaces([FileSource(str(path))])
         body = path.read_bytes()[len(bom) :]
         expected = [body[start:stop] for start, stop in line_spans(body)]
+        starts = array("q", [0, *(at + 1 for at, byte in enumerate(body) if byte == 10)])
+        places = _LinePlaces([FileSource(str(path))], {0: starts})
         assert [places._from_file(0, str(path), n) for n in range(1, 5)] == expected
+        scanned = _LinePlaces([FileSource(str(path))])  # no starts: by its line feeds
+        assert [scanned._from_file(0, str(path), n) for n in range(1, 5)] == expected
         assert expected[2] == lines[2]
         with pytest.raises(IndexError):
-            places._from_file(0, str(path), 6)
+            scanned._from_file(0, str(path), 6)

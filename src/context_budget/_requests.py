@@ -239,6 +239,7 @@ def _prefix_key(call: Call) -> str:
 
 def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator[_Draft]:
     chains = _Chains(places)
+    keys: dict[tuple[str, bool, str], str] = {}  # (file, sidechain, type) -> `_prefix_key`
     lines: dict[str, list[_Seen]] = {}  # line id -> its blocks
     last: dict[str, tuple[int, list[_Seen], str | None]] = {}  # thread -> lines, blocks, summary
     for number, call in enumerate(calls, 1):
@@ -260,7 +261,10 @@ def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator
             seen += lines[line]
         last[thread] = (len(found), seen, summary)
         sent = _sent(places[call.message].logged, call.timestamp)
-        key = _prefix_key(call)
+        sender = (call.file, call.sidechain, call.thread.agent_type)
+        key = keys.get(sender)
+        if key is None:
+            key = keys[sender] = _prefix_key(call)
         yield _Draft(number, thread, call.prompt_tokens, sent, seen, key, summary, shared)
 
 

@@ -269,6 +269,7 @@ class Places(Mapping[str, Place]):
     ) -> None:
         self._entries: dict[str, PlaceEntry] = entries if entries is not None else {}
         self._files = tuple(files)
+        self._names: dict[int, str] = {}  # file index -> the file's name without its folder
         self._line = line
         self._parts: tuple[Places, ...] = ()
         self._parents: dict[str, str | None] | None = None
@@ -323,7 +324,10 @@ class Places(Mapping[str, Place]):
         place = owner._made.get(ident)
         if place is None:
             parent, role, index, line = owner._entries[ident]
-            where = f"{PurePath(owner._files[index]).name}:{line}"
+            name = owner._names.get(index)
+            if name is None:
+                name = owner._names[index] = PurePath(owner._files[index]).name
+            where = f"{name}:{line}"
             read = owner._line(index, line) if owner._line is not None else _NO_LINE
             place = owner._made[ident] = Place(parent, role, where, line, *read)
         return place
