@@ -589,7 +589,7 @@ def test_a_trajectory_replays_its_conversation_message_by_message() -> None:
     from context_budget._requests import rebuild_requests
 
     bill = read_bill(TRAJECTORY)
-    requests = rebuild_requests(bill.calls, bill.sessions, bill.places)
+    requests = rebuild_requests(bill.calls, lambda: bill.sessions, bill.places)
     assert all(request.sized for request in requests)
     assert [r.tokens for r in requests] == [c.prompt_tokens for c in bill.calls]
     assert requests[1].blocks[1].where.endswith("system prompt")
@@ -606,7 +606,7 @@ def test_events_without_per_call_messages_replay_their_sizes_alone() -> None:
     from context_budget._requests import rebuild_requests
 
     bill = read_bill(EVENTS)
-    requests = rebuild_requests(bill.calls, bill.sessions, bill.places)
+    requests = rebuild_requests(bill.calls, lambda: bill.sessions, bill.places)
     assert not any(request.sized for request in requests)
     assert [r.tokens for r in requests] == [c.prompt_tokens for c in bill.calls]
     done = replay(bill, Policy(model="claude-sonnet-4-5"))
@@ -808,8 +808,8 @@ def test_a_block_keyed_anew_is_one_block_in_every_later_request_that_carries_it(
 
     bill = read_bill(CHANGED_START)
     (rebuild,) = bill.rebuilds()
-    plain = rebuild_requests(bill.calls, bill.sessions, bill.places)
-    keyed = rebuild_requests(bill.calls, bill.sessions, bill.places, changed=[rebuild.call])
+    plain = rebuild_requests(bill.calls, lambda: bill.sessions, bill.places)
+    keyed = rebuild_requests(bill.calls, lambda: bill.sessions, bill.places, changed=[rebuild.call])
     made: dict[tuple[str, str], list[int]] = {}  # (ident, new key) -> each copy's id
     for before, after in zip(plain, keyed, strict=True):
         for old, new in zip(before.blocks, after.blocks, strict=True):

@@ -63,7 +63,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -319,9 +319,12 @@ def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[
 
 
 def _drafts(
-    calls: Sequence[Call], sessions: Sequence[Session], places: Mapping[str, Place]
+    calls: Sequence[Call],
+    sessions: Callable[[], Sequence[Session]],
+    places: Mapping[str, Place],
 ) -> list[_Draft]:
-    """Every call's draft, in bill order."""
+    """Every call's draft, in bill order; the sessions asked for only where a call has
+    none from `places`."""
     drafts: dict[int, _Draft] = {}
     if places:
         for draft in _claude_code(calls, places):
@@ -331,7 +334,7 @@ def _drafts(
     for number, call in enumerate(calls, 1):
         if number not in drafts:
             by_thread.setdefault(call.thread, []).append((number, call))
-    for session in sessions:
+    for session in sessions() if by_thread else ():
         numbered = by_thread.get(session.main, [])
         answers = sum(1 for m in session.layers.conversation if m["role"] == "assistant")
         if numbered and not session.threads and answers == len(numbered):
@@ -670,7 +673,7 @@ def _keyed(
 
 def rebuild_requests(
     calls: Sequence[Call],
-    sessions: Sequence[Session],
+    sessions: Callable[[], Sequence[Session]],
     places: Mapping[str, Place],
     lifetimes: Sequence[float] | None = None,
     changed: Collection[int] = (),
@@ -679,7 +682,9 @@ def rebuild_requests(
 
     Args:
         calls: a bill's calls (`Bill.calls`), in its order.
-        sessions: the sessions they were read from (`Bill.sessions`).
+        sessions: gives the sessions they were read from (`Bill.sessions`),
+            asked for only where a call's request is not rebuilt from `places`
+            (a bill reads its files' conversations when first asked for them).
         places: message id -> `Place` (`Bill.places`).
         lifetimes: for each call, the seconds a cache entry lived on its
             recorded model and thread (for `Request.warm`); 5 minutes each
