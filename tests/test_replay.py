@@ -589,7 +589,7 @@ def test_a_trajectory_replays_its_conversation_message_by_message() -> None:
     from context_budget._requests import rebuild_requests
 
     bill = read_bill(TRAJECTORY)
-    requests = rebuild_requests(bill.calls, lambda: bill.sessions, bill.places)
+    requests = rebuild_requests(bill.calls, bill.sessions_read, bill.places)
     assert all(request.sized for request in requests)
     assert [r.tokens for r in requests] == [c.prompt_tokens for c in bill.calls]
     assert requests[1].blocks[1].where.endswith("system prompt")
@@ -606,7 +606,7 @@ def test_events_without_per_call_messages_replay_their_sizes_alone() -> None:
     from context_budget._requests import rebuild_requests
 
     bill = read_bill(EVENTS)
-    requests = rebuild_requests(bill.calls, lambda: bill.sessions, bill.places)
+    requests = rebuild_requests(bill.calls, bill.sessions_read, bill.places)
     assert not any(request.sized for request in requests)
     assert [r.tokens for r in requests] == [c.prompt_tokens for c in bill.calls]
     done = replay(bill, Policy(model="claude-sonnet-4-5"))
@@ -808,8 +808,8 @@ def test_a_block_keyed_anew_is_one_block_in_every_later_request_that_carries_it(
 
     bill = read_bill(CHANGED_START)
     (rebuild,) = bill.rebuilds()
-    plain = rebuild_requests(bill.calls, lambda: bill.sessions, bill.places)
-    keyed = rebuild_requests(bill.calls, lambda: bill.sessions, bill.places, changed=[rebuild.call])
+    plain = rebuild_requests(bill.calls, bill.sessions_read, bill.places)
+    keyed = rebuild_requests(bill.calls, bill.sessions_read, bill.places, changed=[rebuild.call])
     made: dict[tuple[str, str], list[int]] = {}  # (ident, new key) -> each copy's id
     for before, after in zip(plain, keyed, strict=True):
         for old, new in zip(before.blocks, after.blocks, strict=True):
@@ -817,3 +817,29 @@ def test_a_block_keyed_anew_is_one_block_in_every_later_request_that_carries_it(
                 made.setdefault((new.ident, new.key), []).append(id(new))
     assert max(len(copies) for copies in made.values()) > 1  # carried again, later
     assert all(len(set(copies)) == 1 for copies in made.values())
+
+
+def test_a_replay_reads_no_conversation_where_the_places_rebuild_every_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's requests come from the places of their messages: the files are not
+    read a second time for their conversations (a replay of a large folder read them
+    all, for nothing)."""
+    from context_budget.sessions.session import Session
+
+    folder = _compacted_folder(tmp_path)
+    orphan = _cc_answer("o1", "c1", 50, 0, 2_000, agentId="0b1c2d")  # its parent not kept
+    orphan.update(parentUuid=None, isSidechain=True)
+    agents = folder / "c0f0a0e0-0000-4000-8000-00000000000a" / "subagents"
+    (agents / "agent-0b1c2d.jsonl").write_text(
+        json.dumps(orphan, separators=(",", ":")) + "\n", "utf-8"
+    )
+    bill = read_bill(folder)
+    assert len(bill.calls) == 5 and bill.calls[-1].message is None
+
+    def refused(self: Session) -> Session:
+        raise AssertionError(f"{self.files} read again for the conversation")
+
+    monkeypatch.setattr(Session, "with_messages", refused)
+    same = replay(bill)
+    assert same.cost == pytest.approx(bill.cost().total, rel=0.02)

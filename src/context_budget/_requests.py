@@ -63,7 +63,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
@@ -319,12 +319,10 @@ def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[
 
 
 def _drafts(
-    calls: Sequence[Call],
-    sessions: Callable[[], Sequence[Session]],
-    places: Mapping[str, Place],
+    calls: Sequence[Call], sessions: Sequence[Session], places: Mapping[str, Place]
 ) -> list[_Draft]:
-    """Every call's draft, in bill order; the sessions asked for only where a call has
-    none from `places`."""
+    """Every call's draft, in bill order: from `places`, else from the conversation of a
+    one-thread session (read only then: `Session.with_messages`)."""
     drafts: dict[int, _Draft] = {}
     if places:
         for draft in _claude_code(calls, places):
@@ -334,10 +332,13 @@ def _drafts(
     for number, call in enumerate(calls, 1):
         if number not in drafts:
             by_thread.setdefault(call.thread, []).append((number, call))
-    for session in sessions() if by_thread else ():
+    for session in sessions if by_thread else ():
         numbered = by_thread.get(session.main, [])
+        if not numbered or session.threads:
+            continue  # its calls have drafts, or it holds other threads than its main
+        session = session.with_messages()
         answers = sum(1 for m in session.layers.conversation if m["role"] == "assistant")
-        if numbered and not session.threads and answers == len(numbered):
+        if answers == len(numbered):
             for draft in _linear(session, numbered):
                 drafts[draft.call] = draft
     return [
@@ -673,7 +674,7 @@ def _keyed(
 
 def rebuild_requests(
     calls: Sequence[Call],
-    sessions: Callable[[], Sequence[Session]],
+    sessions: Sequence[Session],
     places: Mapping[str, Place],
     lifetimes: Sequence[float] | None = None,
     changed: Collection[int] = (),
@@ -682,9 +683,9 @@ def rebuild_requests(
 
     Args:
         calls: a bill's calls (`Bill.calls`), in its order.
-        sessions: gives the sessions they were read from (`Bill.sessions`),
-            asked for only where a call's request is not rebuilt from `places`
-            (a bill reads its files' conversations when first asked for them).
+        sessions: the sessions they were read from (`Bill.sessions_read`: a
+            session's conversation is read only where a call's request is
+            rebuilt from it, not from `places`).
         places: message id -> `Place` (`Bill.places`).
         lifetimes: for each call, the seconds a cache entry lived on its
             recorded model and thread (for `Request.warm`); 5 minutes each

@@ -702,6 +702,13 @@ class Bill:
             held = self._read["sessions"] = tuple(s.with_messages() for s in self._sessions)
         return held
 
+    @property
+    def sessions_read(self) -> tuple[Session, ...]:
+        """The sessions as the bill read them: their calls, threads and main thread, their
+        conversation not read yet where a bill reads calls alone (`Session.with_messages`
+        reads one; `sessions` reads them all)."""
+        return self._sessions
+
     # ------------------------------------------------------------ totals
 
     @property

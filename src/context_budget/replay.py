@@ -940,8 +940,7 @@ def _requests_of(bill: Bill) -> list[Request]:
     if found is None:
         changed = [r.call for r in bill.rebuilds() if r.cause == "prefix-changed"]
         seconds = _recorded_seconds(bill)
-        # the files' conversations are read only where a request needs them
-        found = rebuild_requests(bill.calls, lambda: bill.sessions, bill.places, seconds, changed)
+        found = rebuild_requests(bill.calls, bill.sessions_read, bill.places, seconds, changed)
         _REBUILT[id(bill)] = found
         weakref.finalize(bill, _REBUILT.pop, id(bill), None)
     return found
