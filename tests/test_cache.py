@@ -806,6 +806,26 @@ def test_a_row_of_keyed_blocks_is_read_and_written_as_a_request_is() -> None:
         assert got == expected
 
 
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "codex-mini-latest", "deepseek-chat"])
+def test_a_row_cut_from_each_request_gives_what_the_request_gives(model: str) -> None:
+    """On a cache of each kind of hit (breakpoints, prefixes, DeepSeek's units, which read
+    the messages' roles), a conversation sent as rows settles as it does sent whole."""
+    by_request = PromptCache(model, counter=per_block(700))
+    by_row = PromptCache(model, counter=per_block(700))
+    messages: list[dict[str, Any]] = []
+    for turn in range(6):
+        asked = {"role": "user", "content": [marked(f"ask {turn}")]}  # the breakpoint moves on
+        request = {"messages": [*messages, asked]}
+        messages.append({"role": "user", "content": [marked(f"ask {turn}", None)]})
+        row = by_request._row(request)
+        roles = [str(message["role"]) for message in request["messages"]]
+        assert by_row.usage_of_row(row, roles=roles) == by_request.usage(request)
+        assert by_row.last_keys == by_request.last_keys == tuple(block.key for block in row)
+        messages.append({"role": "assistant", "content": [marked(f"answer {turn}", None)]})
+        by_request.clock.advance(30.0)
+        by_row.clock.advance(30.0)
+
+
 def test_a_row_that_does_not_add_up_is_refused() -> None:
     from context_budget._prompt_row import Block
 

@@ -244,7 +244,7 @@ class PromptCache:
         self.policy = policy
         self.min_tokens = policy.minimum.tokens
         self.clock = clock if clock is not None else SimulatedClock()
-        self.last_keys: tuple[str, ...] = ()
+        self._last_row: Sequence[Block] = ()  # the last request's blocks (`last_keys`)
         self._thinking = row.thinking if row is not None else "all"
         self._counter = resolve_counter(counter)
         self._counted: dict[str, int] = {}  # block text -> tokens, counted once
@@ -253,6 +253,11 @@ class PromptCache:
         self._held: OrderedDict[str, list[float]] = OrderedDict()
         self._seen: set[str] = set()  # every prefix hash an earlier request sent (units)
         self._ends: set[str] = set()  # prompt ends of earlier requests (units)
+
+    @property
+    def last_keys(self) -> tuple[str, ...]:
+        """The block keys of the last request read (`usage`, `usage_of_row`)."""
+        return tuple([block.key for block in self._last_row])
 
     def _count(self, text: str) -> int:
         found = self._counted.get(text)
@@ -359,26 +364,37 @@ class PromptCache:
             >>> usage.cache_read_input_tokens, usage.cache_creation_input_tokens
             (1200, 50)
         """
-        for block in row:
-            if type(block.tokens) is not int or block.tokens < 0:
+        messages, prefix, total = len(roles), [0], 0  # block index + 1 -> prefix tokens
+        for block in row:  # each block checked, and the prefix sums made in the same pass
+            tokens = block.tokens
+            if type(tokens) is not int or tokens < 0:
+                raise ValueError(f"a block's tokens must be an int >= 0, got {short_repr(tokens)}")
+            if not -1 <= block.message < messages:
                 raise ValueError(
-                    f"a block's tokens must be an int >= 0, got {short_repr(block.tokens)}"
+                    f"a block's message {block.message} is outside the {messages} messages given"
                 )
-            if not -1 <= block.message < len(roles):
-                raise ValueError(
-                    f"a block's message {block.message} is outside the {len(roles)} messages given"
-                )
-        request = {"messages": [{"role": role} for role in roles]}
-        return self._settle(request, list(row), responded_at)
+            total += tokens
+            prefix.append(total)
+        # the roles are read where a provider caches by units (`_by_units`) alone
+        asked = self.policy.hit_unit == "unit"
+        request = {"messages": [{"role": role} for role in roles]} if asked else {}
+        return self._settle(request, list(row), responded_at, prefix)
 
     def _settle(
-        self, request: Mapping[str, Any], row: list[Block], responded_at: float | None
+        self,
+        request: Mapping[str, Any],
+        row: list[Block],
+        responded_at: float | None,
+        prefix: list[int] | None = None,
     ) -> Usage:
-        """The usage of one request cut into `row`, and the cache it leaves behind."""
-        self.last_keys = tuple(block.key for block in row)
-        prefix = [0]  # block index + 1 -> prefix tokens
-        for block in row:
-            prefix.append(prefix[-1] + block.tokens)
+        """The usage of one request cut into `row`, and the cache it leaves behind (`prefix`:
+        the sums of its blocks' tokens, `prefix[k]` those before block k, where the caller
+        has them)."""
+        self._last_row = row
+        if prefix is None:
+            prefix = [0]  # block index + 1 -> prefix tokens
+            for block in row:
+                prefix.append(prefix[-1] + block.tokens)
         unit = self.policy.hit_unit
         if unit == "breakpoint":
             ready = self.clock.now
