@@ -826,6 +826,18 @@ def test_a_row_cut_from_each_request_gives_what_the_request_gives(model: str) ->
         by_row.clock.advance(30.0)
 
 
+def test_a_block_marked_is_the_block_replace_gives_every_other_field_kept() -> None:
+    """Every field away from its default, so a field `marked` forgets fails."""
+    from dataclasses import fields, replace
+
+    from context_budget._prompt_row import Block
+
+    block = Block("k", 7, False, ("5m", "5m"), 3)
+    defaults = Block("", 0, True)
+    assert all(getattr(block, f.name) != getattr(defaults, f.name) for f in fields(Block))
+    assert block.marked("1h") == replace(block, markers=("1h",))
+
+
 def test_a_row_that_does_not_add_up_is_refused() -> None:
     from context_budget._prompt_row import Block
 

@@ -125,6 +125,21 @@ def test_a_dated_and_prefixed_spelling_of_every_row_finds_that_row(
         assert model_family(spelling) in (model_id, model_id + date) or date == ""
 
 
+@given(st.text(max_size=40) | st.sampled_from(sorted(MODELS)))
+def test_an_id_looked_up_again_finds_what_the_table_gives_it(model_id: str) -> None:
+    """Each id is read once and its row kept (a bill asks for every call's): the row kept
+    is the one the table gives, a second look finds it again, and made-up ids by the
+    thousand keep no more than the bound."""
+    from context_budget import models
+
+    first = model_for(model_id)
+    assert model_for(model_id) is first is model_for(model_id, dict(MODELS))
+    for number in range(models._MOST_FOUND + 1):
+        model_for(f"made-up-{number}")
+    assert len(models._FOUND) <= models._MOST_FOUND
+    assert model_for(model_id) is first
+
+
 def test_every_row_names_its_provider_a_dated_source_and_a_policy_of_that_provider() -> None:
     for model_id, row in MODELS.items():
         assert row.provider in PROVIDERS and row.id == model_id

@@ -54,6 +54,12 @@ class Block:
         """The TTL of the breakpoint its markers make (the last marker's), None without one."""
         return self.markers[-1] if self.markers else None
 
+    def marked(self, ttl: str) -> Block:
+        """This block with one marker of `ttl` (a breakpoint): `replace(self, markers=(ttl,))`,
+        several times sooner, every field named (a replay marks a few blocks of each
+        request it sends)."""
+        return Block(self.key, self.tokens, self.eligible, (ttl,), self.message)
+
 
 def request_ttl(control: object, where: str) -> str:
     if not isinstance(control, Mapping) or control.get("type") != "ephemeral":

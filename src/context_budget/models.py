@@ -338,12 +338,24 @@ def model_for(model_id: str, models: Mapping[str, Model] | None = None) -> Model
     """
     if not isinstance(model_id, str):
         raise TypeError(f"model must be a str, got {short_repr(model_id)}")
+    if models is None and model_id in _FOUND:
+        return _FOUND[model_id]
     table, names = (MODELS, _NAMES) if models is None else (models, _names(models))
+    found = None
     for name in (model_id, model_id.rsplit("/", 1)[-1], model_family(model_id)):
         found = table.get(name) or names.get(name)
         if found is not None:
-            return found
-    return None
+            break
+    if models is None and len(_FOUND) < _MOST_FOUND:
+        _FOUND[model_id] = found
+    return found
+
+
+#: Each id `model_for` looked up in `MODELS` -> its row (None: none), so that a bill or a
+#: replay, which asks for the row of every call's model, reads each id once; up to
+#: `_MOST_FOUND` ids, so that ids made up by the thousand do not grow it without end.
+_FOUND: dict[str, Model | None] = {}
+_MOST_FOUND = 4096
 
 
 def _names(models: Mapping[str, Model]) -> dict[str, Model]:

@@ -588,7 +588,7 @@ class _Run:
             marks.add(system - 1)
         row = list(sent.row)
         for k in marks:
-            row[k] = replace(row[k], markers=(thread.ttl,))
+            row[k] = row[k].marked(thread.ttl)
         return cache.usage_of_row(row, roles=sent.roles, responded_at=at)
 
     def warm(
@@ -602,7 +602,7 @@ class _Run:
             return
         sent = _Sent().following(blocks[:count], self.keys)
         row = list(sent.row)
-        row[-1] = replace(row[-1], markers=(thread.ttl,))
+        row[-1] = row[-1].marked(thread.ttl)
         cache.usage_of_row(row, roles=sent.roles, responded_at=at)
 
     def held(self, thread: _Thread, call: Call, request: Request) -> list[Block]:
