@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import shutil
 import statistics
@@ -49,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.page import ROOT, Region
+from benchmarks.page import ROOT, Region, machine_line
 from benchmarks.peer import (
     BUN_VERSION,
     CCUSAGE_VERSION,
@@ -90,7 +89,6 @@ __all__ = [
     "filler",
     "generate_project",
     "json_line",
-    "load_words",
     "node_version",
     "peak_mib",
     "peer_arguments",
@@ -621,7 +619,6 @@ def render(size: int, files: int, result: SideBySide) -> str:
         f"{data['calls']:,} | {len(data['threads']):,} | {len(data['rebuilds']):,} | "
         f"{seconds:.1f} |"
     )
-    today = time.strftime("%Y-%m-%d", time.gmtime())
     runs = len(result.runs[BILL_FAST])
     lines = [
         "| folder | files | usage lines | calls | threads | rebuilds | seconds |",
@@ -649,18 +646,9 @@ def render(size: int, files: int, result: SideBySide) -> str:
         "of any process the command ran. tokscale reads the package's own prices, "
         "handed to it as the price list it would fetch.",
         "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
-        f"Python {platform.python_version()}, Node.js {node_version()}, Bun "
-        f"{BUN_VERSION}, run on {today}{load_words(result.load)}.",
+        machine_line(f"Node.js {node_version()}", f"Bun {BUN_VERSION}", load=result.load),
     ]
     return "\n".join(lines) + "\n"
-
-
-def load_words(load: tuple[float, float]) -> str:
-    """The machine's load when the runs began and ended, as the machine line says it."""
-    if not any(load):
-        return ""
-    return f", load average {load[0]:.1f} when the runs began and {load[1]:.1f} when they ended"
 
 
 def node_version() -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import tempfile
 import time
 import uuid
@@ -40,13 +39,12 @@ from benchmarks.bill import (
     bill_totals,
     filler,
     json_line,
-    load_words,
     node_version,
     peer_arguments,
     run_tables,
     say_generated,
 )
-from benchmarks.page import ROOT, Region
+from benchmarks.page import ROOT, Region, machine_line
 from benchmarks.peer import (
     CCUSAGE_VERSION,
     PeerError,
@@ -207,7 +205,6 @@ def render(
         CCUSAGE_CODEX: ccusage_totals(peer[-1].stdout),
     }
     count = len(runs[BILL_FAST])
-    today = time.strftime("%Y-%m-%d", time.gmtime())
     lines = [
         "| folder | rollouts | calls | seconds | × ccusage |",
         "|---:|---:|---:|---:|---:|",
@@ -224,9 +221,7 @@ def render(
         f"turns, {count} {'run' if count == 1 else 'runs'} each; peak memory is the largest "
         "resident set of any process the command ran.",
         "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
-        f"Python {platform.python_version()}, Node.js {node_version()}, run on "
-        f"{today}{load_words(load)}.",
+        machine_line(f"Node.js {node_version()}", load=load),
     ]
     return "\n".join(lines) + "\n"
 

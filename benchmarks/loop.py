@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import platform
 import time
 from typing import Any
 
-from benchmarks.page import ROOT, Region
+from benchmarks.page import ROOT, Region, machine_line
 from context_budget import run_agent
 
 __all__ = [
@@ -163,7 +161,6 @@ def render(timings: dict[Run, tuple[float, ...]], sizes: tuple[int, ...] = SIZES
         shown = guard if guard == "none" else f"`{guard}`"
         lines.append(f"| `{hook}` | {shown} | {cells} | ×{growth:.1f} |")
     verdict = "met" if worst <= GOAL_GROWTH else "missed"
-    today = time.strftime("%Y-%m-%d", time.gmtime())
     lines += [
         "",
         f"Goal: with a hook or the guard, at most ×{GOAL_GROWTH:g} for "
@@ -173,8 +170,7 @@ def render(timings: dict[Run, tuple[float, ...]], sizes: tuple[int, ...] = SIZES
         f"with a 400-character result; the least CPU time of the process over {REPEATS} runs "
         "of each size, the sizes taken in turn, the garbage collector off during a run.",
         "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
-        f"Python {platform.python_version()}, run on {today}.",
+        machine_line(),
     ]
     return "\n".join(lines) + "\n"
 

@@ -11,8 +11,11 @@ with the mode a plain write gives.
 
 from __future__ import annotations
 
+import os
+import platform
 import re
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,7 @@ __all__ = [
     "RESULTS",
     "START",
     "Region",
+    "machine_line",
     "page_region",
     "replace_region",
     "write_atomic",
@@ -107,3 +111,16 @@ def page_region(page_text: str) -> str:
 def replace_region(page_text: str, body: str) -> str:
     """``page_text`` with the text between its bench marker lines replaced by ``body``."""
     return SPEED.replace(page_text, body)
+
+
+def machine_line(*tools: str, load: tuple[float, float] = (0.0, 0.0)) -> str:
+    """The machine line under a benchmark's table: the architecture, cores, system and
+    Python, each of `tools` (e.g. `"Node.js 20.20.2"`), the day (UTC) and, where given,
+    the machine's load average when the runs began and ended."""
+    named = "".join(f", {tool}" for tool in tools)
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    said = f", load average {load[0]:.1f} when the runs began and {load[1]:.1f} when they ended"
+    return (
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
+        f"Python {platform.python_version()}{named}, run on {today}{said if any(load) else ''}."
+    )

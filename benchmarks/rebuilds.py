@@ -21,14 +21,12 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
-import platform
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from benchmarks.page import ROOT, Region
+from benchmarks.page import ROOT, Region, machine_line
 from context_budget.bills import Bill, read_bill
 
 __all__ = [
@@ -148,7 +146,6 @@ def render(rows: list[tuple[int, int, float]]) -> str:
     ]
     ratio = rows[-1][2] / first[2]
     verdict = "met" if ratio <= MOST_RATIO else "missed"
-    today = time.strftime("%Y-%m-%d", time.gmtime())
     return (
         "\n".join(
             [
@@ -161,8 +158,7 @@ def render(rows: list[tuple[int, int, float]]) -> str:
                 "prefix-changed rebuild; the sizes timed in turns, each its least CPU time "
                 f"of {REPEATS} runs, the garbage collector off during a run.",
                 "",
-                f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
-                f"Python {platform.python_version()}, run on {today}.",
+                machine_line(),
             ]
         )
         + "\n"

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 import tempfile
 import time
@@ -34,13 +33,12 @@ from benchmarks.bill import (
     TARGET_BYTES,
     best_seconds,
     generate_project,
-    load_words,
     peak_mib,
     peer_arguments,
     say_generated,
     verdict,
 )
-from benchmarks.page import ROOT, Region
+from benchmarks.page import ROOT, Region, machine_line
 from benchmarks.peer import Run, run_process
 
 __all__ = [
@@ -110,7 +108,6 @@ def render(sizes: dict[str, int], runs: dict[str, list[Run]], load: tuple[float,
     growth = whole / part
     apart = max(departures.values())
     count = len(runs[WHOLE])
-    today = time.strftime("%Y-%m-%d", time.gmtime())
     lines = [
         "| run on | size | calls | best s | CPU s | peak MiB | s per MB | replayed vs bill |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -129,8 +126,7 @@ def render(sizes: dict[str, int], runs: dict[str, list[Run]], load: tuple[float,
         f"{'run' if count == 1 else 'runs'} each; peak memory is the largest resident set "
         "of any process the command ran.",
         "",
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()}, "
-        f"Python {platform.python_version()}, run on {today}{load_words(load)}.",
+        machine_line(load=load),
     ]
     return "\n".join(lines) + "\n"
 
