@@ -843,3 +843,45 @@ def test_a_replay_reads_no_conversation_where_the_places_rebuild_every_request(
     monkeypatch.setattr(Session, "with_messages", refused)
     same = replay(bill)
     assert same.cost == pytest.approx(bill.cost().total, rel=0.02)
+
+
+def test_a_place_read_and_not_kept_is_the_place_a_bill_keeps() -> None:
+    """`Places.read` reads a message's line again each time and keeps nothing (a replay
+    reads every line once, and the contents would otherwise live as long as the bill);
+    `places[ident]` keeps the place it reads, and `read` then gives that one."""
+    from context_budget.sessions.session import Places
+
+    bill = read_bill(CHANGED_START)
+    places = bill.places
+    assert isinstance(places, Places)
+    ident = bill.calls[-1].message
+    assert ident is not None
+    once, again = places.read(ident), places.read(ident)
+    assert once == again and once is not again and once.content == again.content
+    assert once.content is not None and once.logged is not None
+    kept = places[ident]
+    assert kept == once and kept.content == once.content
+    assert places[ident] is kept and places.read(ident) is kept
+
+
+def test_the_requests_are_rebuilt_reading_each_line_once_and_keeping_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from collections import Counter
+
+    from context_budget._requests import rebuild_requests
+    from context_budget.sessions.session import Places
+
+    bill = read_bill(_compacted_folder(tmp_path))
+    read: Counter[str] = Counter()
+    reading = Places.read
+
+    def counted(self: Places, ident: str, *, keep: bool = False) -> Any:
+        assert not keep, f"{ident} kept"
+        read[ident] += 1
+        return reading(self, ident, keep=keep)
+
+    monkeypatch.setattr(Places, "read", counted)
+    requests = rebuild_requests(bill.calls, bill.sessions_read, bill.places)
+    assert len(requests) == len(bill.calls) and read
+    assert max(read.values()) == 1  # each line read once, shared by every request after

@@ -71,6 +71,7 @@ from typing import Any
 from context_budget._blocks import request_block_text
 from context_budget._json import canonical_json
 from context_budget.sessions import Call, Place, Session, ThreadId
+from context_budget.sessions.session import Places
 from context_budget.sessions.text import epoch
 from context_budget.tokens import estimate_tokens
 
@@ -149,21 +150,40 @@ def digest(*parts: object) -> str:
     return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()[:20]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Seen:
-    """One block before it is sized: where it is, what it is, its text's estimate."""
+    """One block before it is sized, read from its content once (the content is not kept):
+    where it is, its role and type, its text's estimate in tokens (four characters
+    each, at least 1), its key (the digest of its role and content, its
+    `cache_control` left out), and what a tool block names (`_seen`)."""
 
     ident: str
     role: str
-    block: Mapping[str, Any]
     where: str
-    guess: int | None = None
+    kind: str
+    estimate: int
+    key: str
+    use_id: str  # a `tool_use`'s id, or the one a `tool_result` answers; "" for another
+    name: str  # a `tool_use`'s tool; "" for another
+    error: bool  # a `tool_result` the tool marked as an error
 
-    def estimate(self) -> int:
-        """Its text's tokens at four characters each, at least 1; counted once."""
-        if self.guess is None:
-            self.guess = max(1, estimate_tokens(request_block_text(self.block)))
-        return self.guess
+
+def _seen(ident: str, role: str, block: Mapping[str, Any], where: str) -> _Seen:
+    """A block of a message as `_Seen` keeps it."""
+    kind = str(block.get("type", "text"))
+    use_id = block.get("id") if kind == "tool_use" else block.get("tool_use_id")
+    unmarked = {k: v for k, v in block.items() if k != "cache_control"}
+    return _Seen(
+        ident,
+        role,
+        where,
+        kind,
+        max(1, estimate_tokens(request_block_text(block))),
+        digest(role, unmarked),
+        use_id if isinstance(use_id, str) else "",
+        str(block.get("name", "")) if kind == "tool_use" else "",
+        kind == "tool_result" and block.get("is_error") is True,
+    )
 
 
 @dataclass
@@ -210,7 +230,7 @@ class _Chains:
         while node is not None and node in self.places and node not in at and node not in seen:
             walked.append(node)
             seen.add(node)
-            node = self.places[node].parent
+            node = _parent(self.places, node)
         reached = at.get(node) if node is not None else None
         if reached is not None and reached == len(previous) - 1:  # a plain extension
             for ident in reversed(walked):
@@ -240,7 +260,7 @@ def _prefix_key(call: Call) -> str:
 def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator[_Draft]:
     chains = _Chains(places)
     keys: dict[tuple[str, bool, str], str] = {}  # (file, sidechain, type) -> `_prefix_key`
-    lines: dict[str, list[_Seen]] = {}  # line id -> its blocks
+    lines: dict[str, _Line] = {}  # line id -> what the requests take from it
     last: dict[str, tuple[int, list[_Seen], str | None]] = {}  # thread -> lines, blocks, summary
     for number, call in enumerate(calls, 1):
         if call.message is None or call.message not in places:
@@ -252,20 +272,42 @@ def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator
         start, seen, summary = (before[0], list(before[1]), before[2]) if before else (0, [], None)
         shared = len(seen)
         for line in found[start:]:
-            if line not in lines:  # each line's blocks made once, shared by every request
-                place = places[line]
-                blocks = enumerate(_content_blocks(place.content))
-                lines[line] = [_Seen(f"{line}#{n}", place.role, b, place.where) for n, b in blocks]
-            if places[line].summary:
+            held = lines.get(line)
+            if held is None:  # each line read once, its blocks shared by every request
+                held = lines[line] = _line(places, line)
+            if held.summary:
                 summary = f"{line}#0"
-            seen += lines[line]
+            seen += held.blocks
         last[thread] = (len(found), seen, summary)
-        sent = _sent(places[call.message].logged, call.timestamp)
+        sent = _sent(lines[call.message].logged, call.timestamp)
         sender = (call.file, call.sidechain, call.thread.agent_type)
         key = keys.get(sender)
         if key is None:
             key = keys[sender] = _prefix_key(call)
         yield _Draft(number, thread, call.prompt_tokens, sent, seen, key, summary, shared)
+
+
+@dataclass(slots=True)
+class _Line:
+    """What the requests that carry a line take from it: its message's blocks, whether it
+    is a compaction summary, and when it was written (`Place`)."""
+
+    blocks: list[_Seen]
+    summary: bool
+    logged: str | None
+
+
+def _line(places: Mapping[str, Place], ident: str) -> _Line:
+    """Line `ident` read (`Places.read`, its `Place` not kept), as the requests take it."""
+    place = places.read(ident) if isinstance(places, Places) else places[ident]
+    blocks = enumerate(_content_blocks(place.content))
+    made = [_seen(f"{ident}#{n}", place.role, block, place.where) for n, block in blocks]
+    return _Line(made, place.summary, place.logged)
+
+
+def _parent(places: Mapping[str, Place], ident: str) -> str | None:
+    """The parent of message `ident`, no `Place` made where `places` keeps them apart."""
+    return places.parent(ident) if isinstance(places, Places) else places[ident].parent
 
 
 def _sent(logged: str | None, answered: float | None) -> float | None:
@@ -297,7 +339,7 @@ def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[
     head: list[_Seen] = []
     if session.layers.system:
         block = {"type": "text", "text": session.layers.system}
-        head.append(_Seen("system#0", "system", block, f"{name} system prompt".strip()))
+        head.append(_seen("system#0", "system", block, f"{name} system prompt".strip()))
     answers = [k for k, message in enumerate(messages) if message["role"] == "assistant"]
     seen: list[_Seen] = []
     upto = [0]  # message index -> how many blocks the messages before it hold
@@ -308,7 +350,7 @@ def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[
             blocks = [{"type": "tool_result", "content": message["content"]}]
         where = f"{name} message {index}".strip()
         for n, item in enumerate(blocks):
-            seen.append(_Seen(f"{name}:m{index}#{n}", role, item, where))
+            seen.append(_seen(f"{name}:m{index}#{n}", role, item, where))
         upto.append(len(seen))
     shared = 0
     for (number, call), stop in zip(numbered, answers, strict=True):
@@ -364,7 +406,7 @@ def _rates(drafts: Sequence[_Draft]) -> dict[str, float]:
         last[draft.thread] = draft.prompt
         if before is None or not draft.shared:
             continue  # a first call, or a request that is not the last one grown
-        new = sum(seen.estimate() for seen in draft.seen[draft.shared :])
+        new = sum(seen.estimate for seen in draft.seen[draft.shared :])
         grew = draft.prompt - before
         if new and grew > 0:
             sums = grown.setdefault(draft.thread, [0, 0])
@@ -429,7 +471,7 @@ class _Sizer:
         known += sum(self.sized[s.ident].tokens for s in rest if s.ident in self.sized)
         known += sum(block.tokens for block in prefix)
         room = draft.prompt - known
-        for s, tokens in zip(new, _shares(room, [s.estimate() for s in new]), strict=True):
+        for s, tokens in zip(new, _shares(room, [s.estimate for s in new]), strict=True):
             self.sized[s.ident] = self._block(s, tokens)
         start = held or prefix
         if first is not None and first not in self.starts:
@@ -458,7 +500,7 @@ class _Sizer:
             return tuple(itertools.takewhile(lambda b: b.kind == "prefix", before.blocks))
         if first is not None and first in self.starts:
             return self.starts[first]
-        messages = round(rate * sum(s.estimate() for s in new))
+        messages = round(rate * sum(s.estimate for s in new))
         own = max(0, draft.prompt - messages)
         known = self.prefixes.setdefault(draft.prefix, [])
         for shared in known:  # the folder and kind's prefixes so far, the first set first
@@ -471,20 +513,22 @@ class _Sizer:
         return blocks
 
     def _block(self, seen: _Seen, tokens: int) -> Block:
-        block = seen.block
-        kind = str(block.get("type", "text"))
-        use_id = block.get("id") if kind == "tool_use" else block.get("tool_use_id")
-        use_id = use_id if isinstance(use_id, str) else ""
-        tool = ""
-        if kind == "tool_use":
-            tool = str(block.get("name", ""))
-            self.tools[use_id] = tool
-        elif kind == "tool_result":
-            tool = self.tools.get(use_id, "")
-        unmarked = {k: v for k, v in block.items() if k != "cache_control"}
-        key = digest(seen.role, unmarked)
-        error = kind == "tool_result" and block.get("is_error") is True
-        return Block(seen.ident, key, seen.role, kind, tokens, tool, use_id, seen.where, error)
+        tool = seen.name
+        if seen.kind == "tool_use":
+            self.tools[seen.use_id] = tool
+        elif seen.kind == "tool_result":  # the tool of the call it answers, sized before it
+            tool = self.tools.get(seen.use_id, "")
+        return Block(
+            seen.ident,
+            seen.key,
+            seen.role,
+            seen.kind,
+            tokens,
+            tool,
+            seen.use_id,
+            seen.where,
+            seen.error,
+        )
 
     def _opaque(self, draft: _Draft) -> Request:
         """Sizes only: the thread's last request and one block of growth, or one new block."""

@@ -318,6 +318,18 @@ class Places(Mapping[str, Place]):
         return owner._entries[ident][0]
 
     def __getitem__(self, ident: str) -> Place:
+        return self.read(ident, keep=True)
+
+    def read(self, ident: str, *, keep: bool = False) -> Place:
+        """The `Place` of message `ident`, its line read again unless it was kept; kept (and
+        then given to whoever asks for it) with `keep`, as `places[ident]` keeps it.
+
+        A replay reads every line of the files once, and keeps none: their
+        contents would otherwise stay in memory as long as the bill does.
+
+        Raises:
+            KeyError: an id the files do not hold.
+        """
         owner = self._owner(ident)
         if owner is None:
             raise KeyError(ident)
@@ -329,7 +341,9 @@ class Places(Mapping[str, Place]):
                 name = owner._names[index] = PurePath(owner._files[index]).name
             where = f"{name}:{line}"
             read = owner._line(index, line) if owner._line is not None else _NO_LINE
-            place = owner._made[ident] = Place(parent, role, where, line, *read)
+            place = Place(parent, role, where, line, *read)
+            if keep:
+                owner._made[ident] = place
         return place
 
     def __contains__(self, ident: object) -> bool:
