@@ -885,3 +885,26 @@ def test_the_requests_are_rebuilt_reading_each_line_once_and_keeping_none(
     requests = rebuild_requests(bill.calls, bill.sessions_read, bill.places)
     assert len(requests) == len(bill.calls) and read
     assert max(read.values()) == 1  # each line read once, shared by every request after
+
+
+def test_the_lines_read_on_two_cores_rebuild_the_requests_one_process_rebuilds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child reads the later half of the lines and sends them back as plain values:
+    the requests are the ones read in one process, block for block, and the child's
+    lines are the ones this process reads."""
+    from context_budget import _requests
+    from context_budget._aside import can_fork
+
+    bill = read_bill(CHANGED_START)
+    places = bill.places
+    alone = _requests.rebuild_requests(bill.calls, bill.sessions_read, places)
+    monkeypatch.setattr(_requests, "ASIDE_LINES", 1)
+    read = _requests._read_lines(bill.calls, places)
+    wanted = _requests._carried(bill.calls, places)  # type: ignore[arg-type]
+    assert len(wanted) > 1
+    assert read == ({} if not can_fork() else {i: _requests._line(places, i) for i in wanted})
+    split = _requests.rebuild_requests(bill.calls, bill.sessions_read, places)
+    assert split == alone
+    row = _requests._line_row(_requests._line(places, wanted[-1]))
+    assert _requests._line_of_row(row) == _requests._line(places, wanted[-1])

@@ -63,11 +63,14 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
+import marshal
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 from pathlib import PurePath
 from typing import Any
 
+from context_budget._aside import aside, can_fork
 from context_budget._blocks import request_block_text
 from context_budget._json import canonical_json
 from context_budget.sessions import Call, Place, Session, ThreadId
@@ -260,7 +263,7 @@ def _prefix_key(call: Call) -> str:
 def _claude_code(calls: Sequence[Call], places: Mapping[str, Place]) -> Iterator[_Draft]:
     chains = _Chains(places)
     keys: dict[tuple[str, bool, str], str] = {}  # (file, sidechain, type) -> `_prefix_key`
-    lines: dict[str, _Line] = {}  # line id -> what the requests take from it
+    lines = _read_lines(calls, places)  # line id -> what the requests take from it
     last: dict[str, tuple[int, list[_Seen], str | None]] = {}  # thread -> lines, blocks, summary
     for number, call in enumerate(calls, 1):
         if call.message is None or call.message not in places:
@@ -303,6 +306,61 @@ def _line(places: Mapping[str, Place], ident: str) -> _Line:
     blocks = enumerate(_content_blocks(place.content))
     made = [_seen(f"{ident}#{n}", place.role, block, place.where) for n, block in blocks]
     return _Line(made, place.summary, place.logged)
+
+
+#: The lines a replay reads from which it reads them on two cores (`_read_lines`): under
+#: it, the child would cost about what it saves.
+ASIDE_LINES = 20_000
+
+
+def _carried(calls: Sequence[Call], places: Places) -> list[str]:
+    """The id of every line the calls' requests carry: each call's message and its parents
+    back to their root, each once, in the order first reached."""
+    seen: set[str] = set()
+    found = []
+    for call in calls:
+        node = call.message
+        while node is not None and node not in seen and node in places:
+            seen.add(node)
+            found.append(node)
+            node = places.parent(node)
+    return found
+
+
+def _read_lines(calls: Sequence[Call], places: Mapping[str, Place]) -> dict[str, _Line]:
+    """The lines the calls' requests carry, read (`_line`) on two cores: a child reads the
+    later half and sends them back as plain values while this process reads the rest.
+    Empty where there are fewer than `ASIDE_LINES` lines or no child can be made: each
+    line is then read when a request first reaches it."""
+    if not isinstance(places, Places) or not can_fork():
+        return {}
+    wanted = _carried(calls, places)
+    if len(wanted) < ASIDE_LINES:
+        return {}
+    half = len(wanted) // 2
+
+    def later() -> bytes:
+        return marshal.dumps([_line_row(_line(places, ident)) for ident in wanted[half:]])
+
+    with aside(later) as pending:
+        found = {ident: _line(places, ident) for ident in wanted[:half]}
+        rows = marshal.loads(pending.result())
+    found.update(zip(wanted[half:], map(_line_of_row, rows), strict=True))
+    return found
+
+
+def _line_row(line: _Line) -> tuple[Any, ...]:
+    """A `_Line` as plain values (`marshal` writes them), each block's fields in order."""
+    return ([_SEEN_FIELDS(seen) for seen in line.blocks], line.summary, line.logged)
+
+
+#: A `_Seen`'s fields, in the order its class declares them.
+_SEEN_FIELDS = attrgetter(*(f.name for f in fields(_Seen)))
+
+
+def _line_of_row(row: tuple[Any, ...]) -> _Line:
+    blocks, summary, logged = row
+    return _Line([_Seen(*fields) for fields in blocks], summary, logged)
 
 
 def _parent(places: Mapping[str, Place], ident: str) -> str | None:
