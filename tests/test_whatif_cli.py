@@ -350,6 +350,26 @@ def test_the_page_is_written_whole_and_said_where(
     assert "cannot write the page" in capsys.readouterr().err
 
 
+def test_the_pages_replays_on_two_cores_make_the_page_one_process_makes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A child replays the later half of the page's policies: the page is the one that
+    replaying them one after another makes, and its progress says so."""
+    from context_budget._aside import can_fork
+    from context_budget.cli import _whatif
+
+    alone: list[str] = []
+    html = _whatif.page([str(SYNTHETIC)], alone.append)
+    monkeypatch.setattr(_whatif, "ASIDE_CALLS", 0)  # a child, however few the calls
+    said: list[str] = []
+    assert _whatif.page([str(SYNTHETIC)], said.append) == html
+    assert len(alone) == 8 and alone[-1].startswith("replaying 7 of 7: ")
+    if can_fork():
+        assert (
+            said[:5] == alone[:5] and said[5] == "replaying 5 of 7: the last 3 in a second process"
+        )
+
+
 @pytest.mark.parametrize(("keep", "said"), [("x", "not a whole number"), ("-1", "must be >= 0")])
 def test_keep_is_a_whole_number_of_tool_uses(
     capsys: pytest.CaptureFixture[str], keep: str, said: str

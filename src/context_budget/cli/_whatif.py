@@ -31,8 +31,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from context_budget._aside import aside
 from context_budget.bill_page import money
-from context_budget.bills import BILL_FORMATS, Bill
+from context_budget.bills import ASIDE_CALLS, BILL_FORMATS, Bill
 from context_budget.cli._bill import (
     BillError,
     call_row,
@@ -409,25 +410,32 @@ def page_policies(bill: Bill) -> list[tuple[str, Policy]]:
     return found
 
 
-def _page_data(bill: Bill, progress: Callable[[str], None]) -> dict[str, Any]:
-    """What the page shows of the replays: each policy's cost, and the session's rent."""
+def _page_data(
+    bill: Bill, progress: Callable[[str], None], own: Replay | None = None
+) -> dict[str, Any]:
+    """What the page shows of the replays: each policy's cost, and the session's rent.
+
+    The session's own choices are replayed here first (or `own`, that replay
+    made already), so that the requests are rebuilt once; then a child replays
+    the later half of the other policies (`_aside.aside`) while this process
+    replays the rest: each replay sends the same requests to a cache of its own.
+    """
     policies = page_policies(bill)
-    rows = []
-    own: Replay | None = None
-    for number, (label, policy) in enumerate(policies, 1):
-        progress(f"replaying {number} of {len(policies)}: {label}")
-        done = replay(bill, policy)
-        own = own or done
-        data = report(done)
-        rows.append(
-            {
-                "label": label,
-                "replayed_usd": data["replayed_usd"],
-                "clearings": done.clearings,
-                "compactions": done.compactions,
-            }
-        )
-    assert own is not None  # the session's own policy is always the first
+    say = _saying(progress, len(policies))
+    if own is None:
+        say(1, policies[0][0])
+        own = replay(bill, policies[0][1])
+    rest = policies[1:]
+    half = (len(rest) + 1) // 2
+    later = rest[half:]
+    worth = bool(later) and len(bill.calls) >= ASIDE_CALLS
+    with aside(lambda: _page_rows(bill, later), worth=worth) as pending:
+        rows = [_page_row(policies[0][0], own), *_page_rows(bill, rest[:half], say, 2)]
+        if pending.pid:  # a child replays them
+            say(half + 2, f"the last {len(later)} in a second process")
+            rows += pending.result()
+        else:
+            rows += _page_rows(bill, later, say, half + 2)
     first = report(own)
     return {
         "bill_usd": first["bill_usd"],
@@ -435,6 +443,40 @@ def _page_data(bill: Bill, progress: Callable[[str], None]) -> dict[str, Any]:
         "policies": rows,
         "rent": first["rent"],
         "costliest_results": first["costliest_results"],
+    }
+
+
+def _saying(progress: Callable[[str], None], count: int) -> Callable[[int, str], None]:
+    """`progress` told of replay `number` of `count`, named by its policy's label."""
+
+    def say(number: int, label: str) -> None:
+        progress(f"replaying {number} of {count}: {label}")
+
+    return say
+
+
+def _page_rows(
+    bill: Bill,
+    policies: list[tuple[str, Policy]],
+    say: Callable[[int, str], None] = lambda number, label: None,
+    first: int = 1,
+) -> list[dict[str, Any]]:
+    """The page's rows of `policies`, each replayed; `say` told of each, numbered from
+    `first`."""
+    rows = []
+    for number, (label, policy) in enumerate(policies, first):
+        say(number, label)
+        rows.append(_page_row(label, replay(bill, policy)))
+    return rows
+
+
+def _page_row(label: str, done: Replay) -> dict[str, Any]:
+    """One policy's row on the page: its label, its cost, its clearings and compactions."""
+    return {
+        "label": label,
+        "replayed_usd": report(done)["replayed_usd"],
+        "clearings": done.clearings,
+        "compactions": done.compactions,
     }
 
 
@@ -483,8 +525,8 @@ def run(args: argparse.Namespace) -> str:
         except ValueError as error:
             raise BillError(str(error)) from None
         data = report(done, calls=args.calls)
-        if args.html is not None:
-            page_data = _page_data(bill, lambda _: None)
+        if args.html is not None:  # the replay above is the page's first, where it is
+            page_data = _page_data(bill, lambda _: None, done if policy == Policy() else None)
             write_html(html_page(bill, page_data, zone=_page_zone()), args.html)
     shown = json.dumps(data, indent=2) + "\n" if args.json else render(data)
     if args.html is None or args.json:
