@@ -308,7 +308,7 @@ def _line(places: Mapping[str, Place], ident: str) -> _Line:
     return _Line(made, place.summary, place.logged)
 
 
-#: The lines a replay reads from which it reads them on two cores (`_read_lines`): under
+#: How many lines a replay reads before it reads them on two cores (`_read_lines`): under
 #: it, the child would cost about what it saves.
 ASIDE_LINES = 20_000
 
@@ -359,6 +359,7 @@ _SEEN_FIELDS = attrgetter(*(f.name for f in fields(_Seen)))
 
 
 def _line_of_row(row: tuple[Any, ...]) -> _Line:
+    """The `_Line` that `_line_row` gave as `row`."""
     blocks, summary, logged = row
     return _Line([_Seen(*fields) for fields in blocks], summary, logged)
 
