@@ -54,7 +54,7 @@ from context_budget.pricing import Cost, Price, Tariff, Unpriced, billed, price_
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
 from context_budget.sessions.session import Places, chain
 from context_budget.sessions.skips import Skip, summary
-from context_budget.usage import Usage, split_writes
+from context_budget.usage import Usage
 from context_budget.zones import (
     UTC_ZONE,
     Zone,
@@ -369,20 +369,15 @@ _Prompt = tuple[_Split, ...]
 
 
 def _split(usage: Usage) -> _Split:
-    """One part's prompt split by kind: 30-minute writes counted as 5-minute ones, and
-    a write split that does not add up split as `pricing.cost` splits it."""
-    thirty = usage.ephemeral_30m_input_tokens
-    five, hour = usage.ephemeral_5m_input_tokens, usage.ephemeral_1h_input_tokens
-    if five + hour != usage.cache_creation_input_tokens - thirty:
-        five, hour = split_writes(usage.cache_creation_input_tokens - thirty, five, hour)
+    """One part's prompt split by kind, its writes as billed (`Usage.billed_writes`),
+    30-minute ones counted as 5-minute ones."""
+    five, thirty, hour = usage.billed_writes
     return usage.input_tokens, five + thirty, hour, usage.cache_read_input_tokens
 
 
 def _prompt(usage: Usage) -> _Prompt:
     """The parts of a call's prompt the what-ifs move tokens between (`_Prompt`)."""
-    if usage.iterations:
-        return tuple(map(_split, usage.iterations))
-    return (_split(usage),)
+    return tuple(map(_split, usage.parts))
 
 
 def _shift(split: _Split, tokens: int, source: str, target: str, lifetime: str) -> _Split:
@@ -460,12 +455,8 @@ def _input_side(bill: Cost) -> float:
 
 def _shortest(usage: Usage) -> str:
     """The shortest lifetime `usage` wrote any token for (`"5m"`, `"30m"` or `"1h"`), its
-    writes split as `pricing.cost` splits them (`split_writes`: a total the split does not
-    account for is 5-minute writes). For a usage with writes."""
-    thirty = usage.ephemeral_30m_input_tokens
-    five, hour = usage.ephemeral_5m_input_tokens, usage.ephemeral_1h_input_tokens
-    if five + hour != usage.cache_creation_input_tokens - thirty:
-        five, hour = split_writes(usage.cache_creation_input_tokens - thirty, five, hour)
+    writes as billed (`Usage.billed_writes`). For a usage with writes."""
+    five, thirty, _ = usage.billed_writes
     return "5m" if five else "30m" if thirty else "1h"
 
 

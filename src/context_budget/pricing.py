@@ -76,7 +76,7 @@ from context_budget.models import (
     model_family,
     model_for,
 )
-from context_budget.usage import Usage, split_writes
+from context_budget.usage import Usage
 
 __all__ = [
     "OPENAI_PRICES",
@@ -400,14 +400,9 @@ def _charges(
 
 def _one(usage: Usage, price: Price, factor: float, server_tools: float = 0.0) -> Cost:
     per = 1_000_000 / factor
-    # subtle: a `Usage` built by hand may carry a split that does not add up;
-    # it is billed as `Usage.of` reads one
-    written, thirty = usage.cache_creation_input_tokens, usage.ephemeral_30m_input_tokens
-    five, hour = usage.ephemeral_5m_input_tokens, usage.ephemeral_1h_input_tokens
-    if five + hour != written - thirty:
-        five, hour = split_writes(written - thirty, five, hour)
+    five, thirty, hour = usage.billed_writes  # a split built by hand that does not add up too
     uncached, read = usage.input_tokens, usage.cache_read_input_tokens
-    scale, output = _band(price, uncached + written + read)  # the whole prompt
+    scale, output = _band(price, usage.prompt_tokens)  # the whole prompt
     uncached_usd, writes_usd, reads_usd = _charges(
         price, per, scale, uncached, five, hour, thirty, read
     )

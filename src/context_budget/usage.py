@@ -224,6 +224,24 @@ class Usage:
         }
 
     @property
+    def billed_writes(self) -> tuple[int, int, int]:
+        """The tokens written for 5 minutes, 30 minutes and an hour, as `pricing.cost` bills
+        them: a 5-minute / 1-hour split that does not add up to the writes beside the
+        30-minute ones (a `Usage` built by hand) split by `split_writes`, as `Usage.of`
+        reads one.
+
+        Example:
+            >>> Usage(10, 5, cache_creation_input_tokens=900, ephemeral_5m_input_tokens=0,
+            ...     ephemeral_1h_input_tokens=400).billed_writes
+            (500, 0, 400)
+        """
+        thirty = self.ephemeral_30m_input_tokens
+        five, hour = self.ephemeral_5m_input_tokens, self.ephemeral_1h_input_tokens
+        if five + hour != self.cache_creation_input_tokens - thirty:
+            five, hour = split_writes(self.cache_creation_input_tokens - thirty, five, hour)
+        return five, thirty, hour
+
+    @property
     def parts(self) -> tuple[Usage, ...]:
         """What the call is billed as: its `iterations`, or itself alone without them.
 

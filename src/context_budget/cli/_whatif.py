@@ -429,14 +429,14 @@ def _page_data(
     half = (len(rest) + 1) // 2
     later = rest[half:]
     worth = bool(later) and len(bill.calls) >= ASIDE_CALLS
+    first = report(own)
     with aside(lambda: _page_rows(bill, later), worth=worth) as pending:
-        rows = [_page_row(policies[0][0], own), *_page_rows(bill, rest[:half], say, 2)]
+        rows = [_page_row(policies[0][0], own, first), *_page_rows(bill, rest[:half], say, 2)]
         if pending.pid:  # a child replays them
             say(half + 2, f"the last {len(later)} in a second process")
             rows += pending.result()
         else:
             rows += _page_rows(bill, later, say, half + 2)
-    first = report(own)
     return {
         "bill_usd": first["bill_usd"],
         "assumption": first["assumption"],
@@ -470,11 +470,12 @@ def _page_rows(
     return rows
 
 
-def _page_row(label: str, done: Replay) -> dict[str, Any]:
-    """One policy's row on the page: its label, its cost, its clearings and compactions."""
+def _page_row(label: str, done: Replay, data: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One policy's row on the page: its label, its cost, its clearings and compactions
+    (`data`: the replay's `report`, where it is made already)."""
     return {
         "label": label,
-        "replayed_usd": report(done)["replayed_usd"],
+        "replayed_usd": (report(done) if data is None else data)["replayed_usd"],
         "clearings": done.clearings,
         "compactions": done.compactions,
     }
