@@ -138,13 +138,17 @@ def test_the_environment_turns_the_fast_decoder_off(tmp_path: Path) -> None:
     off = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     on = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert (off.stdout.strip(), on.stdout.strip()) == ("False", "True")
-    path = SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
-    argv = [sys.executable, "-m", "context_budget", "bill", str(path), "--json"]
-    bills = [
-        subprocess.run(argv, env=environ, capture_output=True, text=True, check=True).stdout
-        for environ in (env, dict(os.environ))
-    ]
-    assert bills[0] == bills[1]
+    # the standard library's records are built otherwise when msgspec is off from the
+    # start (`records._Plain`): every format's folder and the fixtures, call by call
+    for path in (SESSIONS, FIXTURES):
+        argv = [sys.executable, "-m", "context_budget", "bill", str(path), "--json", "--calls"]
+        argv += ["--timezone", "UTC"]
+        bills = [
+            subprocess.run(argv, env=environ, capture_output=True, text=True, check=True).stdout
+            for environ in (env, dict(os.environ))
+        ]
+        assert bills[0] == bills[1]
+        assert json.loads(bills[0])["calls"] > 0
 
 
 _LINE = st.fixed_dictionaries(

@@ -14,8 +14,9 @@ declared once in its module. Each field is of one kind:
 Two decoders fill a shape, into the one class built from it:
 
 - the standard library's `json`, on every Python, the page's included: the
-  line is decoded whole, by `text.json_lines`' rule, and the shape's fields
-  are picked from it (`Shape.fill`);
+  line is decoded whole, by `text.json_lines`' rule, and the object decoded
+  is made the record (`Shape.fill`): its keys are the record's attributes, a
+  field it leaves out is read from the shape's class;
 - msgspec, where the `fast` extra installed it: the line is decoded straight
   into the shape, and what the shape does not name is skipped unread.
 
@@ -100,13 +101,15 @@ def undecoded(field: Any) -> bytes | None:
 
 
 class _Plain:
-    """The base of a shape's class where msgspec is not installed: its fields in slots, set
-    in order by the `__init__` `_generated` gives each class."""
+    """The base of a shape's class where msgspec is not installed: a record is the object
+    `json` decoded, its attributes the object's keys (its `__dict__`), a field the object
+    leaves out read from the class (None, or `ABSENT` for an `OPTIONAL` one)."""
 
-    __slots__: tuple[str, ...] = ()
+    #: The shape's fields, in the order it declares them.
+    _names: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._names)
         return f"{type(self).__name__}({shown})"
 
 
@@ -138,7 +141,9 @@ class Shape:
         self.name = name
         self.fields = fields
         self.cls: Any = self._class()
-        self._fill = self._filler()
+        self._fill = self._filler(owned=False)
+        #: `fill` of an object the decoder made for this record alone, which it may reuse.
+        self._owned = self._filler(owned=True)
         self._decoder = None if _FAST is None else _FAST.json.Decoder(self._either())
 
     def _either(self) -> Any:
@@ -147,10 +152,11 @@ class Shape:
 
     def _class(self) -> type:
         if _FAST is None:
-            names = list(self.fields)
+            fields, names = self.fields, list(self.fields)
             body = "".join(f"    self.{field} = {field}\n" for field in names) or "    pass\n"
             init = _generated("__init__", f"def __init__(self, {', '.join(names)}):\n{body}", {})
-            return type(self.name, (_Plain,), {"__slots__": tuple(names), "__init__": init})
+            unset = {name: ABSENT if kind == OPTIONAL else None for name, kind in fields.items()}
+            return type(self.name, (_Plain,), {**unset, "_names": tuple(names), "__init__": init})
         spec = []
         for name, kind in self.fields.items():
             if isinstance(kind, Shape):
@@ -161,28 +167,46 @@ class Shape:
                 spec.append((name, Any, ABSENT if kind == OPTIONAL else None))
         return _FAST.defstruct(self.name, spec)  # type: ignore[no-any-return]
 
-    def _filler(self) -> Any:
-        """`fill`, written out field by field (`_generated`)."""
+    def _filler(self, owned: bool) -> Any:
+        """`fill`, written out field by field (`_generated`): with msgspec, each field
+        picked from the object into the shape's `Struct`; without, the object itself made
+        the record's `__dict__`, each nested shape's object made its record in place
+        (`owned`: the object is the decoder's own, else it is copied first, so that the
+        caller's is left as it was)."""
         names: dict[str, Any] = {"cls": self.cls, "ABSENT": ABSENT, "dict": dict}
-        parts = []
-        for name, kind in self.fields.items():
-            if isinstance(kind, Shape):
-                names[f"fill_{name}"] = kind.fill
-                parts.append(f"fill_{name}(get({name!r}))")
-            else:
-                parts.append(f"get({name!r}, ABSENT)" if kind == OPTIONAL else f"get({name!r})")
+        nested = [name for name, kind in self.fields.items() if isinstance(kind, Shape)]
+        for name in nested:
+            shape = self.fields[name]
+            assert isinstance(shape, Shape)
+            names[f"fill_{name}"] = shape._owned if owned else shape.fill
+        if _FAST is None:
+            lines = [] if owned else ["    decoded = dict(decoded)\n"]
+            for name in nested:
+                lines.append(f"    inner = decoded.get({name!r})\n")
+                lines.append("    if type(inner) is dict:\n")
+                lines.append(f"        decoded[{name!r}] = fill_{name}(inner)\n")
+            lines.append("    record = new(cls)\n    record.__dict__ = decoded\n")
+            lines.append("    return record\n")
+            names["new"] = object.__new__
+        else:
+            parts = []
+            for name, kind in self.fields.items():
+                if isinstance(kind, Shape):
+                    parts.append(f"fill_{name}(get({name!r}))")
+                elif kind == OPTIONAL:
+                    parts.append(f"get({name!r}, ABSENT)")
+                else:
+                    parts.append(f"get({name!r})")
+            lines = ["    get = decoded.get\n", f"    return cls({', '.join(parts)})\n"]
         source = (
-            "def fill(decoded):\n"
-            "    if type(decoded) is not dict:\n"
-            "        return decoded\n"
-            "    get = decoded.get\n"
-            f"    return cls({', '.join(parts)})\n"
+            "def fill(decoded):\n    if type(decoded) is not dict:\n        return decoded\n"
+            + "".join(lines)
         )
         return _generated("fill", source, names)
 
     def fill(self, decoded: object) -> object:
         """The record of a value `json` decoded: an object read through this shape, any
-        other value as it is."""
+        other value as it is. The object is not changed."""
         return self._fill(decoded)
 
     def decode(self, line: bytes, number: int) -> object:
@@ -197,7 +221,7 @@ class Shape:
             except Exception:
                 pass
         found = line_value(line.decode("utf-8"), number, long_numbers=True)
-        return found if found is BLANK else self.fill(found)
+        return found if found is BLANK else self._owned(found)
 
 
 def records(
@@ -222,7 +246,7 @@ def records(
         ValueError: a line that is not JSON, or not an object, naming the line
             in the words of `text.json_lines`.
     """
-    cls = shape.cls
+    cls, fill = shape.cls, shape._owned
     fast = shape._decoder if _FAST is not None else None
     body: str | bytes = source.data if fast is not None and source.data else source.text
     feed, ret = (b"\n", 13) if isinstance(body, bytes) else ("\n", "\r")
@@ -251,7 +275,7 @@ def records(
                 found = shape.decode(bytes(line), number)
         else:
             found = value_at(body, start, stop, number, long_numbers=True)
-            found = found if found is BLANK else shape.fill(found)
+            found = found if found is BLANK else fill(found)
         start = end + 1
         if found is BLANK:
             continue
