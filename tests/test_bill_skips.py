@@ -14,7 +14,7 @@ from context_budget import read_bill
 from context_budget.cli import main
 from context_budget.sessions.detect import _broken, _complete
 from context_budget.sessions.skips import Skip, summary
-from context_budget.sessions.text import Source
+from context_budget.sessions.text import Source, whole_characters
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
 PROJECT = SESSIONS / "sample-project"
@@ -170,3 +170,68 @@ def test_the_half_written_last_line_is_the_one_stripping_the_text_finds(
     assert [(s.line, s.reason) for s in skipped] == (
         [] if problem is None else [(number, f"f.jsonl: line {number}: not valid JSON: {problem}")]
     )
+
+
+def _wide_session(tmp_path: Path) -> bytes:
+    """The shipped session with a last line whose text is all characters of two to four
+    bytes, as Claude Code writes them (unescaped)."""
+    lines = (PROJECT / SMALL).read_text(encoding="utf-8").splitlines()
+    last = json.loads(lines[-1])
+    last["message"]["content"] = [{"type": "text", "text": "é日本語😀 ñ"}]
+    wide = json.dumps(last, ensure_ascii=False, separators=(",", ":"))
+    return "\n".join([*lines[:-1], wide]).encode()
+
+
+@given(st.data())
+def test_a_last_line_cut_inside_a_character_is_a_half_written_line(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
+    # a live file read while its last line is written may stop inside a character: the
+    # bill is that of the lines before it, the cut line skipped, on either decoder
+    folder = tmp_path_factory.mktemp("cut")
+    whole = _wide_session(folder)
+    inside = [at for at in range(whole.rindex(b"\n") + 1, len(whole)) if 0x80 <= whole[at] < 0xC0]
+    cut = data.draw(st.sampled_from(inside))
+    path = folder / SMALL
+    path.write_bytes(whole[:cut])
+    before = folder / "before.jsonl"
+    before.write_bytes(whole[: whole.rindex(b"\n") + 1])
+    bill, kept = read_bill(path), read_bill(before)
+    assert bill.tokens() == kept.tokens() and len(bill.calls) == len(kept.calls)
+    lines = whole.count(b"\n") + 1
+    assert [(s.kind, s.line) for s in bill.skipped] == [("half-written line", lines)]
+
+
+@pytest.mark.parametrize("command", ["bill", "bill folder", "whatif", "inspect"])
+def test_each_command_reads_a_file_cut_inside_a_character(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    whole = _wide_session(tmp_path)
+    path = tmp_path / SMALL
+    path.write_bytes(whole[: whole.rindex("日".encode()) + 2])
+    name, _, folder = command.partition(" ")
+    assert main([name, str(tmp_path if folder else path)]) == 0
+    lines = whole.count(b"\n") + 1
+    assert f"half-written line 1 ({SMALL}:{lines})" in capsys.readouterr().err
+
+
+def test_bytes_that_are_not_utf8_are_still_refused_with_their_offset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = _wide_session(tmp_path)
+    for bad in (whole[:40] + b"\xff" + whole[40:], whole + b"\xe0\x80", whole + b"\x80"):
+        path = tmp_path / SMALL
+        path.write_bytes(bad)
+        assert main(["bill", str(path)]) == 2
+        assert "not UTF-8 text (byte 0x" in capsys.readouterr().err
+
+
+def test_only_the_start_of_a_character_at_the_end_is_left_out() -> None:
+    for character in ("é", "日", "😀"):
+        encoded = ("ab" + character).encode()
+        assert [whole_characters(encoded[:stop]) for stop in range(2, len(encoded))] == [b"ab"] * (
+            len(encoded) - 2
+        )
+        assert whole_characters(encoded) == encoded
+    for kept in (b"", b"ab", b"a\x80", b"a\xff", b"a\xe0\x80", b"\xbf\xbf\xbf\xbf"):
+        assert whole_characters(kept) == kept  # not UTF-8: left for the decoder to refuse

@@ -59,6 +59,7 @@ __all__ = [
     "tally",
     "try_json",
     "value_at",
+    "whole_characters",
 ]
 
 _KINDS = {
@@ -176,12 +177,37 @@ def object_at(holder: dict[str, Any], key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def whole_characters(raw: bytes) -> bytes:
+    """A file's bytes without the start of a character they end in: what a file caught
+    while it is written ends with when its last line stops in the middle of a character
+    UTF-8 writes in two to four bytes. That line is cut short, so it is half-written in
+    any case (a reader skips it as such); any other bytes are given back as they are,
+    and bytes that are not UTF-8 are left for the decoder to refuse.
+
+    Example: `"né".encode()[:-1]` is `b"n\\xc3"`, and `whole_characters` of it is `b"n"`.
+    """
+    if not raw or raw[-1] < 0x80:
+        return raw
+    lead = len(raw) - 1
+    while lead > max(0, len(raw) - 4) and 0x80 <= raw[lead] < 0xC0:
+        lead -= 1  # back over the continuation bytes to the byte that starts the character
+    try:
+        raw[lead:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.start == 0 and error.reason == "unexpected end of data":
+            return raw[:lead]  # the bytes stop inside the character that starts there
+    return raw
+
+
 def decode(raw: bytes, name: str) -> str:
-    """The text of a file's bytes: UTF-8, a leading byte-order mark dropped.
+    """The text of a file's bytes: UTF-8, a leading byte-order mark dropped, and the start
+    of a character they end in (a last line cut as it was written) left out
+    (`whole_characters`).
 
     Raises:
         ValueError: bytes that are not UTF-8, naming the byte and its offset.
     """
+    raw = whole_characters(raw)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:  # counted from after the byte-order mark
@@ -204,6 +230,7 @@ def check_utf8(raw: bytes, name: str) -> None:
         ValueError: bytes that are not UTF-8, naming the byte and its offset, in the
             words of `decode`.
     """
+    raw = whole_characters(raw)  # as `decode` reads them
     at = 3 if raw.startswith(codecs.BOM_UTF8) else 0
     for line in raw[at:].split(b"\n"):
         if not line.isascii():
@@ -238,7 +265,9 @@ _BYTES_READ = msgspec_in_use() is not None
 def read_source(path: Path) -> Source:
     """A file read as a `Source`, with the task of its `.meta.json` when it has one.
 
-    Its bytes are checked to be UTF-8 now: where the readers decode bytes, line by line
+    The start of a character its bytes end in is left out (`whole_characters`: a last
+    line cut as it was written, which the readers skip as half-written). Its bytes are
+    checked to be UTF-8 now: where the readers decode bytes, line by line
     (`check_utf8`), its text decoded only if it is asked for; else by decoding the text
     they read.
 
@@ -246,7 +275,7 @@ def read_source(path: Path) -> Source:
         SourceError: the file is not UTF-8, or cannot be read (named, with the reason).
     """
     try:
-        raw = path.read_bytes()
+        raw = whole_characters(path.read_bytes())  # a last line cut inside a character
     except PermissionError:
         raise SourceError(f"{path}: permission denied") from None
     except OSError as error:
