@@ -20,6 +20,7 @@ import pytest
 
 from context_budget import read_bill
 from context_budget.cli import main
+from context_budget.sessions import detect
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
 SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
@@ -420,3 +421,39 @@ def test_the_browser_s_python_says_its_days_are_utc(
     assert err == (
         "context-budget: warning: this Python cannot see the machine's time zone: days are in UTC\n"
     )
+
+
+# ---------------------------------------------------------------- a folder's files
+
+
+def test_each_file_is_billed_once_however_it_is_reached(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    session = folder / SYNTHETIC.name
+    session.write_bytes(SYNTHETIC.read_bytes())
+    os.symlink(folder, tmp_path / "linked")  # the folder again, through a link
+    os.symlink(session, tmp_path / "alias.jsonl")  # the file again, through a link
+    assert detect._files([folder, tmp_path / "linked", tmp_path / "alias.jsonl", session]) == [
+        session
+    ]
+    once = read_bill(folder)
+    again = read_bill([tmp_path / "linked", folder, tmp_path / "alias.jsonl", session])
+    assert len(again.calls) == len(once.calls) and again.tokens() == once.tokens()
+
+
+@pytest.mark.parametrize("wide", ["first", "last", "both", "neither"])
+def test_a_glance_at_lines_longer_than_it_reads_at_first_tells_what_reading_tells(
+    tmp_path: Path, wide: str
+) -> None:
+    lines = SYNTHETIC.read_text(encoding="utf-8").splitlines()
+    padding = "x" * (3 * detect._GLANCE_BYTES)
+    first, last = json.loads(lines[0]), json.loads(lines[-1])
+    if wide in ("first", "both"):
+        first["padding"] = padding
+    if wide in ("last", "both"):
+        last["padding"] = padding
+    path = tmp_path / SYNTHETIC.name
+    path.write_text("\n".join([json.dumps(first), *lines[1:-1], json.dumps(last)]) + "\n")
+    assert detect._glance(path, "auto") == "claude-code"
+    path.write_text("\n".join([json.dumps(first), *lines[1:-1], json.dumps(last)[:-9]]) + "\n")
+    assert detect._glance(path, "auto") is None  # the last line cut: read whole

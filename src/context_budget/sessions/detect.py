@@ -372,18 +372,32 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
     files (in `events/` beside its state file, or beside it) are left to the state file
     among them, which reads them."""
     found: list[Path] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
+    folders: dict[str, str] = {}  # each folder of the files, resolved
     for given in paths:
         path = Path(given)
         inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
         if not inside:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
         for file in inside:
-            if (key := file.resolve()) not in seen:
+            if (key := _resolved(file, folders)) not in seen:
                 seen.add(key)
                 found.append(file)
     states = {path.parent for path in found if path.name == openhands_state.STATE_FILE}
     return [path for path in found if not _read_by_state(path, states)] if states else found
+
+
+def _resolved(file: Path, folders: dict[str, str]) -> str:
+    """`file.resolve()`, as text, its folder resolved once for every file in it (`folders`,
+    added to): a file that is no link is its resolved folder's entry of its name."""
+    name = str(file)
+    if os.path.islink(name):
+        return os.path.realpath(name)
+    parent, own = os.path.split(name)
+    held = folders.get(parent)
+    if held is None:
+        held = folders[parent] = os.path.realpath(parent or ".")
+    return os.path.join(held, own)
 
 
 def _read_by_state(path: Path, states: set[Path]) -> bool:
@@ -508,7 +522,7 @@ def _no_record(line: str) -> str | None:
 
 
 #: How much of a file's start and end `_glance` reads at first (bytes).
-_GLANCE_BYTES = 1 << 16
+_GLANCE_BYTES = 1 << 13
 #: The longest first or last line `_glance` reads before it leaves the file to be read whole.
 _GLANCE_MOST = 1 << 24
 #: What `str.isspace` takes for white space among ASCII bytes, which `bytes.rstrip` does not.

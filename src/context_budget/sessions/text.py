@@ -562,12 +562,15 @@ def session_files(folder: Path, suffixes: tuple[str, ...] = (".jsonl",)) -> list
             continue
         seen.add((info.st_dev, info.st_ino))
         found += [
-            Path(root) / name
+            os.path.join(root, name)  # as text: a folder may hold thousands
             for name in names
             if name.endswith(suffixes) and not name.endswith(_META)
         ]
-    files = sorted(path for path in found if path.is_file())
-    return sorted(files, key=lambda path: (path.name.startswith("agent-"), str(path)))
+    files = sorted(
+        (name for name in found if os.path.isfile(name)),
+        key=lambda name: (os.path.basename(name).startswith("agent-"), name),
+    )
+    return [Path(name) for name in files]
 
 
 def description(path: Path) -> str:
