@@ -50,7 +50,7 @@ def children_allowed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def work_here(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> None:
     """`module`'s `aside` runs the child's work in this process, when its answer is asked."""
-    monkeypatch.setattr(module, "aside", lambda work: _aside.Aside(work))
+    monkeypatch.setattr(module, "aside", lambda work, **_: _aside.Aside(work))
 
 
 @contextmanager
@@ -58,9 +58,12 @@ def split_every_read(
     monkeypatch: pytest.MonkeyPatch, module: ModuleType, how: str
 ) -> Iterator[None]:
     """Within it, `module` splits every read of two files or more between this process
-    and a child: a forked one, or (`how` is "here") its work run in this process."""
+    and a child: a forked one, or (`how` is "here") its work run in this process; and
+    the glances at a folder's files, however few."""
     if how == "here":
         work_here(monkeypatch, module)
     monkeypatch.setattr(module, "SPLIT_BYTES", 0)
+    if hasattr(module, "GLANCE_SPLIT"):
+        monkeypatch.setattr(module, "GLANCE_SPLIT", 0)
     with children_allowed(monkeypatch):
         yield

@@ -35,6 +35,8 @@ FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 POOL = [path for path in SHIPPED if not path.name.endswith(".meta.json")]
 CODEX = FIXTURES / "synthetic" / "codex_rollout.jsonl"
 pytestmark = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
+#: From how many files the glances are split, as the package has it (each test lowers it).
+_GLANCE_SPLIT = detect.GLANCE_SPLIT
 
 
 @pytest.fixture(autouse=True, params=["forked", "here"])
@@ -194,6 +196,7 @@ def test_the_size_at_which_a_folder_is_split_is_the_one_the_docs_give() -> None:
     mib = _aside.SPLIT_BYTES / 2**20
     cli = " ".join((ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8").split())
     assert f"evaluation outputs) of {mib:g} MiB or more are read the same way" in cli
+    assert f"folder of {_GLANCE_SPLIT:,} files or more is read" in cli
 
 
 def test_evaluation_outputs_bill_the_same_split(
@@ -209,3 +212,26 @@ def test_evaluation_outputs_bill_the_same_split(
     split, alone, cuts = _both(monkeypatch, ["bill", str(tmp_path), "--json", "--calls"])
     assert cuts[0] is not None and split == alone
     assert len(json.loads(split[1])["threads"]) == 4 * len(lines)
+
+
+def test_a_child_glances_at_the_later_half_of_many_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the same formats as glancing at each file here, in the files' order
+    for number, path in enumerate(POOL):
+        (tmp_path / f"{number:03d}-{path.name}").write_bytes(path.read_bytes())
+    files = detect._files([tmp_path])
+    made: list[bool] = []
+    real = detect.aside
+
+    def noted(work: Any, *, worth: bool = True) -> Any:
+        made.append(worth)
+        return real(work, worth=worth)
+
+    monkeypatch.setattr(detect, "aside", noted)
+    found = detect._glances(files, "auto")
+    assert list(found) == files and made == [True]
+    assert list(found.values()) == [detect._glance(path, "auto") for path in files]
+    assert "claude-code" in found.values() and "codex" in found.values()
+    monkeypatch.setattr(detect, "GLANCE_SPLIT", len(files) + 1)
+    assert detect._glances(files, "auto") == found and made == [True, False]
