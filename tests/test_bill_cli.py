@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -312,11 +314,14 @@ def test_a_file_that_may_not_be_read_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _write(tmp_path / "s.jsonl", _claude(tmp_path))
+    real = os.open
 
-    def refuse(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied", str(self))
+    def refuse(name: Any, *args: Any, **kwargs: Any) -> int:
+        if os.fspath(name) == str(path):
+            raise PermissionError(13, "Permission denied", str(name))
+        return real(name, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(os, "open", refuse)  # where a file's bytes are read (`file_bytes`)
     assert "s.jsonl: permission denied" in _one_line(capsys, str(path))
 
 

@@ -25,6 +25,7 @@ from context_budget.sessions.text import (
     SourceError,
     check_utf8,
     decode,
+    file_bytes,
     read_source,
     session_files,
 )
@@ -947,3 +948,15 @@ def test_an_agent_file_with_an_id_of_its_own_still_joins_the_session() -> None:
         _parse_files(
             [Source("s1.jsonl", session), Source("s2.jsonl", session.replace('"s1"', '"s2"'))]
         )
+
+
+@pytest.mark.parametrize("size", [0, 1, 65_535, 65_536, 200_001])
+def test_a_files_bytes_are_read_whole(tmp_path: Path, size: int) -> None:
+    path = tmp_path / "f.jsonl"
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    path.write_bytes(data)
+    assert file_bytes(path) == data == path.read_bytes()
+    with pytest.raises(IsADirectoryError):
+        file_bytes(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        file_bytes(tmp_path / "missing.jsonl")

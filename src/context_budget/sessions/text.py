@@ -44,6 +44,7 @@ __all__ = [
     "description",
     "dollars",
     "epoch",
+    "file_bytes",
     "gc_paused",
     "json_lines",
     "kind_of",
@@ -146,7 +147,7 @@ class FileSource:
         Raises:
             SourceError: the file is not UTF-8, or cannot be read, named.
         """
-        source = read_source(Path(self.name))
+        source = read_source(Path(self.name), (self.description, self.agent_type))
         return blanked(source, self.blank) if self.blank else source
 
 
@@ -262,8 +263,28 @@ def msgspec_in_use() -> Any:
 _BYTES_READ = msgspec_in_use() is not None
 
 
-def read_source(path: Path) -> Source:
-    """A file read as a `Source`, with the task of its `.meta.json` when it has one.
+def file_bytes(path: Path) -> bytes:
+    """The bytes of a file, read in one call where they can be: a bill reads thousands of
+    files, and the buffered reader `Path.read_bytes` makes for each costs more than the
+    read of a short one.
+
+    Raises:
+        OSError: as `Path.read_bytes` raises it (a missing file, a folder, no permission).
+    """
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(handle).st_size
+        parts = [os.read(handle, size + 1)]  # one byte more: a file that grew is read on
+        while parts[-1]:
+            parts.append(os.read(handle, max(size, 1 << 16)))
+    finally:
+        os.close(handle)
+    return parts[0] if len(parts) == 2 else b"".join(parts)
+
+
+def read_source(path: Path, meta: tuple[str, str] | None = None) -> Source:
+    """A file read as a `Source`, with the task of its `.meta.json` when it has one
+    (`agent_meta`; `meta`, where the caller has read it already).
 
     The start of a character its bytes end in is left out (`whole_characters`: a last
     line cut as it was written, which the readers skip as half-written). Its bytes are
@@ -275,7 +296,7 @@ def read_source(path: Path) -> Source:
         SourceError: the file is not UTF-8, or cannot be read (named, with the reason).
     """
     try:
-        raw = whole_characters(path.read_bytes())  # a last line cut inside a character
+        raw = whole_characters(file_bytes(path))  # a last line cut inside a character
     except PermissionError:
         raise SourceError(f"{path}: permission denied") from None
     except OSError as error:
@@ -290,7 +311,7 @@ def read_source(path: Path) -> Source:
                 text = decode(raw, str(path))
         except ValueError as error:
             raise SourceError(str(error)) from None
-    return Source(str(path), text, *agent_meta(path), data=data)
+    return Source(str(path), text, *(agent_meta(path) if meta is None else meta), data=data)
 
 
 def loads_json(text: str, *, long_numbers: bool = False) -> object:
