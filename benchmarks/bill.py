@@ -16,7 +16,11 @@ tokscale (installed from npm on first use, see `benchmarks/peer.py`) run in
 turns, each as a whole process: wall seconds, CPU seconds and peak memory of
 each, and whether their tokens and costs agree. The bill also reads a quarter of the
 folder (the same seed's first sessions), in the same turns, so that its time
-per MB at both sizes can be compared.
+per MB at both sizes can be compared. Then a folder of another shape, the one a
+user's home folder takes after months of work, is generated from the same seed:
+3,000 short sessions in 40 projects (`generate_sessions`), on which the bill with
+each decoder and ccusage run in turns too: what reading many files costs beside
+what reading many bytes does.
 
 The goals: the bill under a minute; against ccusage on the same folder, at
 most 1.25× its time with msgspec and 3× with json (`PEER_GOALS`), and at most
@@ -72,6 +76,10 @@ __all__ = [
     "CCUSAGE",
     "GOAL_SECONDS",
     "LINEAR_GOAL",
+    "MANY_NAMES",
+    "MANY_PROJECTS",
+    "MANY_SESSIONS",
+    "MANY_TURNS",
     "MEMORY_GOAL",
     "PEER_GOALS",
     "REGION",
@@ -88,7 +96,9 @@ __all__ = [
     "contenders",
     "filler",
     "generate_project",
+    "generate_sessions",
     "json_line",
+    "many_table",
     "node_version",
     "peak_mib",
     "peer_arguments",
@@ -96,6 +106,7 @@ __all__ = [
     "render",
     "run_tables",
     "say_generated",
+    "sessions_words",
     "side_by_side",
     "sizes_row",
     "time_bill",
@@ -295,6 +306,33 @@ def generate_project(folder: Path, target_bytes: int = TARGET_BYTES, seed: int =
     return written
 
 
+#: The folder of many sessions: how many, in how many projects, of how many turns each.
+MANY_SESSIONS, MANY_PROJECTS, MANY_TURNS = 3_000, 40, 8
+
+
+def generate_sessions(
+    folder: Path,
+    sessions: int = MANY_SESSIONS,
+    projects: int = MANY_PROJECTS,
+    turns: int = MANY_TURNS,
+    seed: int = SEED,
+) -> int:
+    """Write a `~/.claude/projects` folder of many short sessions under `folder`: `sessions`
+    of `turns` turns each, spread over `projects` project folders, as a user's home
+    folder holds them after months of work; its size in bytes."""
+    rng = Rng(seed)
+    written = 0
+    for number in range(1, sessions + 1):
+        session = f"{number:08x}-many-4000-8000-{seed:012d}"
+        lines, _ = _session_lines(rng, session, turns=turns)
+        project = folder / f"project-{number % projects:02d}"
+        project.mkdir(parents=True, exist_ok=True)
+        path = project / f"{session}.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        written += path.stat().st_size
+    return written
+
+
 def bill_argv(folder: Path) -> list[str]:
     """The measured command: the whole bill of ``folder`` as JSON, in a process of its own."""
     return [sys.executable, "-m", "context_budget", "bill", str(folder), "--json"]
@@ -332,6 +370,8 @@ REPORT_FLOORS = (
     TWO_CORE_FLOOR_STANDARD,
 )
 CCUSAGE, TOKSCALE = f"ccusage {CCUSAGE_VERSION}", f"tokscale {TOKSCALE_VERSION}"
+#: What runs on the folder of many sessions: the bill with each decoder, and ccusage.
+MANY_NAMES = (BILL_FAST, BILL_STANDARD, CCUSAGE)
 #: The goals against ccusage on the same folder: the bill's best time over ccusage's,
 #: with each decoder, and its peak memory over ccusage's, at most.
 PEER_GOALS = {BILL_FAST: 1.25, BILL_STANDARD: 3.0}
@@ -425,12 +465,18 @@ class SideBySide:
     load: tuple[float, float] = (0.0, 0.0)
 
 
-def side_by_side(projects: Path, repeats: int = 3, quarter: Path | None = None) -> SideBySide:
-    """Run every contender in turns on ``projects``, ``repeats`` times each (and the bill
-    on ``quarter``, a quarter of it, in the same turns)."""
+def side_by_side(
+    projects: Path,
+    repeats: int = 3,
+    quarter: Path | None = None,
+    only: tuple[str, ...] | None = None,
+) -> SideBySide:
+    """Run every contender (or those named in ``only``) in turns on ``projects``,
+    ``repeats`` times each (and the bill on ``quarter``, a quarter of it, in the same
+    turns)."""
     began = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bill-peers-") as home:
-        every = contenders(projects, Path(home))
+        every = [c for c in contenders(projects, Path(home)) if only is None or c.name in only]
         runs: dict[str, list[Run]] = {c.name: [] for c in every}
         small: dict[str, list[Run]] = {BILL_FAST: [], BILL_STANDARD: []}
         for _ in range(repeats):
@@ -443,7 +489,7 @@ def side_by_side(projects: Path, repeats: int = 3, quarter: Path | None = None) 
     data = json.loads(runs[BILL_FAST][-1].stdout)
     if json.loads(runs[BILL_STANDARD][-1].stdout) != data:
         raise PeerError("the bill with msgspec and with json printed different bills")
-    if runs[BILL_ONE_CORE][-1].stdout != runs[BILL_FAST][-1].stdout:
+    if BILL_ONE_CORE in runs and runs[BILL_ONE_CORE][-1].stdout != runs[BILL_FAST][-1].stdout:
         raise PeerError("the bill on one core and on two printed different bills")
     ended = os.getloadavg()[0]
     sizes = (_size(projects), _size(quarter) if quarter is not None else 0)
@@ -606,8 +652,12 @@ def _linearity(result: SideBySide) -> list[str]:
     return found
 
 
-def render(size: int, files: int, result: SideBySide) -> str:
-    """The result as Markdown: the folder's row, the side-by-side tables, goals and machine."""
+def render(
+    size: int, files: int, result: SideBySide, many: tuple[str, SideBySide] | None = None
+) -> str:
+    """The result as Markdown: the folder's row, the side-by-side tables, goals and machine;
+    with `many` ((the folder in words, its runs)), the folder of many sessions too
+    (`many_table`)."""
     data = result.data
     seconds = best_seconds(result.runs[BILL_FAST])
     causes: dict[str, int] = {}
@@ -630,6 +680,7 @@ def render(size: int, files: int, result: SideBySide) -> str:
         "",
         *peer_table(result),
         "",
+        *([*many_table(*many), ""] if many is not None else []),
         "Setup: the bill is `context-budget bill FOLDER --json` with each decoder (and with "
         "msgspec kept to one process, `CONTEXT_BUDGET_NO_FORK=1`), the floor "
         "(`python -m benchmarks.floor FOLDER msgspec|json`: decode, fold, add up, price; "
@@ -644,11 +695,42 @@ def render(size: int, files: int, result: SideBySide) -> str:
         f"(seed {SEED}), each as a whole process, in turns, {runs} "
         f"{'run' if runs == 1 else 'runs'} each; peak memory is the largest resident set "
         "of any process the command ran. tokscale reads the package's own prices, "
-        "handed to it as the price list it would fetch.",
+        "handed to it as the price list it would fetch. The folder of many sessions is "
+        "generated from the same seed and read in turns too, by the bill with each decoder "
+        "and by ccusage.",
         "",
         machine_line(f"Node.js {node_version()}", f"Bun {BUN_VERSION}", load=result.load),
     ]
     return "\n".join(lines) + "\n"
+
+
+def sessions_words(
+    size: int,
+    sessions: int = MANY_SESSIONS,
+    turns: int = MANY_TURNS,
+    projects: int = MANY_PROJECTS,
+) -> str:
+    """A folder `generate_sessions` wrote, in words: its sessions, turns, projects, MB."""
+    return f"{sessions:,} sessions of {turns} turns in {projects} projects, {size / 2**20:,.0f} MB"
+
+
+def many_table(folder: str, result: SideBySide) -> list[str]:
+    """The bill and ccusage on the folder of many sessions (`folder`, in the words of
+    `sessions_words`), as Markdown lines: the folder, the side-by-side tables
+    (`run_tables`), and each decoder's time and memory over ccusage's."""
+    data, peer = result.data, result.runs[CCUSAGE]
+    lines = [
+        f"On a folder of many short sessions ({folder}, {data['calls']:,} calls), each "
+        "file listed, glanced at and read on its own:",
+        "",
+        *run_tables(result.runs, result.totals, peer),
+        "",
+    ]
+    for name in (BILL_FAST, BILL_STANDARD):
+        ratio = best_seconds(result.runs[name]) / best_seconds(peer)
+        memory = peak_mib(result.runs[name]) / peak_mib(peer)
+        lines.append(f"- {name}: {ratio:.2f}× ccusage's time, {memory:.2f}× its peak memory.")
+    return lines
 
 
 def node_version() -> str:
@@ -695,7 +777,14 @@ def main(argv: list[str] | None = None) -> int:
         files = sum(1 for _ in folder.rglob("*.jsonl"))
         say_generated(size, started)
         result = side_by_side(folder.parent, repeats=args.repeats, quarter=quarter.parent)
-    text = render(size, files, result)
+        shutil.rmtree(folder.parent.parent)  # room for the next folder
+        shutil.rmtree(quarter.parent.parent)
+        sessions = Path(temporary) / "many" / "projects"
+        started = time.perf_counter()
+        many_size = generate_sessions(sessions)
+        say_generated(many_size, started)
+        many = side_by_side(sessions, repeats=args.repeats, only=MANY_NAMES)
+    text = render(size, files, result, (sessions_words(many_size), many))
     REGION.show(text, write_page=args.write_page)
     return 0
 

@@ -14,6 +14,7 @@ from benchmarks.bill import (
     BILL_STANDARD,
     CCUSAGE,
     GOAL_SECONDS,
+    MANY_NAMES,
     REPORT_FLOOR_FAST,
     REPORT_FLOORS,
     RESULTS,
@@ -23,8 +24,10 @@ from benchmarks.bill import (
     bill_region,
     bill_totals,
     generate_project,
+    generate_sessions,
     peer_table,
     render,
+    sessions_words,
     time_bill,
 )
 from benchmarks.page import PAGE
@@ -251,3 +254,34 @@ def test_the_report_floor_on_two_cores_refuses_halves_that_share_a_response(
     assert json.loads(run_process(floor).stdout)["calls"] > 0  # one process folds them
     with pytest.raises(PeerError, match="the two halves of the files share a response"):
         run_process([*floor, "two-cores"])
+
+
+def test_the_folder_of_many_sessions_is_read_and_said_beside_ccusage(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    size = generate_sessions(one, sessions=30, projects=4, turns=2)
+    assert size == generate_sessions(two, sessions=30, projects=4, turns=2)
+    names = sorted(p.relative_to(one) for p in one.rglob("*.jsonl"))
+    assert len(names) == 30 and len({name.parent for name in names}) == 4
+    assert all((one / n).read_bytes() == (two / n).read_bytes() for n in names)
+    _, data = time_bill(one, repeats=1)
+    assert data["calls"] == 30 * 2 and data["skipped"] == []
+    peer = Run(seconds=0.5, peak_mib=60.0, stdout=_peer_output(bill_totals(data)))
+    standard = Run(seconds=1.0, peak_mib=90.0, stdout=_peer_output(bill_totals(data)))
+    runs = {BILL_FAST: [run_process(bill_argv(one))], BILL_STANDARD: [standard], CCUSAGE: [peer]}
+    assert tuple(runs) == MANY_NAMES
+    many = SideBySide(runs, {name: bill_totals(data) for name in runs}, data)
+    (tmp_path / "whole").mkdir()
+    whole = generate_project(tmp_path / "whole", 300_000)
+    folder = sessions_words(size, 30, 2, 4)
+    text = render(
+        whole, 2, _side_by_side(tmp_path / "whole", bill_totals(data), 1.0), (folder, many)
+    )
+    assert f"(30 sessions of 2 turns in 4 projects, {size / 2**20:,.0f} MB, 60 calls)" in text
+    assert f"- {CCUSAGE} and {BILL_FAST}: tokens of every kind equal; costs equal" in text
+    assert f"- {BILL_STANDARD}: 2.00× ccusage's time, 1.50× its peak memory." in text
+    assert (
+        render(whole, 2, _side_by_side(tmp_path / "whole", bill_totals(data), 1.0)).count(
+            "short sessions"
+        )
+        == 0
+    )
