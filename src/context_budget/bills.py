@@ -1450,6 +1450,8 @@ def read_bill(
         try:
             session.billed()
         except ValueError as error:
+            if str(error).startswith(tuple(f"{name}: " for name in session.files)):
+                raise  # the file of the line at fault named already
             named = (
                 session.files[0]
                 if len(session.files) == 1

@@ -525,8 +525,10 @@ def _count(value: Any, path: str, name: str) -> int:
         return value
     if value is None:
         return 0
+    kind = "" if type(value) is int else f" ({type(value).__name__}, not int)"  # 5.0, "5"
     raise ValueError(
-        f"{path}.{name} must be a whole number from 0 to {MOST_TOKENS:,}, got {short_repr(value)}"
+        f"{path}.{name} must be a whole number from 0 to {MOST_TOKENS:,}, "
+        f"got {short_repr(value)}{kind}"
     )
 
 
