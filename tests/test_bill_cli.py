@@ -249,6 +249,17 @@ def test_a_count_that_is_no_whole_number_says_what_it_is_and_its_file_once(
         assert err.count("a.jsonl") == 0 and err.count("b.jsonl") == 1
 
 
+def test_a_count_too_long_for_python_to_read_is_said_too_large(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path / "s.jsonl", _claude(tmp_path, input_tokens=7))
+    path.write_text(path.read_text().replace('"input_tokens": 7', '"input_tokens": ' + "9" * 5000))
+    assert _one_line(capsys, str(path)).endswith(
+        "message.usage.input_tokens must be a whole number from 0 to 1,000,000,000,000,000, "
+        "got inf (a number too large)\n"
+    )
+
+
 SEARCHES = "server_tool_use.web_search_requests"
 
 

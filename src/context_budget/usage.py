@@ -525,7 +525,12 @@ def _count(value: Any, path: str, name: str) -> int:
         return value
     if value is None:
         return 0
-    kind = "" if type(value) is int else f" ({type(value).__name__}, not int)"  # 5.0, "5"
+    if type(value) is int:
+        kind = ""
+    elif value in (math.inf, -math.inf):  # a whole number too long for an int, as JSON read it
+        kind = " (a number too large)"
+    else:  # 5.0, "5", True
+        kind = f" ({type(value).__name__}, not int)"
     raise ValueError(
         f"{path}.{name} must be a whole number from 0 to {MOST_TOKENS:,}, "
         f"got {short_repr(value)}{kind}"
