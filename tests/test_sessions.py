@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget.bills import Bill, read_bill
-from context_budget.sessions import Source, read_paths, read_sources, read_text
+from context_budget.sessions import Source, read_paths, read_sources, read_text, text
 from context_budget.sessions.text import (
     description,
     epoch,
@@ -287,10 +287,10 @@ def test_a_path_that_cannot_be_looked_at_is_named(
 def test_a_file_that_fails_to_read_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(self: Path) -> bytes:
+    def broken(path: Path) -> bytes:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(Path, "read_bytes", broken)
+    monkeypatch.setattr(text, "file_bytes", broken)
     with pytest.raises(ValueError, match="cannot read it: Input/output error"):
         read_source(tmp_path / "s.jsonl")
 
