@@ -826,6 +826,32 @@ def test_a_row_cut_from_each_request_gives_what_the_request_gives(model: str) ->
         by_row.clock.advance(30.0)
 
 
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "codex-mini-latest", "deepseek-chat"])
+def test_a_row_summed_by_the_replay_settles_as_the_row_itself(model: str) -> None:
+    """The replay hands each row with the sums it carried from its thread's last request
+    (`_usage_of_summed_row`): the usage and the cache left are those of the request sent
+    whole, and the row and the sums are kept as they were given."""
+    import itertools
+
+    given = PromptCache(model, counter=per_block(700))
+    summed = PromptCache(model, counter=per_block(700))
+    messages: list[dict[str, Any]] = []
+    for turn in range(6):
+        asked = {"role": "user", "content": [marked(f"ask {turn}")]}
+        request = {"messages": [*messages, asked]}
+        messages.append({"role": "user", "content": [marked(f"ask {turn}", None)]})
+        row = given._row(request)
+        roles = [str(message["role"]) for message in request["messages"]]
+        prefix = [0, *itertools.accumulate(block.tokens for block in row)]
+        mine, sums = list(row), list(prefix)
+        expected = given.usage(request)  # its own row, its own sums
+        assert summed._usage_of_summed_row(mine, roles, sums, None) == expected
+        assert summed.last_keys == given.last_keys and (mine, sums) == (row, prefix)
+        messages.append({"role": "assistant", "content": [marked(f"answer {turn}", None)]})
+        given.clock.advance(400.0 if turn == 3 else 30.0)  # one entry lets go
+        summed.clock.advance(400.0 if turn == 3 else 30.0)
+
+
 def test_a_block_marked_is_the_block_replace_gives_every_other_field_kept() -> None:
     """Every field away from its default, so a field `marked` forgets fails."""
     from dataclasses import fields, replace

@@ -908,3 +908,33 @@ def test_the_lines_read_on_two_cores_rebuild_the_requests_one_process_rebuilds(
     assert split == alone
     row = _requests._line_row(_requests._line(places, wanted[-1]))
     assert _requests._line_of_row(row) == _requests._line(places, wanted[-1])
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [Policy(), Policy(clear_at=20_000, keep=1), Policy(compact_at=30_000)],
+    ids=["as recorded", "clearing", "compaction"],
+)
+def test_the_sums_the_replay_hands_the_cache_are_those_of_its_rows(
+    monkeypatch: pytest.MonkeyPatch, policy: Policy
+) -> None:
+    """The replay carries each thread's prefix sums from one request to the next instead of
+    letting the cache add every block up again: they must be the row's own."""
+    import itertools
+
+    from context_budget.cache import PromptCache
+
+    settled = PromptCache._usage_of_summed_row
+    seen: list[int] = []
+
+    def checked(
+        self: PromptCache, row: Any, roles: Any, prefix: list[int], responded_at: Any
+    ) -> Usage:
+        assert prefix == [0, *itertools.accumulate(block.tokens for block in row)]
+        assert all(-1 <= block.message < len(roles) for block in row)
+        seen.append(len(row))
+        return settled(self, row, roles, prefix, responded_at)
+
+    monkeypatch.setattr(PromptCache, "_usage_of_summed_row", checked)
+    replay(read_bill(SESSIONS), policy)
+    assert len(seen) > 100 and max(seen) > 50

@@ -375,10 +375,24 @@ class PromptCache:
                 )
             total += tokens
             prefix.append(total)
+        return self._usage_of_summed_row(list(row), roles, prefix, responded_at)
+
+    def _usage_of_summed_row(
+        self,
+        row: list[Block],
+        roles: Sequence[str],
+        prefix: list[int],
+        responded_at: float | None,
+    ) -> Usage:
+        """`usage_of_row` of a row this package cut, keyed and summed itself: each block
+        checked as it was made, `prefix[k]` the tokens of the blocks before block k. The
+        replay sends thousands of long requests, each its thread's last one grown by a
+        few blocks, whose sums it carries from one to the next (`replay._Sent`); the row
+        is kept as it is given (`last_keys`), and neither it nor `prefix` is changed."""
         # the roles are read where a provider caches by units (`_by_units`) alone
         asked = self.policy.hit_unit == "unit"
         request = {"messages": [{"role": role} for role in roles]} if asked else {}
-        return self._settle(request, list(row), responded_at, prefix)
+        return self._settle(request, row, responded_at, prefix)
 
     def _settle(
         self,

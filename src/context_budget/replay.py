@@ -589,7 +589,7 @@ class _Run:
         row = list(sent.row)
         for k in marks:
             row[k] = row[k].marked(thread.ttl)
-        return cache.usage_of_row(row, roles=sent.roles, responded_at=at)
+        return cache._usage_of_summed_row(row, sent.roles, sent.prefix, at)
 
     def warm(
         self, thread: _Thread, cache: PromptCache, request: Request, blocks: list[Block], at: float
@@ -603,7 +603,7 @@ class _Run:
         sent = _Sent().following(blocks[:count], self.keys)
         row = list(sent.row)
         row[-1] = row[-1].marked(thread.ttl)
-        cache.usage_of_row(row, roles=sent.roles, responded_at=at)
+        cache._usage_of_summed_row(row, sent.roles, sent.prefix, at)
 
     def held(self, thread: _Thread, call: Call, request: Request) -> list[Block]:
         """The request as the thread's compactions and clearing leave it."""
