@@ -938,3 +938,14 @@ def test_the_sums_the_replay_hands_the_cache_are_those_of_its_rows(
     monkeypatch.setattr(PromptCache, "_usage_of_summed_row", checked)
     replay(read_bill(SESSIONS), policy)
     assert len(seen) > 100 and max(seen) > 50
+
+
+@given(st.text(max_size=6), st.text(max_size=6), st.text(max_size=6), st.text(max_size=6))
+def test_two_pairs_of_keys_chain_to_one_key_only_when_they_are_the_same_pair(
+    a: str, b: str, c: str, d: str
+) -> None:
+    # the key of a prefix one block longer: "ab" + "c" and "a" + "bc" are not one prefix
+    from context_budget._requests import chained
+
+    assert (chained(a, b) == chained(c, d)) == ((a, b) == (c, d))
+    assert len(chained(a, b)) == 20 and chained("ab", "c") != chained("a", "bc")

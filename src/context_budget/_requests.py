@@ -78,7 +78,7 @@ from context_budget.sessions.session import Places
 from context_budget.sessions.text import epoch
 from context_budget.tokens import estimate_tokens
 
-__all__ = ["Block", "Request", "digest", "first_difference", "rebuild_requests"]
+__all__ = ["Block", "Request", "chained", "digest", "first_difference", "rebuild_requests"]
 
 #: The range a thread's rate of tokens per estimated token is held to.
 _RATES = (0.25, 8.0)
@@ -151,6 +151,14 @@ class Request:
 
 def digest(*parts: object) -> str:
     return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()[:20]
+
+
+def chained(prefix: str, key: str) -> str:
+    """The key of the prefix keyed `prefix` with one more block, keyed `key`: a digest of
+    the two as `digest` makes one, without writing them as JSON (the replay makes one
+    for every block it sends). The length of `prefix` goes first, so that no two pairs
+    of keys give the same text."""
+    return hashlib.sha256(f"{len(prefix)}:{prefix}{key}".encode()).hexdigest()[:20]
 
 
 @dataclass(slots=True)

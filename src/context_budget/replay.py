@@ -73,7 +73,14 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from context_budget._prompt_row import Block as CacheBlock
-from context_budget._requests import Block, Request, digest, first_difference, rebuild_requests
+from context_budget._requests import (
+    Block,
+    Request,
+    chained,
+    digest,
+    first_difference,
+    rebuild_requests,
+)
 from context_budget._stand_ins import IDENT, count, stand_in, text_of
 from context_budget._stand_ins import messages as as_messages
 from context_budget._values import short_repr
@@ -393,7 +400,7 @@ class _Sent:
             block = blocks[position]
             step = (key, block.key)
             if step not in made:
-                made[step] = digest(key, block.key)
+                made[step] = chained(key, block.key)
             key = made[step]
             if block.role != "system" and (not roles or roles[-1] != block.role or message < 0):
                 roles.append(block.role)
