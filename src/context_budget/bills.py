@@ -265,14 +265,14 @@ def _moments(calls: Sequence[Call], zone: Zone, name: Callable[[int], str]) -> l
     ]
 
 
-def _session_id(call: Call) -> str:
-    """The call's session id where its file names it, else its thread's session.
+def _session_id(file: str, short: str) -> str:
+    """The session id a call's `file` names, where it starts with its thread's session
+    (`short`), else `short`.
 
     A session file is named by its id; a sub-agent's file under
     `<session>/subagents/` sits under a folder named by it.
     """
-    short = call.thread.session
-    path = PurePath(call.file)
+    path = PurePath(file)
     for candidate in (path.stem, path.parent.parent.name):
         if short and candidate.startswith(short) and not candidate.startswith("agent-"):
             return candidate
@@ -281,7 +281,14 @@ def _session_id(call: Call) -> str:
 
 def _sessions(calls: Sequence[Call]) -> list[str]:
     """Each call's session id; a thread's session that one whole id starts with becomes it."""
-    found = [_session_id(call) for call in calls]
+    named_by: dict[tuple[str, str], str] = {}  # (file, thread's session) -> the id: once each
+    found = []
+    for call in calls:
+        pair = (call.file, call.thread.session)
+        held = named_by.get(pair)
+        if held is None:
+            held = named_by[pair] = _session_id(*pair)
+        found.append(held)
     longer: dict[str, set[str]] = {}
     for call, key in zip(calls, found, strict=True):
         if key != (short := call.thread.session):
@@ -290,21 +297,35 @@ def _sessions(calls: Sequence[Call]) -> list[str]:
     return [named.get(key, key) for key in found]
 
 
-def _project(call: Call) -> str:
-    """The working folder the file recorded (a Codex rollout's `cwd`); else the Claude Code
-    project, the folder under `projects/`; else the folder of the session.
+def _projects(calls: Sequence[Call]) -> list[str]:
+    """Each call's project (`_project`), worked out once for each file."""
+    of_file: dict[str, str] = {}
+    found = []
+    for call in calls:
+        if call.project:
+            found.append(call.project)
+            continue
+        held = of_file.get(call.file)
+        if held is None:
+            held = of_file[call.file] = _project(call.file)
+        found.append(held)
+    return found
+
+
+def _project(file: str) -> str:
+    """The Claude Code project of a call's `file`, the folder under `projects/`; else the
+    folder of the session (where the file recorded no working folder: a Codex rollout's
+    `cwd` is its project).
 
     A sub-agent's file under `<session>/subagents/` belongs to the folder
     above the session's, however deep sub-agents nest (`.../subagents/<agent>/subagents/`).
     """
-    if call.project:
-        return call.project
-    parts = PurePath(call.file).parts
+    parts = PurePath(file).parts
     if "projects" in parts[:-1]:
         index = len(parts) - 1 - parts[::-1].index("projects")
         if index + 1 < len(parts) - 1:
             return parts[index + 1]
-    folder = PurePath(call.file).parent
+    folder = PurePath(file).parent
     while folder.name == "subagents":
         folder = folder.parent.parent
     return folder.name or "."
@@ -325,7 +346,7 @@ _KEYS: dict[str, Callable[[Sequence[Call], Zone], list[str]]] = {
     "week": lambda calls, zone: _moments(calls, zone, week_text),
     "month": lambda calls, zone: _moments(calls, zone, month_text),
     "session": lambda calls, zone: _sessions(calls),
-    "project": lambda calls, zone: [_project(call) for call in calls],
+    "project": lambda calls, zone: _projects(calls),
     "model": lambda calls, zone: [call.model for call in calls],
     "thread": lambda calls, zone: [call.thread.name for call in calls],
     "agent": lambda calls, zone: _agents(calls),
