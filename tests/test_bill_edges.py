@@ -457,3 +457,23 @@ def test_a_glance_at_lines_longer_than_it_reads_at_first_tells_what_reading_tell
     assert detect._glance(path, "auto") == "claude-code"
     path.write_text("\n".join([json.dumps(first), *lines[1:-1], json.dumps(last)[:-9]]) + "\n")
     assert detect._glance(path, "auto") is None  # the last line cut: read whole
+
+
+def test_writing_the_page_reads_no_conversation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's target was checked against the files the sessions read by reading every
+    session's conversation again (a second read of the whole folder); their names are
+    known from the bill's own read."""
+    from context_budget.sessions import Session
+
+    def refused(self: Session) -> Session:
+        raise AssertionError("the conversation was read")
+
+    monkeypatch.setattr(Session, "with_messages", refused)
+    page = tmp_path / "bill.html"
+    status, _, err = _run(capsys, SESSIONS, "--html", page, "--timezone", "UTC")
+    assert status == 0, err
+    assert page.read_text(encoding="utf-8").startswith("<!doc")
+    status, _, err = _run(capsys, SESSIONS, "--html", SYNTHETIC, "--timezone", "UTC")
+    assert status == 2 and "a file the bill reads" in err

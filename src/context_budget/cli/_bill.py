@@ -632,7 +632,7 @@ def _paths(given: list[str]) -> list[str]:
 def _read_files(bill: Bill) -> list[str]:
     """Every file the bill read: the paths given, the sessions', the skipped, the tasks'."""
     found = list(bill.files)
-    found += [name for session in bill.sessions for name in session.files]
+    found += [name for session in bill.sessions_read for name in session.files]
     found += [skip.file for skip in bill.skipped]
     metas = [Path(name).with_name(Path(name).stem + ".meta.json") for name in found]
     return found + [str(meta) for meta in metas if meta.is_file()]
