@@ -259,10 +259,20 @@ class Group:
 
 
 def _moments(calls: Sequence[Call], zone: Zone, name: Callable[[int], str]) -> list[str]:
-    """Each call's day in `zone` written by `name` (`day_text`, ...); `(no time)` without one."""
-    return [
-        _NO_TIME if call.timestamp is None else name(zone.day(call.timestamp)) for call in calls
-    ]
+    """Each call's day in `zone` written by `name` (`day_text`, ...); `(no time)` without one.
+    Each day is written once, however many calls it holds."""
+    written: dict[int, str] = {}
+    found = []
+    for call in calls:
+        if call.timestamp is None:
+            found.append(_NO_TIME)
+            continue
+        day = zone.day(call.timestamp)
+        text = written.get(day)
+        if text is None:
+            text = written[day] = name(day)
+        found.append(text)
+    return found
 
 
 def _session_id(file: str, short: str) -> str:
