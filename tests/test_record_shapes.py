@@ -91,3 +91,5 @@ def test_a_value_that_is_no_object_is_kept_and_a_record_shows_its_fields() -> No
     assert record.message == "text" and record.uuid is records.ABSENT and record.extra is None
     unset = repr(records.ABSENT)
     assert repr(record) == f"Outer(type='user', uuid={unset}, message='text', extra=None)"
+    odd = outer.fill({"_names": 3, "__class__": "x", "__dict__": 1, "type": "user"})
+    assert type(odd) is outer.cls and odd.type == "user" and repr(odd).startswith("Outer(")

@@ -109,7 +109,8 @@ class _Plain:
     _names: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._names)
+        names = type(self)._names  # the class's: a record may hold a key of that name
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
         return f"{type(self).__name__}({shown})"
 
 
