@@ -135,7 +135,8 @@ class Shape:
 
     Attributes:
         cls: the class of the records: a msgspec `Struct` where msgspec is in
-            use, else a plain class with slots; either way built from `fields`.
+            use, else a plain class whose records are the objects `json` decoded
+            (`_Plain`); either way built from `fields`.
     """
 
     def __init__(self, name: str, **fields: str | Shape) -> None:
