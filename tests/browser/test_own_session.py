@@ -91,6 +91,26 @@ def test_a_session_from_disk_is_billed_in_the_page_and_nothing_leaves_it(
     assert loaded.problems.lines() == []
 
 
+def test_a_live_session_cut_inside_a_character_is_billed_without_its_last_line(
+    open_page: OpenPage, tmp_path: Path
+) -> None:
+    """A file chosen while its agent writes it may stop inside a character of its last
+    line: the page bills the lines before it and says the last one was left out, where
+    it once refused the whole file as not UTF-8."""
+    lines = SYNTHETIC.read_bytes().rstrip(b"\n").split(b"\n")
+    wide = '{"type":"user","message":{"role":"user","content":"日本語"}}'.encode()
+    live = tmp_path / SYNTHETIC.name
+    live.write_bytes(b"\n".join([*lines, wide[: wide.index("本".encode()) + 1]]))
+    loaded = open_page(PAGE)
+    _choose(loaded, live)
+    status = loaded.page.locator(".cb-own-status")
+    said = status.inner_text()
+    assert status.get_attribute("data-kind") == "done", said
+    assert f"half-written line 1 ({SYNTHETIC.name}:{len(lines) + 1})" in said
+    assert _bill(loaded).locator("svg#calls line.rebuild").count() == 4  # the whole bill
+    assert loaded.problems.lines() == []
+
+
 def test_a_file_in_no_known_format_gets_one_clear_message(
     open_page: OpenPage, tmp_path: Path
 ) -> None:
