@@ -291,7 +291,8 @@ def test_the_tokens_the_share_and_the_groups_count_what_the_dollars_bill(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """With `usage.iterations` the dollars billed every iteration (203,000 input tokens)
-    while the tokens line, the groups and the cache-read share counted the top level."""
+    while the tokens line, the groups and the cache-read share counted the top level (a
+    group's hit rate did until later)."""
     compacted = _claude(
         tmp_path,
         input_tokens=23_000,
@@ -314,6 +315,8 @@ def test_the_tokens_the_share_and_the_groups_count_what_the_dollars_bill(
     assert {k: data["tokens"][k] for k in tokens} == tokens
     assert {k: data["groups"][0]["tokens"][k] for k in tokens} == tokens
     assert data["cache_read_share"] == round(1_000 / 204_000, 4)
+    # the one group, every call, reads its hit rate as the bill does (it read 1,000 / 24,000)
+    assert data["groups"][0]["cache_read_share"] == data["cache_read_share"]
     assert {k: data["per_call"][0][k] for k in tokens} == tokens
     price = PRICES["claude-sonnet-4-5"]
     dollars = (203_000 * price.input + 1_000 * price.read + 4_500 * price.output) / 1e6

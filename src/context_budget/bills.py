@@ -368,27 +368,36 @@ def _time_order(key: str) -> tuple[bool, int, str]:
     return key == _NO_TIME, len(key), key
 
 
-def _tokens(calls: Sequence[Call]) -> dict[str, int]:
-    """Tokens by kind over `calls` (the keys of `Bill.tokens`), as billed (`Usage.billed`)."""
-    uncached = read = five = hour = thirty = output = 0
-    for call in calls:  # one pass: a bill adds up every call's tokens once
+#: The kinds of tokens `Bill.tokens` counts, in the order of `_billed` (the last of its
+#: columns, the whole prompt, is no kind of its own).
+_KINDS = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write_30m", "output")
+
+
+def _billed(calls: Sequence[Call]) -> tuple[list[int], ...]:
+    """Each call's tokens as billed (`Usage.billed`: every iteration of a call that has
+    them), a column for each kind of `_KINDS`, then one of the whole prompt: what the
+    bill's totals, its cache-read share and each group's add up."""
+    columns: tuple[list[int], ...] = ([], [], [], [], [], [], [])
+    uncached, read, five, hour, thirty, output, prompt = (c.append for c in columns)
+    for call in calls:  # one pass: a bill reads every call's tokens once
         usage = call.usage
         if usage.iterations:
             usage = usage.billed
-        uncached += usage.input_tokens
-        read += usage.cache_read_input_tokens
-        five += usage.ephemeral_5m_input_tokens
-        hour += usage.ephemeral_1h_input_tokens
-        thirty += usage.ephemeral_30m_input_tokens
-        output += usage.output_tokens
-    return {
-        "input": uncached,
-        "cache_read": read,
-        "cache_write_5m": five,
-        "cache_write_1h": hour,
-        "cache_write_30m": thirty,
-        "output": output,
-    }
+        uncached(usage.input_tokens)
+        read(usage.cache_read_input_tokens)
+        five(usage.ephemeral_5m_input_tokens)
+        hour(usage.ephemeral_1h_input_tokens)
+        thirty(usage.ephemeral_30m_input_tokens)
+        output(usage.output_tokens)
+        prompt(usage.prompt_tokens)
+    return columns
+
+
+def _sums(columns: tuple[list[int], ...], indexes: Sequence[int] | None = None) -> list[int]:
+    """Each column of `_billed` added up: over every call, or the calls at `indexes`."""
+    if indexes is None:
+        return [sum(column) for column in columns]
+    return [sum(map(column.__getitem__, indexes)) for column in columns]
 
 
 #: A part of a call's prompt split by kind, tokens: (uncached input, 5-minute writes,
@@ -760,9 +769,14 @@ class Bill:
 
     def tokens(self) -> dict[str, int]:
         """Tokens by kind over every call (keys: input, cache_read, cache_write_5m,
-        cache_write_1h, cache_write_30m (OpenAI's writes), output)."""
-        found: dict[str, int] = self._once("tokens", None, lambda: _tokens(self.calls))
-        return dict(found)
+        cache_write_1h, cache_write_30m (OpenAI's writes), output), as billed."""
+        sums: list[int] = self._once("tokens", None, lambda: _sums(self._billed()))
+        return dict(zip(_KINDS, sums, strict=False))
+
+    def _billed(self) -> tuple[list[int], ...]:
+        """`_billed(self.calls)`, worked out once."""
+        found: tuple[list[int], ...] = self._once("billed", None, lambda: _billed(self.calls))
+        return found
 
     @property
     def cache_read_share(self) -> float:
@@ -774,13 +788,8 @@ class Bill:
         return found
 
     def _cache_read_share(self) -> float:
-        prompt = read = 0
-        for call in self.calls:
-            usage = call.usage
-            if usage.iterations:
-                usage = usage.billed
-            read += usage.cache_read_input_tokens
-            prompt += usage.prompt_tokens
+        sums: list[int] = self._once("tokens", None, lambda: _sums(self._billed()))
+        read, prompt = sums[_KINDS.index("cache_read")], sums[-1]
         return read / prompt if prompt else 0.0
 
     def unpriced_models(self, prices: Mapping[str, Price] | None = None) -> tuple[str, ...]:
@@ -882,8 +891,8 @@ class Bill:
         members: dict[str, list[int]] = {}
         for index, key in enumerate(_KEYS[by](self.calls, as_zone(zone))):
             members.setdefault(key, []).append(index)
-        costs = self._costs(prices)
-        found = [self._group(name, indexes, costs) for name, indexes in members.items()]
+        costs, billed = self._costs(prices), self._billed()
+        found = [self._group(name, indexes, costs, billed) for name, indexes in members.items()]
         if by in TIME_VIEWS:
             return sorted(found, key=lambda g: _time_order(g.key))
         first = MAIN_AGENT if by == "agent" else None  # the main thread, then the sub-agents
@@ -909,18 +918,24 @@ class Bill:
             caches=held,
         )
 
-    def _group(self, key: str, indexes: list[int], costs: list[Cost | None]) -> Group:
-        """One group of `groups`: the calls at `indexes` (from 0), their costs from `costs`."""
-        calls = [self.calls[k] for k in indexes]
+    def _group(
+        self,
+        key: str,
+        indexes: list[int],
+        costs: list[Cost | None],
+        billed: tuple[list[int], ...],
+    ) -> Group:
+        """One group of `groups`: the calls at `indexes` (from 0), their costs from `costs`,
+        their tokens from `billed` (`_billed`), its cache-read share counted as the bill's."""
         priced = [bill.total for k in indexes if (bill := costs[k]) is not None]
-        prompt = sum(call.prompt_tokens for call in calls)
-        read = sum(call.cache_read_input_tokens for call in calls)
+        sums = _sums(billed, indexes)
+        read, prompt = sums[_KINDS.index("cache_read")], sums[-1]
         return Group(
             key,
-            len(calls),
-            _tokens(calls),
+            len(indexes),
+            dict(zip(_KINDS, sums, strict=False)),
             sum(priced) if priced else None,
-            len(calls) - len(priced),
+            len(indexes) - len(priced),
             read / prompt if prompt else 0.0,
         )
 
