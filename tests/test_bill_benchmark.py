@@ -25,6 +25,7 @@ from benchmarks.bill import (
     bill_totals,
     generate_project,
     generate_sessions,
+    many_table,
     peer_table,
     render,
     sessions_words,
@@ -93,7 +94,10 @@ def test_the_table_and_the_page_region(tmp_path: Path) -> None:
     size = generate_project(tmp_path, 600_000)
     seconds, data = time_bill(tmp_path, repeats=1)
     assert seconds < GOAL_SECONDS
-    text = render(size, 2, _side_by_side(tmp_path, bill_totals(data), seconds=1e6))
+    result = _side_by_side(tmp_path, bill_totals(data), seconds=1e6)
+    text = render(size, 2, result)
+    many = render(size, 2, result, ("3 sessions", result))  # the folder of many sessions too
+    assert "short sessions" not in text and "On a folder of many short sessions (3 sessions" in many
     assert f"| {data['calls']:,} |" in text and "under 60 s: **met**" in text
     assert f"- {CCUSAGE} and {BILL_FAST}: tokens of every kind equal; costs equal" in text
     assert f"- {BILL_FAST}: at most 1.25× ccusage's time: 0.00×, **met**" in text
@@ -263,25 +267,15 @@ def test_the_folder_of_many_sessions_is_read_and_said_beside_ccusage(tmp_path: P
     names = sorted(p.relative_to(one) for p in one.rglob("*.jsonl"))
     assert len(names) == 30 and len({name.parent for name in names}) == 4
     assert all((one / n).read_bytes() == (two / n).read_bytes() for n in names)
-    _, data = time_bill(one, repeats=1)
+    fast = run_process(bill_argv(one))
+    data = json.loads(fast.stdout)
     assert data["calls"] == 30 * 2 and data["skipped"] == []
     peer = Run(seconds=0.5, peak_mib=60.0, stdout=_peer_output(bill_totals(data)))
     standard = Run(seconds=1.0, peak_mib=90.0, stdout=_peer_output(bill_totals(data)))
-    runs = {BILL_FAST: [run_process(bill_argv(one))], BILL_STANDARD: [standard], CCUSAGE: [peer]}
+    runs = {BILL_FAST: [fast], BILL_STANDARD: [standard], CCUSAGE: [peer]}
     assert tuple(runs) == MANY_NAMES
     many = SideBySide(runs, {name: bill_totals(data) for name in runs}, data)
-    (tmp_path / "whole").mkdir()
-    whole = generate_project(tmp_path / "whole", 300_000)
-    folder = sessions_words(size, 30, 2, 4)
-    text = render(
-        whole, 2, _side_by_side(tmp_path / "whole", bill_totals(data), 1.0), (folder, many)
-    )
+    text = "\n".join(many_table(sessions_words(size, 30, 2, 4), many))
     assert f"(30 sessions of 2 turns in 4 projects, {size / 2**20:,.0f} MB, 60 calls)" in text
     assert f"- {CCUSAGE} and {BILL_FAST}: tokens of every kind equal; costs equal" in text
     assert f"- {BILL_STANDARD}: 2.00× ccusage's time, 1.50× its peak memory." in text
-    assert (
-        render(whole, 2, _side_by_side(tmp_path / "whole", bill_totals(data), 1.0)).count(
-            "short sessions"
-        )
-        == 0
-    )
