@@ -356,7 +356,7 @@ def test_a_file_that_may_not_be_read_is_one_line(
             raise PermissionError(13, "Permission denied", str(name))
         return real(name, *args, **kwargs)
 
-    monkeypatch.setattr(os, "open", refuse)  # where a file's bytes are read (`file_bytes`)
+    monkeypatch.setattr(os, "open", refuse)  # where a file's bytes are read (`read_at`)
     assert "s.jsonl: permission denied" in _one_line(capsys, str(path))
 
 

@@ -290,7 +290,7 @@ def test_a_file_that_fails_to_read_says_why(
     def broken(path: Path) -> bytes:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(text, "file_bytes", broken)
+    monkeypatch.setattr(text, "read_at", broken)
     with pytest.raises(ValueError, match="cannot read it: Input/output error"):
         read_source(tmp_path / "s.jsonl")
 

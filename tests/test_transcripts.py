@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from context_budget.sessions.text import (
     SourceError,
     check_utf8,
     decode,
-    file_bytes,
+    read_at,
     read_source,
     session_files,
 )
@@ -950,13 +951,20 @@ def test_an_agent_file_with_an_id_of_its_own_still_joins_the_session() -> None:
         )
 
 
+@pytest.mark.parametrize("reads", ["os.pread", "open"])
 @pytest.mark.parametrize("size", [0, 1, 65_535, 65_536, 200_001])
-def test_a_files_bytes_are_read_whole(tmp_path: Path, size: int) -> None:
+def test_a_files_bytes_are_read_whole_or_from_where_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int, reads: str
+) -> None:
+    if reads == "open":  # a system without `os.pread`
+        monkeypatch.delattr(os, "pread", raising=False)
     path = tmp_path / "f.jsonl"
     data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
     path.write_bytes(data)
-    assert file_bytes(path) == data == path.read_bytes()
+    assert read_at(path) == data == path.read_bytes()
+    assert read_at(path, size // 2) == data[size // 2 :]
+    assert read_at(path, 1, 3) == data[1:4] and read_at(path, size + 5, 3) == b""
     with pytest.raises(IsADirectoryError):
-        file_bytes(tmp_path)
+        read_at(tmp_path)
     with pytest.raises(FileNotFoundError):
-        file_bytes(tmp_path / "missing.jsonl")
+        read_at(tmp_path / "missing.jsonl")

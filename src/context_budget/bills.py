@@ -371,6 +371,7 @@ def _time_order(key: str) -> tuple[bool, int, str]:
 #: The kinds of tokens `Bill.tokens` counts, in the order of `_billed` (the last of its
 #: columns, the whole prompt, is no kind of its own).
 _KINDS = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write_30m", "output")
+_READ = _KINDS.index("cache_read")
 
 
 def _billed(calls: Sequence[Call]) -> tuple[list[int], ...]:
@@ -770,12 +771,16 @@ class Bill:
     def tokens(self) -> dict[str, int]:
         """Tokens by kind over every call (keys: input, cache_read, cache_write_5m,
         cache_write_1h, cache_write_30m (OpenAI's writes), output), as billed."""
-        sums: list[int] = self._once("tokens", None, lambda: _sums(self._billed()))
-        return dict(zip(_KINDS, sums, strict=False))
+        return dict(zip(_KINDS, self._totals(), strict=False))
 
     def _billed(self) -> tuple[list[int], ...]:
         """`_billed(self.calls)`, worked out once."""
         found: tuple[list[int], ...] = self._once("billed", None, lambda: _billed(self.calls))
+        return found
+
+    def _totals(self) -> list[int]:
+        """Each column of `_billed` added up over every call, worked out once."""
+        found: list[int] = self._once("totals", None, lambda: _sums(self._billed()))
         return found
 
     @property
@@ -788,8 +793,8 @@ class Bill:
         return found
 
     def _cache_read_share(self) -> float:
-        sums: list[int] = self._once("tokens", None, lambda: _sums(self._billed()))
-        read, prompt = sums[_KINDS.index("cache_read")], sums[-1]
+        totals = self._totals()
+        read, prompt = totals[_READ], totals[-1]
         return read / prompt if prompt else 0.0
 
     def unpriced_models(self, prices: Mapping[str, Price] | None = None) -> tuple[str, ...]:
@@ -929,7 +934,7 @@ class Bill:
         their tokens from `billed` (`_billed`), its cache-read share counted as the bill's."""
         priced = [bill.total for k in indexes if (bill := costs[k]) is not None]
         sums = _sums(billed, indexes)
-        read, prompt = sums[_KINDS.index("cache_read")], sums[-1]
+        read, prompt = sums[_READ], sums[-1]
         return Group(
             key,
             len(indexes),

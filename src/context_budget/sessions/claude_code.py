@@ -115,6 +115,7 @@ from context_budget.sessions.text import (
     epoch,
     gc_paused,
     line_spans,
+    read_at,
     tally,
 )
 from context_budget.usage import Usage
@@ -389,7 +390,7 @@ class _LinePlaces:
             held = self._spans[index] = (skip, feeds)
         skip, feeds = held
         start = feeds[number - 2] + 1 if number > 1 else skip
-        line = _read_at(name, start, feeds[number - 1] - start if number <= len(feeds) else -1)
+        line = read_at(name, start, feeds[number - 1] - start if number <= len(feeds) else -1)
         return line[:-1] if line.endswith(b"\r") else line
 
     def _where_read(self, index: int, name: str, starts: array[int], number: int) -> bytes:
@@ -399,33 +400,9 @@ class _LinePlaces:
         size = starts[number] - 1 - start if number < len(starts) else -1
         skip = self._skips.get(index)
         if skip is None:
-            skip = self._skips[index] = 3 if _read_at(name, 0, 3) == codecs.BOM_UTF8 else 0
-        line = _read_at(name, start + skip, size)
+            skip = self._skips[index] = 3 if read_at(name, 0, 3) == codecs.BOM_UTF8 else 0
+        line = read_at(name, start + skip, size)
         return line[:-1] if line.endswith(b"\r") else line
-
-
-def _read_at(name: str, start: int, size: int) -> bytes:
-    """`size` bytes of file `name` from byte `start` (to its end where `size` is -1), the
-    file opened for them alone: with `os.pread` where the system has it (a replay reads
-    a line of every message so; `os.open`, `os.pread` and `os.close` take well under
-    half the time of `open`, `seek` and `read`)."""
-    if not hasattr(os, "pread"):
-        with open(name, "rb") as file:
-            file.seek(start)
-            return file.read(size)
-    handle = os.open(name, os.O_RDONLY)
-    try:
-        if size < 0:
-            size = max(0, os.fstat(handle).st_size - start)
-        found = os.pread(handle, size, start)
-        while len(found) < size:  # a short read: the rest, up to the end of the file
-            more = os.pread(handle, size - len(found), start + len(found))
-            if not more:
-                break
-            found += more
-        return found
-    finally:
-        os.close(handle)
 
 
 #: A line feed, and where a match of it starts: how `_LinePlaces` finds where lines end.

@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from os import PathLike
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -44,7 +45,6 @@ __all__ = [
     "description",
     "dollars",
     "epoch",
-    "file_bytes",
     "gc_paused",
     "json_lines",
     "kind_of",
@@ -53,6 +53,7 @@ __all__ = [
     "loads_json",
     "msgspec_in_use",
     "object_at",
+    "read_at",
     "read_source",
     "session_files",
     "split_lines",
@@ -263,23 +264,33 @@ def msgspec_in_use() -> Any:
 _BYTES_READ = msgspec_in_use() is not None
 
 
-def file_bytes(path: Path) -> bytes:
-    """The bytes of a file, read in one call where they can be: a bill reads thousands of
-    files, and the buffered reader `Path.read_bytes` makes for each costs more than the
-    read of a short one.
+def read_at(path: str | PathLike[str], start: int = 0, size: int = -1) -> bytes:
+    """`size` bytes of a file from byte `start`, to its end where `size` is -1 (by default
+    the whole file), the file opened for them alone: with `os.pread` where the system has
+    it. A bill reads thousands of files, and a replay a line of every message, so:
+    `os.open`, `os.pread` and `os.close` take well under half the time of the buffered
+    reader `open` makes, or of `Path.read_bytes`.
 
     Raises:
-        OSError: as `Path.read_bytes` raises it (a missing file, a folder, no permission).
+        OSError: as `open` raises it (a missing file, a folder, no permission).
     """
-    handle = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    if not hasattr(os, "pread"):
+        with open(path, "rb") as file:
+            file.seek(start)
+            return file.read(size)
+    handle = os.open(path, os.O_RDONLY)
     try:
-        size = os.fstat(handle).st_size
-        parts = [os.read(handle, size + 1)]  # one byte more: a file that grew is read on
-        while parts[-1]:
-            parts.append(os.read(handle, max(size, 1 << 16)))
+        if size < 0:
+            size = max(0, os.fstat(handle).st_size - start)
+        found = os.pread(handle, size, start)
+        while len(found) < size:  # a short read: the rest, up to the end of the file
+            more = os.pread(handle, size - len(found), start + len(found))
+            if not more:
+                break
+            found += more
+        return found
     finally:
         os.close(handle)
-    return parts[0] if len(parts) == 2 else b"".join(parts)
 
 
 def read_source(path: Path, meta: tuple[str, str] | None = None) -> Source:
@@ -296,7 +307,7 @@ def read_source(path: Path, meta: tuple[str, str] | None = None) -> Source:
         SourceError: the file is not UTF-8, or cannot be read (named, with the reason).
     """
     try:
-        raw = whole_characters(file_bytes(path))  # a last line cut inside a character
+        raw = whole_characters(read_at(path))  # a last line cut inside a character
     except PermissionError:
         raise SourceError(f"{path}: permission denied") from None
     except OSError as error:
