@@ -99,14 +99,41 @@
     ].join("\n");
   }
 
+  // The bill's page in the frame, or null before there is one.
+  function billRoot() {
+    return (!frame.hidden && frame.contentDocument && frame.contentDocument.documentElement) || null;
+  }
+
+  // The frame as tall as the bill's page at the frame's width (its root's box, body margins
+  // included; not scrollHeight, which never falls below the frame's own height): drawn
+  // again whenever the frame's width changes, so no bill ends behind a scroll of its own.
+  function fit() {
+    const inner = billRoot();
+    if (inner) frame.style.height = `${Math.ceil(inner.getBoundingClientRect().height) + 24}px`;
+  }
+
+  // The bill in the site's scheme: the site's palette switch (Material marks the body
+  // `data-md-color-scheme`, "slate" for dark) can choose another than the system's, which
+  // is all the frame's page would follow on its own (context_budget.bill_page).
+  function matchScheme() {
+    const inner = billRoot();
+    if (inner) inner.dataset.scheme = document.body.dataset.mdColorScheme === "slate" ? "dark" : "light";
+  }
+
   function show(html) {
     frame.hidden = false;
-    frame.onload = () => {
-      const inner = frame.contentDocument && frame.contentDocument.documentElement;
-      if (inner) frame.style.height = `${inner.scrollHeight + 24}px`;
-    };
+    frame.onload = () => { matchScheme(); fit(); };
     frame.srcdoc = html;
   }
+
+  new MutationObserver(matchScheme)
+    .observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+  let fittedWidth = 0;
+  new ResizeObserver(() => {
+    if (frame.clientWidth === fittedWidth) return; // its own height changed: nothing to do
+    fittedWidth = frame.clientWidth;
+    fit();
+  }).observe(frame);
 
   async function bill(files) {
     input.disabled = true;

@@ -15,7 +15,8 @@ named in its tooltip. Its axes count tokens from 0 (round steps up to just
 above the tallest prompt) and number the calls; the labels are placed in
 percent of the chart, so they keep their size at any width while the bars
 stretch. The page fits a phone's screen (a table too wide for it scrolls in its
-own box) and follows the reader's light or dark scheme.
+own box) and follows the reader's light or dark scheme: the system's, or the one a
+page that frames it sets on its root (`data-scheme`).
 """
 
 from __future__ import annotations
@@ -44,10 +45,15 @@ _WIDTH, _HEIGHT = 1000.0, 260.0  # the bars' view box, stretched to the plot are
 _PLOT = (13.0, 7.0, 85.0, 78.0)
 #: At most this many steps on the token axis.
 _STEPS = 5
+#: The dark scheme's colours: the system's choice, unless the page that shows the bill
+#: says otherwise on its root (`data-scheme="light"` or `"dark"`, as the course's *Bill
+#: your own session* page does when its reader switches the site's scheme).
+_DARK = "--fg:#e8e8e8;--bg:#161616;--line:#444;--muted:#aaa"
 _STYLE = (
     ":root{color-scheme:light dark;--fg:#222;--bg:#fff;--line:#ddd;--muted:#666}"
-    "@media (prefers-color-scheme:dark){:root{--fg:#e8e8e8;--bg:#161616;--line:#444;"
-    "--muted:#aaa}}"
+    f"@media (prefers-color-scheme:dark){{:root:not([data-scheme=light]){{{_DARK}}}}}"
+    f":root[data-scheme=dark]{{color-scheme:dark;{_DARK}}}"
+    ":root[data-scheme=light]{color-scheme:light}"
     "body{font:14px system-ui,sans-serif;margin:1em auto;padding:0 1em;max-width:70em;"
     "color:var(--fg);background:var(--bg);overflow-wrap:anywhere}"
     ".scroll{overflow-x:auto;max-width:100%}"

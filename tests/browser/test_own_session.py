@@ -15,7 +15,17 @@ import pytest
 from openhands_files import CONVERSATION, EVALUATION
 from playwright.sync_api import FrameLocator, Request
 
-from .conftest import POLL_MS, REPO, RUN_TIMEOUT_MS, SITE_DIR, LoadedPage, OpenPage, is_local
+from .conftest import (
+    DESKTOP,
+    PHONE,
+    POLL_MS,
+    REPO,
+    RUN_TIMEOUT_MS,
+    SITE_DIR,
+    LoadedPage,
+    OpenPage,
+    is_local,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -23,6 +33,7 @@ PAGE = "measured/your-own-session/"
 SESSIONS = REPO / "docs" / "measured" / "sessions"
 SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
 REAL = SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
 #: True once the page has said how the files went: billed, or refused.
 SETTLED = """() => {
   const status = document.querySelector('.cb-own-status');
@@ -164,3 +175,57 @@ def test_a_conversation_s_state_and_events_chosen_together_are_one_session(
     assert "not a session" not in text  # the event files are the conversation's, read by it
     rent = _bill(loaded).locator("table", has_text="finish").last.inner_text()
     assert "terminal" in rent  # its tool results' rent, from the events beside the state
+
+
+#: The background of the bill's page in the frame, and the frame's box against what its
+#: page holds: [relative luminance of the body's background, the frame's height in px,
+#: the height of its page's content in px].
+FRAME = """frame => {
+  const inner = frame.contentDocument.documentElement;
+  const rgb = getComputedStyle(frame.contentDocument.body).backgroundColor
+    .match(/[0-9.]+/g).slice(0, 3).map(Number).map(v => v / 255);
+  const light = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
+  return [light, frame.clientHeight, inner.getBoundingClientRect().height];
+}"""
+
+
+def _toggle_scheme(loaded: LoadedPage) -> str:
+    """Press the site's palette switch, as a reader does; the scheme it then shows."""
+    loaded.page.locator("form[data-md-component='palette'] label:visible").click()
+    loaded.page.wait_for_timeout(300)
+    return str(loaded.page.evaluate("() => document.body.dataset.mdColorScheme"))
+
+
+def test_the_bill_follows_the_scheme_the_reader_switches_the_site_to(
+    open_page: OpenPage,
+) -> None:
+    """The browser asks for light; the reader switches the site to dark with its palette
+    button, before and after choosing a file: the bill in the frame goes dark with the
+    page around it, and light again. It once stayed white on the dark page, following
+    the system's scheme alone."""
+    loaded = open_page(PAGE)
+    frame = loaded.page.locator("iframe.cb-own-bill")
+    assert _toggle_scheme(loaded) == "slate"
+    _choose(loaded, SYNTHETIC)
+    assert frame.evaluate(FRAME)[0] < 0.2, "the bill is light on the dark site"
+    assert _toggle_scheme(loaded) == "default"
+    assert frame.evaluate(FRAME)[0] > 0.9, "the bill stayed dark on the light site"
+    assert _toggle_scheme(loaded) == "slate"
+    assert frame.evaluate(FRAME)[0] < 0.2, "the bill stayed light on the dark site"
+    assert loaded.problems.lines() == []
+
+
+def test_the_frame_fits_its_bill_when_the_screen_changes_width(open_page: OpenPage) -> None:
+    """A bill drawn at 1280 px, then the window narrowed to a phone's 390 (a phone turned
+    upright) and widened again: at each width the frame is as tall as its page, neither
+    cutting the bill's end off behind a scroll of its own (it kept its height at 1280
+    px's, 88 px short at 390) nor leaving a gap below it."""
+    loaded = open_page(PAGE)
+    _choose(loaded, TRAJECTORY)
+    frame = loaded.page.locator("iframe.cb-own-bill")
+    for viewport in (DESKTOP, PHONE, DESKTOP):
+        loaded.page.set_viewport_size(viewport)
+        loaded.page.wait_for_timeout(300)
+        _, tall, content = frame.evaluate(FRAME)
+        assert content <= tall <= content + 48, (viewport["width"], tall, content)
+    assert loaded.problems.lines() == []
