@@ -66,7 +66,8 @@ _STYLE = (
     "svg#calls text.title{fill:var(--muted)}"
     "svg#calls line.axis{stroke:var(--muted)}"
     "svg#calls line.grid{stroke:var(--line);stroke-dasharray:2 3}"
-    ".key span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
+    ".key .item{white-space:nowrap}"
+    ".key .item span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
 )
 
 
@@ -189,9 +190,17 @@ def _chart(data: Mapping[str, Any]) -> str:
         *_marks(data["rebuilds"], len(rows)),
         "</svg></svg>",
     ]
-    kinds = "".join(f'<span style="background:{c}"></span>{k}' for k, c in KIND_COLOURS.items())
-    causes = "".join(f'<span style="background:{c}"></span>{k}' for k, c in CAUSE_COLOURS.items())
-    return "".join(svg) + f'<p class="key">tokens:{kinds}</p><p class="key">rebuilds:{causes}</p>'
+    return "".join(svg) + _key("tokens", KIND_COLOURS) + _key("rebuilds", CAUSE_COLOURS)
+
+
+def _key(title: str, colours: Mapping[str, str]) -> str:
+    """The chart's key of `colours` (name -> colour): a swatch and its name for each, kept
+    on one line together (a key that wraps moves both)."""
+    items = "".join(
+        f'<span class="item"><span style="background:{colour}"></span>{escape(name)}</span>'
+        for name, colour in colours.items()
+    )
+    return f'<p class="key">{escape(title)}:{items}</p>'
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

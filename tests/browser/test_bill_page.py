@@ -133,3 +133,34 @@ def test_what_was_left_out_wraps_on_a_phone(tmp_path: Path, blank_page: Page) ->
     assert width <= PHONE["width"], f"the page is {width} px wide at {PHONE['width']} px"
     box = item.bounding_box()
     assert box is not None and box["height"] > 40  # wrapped onto several lines
+
+
+#: Each colour swatch of the chart's keys whose name starts another line than the swatch:
+#: [the name, the swatch's top, the name's first letter's top], in px.
+APART = """() => {
+  const apart = [];
+  for (const swatch of document.querySelectorAll('p.key span[style]')) {
+    const name = swatch.nextSibling;
+    const range = document.createRange();
+    range.setStart(name, 0);
+    range.setEnd(name, 1);
+    const top = range.getBoundingClientRect().top;
+    const box = swatch.getBoundingClientRect();
+    if (top > box.bottom || top + 8 < box.top) apart.push([name.textContent, box.top, top]);
+  }
+  return apart;
+}"""
+
+
+def test_each_key_s_swatch_stays_beside_its_name(tmp_path: Path, blank_page: Page) -> None:
+    """At every width from a small phone's to a large one's, a key that wraps moves a
+    swatch and its name together: it once left compaction's green square at the end of
+    one line and the word on the next (at 390 px in the course's frame, 356 px wide)."""
+    _page(tmp_path, blank_page, SYNTHETIC)
+    apart = {}
+    for width in range(300, 461, 4):
+        blank_page.set_viewport_size({"width": width, "height": PHONE["height"]})
+        found = blank_page.evaluate(APART)
+        if found:
+            apart[width] = found
+    assert apart == {}, apart
