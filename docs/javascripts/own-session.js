@@ -59,6 +59,14 @@
     });
   }
 
+  // "<done> of <total> <unit>", in the unit that suits the total (bytes, kB or MB, to a
+  // tenth), so that a small file is never read as "0 of 0 MB".
+  function amount(done, total) {
+    const [unit, size] = total < 1e3 ? ["bytes", 1] : total < 1e6 ? ["kB", 1e3] : ["MB", 1e6];
+    const shown = (bytes) => (Math.round((bytes / size) * 10) / 10).toLocaleString("en");
+    return `${shown(done)} of ${shown(total)} ${unit}`;
+  }
+
   // The file's bytes, read in chunks so that a large file shows how far the reading is.
   async function read(file, before, total) {
     const chunks = [];
@@ -70,7 +78,7 @@
       chunks.push(value);
       done += value.length;
       showProgress(before + done, total);
-      say(`Reading ${file.name}: ${Math.round((before + done) / 1e6 * 10) / 10} of ${Math.round(total / 1e6 * 10) / 10} MB…`);
+      say(`Reading ${file.name}: ${amount(before + done, total)}…`);
     }
     const bytes = new Uint8Array(done);
     let at = 0;

@@ -34,6 +34,7 @@ SESSIONS = REPO / "docs" / "measured" / "sessions"
 SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
 REAL = SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
 TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
 #: True once the page has said how the files went: billed, or refused.
 SETTLED = """() => {
   const status = document.querySelector('.cb-own-status');
@@ -141,7 +142,7 @@ def test_the_page_says_how_far_it_has_gone(open_page: OpenPage) -> None:
     loaded = open_page(PAGE)
     _choose(loaded, REAL)
     said: list[str] = loaded.page.evaluate("() => window.cbSaid")
-    assert any(text.startswith("Reading fe5e1c67") and "MB" in text for text in said), said
+    assert any(text.startswith("Reading fe5e1c67") and "kB" in text for text in said), said
     assert any(text.startswith("Python: replaying 1 of") for text in said), said
     assert said[-1].startswith("Billed fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl.")
     # the browser's Python cannot see the machine's zone: the page says its days are UTC's
@@ -229,3 +230,17 @@ def test_the_frame_fits_its_bill_when_the_screen_changes_width(open_page: OpenPa
         _, tall, content = frame.evaluate(FRAME)
         assert content <= tall <= content + 48, (viewport["width"], tall, content)
     assert loaded.problems.lines() == []
+
+
+def test_the_reading_gives_a_small_file_s_size_in_a_unit_that_shows_it(
+    open_page: OpenPage,
+) -> None:
+    """A Codex rollout of 3,033 bytes is read in kB: the page once said it was reading
+    "0 of 0 MB"."""
+    loaded = open_page(PAGE)
+    _choose(loaded, ROLLOUT)
+    said: list[str] = loaded.page.evaluate("() => window.cbSaid")
+    reading = [text for text in said if text.startswith("Reading ")]
+    size = f"{ROLLOUT.stat().st_size / 1000:.0f}"
+    assert reading == [f"Reading {ROLLOUT.name}: {size} of {size} kB…"], said
+    assert loaded.page.locator(".cb-own-status").get_attribute("data-kind") == "done"
