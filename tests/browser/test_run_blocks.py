@@ -38,6 +38,7 @@ from docsite.browser_run import annotate
 from docsite.pagecheck import browser_blocks
 
 from .conftest import (
+    PHONE,
     POLL_MS,
     REPO,
     RUN_TIMEOUT_MS,
@@ -584,3 +585,62 @@ def test_an_annotated_block_keeps_its_source_whenever_material_marks_it(
         assert first.is_visible() and "is the list loop_steps returned above" in first.inner_text()
     finally:
         context.close()
+
+
+#: The lines of code in `root` (an editor's, or a static block's) that wrap with a row
+#: starting where the line itself starts, as if it were a line of its own: each as
+#: [the line's first 40 characters, how far (px) its start is from the row's].
+UNINDENTED_ROWS = """root => {
+  const found = [];
+  for (const line of root.querySelectorAll('.cm-line, pre > code > span[id^="__span-"]')) {
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    const rows = new Map();  // a row's top (px) -> its leftmost character's left (px)
+    let width = 0;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (!box || box.width === 0) continue;
+        width = width || box.width;
+        const top = Math.round(box.top);
+        rows.set(top, Math.min(rows.get(top) ?? Infinity, box.left));
+      }
+    }
+    const [start, ...more] = [...rows.values()];
+    for (const left of more) {
+      if (left < start + 2 * width) found.push([line.textContent.slice(0, 40), left - start]);
+    }
+  }
+  return found;
+}"""
+
+
+def test_a_wrapped_line_of_code_is_indented_under_its_start_in_the_editor_too(
+    open_page: OpenPage,
+) -> None:
+    """On a phone, a line of code too long for its block wraps, and its continuation is
+    indented under it, as the site's stylesheet promises for code: in the editors of
+    the blocks a reader can run as in the static blocks. The editors once started each
+    continuation at the line's own start (on *How fast is it*, `if` alone at the end of
+    a line, and the condition it tests under it, read as a line of its own)."""
+    loaded = open_page("measured/speed/", PHONE)
+    page = loaded.page
+    _prepared(page)
+    editors = page.locator("div[data-cb-order] .cb-editor")
+    assert editors.count() > 0
+    found = {}
+    for k in range(editors.count()):
+        editors.nth(k).scroll_into_view_if_needed()  # an editor draws its lines in view
+        page.wait_for_timeout(50)
+        rows = editors.nth(k).evaluate(UNINDENTED_ROWS)
+        if rows:
+            found[f"editor {k + 1}"] = rows
+    statics = page.locator("article .highlight:not(.language-output) pre:has(> code:not([hidden]))")
+    for k in range(statics.count()):
+        rows = statics.nth(k).evaluate(UNINDENTED_ROWS)
+        if rows:
+            found[f"static block {k + 1}"] = rows
+    assert found == {}, found
+    assert not _problems(loaded), _problems(loaded)
