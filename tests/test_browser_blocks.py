@@ -168,6 +168,18 @@ def test_a_wrong_output_is_a_mismatch_with_a_diff() -> None:
     assert runner.run_block(2, ">>> 1 + 1\n2\n", True, "2\n")["match"] is True
 
 
+@pytest.mark.parametrize("shown", [" 15 steps\n 30 steps\n", "15 steps\n30 steps\n"])
+def test_a_line_added_at_the_margin_is_the_diff_s_only_change(shown: str) -> None:
+    """Output whose lines share an indentation (a notebook cell's, as printed; a page's,
+    as the checker dedented it), and a run that printed one line more at the margin:
+    the diff adds that line and changes no other."""
+    code = "for n in (15, 30):\n    print(f'{n:3} steps')\nprint('done')\n"
+    diff = _runner().run_block(0, code, False, shown)["diff"].splitlines()
+    assert [line for line in diff[2:] if line[:1] in "+-"] == ["+done"], diff
+    wrong = _runner().run_block(0, "print('  15 steps')\n", False, shown)["diff"]
+    assert "-30 steps" in wrong.splitlines(), wrong  # a line missing is still shown missing
+
+
 def test_a_traceback_starts_at_the_readers_code() -> None:
     runner = _runner()
     source = (FIXTURES / "raises.md").read_text(encoding="utf-8")

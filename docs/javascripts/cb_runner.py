@@ -119,9 +119,28 @@ def _normalise(text: str) -> list[str]:
     return [line.rstrip() for line in textwrap.dedent(text).strip("\n").splitlines()]
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
 def _diff(expected: str, actual: str) -> str:
+    """The unified diff of the output shown on the page against the run's.
+
+    Each side loses an indentation common to its lines, as `_normalise` compares them;
+    the run's is the one that lines it up best with the page's. A line the reader's
+    code adds at the margin leaves the run's lines no common indentation, and each
+    indented line the page shows would otherwise be shown removed and put back with
+    more spaces, instead of the one line added."""
+    shown = _normalise(expected)
+    ran = [line.rstrip() for line in actual.strip("\n").splitlines()]
+
+    def dedented(margin: int) -> list[str]:
+        return [line[min(margin, _indent(line)) :] for line in ran]
+
+    margins = sorted({0} | {_indent(line) for line in ran if line.strip()})
+    best = max(margins, key=lambda m: difflib.SequenceMatcher(None, shown, dedented(m)).ratio())
     lines = difflib.unified_diff(
-        _normalise(expected), _normalise(actual), "shown on the page", "your run", lineterm=""
+        shown, dedented(best), "shown on the page", "your run", lineterm=""
     )
     return "\n".join(lines)
 

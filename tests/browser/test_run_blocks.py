@@ -644,3 +644,32 @@ def test_a_wrapped_line_of_code_is_indented_under_its_start_in_the_editor_too(
             found[f"static block {k + 1}"] = rows
     assert found == {}, found
     assert not _problems(loaded), _problems(loaded)
+
+
+def test_a_line_the_reader_adds_is_the_only_difference_the_diff_shows(
+    reader_page: OpenPage,
+) -> None:
+    """The notebook cell of *Plot the bill* prints three lines that each start with a
+    space (`f"{n:3} steps"`). The reader adds a line at the end of the cell, with the
+    keyboard, and runs it: the diff shows that line added and nothing else. It once
+    showed each of the three lines removed and put back with a space more, as each
+    side lost its own common indentation and the reader's line left the run none."""
+    loaded = reader_page("notebooks/the-bill/")
+    page = loaded.page
+    _prepared(page)
+    div = page.locator("div[data-cb-order='2']")
+    aim(page, div.locator("button.cb-run"))
+    div.locator(".cm-line").first.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Shift+Tab")  # the new line starts indented, inside the call
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.type("print('done')")
+    assert _editor_text(div).endswith("\n    )\nprint('done')"), _editor_text(div)
+    page.keyboard.press("Shift+Enter")
+    wait_for_run_end(page, div)
+    verdict = _verdict(div)
+    assert verdict["status"] == "mismatch", verdict["text"]
+    changed = [line for line in verdict["diff"].splitlines()[2:] if line[:1] in "+-"]
+    assert changed == ["+done"], verdict["diff"]
+    assert not _problems(loaded), _problems(loaded)
