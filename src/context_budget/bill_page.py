@@ -12,9 +12,9 @@ The chart is inline SVG, one bar per call, its height the call's prompt in
 tokens, stacked from the bottom: read from the cache, written to it, uncached
 input. Each rebuild is a dashed line through its call, coloured by cause,
 named in its tooltip. Its axes count tokens from 0 (round steps up to just
-above the tallest prompt) and number the calls; the labels are placed in
-percent of the chart, so they keep their size at any width while the bars
-stretch. The page fits a phone's screen (a table too wide for it scrolls in its
+above the tallest prompt, labelled 5k, 250k, 1M) and number the calls; the
+labels are placed in percent of the chart, so they keep their size at any width
+while the bars stretch. The page fits a phone's screen (a table too wide for it scrolls in its
 own box) and follows the reader's light or dark scheme: the system's, or the one a
 page that frames it sets on its root (`data-scheme`).
 """
@@ -100,6 +100,15 @@ def _ticks(widest: int) -> list[int]:
         power *= 10
 
 
+def _short(tokens: int) -> str:
+    """A token tick's label, short enough to fit left of the axis on a phone's screen: 0,
+    500, 2.5k, 15k, 250k, 1M, 2.5M (a tick is a round number: nothing is rounded off)."""
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if tokens >= size:
+            return f"{tokens / size:g}{unit}"
+    return str(tokens)
+
+
 def _bars(rows: Sequence[Mapping[str, Any]], top: int) -> list[str]:
     """Three SVG paths, one per kind, each holding a rectangle per call, `top` tokens high."""
     step = _WIDTH / len(rows)
@@ -155,7 +164,7 @@ def _axes(ticks: Sequence[int], calls: int) -> list[str]:
         parts.append(
             f'<line class="grid" x1="{left}%" x2="{left + width}%" y1="{y:.2f}%" y2="{y:.2f}%"/>'
             f'<text class="tick" x="{left - 1}%" y="{y:.2f}%" dy=".35em" text-anchor="end">'
-            f"{tick:,}</text>"
+            f"{_short(tick)}</text>"
         )
     parts.append(
         f'<line class="axis" x1="{left}%" x2="{left}%" y1="{top}%" y2="{bottom}%"/></g>'
@@ -169,8 +178,8 @@ def _axes(ticks: Sequence[int], calls: int) -> list[str]:
             f'<text class="tick" x="{x:.2f}%" y="{bottom + 6}%" text-anchor="{anchor}">'
             f"{number:,}</text>"
         )
-    parts.append(
-        '</g><text class="title" x="1%" y="4%">tokens</text>'
+    parts.append(  # the axis's title right of the axis, clear of the labels left of it
+        f'</g><text class="title" x="{left + 1}%" y="4%">tokens</text>'
         f'<text class="title" x="{left + width}%" y="99%" text-anchor="end">call</text>'
     )
     return parts

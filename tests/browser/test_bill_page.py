@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -109,7 +110,11 @@ def test_the_chart_has_axes_in_tokens_and_calls(tmp_path: Path, blank_page: Page
     _page(tmp_path, blank_page, SYNTHETIC)
     ticks = blank_page.locator("svg#calls g.axis.tokens text.tick").all_text_contents()
     assert ticks[0] == "0" and len(ticks) >= 3, ticks
-    values = [int(tick.replace(",", "")) for tick in ticks]
+    units = {"k": 1_000, "M": 1_000_000}
+    values = [
+        int(float(tick[:-1]) * units[tick[-1]]) if tick[-1] in units else int(tick)
+        for tick in ticks
+    ]
     assert values == sorted(values) and values[-1] >= 14_000, ticks  # the tallest prompt: 14,603
     calls = blank_page.locator("svg#calls g.axis.calls text.tick").all_text_contents()
     assert calls[0] == "1" and calls[-1] == "10", calls
@@ -164,3 +169,52 @@ def test_each_key_s_swatch_stays_beside_its_name(tmp_path: Path, blank_page: Pag
         if found:
             apart[width] = found
     assert apart == {}, apart
+
+
+def _scaled(tmp_path: Path, factor: int) -> Path:
+    """The synthetic session with every prompt `factor` times larger (its usage scaled):
+    prompts of up to 900,000 tokens at 60, as a 1M-token context window allows."""
+    lines = []
+    for line in SYNTHETIC.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        usage = record.get("message", {}).get("usage") if record.get("type") == "assistant" else {}
+        for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+            if key in (usage or {}):
+                usage[key] *= factor
+        for key in (usage or {}).get("cache_creation", {}):
+            usage["cache_creation"][key] *= factor
+        lines.append(json.dumps(record))
+    scaled = tmp_path / f"scaled-{SYNTHETIC.name}"
+    scaled.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return scaled
+
+
+#: The token axis's labels that do not lie whole inside the chart, or that run into the
+#: axis's title: [the label, its box's left and top, the chart's left] in px.
+LABELS_OUT = """() => {
+  const chart = document.querySelector('svg#calls').getBoundingClientRect();
+  const title = document.querySelector('svg#calls text.title').getBoundingClientRect();
+  return [...document.querySelectorAll('svg#calls g.axis.tokens text.tick')]
+    .map(tick => [tick.textContent, tick.getBoundingClientRect()])
+    .filter(([, box]) => box.left < chart.left || (box.top < title.bottom
+      && box.bottom > title.top && box.left < title.right && box.right > title.left))
+    .map(([text, box]) => [text, Math.round(box.left), Math.round(box.top), chart.left]);
+}"""
+
+
+@pytest.mark.parametrize("factor", [1, 60])
+def test_the_token_axis_labels_fit_the_chart_on_a_phone(
+    factor: int, tmp_path: Path, blank_page: Page
+) -> None:
+    """Prompts of 14,603 and of 876,180 tokens: at 320 and 390 px each label of the token
+    axis is whole, inside the chart and clear of its title. At 390 px the labels of a
+    bill near a million tokens once ran off the chart's left edge, so that 800,000 read
+    as 300,000 and 1,000,000 as 00,000."""
+    _page(tmp_path, blank_page, _scaled(tmp_path, factor))
+    out = {}
+    for width in (320, 390):
+        blank_page.set_viewport_size({"width": width, "height": PHONE["height"]})
+        found = blank_page.evaluate(LABELS_OUT)
+        if found:
+            out[width] = found
+    assert out == {}, out
