@@ -61,6 +61,7 @@ _STYLE = (
     "td,th{padding:.2em .6em;border-bottom:1px solid var(--line);text-align:right;"
     "white-space:nowrap}"
     "td:first-child,th:first-child{text-align:left}"
+    "table.named td:first-child{white-space:normal;min-width:8em}"
     "svg#calls{display:block;width:100%;height:18em;border:1px solid var(--line)}"
     "svg#calls text{fill:var(--fg);font-size:11px}"
     "svg#calls text.title{fill:var(--muted)}"
@@ -212,13 +213,18 @@ def _key(title: str, colours: Mapping[str, str]) -> str:
     return f'<p class="key">{escape(title)}:{items}</p>'
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A table in a box of its own that scrolls sideways where the screen is too narrow."""
+def _table(head: Sequence[str], rows: Sequence[Sequence[object]], *, named: bool = False) -> str:
+    """A table in a box of its own that scrolls sideways where the screen is too narrow.
+
+    `named`: each row's first cell is a phrase (a what-if, a replay's policy), which wraps
+    at its spaces, so that on a phone the figures beside it stay on the screen.
+    """
     cells = "".join(f"<th>{escape(str(h))}</th>" for h in head)
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
     )
-    return f'<div class="scroll"><table><tr>{cells}</tr>{body}</table></div>'
+    kind = ' class="named"' if named else ""
+    return f'<div class="scroll"><table{kind}><tr>{cells}</tr>{body}</table></div>'
 
 
 def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any]) -> str:
@@ -254,7 +260,8 @@ def _what_ifs(what_if: Mapping[str, float | None]) -> str:
         "rebuilds_read": "rebuilds read instead of rewritten",
         "staggered_starts": "parallel sub-agents started one after another",
     }
-    return _table(["input side", "cost"], [[names[k], money(what_if[k])] for k in names])
+    rows = [[names[k], money(what_if[k])] for k in names]
+    return _table(["input side", "cost"], rows, named=True)
 
 
 def _skipped(skipped: Sequence[Mapping[str, Any]]) -> str:
@@ -282,7 +289,8 @@ def _replays(whatif: Mapping[str, Any]) -> str:
     head = ["replayed under", "cost", "against the bill", "clearings", "compactions"]
     return (
         "<h2>What it would have cost</h2>"
-        f"<p>{escape(whatif['assumption'])} The bill: {money(bill)}.</p>" + _table(head, rows)
+        f"<p>{escape(whatif['assumption'])} The bill: {money(bill)}.</p>"
+        + _table(head, rows, named=True)
     )
 
 

@@ -218,3 +218,19 @@ def test_the_token_axis_labels_fit_the_chart_on_a_phone(
         if found:
             out[width] = found
     assert out == {}, out
+
+
+def test_the_what_if_costs_are_on_a_phone_s_screen(tmp_path: Path, blank_page: Page) -> None:
+    """At 390 px the input side's what-ifs show their costs beside their names: each name
+    wraps at its spaces. The names once kept to one line, and the table's one column of
+    costs sat off the screen's right edge, behind a sideways scroll."""
+    blank_page.set_viewport_size(PHONE)
+    _page(tmp_path, blank_page, SESSIONS / "sample-project", SYNTHETIC)
+    table = blank_page.locator("div.scroll", has=blank_page.locator("th", has_text="input side"))
+    assert table.count() == 1
+    widths = table.evaluate("box => [box.scrollWidth, box.clientWidth]")
+    assert widths[0] <= widths[1], f"the what-if table is {widths[0]} px wide in {widths[1]}"
+    costs = table.locator("td:nth-child(2)")
+    for k in range(costs.count()):
+        box = costs.nth(k).bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"], box
