@@ -673,3 +673,49 @@ def test_a_line_the_reader_adds_is_the_only_difference_the_diff_shows(
     changed = [line for line in verdict["diff"].splitlines()[2:] if line[:1] in "+-"]
     assert changed == ["+done"], verdict["diff"]
     assert not _problems(loaded), _problems(loaded)
+
+
+#: The lines of the editors in `root` whose indentation sits alone on their first row, the
+#: code starting a row further down: each line's first 40 characters.
+INDENT_ALONE = """root => {
+  const found = [];
+  for (const line of root.querySelectorAll('.cm-line')) {
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    let top = null;
+    search: for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getClientRects()[0];
+        if (!box) continue;
+        top = top ?? box.top;
+        if (node.data[i].trim()) {
+          if (box.top > top + 2) found.push(line.textContent.trim().slice(0, 40));
+          break search;
+        }
+      }
+    }
+  }
+  return found;
+}"""
+
+
+def test_an_indented_line_keeps_its_indentation_on_its_first_row(open_page: OpenPage) -> None:
+    """On a phone, an indented line whose first word does not fit after its indentation
+    still starts there: the indentation says where the line belongs. In the editors of
+    *Read your own bill* at 390 px, five such lines once wrapped right after their
+    indentation, leaving it alone on a row and the code on the next, 4ch in."""
+    loaded = open_page("measured/read-your-own-bill/", PHONE)
+    page = loaded.page
+    _prepared(page)
+    editors = page.locator("div[data-cb-order] .cb-editor")
+    found = {}
+    for k in range(editors.count()):
+        editors.nth(k).scroll_into_view_if_needed()  # an editor draws its lines in view
+        page.wait_for_timeout(50)
+        alone = editors.nth(k).evaluate(INDENT_ALONE)
+        if alone:
+            found[f"editor {k + 1}"] = alone
+    assert found == {}, found
+    assert not _problems(loaded), _problems(loaded)

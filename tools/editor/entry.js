@@ -16,7 +16,7 @@ import {
   syntaxHighlighting,
 } from "@codemirror/language";
 import { highlightSelectionMatches, searchKeymap } from "@codemirror/search";
-import { EditorSelection, EditorState, Prec } from "@codemirror/state";
+import { EditorSelection, EditorState, Prec, RangeSetBuilder } from "@codemirror/state";
 import {
   Decoration,
   drawSelection,
@@ -117,6 +117,31 @@ function notesPlugin(notes) {
   });
 }
 
+// A line's indentation, marked so that the page keeps it whole on the line's first row
+// (run-blocks.css gives it `white-space: pre`): a long line would otherwise wrap right
+// after it, leaving the indentation alone on a row and the code on the next.
+const indentation = Decoration.mark({ class: "cb-indent" });
+
+function indentationMarks(view) {
+  const marks = new RangeSetBuilder();
+  for (const { from, to } of view.visibleRanges) {
+    for (let at = from; at <= to;) {
+      const line = view.state.doc.lineAt(at);
+      const lead = /^[ \t]+/.exec(line.text);
+      if (lead && lead[0].length < line.length) marks.add(line.from, line.from + lead[0].length, indentation);
+      at = line.to + 1;
+    }
+  }
+  return marks.finish();
+}
+
+const indentationPlugin = ViewPlugin.fromClass(class {
+  constructor(view) { this.decorations = indentationMarks(view); }
+  update(update) {
+    if (update.docChanged || update.viewportChanged) this.decorations = indentationMarks(update.view);
+  }
+}, { decorations: (plugin) => plugin.decorations });
+
 /**
  * Make an editor in `parent` holding `doc`.
  * options.label: the accessible name; options.onRun(): Shift+Enter or Ctrl/Cmd+Enter;
@@ -149,6 +174,7 @@ function create(parent, doc, options = {}) {
         python(),
         syntaxHighlighting(pageColours),
         EditorView.lineWrapping,
+        indentationPlugin,
         notesPlugin(options.notes || []),
         keymap.of([
           ...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap,
