@@ -178,10 +178,44 @@ def annotate_notebook(page_html: str, blocks: list[Any], data_url: str) -> str:
             extra += f' data-cb-why="{html.escape(block.why or "", quote=True)}"'
         return (
             f'<div class="highlight-ipynb hl-python"{extra}><pre><span></span>'
-            f"<code>{match.group('code')}</code></pre></div>"
+            f"<code>{line_spans(match.group('code'))}</code></pre></div>"
         )
 
     return _CELL.sub(mark, page_html)
+
+
+#: A piece of highlighted code: a span's opening tag, a closing one, other markup, text.
+_PIECE = re.compile(r"(<span[^>]*>)|(</span>)|(<[^>]*>)|([^<]+)")
+
+
+def line_spans(code: str) -> str:
+    """Highlighted code (`code`: Pygments' spans and text) with each line in a
+    `<span class="cb-line">` of its own, its newline inside, as pymdownx.highlight's
+    `line_spans` gives a Markdown page's code: the stylesheet indents a wrapped line's
+    continuation by that span. A token span that holds a newline (a string over several
+    lines) is closed at the line's end and opened again on the next."""
+    out = ['<span class="cb-line">']
+    open_spans: list[str] = []
+    for opening, closing, other, text in _PIECE.findall(code):
+        if opening:
+            open_spans.append(opening)
+            out.append(opening)
+        elif closing:
+            if open_spans:
+                open_spans.pop()
+            out.append(closing)
+        elif other:
+            out.append(other)
+        else:
+            *lines, last = text.split("\n")
+            for line in lines:
+                out.append(f"{line}\n" + "</span>" * len(open_spans) + "</span>")
+                out.append('<span class="cb-line">' + "".join(open_spans))
+            out.append(last)
+    out.append("</span>" * len(open_spans) + "</span>")
+    joined = "".join(out)
+    empty_end = '<span class="cb-line"></span>'
+    return joined.removesuffix(empty_end)
 
 
 def fence_languages(path: Path) -> list[str]:
@@ -399,7 +433,19 @@ def _notebook_content(text: str, page: Any, config: Any) -> str:
             for block in blocks
         ],
     }
-    return annotate_notebook(text, blocks, "../" * depth + name)
+    return annotate_notebook(_cell_ids(text), blocks, "../" * depth + name)
+
+
+#: The id nbconvert gives a notebook cell's box: `cell-id=<the cell's id>`.
+_CELL_ID = re.compile(r'\bid="cell-id=([\w-]+)"')
+
+
+def _cell_ids(page_html: str) -> str:
+    """`page_html` with each cell's id `cell-id=<id>` as `cell-<id>`. Material names a
+    code block's `<pre>` after the closest id (`__code_cell-id=...`), and its copy
+    button finds the code by that name as a CSS selector, in which `=` is no part of an
+    id: the button copied nothing."""
+    return _CELL_ID.sub(r'id="cell-\1"', page_html)
 
 
 def on_post_build(config: Any) -> None:

@@ -719,3 +719,84 @@ def test_an_indented_line_keeps_its_indentation_on_its_first_row(open_page: Open
             found[f"editor {k + 1}"] = alone
     assert found == {}, found
     assert not _problems(loaded), _problems(loaded)
+
+
+#: The source lines of `code` (a static block's code) that wrap onto a row starting
+#: where a line of its own would start: each as [its first 40 characters, how far (px)
+#: the row starts right of the line's start]. Read character by character, whatever
+#: the markup: a source line ends at each newline.
+FLUSH_CONTINUATIONS = """code => {
+  const found = [];
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  let line = null;  // {start, top, text}: the current source line's first box, its row
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      const char = node.data[i];
+      if (char === '\\n') { line = null; continue; }
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const box = range.getClientRects()[0];
+      if (!box || box.width === 0) continue;
+      if (line === null) { line = { start: box.left, top: box.top, text: '', width: box.width }; }
+      line.text += char;
+      if (box.top > line.top + 2) {  // the first character of a row the line wraps onto
+        if (box.left < line.start + 2 * line.width) {
+          found.push([line.text.trim().slice(0, 40), Math.round(box.left - line.start)]);
+        }
+        line.top = box.top;
+      }
+    }
+  }
+  return found;
+}"""
+
+
+def test_a_notebook_s_static_cell_indents_its_wrapped_lines(open_page: OpenPage) -> None:
+    """A notebook cell that cannot run in the browser (the plot of *Plot the bill*) stays
+    static code, and on a phone its long lines wrap as every other block's do: each
+    continuation indented under its line. Its continuations once started at the left
+    edge, as lines of their own (`set_major_formatter(thousands` alone at the margin)."""
+    loaded = open_page("notebooks/the-bill/", PHONE)
+    page = loaded.page
+    _prepared(page)
+    static = page.locator(".jupyter-wrapper .highlight-ipynb[data-cb-why] pre > code")
+    assert static.count() == 1
+    found = static.first.evaluate(FLUSH_CONTINUATIONS)
+    assert found == [], found
+    assert not _problems(loaded), _problems(loaded)
+
+
+@pytest.mark.parametrize(
+    ("path", "block"),
+    [
+        ("measured/speed/", "div.highlight[data-cb-why]"),
+        ("notebooks/the-bill/", ".highlight-ipynb[data-cb-why]"),
+    ],
+    ids=["a page's static block", "a notebook's static cell"],
+)
+def test_the_copy_button_copies_the_code_as_it_is(
+    open_page: OpenPage, site_url: str, path: str, block: str
+) -> None:
+    """Material's copy button on a block the page does not run copies its code line for
+    line. It once copied a blank line after each line (it reads the text as laid out,
+    and the stylesheet lays each line out as a block of its own so that its wrap is
+    indented), and nothing at all from a notebook's cell, whose id (`cell-id=...`)
+    made the button's selector for its code invalid."""
+    loaded = open_page(path)
+    page = loaded.page
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url)
+    _prepared(page)
+    div = page.locator(block).first
+    code = str(div.locator("pre > code").evaluate("code => code.textContent")).rstrip()
+    div.locator("button[data-md-type='copy'], button.md-clipboard").first.evaluate(
+        "button => button.click()"
+    )
+    copied = ""
+    for _ in range(50):  # the copy lands in the clipboard a moment after the click
+        copied = page.evaluate("() => navigator.clipboard.readText()")
+        if copied:
+            break
+        page.wait_for_timeout(POLL_MS)
+    assert copied == code, f"{len(copied.splitlines())} lines copied of {len(code.splitlines())}"
+    assert not _problems(loaded), _problems(loaded)
