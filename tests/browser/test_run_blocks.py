@@ -772,8 +772,9 @@ def test_a_notebook_s_static_cell_indents_its_wrapped_lines(open_page: OpenPage)
     [
         ("measured/speed/", "div.highlight[data-cb-why]"),
         ("notebooks/the-bill/", ".highlight-ipynb[data-cb-why]"),
+        ("notebooks/the-bill/", ".highlight-ipynb[data-cb-order='0']"),
     ],
-    ids=["a page's static block", "a notebook's static cell"],
+    ids=["a page's static block", "a notebook's static cell", "a notebook's cell it runs"],
 )
 def test_the_copy_button_copies_the_code_as_it_is(
     open_page: OpenPage, site_url: str, path: str, block: str
