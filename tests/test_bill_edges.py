@@ -232,6 +232,19 @@ def test_a_page_beside_the_sessions_is_written(
     assert status == 0 and (folder / "bill.html").read_text(encoding="utf-8").startswith("<!doc")
 
 
+@pytest.mark.parametrize("target", ["", ".", "pipe.html"])
+def test_a_page_target_that_is_no_file_is_one_line_and_left_as_it_was(
+    target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("pipe.html")  # as a device such as /dev/null: never renamed over
+    status, out, err = _run(capsys, SYNTHETIC, "--html", target, "--timezone", "UTC")
+    assert status == 2 and out == ""
+    assert err.startswith("context-budget: error: ") and err.count("\n") == 1
+    assert "cannot write the page" in err
+    assert Path("pipe.html").is_fifo() and os.listdir(tmp_path) == ["pipe.html"]
+
+
 # ---------------------------------------------------------------- Bill.between's bounds
 
 
