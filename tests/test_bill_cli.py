@@ -377,3 +377,21 @@ def test_a_sub_folder_that_may_not_be_read_is_named_not_skipped(
     monkeypatch.setattr(os, "scandir", refuse)
     err = _one_line(capsys, str(tmp_path))
     assert "locked" in err and "permission denied" in err
+
+
+def _dollars(line: str) -> list[float]:
+    return [float(found.replace(",", "")) for found in re.findall(r"\$([\d,]+\.\d+)", line)]
+
+
+def test_the_parts_and_the_groups_add_up_to_the_total_as_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """$0.00435 (1,200 input and 50 output tokens on Sonnet 4.5) is 0.0043499… as a float:
+    the total read $0.0043 while its parts and its one group were rounded to add to $0.0044."""
+    path = _write(tmp_path / "s.jsonl", _claude(tmp_path, input_tokens=1_200, output_tokens=50))
+    assert main(["bill", str(path), "--by", "thread", "--timezone", "UTC"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    total, *parts = _dollars(next(line for line in lines if line.startswith("cost: ")))
+    assert total == 0.0043 and round(sum(parts), 4) == total
+    (group,) = [line for line in lines if line.startswith("5e55a000/main ")]
+    assert _dollars(group) == _dollars(next(line for line in lines if line.startswith("total")))

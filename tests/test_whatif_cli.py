@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -388,3 +389,49 @@ def test_gpt_5_5_reads_in_128_token_steps_and_writes_for_free(
     assert len(reads) > 150 and all((read - 1_024) % 128 == 0 for read in reads)
     assert all(row["cache_write_5m"] + row["cache_write_1h"] == 0 for row in rows)
     assert data["replayed_usd"] != data["bill_usd"]
+
+
+def _dollars(line: str) -> list[float]:
+    return [float(found.replace(",", "")) for found in re.findall(r"\$([\d,]+\.\d+)", line)]
+
+
+@pytest.mark.parametrize(
+    "flags", [[], ["--ttl", "1h"], ["--model", "gpt-5"], ["--clear-at", "20000"]]
+)
+def test_the_replayed_parts_add_up_to_the_replayed_total_as_shown(
+    flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each part was rounded on its own: `replayed $3.2545 = input $0.0006 + writes $1.1825
+    + reads $1.2233 + output $0.8480` (which add up to $3.2544)."""
+    assert main(["whatif", str(PROJECT), *flags]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if " · replayed $" in line)
+    _, replayed, *parts = _dollars(line)
+    assert round(sum(parts), 4) == replayed
+
+
+def test_web_search_is_a_part_of_the_replayed_cost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three searches ($0.03) were in the replayed total and in no part the text showed."""
+    usage = {"input_tokens": 10, "output_tokens": 500, "cache_read_input_tokens": 0}
+    usage["server_tool_use"] = {"web_search_requests": 3}  # type: ignore[assignment]
+    record = {
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "5e55a000-0000-4000-8000-000000000000",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": {
+            "id": "msg-1",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": usage,
+        },
+    }
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["whatif", str(path)]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if " · replayed $" in line)
+    assert " + web search $0.0300" in line
+    _, replayed, *parts = _dollars(line)
+    assert round(sum(parts), 4) == replayed

@@ -56,6 +56,7 @@ __all__ = [
     "add_parser",
     "call_row",
     "calls_table",
+    "cost_parts",
     "html_page",
     "read",
     "report",
@@ -304,7 +305,9 @@ def _adding_up(total: float, parts: list[float], places: int = 4) -> list[float]
     scale = 10**places
     scaled = [part * scale for part in parts]
     floors = [int(part // 1) for part in scaled]
-    short = round(total * scale) - sum(floors)
+    # subtle: the total as `money` writes it (0.00435 is 0.0043499… and shows as 0.0043),
+    # not round(total * scale), which the product's own error can carry to the next unit
+    short = round(round(total, places) * scale) - sum(floors)
     order = sorted(range(len(parts)), key=lambda k: floors[k] - scaled[k])
     for k in order[: max(0, min(short, len(parts)))]:
         floors[k] += 1
@@ -321,20 +324,26 @@ def _priced_parts(total: float, parts: list[float | None], places: int = 4) -> l
     return found
 
 
+def cost_parts(total: float, cost: dict[str, Any]) -> str:
+    """`input $a + writes $b + reads $c + output $d`: the parts of `cost` (a `cost` object
+    of the JSON, USD), each to 4 places, adding up to `total` as `money` shows it.
+
+    Web search requests (`server_tools`) and a cache's storage (`storage`) are
+    parts too, shown only where there are any.
+    """
+    names = ["uncached_input", "cache_writes", "cache_reads", "output"]
+    words = ["input", "writes", "reads", "output"]
+    for name, word in (("server_tools", "web search"), ("storage", "storage")):
+        if cost.get(name):
+            names.append(name)
+            words.append(word)
+    parts = _adding_up(total, [cost[name] for name in names])
+    return " + ".join(f"{word} {_money(part)}" for word, part in zip(words, parts, strict=True))
+
+
 def _cost_line(data: dict[str, Any]) -> str:
     """The `cost:` line: the total and its parts, the parts adding up to the total shown."""
-    cost = data["cost"]
-    names = ["uncached_input", "cache_writes", "cache_reads", "output"]
-    words = list(_WORDS)
-    if cost.get("server_tools"):  # web search requests, shown only where a call made any
-        names.append("server_tools")
-        words.append("web search")
-    parts = _adding_up(data["cost_usd"], [cost[name] for name in names])
-    shown = [f"{word} {_money(part)}" for word, part in zip(words, parts, strict=True)]
-    return f"cost: {_money(data['cost_usd'])} = " + " + ".join(shown)
-
-
-_WORDS = ("input", "writes", "reads", "output")
+    return f"cost: {_money(data['cost_usd'])} = " + cost_parts(data["cost_usd"], data["cost"])
 
 
 def render(data: dict[str, Any]) -> str:

@@ -38,6 +38,7 @@ from context_budget.cli._bill import (
     BillError,
     call_row,
     calls_table,
+    cost_parts,
     html_page,
     read,
     write_html,
@@ -304,13 +305,7 @@ def _compare_line(data: dict[str, Any]) -> str:
     if replayed is None:
         return f"bill {money(bill)} · replayed: no replayed call is on a model with a price"
     change = f" ({(replayed - bill) / bill:+.1%})" if bill else ""
-    cost = data["cost"]
-    parts = (
-        f"input {money(cost['uncached_input'])} + writes {money(cost['cache_writes'])} + "
-        f"reads {money(cost['cache_reads'])} + output {money(cost['output'])}"
-    )
-    if cost["storage"]:
-        parts += f" + storage {money(cost['storage'])}"
+    parts = cost_parts(replayed, data["cost"])
     return f"bill {money(bill)} · replayed {money(replayed)}{change} = {parts}"
 
 
