@@ -435,3 +435,12 @@ def test_web_search_is_a_part_of_the_replayed_cost(
     assert " + web search $0.0300" in line
     _, replayed, *parts = _dollars(line)
     assert round(sum(parts), 4) == replayed
+
+
+def test_one_result_is_said_in_the_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    """The rent by tool read `Write $0.0001 (1 results, 28 tokens)`."""
+    session = PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+    assert main(["whatif", str(session)]) == 0
+    out = capsys.readouterr().out
+    rent = next(line for line in out.splitlines() if line.startswith("rent by tool: "))
+    assert "(1 result, 28 tokens)" in rent and "1 results" not in out

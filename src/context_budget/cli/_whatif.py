@@ -372,7 +372,8 @@ def _rent_lines(
         return ["rent: no request carried a tool result (clearing or compaction took each out)"]
     if not rent:
         return ["rent: no tool result in the files"]
-    lines = [f"rent: the {len(costliest)} costliest tool results"]
+    shown = "the costliest tool result" if len(costliest) == 1 else "the {} costliest tool results"
+    lines = [f"rent: {shown.format(len(costliest))}"]
     for r in costliest:
         lines.append(
             f"  {money(r['cost_usd']):>9}  {one_line(r['tool'] or '(unnamed)'):<12} "
@@ -381,7 +382,7 @@ def _rent_lines(
         )
     by_tool = " · ".join(
         f"{one_line(r['tool'] or '(unnamed)')} {money(r['cost_usd'])} "
-        f"({r['results']:,} results, {r['tokens']:,} tokens)"
+        f"({count_of(r['results'], 'result')}, {count_of(r['tokens'], 'token')})"
         for r in rent
     )
     lines.append(f"rent by tool: {by_tool}")
