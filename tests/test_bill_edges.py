@@ -245,6 +245,28 @@ def test_a_page_target_that_is_no_file_is_one_line_and_left_as_it_was(
     assert Path("pipe.html").is_fifo() and os.listdir(tmp_path) == ["pipe.html"]
 
 
+@pytest.mark.parametrize("folder", [".", "./"])
+@pytest.mark.parametrize("command", ["bill", "whatif"])
+def test_a_page_for_the_folder_one_is_in_is_written(
+    folder: str,
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`bill . --html ../bill.html` in a project folder ended in a traceback (`.` has no
+    name, so no sibling `.meta.json` to look for)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / SYNTHETIC.name).write_bytes(SYNTHETIC.read_bytes())
+    monkeypatch.chdir(project)
+    status = main([command, folder, "--html", "../bill.html"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert captured.out.endswith("page: ../bill.html\n")
+    assert (tmp_path / "bill.html").read_text(encoding="utf-8").startswith("<!doc")
+
+
 # ---------------------------------------------------------------- Bill.between's bounds
 
 

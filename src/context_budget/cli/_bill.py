@@ -643,7 +643,8 @@ def _read_files(bill: Bill) -> list[str]:
     found = list(bill.files)
     found += [name for session in bill.sessions_read for name in session.files]
     found += [skip.file for skip in bill.skipped]
-    metas = [Path(name).with_name(Path(name).stem + ".meta.json") for name in found]
+    named = [Path(name) for name in found if Path(name).name]  # not `.`, a folder named so
+    metas = [path.with_name(path.stem + ".meta.json") for path in named]
     return found + [str(meta) for meta in metas if meta.is_file()]
 
 
