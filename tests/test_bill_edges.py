@@ -267,6 +267,19 @@ def test_a_page_for_the_folder_one_is_in_is_written(
     assert (tmp_path / "bill.html").read_text(encoding="utf-8").startswith("<!doc")
 
 
+def test_a_lone_surrogate_in_a_model_name_is_written_escaped_on_the_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON may escape half a surrogate pair (`"\\ud800"`); the page's UTF-8 could not hold
+    it, and `bill --html` ended in a traceback."""
+    path = tmp_path / "5e55a0a0-0000.jsonl"
+    path.write_text(_line(1, "2026-03-02T09:00:00Z", model="claude-opus-4-5\ud800"), "utf-8")
+    page = tmp_path / "bill.html"
+    status, out, err = _run(capsys, path, "--html", page, "--timezone", "UTC")
+    assert status == 0, err
+    assert "claude-opus-4-5\\ud800" in out and "claude-opus-4-5\\ud800" in page.read_text("utf-8")
+
+
 # ---------------------------------------------------------------- Bill.between's bounds
 
 

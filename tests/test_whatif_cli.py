@@ -444,3 +444,59 @@ def test_one_result_is_said_in_the_singular(capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     rent = next(line for line in out.splitlines() if line.startswith("rent by tool: "))
     assert "(1 result, 28 tokens)" in rent and "1 results" not in out
+
+
+def test_a_tool_result_cut_inside_a_surrogate_pair_is_replayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tool result cut inside an emoji's surrogate pair is JSON's `"\\ud83d"`; the replay
+    could not hash it (`error: 'utf-8' codec can't encode character '\\ud83d' ...`)."""
+    session = "5e55a000-0000-4000-8000-000000000000"
+    usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 3_000}
+    records = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "run it"}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "message": {
+                "id": "msg-1",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}],
+                "usage": usage,
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "parentUuid": "a1",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok \ud83d"}],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "parentUuid": "u2",
+            "message": {
+                "id": "msg-2",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "done"}],
+                "usage": usage,
+            },
+        },
+    ]
+    path = tmp_path / f"{session}.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({**r, "sessionId": session, "timestamp": f"2026-01-01T00:00:0{k}Z"}) + "\n"
+            for k, r in enumerate(records)
+        ),
+        encoding="utf-8",
+    )
+    data = _json(capsys, str(path))
+    assert data["calls"] == 2 and data["rent"][0]["tool"] == "Bash"
+    page = tmp_path / "whatif.html"
+    assert main(["whatif", str(path), "--html", str(page)]) == 0
+    assert page.read_text(encoding="utf-8").startswith("<!doc")

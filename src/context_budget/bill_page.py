@@ -297,6 +297,8 @@ def bill_page(
             "policies": [{"label", "replayed_usd", "clearings", "compactions"}],
             "rent": [{"tool", "results", "tokens", "cost_usd"}],
             "costliest_results": [{"tool", "tokens", "calls", "cost_usd", "where"}]}`.
+
+    A lone surrogate in any string (a JSON file may escape one) is written `\\udXXX`.
     """
     files = ", ".join(data["files"])
     rebuilds = [
@@ -332,7 +334,9 @@ def bill_page(
         "" if whatif is None else _replays(whatif) + _rent(whatif),
         "</body></html>\n",
     ]
-    return "".join(parts)
+    # subtle: a name from the files may hold a lone surrogate (JSON's "\ud800", a string cut
+    # inside a pair); the page writes it as the text does, `\ud800`, so that UTF-8 can hold it
+    return "".join(parts).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def write_page(path: str | os.PathLike[str], text: str) -> Path:
