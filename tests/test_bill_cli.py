@@ -106,6 +106,25 @@ def test_a_missing_path_and_a_bad_format_are_exit_2(
     assert main(["bill"]) == 2
 
 
+@pytest.mark.parametrize("command", ["bill", "whatif"])
+def test_an_empty_path_is_refused_not_read_as_the_folder_one_is_in(
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`bill "$SESSIONS"` with the variable unset billed the folder one was in."""
+    (tmp_path / FE5E.name).write_bytes(FE5E.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    for argv in ([""], [str(FE5E), ""]):
+        assert main([command, *argv]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1
+        assert "an empty path names no file or folder" in captured.err
+    with pytest.raises(ValueError, match="an empty path"):
+        read_bill("")
+
+
 def test_a_binary_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\xff\xfe\x00garbage")
