@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -220,6 +221,24 @@ def test_the_page_never_overwrites_a_file_the_bill_reads(
     assert err.startswith("context-budget: error: --html ") and err.count("\n") == 1
     assert "a file the bill reads" in err
     assert session.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["bill", "whatif"])
+def test_the_page_never_overwrites_an_event_file_of_a_conversation(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An OpenHands conversation is read from its state file and the event files beside
+    it; `bill FOLDER --html <an event file>` wrote the page over that event."""
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+    folder = tmp_path / "conversations"
+    shutil.copytree(fixtures / "openhands-conversation", folder)
+    (event, *_) = sorted(folder.glob("*/events/event-*.json"))
+    before = event.read_bytes()
+    zone = ["--timezone", "UTC"] if command == "bill" else []
+    status = main([command, str(folder), "--html", str(event), *zone])
+    err = capsys.readouterr().err
+    assert status == 2 and "a file the bill reads" in err and err.count("\n") == 1
+    assert event.read_bytes() == before
 
 
 def test_a_page_beside_the_sessions_is_written(

@@ -39,6 +39,7 @@ from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, read_bil
 from context_budget.cli._render import one_line
 from context_budget.errors import InputError
 from context_budget.sessions.folders import default_folders, searched_folders
+from context_budget.sessions.openhands_state import STATE_FILE, event_files
 from context_budget.sessions.skips import summary
 from context_budget.sessions.text import gc_paused
 from context_budget.zones import (
@@ -639,13 +640,17 @@ def _paths(given: list[str]) -> list[str]:
 
 
 def _read_files(bill: Bill) -> list[str]:
-    """Every file the bill read: the paths given, the sessions', the skipped, the tasks'."""
+    """Every file the bill read: the paths given, the sessions', the skipped, the tasks',
+    and the event files an OpenHands conversation's state file is read with."""
     found = list(bill.files)
     found += [name for session in bill.sessions_read for name in session.files]
     found += [skip.file for skip in bill.skipped]
     named = [Path(name) for name in found if Path(name).name]  # not `.`, a folder named so
     metas = [path.with_name(path.stem + ".meta.json") for path in named]
-    return found + [str(meta) for meta in metas if meta.is_file()]
+    events = [
+        str(event) for path in named if path.name == STATE_FILE for event in event_files(path)
+    ]
+    return found + [str(meta) for meta in metas if meta.is_file()] + events
 
 
 def _same_file(target: Path, name: str) -> bool:
