@@ -414,3 +414,25 @@ def test_the_parts_and_the_groups_add_up_to_the_total_as_shown(
     assert total == 0.0043 and round(sum(parts), 4) == total
     (group,) = [line for line in lines if line.startswith("5e55a000/main ")]
     assert _dollars(group) == _dollars(next(line for line in lines if line.startswith("total")))
+
+
+def test_no_bar_of_the_calls_table_is_longer_than_the_widest_prompt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """80 tokens uncached, then 39 read, 39 written and 2 uncached: each part rounded on its
+    own drew 20 + 20 + 1 = 41 characters for a prompt as wide as the 40 of the first."""
+    first = _claude(tmp_path, input_tokens=80)
+    second = _claude(
+        tmp_path,
+        input_tokens=2,
+        cache_read_input_tokens=39,
+        cache_creation_input_tokens=39,
+        timestamp="2026-01-01T00:01:00Z",
+    )
+    second["uuid"], second["message"]["id"] = "a2", "msg-2"  # type: ignore[index]
+    path = _write(tmp_path / "s.jsonl", first, second)
+    assert main(["bill", str(path), "--calls", "--timezone", "UTC"]) == 0
+    rows = capsys.readouterr().out.splitlines()[-2:]
+    bars = [re.search(r"[=+-]+", row[46:]) for row in rows]
+    assert [len(bar.group()) if bar else 0 for bar in bars] == [40, 40]
+    assert len({row.index("$") for row in rows}) == 1  # the cost column stays in line

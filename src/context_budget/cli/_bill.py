@@ -511,9 +511,11 @@ def calls_table(rows: list[dict[str, Any]], marks: list[str]) -> list[str]:
         "- uncached)            cost",
     ]
     for k, r in enumerate(rows):
-        written = _written(r)
-        bar = "=" * round(r["cache_read"] * _BAR / widest) + "+" * round(written * _BAR / widest)
-        bar += "-" * round(r["input"] * _BAR / widest)
+        # each part drawn up to where the running total ends, so no bar outgrows the widest
+        read = r["cache_read"]
+        ends = (read, read + _written(r), read + _written(r) + r["input"])
+        read, written, whole = (round(end * _BAR / widest) for end in ends)
+        bar = "=" * read + "+" * (written - read) + "-" * (whole - written)
         mark = f" <- {marks[k]}" if marks[k] else ""
         lines.append(
             f"{r['call']:>4} {r['time'] or '-':<20} {one_line(r['thread'])[:20]:<20} {bar:<{_BAR}} "
