@@ -151,9 +151,8 @@ class Request:
 
 def digest(*parts: object) -> str:
     # subtle: a file may hold a lone surrogate (a tool result cut inside a pair): hashed as is
-    return hashlib.sha256(canonical_json(list(parts)).encode("utf-8", "surrogatepass")).hexdigest()[
-        :20
-    ]
+    text = canonical_json(list(parts)).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(text).hexdigest()[:20]
 
 
 def chained(prefix: str, key: str) -> str:
