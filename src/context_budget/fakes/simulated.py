@@ -589,6 +589,11 @@ def _answer(view: _View) -> str:
     facts = _facts(view)
     if not facts:
         return "I could not see any incident report, so I cannot tell which service was down most."
+    return " ".join([*_ranking(facts), *_caveats(view, facts)])
+
+
+def _ranking(facts: Mapping[str, _Fact]) -> list[str]:
+    """The service with the most downtime, its main cause, and the runner-up."""
     totals: dict[str, list[_Fact]] = {}
     for fact in facts.values():
         totals.setdefault(fact.service, []).append(fact)
@@ -607,6 +612,13 @@ def _answer(view: _View) -> str:
     if len(ranked) > 1:
         second = ranked[1]
         parts.append(f"Next was {second} with {sum(f.minutes for f in totals[second])} minutes.")
+    return parts
+
+
+def _caveats(view: _View, facts: Mapping[str, _Fact]) -> list[str]:
+    """What the answer could not check: figures from memory, reports read twice, reports
+    missing."""
+    parts = []
     recalled = sorted(report for report, fact in facts.items() if fact.from_memory)
     if recalled and _notes_mode(view):
         parts.append(
@@ -637,4 +649,4 @@ def _answer(view: _View) -> str:
             f"My figures cover only {len(facts)} of the {_total(view, facts)} reports, "
             "so the answer may be wrong."
         )
-    return " ".join(parts)
+    return parts
