@@ -246,8 +246,18 @@ def _add_files(view: _View, names: Sequence[str]) -> None:
             view.files.append(name)
 
 
-#: A request's tool calls read so far: tool_use id -> (tool name, its input).
-_Uses = dict[str, tuple[str, Mapping[str, Any]]]
+@dataclass
+class _Calls:
+    """A request's tool calls read so far.
+
+    Attributes:
+        uses: tool_use id -> (tool name, its input).
+        notes: tool_use id -> the note a `save_note` call saves, until its result
+            says it failed.
+    """
+
+    uses: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
 
 
 def _read_request(request: Mapping[str, Any]) -> _View:
@@ -257,19 +267,18 @@ def _read_request(request: Mapping[str, Any]) -> _View:
     messages = request.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ValueError("messages must be a non-empty list of messages")
-    uses: _Uses = {}
-    pending_notes: dict[str, str] = {}  # save_note tool_use id -> note
+    calls = _Calls()
     for index, message in enumerate(messages):
         if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
             raise ValueError(f"message {index}: needs role 'user' or 'assistant'")
         last = index == len(messages) - 1
         if message["role"] == "assistant":
-            _read_assistant(message, index, view, uses, pending_notes)
+            _read_assistant(message, index, view, calls)
             continue
         if last:
             _read_last_ask(message, index, view)
-        _read_user(message, index, view, uses, pending_notes, last)
-    for note in pending_notes.values():
+        _read_user(message, index, view, calls, last)
+    for note in calls.notes.values():
         for fact in _note_facts(note):
             view.notes.setdefault(fact.report, fact)
     return view
@@ -287,15 +296,9 @@ def _read_tools(request: Mapping[str, Any], view: _View) -> None:
     )
 
 
-def _read_assistant(
-    message: Mapping[str, Any],
-    index: int,
-    view: _View,
-    uses: _Uses,
-    pending_notes: dict[str, str],
-) -> None:
+def _read_assistant(message: Mapping[str, Any], index: int, view: _View, calls: _Calls) -> None:
     """An assistant turn: its plan's files, a server-side summary, its tool calls (noted
-    in `uses`, a note it saves in `pending_notes`)."""
+    in `calls`)."""
     view.turns += 1
     for block in _blocks(message, index):
         if block["type"] == "text" and isinstance(block.get("text"), str):
@@ -308,14 +311,14 @@ def _read_assistant(
             view.tool_uses += 1
             name, arguments = block.get("name"), block.get("input")
             arguments = arguments if isinstance(arguments, Mapping) else {}
-            uses[str(block.get("id"))] = (str(name), arguments)
+            calls.uses[str(block.get("id"))] = (str(name), arguments)
             path = arguments.get("path")
             if name == "read_file" and isinstance(path, str):
                 view.reads[path] = view.reads.get(path, 0) + 1
             view.listings += name == "list_files"
             note = arguments.get("note")
             if name == "save_note" and isinstance(note, str):
-                pending_notes[str(block.get("id"))] = note
+                calls.notes[str(block.get("id"))] = note
 
 
 def _read_last_ask(message: Mapping[str, Any], index: int, view: _View) -> None:
@@ -329,12 +332,7 @@ def _read_last_ask(message: Mapping[str, Any], index: int, view: _View) -> None:
 
 
 def _read_user(
-    message: Mapping[str, Any],
-    index: int,
-    view: _View,
-    uses: _Uses,
-    pending_notes: dict[str, str],
-    last: bool,
+    message: Mapping[str, Any], index: int, view: _View, calls: _Calls, last: bool
 ) -> None:
     """A user turn's text and tool results; a failed call's note dropped and its file
     marked failed."""
@@ -344,9 +342,9 @@ def _read_user(
         elif block["type"] == "tool_result":
             where = f"message {index}, block {number}"
             text = _text_of(block.get("content"), where)
-            name, arguments = uses.get(str(block.get("tool_use_id")), ("", {}))
+            name, arguments = calls.uses.get(str(block.get("tool_use_id")), ("", {}))
             if block.get("is_error") is True:
-                pending_notes.pop(str(block.get("tool_use_id")), None)
+                calls.notes.pop(str(block.get("tool_use_id")), None)
                 if name == "read_file" and isinstance(arguments.get("path"), str):
                     view.failed.add(arguments["path"])
                 continue
@@ -589,6 +587,11 @@ def _answer(view: _View) -> str:
     facts = _facts(view)
     if not facts:
         return "I could not see any incident report, so I cannot tell which service was down most."
+    return " ".join([*_ranking(facts), *_caveats(view, facts)])
+
+
+def _ranking(facts: Mapping[str, _Fact]) -> list[str]:
+    """The service with the most downtime, its main cause, and the runner-up."""
     totals: dict[str, list[_Fact]] = {}
     for fact in facts.values():
         totals.setdefault(fact.service, []).append(fact)
@@ -607,6 +610,13 @@ def _answer(view: _View) -> str:
     if len(ranked) > 1:
         second = ranked[1]
         parts.append(f"Next was {second} with {sum(f.minutes for f in totals[second])} minutes.")
+    return parts
+
+
+def _caveats(view: _View, facts: Mapping[str, _Fact]) -> list[str]:
+    """What the answer could not check: figures from memory, reports read twice, reports
+    missing."""
+    parts = []
     recalled = sorted(report for report, fact in facts.items() if fact.from_memory)
     if recalled and _notes_mode(view):
         parts.append(
@@ -637,4 +647,4 @@ def _answer(view: _View) -> str:
             f"My figures cover only {len(facts)} of the {_total(view, facts)} reports, "
             "so the answer may be wrong."
         )
-    return " ".join(parts)
+    return parts
