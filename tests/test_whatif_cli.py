@@ -500,3 +500,34 @@ def test_a_tool_result_cut_inside_a_surrogate_pair_is_replayed(
     page = tmp_path / "whatif.html"
     assert main(["whatif", str(path), "--html", str(page)]) == 0
     assert page.read_text(encoding="utf-8").startswith("<!doc")
+
+
+def test_a_replay_that_prices_calls_the_bill_leaves_out_is_not_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bill left out its two calls on a model with no price; the replay on GPT-5
+    priced them, and the text said `+11.7%` of dollars over different calls."""
+    records = [json.loads(line) for line in SYNTHETIC.read_text("utf-8").splitlines()]
+    ids = list(dict.fromkeys(r["message"]["id"] for r in records if r.get("type") == "assistant"))
+    for record in records:  # the session's first two responses on a model of one's own
+        if record.get("type") == "assistant" and record["message"]["id"] in ids[:2]:
+            record["message"]["model"] = "house-model"
+    path = tmp_path / SYNTHETIC.name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    own = _json(capsys, str(path))
+    assert own["bill_unpriced_calls"] == own["replayed_unpriced_calls"] == [1, 2]
+    moved = _json(capsys, str(path), "--model", "gpt-5")
+    assert (moved["bill_unpriced_calls"], moved["replayed_unpriced_calls"]) == ([1, 2], [])
+    assert main(["whatif", str(path), "--model", "gpt-5"]) == 0
+    line, note = [
+        line
+        for line in capsys.readouterr().out.splitlines()
+        if "replayed $" in line or "not compared" in line
+    ]
+    assert "%" not in line
+    assert note == (
+        "  not compared: they price different calls (left out with no price: the bill's "
+        "2 calls (1, 2), the replay's none)"
+    )
+    assert main(["whatif", str(path)]) == 0  # the same calls left out: compared
+    assert "%) = input" in capsys.readouterr().out
