@@ -33,7 +33,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from context_budget.bill_page import bill_page, write_page
+from context_budget.bill_page import adding_up, bill_page, priced_parts, write_page
 from context_budget.bill_page import money as _money
 from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, read_bill
 from context_budget.cli._render import one_line
@@ -263,7 +263,7 @@ def _groups(bill: Bill, by: str, total: float | None, zone: Zone) -> list[dict[s
     groups = bill.groups(by, zone=zone)
     costs: list[float | None] = [None] * len(groups)
     if total is not None:
-        costs = _priced_parts(total, [g.cost for g in groups], places=6)
+        costs = priced_parts(total, [g.cost for g in groups], places=6)
     return [
         {
             "key": g.key,
@@ -297,34 +297,6 @@ def call_row(bill: Bill, number: int) -> dict[str, Any]:
     }
 
 
-def _adding_up(total: float, parts: list[float], places: int = 4) -> list[float]:
-    """`parts` rounded to `places` so that they add up to `total` rounded to `places`.
-
-    Each part is rounded down, then the units of the last place left over go,
-    one each, to the parts that lost the most (largest remainders first).
-    """
-    scale = 10**places
-    scaled = [part * scale for part in parts]
-    floors = [int(part // 1) for part in scaled]
-    # subtle: the total as `money` writes it (0.00435 is 0.0043499… and shows as 0.0043),
-    # not round(total * scale), which the product's own error can carry to the next unit
-    short = round(round(total, places) * scale) - sum(floors)
-    order = sorted(range(len(parts)), key=lambda k: floors[k] - scaled[k])
-    for k in order[: max(0, min(short, len(parts)))]:
-        floors[k] += 1
-    return [floor / scale for floor in floors]
-
-
-def _priced_parts(total: float, parts: list[float | None], places: int = 4) -> list[float | None]:
-    """`_adding_up` over the priced parts alone; an unpriced part (None) stays None."""
-    priced = [k for k, part in enumerate(parts) if part is not None]
-    shown = _adding_up(total, [parts[k] or 0.0 for k in priced], places)
-    found: list[float | None] = [None] * len(parts)
-    for k, value in zip(priced, shown, strict=True):
-        found[k] = value
-    return found
-
-
 def cost_parts(total: float, cost: dict[str, Any]) -> str:
     """`input $a + writes $b + reads $c + output $d`: the parts of `cost` (a `cost` object
     of the JSON, USD), each to 4 places, adding up to `total` as `money` shows it.
@@ -338,7 +310,7 @@ def cost_parts(total: float, cost: dict[str, Any]) -> str:
         if cost.get(name):
             names.append(name)
             words.append(word)
-    parts = _adding_up(total, [cost[name] for name in names])
+    parts = adding_up(total, [cost[name] for name in names])
     return " + ".join(f"{word} {_money(part)}" for word, part in zip(words, parts, strict=True))
 
 
@@ -463,7 +435,7 @@ def _group_table(data: dict[str, Any]) -> list[str]:
     groups, by, total = data["groups"], data["by"], data["cost_usd"]
     costs: list[float | None] = [None] * len(groups)
     if total is not None:  # shown to 4 places, adding up to the total shown
-        costs = _priced_parts(total, [g["cost_usd"] for g in groups])
+        costs = priced_parts(total, [g["cost_usd"] for g in groups])
     rows = [(g["key"], g, cost) for g, cost in zip(groups, costs, strict=True)]
     whole = {
         "calls": data["calls"],
