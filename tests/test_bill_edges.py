@@ -195,6 +195,26 @@ def test_a_window_of_a_file_that_records_only_its_total_says_so(
     assert "cost the file recorded itself: unknown (the window cuts a file" in text
 
 
+def test_a_recorded_cost_says_how_many_calls_it_covers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trajectory that records its cost beside a Claude Code session that records none:
+    the text said `cost the file recorded itself: $…` as if for every call."""
+    trajectory = _two_day_trajectory(tmp_path, per_call=True)
+    session = tmp_path / SYNTHETIC.name
+    session.write_bytes(SYNTHETIC.read_bytes())
+    alone = read_bill(trajectory)
+    both = read_bill([trajectory, session])
+    assert both.recorded_cost == alone.recorded_cost
+    assert (both.recorded_calls(), len(both.calls)) == (len(alone.calls), len(alone.calls) + 10)
+    assert alone.recorded_calls() == len(alone.calls) and read_bill(session).recorded_calls() == 0
+    status, out, _ = _run(capsys, trajectory, session, "--timezone", "UTC", "--json")
+    assert status == 0 and json.loads(out)["recorded_cost_calls"] == len(alone.calls)
+    _, text, _ = _run(capsys, trajectory, session, "--timezone", "UTC")
+    said = f"cost the files recorded themselves, for the {len(alone.calls)} of the "
+    assert said + f"{len(both.calls)} calls in files that record one: $" in text
+
+
 # ---------------------------------------------------------------- the page's target
 
 

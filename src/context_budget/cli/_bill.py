@@ -204,6 +204,7 @@ def report(
         },
         "every_line_cost_usd": usd(every_line.cost().total),
         "recorded_cost_usd": _usd(bill.recorded_cost),
+        "recorded_cost_calls": bill.recorded_calls() if bill.recorded_cost is not None else None,
         "recorded_cost_reason": bill.recorded_cost_reason,
         "skipped": [
             {"kind": s.kind, "file": s.file, "line": s.line, "reason": s.reason}
@@ -340,7 +341,7 @@ def render(data: dict[str, Any]) -> str:
     if data["unpriced_models"]:
         lines.append(_unpriced_line(data))
     if data["recorded_cost_usd"] is not None:
-        lines.append(f"  cost the file recorded itself: {_money(data['recorded_cost_usd'])}")
+        lines.append(_recorded_line(data))
     elif data["recorded_cost_reason"]:
         lines.append(f"  cost the file recorded itself: unknown ({data['recorded_cost_reason']})")
     lines.append(f"cache-read share: {data['cache_read_share']:.1%}")
@@ -366,6 +367,17 @@ def render(data: dict[str, Any]) -> str:
             calls_table(data["per_call"], [causes.get(r["call"], "") for r in data["per_call"]])
         )
     return "\n".join(lines) + "\n"
+
+
+def _recorded_line(data: dict[str, Any]) -> str:
+    """The cost the files recorded themselves, and for how many calls where not for all."""
+    covered, calls = data["recorded_cost_calls"], data["calls"]
+    if covered is None or covered >= calls:
+        return f"  cost the file recorded itself: {_money(data['recorded_cost_usd'])}"
+    return (
+        f"  cost the files recorded themselves, for the {covered:,} of the {calls:,} calls "
+        f"in files that record one: {_money(data['recorded_cost_usd'])}"
+    )
 
 
 def _unpriced_line(data: dict[str, Any]) -> str:
