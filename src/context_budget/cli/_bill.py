@@ -29,6 +29,7 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -174,7 +175,6 @@ def report(
     """
     bill.work_ahead()  # each figure below worked out once, on two cores where that pays
     cost = bill.cost()
-    what_if = bill.what_if()
     every_line = bill.every_line()
     unpriced = bill.unpriced_calls()
     priced = len(unpriced) < len(bill.calls)
@@ -195,13 +195,7 @@ def report(
         "threads": bill.threads,
         "tokens": bill.tokens(),
         "cost_usd": usd(cost.total),
-        "cost": {
-            "uncached_input": usd(cost.uncached_input),
-            "cache_writes": usd(cost.cache_writes),
-            "cache_reads": usd(cost.cache_reads),
-            "output": usd(cost.output),
-            "server_tools": usd(cost.server_tools),
-        },
+        "cost": {name: usd(getattr(cost, name)) for name in _COST_PARTS},
         "every_line_cost_usd": usd(every_line.cost().total),
         "recorded_cost_usd": _usd(bill.recorded_cost),
         "recorded_cost_calls": bill.recorded_calls() if bill.recorded_cost is not None else None,
@@ -211,42 +205,9 @@ def report(
             for s in bill.skipped
         ],
         "cache_read_share": round(bill.cache_read_share, 4),
-        "rebuilds": [
-            {
-                "call": r.call,
-                "thread": r.thread.name,
-                "time": _time(bill.calls[r.call - 1].timestamp),
-                "cause": r.cause,
-                "lost_tokens": r.lost_tokens,
-                "gap_seconds": None if r.gap_seconds is None else round(r.gap_seconds, 3),
-                "extra_usd": _usd(r.extra_usd),
-                "first_difference": r.first_difference,
-                "trigger": r.trigger,
-                "line": r.line,
-                "partial": r.partial,
-                "provider_reason": r.provider_reason,
-            }
-            for r in bill.rebuilds()
-        ],
+        "rebuilds": _rebuild_rows(bill),
         "provider_reasons": bill.provider_reasons(),
-        "what_if": {
-            "actual": usd(what_if.actual),
-            "no_caching": usd(what_if.no_caching),
-            "all_writes_1h": usd(what_if.all_writes_1h),
-            "rebuilds_read": usd(what_if.rebuilds_read),
-            "staggered_starts": usd(what_if.staggered_starts),
-            "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
-            "lifetimes": [
-                {
-                    "thread": life.thread.name,
-                    "five_minutes": _usd(life.five_minutes),
-                    "one_hour": _usd(life.one_hour),
-                    "cheaper": life.cheaper,
-                    "saving": _usd(life.saving),
-                }
-                for life in bill.lifetimes()
-            ],
-        },
+        "what_if": _what_if_section(bill, usd),
     }
     if by is not None:
         found["by"] = by
@@ -254,6 +215,55 @@ def report(
     if calls:
         found["per_call"] = [call_row(bill, number) for number in range(1, len(bill.calls) + 1)]
     return found
+
+
+#: The charges of the JSON's `cost` object, in its order (`pricing.Cost`'s fields).
+_COST_PARTS = ("uncached_input", "cache_writes", "cache_reads", "output", "server_tools")
+
+
+def _rebuild_rows(bill: Bill) -> list[dict[str, Any]]:
+    """The JSON's `rebuilds`: one object per rebuild (`Bill.rebuilds`), in call order."""
+    return [
+        {
+            "call": r.call,
+            "thread": r.thread.name,
+            "time": _time(bill.calls[r.call - 1].timestamp),
+            "cause": r.cause,
+            "lost_tokens": r.lost_tokens,
+            "gap_seconds": None if r.gap_seconds is None else round(r.gap_seconds, 3),
+            "extra_usd": _usd(r.extra_usd),
+            "first_difference": r.first_difference,
+            "trigger": r.trigger,
+            "line": r.line,
+            "partial": r.partial,
+            "provider_reason": r.provider_reason,
+        }
+        for r in bill.rebuilds()
+    ]
+
+
+def _what_if_section(bill: Bill, usd: Callable[[float | None], float | None]) -> dict[str, Any]:
+    """The JSON's `what_if`: the input side under other choices (`Bill.what_if`, dollars
+    through `usd`) and each thread's two lifetimes (`Bill.lifetimes`)."""
+    what_if = bill.what_if()
+    return {
+        "actual": usd(what_if.actual),
+        "no_caching": usd(what_if.no_caching),
+        "all_writes_1h": usd(what_if.all_writes_1h),
+        "rebuilds_read": usd(what_if.rebuilds_read),
+        "staggered_starts": usd(what_if.staggered_starts),
+        "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
+        "lifetimes": [
+            {
+                "thread": life.thread.name,
+                "five_minutes": _usd(life.five_minutes),
+                "one_hour": _usd(life.one_hour),
+                "cheaper": life.cheaper,
+                "saving": _usd(life.saving),
+            }
+            for life in bill.lifetimes()
+        ],
+    }
 
 
 def _groups(bill: Bill, by: str, total: float | None, zone: Zone) -> list[dict[str, Any]]:
