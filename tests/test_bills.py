@@ -12,9 +12,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from context_budget import PRICES, Bill, model_family, price_for, read_bill
+from context_budget import PRICES, Bill, bills, model_family, price_for, read_bill
 from context_budget.bills import Call
 from context_budget.pricing import Cost, cost
+from context_budget.sessions import ThreadId
 from context_budget.usage import Usage, split_writes
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
@@ -93,6 +94,20 @@ def test_the_project_folder_reads_every_session_and_agent_file() -> None:
 def test_calls_are_in_time_order() -> None:
     times = [c.timestamp or 0.0 for c in read_bill(PROJECT).calls]
     assert times == sorted(times)
+
+
+@given(st.lists(st.one_of(st.none(), st.sampled_from([0.0, 1.5, 2.0, 7.25])), max_size=12))
+@example([2.0, None, 1.5, None, 2.0])
+def test_calls_without_a_time_come_last_and_ties_keep_the_order_read(
+    stamps: list[float | None],
+) -> None:
+    calls = [Call(ThreadId(str(k)), stamp, "m", Usage(1, 1)) for k, stamp in enumerate(stamps)]
+    order = bills._in_time(calls)
+    timed = [k for k, stamp in enumerate(stamps) if stamp is not None]
+    expected = sorted(timed, key=lambda k: (stamps[k], k)) + [
+        k for k, stamp in enumerate(stamps) if stamp is None
+    ]
+    assert order == expected
 
 
 # ---------------------------------------------------------------- rebuilds

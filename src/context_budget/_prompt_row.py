@@ -224,6 +224,68 @@ def prompt_row(
         refuse: False lets a marker where the API refuses one pass (as no
             marker), for counting tokens only.
     """
+    tools, system, messages, speed = _parts(request)
+    settings = {**_settings(request), "images": _has_image(messages)}
+    row = _Row(hashlib.sha256(canonical_json(model).encode()), count, refuse)
+    for number, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise TypeError(f"tools[{number}] has type {type(tool).__name__}, not dict")
+        _check_data(tool, f"tools[{number}]")
+        unmarked = _unmarked(tool)
+        row.add(f"tools.{number}", tool, canonical_json(unmarked), unmarked)
+    row.digest.update(b"\x01system" + canonical_json(speed).encode())
+    for number, block in enumerate(system):
+        _check_system_block(block, number)
+        row.add(f"system.{number}", block, block["text"], _unmarked(block))
+    row.digest.update(b"\x01messages" + canonical_json(settings).encode())
+    kept_from = _kept_thinking_from(thinking, messages)
+    for index, message in enumerate(messages):
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for number, block in enumerate(blocks):
+            stripped = index < kept_from and message["role"] == "assistant"
+            if stripped and block["type"] in _THINKING:
+                continue  # dropped from the prompt: neither counted nor hashed
+            hashed = {**_unmarked(block), "_role": message["role"]}
+            where = f"messages.{index}.content.{number}"
+            row.add(where, block, request_block_text(block), hashed, index)
+    return row.blocks
+
+
+class _Row:
+    """A prompt's blocks as they are added, each keyed by the hash of all up to it."""
+
+    def __init__(self, digest: Any, count: Callable[[str], int], refuse: bool) -> None:
+        self.digest = digest
+        self.count = count
+        self.refuse = refuse
+        self.blocks: list[Block] = []
+
+    def add(
+        self,
+        where: str,
+        block: Mapping[str, Any],
+        text: str,
+        hashed: Mapping[str, Any],
+        message: int = -1,
+    ) -> None:
+        """Add `block` (at `where`, in message `message` or -1), its `text` counted and
+        `hashed` (the block without its markers) added to the running hash."""
+        markers = _markers(block, where, self.refuse)
+        self.digest.update(b"\x00" + canonical_json(hashed).encode())
+        tokens = self.count(text)
+        self.blocks.append(
+            Block(self.digest.hexdigest(), tokens, _eligible(block), markers, message)
+        )
+
+
+def _parts(request: Mapping[str, Any]) -> tuple[list[Any], list[Any], list[Any], str | None]:
+    """(tools, system blocks, messages, speed) of a request, checked; a system given as a
+    string is one text block.
+
+    Raises:
+        TypeError, ValueError: a part of the wrong type, or a malformed message.
+    """
     tools = request.get("tools") or []
     system = request.get("system") or []
     messages = request.get("messages") or []
@@ -237,49 +299,16 @@ def prompt_row(
     speed = request.get("speed")
     if speed is not None and not isinstance(speed, str):
         raise TypeError(f"speed must be a str, got {short_repr(speed)}")
-    settings = {**_settings(request), "images": _has_image(messages)}
-    digest = hashlib.sha256(canonical_json(model).encode())
-    row: list[Block] = []
+    return tools, system, messages, speed
 
-    def add(
-        where: str,
-        block: Mapping[str, Any],
-        text: str,
-        hashed: Mapping[str, Any],
-        message: int = -1,
-    ) -> None:
-        markers = _markers(block, where, refuse)
-        digest.update(b"\x00" + canonical_json(hashed).encode())
-        tokens = count(text)
-        row.append(Block(digest.hexdigest(), tokens, _eligible(block), markers, message))
 
-    for number, tool in enumerate(tools):
-        if not isinstance(tool, dict):
-            raise TypeError(f"tools[{number}] has type {type(tool).__name__}, not dict")
-        _check_data(tool, f"tools[{number}]")
-        unmarked = _unmarked(tool)
-        add(f"tools.{number}", tool, canonical_json(unmarked), unmarked)
-    digest.update(b"\x01system" + canonical_json(speed).encode())
-    for number, block in enumerate(system):
-        if not isinstance(block, dict) or block.get("type") != "text":
-            raise TypeError(f"system[{number}] must be a text block, got {short_repr(block)}")
-        if "text" not in block:
-            raise ValueError(f"system[{number}] (text) has no 'text'")
-        if not isinstance(block["text"], str):
-            found = type(block["text"]).__name__
-            raise TypeError(f"system[{number}] (text) has 'text' of type {found}, not str")
-        _check_data(block, f"system[{number}]")
-        add(f"system.{number}", block, block["text"], _unmarked(block))
-    digest.update(b"\x01messages" + canonical_json(settings).encode())
-    kept_from = _kept_thinking_from(thinking, messages)
-    for index, message in enumerate(messages):
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        for number, block in enumerate(blocks):
-            stripped = index < kept_from and message["role"] == "assistant"
-            if stripped and block["type"] in _THINKING:
-                continue  # dropped from the prompt: neither counted nor hashed
-            hashed = {**_unmarked(block), "_role": message["role"]}
-            where = f"messages.{index}.content.{number}"
-            add(where, block, request_block_text(block), hashed, index)
-    return row
+def _check_system_block(block: object, number: int) -> None:
+    """Refuse a system block that is not a text block with text (naming `system[number]`)."""
+    if not isinstance(block, dict) or block.get("type") != "text":
+        raise TypeError(f"system[{number}] must be a text block, got {short_repr(block)}")
+    if "text" not in block:
+        raise ValueError(f"system[{number}] (text) has no 'text'")
+    if not isinstance(block["text"], str):
+        found = type(block["text"]).__name__
+        raise TypeError(f"system[{number}] (text) has 'text' of type {found}, not str")
+    _check_data(block, f"system[{number}]")

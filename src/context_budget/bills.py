@@ -45,7 +45,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from os import PathLike
 from pathlib import Path, PurePath
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from context_budget._aside import aside
 from context_budget.cache_policy import LIFETIME_SECONDS, CachePolicy
@@ -809,6 +809,17 @@ class Bill:
                 named.add(f"{call.model} ({call.usage.speed})")
         return tuple(sorted(named))
 
+    def recorded_calls(self) -> int:
+        """How many of the calls `recorded_cost` covers: those of the sessions that recorded
+        a cost (0 when none did). Fewer than all in a folder of several formats, where only
+        some files record their cost."""
+        if self.recorded_cost is None:
+            return 0
+        if len(self._origin) != len(self.calls) or not self._sessions:  # a bill made by hand
+            return len(self.calls)
+        sessions = self._sessions
+        return sum(1 for index in self._origin if sessions[index].recorded_cost is not None)
+
     def unpriced_calls(self, prices: Mapping[str, Price] | None = None) -> tuple[int, ...]:
         """The numbers (from 1) of the calls with no price, left out of `cost`.
 
@@ -1434,25 +1445,32 @@ def _filed(call: Call, session: Session) -> Call:
     )
 
 
+def _in_time(calls: Sequence[Call]) -> list[int]:
+    """The indexes of `calls` in time order: calls without a time last, ties in the order
+    given (the sort is stable)."""
+    stamps = [call.timestamp for call in calls]
+    if None in stamps:
+        return sorted(range(len(stamps)), key=lambda k: (stamps[k] is None, stamps[k] or 0.0))
+    times = cast(list[float], stamps)  # the usual bill: every call timed
+    return sorted(range(len(times)), key=times.__getitem__)
+
+
 def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]) -> Bill:
     numbered = [_filed(call, session) for session in sessions for call in session.calls]
     origin = [index for index, session in enumerate(sessions) for _ in session.calls]
-    order = sorted(
-        range(len(numbered)),
-        key=lambda k: (numbered[k].timestamp is None, numbered[k].timestamp or 0.0, k),
-    )
+    order = _in_time(numbered)
     formats = {session.format for session in sessions}
     costs = [s.recorded_cost for s in sessions if s.recorded_cost is not None]
     return Bill(
-        calls=tuple(numbered[k] for k in order),
+        calls=tuple(map(numbered.__getitem__, order)),
         format=formats.pop() if len(formats) == 1 else "mixed",
         files=files,
         recorded_cost=sum(costs) if costs else None,
         recorded_tokens=sessions[0].recorded_tokens if len(sessions) == 1 else None,
         _sessions=tuple(sessions),
         skipped=tuple(skipped),
-        _origin=tuple(origin[k] for k in order),
-        _lines=tuple(call for session in sessions for call in session.usage_records),
+        _origin=tuple(map(origin.__getitem__, order)),
+        _lines=tuple([call for session in sessions for call in session.usage_records]),
         _messages=Places.joined([session.places for session in sessions]),
     )
 

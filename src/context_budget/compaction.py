@@ -239,6 +239,41 @@ def compact_with_record(
         return Compacted(out, 1, range(0), total, clearing.cleared)
 
     # step 2: one summary message between what is kept at each end
+    summarized, summary, what = _step_two(
+        cleared, sizes, (budget, fixed, total), summarize, counter, single_task
+    )
+    kept = sum(sizes[: summarized.start]) + sum(sizes[summarized.stop :])
+    size = fixed + message_size(summary, counter) + kept
+    if size > budget:
+        still = "still " if size < before else ""
+        raise ContextOverflowError(
+            f"budget {budget} tokens, the compacted context is {still}{size} tokens "
+            f"({what} alone are {kept} tokens)",
+            budget=budget,
+            size=size,
+        )
+    messages = [*cleared[: summarized.start], summary, *cleared[summarized.stop :]]
+    out = Layers(layers.system, list(layers.pinned), messages)
+    return Compacted(out, 2, summarized, size, clearing.cleared)
+
+
+def _step_two(
+    cleared: Sequence[Message],
+    sizes: Sequence[int],
+    room: tuple[int, int, int],
+    summarize: Summarizer,
+    counter: TokenCounter,
+    single_task: bool,
+) -> tuple[range, Message, str]:
+    """Step 2's summary: (the indexes it stands for, the summary message, what is kept
+    beside it, in words). `room` is (the budget, the system and pinned tokens, the
+    context's tokens after step 1).
+
+    Raises:
+        ContextOverflowError: nothing can be summarized (no older question, or in
+            single-task mode no whole round between the task and the latest one).
+    """
+    budget, fixed, total = room
     if single_task:
         summarized, summary = _task_summary(cleared, sizes, budget - fixed, summarize, counter)
         what = "the task, the latest round and what follows it"
@@ -259,19 +294,7 @@ def compact_with_record(
             budget=budget,
             size=total,
         )
-    kept = sum(sizes[: summarized.start]) + sum(sizes[summarized.stop :])
-    size = fixed + message_size(summary, counter) + kept
-    if size > budget:
-        still = "still " if size < before else ""
-        raise ContextOverflowError(
-            f"budget {budget} tokens, the compacted context is {still}{size} tokens "
-            f"({what} alone are {kept} tokens)",
-            budget=budget,
-            size=size,
-        )
-    messages = [*cleared[: summarized.start], summary, *cleared[summarized.stop :]]
-    out = Layers(layers.system, list(layers.pinned), messages)
-    return Compacted(out, 2, summarized, size, clearing.cleared)
+    return summarized, summary, what
 
 
 def _task_summary(

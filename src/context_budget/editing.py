@@ -243,17 +243,60 @@ def clear_tool_uses_20250919(
     if not checked:
         check_messages(messages)
     count = resolve_counter(counter)
-    if edit is None:
-        edit = {}
+    edit = {} if edit is None else edit
     if not isinstance(edit, Mapping):
         raise TypeError(f"edit must be a dict of the edit's parameters, got {short_repr(edit)}")
     if prompt_tokens is not None:
         as_count(prompt_tokens, "prompt_tokens")
+    parsed = _clear_edit(edit)
+    uses = _uses(messages)
+    unchanged = ClearResult(list(messages), 0, 0)
+    if not _fired(parsed.trigger, uses, messages, prompt_tokens, count):
+        return unchanged
+    inputs = parsed.inputs
+
+    def inputs_of(name: str) -> bool:
+        return inputs is True or (isinstance(inputs, list) and name in inputs)
+
+    clearable = _clearable(messages, placeholder)
+    old = uses[: max(0, len(uses) - parsed.keep)]
+    chosen = [u for u in old if u.name not in parsed.excluded and u.result in clearable]
+    saved = _saved(messages, chosen, inputs_of, placeholder, count)
+    if not chosen or (parsed.at_least is not None and saved < parsed.at_least):
+        return unchanged  # subtle: the veto keeps the prompt, and so the cache, intact
+    return ClearResult(_apply(messages, chosen, inputs_of, placeholder), len(chosen), saved)
+
+
+@dataclass(frozen=True)
+class _ClearEdit:
+    """A `clear_tool_uses_20250919` edit's parameters, read and checked.
+
+    Attributes:
+        trigger: the trigger as given (checked when it is read, `_fired`).
+        keep: the tool uses kept, newest first.
+        at_least: the tokens a clearing must free, or None when no veto applies.
+        excluded: the tools whose results are never cleared.
+        inputs: True, False, or the tools whose inputs are cleared too.
+    """
+
+    trigger: object
+    keep: int
+    at_least: int | None
+    excluded: frozenset[str]
+    inputs: bool | list[str]
+
+
+def _clear_edit(edit: Mapping[str, Any]) -> _ClearEdit:
+    """The parameters of one edit (`_ClearEdit`), each missing one at its default.
+
+    Raises:
+        ContextManagementError: a parameter has the wrong shape.
+    """
     trigger = edit.get("trigger") or {"type": "input_tokens", "value": _CLEAR_DEFAULT_TRIGGER}
     keep = _value(edit.get("keep"), "tool_uses", 3, "keep")
     vetoes = edit.get("clear_at_least") is not None
     at_least = _value(edit.get("clear_at_least"), "input_tokens", 0, "clear_at_least")
-    excluded = set(_names(edit.get("exclude_tools") or [], "exclude_tools"))
+    excluded = frozenset(_names(edit.get("exclude_tools") or [], "exclude_tools"))
     inputs = edit.get("clear_tool_inputs", False)
     if not isinstance(inputs, bool | list):
         raise ContextManagementError(
@@ -261,22 +304,33 @@ def clear_tool_uses_20250919(
         )
     if isinstance(inputs, list):
         _names(inputs, "clear_tool_inputs")
-    uses = _uses(messages)
+    return _ClearEdit(trigger, keep, at_least if vetoes else None, excluded, inputs)
+
+
+def _fired(
+    trigger: object,
+    uses: Sequence[_Use],
+    messages: Sequence[Message],
+    prompt_tokens: int | None,
+    count: Callable[[str], int],
+) -> bool:
+    """True when the edit's trigger is passed: more tool uses than its value, or a prompt
+    of more input tokens (the messages' own size when `prompt_tokens` is None)."""
     if isinstance(trigger, Mapping) and trigger.get("type") == "tool_uses":
-        fired = len(uses) > _value(trigger, "tool_uses", 0, "trigger")
-    else:
-        size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens
-        fired = size > _value(trigger, "input_tokens", _CLEAR_DEFAULT_TRIGGER, "trigger")
-    unchanged = ClearResult(list(messages), 0, 0)
-    if not fired:
-        return unchanged
+        return len(uses) > _value(trigger, "tool_uses", 0, "trigger")
+    size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens
+    return size > _value(trigger, "input_tokens", _CLEAR_DEFAULT_TRIGGER, "trigger")
 
-    def inputs_of(name: str) -> bool:
-        return inputs is True or (isinstance(inputs, list) and name in inputs)
 
-    clearable = _clearable(messages, placeholder)
-    old = uses[: max(0, len(uses) - keep)]
-    chosen = [u for u in old if u.name not in excluded and u.result in clearable]
+def _saved(
+    messages: Sequence[Message],
+    chosen: Sequence[_Use],
+    inputs_of: Callable[[str], bool],
+    placeholder: str,
+    count: Callable[[str], int],
+) -> int:
+    """The tokens clearing the `chosen` uses frees: each result's text less the
+    placeholder's, and where its tool's inputs are cleared, its input's."""
     saved = 0
     for use in chosen:
         assert use.result is not None  # only results clearing.py found are chosen
@@ -287,9 +341,7 @@ def clear_tool_uses_20250919(
         if inputs_of(use.name):
             call = messages[use.call[0]]["content"][use.call[1]]
             saved += _input_tokens(call, count) - _input_tokens({**call, "input": {}}, count)
-    if not chosen or (vetoes and saved < at_least):
-        return unchanged  # subtle: the veto keeps the prompt, and so the cache, intact
-    return ClearResult(_apply(messages, chosen, inputs_of, placeholder), len(chosen), saved)
+    return saved
 
 
 def clear_tool_uses_langchain(

@@ -113,46 +113,18 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
     problems: list[HistoryProblem] = []
     seen: set[str] = set()  # ids of every tool_use so far
     asked: dict[str, int] = {}  # id -> message index, of the calls the previous turn made
+    moved_on = -1
     for role, start, stop in _turns(messages):
-        answered: set[str] = set()
-        after_text = False
-        calls: dict[str, int] = {}  # this turn's calls: id -> message index
-        moved_on = -1  # the last message of the turn holding more than calls
+        turn = _Turn(role, asked)
         for index in range(start, stop):
-            message = messages[index]
-            if isinstance(message["content"], str) or any(
-                block["type"] != "tool_use" for block in message_blocks(message)
-            ):
-                moved_on = index
-            for block in message_blocks(message):
-                kind = block["type"]
-                if kind == "tool_use":
-                    call_id = block["id"]
-                    if role != "assistant":
-                        problems.append(HistoryProblem(index, call_id, MISPLACED_CALL))
-                    else:
-                        if call_id in seen:
-                            problems.append(HistoryProblem(index, call_id, DUPLICATE_CALL))
-                        calls.setdefault(call_id, index)
-                    seen.add(call_id)
-                elif kind == "tool_result":
-                    call_id = block["tool_use_id"]
-                    if role == "user" and call_id in asked:
-                        if after_text or call_id in answered:
-                            problems.append(HistoryProblem(index, call_id, MISPLACED_RESULT))
-                        answered.add(call_id)
-                    elif call_id in seen:
-                        problems.append(HistoryProblem(index, call_id, MISPLACED_RESULT))
-                    else:
-                        problems.append(HistoryProblem(index, call_id, ORPHAN_RESULT))
-                else:
-                    after_text = True
+            turn.read(index, messages[index], seen, problems)
         problems.extend(
             HistoryProblem(index, call_id, UNANSWERED_CALL)
             for call_id, index in asked.items()
-            if call_id not in answered
+            if call_id not in turn.answered
         )
-        asked = calls if role == "assistant" else {}
+        asked = turn.calls if role == "assistant" else {}
+        moved_on = turn.moved_on
     if asked:  # the last turn's calls are pending, unless the turn went on past them
         problems.extend(
             HistoryProblem(index, call_id, UNANSWERED_CALL)
@@ -162,3 +134,66 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
     # subtle: a turn's unanswered calls are found one turn later; sorting is stable
     problems.sort(key=lambda problem: problem.index)
     return problems
+
+
+class _Turn:
+    """One turn's messages as `validate_history` reads them, block by block.
+
+    Attributes:
+        role: the turn's role.
+        asked: the calls the turn before made (id -> message index), which this
+            turn's results answer.
+        answered: the ids of those calls this turn answered.
+        calls: this turn's own calls (an assistant turn's), id -> message index.
+        moved_on: the index of the turn's last message holding more than calls, or -1.
+        after_text: True once the turn held a block that is neither call nor result.
+    """
+
+    def __init__(self, role: str, asked: dict[str, int]) -> None:
+        self.role = role
+        self.asked = asked
+        self.answered: set[str] = set()
+        self.calls: dict[str, int] = {}
+        self.moved_on = -1
+        self.after_text = False
+
+    def read(
+        self, index: int, message: Message, seen: set[str], problems: list[HistoryProblem]
+    ) -> None:
+        """Check message `index`'s blocks, adding what is wrong to `problems` and every
+        call's id to `seen`."""
+        if isinstance(message["content"], str) or any(
+            block["type"] != "tool_use" for block in message_blocks(message)
+        ):
+            self.moved_on = index
+        for block in message_blocks(message):
+            kind = block["type"]
+            if kind == "tool_use":
+                self._call(index, block["id"], seen, problems)
+            elif kind == "tool_result":
+                problem = self._result(block["tool_use_id"], seen)
+                if problem is not None:
+                    problems.append(HistoryProblem(index, block["tool_use_id"], problem))
+            else:
+                self.after_text = True
+
+    def _call(
+        self, index: int, call_id: str, seen: set[str], problems: list[HistoryProblem]
+    ) -> None:
+        """A tool call: misplaced outside an assistant turn, a duplicate of an id seen."""
+        if self.role != "assistant":
+            problems.append(HistoryProblem(index, call_id, MISPLACED_CALL))
+        else:
+            if call_id in seen:
+                problems.append(HistoryProblem(index, call_id, DUPLICATE_CALL))
+            self.calls.setdefault(call_id, index)
+        seen.add(call_id)
+
+    def _result(self, call_id: str, seen: set[str]) -> str | None:
+        """What is wrong with a result for `call_id` here, or None (it answers a call of
+        the turn before, in place)."""
+        if self.role == "user" and call_id in self.asked:
+            misplaced = self.after_text or call_id in self.answered
+            self.answered.add(call_id)
+            return MISPLACED_RESULT if misplaced else None
+        return MISPLACED_RESULT if call_id in seen else ORPHAN_RESULT

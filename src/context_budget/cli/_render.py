@@ -210,9 +210,16 @@ def render_report(report: dict[str, Any]) -> str:
     lines += _thread_lines(report["threads"])
     lines += _segment_lines(report["segments"])
     lines += _final_lines(report["final"])
+    lines += _largest_lines(report["largest"], report["messages"])
+    lines += _result_lines(report["tool_results"])
+    lines += _history_lines(report["history"])
+    lines += _budget_lines(report["budget"])
+    return "\n".join(part for line in lines for part in _fit(line) or [""]) + "\n"
 
-    largest = report["largest"]
-    lines.append(f"largest messages ({len(largest)} of {report['messages']:,})")
+
+def _largest_lines(largest: list[dict[str, Any]], messages: int) -> list[str]:
+    """The largest messages' table (or its heading alone when there are none)."""
+    lines = [f"largest messages ({len(largest)} of {messages:,})"]
     if largest:
         rows = [
             [
@@ -227,8 +234,12 @@ def render_report(report: dict[str, Any]) -> str:
         ]
         lines += _table(["index", "role", "kind", "tokens", "share", "tools"], rows, {0, 3, 4})
     lines.append("")
+    return lines
 
-    results = report["tool_results"]
+
+def _result_lines(results: dict[str, Any]) -> list[str]:
+    """The tool results: how many and their share, then a row per tool."""
+    lines: list[str] = []
     if results["count"]:
         lines.append(
             f"tool results: {_plural(results['count'], 'result')}, "
@@ -243,8 +254,12 @@ def render_report(report: dict[str, Any]) -> str:
     else:
         lines.append("tool results: none")
     lines.append("")
+    return lines
 
-    problems = report["history"]
+
+def _history_lines(problems: list[dict[str, Any]]) -> list[str]:
+    """The history check: each broken tool-call pair, or that there is none."""
+    lines: list[str] = []
     if problems:
         lines.append(
             f"history: {_plural(len(problems), 'broken tool-call pair')}; "
@@ -256,9 +271,7 @@ def render_report(report: dict[str, Any]) -> str:
     else:
         lines.append("history: no broken tool-call pairs")
     lines.append("")
-
-    lines += _budget_lines(report["budget"])
-    return "\n".join(part for line in lines for part in _fit(line) or [""]) + "\n"
+    return lines
 
 
 def _layer_lines(layers: dict[str, int]) -> list[str]:

@@ -321,6 +321,46 @@ def _final(transcript: Session, counter: TokenCounter) -> dict[str, Any] | None:
     }
 
 
+def _largest(
+    conversation: Sequence[Message], sizes: Sequence[int], total: int, names: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The `LARGEST` largest messages, most tokens first, ties in order (`largest` rows)."""
+    order = sorted(range(len(conversation)), key=lambda i: (-sizes[i], i))
+    return [
+        {
+            "index": i,
+            "role": conversation[i]["role"],
+            "kind": _kind(conversation[i]),
+            "tools": _tools_of(conversation[i], names),
+            "tokens": sizes[i],
+            "share": _share(sizes[i], total),
+        }
+        for i in order[:LARGEST]
+    ]
+
+
+def _tool_results(
+    results: Sequence[tuple[int, int | None, str, int]], total: int
+) -> dict[str, Any]:
+    """The `tool_results` section: how many, their tokens and share, and by tool (most
+    tokens first, then by name)."""
+    by_tool: dict[str, list[int]] = {}  # tool name -> [results, tokens]
+    for _, _, tool, tokens in results:
+        count = by_tool.setdefault(tool, [0, 0])
+        count[0] += 1
+        count[1] += tokens
+    result_tokens = sum(tokens for *_, tokens in results)
+    return {
+        "count": len(results),
+        "tokens": result_tokens,
+        "share": _share(result_tokens, total),
+        "by_tool": [
+            {"tool": tool, "count": count, "tokens": tokens, "share": _share(tokens, total)}
+            for tool, (count, tokens) in sorted(by_tool.items(), key=lambda t: (-t[1][1], t[0]))
+        ],
+    }
+
+
 def build_report(
     transcript: Session,
     path: str,
@@ -335,25 +375,7 @@ def build_report(
     sizes = message_sizes(conversation, counter)  # message index -> tokens, counted once
     total = system + pinned + sum(sizes)
     names = _call_names(conversation)
-    order = sorted(range(len(conversation)), key=lambda i: (-sizes[i], i))
-    largest = [
-        {
-            "index": i,
-            "role": conversation[i]["role"],
-            "kind": _kind(conversation[i]),
-            "tools": _tools_of(conversation[i], names),
-            "tokens": sizes[i],
-            "share": _share(sizes[i], total),
-        }
-        for i in order[:LARGEST]
-    ]
     results = _result_rows(conversation, sizes, names, counter)
-    by_tool: dict[str, list[int]] = {}  # tool name -> [results, tokens]
-    for _, _, tool, tokens in results:
-        count = by_tool.setdefault(tool, [0, 0])
-        count[0] += 1
-        count[1] += tokens
-    result_tokens = sum(tokens for *_, tokens in results)
     dense = _dense_share(layers, conversation)
     shape = _SHAPES[transcript.format]
     return {
@@ -375,16 +397,8 @@ def build_report(
             "conversation": total - system - pinned,
             "total": total,
         },
-        "largest": largest,
-        "tool_results": {
-            "count": len(results),
-            "tokens": result_tokens,
-            "share": _share(result_tokens, total),
-            "by_tool": [
-                {"tool": tool, "count": count, "tokens": tokens, "share": _share(tokens, total)}
-                for tool, (count, tokens) in sorted(by_tool.items(), key=lambda t: (-t[1][1], t[0]))
-            ],
-        },
+        "largest": _largest(conversation, sizes, total, names),
+        "tool_results": _tool_results(results, total),
         "history": [
             {"index": p.index, "tool_use_id": p.tool_use_id, "problem": p.problem}
             for p in validate_history(conversation)

@@ -232,15 +232,9 @@ class EmulatedClient(ClientShape):
         iterations: list[dict[str, Any]] = []
         content: list[dict[str, Any]] = []
         if compaction is not None:
-            summary = self._summarize(
-                copy.deepcopy(view["messages"]), compaction.get("instructions")
-            )
-            block = {"type": "compaction", "content": summary}
-            used = self.cache.usage(view).as_dict()
-            used["output_tokens"] = count_text(summary, self._counter)
-            iterations.append({"type": "compaction", **used})
+            view, block, iteration = self._compact(view, compaction)
+            iterations.append(iteration)
             content.append(block)
-            view = {**view, "messages": [{"role": "assistant", "content": [block]}]}
         self.requests.append(self._snapshots.take(view))
         if prewarm:
             usage = self.cache.usage(view).as_dict()  # output 0: nothing is billed but input
@@ -273,6 +267,19 @@ class EmulatedClient(ClientShape):
             "usage": usage,
             "context_management": None if management is None else {"applied_edits": applied},
         }
+
+    def _compact(
+        self, view: dict[str, Any], compaction: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """A server-side compaction before the reply: (the request as it goes on, the
+        messages replaced by the compaction block; the block; its iteration's usage, the
+        summary as output)."""
+        summary = self._summarize(copy.deepcopy(view["messages"]), compaction.get("instructions"))
+        block = {"type": "compaction", "content": summary}
+        used = self.cache.usage(view).as_dict()
+        used["output_tokens"] = count_text(summary, self._counter)
+        after = {**view, "messages": [{"role": "assistant", "content": [block]}]}
+        return after, block, {"type": "compaction", **used}
 
     def _count_tokens(self, request: Mapping[str, Any], *, beta: bool) -> dict[str, Any]:
         full = {"max_tokens": 1, **request}

@@ -246,9 +246,46 @@ def _add_files(view: _View, names: Sequence[str]) -> None:
             view.files.append(name)
 
 
+@dataclass
+class _Calls:
+    """A request's tool calls read so far.
+
+    Attributes:
+        uses: tool_use id -> (tool name, its input).
+        notes: tool_use id -> the note a `save_note` call saves, until its result
+            says it failed.
+    """
+
+    uses: dict[str, tuple[str, Mapping[str, Any]]] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+
+
 def _read_request(request: Mapping[str, Any]) -> _View:
     """Everything the model uses from one request, checked as it is read."""
     view = _View()
+    _read_tools(request, view)
+    messages = request.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ValueError("messages must be a non-empty list of messages")
+    calls = _Calls()
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
+            raise ValueError(f"message {index}: needs role 'user' or 'assistant'")
+        last = index == len(messages) - 1
+        if message["role"] == "assistant":
+            _read_assistant(message, index, view, calls)
+            continue
+        if last:
+            _read_last_ask(message, index, view)
+        _read_user(message, index, view, calls, last)
+    for note in calls.notes.values():
+        for fact in _note_facts(note):
+            view.notes.setdefault(fact.report, fact)
+    return view
+
+
+def _read_tools(request: Mapping[str, Any], view: _View) -> None:
+    """The tools offered, and whether the model may call them (`tool_choice` not none)."""
     tools = request.get("tools") or []
     if not isinstance(tools, list):
         raise TypeError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
@@ -257,66 +294,64 @@ def _read_request(request: Mapping[str, Any]) -> _View:
     view.tools_on = bool(view.tools) and not (
         isinstance(choice, Mapping) and choice.get("type") == "none"
     )
-    messages = request.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise ValueError("messages must be a non-empty list of messages")
-    uses: dict[str, tuple[str, Mapping[str, Any]]] = {}  # tool_use id -> (name, input)
-    pending_notes: dict[str, str] = {}  # save_note tool_use id -> note
-    for index, message in enumerate(messages):
-        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
-            raise ValueError(f"message {index}: needs role 'user' or 'assistant'")
-        last = index == len(messages) - 1
-        if message["role"] == "assistant":
-            view.turns += 1
-            for block in _blocks(message, index):
-                if block["type"] == "text" and isinstance(block.get("text"), str):
-                    for line in block["text"].splitlines():
-                        if line.startswith(_PLAN):
-                            _add_files(view, _FILE.findall(line))
-                elif block["type"] == "compaction" and isinstance(block.get("content"), str):
-                    _read_user_text(block["content"], view)  # a server-side summary
-                elif block["type"] == "tool_use":
-                    view.tool_uses += 1
-                    name, arguments = block.get("name"), block.get("input")
-                    arguments = arguments if isinstance(arguments, Mapping) else {}
-                    uses[str(block.get("id"))] = (str(name), arguments)
-                    path = arguments.get("path")
-                    if name == "read_file" and isinstance(path, str):
-                        view.reads[path] = view.reads.get(path, 0) + 1
-                    view.listings += name == "list_files"
-                    note = arguments.get("note")
-                    if name == "save_note" and isinstance(note, str):
-                        pending_notes[str(block.get("id"))] = note
-            continue
-        if last:
-            asked = " ".join(
-                str(b.get("text")) for b in _blocks(message, index) if b["type"] == "text"
-            )
-            view.summary_asked = bool(_SUMMARY_ASKED.search(asked))
-            if view.summary_asked and _NO_TOOLS.search(asked):
-                view.tools_on = False  # asked in words: the tools stay, unused
-            limit = _WORD_LIMIT.search(asked)
-            view.word_limit = int(limit.group(1)) if limit else None
-        for number, block in enumerate(_blocks(message, index)):
-            if block["type"] == "text" and isinstance(block.get("text"), str):
-                _read_user_text(block["text"], view)
-            elif block["type"] == "tool_result":
-                where = f"message {index}, block {number}"
-                text = _text_of(block.get("content"), where)
-                name, arguments = uses.get(str(block.get("tool_use_id")), ("", {}))
-                if block.get("is_error") is True:
-                    pending_notes.pop(str(block.get("tool_use_id")), None)
-                    if name == "read_file" and isinstance(arguments.get("path"), str):
-                        view.failed.add(arguments["path"])
-                    continue
-                if name == "list_files":
-                    _add_files(view, _FILE.findall(text))
-                    view.listing_in_last_message |= last
-                _read_user_text(text, view)
-    for note in pending_notes.values():
-        for fact in _note_facts(note):
-            view.notes.setdefault(fact.report, fact)
-    return view
+
+
+def _read_assistant(message: Mapping[str, Any], index: int, view: _View, calls: _Calls) -> None:
+    """An assistant turn: its plan's files, a server-side summary, its tool calls (noted
+    in `calls`)."""
+    view.turns += 1
+    for block in _blocks(message, index):
+        if block["type"] == "text" and isinstance(block.get("text"), str):
+            for line in block["text"].splitlines():
+                if line.startswith(_PLAN):
+                    _add_files(view, _FILE.findall(line))
+        elif block["type"] == "compaction" and isinstance(block.get("content"), str):
+            _read_user_text(block["content"], view)  # a server-side summary
+        elif block["type"] == "tool_use":
+            view.tool_uses += 1
+            name, arguments = block.get("name"), block.get("input")
+            arguments = arguments if isinstance(arguments, Mapping) else {}
+            calls.uses[str(block.get("id"))] = (str(name), arguments)
+            path = arguments.get("path")
+            if name == "read_file" and isinstance(path, str):
+                view.reads[path] = view.reads.get(path, 0) + 1
+            view.listings += name == "list_files"
+            note = arguments.get("note")
+            if name == "save_note" and isinstance(note, str):
+                calls.notes[str(block.get("id"))] = note
+
+
+def _read_last_ask(message: Mapping[str, Any], index: int, view: _View) -> None:
+    """What the last user message asks in words: a summary, no tools, a word limit."""
+    asked = " ".join(str(b.get("text")) for b in _blocks(message, index) if b["type"] == "text")
+    view.summary_asked = bool(_SUMMARY_ASKED.search(asked))
+    if view.summary_asked and _NO_TOOLS.search(asked):
+        view.tools_on = False  # asked in words: the tools stay, unused
+    limit = _WORD_LIMIT.search(asked)
+    view.word_limit = int(limit.group(1)) if limit else None
+
+
+def _read_user(
+    message: Mapping[str, Any], index: int, view: _View, calls: _Calls, last: bool
+) -> None:
+    """A user turn's text and tool results; a failed call's note dropped and its file
+    marked failed."""
+    for number, block in enumerate(_blocks(message, index)):
+        if block["type"] == "text" and isinstance(block.get("text"), str):
+            _read_user_text(block["text"], view)
+        elif block["type"] == "tool_result":
+            where = f"message {index}, block {number}"
+            text = _text_of(block.get("content"), where)
+            name, arguments = calls.uses.get(str(block.get("tool_use_id")), ("", {}))
+            if block.get("is_error") is True:
+                calls.notes.pop(str(block.get("tool_use_id")), None)
+                if name == "read_file" and isinstance(arguments.get("path"), str):
+                    view.failed.add(arguments["path"])
+                continue
+            if name == "list_files":
+                _add_files(view, _FILE.findall(text))
+                view.listing_in_last_message |= last
+            _read_user_text(text, view)
 
 
 @dataclass(frozen=True)
@@ -552,6 +587,11 @@ def _answer(view: _View) -> str:
     facts = _facts(view)
     if not facts:
         return "I could not see any incident report, so I cannot tell which service was down most."
+    return " ".join([*_ranking(facts), *_caveats(view, facts)])
+
+
+def _ranking(facts: Mapping[str, _Fact]) -> list[str]:
+    """The service with the most downtime, its main cause, and the runner-up."""
     totals: dict[str, list[_Fact]] = {}
     for fact in facts.values():
         totals.setdefault(fact.service, []).append(fact)
@@ -570,6 +610,13 @@ def _answer(view: _View) -> str:
     if len(ranked) > 1:
         second = ranked[1]
         parts.append(f"Next was {second} with {sum(f.minutes for f in totals[second])} minutes.")
+    return parts
+
+
+def _caveats(view: _View, facts: Mapping[str, _Fact]) -> list[str]:
+    """What the answer could not check: figures from memory, reports read twice, reports
+    missing."""
+    parts = []
     recalled = sorted(report for report, fact in facts.items() if fact.from_memory)
     if recalled and _notes_mode(view):
         parts.append(
@@ -600,4 +647,4 @@ def _answer(view: _View) -> str:
             f"My figures cover only {len(facts)} of the {_total(view, facts)} reports, "
             "so the answer may be wrong."
         )
-    return " ".join(parts)
+    return parts

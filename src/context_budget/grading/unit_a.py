@@ -149,8 +149,16 @@ def grade_unit(
         (['FAIL', 'PASS', 'PASS'], 0)
     """
     grade = Rows()
+    _clearing_cases(grade, clear)
+    _fitting_cases(grade, compactor)
+    _summary_cases(grade, compactor)
+    _overflow_cases(grade, compactor)
+    return grade.rows
 
-    # 1-3: clearing, on a copy of _LONG
+
+def _clearing_cases(grade: Rows, clear: Callable[..., Any]) -> None:
+    """Cases 1-3: `clear` on a copy of `_LONG`, keeping the last two results, then keeping
+    more than there are."""
     given = copy.deepcopy(_LONG)
     out, error = _attempt(clear, given, 2)
 
@@ -186,7 +194,11 @@ def grade_unit(
     grade.add("keeps every message and the order", keeps_order)
     grade.add("keep_last beyond the count clears nothing", clears_nothing_beyond)
 
-    # 4: a context that fits
+
+def _fitting_cases(grade: Rows, compactor: Callable[..., Any]) -> None:
+    """Cases 4-5: a context that fits comes back unchanged; step one alone when it is
+    enough (at the size this package's own clearing reaches)."""
+
     def fits_unchanged() -> tuple[bool, object]:
         layers = Layers("s", ["rule"], copy.deepcopy(_SMALL))
         fits, failed = _attempt(compactor, layers, 10_000, forget_everything)
@@ -199,7 +211,6 @@ def grade_unit(
 
     grade.add("a context that fits is unchanged", fits_unchanged)
 
-    # 5: step one alone, at the size this package's clearing reaches
     after_clear = _total(Layers("s", [_RULE], clear_old_tool_results(_LONG, 2)))
 
     def step_one() -> tuple[bool, object]:
@@ -216,7 +227,9 @@ def grade_unit(
 
     grade.add("step one alone when it is enough", step_one)
 
-    # 6-7: a summary, then the latest question and what follows it
+
+def _summary_cases(grade: Rows, compactor: Callable[..., Any]) -> None:
+    """Cases 6-7: a summary, then the latest question and what follows it; pinned records kept."""
     layers = Layers("s", [_RULE], copy.deepcopy(_LONG))
     summarized, failed = _attempt(compactor, layers, _SUMMARY_BUDGET, forget_everything)
 
@@ -244,7 +257,11 @@ def grade_unit(
     grade.add("summarizes up to the latest question", summarizes)
     grade.add("pinned records are untouched", pinned_untouched)
 
-    # 8-9: what cannot fit must raise
+
+def _overflow_cases(grade: Rows, compactor: Callable[..., Any]) -> None:
+    """Cases 8-9: pinned records, or a latest turn, over the budget must raise
+    `ContextOverflowError`."""
+
     def raises(layers: Layers) -> Callable[[], tuple[bool, object]]:
         def check() -> tuple[bool, object]:
             _, failed = _attempt(compactor, layers, _TIGHT_BUDGET, forget_everything)
@@ -256,7 +273,6 @@ def grade_unit(
     too_long_turn = Layers("s", [], [{"role": "user", "content": "y" * 4000}])
     grade.add("pinned records over the budget raise", raises(too_much_pinned))
     grade.add("a latest turn over the budget raises", raises(too_long_turn))
-    return grade.rows
 
 
 _SALES = "\n".join(

@@ -181,6 +181,14 @@ def grade_unit(
     """
     texts = dict(samples) if samples is not None else sample_texts()
     grade = Rows()
+    _estimate_cases(grade, estimate, texts)
+    _summary_cases(grade, summarize)
+    _layout_cases(grade, build_request)
+    return grade.rows
+
+
+def _estimate_cases(grade: Rows, estimate: Callable[[str], Any], texts: Mapping[str, str]) -> None:
+    """Cases 1-4: the estimate of each sample kind within `TOLERANCE` of the tokenizer."""
     for kind, real in SAMPLE_TOKENS.items():
 
         def within(kind: str = kind, real: int = real) -> tuple[bool, object]:
@@ -194,6 +202,10 @@ def grade_unit(
             return abs(error) <= TOLERANCE, f"{value} vs {real} ({error:+.1%})"
 
         grade.add(f"{kind} sample within 10% of the tokenizer", within)
+
+
+def _summary_cases(grade: Rows, summarize: Callable[[list[Message]], Any]) -> None:
+    """Cases 5-6: every fact survives `ROUNDS` compactions; the rules survive the first."""
 
     def summarizer_rounds() -> list[list[str]]:
         strategy = Strategy("candidate", summarize)
@@ -217,6 +229,10 @@ def grade_unit(
     grade.add(f"every fact survives {ROUNDS} compactions", every_fact_survives)
     grade.add("the rules survive the first compaction", rules_survive_once)
 
+
+def _layout_cases(grade: Rows, build_request: Callable[[list[Message], int], Any]) -> None:
+    """Cases 7-8: the cache-read share over Lucy's day; no request diverges from the one
+    before."""
     report = attempt(lambda: cache_report(lucy_requests(build_request), MODEL))
 
     def hit_share() -> tuple[bool, object]:
@@ -232,7 +248,6 @@ def grade_unit(
 
     grade.add("cache-read share of the day reaches 60%", hit_share)
     grade.add("every request only appends to the one before", append_only)
-    return grade.rows
 
 
 # The changed-constraint task: `needs_compaction(text, window)` must say True

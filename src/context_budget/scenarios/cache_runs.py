@@ -43,6 +43,28 @@ from context_budget.prefix_guard import PrefixGuard
 from context_budget.pricing import cost
 from context_budget.usage import Usage
 
+__all__ = [
+    "CONTEXT_BETA",
+    "EPHEMERAL",
+    "MODEL",
+    "OUTPUT_TOKENS",
+    "PROVIDER_POLICIES",
+    "PROVIDER_SYSTEM",
+    "RESTART_AT",
+    "SECONDS_PER_CALL",
+    "SERVER_EDIT",
+    "SYSTEM",
+    "TASK",
+    "TOOLS",
+    "Call",
+    "middle_run",
+    "prefix_run",
+    "provider_run",
+    "read_call",
+    "read_result",
+    "report",
+]
+
 MODEL = "claude-opus-5"
 _ROW = MODELS[MODEL]
 SECONDS_PER_CALL = 30

@@ -435,81 +435,152 @@ def _fill(template: str, rng: random.Random) -> str:
     )
 
 
-def _report(index: int, rng: random.Random) -> str:
-    """The text of one report: header, summary, timeline, logs, metrics, follow-ups, chat."""
-    service, minutes, cause = _TABLE[index]
-    report_id = f"INC-{_FIRST_ID + index}"
-    components, dependency = _SERVICES[service]
-    what, fix, log_templates = _CAUSES[cause]
-    month, day = 1 + index // 4, 3 + (index % 4) * 7 + rng.randint(0, 3)
-    date = f"2026-{month:02}-{day:02}"
-    start = rng.randint(1 * 60, 20 * 60)  # minute of the day the outage began (UTC)
-    end = start + minutes
-    severity = "SEV-1" if minutes >= 120 else "SEV-2" if minutes >= 60 else "SEV-3"
-    commander, scribe, *responders = rng.sample(_PEOPLE, 5)
+class _Incident(NamedTuple):
+    """What one report is about, drawn before its text is written."""
 
+    report_id: str
+    service: str
+    minutes: int
+    cause: str
+    date: str
+    start: int  # minute of the day the outage began (UTC)
+    commander: str
+    scribe: str
+    responders: list[str]
+
+
+def _report(index: int, rng: random.Random) -> str:
+    """The text of one report: header, summary, timeline, logs, metrics, follow-ups, chat.
+
+    Each part draws from `rng` in turn, in the order written.
+    """
+    service, minutes, cause = _TABLE[index]
+    month, day = 1 + index // 4, 3 + (index % 4) * 7 + rng.randint(0, 3)
+    start = rng.randint(1 * 60, 20 * 60)
+    commander, scribe, *responders = rng.sample(_PEOPLE, 5)
+    incident = _Incident(
+        f"INC-{_FIRST_ID + index}",
+        service,
+        minutes,
+        cause,
+        f"2026-{month:02}-{day:02}",
+        start,
+        commander,
+        scribe,
+        responders,
+    )
     lines = [
-        f"INCIDENT REPORT {report_id}",
+        *_header(incident),
+        *_timeline(incident, rng),
+        *_log_excerpt(incident, rng),
+        *_metrics(incident, rng),
+        *_follow_ups(incident, rng),
+        *_channel(incident, rng),
+        "",
+        f"END OF REPORT {incident.report_id}",
+    ]
+    return "\n".join(lines)
+
+
+def _header(incident: _Incident) -> list[str]:
+    """The report's header and its summary."""
+    service, minutes = incident.service, incident.minutes
+    what, fix, _ = _CAUSES[incident.cause]
+    severity = "SEV-1" if minutes >= 120 else "SEV-2" if minutes >= 60 else "SEV-3"
+    return [
+        f"INCIDENT REPORT {incident.report_id}",
         f"Service: {service}",
-        f"Date: {date}",
+        f"Date: {incident.date}",
         f"Severity: {severity}",
         f"Downtime: {minutes} minutes",
-        f"Cause category: {cause}",
-        f"Incident commander: {commander}",
-        f"Scribe: {scribe}",
-        f"Responders: {', '.join(responders)}",
+        f"Cause category: {incident.cause}",
+        f"Incident commander: {incident.commander}",
+        f"Scribe: {incident.scribe}",
+        f"Responders: {', '.join(incident.responders)}",
         "",
         "## Summary",
         f"{service} was unavailable to customers for {minutes} minutes. {what} "
-        f"The team {fix}. The main dependency involved was {dependency}.",
+        f"The team {fix}. The main dependency involved was {_SERVICES[service][1]}.",
+    ]
+
+
+def _timeline(incident: _Incident, rng: random.Random) -> list[str]:
+    """The timeline, from the outage to the incident's close."""
+    components, dependency = _SERVICES[incident.service]
+    fix = _CAUSES[incident.cause][1]
+    start, end = incident.start, incident.start + incident.minutes
+    lines = [
         "",
         "## Timeline (UTC)",
         f"{_clock(start)}  Outage began: error rate on {components[0]} above 50%",
     ]
     detect = start + rng.randint(1, 4)
-    lines.append(f"{_clock(detect)}  Pager alert fired; {commander} acknowledged")
+    lines.append(f"{_clock(detect)}  Pager alert fired; {incident.commander} acknowledged")
     steps = sorted(rng.sample(range(detect + 1, end), min(4, end - detect - 1)))
     step_text = (
         "first responders joined the bridge",
         f"checked recent changes to {components[1]}",
-        f"suspected {dependency}; {responders[0]} pulled its logs",
+        f"suspected {dependency}; {incident.responders[0]} pulled its logs",
         f"decided to act: the team {fix}",
     )
     for at, text in zip(steps, step_text, strict=False):
         lines.append(f"{_clock(at)}  {text}")
     lines.append(f"{_clock(end)}  Service restored: {components[0]} error rate back under 1%")
     lines.append(f"{_clock(min(end + 30, 24 * 60 - 1))}  Monitoring ended; incident closed")
-    lines += ["", "## Log excerpt"]
+    return lines
+
+
+def _log_excerpt(incident: _Incident, rng: random.Random) -> list[str]:
+    """Log lines from within the outage, in time order."""
+    components = _SERVICES[incident.service][0]
+    log_templates = _CAUSES[incident.cause][2]
+    start, end = incident.start, incident.start + incident.minutes
     logged = []  # (second of the day, line)
     for _ in range(rng.randint(49, 61)):
         second = rng.randint(start * 60, end * 60 - 1)
-        stamp = f"{date}T{_clock(second // 60)}:{second % 60:02}.{rng.randint(0, 999):03}Z"
+        stamp = f"{incident.date}T{_clock(second // 60)}:{second % 60:02}.{rng.randint(0, 999):03}Z"
         message = _fill(rng.choice(log_templates), rng)
         line = (
             f"{stamp} {rng.choice(_LEVELS):5} {rng.choice(components)} "
             f"[req={rng.getrandbits(48):012x}] {message}"
         )
         logged.append((second, line))
-    lines += [line for _, line in sorted(logged)]
-    lines += ["", "## Metrics", "| time | metric | value |", "|---|---|---|"]
+    return ["", "## Log excerpt", *[line for _, line in sorted(logged)]]
+
+
+def _metrics(incident: _Incident, rng: random.Random) -> list[str]:
+    """A table of metrics read through the outage."""
+    lines = ["", "## Metrics", "| time | metric | value |", "|---|---|---|"]
     for k in range(rng.randint(14, 18)):
         name, unit, low, high = _METRICS[k % len(_METRICS)]
-        at = min(start + (k * minutes) // 10, 24 * 60 - 1)
+        at = min(incident.start + (k * incident.minutes) // 10, 24 * 60 - 1)
         lines.append(f"| {_clock(at)} | {name} | {rng.randint(low, high)}{unit} |")
-    lines += ["", "## Follow-ups"]
+    return lines
+
+
+def _follow_ups(incident: _Incident, rng: random.Random) -> list[str]:
+    """Three follow-up tickets, the first with a done sub-task."""
+    lines = ["", "## Follow-ups"]
     for k, template in enumerate(rng.sample(_FOLLOW_UPS, 3)):
         owner = rng.choice(_PEOPLE)
         ticket = f"OPS-{rng.randint(4000, 4999)}"
-        lines.append(f"- [ ] {ticket} ({owner}): {template.format(what=cause)}")
+        lines.append(f"- [ ] {ticket} ({owner}): {template.format(what=incident.cause)}")
         if k == 0:
-            lines.append(f"- [x] {ticket}-a ({commander}): post the timeline in #incidents")
-    lines += ["", "## Channel excerpt"]
+            lines.append(
+                f"- [x] {ticket}-a ({incident.commander}): post the timeline in #incidents"
+            )
+    return lines
+
+
+def _channel(incident: _Incident, rng: random.Random) -> list[str]:
+    """A few lines of the team's chat."""
+    lines = ["", "## Channel excerpt"]
     for _ in range(rng.randint(5, 8)):
         who = rng.choice(_PEOPLE).split()[0].lower()
-        said = rng.choice(_CHATTER) if rng.random() < 0.5 else f"{service} looks {_mood(rng)}"
+        chatter = rng.random() < 0.5  # subtle: each branch draws from `rng` differently
+        said = rng.choice(_CHATTER) if chatter else f"{incident.service} looks {_mood(rng)}"
         lines.append(f"<{who}> {said}")
-    lines += ["", f"END OF REPORT {report_id}"]
-    return "\n".join(lines)
+    return lines
 
 
 def _mood(rng: random.Random) -> str:

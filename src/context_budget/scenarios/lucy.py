@@ -147,6 +147,11 @@ def lucy_day() -> list[Message]:
         results (`tool_message`), the last being Lucy's final word and the
         assistant's answer to it.
     """
+    return [*_morning(), *_afternoon(), *_closing()]
+
+
+def _morning() -> list[Message]:
+    """The standing instructions, the opening hours, the morning's counts, deliveries and sales."""
     return [
         _user(
             "Morning! Before we open, some standing instructions.\n"
@@ -191,6 +196,12 @@ def lucy_day() -> list[Message]:
         _user("Show me the sales log so far."),
         _sales_log(11, 180, 64, 1),
         _assistant("Mint chip and salted caramel lead so far; three sales in four were by card."),
+    ]
+
+
+def _afternoon() -> list[Message]:
+    """The new closing time, the new chocolate supplier, the afternoon count."""
+    return [
         _user(
             "Change of plan on the hours: from today we close at 7 pm. The evening "
             "crowd is worth it."
@@ -211,6 +222,12 @@ def lucy_day() -> list[Message]:
         ),
         _user("Is anything from Frostline due tomorrow?"),
         _assistant("Nothing tomorrow; the next Frostline order is Friday's."),
+    ]
+
+
+def _closing() -> list[Message]:
+    """After closing: the late sales, the till, the freezer lock, Lucy's last word."""
+    return [
         _user("We're closed. Show me the sales log from two o'clock on."),
         _sales_log(14, 296, 84, 2),
         _assistant(

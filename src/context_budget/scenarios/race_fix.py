@@ -38,6 +38,20 @@ from context_budget.fakes.scripted import ScriptedClient, scripted_response
 from context_budget.harness import AgentRun, run_agent
 from context_budget.notes import NOTES_TOOL, NotesFile
 
+__all__ = [
+    "FILE_LINES",
+    "FINAL_NOTES",
+    "FIRST_NOTES",
+    "REPLY",
+    "SUMMARY",
+    "TASK",
+    "TOOLS",
+    "opening_script",
+    "play",
+    "simulated_model",
+    "tool_impls",
+]
+
 TASK = (
     "Two requests that update the same order at once sometimes lose one of the "
     "updates (order_service.update_status). Find the race and fix it."
