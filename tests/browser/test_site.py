@@ -128,7 +128,7 @@ def test_code_blocks_have_copy_buttons(site_page: SitePages, page_path: str) -> 
     if page_path == CHAPTER_PATH:
         assert _page_with_code(page_path), f"the chapter {CHAPTER_PATH} has no code block"
     if page_path.startswith("notebooks/") or not _page_with_code(page_path):
-        return  # nothing to copy (notebook cells are the plugin's, with no copy button)
+        return  # nothing to copy (a notebook's cells: `test_a_notebook_cell_has_one_copy_button`)
     loaded = site_page(page_path)
     # One evaluation a page, not two round trips a block: the same blocks, in order.
     missing = [
@@ -136,6 +136,27 @@ def test_code_blocks_have_copy_buttons(site_page: SitePages, page_path: str) -> 
         for index, code in loaded.page.evaluate(MISSING_COPY_JS, [CODE_IN_CONTENT, COPY_BUTTON])
     ]
     assert not missing, _report(loaded, ["code blocks with no copy button:", *missing])
+
+
+#: Per code cell of a notebook page: [Material's copy buttons, the copy controls on show].
+CELL_COPY_CONTROLS_JS = """
+() => [...document.querySelectorAll('.jupyter-wrapper .jp-CodeCell')].map(cell => [
+  cell.querySelectorAll("button[data-md-type='copy']").length,
+  [...cell.querySelectorAll("button[data-md-type='copy'], clipboard-copy")]
+    .filter(control => control.getBoundingClientRect().width > 0).length,
+])
+"""
+
+
+def test_a_notebook_cell_has_one_copy_button(site_page: SitePages, notebook_path: str) -> None:
+    """Each code cell of a notebook page shows one copy button, Material's (the one that
+    copies, `tests/browser/test_run_blocks.py`). The notebook plugin's own copy icon, which
+    copies nothing without a script the site does not load, once showed beside it, the
+    two icons drawn one over the other in the cell's corner."""
+    loaded = site_page(notebook_path)
+    cells = loaded.page.evaluate(CELL_COPY_CONTROLS_JS)
+    assert cells, f"{notebook_path}: no code cell"
+    assert [tuple(cell) for cell in cells] == [(1, 1)] * len(cells), cells
 
 
 def test_the_copy_button_check_names_a_block_without_one(chromium: Browser) -> None:
