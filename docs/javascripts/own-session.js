@@ -156,7 +156,7 @@
       }
       bar.hidden = true;
       if (!worker) {
-        say("Starting Python in this page (the first time loads about 13 MB from this site)…");
+        say("Starting Python in this page (the first time loads about 20 MB from this site)…");
         start();
       }
       await ready;

@@ -8,6 +8,7 @@ files (Pyodide, the package), never anything else, and nothing may leave 127.0.0
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -244,3 +245,26 @@ def test_the_reading_gives_a_small_file_s_size_in_a_unit_that_shows_it(
     size = f"{ROLLOUT.stat().st_size / 1000:.0f}"
     assert reading == [f"Reading {ROLLOUT.name}: {size} of {size} kB…"], said
     assert loaded.page.locator(".cb-own-status").get_attribute("data-kind") == "done"
+
+
+def test_the_download_python_needs_is_the_size_the_page_says(
+    open_page: OpenPage, site_url: str
+) -> None:
+    """The first choice of a file starts Python, and the page says how much that loads
+    from the site: the files it then fetches add up to that, within a quarter. It once
+    said 13 MB, from before Python started from the site's snapshot, while the page
+    fetched 23 MB (and the course's other pages say 20)."""
+    loaded = open_page(PAGE)
+    asked = _choose(loaded, SYNTHETIC)
+    said: list[str] = loaded.page.evaluate("() => window.cbSaid")
+    starting = [text for text in said if text.startswith("Starting Python")]
+    assert len(starting) == 1, said
+    found = re.search(r"about (\d+) MB", starting[0])
+    assert found, starting[0]
+    sizes = []
+    for request in asked:
+        served = SITE_DIR / urlsplit(request.url).path.removeprefix(urlsplit(site_url).path)
+        if request.url.startswith(site_url) and served.is_file():
+            sizes.append(served.stat().st_size)
+    fetched = sum(sizes) / 1e6
+    assert abs(int(found.group(1)) - fetched) <= fetched / 4, (starting[0], f"{fetched:.1f} MB")
