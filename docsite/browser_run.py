@@ -193,9 +193,12 @@ def line_spans(code: str) -> str:
     `<span class="cb-line">` of its own, its newline inside, as pymdownx.highlight's
     `line_spans` gives a Markdown page's code: the stylesheet indents a wrapped line's
     continuation by that span. A token span that holds a newline (a string over several
-    lines) is closed at the line's end and opened again on the next."""
+    lines) is closed at the line's end and opened again on the next. A line's
+    indentation goes in a `<span class="cb-indent">`, which the stylesheet keeps whole
+    on the line's first row, as the editors do."""
     out = ['<span class="cb-line">']
     open_spans: list[str] = []
+    at_start = True  # nothing but indentation yet on this line
     for opening, closing, other, text in _PIECE.findall(code):
         if opening:
             open_spans.append(opening)
@@ -209,13 +212,25 @@ def line_spans(code: str) -> str:
         else:
             *lines, last = text.split("\n")
             for line in lines:
-                out.append(f"{line}\n" + "</span>" * len(open_spans) + "</span>")
+                out.append(_indented(line, at_start) + "\n")
+                out.append("</span>" * len(open_spans) + "</span>")
                 out.append('<span class="cb-line">' + "".join(open_spans))
-            out.append(last)
+                at_start = True
+            out.append(_indented(last, at_start))
+            at_start = at_start and not last.strip()
     out.append("</span>" * len(open_spans) + "</span>")
     joined = "".join(out)
     empty_end = '<span class="cb-line"></span>'
     return joined.removesuffix(empty_end)
+
+
+def _indented(text: str, at_start: bool) -> str:
+    """`text` with its leading spaces in a `cb-indent` span, where it starts a line's code
+    (`at_start`)."""
+    code = text.lstrip(" \t")
+    if not at_start or len(code) == len(text):
+        return text
+    return f'<span class="cb-indent">{text[: len(text) - len(code)]}</span>{code}'
 
 
 def fence_languages(path: Path) -> list[str]:

@@ -11,7 +11,9 @@ each must print what CI checked.
 from __future__ import annotations
 
 import doctest
+import html
 import os
+import re
 import runpy
 import shutil
 import sys
@@ -457,3 +459,17 @@ def test_a_stale_editor_bundle_fails_the_build(
     inputs = b"".join(path.read_bytes() for path in browser_run.EDITOR_INPUTS)
     (tmp_path / "cb-editor.key").write_text(hashlib.sha256(inputs).hexdigest() + "\n")
     assert browser_run.editor_bundle() == tmp_path / "cb-editor.js"
+
+
+def test_a_notebook_cell_s_code_gets_a_span_a_line() -> None:
+    """Each line in a `cb-line` span with its newline, its indentation in a `cb-indent`;
+    a token over two lines is closed and opened again; the text is unchanged."""
+    code = '<span class="k">if</span> x:\n    <span class="s">"""a\n  b"""</span>\n'
+    spanned = browser_run.line_spans(code)
+    assert spanned == (
+        '<span class="cb-line"><span class="k">if</span> x:\n</span>'
+        '<span class="cb-line"><span class="cb-indent">    </span><span class="s">"""a\n'
+        '</span></span><span class="cb-line"><span class="s"><span class="cb-indent">  </span>'
+        'b"""</span>\n</span>'
+    )
+    assert html.unescape(re.sub(r"<[^>]+>", "", spanned)) == re.sub(r"<[^>]+>", "", code)

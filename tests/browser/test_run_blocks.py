@@ -675,11 +675,12 @@ def test_a_line_the_reader_adds_is_the_only_difference_the_diff_shows(
     assert not _problems(loaded), _problems(loaded)
 
 
-#: The lines of the editors in `root` whose indentation sits alone on their first row, the
-#: code starting a row further down: each line's first 40 characters.
+#: The lines in `root` (an editor's, or a notebook cell's static code) whose indentation
+#: sits alone on their first row, the code starting a row further down: each line's first
+#: 40 characters.
 INDENT_ALONE = """root => {
   const found = [];
-  for (const line of root.querySelectorAll('.cm-line')) {
+  for (const line of root.querySelectorAll('.cm-line, pre > code > span.cb-line')) {
     const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
     let top = null;
     search: for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -764,6 +765,10 @@ def test_a_notebook_s_static_cell_indents_its_wrapped_lines(open_page: OpenPage)
     assert static.count() == 1
     found = static.first.evaluate(FLUSH_CONTINUATIONS)
     assert found == [], found
+    # and a line whose first word does not fit after its indentation starts there all
+    # the same (`left.yaxis.set_major_formatter(thousands)` once left it alone on a row)
+    alone = static.first.locator("..").evaluate(INDENT_ALONE)
+    assert alone == [], alone
     assert not _problems(loaded), _problems(loaded)
 
 
