@@ -14,9 +14,9 @@ input. Each rebuild is a dashed line through its call, coloured by cause,
 named in its tooltip. Its axes count tokens from 0 (round steps up to just
 above the tallest prompt, labelled 5k, 250k, 1M) and number the calls; the
 labels are placed in percent of the chart, so they keep their size at any width
-while the bars stretch. The page fits a phone's screen (a table too wide for it scrolls in its
-own box) and follows the reader's light or dark scheme: the system's, or the one a
-page that frames it sets on its root (`data-scheme`).
+while the bars stretch. The page fits a phone's screen (a table too wide for it
+scrolls in its own box) and follows the reader's light or dark scheme: the
+system's, or the one a page that frames it sets on its root (`data-scheme`).
 """
 
 from __future__ import annotations
