@@ -854,6 +854,53 @@ def test_malformed_clearing_input_raises_a_named_error(
     assert words in str(raised.value)
 
 
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ({"kep": keep(0)}, "unknown parameter 'kep'"),
+        ({"type": "compact_20260112"}, "type must be 'clear_tool_uses_20250919'"),
+    ],
+    ids=["misspelt-keep", "another-edit"],
+)
+def test_a_misspelt_parameter_or_another_edit_is_refused_not_ignored(
+    params: dict[str, Any], words: str
+) -> None:
+    """A typo (`kep`) would otherwise clear with the default keep of 3, silently; the API
+    refuses a parameter it does not know, and so does the emulation."""
+    with pytest.raises(ContextManagementError, match=re.escape(words)):
+        clear_tool_uses_20250919(pairs(4), edit(**params), counter=big_results)
+
+
+@pytest.mark.parametrize("placeholder", [None, 3, b"[cleared]"])
+def test_a_placeholder_that_is_not_text_is_named(placeholder: Any) -> None:
+    fired = edit(keep=keep(0))
+    for call in (
+        lambda: clear_tool_uses_20250919(pairs(2), fired, placeholder=placeholder),
+        lambda: clear_tool_uses_langchain(pairs(2), trigger=0, placeholder=placeholder),
+    ):
+        with pytest.raises(TypeError, match=r"placeholder must be a str, got "):
+            call()
+
+
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ({"exclude_tools": "reader"}, "exclude_tools must be a list of tool names, got 'reader'"),
+        ({"exclude_tools": None}, "exclude_tools must be a list of tool names, got None"),
+        ({"exclude_tools": ["read", 3]}, "exclude_tools must be a list of tool names"),
+        ({"clear_tool_inputs": "no"}, "clear_tool_inputs must be True or False, got 'no'"),
+    ],
+    ids=["exclude-str", "exclude-none", "exclude-int", "inputs-str"],
+)
+def test_langchain_parameters_of_the_wrong_type_are_named(
+    params: dict[str, Any], words: str
+) -> None:
+    """A tool name given as a string is no list of names: read as one, `"reader"` would
+    exclude the tool `read` (a substring), and `"no"` would clear the inputs."""
+    with pytest.raises(TypeError, match=re.escape(words)):
+        clear_tool_uses_langchain(pairs(2), trigger=0, keep=0, **params)
+
+
 def _deep(levels: int) -> Any:
     value: Any = {}
     for _ in range(levels):

@@ -59,6 +59,8 @@ PLACEHOLDER = "[tool result cleared by context management]"
 COMPACTION_MIN_TRIGGER = 50_000
 
 _CLEAR_DEFAULT_TRIGGER = 100_000
+#: The keys a `clear_tool_uses_20250919` edit may hold; the API refuses any other.
+_CLEAR_KEYS = ("type", "trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs")
 _COMPACT_DEFAULT_TRIGGER = 150_000
 _EDIT_TYPES = ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112")
 
@@ -155,6 +157,13 @@ def _names(value: object, name: str) -> list[str]:
     return value
 
 
+def _checked_placeholder(placeholder: object) -> str:
+    """`placeholder`, if it is a str; a TypeError naming it otherwise."""
+    if not isinstance(placeholder, str):
+        raise TypeError(f"placeholder must be a str, got {short_repr(placeholder)}")
+    return placeholder
+
+
 def _prompt_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
     return PromptCache("any", counter=counter, min_tokens=0).prompt_tokens(messages=messages)
 
@@ -248,6 +257,7 @@ def clear_tool_uses_20250919(
         raise TypeError(f"edit must be a dict of the edit's parameters, got {short_repr(edit)}")
     if prompt_tokens is not None:
         as_count(prompt_tokens, "prompt_tokens")
+    _checked_placeholder(placeholder)
     parsed = _clear_edit(edit)
     uses = _uses(messages)
     unchanged = ClearResult(list(messages), 0, 0)
@@ -290,8 +300,21 @@ def _clear_edit(edit: Mapping[str, Any]) -> _ClearEdit:
     """The parameters of one edit (`_ClearEdit`), each missing one at its default.
 
     Raises:
-        ContextManagementError: a parameter has the wrong shape.
+        ContextManagementError: a parameter has the wrong shape, the edit names
+            another type, or it holds a key the API does not know (a misspelt
+            `kep` would otherwise leave the default keep in force, unsaid).
     """
+    for key in edit:
+        if key not in _CLEAR_KEYS:
+            raise ContextManagementError(
+                f"clear_tool_uses_20250919: unknown parameter {short_repr(key)}; "
+                f"expected {', '.join(_CLEAR_KEYS)}"
+            )
+    kind = edit.get("type", "clear_tool_uses_20250919")
+    if kind != "clear_tool_uses_20250919":
+        raise ContextManagementError(
+            f"type must be 'clear_tool_uses_20250919' (or left out), got {short_repr(kind)}"
+        )
     trigger = edit.get("trigger") or {"type": "input_tokens", "value": _CLEAR_DEFAULT_TRIGGER}
     keep = _value(edit.get("keep"), "tool_uses", 3, "keep")
     vetoes = edit.get("clear_at_least") is not None
@@ -369,12 +392,25 @@ def clear_tool_uses_langchain(
 
     Raises:
         TypeError, ValueError: `trigger`, `clear_at_least`, `keep` or
-            `prompt_tokens` is not an int >= 0 (the error names it).
+            `prompt_tokens` is not an int >= 0, `clear_tool_inputs` not a
+            bool, `exclude_tools` not a list of tool names (a lone name is
+            not one) or `placeholder` not a str (the error names it).
     """
     for name, value in (("trigger", trigger), ("clear_at_least", clear_at_least), ("keep", keep)):
         as_count(value, name)
     if prompt_tokens is not None:
         as_count(prompt_tokens, "prompt_tokens")
+    if not isinstance(clear_tool_inputs, bool):
+        raise TypeError(
+            f"clear_tool_inputs must be True or False, got {short_repr(clear_tool_inputs)}"
+        )
+    if not isinstance(exclude_tools, list | tuple | set | frozenset) or not all(
+        isinstance(name, str) for name in exclude_tools
+    ):
+        raise TypeError(
+            f"exclude_tools must be a list of tool names, got {short_repr(exclude_tools)}"
+        )
+    _checked_placeholder(placeholder)
     check_messages(messages)
     count = resolve_counter(counter)
     size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens
