@@ -771,6 +771,13 @@ def test_a_clock_refuses_to_move_by_a_bad_amount(seconds: Any, error: type[Excep
     assert clock.now == 5.0
 
 
+@pytest.mark.parametrize("clock", [5, "now", {"now": 0.0}])
+def test_a_clock_that_is_not_a_clock_is_refused_when_the_cache_is_made(clock: Any) -> None:
+    """It used to pass, and break the first request with an AttributeError on `.now`."""
+    with pytest.raises(TypeError, match=r"^clock must be a SimulatedClock or None, got "):
+        PromptCache("claude-sonnet-4-6", clock=clock)
+
+
 def test_a_clock_never_reaches_infinity() -> None:
     clock = SimulatedClock(1e308)
     with pytest.raises(ValueError, match="finite"):

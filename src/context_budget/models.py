@@ -266,10 +266,16 @@ class Model:
         `datetime`); the latest rates when None.
 
         A call before the first dated rate takes the first one.
+
+        Raises:
+            TypeError, ValueError: `when` is not a time (`as_moment`), whether
+                the row has one rate or several.
         """
-        if when is None or len(self.prices) == 1:
+        if when is None:
             return self.prices[-1]
         moment = as_moment(when)
+        if len(self.prices) == 1:
+            return self.prices[0]
         found = self.prices[0]
         for start, price in zip(self._since, self.prices, strict=True):
             if start <= moment:
@@ -338,6 +344,8 @@ def model_for(model_id: str, models: Mapping[str, Model] | None = None) -> Model
     """
     if not isinstance(model_id, str):
         raise TypeError(f"model must be a str, got {short_repr(model_id)}")
+    if models is not None and not isinstance(models, Mapping):
+        raise TypeError(f"models must be a dict of id -> Model, got {short_repr(models)}")
     if models is None and model_id in _FOUND:
         return _FOUND[model_id]
     table, names = (MODELS, _NAMES) if models is None else (models, _names(models))
