@@ -7,6 +7,7 @@ wholesale replacement or dropping the reset each makes one test below fail.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -214,6 +215,70 @@ def test_a_tool_returning_a_non_string_is_sent_as_text(tmp_path: Path) -> None:
     client = ScriptedClient(script)
     _run(script, tmp_path, tool_impls={"count": lambda _: 42}, client=client)
     assert client.requests[1]["messages"][-1]["content"][0]["content"] == "42"
+
+
+def _one_result(tmp_path: Path, impl: Any) -> dict[str, Any]:
+    """The tool_result the loop sends back for one call of `impl`."""
+    script = [
+        scripted_response(_call(1, "look"), input_tokens=10, output_tokens=1),
+        scripted_response("ok", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    _run(script, tmp_path, tool_impls={"look": impl}, client=client)
+    result: dict[str, Any] = client.requests[1]["messages"][-1]["content"][0]
+    return result
+
+
+def test_a_tool_returning_content_blocks_sends_them_as_blocks(tmp_path: Path) -> None:
+    """A screenshot tool returns an image block, as the API takes a tool result's content;
+    it used to go out as the Python text of the list, `"[{'type': 'image', ..."`."""
+    source = {"type": "base64", "media_type": "image/png", "data": "iVBO"}
+    image = {"type": "image", "source": source}
+    blocks = [{"type": "text", "text": "the login page"}, image]
+    given = copy.deepcopy(blocks)
+    result = _one_result(tmp_path, lambda _: given)
+    assert result["content"] == blocks and "is_error" not in result
+    given[1]["source"]["data"] = "changed"  # the history holds its own copy
+    assert result["content"] == blocks
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        [{"type": "tool_use", "id": "t9", "name": "x", "input": {}}],
+        [{"type": "text"}],
+        [{"type": "text", "text": "a\ud800"}],
+    ],
+    ids=["a-call", "text-without-text", "surrogate"],
+)
+def test_a_tool_returning_blocks_no_result_may_hold_is_an_error_result(
+    tmp_path: Path, blocks: list[dict[str, Any]]
+) -> None:
+    result = _one_result(tmp_path, lambda _: blocks)
+    assert result["is_error"] is True
+    assert result["content"].startswith("TypeError: the tool returned blocks no tool result")
+
+
+@pytest.mark.parametrize(
+    ("output", "sent"),
+    [
+        ("caf\udce9 menu", "caf\\udce9 menu"),
+        (OSError("no file \udcff"), "OSError: no file \\udcff"),
+    ],
+    ids=["text", "error"],
+)
+def test_a_lone_surrogate_in_a_tool_s_text_goes_out_escaped(
+    tmp_path: Path, output: object, sent: str
+) -> None:
+    """Text read with `errors="surrogateescape"` (a file name, a process's output) holds
+    lone surrogates, which UTF-8 cannot encode: the history could not be sent again."""
+
+    def tool(_: dict[str, Any]) -> object:
+        if isinstance(output, Exception):
+            raise output
+        return output
+
+    assert _one_result(tmp_path, tool)["content"] == sent
 
 
 @pytest.mark.parametrize("reason", ["max_tokens", "refusal", "stop_sequence"])

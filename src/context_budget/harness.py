@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol
 
-from context_budget._checks import check_messages
+from context_budget._checks import bad_scalar, check_message, check_messages
 from context_budget._copies import History, WatchedCopies
 from context_budget._values import short_repr
 from context_budget.calls import ModelCall
@@ -378,9 +378,12 @@ def append_tool_results(
 
     Returns a new list (`messages` is not edited): `messages`, the response's
     content as an assistant message, and one user message holding a
-    `tool_result` for each `tool_use` block, in the blocks' order. A tool that
-    raises, or a name missing from `tool_impls`, gives a result with
-    `is_error: true` whose text says what went wrong. Each tool gets a deep
+    `tool_result` for each `tool_use` block, in the blocks' order. A tool's
+    text is its result (anything else as its `str()`, a lone surrogate as
+    its escape), a list of result blocks (text, image, ...) its blocks. A
+    tool that raises, returns blocks no result may hold, or a name missing
+    from `tool_impls`, gives a result with `is_error: true` whose text says
+    what went wrong. Each tool gets a deep
     copy of its call's input, so a tool that changes its input leaves the
     recorded `tool_use` as the model wrote it.
 
@@ -428,15 +431,40 @@ def _answer(
         else:
             try:
                 output = impl(copy.deepcopy(dict(block["input"])))
-                result["content"] = output if isinstance(output, str) else str(output)
+                result["content"] = _result_content(output)
             except Exception as error:  # the model sees the failure and can react
-                result["content"] = f"{type(error).__name__}: {error}"
+                result["content"] = _sendable(f"{type(error).__name__}: {error}")
                 result["is_error"] = True
         results.append(result)
     return [
         {"role": "assistant", "content": blocks},
         {"role": "user", "content": results},
     ]
+
+
+def _result_content(output: object) -> str | list[dict[str, Any]]:
+    """What a tool returned, as a tool_result's content: a list of the blocks a result
+    may hold (text, image, document, ...) as those blocks, anything else as its text.
+
+    Raises:
+        TypeError: a list of blocks holds one no tool result may hold.
+    """
+    if isinstance(output, list) and output and all(isinstance(b, dict) for b in output):
+        try:
+            check_message({"role": "tool", "content": output})
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"the tool returned blocks no tool result may hold: {error}") from None
+        blocks: list[dict[str, Any]] = copy.deepcopy(output)
+        return blocks
+    return _sendable(output if isinstance(output, str) else str(output))
+
+
+def _sendable(text: str) -> str:
+    """`text` with each lone surrogate (which UTF-8 cannot encode, so no request could
+    carry it) written as its escape, `\\udcff`; any other text as it is."""
+    if bad_scalar(text) is None:
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _cleared(response: Any) -> int:
@@ -533,10 +561,13 @@ class AgentConfig:
         tools: tool definitions in the API's shape (add `NOTES_TOOL` to let
             the agent keep notes).
         tool_impls: tool name -> function of the call's input dict, returning
-            the result's text. A function that raises, or a name not here,
-            gives a `tool_result` with `is_error: true`. Each function gets a
-            deep copy of the input, so changing it cannot alter the call the
-            history records.
+            the result's text (anything else goes as its `str()`), or a list
+            of the blocks a tool result may hold (text, image, document, ...),
+            sent as those blocks. A lone surrogate in the text goes out as its
+            escape (`\\udcff`), since UTF-8 cannot encode it. A function
+            that raises, or a name not here, gives a `tool_result` with
+            `is_error: true`. Each function gets a deep copy of the input, so
+            changing it cannot alter the call the history records.
         client: the model client.
         model: the model name sent with every request.
         context_window: the window, in tokens.
