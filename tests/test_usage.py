@@ -272,6 +272,27 @@ def test_malformed_iterations_are_named() -> None:
         window_usage(broken)
 
 
+@pytest.mark.parametrize("bad", ["oops", [40], 40, True])
+@pytest.mark.parametrize(
+    ("usage", "field"),
+    [
+        ({"input_tokens": 9, "output_tokens": 1, "cache_read_input_tokens": 5}, "cache_creation"),
+        ({"prompt_tokens": 100, "completion_tokens": 5}, "prompt_tokens_details"),
+        ({"input_tokens": 100, "output_tokens": 5}, "input_tokens_details"),
+        ({"input_tokens": 9, "output_tokens": 1}, "server_tool_use"),
+    ],
+    ids=["split", "chat-details", "responses-details", "server-tools"],
+)
+@pytest.mark.parametrize("strict", [True, False])
+def test_a_part_of_a_usage_that_is_not_an_object_is_named(
+    usage: dict[str, Any], field: str, bad: object, strict: bool
+) -> None:
+    """`"prompt_tokens_details": "oops"` once read as no details at all: a corrupt line's
+    cached tokens billed as uncached, unsaid, where a corrupt count is refused by name."""
+    with pytest.raises(ValueError, match=rf"^usage\.{field} must be an object, got "):
+        Usage.of({**usage, field: bad}, strict=strict)
+
+
 # One reader for every provider's words
 
 
