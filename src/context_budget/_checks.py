@@ -7,6 +7,7 @@ that broke the rule, and returns nothing for a valid message.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -166,6 +167,8 @@ def bad_scalar(value: object) -> str | None:
             except ValueError:
                 return f"an integer has more than {limit:,} digits"
         return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r} is not JSON data (JSON has no NaN or Infinity)"
     if isinstance(value, _SCALARS):
         return None
     return f"a {type(value).__name__} is not JSON data; {_JSON_DATA}"
@@ -198,8 +201,11 @@ def is_json_data(message: dict[str, Any]) -> bool:
                     return False
             elif kind is dict or kind is list:
                 stack.append((item, depth + 1))
-            elif kind is bool or item is None or kind is float:
+            elif kind is bool or item is None:
                 continue
+            elif kind is float:
+                if item - item:  # subtle: NaN or an infinity (JSON has neither); else 0.0
+                    return False
             elif isinstance(item, dict | list):
                 stack.append((item, depth + 1))
             elif bad_scalar(item) is not None:
