@@ -676,6 +676,43 @@ def test_langchain_skips_excluded_and_already_cleared_results() -> None:
     assert (again.cleared_tool_uses, again.messages) == (0, once.messages)
 
 
+def test_langchain_keep_counts_results_in_their_order_an_orphan_one_included() -> None:
+    """LangChain keeps the last `keep` tool messages, whatever they answer: an orphan
+    result (its call trimmed away) counts toward `keep`, and results answered out of
+    the calls' order are kept in their own order. Both were once read call by call."""
+    orphan = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "gone"}]}
+    history = [*pairs(1), orphan]
+    result = clear_tool_uses_langchain(history, trigger=0, keep=1, counter=big_results)
+    assert cleared_results_of(result.messages, "[cleared]") == ["t0"]  # the orphan is kept
+    calls = [{"type": "tool_use", "id": f"t{i}", "name": "read", "input": {"n": i}} for i in (0, 1)]
+    answers = [{"type": "tool_result", "tool_use_id": f"t{i}", "content": f"R{i}"} for i in (1, 0)]
+    crossed = [
+        {"role": "user", "content": "Which failed?"},
+        {"role": "assistant", "content": calls},
+        {"role": "user", "content": answers},
+    ]
+    result = clear_tool_uses_langchain(crossed, trigger=0, keep=1, counter=big_results)
+    assert cleared_results_of(result.messages, "[cleared]") == ["t1"]  # t0's result came last
+
+
+def test_langchain_passes_over_a_result_whose_call_is_not_in_the_turn_before() -> None:
+    """LangChain looks for a result's call in the nearest assistant message before it."""
+    history = pairs(2)
+    history[3:5] = [history[3], {"role": "assistant", "content": "thinking aloud"}, history[4]]
+    result = clear_tool_uses_langchain(history, trigger=0, keep=0, counter=big_results)
+    assert cleared_results_of(result.messages, "[cleared]") == ["t0"]
+
+
+def cleared_results_of(messages: list[dict[str, Any]], placeholder: str) -> list[str]:
+    return [
+        block["tool_use_id"]
+        for message in messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_result" and block.get("content") == placeholder
+    ]
+
+
 def test_langchain_clear_tool_inputs_empties_the_inputs_and_counts_them() -> None:
     history = pairs(3)
     result = clear_tool_uses_langchain(

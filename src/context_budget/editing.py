@@ -382,10 +382,11 @@ def clear_tool_uses_langchain(
     """The same clearing under LangChain's `ClearToolUsesEdit` rules (langchain 1.5.2).
 
     It fires when the prompt exceeds `trigger`, keeps the last `keep` tool
-    results (excluded tools' results count toward `keep`), clears the older
-    ones oldest first, and stops as soon as `clear_at_least` tokens are won
-    back (0 means clear them all): a partial clear below the target is kept
-    rather than vetoed.
+    results in their own order (excluded tools' results and orphan ones count
+    toward `keep`), clears the older ones oldest first, each only where the
+    nearest assistant message before it made its call, and stops as soon as
+    `clear_at_least` tokens are won back (0 means clear them all): a partial
+    clear below the target is kept rather than vetoed.
 
     Returns:
         A `ClearResult` in the same terms as `clear_tool_uses_20250919`.
@@ -416,11 +417,9 @@ def clear_tool_uses_langchain(
     size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens
     if size <= trigger:
         return ClearResult(list(messages), 0, 0)
-    uses = [u for u in _uses(messages) if u.result is not None]
-    old = uses[: max(0, len(uses) - keep)]
     chosen: list[_Use] = []
     saved = 0
-    for use in old:
+    for use in _langchain_old(messages, keep):
         assert use.result is not None
         block = messages[use.result[0]]["content"][use.result[1]]
         text = result_text(block.get("content"))
@@ -437,6 +436,34 @@ def clear_tool_uses_langchain(
         return ClearResult(list(messages), 0, 0)
     cleared = _apply(messages, chosen, lambda name: clear_tool_inputs, placeholder)
     return ClearResult(cleared, len(chosen), saved)
+
+
+def _langchain_old(messages: Sequence[Message], keep: int) -> list[_Use]:
+    """The results LangChain may clear, oldest first, each with its call.
+
+    LangChain keeps the last `keep` tool results in their own order, whatever
+    they answer (an orphan result counts toward `keep`); of the others, it
+    passes over a result whose call is not in the nearest assistant message
+    before it (a shorthand `"tool"` message names no call, so it is one).
+    """
+    results = list(tool_results(messages))
+    nearest: list[int] = []  # message index -> the nearest assistant message before it
+    last = -1
+    for index, message in enumerate(messages):
+        nearest.append(last)
+        if message["role"] == "assistant":
+            last = index
+    old = []
+    for result in results[: max(0, len(results) - keep)]:
+        caller = nearest[result.message]
+        if result.block is None or caller < 0 or not isinstance(messages[caller]["content"], list):
+            continue
+        wanted = messages[result.message]["content"][result.block]["tool_use_id"]
+        for number, block in enumerate(messages[caller]["content"]):
+            if block["type"] == "tool_use" and block["id"] == wanted:
+                old.append(_Use(block["name"], (caller, number), (result.message, result.block)))
+                break
+    return old
 
 
 def _clear_thinking(
