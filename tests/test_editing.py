@@ -703,6 +703,32 @@ def test_langchain_passes_over_a_result_whose_call_is_not_in_the_turn_before() -
     assert cleared_results_of(result.messages, "[cleared]") == ["t0"]
 
 
+@st.composite
+def parallel_rounds(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Rounds of parallel calls, each answered in one user turn in any order."""
+    history: list[dict[str, Any]] = [{"role": "user", "content": "Which failed?"}]
+    number = 0
+    for _ in range(draw(st.integers(0, 4))):
+        ids = [f"t{number + i}" for i in range(draw(st.integers(1, 3)))]
+        number += len(ids)
+        calls = [{"type": "tool_use", "id": i, "name": "read", "input": {}} for i in ids]
+        order = draw(st.permutations(ids))
+        answers = [{"type": "tool_result", "tool_use_id": i, "content": f"R{i}"} for i in order]
+        history += [{"role": "assistant", "content": calls}, {"role": "user", "content": answers}]
+    return history
+
+
+@given(parallel_rounds(), st.integers(0, 5))
+def test_property_langchain_never_clears_one_of_the_last_keep_results(
+    history: list[dict[str, Any]], kept: int
+) -> None:
+    """The last `keep` results in the history's order are kept, however the calls ran."""
+    result = clear_tool_uses_langchain(history, trigger=0, keep=kept, counter=big_results)
+    order = [b["tool_use_id"] for m in history[2::2] for b in m["content"]]
+    cleared = cleared_results_of(result.messages, "[cleared]")
+    assert cleared == order[: max(0, len(order) - kept)]
+
+
 def cleared_results_of(messages: list[dict[str, Any]], placeholder: str) -> list[str]:
     return [
         block["tool_use_id"]
