@@ -8,6 +8,7 @@ wholesale replacement or dropping the reset each makes one test below fail.
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -699,6 +700,72 @@ def test_the_loop_reads_each_turn_s_usage_once(
         "prompt": last_prompt,
     }
     assert run.calls[0].tokens_used == expected[measure]
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "words"),
+    [
+        ({"messages": None}, TypeError, "messages must be a list of dicts, got NoneType"),
+        ({"notes": None}, TypeError, "notes must be a NotesFile, got NoneType None"),
+        ({"notes": "NOTES.md"}, TypeError, "notes must be a NotesFile, got str 'NOTES.md'"),
+        ({"client": None}, TypeError, "client must have messages.create(**request), got None"),
+        ({"model": None}, TypeError, "model must be a str, got NoneType None"),
+        ({"max_tokens": 0}, ValueError, "max_tokens must be a positive int, got 0"),
+        ({"max_tokens": "5"}, TypeError, "max_tokens must be an int, got str '5'"),
+    ],
+    ids=[
+        "messages",
+        "notes-none",
+        "notes-path",
+        "client",
+        "model",
+        "max-tokens-0",
+        "max-tokens-str",
+    ],
+)
+def test_compact_history_names_a_bad_argument_before_any_call(
+    tmp_path: Path, change: dict[str, Any], error: type[Exception], words: str
+) -> None:
+    """A notes path given for the notes file failed only after the summary was paid for
+    (an AttributeError on `.read`); a bad model or limit went out to the API."""
+    client = ScriptedClient([scripted_response("summary", input_tokens=9, output_tokens=3)])
+    arguments: dict[str, Any] = {
+        "client": client,
+        "messages": [{"role": "user", "content": "fix it"}],
+        "notes": NotesFile(tmp_path / "NOTES.md"),
+    }
+    arguments.update(change)
+    positional = [arguments.pop(name) for name in ("client", "messages", "notes")]
+    with pytest.raises(error, match=re.escape(words)):
+        compact_history(*positional, **arguments)
+    assert client.requests == []
+
+
+def test_compact_history_refuses_an_empty_summary_as_the_loop_does(tmp_path: Path) -> None:
+    """The loop's compaction refuses a summary with no text; this one restarted from it,
+    a history that said nothing of the work."""
+    client = ScriptedClient([scripted_response("  ", input_tokens=9, output_tokens=3)])
+    with pytest.raises(MalformedResponseError, match="holds no summary text"):
+        compact_history(client, [{"role": "user", "content": "fix it"}], NotesFile(tmp_path / "N"))
+
+
+@pytest.mark.parametrize(
+    ("messages", "impls", "error", "words"),
+    [
+        ("hello", {}, TypeError, "messages must be a list of dicts, got str"),
+        (None, {}, TypeError, "messages must be a list of dicts, got NoneType"),
+        ([], None, TypeError, "tool_impls must be a dict of name -> function, got None"),
+        ([], ["look"], TypeError, "tool_impls must be a dict of name -> function, got ['look']"),
+    ],
+    ids=["messages-str", "messages-none", "impls-none", "impls-list"],
+)
+def test_append_tool_results_names_a_bad_history_or_tool_table(
+    messages: Any, impls: Any, error: type[Exception], words: str
+) -> None:
+    """A string history came back as its letters, one "message" each."""
+    response = {"content": [{"type": "tool_use", "id": "t1", "name": "look", "input": {}}]}
+    with pytest.raises(error, match=re.escape(words)):
+        append_tool_results(messages, response, impls)
 
 
 def test_append_tool_results_refuses_a_response_without_calls() -> None:

@@ -366,9 +366,21 @@ def compact_history(
 
     Returns:
         `[{"role": "user", "content": str}]`, the whole new history.
+
+    Raises:
+        TypeError, ValueError: an argument the call could not be made with
+            (the error names it); nothing is sent.
+        MalformedResponseError: the summary is malformed or empty, as in the
+            loop's own compaction: a restart from it would drop the history.
     """
+    _check_client(client)
+    check_messages(messages)
+    if not isinstance(notes, NotesFile):
+        raise TypeError(f"notes must be a NotesFile, got {type(notes).__name__} {notes!r:.60}")
+    _check_model(model)
+    _check_max_tokens(max_tokens)
     response = client.messages.create(**_transcript_request(model, max_tokens, messages))
-    return TranscriptCompaction(notes).restart(response_text(response))
+    return TranscriptCompaction(notes).restart(_summary_text(response, None))
 
 
 def append_tool_results(
@@ -393,6 +405,8 @@ def append_tool_results(
         tool_impls: tool name -> function of the call's input dict.
 
     Raises:
+        TypeError, ValueError: `messages` is not a list of messages, or
+            `tool_impls` not a dict of name -> function (the error names it).
         MalformedResponseError: the response holds no `tool_use` block (the
             answer would be an empty user turn), a `tool_use` lacks its id,
             name or input, or two share an id. Duplicate ids are refused, not
@@ -405,6 +419,8 @@ def append_tool_results(
         >>> after[-1]["content"]
         [{'type': 'tool_result', 'tool_use_id': 't1', 'content': '9:00'}]
     """
+    check_messages(messages)
+    _check_tool_impls(tool_impls)
     return [*messages, *_answer(_reply_blocks(response, None), tool_impls, None)]
 
 
@@ -482,7 +498,7 @@ def _measured(measure: Measure, counter: int, response: Any, usage: Usage) -> in
     return track_usage(counter, usage)
 
 
-def _summary_text(response: Any, call: int) -> str:
+def _summary_text(response: Any, call: int | None) -> str:
     """The summary a compaction call wrote: its text blocks joined, never empty.
 
     Raises:
@@ -526,6 +542,39 @@ def _checked_restart(history: object) -> list[Message]:
         if content == [] or (isinstance(content, str) and not content.strip()):
             raise ValueError(f"restart message {index} is empty; the API refuses an empty message")
     return list(history)
+
+
+def _check_model(model: object) -> None:
+    """Refuse a model name that is not a non-blank str."""
+    if not isinstance(model, str):
+        raise TypeError(f"model must be a str, got {type(model).__name__} {model!r:.60}")
+    if not model.strip():
+        raise ValueError(f"model must name a model, got {model!r}")
+
+
+def _check_max_tokens(size: object) -> None:
+    """Refuse an output limit that is not a positive int (a bool is not one)."""
+    if type(size) is not int:
+        raise TypeError(f"max_tokens must be an int, got {type(size).__name__} {size!r:.60}")
+    if size < 1:
+        raise ValueError(f"max_tokens must be a positive int, got {size!r}")
+
+
+def _check_client(client: object) -> None:
+    """Refuse a client without `messages.create`."""
+    if not callable(getattr(getattr(client, "messages", None), "create", None)):
+        raise TypeError(f"client must have messages.create(**request), got {client!r:.60}")
+
+
+def _check_tool_impls(impls: object) -> None:
+    """Refuse a tool table that is not a dict of name -> function."""
+    if not isinstance(impls, Mapping):
+        raise TypeError(f"tool_impls must be a dict of name -> function, got {impls!r:.60}")
+    for name, impl in impls.items():
+        if not isinstance(name, str) or not callable(impl):
+            raise TypeError(
+                f"tool_impls[{name!r:.40}] must map a str to a function, got {impl!r:.60}"
+            )
 
 
 def _text_argument(name: str, value: object, *, optional: bool = False) -> None:
@@ -669,11 +718,7 @@ class AgentConfig:
         return self.compaction
 
     def _check_model_and_tools(self) -> None:
-        if not isinstance(self.model, str):
-            found = f"{type(self.model).__name__} {self.model!r:.60}"
-            raise TypeError(f"model must be a str, got {found}")
-        if not self.model.strip():
-            raise ValueError(f"model must name a model, got {self.model!r}")
+        _check_model(self.model)
         tools = self.tools
         if not isinstance(tools, Sequence) or isinstance(tools, str | bytes):
             raise TypeError(f"tools must be a list of tool definitions, got {tools!r:.60}")
@@ -682,19 +727,10 @@ class AgentConfig:
                 raise TypeError(
                     f"tools[{index}] must be a dict with a str 'name', got {tool!r:.60}"
                 )
-        impls = self.tool_impls
-        if not isinstance(impls, Mapping):
-            raise TypeError(f"tool_impls must be a dict of name -> function, got {impls!r:.60}")
-        for name, impl in impls.items():
-            if not isinstance(name, str) or not callable(impl):
-                raise TypeError(
-                    f"tool_impls[{name!r:.40}] must map a str to a function, got {impl!r:.60}"
-                )
+        _check_tool_impls(self.tool_impls)
 
     def _check_client_and_notes(self) -> None:
-        client = self.client
-        if not callable(getattr(getattr(client, "messages", None), "create", None)):
-            raise TypeError(f"client must have messages.create(**request), got {client!r:.60}")
+        _check_client(self.client)
         notes = self.notes
         needs_notes = self.notes_in_system is True or (
             self.compaction is None and self.compact_ratio is not None
@@ -704,11 +740,7 @@ class AgentConfig:
             raise TypeError(f"notes must be {kind}, got {type(notes).__name__} {notes!r:.60}")
 
     def _check_limits(self) -> None:
-        size = self.max_tokens
-        if type(size) is not int:
-            raise TypeError(f"max_tokens must be an int, got {type(size).__name__} {size!r}")
-        if size < 1:
-            raise ValueError(f"max_tokens must be a positive int, got {size!r}")
+        _check_max_tokens(self.max_tokens)
         ratio = self.compact_ratio
         if ratio is not None and type(ratio) not in (int, float):
             found = f"{type(ratio).__name__} {ratio!r:.60}"
