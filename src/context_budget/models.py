@@ -77,6 +77,12 @@ class LongContext:
     input: float
     output: float
 
+    def __post_init__(self) -> None:
+        if type(self.above) is not int or self.above < 0:
+            raise ValueError(f"LongContext.above must be an int >= 0, got {short_repr(self.above)}")
+        as_rate(self.input, "LongContext.input", "USD/Mtok")
+        as_rate(self.output, "LongContext.output", "USD/Mtok")
+
 
 @dataclass(frozen=True)
 class Peak:
@@ -91,6 +97,21 @@ class Peak:
     hours: tuple[tuple[int, int], ...]
     multiple: float
     weekdays_only: bool = True
+
+    def __post_init__(self) -> None:
+        sound = isinstance(self.hours, tuple) and all(
+            isinstance(pair, tuple)
+            and len(pair) == 2
+            and all(type(hour) is int for hour in pair)
+            and 0 <= pair[0] < pair[1] <= 24
+            for pair in self.hours
+        )
+        if not sound:
+            raise ValueError(
+                "Peak.hours must be (start, end) UTC hours, 0 <= start < end <= 24, "
+                f"got {short_repr(self.hours)}"
+            )
+        as_rate(self.multiple, "Peak.multiple", "a multiple of every rate")
 
     def applies(self, when: datetime) -> bool:
         """Whether `when` (a time with a zone) falls in the peak hours."""
@@ -154,6 +175,12 @@ class Price:
                 )
         if self.since:
             _moment(self.since, "Price.since")
+        for name, kind in (("long_context", LongContext), ("peak", Peak)):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, kind):
+                raise TypeError(
+                    f"Price.{name} must be a {kind.__name__} or None, got {short_repr(value)}"
+                )
 
     def under(self, policy: CachePolicy) -> Price:
         """These rates with the cache rates `policy` sets: its multiples of the input rate.
