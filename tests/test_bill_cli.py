@@ -106,6 +106,25 @@ def test_a_missing_path_and_a_bad_format_are_exit_2(
     assert main(["bill"]) == 2
 
 
+@pytest.mark.parametrize("command", ["bill", "whatif"])
+def test_an_empty_path_is_refused_not_read_as_the_folder_one_is_in(
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`bill "$SESSIONS"` with the variable unset billed the folder one was in."""
+    (tmp_path / FE5E.name).write_bytes(FE5E.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    for argv in ([""], [str(FE5E), ""]):
+        assert main([command, *argv]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1
+        assert "an empty path names no file or folder" in captured.err
+    with pytest.raises(ValueError, match="an empty path"):
+        read_bill("")
+
+
 def test_a_binary_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\xff\xfe\x00garbage")
@@ -377,3 +396,43 @@ def test_a_sub_folder_that_may_not_be_read_is_named_not_skipped(
     monkeypatch.setattr(os, "scandir", refuse)
     err = _one_line(capsys, str(tmp_path))
     assert "locked" in err and "permission denied" in err
+
+
+def _dollars(line: str) -> list[float]:
+    return [float(found.replace(",", "")) for found in re.findall(r"\$([\d,]+\.\d+)", line)]
+
+
+def test_the_parts_and_the_groups_add_up_to_the_total_as_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """$0.00435 (1,200 input and 50 output tokens on Sonnet 4.5) is 0.0043499… as a float:
+    the total read $0.0043 while its parts and its one group were rounded to add to $0.0044."""
+    path = _write(tmp_path / "s.jsonl", _claude(tmp_path, input_tokens=1_200, output_tokens=50))
+    assert main(["bill", str(path), "--by", "thread", "--timezone", "UTC"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    total, *parts = _dollars(next(line for line in lines if line.startswith("cost: ")))
+    assert total == 0.0043 and round(sum(parts), 4) == total
+    (group,) = [line for line in lines if line.startswith("5e55a000/main ")]
+    assert _dollars(group) == _dollars(next(line for line in lines if line.startswith("total")))
+
+
+def test_no_bar_of_the_calls_table_is_longer_than_the_widest_prompt(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """80 tokens uncached, then 39 read, 39 written and 2 uncached: each part rounded on its
+    own drew 20 + 20 + 1 = 41 characters for a prompt as wide as the 40 of the first."""
+    first = _claude(tmp_path, input_tokens=80)
+    second = _claude(
+        tmp_path,
+        input_tokens=2,
+        cache_read_input_tokens=39,
+        cache_creation_input_tokens=39,
+        timestamp="2026-01-01T00:01:00Z",
+    )
+    second["uuid"], second["message"]["id"] = "a2", "msg-2"  # type: ignore[index]
+    path = _write(tmp_path / "s.jsonl", first, second)
+    assert main(["bill", str(path), "--calls", "--timezone", "UTC"]) == 0
+    rows = capsys.readouterr().out.splitlines()[-2:]
+    bars = [re.search(r"[=+-]+", row[46:]) for row in rows]
+    assert [len(bar.group()) if bar else 0 for bar in bars] == [40, 40]
+    assert len({row.index("$") for row in rows}) == 1  # the cost column stays in line

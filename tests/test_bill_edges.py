@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -194,6 +195,26 @@ def test_a_window_of_a_file_that_records_only_its_total_says_so(
     assert "cost the file recorded itself: unknown (the window cuts a file" in text
 
 
+def test_a_recorded_cost_says_how_many_calls_it_covers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trajectory that records its cost beside a Claude Code session that records none:
+    the text said `cost the file recorded itself: $…` as if for every call."""
+    trajectory = _two_day_trajectory(tmp_path, per_call=True)
+    session = tmp_path / SYNTHETIC.name
+    session.write_bytes(SYNTHETIC.read_bytes())
+    alone = read_bill(trajectory)
+    both = read_bill([trajectory, session])
+    assert both.recorded_cost == alone.recorded_cost
+    assert (both.recorded_calls(), len(both.calls)) == (len(alone.calls), len(alone.calls) + 10)
+    assert alone.recorded_calls() == len(alone.calls) and read_bill(session).recorded_calls() == 0
+    status, out, _ = _run(capsys, trajectory, session, "--timezone", "UTC", "--json")
+    assert status == 0 and json.loads(out)["recorded_cost_calls"] == len(alone.calls)
+    _, text, _ = _run(capsys, trajectory, session, "--timezone", "UTC")
+    said = f"cost the files recorded themselves, for the {len(alone.calls)} of the "
+    assert said + f"{len(both.calls)} calls in files that record one: $" in text
+
+
 # ---------------------------------------------------------------- the page's target
 
 
@@ -222,6 +243,24 @@ def test_the_page_never_overwrites_a_file_the_bill_reads(
     assert session.read_bytes() == before
 
 
+@pytest.mark.parametrize("command", ["bill", "whatif"])
+def test_the_page_never_overwrites_an_event_file_of_a_conversation(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An OpenHands conversation is read from its state file and the event files beside
+    it; `bill FOLDER --html <an event file>` wrote the page over that event."""
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+    folder = tmp_path / "conversations"
+    shutil.copytree(fixtures / "openhands-conversation", folder)
+    (event, *_) = sorted(folder.glob("*/events/event-*.json"))
+    before = event.read_bytes()
+    zone = ["--timezone", "UTC"] if command == "bill" else []
+    status = main([command, str(folder), "--html", str(event), *zone])
+    err = capsys.readouterr().err
+    assert status == 2 and "a file the bill reads" in err and err.count("\n") == 1
+    assert event.read_bytes() == before
+
+
 def test_a_page_beside_the_sessions_is_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -230,6 +269,54 @@ def test_a_page_beside_the_sessions_is_written(
     (folder / SYNTHETIC.name).write_bytes(SYNTHETIC.read_bytes())
     status, _, _ = _run(capsys, folder, "--html", folder / "bill.html", "--timezone", "UTC")
     assert status == 0 and (folder / "bill.html").read_text(encoding="utf-8").startswith("<!doc")
+
+
+@pytest.mark.parametrize("target", ["", ".", "pipe.html"])
+def test_a_page_target_that_is_no_file_is_one_line_and_left_as_it_was(
+    target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("pipe.html")  # as a device such as /dev/null: never renamed over
+    status, out, err = _run(capsys, SYNTHETIC, "--html", target, "--timezone", "UTC")
+    assert status == 2 and out == ""
+    assert err.startswith("context-budget: error: ") and err.count("\n") == 1
+    assert "cannot write the page" in err
+    assert Path("pipe.html").is_fifo() and os.listdir(tmp_path) == ["pipe.html"]
+
+
+@pytest.mark.parametrize("folder", [".", "./"])
+@pytest.mark.parametrize("command", ["bill", "whatif"])
+def test_a_page_for_the_folder_one_is_in_is_written(
+    folder: str,
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`bill . --html ../bill.html` in a project folder ended in a traceback (`.` has no
+    name, so no sibling `.meta.json` to look for)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / SYNTHETIC.name).write_bytes(SYNTHETIC.read_bytes())
+    monkeypatch.chdir(project)
+    status = main([command, folder, "--html", "../bill.html"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert captured.out.endswith("page: ../bill.html\n")
+    assert (tmp_path / "bill.html").read_text(encoding="utf-8").startswith("<!doc")
+
+
+def test_a_lone_surrogate_in_a_model_name_is_written_escaped_on_the_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON may escape half a surrogate pair (`"\\ud800"`); the page's UTF-8 could not hold
+    it, and `bill --html` ended in a traceback."""
+    path = tmp_path / "5e55a0a0-0000.jsonl"
+    path.write_text(_line(1, "2026-03-02T09:00:00Z", model="claude-opus-4-5\ud800"), "utf-8")
+    page = tmp_path / "bill.html"
+    status, out, err = _run(capsys, path, "--html", page, "--timezone", "UTC")
+    assert status == 0, err
+    assert "claude-opus-4-5\\ud800" in out and "claude-opus-4-5\\ud800" in page.read_text("utf-8")
 
 
 # ---------------------------------------------------------------- Bill.between's bounds

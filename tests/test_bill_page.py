@@ -75,3 +75,20 @@ def test_what_the_bill_left_out_is_listed_with_its_reason(
     assert '<li><span class="kind">not a session</span>: ' in left
     assert "notes&lt;b&gt;.json: not a session in a format bills read" in left  # escaped
     assert "<b>" not in left.partition("</ul>")[0]
+
+
+def test_each_view_s_costs_add_up_to_its_total_row_as_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page showed each group's cost rounded on its own: the sample project's twelve
+    threads read $2.8183 over a total row of $2.8184 (its text table adds up)."""
+    target = tmp_path / "bill.html"
+    project = SESSIONS / "sample-project"
+    assert main(["bill", str(project), "--html", str(target), "--timezone", "UTC"]) == 0
+    page = target.read_text(encoding="utf-8")
+    views = re.findall(r"<h3>By (\w+)</h3>(.*?)</table>", page)
+    assert len(views) == 8
+    for view, table in views:
+        rows = re.findall(r"<tr><td>.*?</td>.*?<td>\$([\d,.]+)[^<]*</td></tr>", table)
+        *parts, total = (float(cost.replace(",", "")) for cost in rows)
+        assert round(sum(parts), 4) == total, view

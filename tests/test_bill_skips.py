@@ -235,3 +235,23 @@ def test_only_the_start_of_a_character_at_the_end_is_left_out() -> None:
         assert whole_characters(encoded) == encoded
     for kept in (b"", b"ab", b"a\x80", b"a\xff", b"a\xe0\x80", b"\xbf\xbf\xbf\xbf"):
         assert whole_characters(kept) == kept  # not UTF-8: left for the decoder to refuse
+
+
+def test_a_file_another_tool_wrote_is_named_when_told_the_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--format claude-code` read a Codex rollout as a Claude Code session holding nothing:
+    left out with no word, even under `--strict`."""
+    folder = tmp_path / "projects"
+    folder.mkdir()
+    shutil.copy(PROJECT / SMALL, folder / SMALL)
+    shutil.copy(ROLLOUT, folder / ROLLOUT.name)
+    bill = read_bill(folder, format="claude-code")
+    assert len(bill.calls) == 7
+    assert [(s.kind, Path(s.file).name) for s in bill.skipped] == [("not a session", ROLLOUT.name)]
+    assert "'session_meta', which Claude Code never writes" in bill.skipped[0].reason
+    assert main(["bill", str(folder), "--format", "claude-code", "--strict"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a Claude Code session, though read as one" in err
+    assert main(["bill", str(ROLLOUT), "--format", "claude-code"]) == 2
+    assert "its first record is of type 'session_meta'" in capsys.readouterr().err

@@ -1056,6 +1056,27 @@ def test_a_full_disk_is_one_line_and_exit_2_not_a_traceback(options: list[str]) 
     )
 
 
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+def test_a_stream_closed_from_the_start_is_no_traceback(closed: int) -> None:
+    """`context-budget bill FILE >&-` ended in `AttributeError: 'NoneType' object has no
+    attribute 'write'` (Python's stdout is None then), exit status 1."""
+    one = str(ROOT / "tests" / "fixtures" / "transcripts" / "spotter" / "tool_heavy.jsonl")
+    done = subprocess.run(
+        [sys.executable, "-m", "context_budget", "bill", one, "--timezone", "UTC"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        preexec_fn=lambda: os.close(closed),  # the child's stream alone
+    )
+    if closed == 1:
+        assert_one_error_line(
+            done.returncode, "", done.stderr, "cannot write the report to stdout: it is closed"
+        )
+    else:
+        assert (done.returncode, done.stdout.startswith("bill: ")) == (0, True)
+
+
 def test_a_failed_write_in_process_is_one_line_and_exit_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -148,3 +148,38 @@ def test_a_taken_temporary_name_is_passed_over_and_none_free_is_an_error(
     with pytest.raises(FileExistsError, match="no free temporary name beside"):
         write_atomic(target, "y")
     assert target.read_text(encoding="utf-8") == "x"
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_link_is_written_through_as_a_plain_write_goes(tmp_path: Path, writer: str) -> None:
+    real = tmp_path / "real.txt"
+    real.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.txt"
+    os.symlink(real.name, link)
+    WRITERS[writer](link, "new")
+    assert link.is_symlink() and os.readlink(link) == real.name
+    assert "new" in real.read_text(encoding="utf-8")  # the evidence writes it as JSON
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["link.txt", "real.txt"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this system")
+def test_what_is_not_a_regular_file_is_never_replaced(tmp_path: Path) -> None:
+    pipe = tmp_path / "pipe.html"
+    os.mkfifo(pipe)  # a device such as /dev/null is the same case, and must not be renamed over
+    with pytest.raises(OSError, match="not a regular file"):
+        write_atomic(pipe, "x")
+    with pytest.raises(IsADirectoryError):
+        write_atomic(tmp_path, "x")
+    assert pipe.is_fifo() and sorted(path.name for path in tmp_path.iterdir()) == ["pipe.html"]
+
+
+@pytest.mark.parametrize("name", ["", ".", ".."])
+def test_a_path_that_names_a_folder_is_an_os_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    monkeypatch.chdir(inner)
+    with pytest.raises(IsADirectoryError):
+        write_atomic(name, "x")
+    assert os.listdir(tmp_path) == ["inner"] and os.listdir(inner) == []

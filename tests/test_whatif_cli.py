@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -388,3 +389,145 @@ def test_gpt_5_5_reads_in_128_token_steps_and_writes_for_free(
     assert len(reads) > 150 and all((read - 1_024) % 128 == 0 for read in reads)
     assert all(row["cache_write_5m"] + row["cache_write_1h"] == 0 for row in rows)
     assert data["replayed_usd"] != data["bill_usd"]
+
+
+def _dollars(line: str) -> list[float]:
+    return [float(found.replace(",", "")) for found in re.findall(r"\$([\d,]+\.\d+)", line)]
+
+
+@pytest.mark.parametrize(
+    "flags", [[], ["--ttl", "1h"], ["--model", "gpt-5"], ["--clear-at", "20000"]]
+)
+def test_the_replayed_parts_add_up_to_the_replayed_total_as_shown(
+    flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each part was rounded on its own: `replayed $3.2545 = input $0.0006 + writes $1.1825
+    + reads $1.2233 + output $0.8480` (which add up to $3.2544)."""
+    assert main(["whatif", str(PROJECT), *flags]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if " · replayed $" in line)
+    _, replayed, *parts = _dollars(line)
+    assert round(sum(parts), 4) == replayed
+
+
+def test_web_search_is_a_part_of_the_replayed_cost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three searches ($0.03) were in the replayed total and in no part the text showed."""
+    usage = {"input_tokens": 10, "output_tokens": 500, "cache_read_input_tokens": 0}
+    usage["server_tool_use"] = {"web_search_requests": 3}  # type: ignore[assignment]
+    record = {
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "5e55a000-0000-4000-8000-000000000000",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": {
+            "id": "msg-1",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "ok"}],
+            "usage": usage,
+        },
+    }
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert main(["whatif", str(path)]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if " · replayed $" in line)
+    assert " + web search $0.0300" in line
+    _, replayed, *parts = _dollars(line)
+    assert round(sum(parts), 4) == replayed
+
+
+def test_one_result_is_said_in_the_singular(capsys: pytest.CaptureFixture[str]) -> None:
+    """The rent by tool read `Write $0.0001 (1 results, 28 tokens)`."""
+    session = PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+    assert main(["whatif", str(session)]) == 0
+    out = capsys.readouterr().out
+    rent = next(line for line in out.splitlines() if line.startswith("rent by tool: "))
+    assert "(1 result, 28 tokens)" in rent and "1 results" not in out
+
+
+def test_a_tool_result_cut_inside_a_surrogate_pair_is_replayed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tool result cut inside an emoji's surrogate pair is JSON's `"\\ud83d"`; the replay
+    could not hash it (`error: 'utf-8' codec can't encode character '\\ud83d' ...`)."""
+    session = "5e55a000-0000-4000-8000-000000000000"
+    usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 3_000}
+    records = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "run it"}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "message": {
+                "id": "msg-1",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}],
+                "usage": usage,
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "parentUuid": "a1",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok \ud83d"}],
+            },
+        },
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "parentUuid": "u2",
+            "message": {
+                "id": "msg-2",
+                "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": "done"}],
+                "usage": usage,
+            },
+        },
+    ]
+    path = tmp_path / f"{session}.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({**r, "sessionId": session, "timestamp": f"2026-01-01T00:00:0{k}Z"}) + "\n"
+            for k, r in enumerate(records)
+        ),
+        encoding="utf-8",
+    )
+    data = _json(capsys, str(path))
+    assert data["calls"] == 2 and data["rent"][0]["tool"] == "Bash"
+    page = tmp_path / "whatif.html"
+    assert main(["whatif", str(path), "--html", str(page)]) == 0
+    assert page.read_text(encoding="utf-8").startswith("<!doc")
+
+
+def test_a_replay_that_prices_calls_the_bill_leaves_out_is_not_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bill left out its two calls on a model with no price; the replay on GPT-5
+    priced them, and the text said `+11.7%` of dollars over different calls."""
+    records = [json.loads(line) for line in SYNTHETIC.read_text("utf-8").splitlines()]
+    ids = list(dict.fromkeys(r["message"]["id"] for r in records if r.get("type") == "assistant"))
+    for record in records:  # the session's first two responses on a model of one's own
+        if record.get("type") == "assistant" and record["message"]["id"] in ids[:2]:
+            record["message"]["model"] = "house-model"
+    path = tmp_path / SYNTHETIC.name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    own = _json(capsys, str(path))
+    assert own["bill_unpriced_calls"] == own["replayed_unpriced_calls"] == [1, 2]
+    moved = _json(capsys, str(path), "--model", "gpt-5")
+    assert (moved["bill_unpriced_calls"], moved["replayed_unpriced_calls"]) == ([1, 2], [])
+    assert main(["whatif", str(path), "--model", "gpt-5"]) == 0
+    line, note = [
+        line
+        for line in capsys.readouterr().out.splitlines()
+        if "replayed $" in line or "not compared" in line
+    ]
+    assert "%" not in line
+    assert note == (
+        "  not compared: they price different calls (left out with no price: the bill's "
+        "2 calls (1, 2), the replay's none)"
+    )
+    assert main(["whatif", str(path)]) == 0  # the same calls left out: compared
+    assert "%) = input" in capsys.readouterr().out

@@ -15,13 +15,18 @@ umask as it does to any new file. Nothing is made private that a plain write
 would share, or shared that was private.
 
 The text is written exactly as given (no newline translation), in UTF-8
-unless told otherwise.
+unless told otherwise. As with a plain write, a symbolic link is written
+through (the file it points to is replaced, the link stays); a path that names
+a folder, or something that is not a regular file (a device such as
+`/dev/null`, a named pipe, a socket), is refused, never renamed over.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 from pathlib import Path
 
 try:
@@ -70,6 +75,27 @@ def _temporary(target: Path) -> tuple[int, Path]:
     raise FileExistsError(f"no free temporary name beside {target} after {_TRIES} tries")
 
 
+def _destination(path: Path) -> tuple[Path, int | None]:
+    """The file a write to `path` replaces, through any link, and its mode (None: a new file).
+
+    Raises:
+        IsADirectoryError: `path` names a folder (`""`, `.`, `..` among them).
+        OSError: `path` is there and is not a regular file (a device, a pipe, a socket).
+    """
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    try:
+        found = os.stat(target)
+    except FileNotFoundError:
+        if target.name in ("", ".", ".."):  # a folder's name, even where it is gone
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path)) from None
+        return target, None
+    if stat.S_ISDIR(found.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if not stat.S_ISREG(found.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file, so not replaced", str(path))
+    return target, found.st_mode & 0o777
+
+
 def write_atomic(path: str | os.PathLike[str], text: str, *, encoding: str = "utf-8") -> Path:
     """Replace the file at `path` with `text`, whole or not at all; the path written.
 
@@ -83,16 +109,14 @@ def write_atomic(path: str | os.PathLike[str], text: str, *, encoding: str = "ut
 
     Raises:
         TypeError: `text` is not a str.
-        OSError: the folder is missing or cannot be written (nothing is left behind).
+        IsADirectoryError: `path` names a folder.
+        OSError: the folder is missing or cannot be written, or `path` is not a
+            regular file (nothing is left behind, nothing is replaced).
         UnicodeEncodeError: `text` cannot be encoded (the old file stays as it was).
     """
     if not isinstance(text, str):
         raise TypeError(f"the text to write must be a str, got {type(text).__name__}")
-    target = Path(path)
-    try:
-        mode: int | None = os.stat(target).st_mode & 0o777
-    except FileNotFoundError:
-        mode = None
+    target, mode = _destination(Path(path))
     descriptor, temporary = _temporary(target)
     try:
         if fcntl is not None:
@@ -111,4 +135,4 @@ def write_atomic(path: str | os.PathLike[str], text: str, *, encoding: str = "ut
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    return target
+    return Path(path)

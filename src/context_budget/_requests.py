@@ -150,7 +150,9 @@ class Request:
 
 
 def digest(*parts: object) -> str:
-    return hashlib.sha256(canonical_json(list(parts)).encode()).hexdigest()[:20]
+    # subtle: a file may hold a lone surrogate (a tool result cut inside a pair): hashed as is
+    text = canonical_json(list(parts)).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(text).hexdigest()[:20]
 
 
 def chained(prefix: str, key: str) -> str:

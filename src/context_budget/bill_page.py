@@ -28,7 +28,15 @@ from typing import Any
 
 from context_budget._files import write_atomic
 
-__all__ = ["CAUSE_COLOURS", "KIND_COLOURS", "bill_page", "money", "write_page"]
+__all__ = [
+    "CAUSE_COLOURS",
+    "KIND_COLOURS",
+    "adding_up",
+    "bill_page",
+    "money",
+    "priced_parts",
+    "write_page",
+]
 
 #: The colour of each part of a bar (the prompt's tokens by kind).
 KIND_COLOURS = {"read": "#4c78a8", "written": "#f58518", "uncached": "#9d9d9d"}
@@ -67,6 +75,39 @@ _STYLE = (
 def money(value: float | None) -> str:
     """`$1,234.5678`, or `unpriced` for None (no call with a list price)."""
     return "unpriced" if value is None else f"${value:,.4f}"
+
+
+def adding_up(total: float, parts: list[float], places: int = 4) -> list[float]:
+    """`parts` (USD) rounded to `places` so that they add up to `total` as `money` shows it.
+
+    Each part is rounded down, then the units of the last place left over go,
+    one each, to the parts that lost the most (largest remainders first).
+
+    Example:
+        >>> adding_up(0.00435, [0.0036, 0.00075])  # the total shows as $0.0043
+        [0.0036, 0.0007]
+    """
+    scale = 10**places
+    scaled = [part * scale for part in parts]
+    floors = [int(part // 1) for part in scaled]
+    # subtle: the total as `money` writes it (0.00435 is 0.0043499… and shows as 0.0043),
+    # not round(total * scale), which the product's own error can carry to the next unit
+    short = round(round(total, places) * scale) - sum(floors)
+    order = sorted(range(len(parts)), key=lambda k: floors[k] - scaled[k])
+    for k in order[: max(0, min(short, len(parts)))]:
+        floors[k] += 1
+    return [floor / scale for floor in floors]
+
+
+def priced_parts(total: float, parts: list[float | None], places: int = 4) -> list[float | None]:
+    """`adding_up` over the priced parts alone (USD); an unpriced part (None) stays None:
+    a view's groups, each shown as its table shows it."""
+    priced = [k for k, part in enumerate(parts) if part is not None]
+    shown = adding_up(total, [parts[k] or 0.0 for k in priced], places)
+    found: list[float | None] = [None] * len(parts)
+    for k, value in zip(priced, shown, strict=True):
+        found[k] = value
+    return found
 
 
 def _prompt(row: Mapping[str, Any]) -> int:
@@ -215,8 +256,12 @@ def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any])
             money(cost) + (f" ({unpriced:,} unpriced)" if unpriced and cost is not None else ""),
         ]
 
-    rows = [row(g["key"], g, g["cost_usd"]) for g in groups]
-    rows.append(row("total", data, data["cost_usd"]))
+    total = data["cost_usd"]
+    costs: list[float | None] = [None] * len(groups)
+    if total is not None:  # shown to 4 places, adding up to the total shown
+        costs = priced_parts(total, [g["cost_usd"] for g in groups])
+    rows = [row(g["key"], g, cost) for g, cost in zip(groups, costs, strict=True)]
+    rows.append(row("total", data, total))
     name = f"{by} ({data.get('timezone', 'UTC')})" if by in ("day", "week", "month") else by
     head = [name, "calls", "input", "cache read", "written", "output", "hit rate", "cost"]
     return f"<h3>By {escape(by)}</h3>" + _table(head, rows)
@@ -297,6 +342,8 @@ def bill_page(
             "policies": [{"label", "replayed_usd", "clearings", "compactions"}],
             "rent": [{"tool", "results", "tokens", "cost_usd"}],
             "costliest_results": [{"tool", "tokens", "calls", "cost_usd", "where"}]}`.
+
+    A lone surrogate in any string (a JSON file may escape one) is written `\\udXXX`.
     """
     files = ", ".join(data["files"])
     rebuilds = [
@@ -332,7 +379,9 @@ def bill_page(
         "" if whatif is None else _replays(whatif) + _rent(whatif),
         "</body></html>\n",
     ]
-    return "".join(parts)
+    # subtle: a name from the files may hold a lone surrogate (JSON's "\ud800", a string cut
+    # inside a pair); the page writes it as the text does, `\ud800`, so that UTF-8 can hold it
+    return "".join(parts).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def write_page(path: str | os.PathLike[str], text: str) -> Path:

@@ -809,6 +809,17 @@ class Bill:
                 named.add(f"{call.model} ({call.usage.speed})")
         return tuple(sorted(named))
 
+    def recorded_calls(self) -> int:
+        """How many of the calls `recorded_cost` covers: those of the sessions that recorded
+        a cost (0 when none did). Fewer than all in a folder of several formats, where only
+        some files record their cost."""
+        if self.recorded_cost is None:
+            return 0
+        if len(self._origin) != len(self.calls) or not self._sessions:  # a bill made by hand
+            return len(self.calls)
+        sessions = self._sessions
+        return sum(1 for index in self._origin if sessions[index].recorded_cost is not None)
+
     def unpriced_calls(self, prices: Mapping[str, Price] | None = None) -> tuple[int, ...]:
         """The numbers (from 1) of the calls with no price, left out of `cost`.
 

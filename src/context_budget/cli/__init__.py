@@ -286,7 +286,10 @@ def _write_out(text: str) -> str | None:
     A full disk (`> /dev/full`), a closed pipe or any other failed write is
     reported, not raised; stdout is then pointed at the null device, so the
     interpreter's own flush at exit does not fail a second time with a traceback.
+    A process started with stdout closed (`>&-`) has no stdout: that is said too.
     """
+    if sys.stdout is None:
+        return "cannot write the report to stdout: it is closed"
     try:
         _write(sys.stdout, text)
         sys.stdout.flush()
@@ -360,10 +363,13 @@ def entry() -> NoReturn:
     once (`os._exit`) rather than freeing one by one the objects a bill made
     (hundreds of thousands for a large folder). Nothing is left to do by
     then: every page is written whole before the report is printed, and the
-    package registers no exit handler.
+    package registers no exit handler. Started with stderr closed, its lines
+    are dropped; with stdout closed, the status is 2.
     """
+    if sys.stderr is None:  # started with stderr closed (`2>&-`): its lines go nowhere
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - until the exit
     status = main()
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: said already
-            stream.flush()
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed pipe or
+            stream.flush()  # a stream closed from the start (None): said already
     os._exit(status)

@@ -29,16 +29,18 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from context_budget.bill_page import bill_page, write_page
+from context_budget.bill_page import adding_up, bill_page, priced_parts, write_page
 from context_budget.bill_page import money as _money
 from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, read_bill
 from context_budget.cli._render import one_line
 from context_budget.errors import InputError
 from context_budget.sessions.folders import default_folders, searched_folders
+from context_budget.sessions.openhands_state import STATE_FILE, event_files
 from context_budget.sessions.skips import summary
 from context_budget.sessions.text import gc_paused
 from context_budget.zones import (
@@ -56,6 +58,7 @@ __all__ = [
     "add_parser",
     "call_row",
     "calls_table",
+    "cost_parts",
     "html_page",
     "read",
     "report",
@@ -172,7 +175,6 @@ def report(
     """
     bill.work_ahead()  # each figure below worked out once, on two cores where that pays
     cost = bill.cost()
-    what_if = bill.what_if()
     every_line = bill.every_line()
     unpriced = bill.unpriced_calls()
     priced = len(unpriced) < len(bill.calls)
@@ -193,57 +195,19 @@ def report(
         "threads": bill.threads,
         "tokens": bill.tokens(),
         "cost_usd": usd(cost.total),
-        "cost": {
-            "uncached_input": usd(cost.uncached_input),
-            "cache_writes": usd(cost.cache_writes),
-            "cache_reads": usd(cost.cache_reads),
-            "output": usd(cost.output),
-            "server_tools": usd(cost.server_tools),
-        },
+        "cost": {name: usd(getattr(cost, name)) for name in _COST_PARTS},
         "every_line_cost_usd": usd(every_line.cost().total),
         "recorded_cost_usd": _usd(bill.recorded_cost),
+        "recorded_cost_calls": bill.recorded_calls() if bill.recorded_cost is not None else None,
         "recorded_cost_reason": bill.recorded_cost_reason,
         "skipped": [
             {"kind": s.kind, "file": s.file, "line": s.line, "reason": s.reason}
             for s in bill.skipped
         ],
         "cache_read_share": round(bill.cache_read_share, 4),
-        "rebuilds": [
-            {
-                "call": r.call,
-                "thread": r.thread.name,
-                "time": _time(bill.calls[r.call - 1].timestamp),
-                "cause": r.cause,
-                "lost_tokens": r.lost_tokens,
-                "gap_seconds": None if r.gap_seconds is None else round(r.gap_seconds, 3),
-                "extra_usd": _usd(r.extra_usd),
-                "first_difference": r.first_difference,
-                "trigger": r.trigger,
-                "line": r.line,
-                "partial": r.partial,
-                "provider_reason": r.provider_reason,
-            }
-            for r in bill.rebuilds()
-        ],
+        "rebuilds": _rebuild_rows(bill),
         "provider_reasons": bill.provider_reasons(),
-        "what_if": {
-            "actual": usd(what_if.actual),
-            "no_caching": usd(what_if.no_caching),
-            "all_writes_1h": usd(what_if.all_writes_1h),
-            "rebuilds_read": usd(what_if.rebuilds_read),
-            "staggered_starts": usd(what_if.staggered_starts),
-            "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
-            "lifetimes": [
-                {
-                    "thread": life.thread.name,
-                    "five_minutes": _usd(life.five_minutes),
-                    "one_hour": _usd(life.one_hour),
-                    "cheaper": life.cheaper,
-                    "saving": _usd(life.saving),
-                }
-                for life in bill.lifetimes()
-            ],
-        },
+        "what_if": _what_if_section(bill, usd),
     }
     if by is not None:
         found["by"] = by
@@ -251,6 +215,55 @@ def report(
     if calls:
         found["per_call"] = [call_row(bill, number) for number in range(1, len(bill.calls) + 1)]
     return found
+
+
+#: The charges of the JSON's `cost` object, in its order (`pricing.Cost`'s fields).
+_COST_PARTS = ("uncached_input", "cache_writes", "cache_reads", "output", "server_tools")
+
+
+def _rebuild_rows(bill: Bill) -> list[dict[str, Any]]:
+    """The JSON's `rebuilds`: one object per rebuild (`Bill.rebuilds`), in call order."""
+    return [
+        {
+            "call": r.call,
+            "thread": r.thread.name,
+            "time": _time(bill.calls[r.call - 1].timestamp),
+            "cause": r.cause,
+            "lost_tokens": r.lost_tokens,
+            "gap_seconds": None if r.gap_seconds is None else round(r.gap_seconds, 3),
+            "extra_usd": _usd(r.extra_usd),
+            "first_difference": r.first_difference,
+            "trigger": r.trigger,
+            "line": r.line,
+            "partial": r.partial,
+            "provider_reason": r.provider_reason,
+        }
+        for r in bill.rebuilds()
+    ]
+
+
+def _what_if_section(bill: Bill, usd: Callable[[float | None], float | None]) -> dict[str, Any]:
+    """The JSON's `what_if`: the input side under other choices (`Bill.what_if`, dollars
+    through `usd`) and each thread's two lifetimes (`Bill.lifetimes`)."""
+    what_if = bill.what_if()
+    return {
+        "actual": usd(what_if.actual),
+        "no_caching": usd(what_if.no_caching),
+        "all_writes_1h": usd(what_if.all_writes_1h),
+        "rebuilds_read": usd(what_if.rebuilds_read),
+        "staggered_starts": usd(what_if.staggered_starts),
+        "unavoidable_rebuilds": usd(what_if.unavoidable_rebuilds),
+        "lifetimes": [
+            {
+                "thread": life.thread.name,
+                "five_minutes": _usd(life.five_minutes),
+                "one_hour": _usd(life.one_hour),
+                "cheaper": life.cheaper,
+                "saving": _usd(life.saving),
+            }
+            for life in bill.lifetimes()
+        ],
+    }
 
 
 def _groups(bill: Bill, by: str, total: float | None, zone: Zone) -> list[dict[str, Any]]:
@@ -261,7 +274,7 @@ def _groups(bill: Bill, by: str, total: float | None, zone: Zone) -> list[dict[s
     groups = bill.groups(by, zone=zone)
     costs: list[float | None] = [None] * len(groups)
     if total is not None:
-        costs = _priced_parts(total, [g.cost for g in groups], places=6)
+        costs = priced_parts(total, [g.cost for g in groups], places=6)
     return [
         {
             "key": g.key,
@@ -295,46 +308,26 @@ def call_row(bill: Bill, number: int) -> dict[str, Any]:
     }
 
 
-def _adding_up(total: float, parts: list[float], places: int = 4) -> list[float]:
-    """`parts` rounded to `places` so that they add up to `total` rounded to `places`.
+def cost_parts(total: float, cost: dict[str, Any]) -> str:
+    """`input $a + writes $b + reads $c + output $d`: the parts of `cost` (a `cost` object
+    of the JSON, USD), each to 4 places, adding up to `total` as `money` shows it.
 
-    Each part is rounded down, then the units of the last place left over go,
-    one each, to the parts that lost the most (largest remainders first).
+    Web search requests (`server_tools`) and a cache's storage (`storage`) are
+    parts too, shown only where there are any.
     """
-    scale = 10**places
-    scaled = [part * scale for part in parts]
-    floors = [int(part // 1) for part in scaled]
-    short = round(total * scale) - sum(floors)
-    order = sorted(range(len(parts)), key=lambda k: floors[k] - scaled[k])
-    for k in order[: max(0, min(short, len(parts)))]:
-        floors[k] += 1
-    return [floor / scale for floor in floors]
-
-
-def _priced_parts(total: float, parts: list[float | None], places: int = 4) -> list[float | None]:
-    """`_adding_up` over the priced parts alone; an unpriced part (None) stays None."""
-    priced = [k for k, part in enumerate(parts) if part is not None]
-    shown = _adding_up(total, [parts[k] or 0.0 for k in priced], places)
-    found: list[float | None] = [None] * len(parts)
-    for k, value in zip(priced, shown, strict=True):
-        found[k] = value
-    return found
+    names = ["uncached_input", "cache_writes", "cache_reads", "output"]
+    words = ["input", "writes", "reads", "output"]
+    for name, word in (("server_tools", "web search"), ("storage", "storage")):
+        if cost.get(name):
+            names.append(name)
+            words.append(word)
+    parts = adding_up(total, [cost[name] for name in names])
+    return " + ".join(f"{word} {_money(part)}" for word, part in zip(words, parts, strict=True))
 
 
 def _cost_line(data: dict[str, Any]) -> str:
     """The `cost:` line: the total and its parts, the parts adding up to the total shown."""
-    cost = data["cost"]
-    names = ["uncached_input", "cache_writes", "cache_reads", "output"]
-    words = list(_WORDS)
-    if cost.get("server_tools"):  # web search requests, shown only where a call made any
-        names.append("server_tools")
-        words.append("web search")
-    parts = _adding_up(data["cost_usd"], [cost[name] for name in names])
-    shown = [f"{word} {_money(part)}" for word, part in zip(words, parts, strict=True)]
-    return f"cost: {_money(data['cost_usd'])} = " + " + ".join(shown)
-
-
-_WORDS = ("input", "writes", "reads", "output")
+    return f"cost: {_money(data['cost_usd'])} = " + cost_parts(data["cost_usd"], data["cost"])
 
 
 def render(data: dict[str, Any]) -> str:
@@ -358,7 +351,7 @@ def render(data: dict[str, Any]) -> str:
     if data["unpriced_models"]:
         lines.append(_unpriced_line(data))
     if data["recorded_cost_usd"] is not None:
-        lines.append(f"  cost the file recorded itself: {_money(data['recorded_cost_usd'])}")
+        lines.append(_recorded_line(data))
     elif data["recorded_cost_reason"]:
         lines.append(f"  cost the file recorded itself: unknown ({data['recorded_cost_reason']})")
     lines.append(f"cache-read share: {data['cache_read_share']:.1%}")
@@ -384,6 +377,17 @@ def render(data: dict[str, Any]) -> str:
             calls_table(data["per_call"], [causes.get(r["call"], "") for r in data["per_call"]])
         )
     return "\n".join(lines) + "\n"
+
+
+def _recorded_line(data: dict[str, Any]) -> str:
+    """The cost the files recorded themselves, and for how many calls where not for all."""
+    covered, calls = data["recorded_cost_calls"], data["calls"]
+    if covered is None or covered >= calls:
+        return f"  cost the file recorded itself: {_money(data['recorded_cost_usd'])}"
+    return (
+        f"  cost the files recorded themselves, for the {covered:,} of the {calls:,} calls "
+        f"in files that record one: {_money(data['recorded_cost_usd'])}"
+    )
 
 
 def _unpriced_line(data: dict[str, Any]) -> str:
@@ -453,7 +457,7 @@ def _group_table(data: dict[str, Any]) -> list[str]:
     groups, by, total = data["groups"], data["by"], data["cost_usd"]
     costs: list[float | None] = [None] * len(groups)
     if total is not None:  # shown to 4 places, adding up to the total shown
-        costs = _priced_parts(total, [g["cost_usd"] for g in groups])
+        costs = priced_parts(total, [g["cost_usd"] for g in groups])
     rows = [(g["key"], g, cost) for g, cost in zip(groups, costs, strict=True)]
     whole = {
         "calls": data["calls"],
@@ -501,9 +505,11 @@ def calls_table(rows: list[dict[str, Any]], marks: list[str]) -> list[str]:
         "- uncached)            cost",
     ]
     for k, r in enumerate(rows):
-        written = _written(r)
-        bar = "=" * round(r["cache_read"] * _BAR / widest) + "+" * round(written * _BAR / widest)
-        bar += "-" * round(r["input"] * _BAR / widest)
+        # each part drawn up to where the running total ends, so no bar outgrows the widest
+        read = r["cache_read"]
+        ends = (read, read + _written(r), read + _written(r) + r["input"])
+        read, written, whole = (round(end * _BAR / widest) for end in ends)
+        bar = "=" * read + "+" * (written - read) + "-" * (whole - written)
         mark = f" <- {marks[k]}" if marks[k] else ""
         lines.append(
             f"{r['call']:>4} {r['time'] or '-':<20} {one_line(r['thread'])[:20]:<20} {bar:<{_BAR}} "
@@ -630,12 +636,17 @@ def _paths(given: list[str]) -> list[str]:
 
 
 def _read_files(bill: Bill) -> list[str]:
-    """Every file the bill read: the paths given, the sessions', the skipped, the tasks'."""
+    """Every file the bill read: the paths given, the sessions', the skipped, the tasks',
+    and the event files an OpenHands conversation's state file is read with."""
     found = list(bill.files)
     found += [name for session in bill.sessions_read for name in session.files]
     found += [skip.file for skip in bill.skipped]
-    metas = [Path(name).with_name(Path(name).stem + ".meta.json") for name in found]
-    return found + [str(meta) for meta in metas if meta.is_file()]
+    named = [Path(name) for name in found if Path(name).name]  # not `.`, a folder named so
+    metas = [path.with_name(path.stem + ".meta.json") for path in named]
+    events = [
+        str(event) for path in named if path.name == STATE_FILE for event in event_files(path)
+    ]
+    return found + [str(meta) for meta in metas if meta.is_file()] + events
 
 
 def _same_file(target: Path, name: str) -> bool:

@@ -38,6 +38,7 @@ from context_budget.cli._bill import (
     BillError,
     call_row,
     calls_table,
+    cost_parts,
     html_page,
     read,
     write_html,
@@ -180,7 +181,13 @@ def _priced(bill: Bill) -> bool:
 
 
 def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
-    """The replay as plain data (the `--json` object); USD rounded to 6 places."""
+    """The replay as plain data (the `--json` object); USD rounded to 6 places.
+
+    `bill_unpriced_calls` and `replayed_unpriced_calls` number the recorded calls
+    (from 1) that `bill_usd` and `replayed_usd` leave out, on a model with no
+    price (or, for the replay, no cache model): where they differ, the two
+    dollars are not of the same calls.
+    """
     bill, recorded = done.bill, done.recorded
     cost = bill.cost()
     found: dict[str, Any] = {
@@ -195,6 +202,8 @@ def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
         "threads": bill.threads,
         "bill_usd": _usd(recorded.cost().total) if _priced(recorded) else None,
         "replayed_usd": _usd(cost.total) if _priced(bill) else None,
+        "bill_unpriced_calls": list(recorded.unpriced_calls()),
+        "replayed_unpriced_calls": _left_out(done),
         "cost": {
             "uncached_input": _usd(cost.uncached_input),
             "cache_writes": _usd(cost.cache_writes),
@@ -223,6 +232,14 @@ def report(done: Replay, *, calls: bool = False) -> dict[str, Any]:
     if calls:
         found["per_call"] = _per_call(done)
     return found
+
+
+def _left_out(done: Replay) -> list[int]:
+    """The numbers of the recorded calls the replayed dollars leave out: on a model with no
+    cache model (never replayed) or with no price."""
+    unpriced = set(done.bill.unpriced_calls())
+    priced = {done.numbers[k - 1] for k in range(1, len(done.bill.calls) + 1) if k not in unpriced}
+    return [number for number in range(1, len(done.recorded.calls) + 1) if number not in priced]
 
 
 def _policy_data(done: Replay) -> dict[str, Any]:
@@ -299,19 +316,34 @@ def _policy_line(policy: dict[str, Any]) -> str:
     return "policy: " + one_line(" · ".join(parts))
 
 
-def _compare_line(data: dict[str, Any]) -> str:
+def _compare_lines(data: dict[str, Any]) -> list[str]:
+    """The bill beside the replay, and the change between them where both price the same
+    calls; where they do not, a second line says which calls each leaves out."""
     bill, replayed = data["bill_usd"], data["replayed_usd"]
     if replayed is None:
-        return f"bill {money(bill)} · replayed: no replayed call is on a model with a price"
-    change = f" ({(replayed - bill) / bill:+.1%})" if bill else ""
-    cost = data["cost"]
-    parts = (
-        f"input {money(cost['uncached_input'])} + writes {money(cost['cache_writes'])} + "
-        f"reads {money(cost['cache_reads'])} + output {money(cost['output'])}"
+        return [f"bill {money(bill)} · replayed: no replayed call is on a model with a price"]
+    same = data["bill_unpriced_calls"] == data["replayed_unpriced_calls"]
+    change = f" ({(replayed - bill) / bill:+.1%})" if bill and same else ""
+    parts = cost_parts(replayed, data["cost"])
+    line = f"bill {money(bill)} · replayed {money(replayed)}{change} = {parts}"
+    if same or bill is None:  # an unpriced bill is compared with nothing already
+        return [line]
+    return [line, _not_compared(data["bill_unpriced_calls"], data["replayed_unpriced_calls"])]
+
+
+def _not_compared(bill: list[int], replayed: list[int]) -> str:
+    """Why the bill and the replay are not compared: they leave different calls out."""
+
+    def said(numbers: list[int]) -> str:
+        shown = ", ".join(map(str, numbers[:_SHOWN_DEPARTURES]))
+        hidden = len(numbers) - _SHOWN_DEPARTURES
+        more = f" … and {hidden} more" if hidden > 0 else ""
+        return f"{count_of(len(numbers), 'call')} ({shown}{more})" if numbers else "none"
+
+    return (
+        f"  not compared: they price different calls (left out with no price: the bill's "
+        f"{said(bill)}, the replay's {said(replayed)})"
     )
-    if cost["storage"]:
-        parts += f" + storage {money(cost['storage'])}"
-    return f"bill {money(bill)} · replayed {money(replayed)}{change} = {parts}"
 
 
 def render(data: dict[str, Any]) -> str:
@@ -324,7 +356,7 @@ def render(data: dict[str, Any]) -> str:
         f"assumption: {data['assumption']}",
         f"calls: {data['calls']:,}{extra} on "
         + one_line(", ".join(data["models"]) or "no model replayed"),
-        _compare_line(data),
+        *_compare_lines(data),
         f"clearings: {data['clearings']:,} · compactions: {data['compactions']:,} · rebuilds: "
         + (", ".join(f"{cause} {n:,}" for cause, n in data["rebuilds"].items()) or "none"),
     ]
@@ -377,7 +409,8 @@ def _rent_lines(
         return ["rent: no request carried a tool result (clearing or compaction took each out)"]
     if not rent:
         return ["rent: no tool result in the files"]
-    lines = [f"rent: the {len(costliest)} costliest tool results"]
+    shown = "the costliest tool result" if len(costliest) == 1 else "the {} costliest tool results"
+    lines = [f"rent: {shown.format(len(costliest))}"]
     for r in costliest:
         lines.append(
             f"  {money(r['cost_usd']):>9}  {one_line(r['tool'] or '(unnamed)'):<12} "
@@ -386,7 +419,7 @@ def _rent_lines(
         )
     by_tool = " · ".join(
         f"{one_line(r['tool'] or '(unnamed)')} {money(r['cost_usd'])} "
-        f"({r['results']:,} results, {r['tokens']:,} tokens)"
+        f"({count_of(r['results'], 'result')}, {count_of(r['tokens'], 'token')})"
         for r in rent
     )
     lines.append(f"rent by tool: {by_tool}")

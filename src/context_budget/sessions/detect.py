@@ -375,6 +375,10 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
     seen: set[str] = set()
     folders: dict[str, str] = {}  # each folder of the files, resolved
     for given in paths:
+        if not os.fspath(
+            given
+        ):  # Path("") is ".": an unset variable would bill the folder one is in
+            raise ValueError("an empty path names no file or folder (the folder one is in is '.')")
         path = Path(given)
         inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
         if not inside:
@@ -416,6 +420,13 @@ def _billed_format(source: Source, format: str) -> str:
         ValueError: the file is empty, in no format, in one that records no
             usage, or JSON Lines whose first record no session reader writes.
     """
+    if format == "claude-code":  # told, yet a file another tool wrote is still named
+        first = _first_object(source.text)
+        if first is not None and not claude_code.is_session_record(first):
+            raise ValueError(
+                f"{source.name}: not a Claude Code session, though read as one: its first "
+                f"record is of type {str(first.get('type'))!r:.40}, which Claude Code never writes"
+            )
     if format != "auto":
         return format
     if not source.text or source.text.isspace():  # what `strip` leaves empty, not copied
@@ -552,6 +563,8 @@ def _glance(path: Path, format: str) -> str | None:
         return None
     if not isinstance(record, dict) or _broken(last_text) is not None:
         return None
+    if format == "claude-code" and not claude_code.is_session_record(record):
+        return None  # read whole, to be named (`_billed_format`)
     if format != "auto":
         return format if format in _LINES else None
     if codex.is_rollout(record):
