@@ -699,4 +699,10 @@ def _request(request: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> di
         raise TypeError(
             f"request must be a dict of messages.create arguments, got {short_repr(request)}"
         )
-    return {**(request or {}), **kwargs}
+    merged = {**(request or {}), **kwargs}
+    if "role" in merged and "messages" not in merged:  # no argument of messages.create
+        raise TypeError(
+            f"request is a message (role {short_repr(merged['role'])}), not a request: "
+            "pass {'messages': [message, ...]}"
+        )
+    return merged
