@@ -1006,6 +1006,33 @@ def test_a_malformed_compaction_edit_is_named() -> None:
             )
 
 
+@pytest.mark.parametrize(
+    ("edit_given", "words"),
+    [
+        ({"type": "clear_thinking_20251015", "kep": "all"}, "clear_thinking_20251015: unknown"),
+        (
+            {"type": "compact_20260112", "pause": True},
+            "compact_20260112: unknown parameter 'pause'",
+        ),
+        ({"type": CLEAR, "excluded_tools": ["save_note"]}, "unknown parameter 'excluded_tools'"),
+    ],
+    ids=["thinking-kep", "compact-pause", "clear-excluded"],
+)
+def test_the_emulated_server_refuses_a_misspelt_parameter_of_any_edit(
+    edit_given: dict[str, Any], words: str
+) -> None:
+    """A misspelt key once left that edit's default in force: `pause` for
+    `pause_after_compaction` compacted without pausing, unsaid."""
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    with pytest.raises(ContextManagementError, match=re.escape(words)):
+        client.beta.messages.create(
+            model=MODEL,
+            max_tokens=8,
+            messages=pairs(1),
+            context_management={"edits": [edit_given]},
+        )
+
+
 def test_an_error_about_a_deep_value_is_short() -> None:
     client = EmulatedClient(MODEL, [])
     with pytest.raises(ContextManagementError) as raised:

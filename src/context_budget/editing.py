@@ -59,8 +59,19 @@ PLACEHOLDER = "[tool result cleared by context management]"
 COMPACTION_MIN_TRIGGER = 50_000
 
 _CLEAR_DEFAULT_TRIGGER = 100_000
-#: The keys a `clear_tool_uses_20250919` edit may hold; the API refuses any other.
-_CLEAR_KEYS = ("type", "trigger", "keep", "clear_at_least", "exclude_tools", "clear_tool_inputs")
+#: Each edit type -> the keys an edit of it may hold; the API refuses any other.
+_EDIT_KEYS: dict[str, tuple[str, ...]] = {
+    "clear_thinking_20251015": ("type", "keep"),
+    "clear_tool_uses_20250919": (
+        "type",
+        "trigger",
+        "keep",
+        "clear_at_least",
+        "exclude_tools",
+        "clear_tool_inputs",
+    ),
+    "compact_20260112": ("type", "trigger", "pause_after_compaction", "instructions"),
+}
 _COMPACT_DEFAULT_TRIGGER = 150_000
 _EDIT_TYPES = ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112")
 
@@ -296,6 +307,16 @@ class _ClearEdit:
     inputs: bool | list[str]
 
 
+def _known_keys(edit: Mapping[str, Any], kind: str) -> None:
+    """Refuse a key an edit of type `kind` cannot hold (a typo would leave a default, unsaid)."""
+    for key in edit:
+        if key not in _EDIT_KEYS[kind]:
+            raise ContextManagementError(
+                f"{kind}: unknown parameter {short_repr(key)}; "
+                f"expected {', '.join(_EDIT_KEYS[kind])}"
+            )
+
+
 def _clear_edit(edit: Mapping[str, Any]) -> _ClearEdit:
     """The parameters of one edit (`_ClearEdit`), each missing one at its default.
 
@@ -304,12 +325,7 @@ def _clear_edit(edit: Mapping[str, Any]) -> _ClearEdit:
             another type, or it holds a key the API does not know (a misspelt
             `kep` would otherwise leave the default keep in force, unsaid).
     """
-    for key in edit:
-        if key not in _CLEAR_KEYS:
-            raise ContextManagementError(
-                f"clear_tool_uses_20250919: unknown parameter {short_repr(key)}; "
-                f"expected {', '.join(_CLEAR_KEYS)}"
-            )
+    _known_keys(edit, "clear_tool_uses_20250919")
     kind = edit.get("type", "clear_tool_uses_20250919")
     if kind != "clear_tool_uses_20250919":
         raise ContextManagementError(
@@ -544,6 +560,8 @@ def _check_edits(management: object) -> list[Mapping[str, Any]]:
                 f"context_management.edits.{number}: unknown edit type {short_repr(kind)}; "
                 f"expected one of {', '.join(_EDIT_TYPES)}"
             )
+        assert isinstance(edit, Mapping) and isinstance(kind, str)
+        _known_keys(edit, kind)
         if kind == "clear_thinking_20251015" and number != 0:
             raise ContextManagementError(
                 f"context_management.edits.{number}: clear_thinking_20251015 must be the first "
