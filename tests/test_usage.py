@@ -264,6 +264,13 @@ def test_without_a_message_iteration_the_top_level_is_the_window(iterations: Any
     assert window_usage(Usage.of(usage)) == Usage.of(usage)
 
 
+@pytest.mark.parametrize("read", [5, {"input_tokens": 7, "output_tokens": 1}])
+def test_window_usage_names_a_read_that_is_no_usage(read: object) -> None:
+    """It came back as the window itself: `window_usage(usage, read=5)` was 5."""
+    with pytest.raises(TypeError, match=r"^read must be a Usage \(Usage\.of\(source\)\) or None"):
+        window_usage({"input_tokens": 1, "output_tokens": 1}, read=read)  # type: ignore[arg-type]
+
+
 def test_malformed_iterations_are_named() -> None:
     with pytest.raises(ValueError, match=r"usage\.iterations must be a list"):
         window_usage({"input_tokens": 1, "output_tokens": 1, "iterations": "message"})

@@ -787,6 +787,7 @@ def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
         A `Usage`, every figure a count of tokens.
 
     Raises:
+        TypeError: `read` is not a `Usage`.
         ValueError: `usage.iterations` is not a list, or the iteration read
             lacks a required field; the message names it.
 
@@ -800,6 +801,8 @@ def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
         >>> Usage.of(usage).window_tokens, window_usage(usage).window_tokens
         (9390, 5250)
     """
+    if read is not None and type(read) is not Usage:
+        raise TypeError(f"read must be a Usage (Usage.of(source)) or None, got {short_repr(read)}")
     if isinstance(source, Usage):
         return source
     usage = response_field(source, "usage")
