@@ -243,6 +243,32 @@ def test_a_tool_returning_content_blocks_sends_them_as_blocks(tmp_path: Path) ->
     assert result["content"] == blocks
 
 
+def test_the_summary_request_names_an_image_instead_of_spelling_out_its_data(
+    tmp_path: Path,
+) -> None:
+    """A screenshot's base64 went into the transcript as text: 400,000 characters, some
+    100,000 tokens by the estimate, in a request meant to fit the window."""
+    data = "iVBORw0K" * 50_000
+    source = {"type": "base64", "media_type": "image/png", "data": data}
+    script = [
+        scripted_response(_call(1, "look"), input_tokens=900, output_tokens=10),
+        scripted_response("summary", input_tokens=10, output_tokens=10),
+        scripted_response("done", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    look = {
+        "look": lambda _: [
+            {"type": "text", "text": "the page"},
+            {"type": "image", "source": source},
+        ]
+    }
+    run = _run(script, tmp_path, tool_impls=look, client=client, context_window=1_000)
+    assert run.compactions == (2,)
+    transcript = client.requests[1]["messages"][0]["content"]
+    assert data not in transcript and len(transcript) < 2_000
+    assert "the page\n[image/png image: 400,000 characters of base64 data left out]" in transcript
+
+
 @pytest.mark.parametrize(
     "blocks",
     [

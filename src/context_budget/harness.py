@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol
 
+from context_budget._blocks import checked_message_text
 from context_budget._checks import bad_scalar, check_message, check_messages
 from context_budget._copies import History, WatchedCopies
 from context_budget._values import short_repr
@@ -56,7 +57,7 @@ from context_budget.clients import (
     send_request,
 )
 from context_budget.errors import CompactionStormError, MalformedResponseError
-from context_budget.messages import Message, message_text
+from context_budget.messages import Message
 from context_budget.notes import NotesFile
 from context_budget.prefix_guard import PrefixGuard
 from context_budget.usage import Usage, should_compact, track_usage, window_usage
@@ -168,7 +169,10 @@ class AgentRun:
 
 
 def _transcript(messages: Sequence[Message]) -> str:
-    return "\n\n".join(f"[{m['role']}] {message_text(m)}" for m in messages)
+    """The history as text for a summarizing model: each message's text, an embedded
+    file (an image's base64 data) named rather than spelled out."""
+    check_messages(messages)
+    return "\n\n".join(f"[{m['role']}] {checked_message_text(m, files=False)}" for m in messages)
 
 
 def _shown(stop_reason: object) -> str:
