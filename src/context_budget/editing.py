@@ -460,7 +460,7 @@ def _langchain_old(messages: Sequence[Message], keep: int) -> list[_Use]:
     LangChain keeps the last `keep` tool results in their own order, whatever
     they answer (an orphan result counts toward `keep`); of the others, it
     passes over a result whose call is not in the nearest assistant message
-    before it (a shorthand `"tool"` message names no call, so it is one).
+    before it (and a shorthand `"tool"` message, which names no call).
     """
     results = list(tool_results(messages))
     nearest: list[int] = []  # message index -> the nearest assistant message before it

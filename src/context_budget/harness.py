@@ -399,9 +399,9 @@ def append_tool_results(
     its escape), a list of result blocks (text, image, ...) its blocks. A
     tool that raises, returns blocks no result may hold, or a name missing
     from `tool_impls`, gives a result with `is_error: true` whose text says
-    what went wrong. Each tool gets a deep
-    copy of its call's input, so a tool that changes its input leaves the
-    recorded `tool_use` as the model wrote it.
+    what went wrong. Each tool gets a deep copy of its call's input, so a
+    tool that changes its input leaves the recorded `tool_use` as the model
+    wrote it.
 
     Args:
         messages: the history so far.
