@@ -270,6 +270,36 @@ def test_the_summary_request_names_an_image_instead_of_spelling_out_its_data(
 
 
 @pytest.mark.parametrize(
+    ("management", "words"),
+    [
+        ({"applied_edits": 5}, "context_management.applied_edits is 5, not a list"),
+        (
+            {"applied_edits": [{"cleared_tool_uses": "x"}]},
+            "context_management.applied_edits[0].cleared_tool_uses is 'x', not a whole number",
+        ),
+        (
+            {"applied_edits": [{"cleared_tool_uses": -4}]},
+            "context_management.applied_edits[0].cleared_tool_uses is -4, not a whole number",
+        ),
+        (
+            {"applied_edits": [{"cleared_tool_uses": 2.7}]},
+            "context_management.applied_edits[0].cleared_tool_uses is 2.7, not a whole number",
+        ),
+    ],
+    ids=["edits-int", "count-text", "count-negative", "count-float"],
+)
+def test_a_malformed_applied_edit_is_a_named_response_error(
+    tmp_path: Path, management: dict[str, Any], words: str
+) -> None:
+    """The loop read these with `int()`: a TypeError or ValueError of its own, or a
+    count of -4 or 2 (from 2.7) cleared tool uses recorded as if the server said so."""
+    reply = scripted_response("done", input_tokens=10, output_tokens=1)
+    reply["context_management"] = management
+    with pytest.raises(MalformedResponseError, match=re.escape(words)):
+        _run([reply], tmp_path)
+
+
+@pytest.mark.parametrize(
     "blocks",
     [
         [{"type": "tool_use", "id": "t9", "name": "x", "input": {}}],

@@ -487,10 +487,31 @@ def _sendable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _cleared(response: Any) -> int:
-    """The tool uses the server cleared for a response, from its applied edits."""
+def _cleared(response: Any, call: int) -> int:
+    """The tool uses the server cleared for a response, from its applied edits.
+
+    Raises:
+        MalformedResponseError: `applied_edits` is not a list, or a count in it
+            is not a whole number >= 0.
+    """
+    where = "context_management.applied_edits"
     edits = response_field(response_field(response, "context_management"), "applied_edits")
-    return sum(int(response_field(edit, "cleared_tool_uses") or 0) for edit in edits or [])
+    if edits is None:
+        return 0
+    if not isinstance(edits, list | tuple):
+        raise MalformedResponseError(where, f"is {short_repr(edits)}, not a list", call=call)
+    cleared = 0
+    for index, edit in enumerate(edits):
+        count = response_field(edit, "cleared_tool_uses")
+        if count is None:  # a thinking edit clears turns, not tool uses
+            continue
+        if type(count) is not int or count < 0:
+            field = f"{where}[{index}].cleared_tool_uses"
+            raise MalformedResponseError(
+                field, f"is {short_repr(count)}, not a whole number >= 0", call=call
+            )
+        cleared += count
+    return cleared
 
 
 def _measured(measure: Measure, counter: int, response: Any, usage: Usage) -> int:
@@ -971,7 +992,8 @@ class AgentLoop:
         """Note the call; a turn's usage also moves the counter (`config.measure`).
 
         Raises:
-            MalformedResponseError: the usage cannot be read.
+            MalformedResponseError: the usage, or the edits the server applied,
+                cannot be read.
         """
         number = len(self.calls) + 1
         try:
@@ -988,7 +1010,7 @@ class AgentLoop:
                 stop_reason=response_field(response, "stop_reason"),
                 usage=usage,
                 tokens_used=self.tokens_used,
-                cleared=_cleared(response),
+                cleared=_cleared(response, number),
             )
         )
 
