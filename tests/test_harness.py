@@ -269,6 +269,42 @@ def test_the_summary_request_names_an_image_instead_of_spelling_out_its_data(
     assert "the page\n[image/png image: 400,000 characters of base64 data left out]" in transcript
 
 
+def _forgot_to_return(request: dict[str, Any]) -> None:
+    request["cache_control"] = {"type": "ephemeral"}  # and no `return request`
+
+
+@pytest.mark.parametrize(
+    ("hooks", "words"),
+    [
+        ({"plan": _forgot_to_return}, "plan must return the request to send (a dict), got None"),
+        ({"plan": lambda request: [request]}, "plan must return the request to send (a dict)"),
+        (
+            {"plan": lambda request: {k: v for k, v in request.items() if k != "messages"}},
+            "the request plan returned holds no messages (a list of messages), got None",
+        ),
+        (
+            {"edit_history": lambda messages: None},
+            "edit_history must return the messages to send (a list), got None",
+        ),
+        (
+            {"edit_history": lambda messages: "x"},
+            "edit_history must return the messages to send (a list), got 'x'",
+        ),
+    ],
+    ids=["plan-none", "plan-list", "plan-no-messages", "edit-none", "edit-str"],
+)
+def test_a_hook_that_returns_no_request_is_named_before_anything_is_sent(
+    tmp_path: Path, hooks: dict[str, Any], words: str
+) -> None:
+    """A plan that forgot `return request` failed with "'NoneType' object is not
+    iterable"; a history edit returning "x" sent the messages ['x']; a plan that dropped
+    the messages sent a request without any."""
+    client = ScriptedClient([scripted_response("done", input_tokens=10, output_tokens=1)])
+    with pytest.raises(TypeError, match=re.escape(words)):
+        _run([], tmp_path, client=client, **hooks)
+    assert client.requests == []
+
+
 @pytest.mark.parametrize(
     ("management", "words"),
     [

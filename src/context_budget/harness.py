@@ -942,9 +942,26 @@ class AgentLoop:
         sent = self._copies.of(self.messages, changed_from=changed)
         if config.edit_history is not None:
             edited = config.edit_history(sent)
+            if not isinstance(edited, list | tuple):
+                raise TypeError(
+                    "edit_history must return the messages to send (a list), "
+                    f"got {short_repr(edited)}"
+                )
             sent = edited if edited is sent or type(edited) is list else list(edited)
         request["messages"] = sent
-        return request if config.plan is None else dict(config.plan(request))
+        if config.plan is None:
+            return request
+        planned = config.plan(request)
+        if not isinstance(planned, Mapping):
+            raise TypeError(
+                f"plan must return the request to send (a dict), got {short_repr(planned)}"
+            )
+        if not isinstance(planned.get("messages"), list | tuple):
+            raise TypeError(
+                "the request plan returned holds no messages (a list of messages), "
+                f"got {short_repr(planned.get('messages'))}"
+            )
+        return dict(planned)
 
     def check_prefix(self, request: Mapping[str, Any], *, restart: bool = False) -> None:
         """Show the request to the guard, if any, before it is sent (strict mode may refuse it).
@@ -1195,7 +1212,9 @@ def run_agent(user_input: str, /, *settings: Any, **named: Any) -> AgentRun:
 
     Raises:
         TypeError: an argument has the wrong type; the error names it and its
-            value (`notes` must be a `NotesFile`, not a path).
+            value (`notes` must be a `NotesFile`, not a path). Also a hook
+            that returns no history (`edit_history`) or no request with
+            messages (`plan`): the request is not sent.
         ValueError: an argument is out of range (`context_window`,
             `compact_ratio`, `measure`, `max_tokens`, `max_calls`, a blank
             `model` or `user_input`, a lone surrogate in `user_input` or
