@@ -35,6 +35,7 @@ from context_budget.harness import (
     MAX_PAUSES,
     NOTES_PREFIX,
     AgentRun,
+    TranscriptCompaction,
 )
 from context_budget.scenarios import race_fix
 
@@ -303,6 +304,26 @@ def test_a_hook_that_returns_no_request_is_named_before_anything_is_sent(
     with pytest.raises(TypeError, match=re.escape(words)):
         _run([], tmp_path, client=client, **hooks)
     assert client.requests == []
+
+
+def test_a_compaction_step_whose_summary_request_is_none_is_named(tmp_path: Path) -> None:
+    """A step that forgot to return its request failed inside the send, on `"betas" in None`."""
+
+    class Forgetful(TranscriptCompaction):
+        def summary_request(  # type: ignore[override]
+            self, request: dict[str, Any], messages: Any
+        ) -> None:
+            super().summary_request(request, messages)
+
+    script = [
+        scripted_response(_call(1, "read_file", path="a.py"), input_tokens=1_500, output_tokens=1),
+        scripted_response("summary", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    step = Forgetful(NotesFile(tmp_path / "N.md"))
+    with pytest.raises(TypeError, match=r"^the compaction step's summary_request must return"):
+        _run(script, tmp_path, client=client, compaction=step)
+    assert len(client.requests) == 1  # the turn, and no summary request
 
 
 @pytest.mark.parametrize(

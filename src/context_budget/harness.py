@@ -1114,11 +1114,18 @@ class AgentLoop:
 
         Raises:
             MalformedResponseError: the summary is malformed or empty.
-            TypeError, ValueError: the restart is not a history that can be sent.
+            TypeError, ValueError: the summary request is no dict, or the
+                restart is not a history that can be sent.
         """
         step = self._step
         assert step is not None, "compact() needs a compaction step"
-        summary = self.send(step.summary_request(self.build_request(), self.messages))
+        asked = step.summary_request(self.build_request(), self.messages)
+        if not isinstance(asked, Mapping):
+            raise TypeError(
+                "the compaction step's summary_request must return the request to send "
+                f"(a dict), got {short_repr(asked)}"
+            )
+        summary = self.send(dict(asked))
         self.tokens_used = 0  # 3. the reset
         self.record_usage("compaction", summary)
         restart = step.restart(_summary_text(summary, len(self.calls)))
