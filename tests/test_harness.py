@@ -35,6 +35,7 @@ from context_budget.harness import (
     MAX_PAUSES,
     NOTES_PREFIX,
     AgentRun,
+    AppendOnlyCompaction,
     TranscriptCompaction,
 )
 from context_budget.scenarios import race_fix
@@ -304,6 +305,25 @@ def test_a_hook_that_returns_no_request_is_named_before_anything_is_sent(
     with pytest.raises(TypeError, match=re.escape(words)):
         _run([], tmp_path, client=client, **hooks)
     assert client.requests == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "words"),
+    [
+        (("", list), ValueError, "question must hold some text, got ''"),
+        ((None, list), TypeError, "question must be a str, got NoneType"),
+        (("Sum up.", None), TypeError, "restart_with must be a function (summary -> messages)"),
+        (("Sum up.", list, "no"), TypeError, "tools_off must be True or False, got 'no'"),
+    ],
+    ids=["blank-question", "no-question", "no-restart", "tools-off-text"],
+)
+def test_an_append_only_step_names_a_bad_setting_when_made(
+    arguments: tuple[Any, ...], error: type[Exception], words: str
+) -> None:
+    """Each was taken and failed, if at all, at the first compaction: a blank question
+    went out as an empty user message, and "no" turned the tools off."""
+    with pytest.raises(error, match=re.escape(words)):
+        AppendOnlyCompaction(*arguments)
 
 
 def test_a_compaction_step_whose_summary_request_is_none_is_named(tmp_path: Path) -> None:

@@ -327,6 +327,16 @@ class AppendOnlyCompaction:
     restart_with: Callable[[str], list[Message]] = field(repr=False)
     tools_off: bool = False
 
+    def __post_init__(self) -> None:
+        _text_argument("question", self.question)
+        if not callable(self.restart_with):
+            raise TypeError(
+                "restart_with must be a function (summary -> messages), "
+                f"got {short_repr(self.restart_with)}"
+            )
+        if not isinstance(self.tools_off, bool):
+            raise TypeError(f"tools_off must be True or False, got {short_repr(self.tools_off)}")
+
     def summary_request(
         self, request: Mapping[str, Any], messages: Sequence[Message]
     ) -> dict[str, Any]:
