@@ -326,6 +326,13 @@ def test_an_append_only_step_names_a_bad_setting_when_made(
         AppendOnlyCompaction(*arguments)
 
 
+@pytest.mark.parametrize("notes", [None, "NOTES.md"])
+def test_a_transcript_step_names_notes_that_are_no_notes_file(notes: object) -> None:
+    """It failed at the first restart, on `.read()`, after the summary was paid for."""
+    with pytest.raises(TypeError, match=r"^notes must be a NotesFile, got "):
+        TranscriptCompaction(notes)  # type: ignore[arg-type]
+
+
 def test_a_compaction_step_whose_summary_request_is_none_is_named(tmp_path: Path) -> None:
     """A step that forgot to return its request failed inside the send, on `"betas" in None`."""
 

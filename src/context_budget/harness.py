@@ -293,6 +293,10 @@ class TranscriptCompaction:
 
     notes: NotesFile
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.notes, NotesFile):
+            raise TypeError(f"notes must be a NotesFile, got {short_repr(self.notes)}")
+
     def summary_request(
         self, request: Mapping[str, Any], messages: Sequence[Message]
     ) -> dict[str, Any]:
