@@ -271,6 +271,20 @@ def test_the_summary_request_names_an_image_instead_of_spelling_out_its_data(
     assert "the page\n[image/png image: 400,000 characters of base64 data left out]" in transcript
 
 
+def test_the_summary_request_keeps_a_plain_text_document_whole(tmp_path: Path) -> None:
+    """A document of plain text is words the summary needs, not base64 to leave out."""
+    source = {"type": "text", "media_type": "text/plain", "data": "Rule: never ship on Friday."}
+    script = [
+        scripted_response(_call(1, "look"), input_tokens=900, output_tokens=10),
+        scripted_response("summary", input_tokens=10, output_tokens=10),
+        scripted_response("done", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    look = {"look": lambda _: [{"type": "document", "source": source}]}
+    _run(script, tmp_path, tool_impls=look, client=client, context_window=1_000)
+    assert "never ship on Friday" in client.requests[1]["messages"][0]["content"]
+
+
 def _forgot_to_return(request: dict[str, Any]) -> None:
     request["cache_control"] = {"type": "ephemeral"}  # and no `return request`
 

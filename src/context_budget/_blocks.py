@@ -53,7 +53,12 @@ def block_text(block: dict[str, Any], *, files: bool = True) -> str:
     if kind == "thinking":
         return str(block["thinking"])
     source = block.get("source")
-    if not files and isinstance(source, dict) and isinstance(source.get("data"), str):
+    if (
+        not files
+        and isinstance(source, dict)
+        and source.get("type") == "base64"
+        and isinstance(source.get("data"), str)
+    ):
         media = source.get("media_type")
         named = f"{media} {kind}" if isinstance(media, str) else kind
         return f"[{named}: {len(source['data']):,} characters of base64 data left out]"
