@@ -415,6 +415,19 @@ def test_a_tool_returning_blocks_no_result_may_hold_is_an_error_result(
 
 
 @pytest.mark.parametrize(
+    "rows",
+    [[{"flavor": "mint", "tubs": 3}], [{"type": "vanilla", "tubs": 12}]],
+    ids=["rows", "typed"],
+)
+def test_a_tool_returning_records_sends_their_text_as_before(
+    tmp_path: Path, rows: list[dict[str, Any]]
+) -> None:
+    """A list of records is data, not blocks, even when a record has a `type` of its own."""
+    result = _one_result(tmp_path, lambda _: rows)
+    assert result["content"] == str(rows) and "is_error" not in result
+
+
+@pytest.mark.parametrize(
     ("output", "sent"),
     [
         ("caf\udce9 menu", "caf\\udce9 menu"),

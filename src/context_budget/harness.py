@@ -45,7 +45,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol
 
 from context_budget._blocks import checked_message_text
-from context_budget._checks import bad_scalar, check_message, check_messages
+from context_budget._checks import RESULT_CONTENT, bad_scalar, check_message, check_messages
 from context_budget._copies import History, WatchedCopies
 from context_budget._values import short_repr
 from context_budget.calls import ModelCall
@@ -476,14 +476,24 @@ def _answer(
     ]
 
 
+#: The block types a tool may return, as a list, to be sent as blocks: those a tool
+#: result holds, and those it may not (refused by name rather than sent as text).
+_BLOCK_TYPES = RESULT_CONTENT | {"tool_use", "tool_result", "thinking", "redacted_thinking"}
+
+
 def _result_content(output: object) -> str | list[dict[str, Any]]:
-    """What a tool returned, as a tool_result's content: a list of the blocks a result
-    may hold (text, image, document, ...) as those blocks, anything else as its text.
+    """What a tool returned, as a tool_result's content: a list of content blocks (each
+    a dict whose `type` names a block: text, image, document, ...) as those blocks,
+    anything else (a list of records among them) as its text.
 
     Raises:
         TypeError: a list of blocks holds one no tool result may hold.
     """
-    if isinstance(output, list) and output and all(isinstance(b, dict) for b in output):
+    if (
+        isinstance(output, list)
+        and output
+        and all(isinstance(b, dict) and b.get("type") in _BLOCK_TYPES for b in output)
+    ):
         try:
             check_message({"role": "tool", "content": output})
         except (TypeError, ValueError) as error:
@@ -651,11 +661,12 @@ class AgentConfig:
         tool_impls: tool name -> function of the call's input dict, returning
             the result's text (anything else goes as its `str()`), or a list
             of the blocks a tool result may hold (text, image, document, ...),
-            sent as those blocks. A lone surrogate in the text goes out as its
-            escape (`\\udcff`), since UTF-8 cannot encode it. A function
-            that raises, or a name not here, gives a `tool_result` with
-            `is_error: true`. Each function gets a deep copy of the input, so
-            changing it cannot alter the call the history records.
+            sent as those blocks (a list of records goes as its text). A lone
+            surrogate in the text goes out as its escape (`\\udcff`), since
+            UTF-8 cannot encode it. A function that raises, or a name not
+            here, gives a `tool_result` with `is_error: true`. Each function
+            gets a deep copy of the input, so changing it cannot alter the
+            call the history records.
         client: the model client.
         model: the model name sent with every request.
         context_window: the window, in tokens.
