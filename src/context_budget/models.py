@@ -217,6 +217,12 @@ def _moment(value: str, name: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+#: The first and (a day short of) the last second `as_moment` reads as a time, in seconds
+#: since the epoch: a number between them is a time, whatever the row.
+_FIRST_SECOND = datetime(1, 1, 2, tzinfo=UTC).timestamp()
+_LAST_SECOND = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
+
+
 def as_moment(when: float | str | datetime, name: str = "at") -> datetime:
     """A call's time (seconds since the epoch, an ISO string or a `datetime`) as UTC.
 
@@ -300,9 +306,13 @@ class Model:
         """
         if when is None:
             return self.prices[-1]
-        moment = as_moment(when)
         if len(self.prices) == 1:
+            # subtle: a bill asks this of every call, with seconds read from its file, in
+            # range: those are checked by a comparison, anything else by `as_moment`
+            if not (type(when) is float and _FIRST_SECOND <= when < _LAST_SECOND):
+                as_moment(when)
             return self.prices[0]
+        moment = as_moment(when)
         found = self.prices[0]
         for start, price in zip(self._since, self.prices, strict=True):
             if start <= moment:
