@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from context_budget import loop_cost, loop_steps, tokens_read
+from context_budget import LoopStep, loop_cost, loop_steps, tokens_read
 
 
 def test_each_call_carries_everything_before_it() -> None:
@@ -66,3 +66,23 @@ def test_bad_counts_name_the_value(kwargs: dict, error: type, message: str) -> N
 def test_a_negative_price_is_refused() -> None:
     with pytest.raises(ValueError, match=r"input_price must be a finite number >= 0 .* got -1$"):
         loop_cost(loop_steps(1, growth=1), input_price=-1)
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "message"),
+    [
+        ((1, 100, 500), ValueError, r"cached must be an int from 0 to context \(100\), got 500"),
+        ((1, -100, 0), ValueError, r"context must be an int >= 0, got -100"),
+        ((1, 100.5, 0), TypeError, r"context must be an int >= 0, got 100.5"),
+        ((1, 100, True), TypeError, r"cached must be an int >= 0, got True"),
+        ((0, 100, 0), ValueError, r"step must be an int >= 1, got 0"),
+    ],
+    ids=["cached-over-context", "negative-context", "float-context", "bool-cached", "step-0"],
+)
+def test_a_step_made_by_hand_that_no_loop_makes_is_refused(
+    fields: tuple[object, ...], error: type, message: str
+) -> None:
+    """A step caching more than it carries once priced at a negative bill:
+    `loop_cost([LoopStep(1, 100, 500)], 5.0)` gave -0.00225 USD."""
+    with pytest.raises(error, match=rf"^LoopStep\.{message}$"):
+        LoopStep(*fields)  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from context_budget import (
     SimulatedClock,
     TooManyBreakpointsError,
     Usage,
+    cache_report,
 )
 from context_budget.cache import DEFAULT_EFFORT, LAST_TURN_THINKING_ONLY
 from context_budget.errors import (
@@ -769,6 +770,26 @@ def test_a_clock_refuses_to_move_by_a_bad_amount(seconds: Any, error: type[Excep
     with pytest.raises(error, match="seconds"):
         clock.advance(seconds)
     assert clock.now == 5.0
+
+
+@pytest.mark.parametrize("clock", [5, "now", {"now": 0.0}])
+def test_a_clock_that_is_not_a_clock_is_refused_when_the_cache_is_made(clock: Any) -> None:
+    """It used to pass, and break the first request with an AttributeError on `.now`."""
+    with pytest.raises(TypeError, match=r"^clock must be a SimulatedClock or None, got "):
+        PromptCache("claude-sonnet-4-6", clock=clock)
+
+
+def test_a_message_passed_for_a_request_is_named_not_counted_as_nothing() -> None:
+    """`usage({"role": "user", "content": ...})` read no key it knew, so it reported a
+    prompt of 0 tokens; `cache_report(messages, model)` did so for every message."""
+    message = {"role": "user", "content": "x" * 8_000}
+    for call in (
+        lambda: PromptCache("claude-sonnet-4-6").usage(message),
+        lambda: PromptCache("claude-sonnet-4-6").prompt_tokens(message),
+        lambda: cache_report([message, message], "claude-sonnet-4-6"),
+    ):
+        with pytest.raises(TypeError, match=r"a message \(role 'user'\), not a request"):
+            call()
 
 
 def test_a_clock_never_reaches_infinity() -> None:

@@ -109,6 +109,18 @@ def test_no_content_is_no_blocks() -> None:
     assert content_blocks({"stop_reason": "end_turn"}) == []
 
 
+@pytest.mark.parametrize(
+    "given",
+    [[{"type": "text", "text": "a"}], ({"type": "text", "text": "a"},), "hello", None],
+    ids=["content-list", "content-tuple", "text", "none"],
+)
+def test_what_is_no_response_is_named_not_read_as_one_without_content(given: Any) -> None:
+    """`content_blocks(response["content"])` read the list as a response with no content
+    field and gave [], as it did for a string or None: every block lost, unsaid."""
+    with pytest.raises(TypeError, match=r"^content_blocks reads a response \(a dict or an SDK "):
+        content_blocks(given)
+
+
 def test_bad_content_names_the_block() -> None:
     with pytest.raises(TypeError, match="content block 1 is a int"):
         content_blocks({"content": [{"type": "text", "text": "a"}, 7]})

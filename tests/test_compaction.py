@@ -34,6 +34,7 @@ from context_budget import (
     keep_numbers,
     validate_history,
 )
+from context_budget.compaction import compact_with_record
 
 LAYERS = Layers(SYSTEM, PINNED, LONG)
 
@@ -222,6 +223,45 @@ def test_bad_arguments_are_named(
 ) -> None:
     with pytest.raises(error, match=match):
         compact(*arguments)
+
+
+@pytest.mark.parametrize("text", ["\ud800", "ok \udcff then"])
+def test_a_summary_holding_a_lone_surrogate_is_refused_by_compact(text: str) -> None:
+    """It used to come back inside the compacted layers, which the next `budget_report`
+    (or the API) then refused with no word of the summarizer."""
+    with pytest.raises(ValueError, match=r"^summarize returned text the API cannot carry: .*U\+D"):
+        compact(LAYERS, 250, lambda messages: text)
+
+
+@pytest.mark.parametrize("flag", ["no", 0, None])
+def test_single_task_must_be_a_bool(flag: object) -> None:
+    """`single_task="no"` once switched single-task mode on (any truthy value did)."""
+    with pytest.raises(TypeError, match=r"^single_task must be True or False, got "):
+        compact(LAYERS, 250, forget_everything, single_task=flag)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "match"),
+    [
+        ((None, 250, forget_everything), TypeError, "layers must be a Layers, got NoneType"),
+        ((LAYERS, "250", forget_everything), TypeError, "budget must be an int number of tokens"),
+        ((LAYERS, 250, None), TypeError, "summarize must be callable"),
+        ((LAYERS, 250, forget_everything, "four"), TypeError, "counter must be callable"),
+    ],
+    ids=["layers", "budget", "summarize", "counter"],
+)
+def test_compact_with_record_names_a_bad_argument(
+    arguments: tuple[Any, ...], error: type[Exception], match: str
+) -> None:
+    """Its arguments were trusted, so a bad one failed deep inside (an AttributeError on
+    `None.conversation`, a comparison of an int with a str)."""
+    with pytest.raises(error, match=match):
+        compact_with_record(*arguments)
+
+
+def test_compact_with_record_counts_with_the_estimate_when_given_no_counter() -> None:
+    record = compact_with_record(LAYERS, 10**6, forget_everything, None)
+    assert (record.step, record.size) == (0, total(LAYERS))
 
 
 def test_step_one_never_replaces_a_result_with_a_bigger_marker() -> None:

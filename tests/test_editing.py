@@ -676,6 +676,69 @@ def test_langchain_skips_excluded_and_already_cleared_results() -> None:
     assert (again.cleared_tool_uses, again.messages) == (0, once.messages)
 
 
+def test_langchain_keep_counts_results_in_their_order_an_orphan_one_included() -> None:
+    """LangChain keeps the last `keep` tool messages, whatever they answer: an orphan
+    result (its call trimmed away) counts toward `keep`, and results answered out of
+    the calls' order are kept in their own order. Both were once read call by call."""
+    orphan = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "gone"}]}
+    history = [*pairs(1), orphan]
+    result = clear_tool_uses_langchain(history, trigger=0, keep=1, counter=big_results)
+    assert cleared_results_of(result.messages, "[cleared]") == ["t0"]  # the orphan is kept
+    calls = [{"type": "tool_use", "id": f"t{i}", "name": "read", "input": {"n": i}} for i in (0, 1)]
+    answers = [{"type": "tool_result", "tool_use_id": f"t{i}", "content": f"R{i}"} for i in (1, 0)]
+    crossed = [
+        {"role": "user", "content": "Which failed?"},
+        {"role": "assistant", "content": calls},
+        {"role": "user", "content": answers},
+    ]
+    result = clear_tool_uses_langchain(crossed, trigger=0, keep=1, counter=big_results)
+    assert cleared_results_of(result.messages, "[cleared]") == ["t1"]  # t0's result came last
+
+
+def test_langchain_passes_over_a_result_whose_call_is_not_in_the_turn_before() -> None:
+    """LangChain looks for a result's call in the nearest assistant message before it."""
+    history = pairs(2)
+    history[3:5] = [history[3], {"role": "assistant", "content": "thinking aloud"}, history[4]]
+    result = clear_tool_uses_langchain(history, trigger=0, keep=0, counter=big_results)
+    assert cleared_results_of(result.messages, "[cleared]") == ["t0"]
+
+
+@st.composite
+def parallel_rounds(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Rounds of parallel calls, each answered in one user turn in any order."""
+    history: list[dict[str, Any]] = [{"role": "user", "content": "Which failed?"}]
+    number = 0
+    for _ in range(draw(st.integers(0, 4))):
+        ids = [f"t{number + i}" for i in range(draw(st.integers(1, 3)))]
+        number += len(ids)
+        calls = [{"type": "tool_use", "id": i, "name": "read", "input": {}} for i in ids]
+        order = draw(st.permutations(ids))
+        answers = [{"type": "tool_result", "tool_use_id": i, "content": f"R{i}"} for i in order]
+        history += [{"role": "assistant", "content": calls}, {"role": "user", "content": answers}]
+    return history
+
+
+@given(parallel_rounds(), st.integers(0, 5))
+def test_property_langchain_never_clears_one_of_the_last_keep_results(
+    history: list[dict[str, Any]], kept: int
+) -> None:
+    """The last `keep` results in the history's order are kept, however the calls ran."""
+    result = clear_tool_uses_langchain(history, trigger=0, keep=kept, counter=big_results)
+    order = [b["tool_use_id"] for m in history[2::2] for b in m["content"]]
+    cleared = cleared_results_of(result.messages, "[cleared]")
+    assert cleared == order[: max(0, len(order) - kept)]
+
+
+def cleared_results_of(messages: list[dict[str, Any]], placeholder: str) -> list[str]:
+    return [
+        block["tool_use_id"]
+        for message in messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block["type"] == "tool_result" and block.get("content") == placeholder
+    ]
+
+
 def test_langchain_clear_tool_inputs_empties_the_inputs_and_counts_them() -> None:
     history = pairs(3)
     result = clear_tool_uses_langchain(
@@ -854,6 +917,53 @@ def test_malformed_clearing_input_raises_a_named_error(
     assert words in str(raised.value)
 
 
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ({"kep": keep(0)}, "unknown parameter 'kep'"),
+        ({"type": "compact_20260112"}, "type must be 'clear_tool_uses_20250919'"),
+    ],
+    ids=["misspelt-keep", "another-edit"],
+)
+def test_a_misspelt_parameter_or_another_edit_is_refused_not_ignored(
+    params: dict[str, Any], words: str
+) -> None:
+    """A typo (`kep`) would otherwise clear with the default keep of 3, silently; the API
+    refuses a parameter it does not know, and so does the emulation."""
+    with pytest.raises(ContextManagementError, match=re.escape(words)):
+        clear_tool_uses_20250919(pairs(4), edit(**params), counter=big_results)
+
+
+@pytest.mark.parametrize("placeholder", [None, 3, b"[cleared]"])
+def test_a_placeholder_that_is_not_text_is_named(placeholder: Any) -> None:
+    fired = edit(keep=keep(0))
+    for call in (
+        lambda: clear_tool_uses_20250919(pairs(2), fired, placeholder=placeholder),
+        lambda: clear_tool_uses_langchain(pairs(2), trigger=0, placeholder=placeholder),
+    ):
+        with pytest.raises(TypeError, match=r"placeholder must be a str, got "):
+            call()
+
+
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ({"exclude_tools": "reader"}, "exclude_tools must be a list of tool names, got 'reader'"),
+        ({"exclude_tools": None}, "exclude_tools must be a list of tool names, got None"),
+        ({"exclude_tools": ["read", 3]}, "exclude_tools must be a list of tool names"),
+        ({"clear_tool_inputs": "no"}, "clear_tool_inputs must be True or False, got 'no'"),
+    ],
+    ids=["exclude-str", "exclude-none", "exclude-int", "inputs-str"],
+)
+def test_langchain_parameters_of_the_wrong_type_are_named(
+    params: dict[str, Any], words: str
+) -> None:
+    """A tool name given as a string is no list of names: read as one, `"reader"` would
+    exclude the tool `read` (a substring), and `"no"` would clear the inputs."""
+    with pytest.raises(TypeError, match=re.escape(words)):
+        clear_tool_uses_langchain(pairs(2), trigger=0, keep=0, **params)
+
+
 def _deep(levels: int) -> Any:
     value: Any = {}
     for _ in range(levels):
@@ -894,6 +1004,33 @@ def test_a_malformed_compaction_edit_is_named() -> None:
                 messages=pairs(1),
                 context_management={"edits": [compact_edit(**extra)]},
             )
+
+
+@pytest.mark.parametrize(
+    ("edit_given", "words"),
+    [
+        ({"type": "clear_thinking_20251015", "kep": "all"}, "clear_thinking_20251015: unknown"),
+        (
+            {"type": "compact_20260112", "pause": True},
+            "compact_20260112: unknown parameter 'pause'",
+        ),
+        ({"type": CLEAR, "excluded_tools": ["save_note"]}, "unknown parameter 'excluded_tools'"),
+    ],
+    ids=["thinking-kep", "compact-pause", "clear-excluded"],
+)
+def test_the_emulated_server_refuses_a_misspelt_parameter_of_any_edit(
+    edit_given: dict[str, Any], words: str
+) -> None:
+    """A misspelt key once left that edit's default in force: `pause` for
+    `pause_after_compaction` compacted without pausing, unsaid."""
+    client = EmulatedClient(MODEL, [{"content": "ok"}])
+    with pytest.raises(ContextManagementError, match=re.escape(words)):
+        client.beta.messages.create(
+            model=MODEL,
+            max_tokens=8,
+            messages=pairs(1),
+            context_management={"edits": [edit_given]},
+        )
 
 
 def test_an_error_about_a_deep_value_is_short() -> None:

@@ -7,6 +7,8 @@ wholesale replacement or dropping the reset each makes one test below fail.
 
 from __future__ import annotations
 
+import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,8 @@ from context_budget.harness import (
     MAX_PAUSES,
     NOTES_PREFIX,
     AgentRun,
+    AppendOnlyCompaction,
+    TranscriptCompaction,
 )
 from context_budget.scenarios import race_fix
 
@@ -214,6 +218,235 @@ def test_a_tool_returning_a_non_string_is_sent_as_text(tmp_path: Path) -> None:
     client = ScriptedClient(script)
     _run(script, tmp_path, tool_impls={"count": lambda _: 42}, client=client)
     assert client.requests[1]["messages"][-1]["content"][0]["content"] == "42"
+
+
+def _one_result(tmp_path: Path, impl: Any) -> dict[str, Any]:
+    """The tool_result the loop sends back for one call of `impl`."""
+    script = [
+        scripted_response(_call(1, "look"), input_tokens=10, output_tokens=1),
+        scripted_response("ok", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    _run(script, tmp_path, tool_impls={"look": impl}, client=client)
+    result: dict[str, Any] = client.requests[1]["messages"][-1]["content"][0]
+    return result
+
+
+def test_a_tool_returning_content_blocks_sends_them_as_blocks(tmp_path: Path) -> None:
+    """A screenshot tool returns an image block, as the API takes a tool result's content;
+    it used to go out as the Python text of the list, `"[{'type': 'image', ..."`."""
+    source = {"type": "base64", "media_type": "image/png", "data": "iVBO"}
+    image = {"type": "image", "source": source}
+    blocks = [{"type": "text", "text": "the login page"}, image]
+    given = copy.deepcopy(blocks)
+    result = _one_result(tmp_path, lambda _: given)
+    assert result["content"] == blocks and "is_error" not in result
+    given[1]["source"]["data"] = "changed"  # the history holds its own copy
+    assert result["content"] == blocks
+
+
+def test_the_summary_request_names_an_image_instead_of_spelling_out_its_data(
+    tmp_path: Path,
+) -> None:
+    """A screenshot's base64 went into the transcript as text: 400,000 characters, some
+    100,000 tokens by the estimate, in a request meant to fit the window."""
+    data = "iVBORw0K" * 50_000
+    source = {"type": "base64", "media_type": "image/png", "data": data}
+    script = [
+        scripted_response(_call(1, "look"), input_tokens=900, output_tokens=10),
+        scripted_response("summary", input_tokens=10, output_tokens=10),
+        scripted_response("done", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    look = {
+        "look": lambda _: [
+            {"type": "text", "text": "the page"},
+            {"type": "image", "source": source},
+        ]
+    }
+    run = _run(script, tmp_path, tool_impls=look, client=client, context_window=1_000)
+    assert run.compactions == (2,)
+    transcript = client.requests[1]["messages"][0]["content"]
+    assert data not in transcript and len(transcript) < 2_000
+    assert "the page\n[image/png image: 400,000 characters of base64 data left out]" in transcript
+
+
+def test_the_summary_request_keeps_a_plain_text_document_whole(tmp_path: Path) -> None:
+    """A document of plain text is words the summary needs, not base64 to leave out."""
+    source = {"type": "text", "media_type": "text/plain", "data": "Rule: never ship on Friday."}
+    script = [
+        scripted_response(_call(1, "look"), input_tokens=900, output_tokens=10),
+        scripted_response("summary", input_tokens=10, output_tokens=10),
+        scripted_response("done", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    look = {"look": lambda _: [{"type": "document", "source": source}]}
+    _run(script, tmp_path, tool_impls=look, client=client, context_window=1_000)
+    assert "never ship on Friday" in client.requests[1]["messages"][0]["content"]
+
+
+def _forgot_to_return(request: dict[str, Any]) -> None:
+    request["cache_control"] = {"type": "ephemeral"}  # and no `return request`
+
+
+@pytest.mark.parametrize(
+    ("hooks", "words"),
+    [
+        ({"plan": _forgot_to_return}, "plan must return the request to send (a dict), got None"),
+        ({"plan": lambda request: [request]}, "plan must return the request to send (a dict)"),
+        (
+            {"plan": lambda request: {k: v for k, v in request.items() if k != "messages"}},
+            "the request plan returned holds no messages (a list of messages), got None",
+        ),
+        (
+            {"edit_history": lambda messages: None},
+            "edit_history must return the messages to send (a list), got None",
+        ),
+        (
+            {"edit_history": lambda messages: "x"},
+            "edit_history must return the messages to send (a list), got 'x'",
+        ),
+    ],
+    ids=["plan-none", "plan-list", "plan-no-messages", "edit-none", "edit-str"],
+)
+def test_a_hook_that_returns_no_request_is_named_before_anything_is_sent(
+    tmp_path: Path, hooks: dict[str, Any], words: str
+) -> None:
+    """A plan that forgot `return request` failed with "'NoneType' object is not
+    iterable"; a history edit returning "x" sent the messages ['x']; a plan that dropped
+    the messages sent a request without any."""
+    client = ScriptedClient([scripted_response("done", input_tokens=10, output_tokens=1)])
+    with pytest.raises(TypeError, match=re.escape(words)):
+        _run([], tmp_path, client=client, **hooks)
+    assert client.requests == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "words"),
+    [
+        (("", list), ValueError, "question must hold some text, got ''"),
+        ((None, list), TypeError, "question must be a str, got NoneType"),
+        (("Sum up.", None), TypeError, "restart_with must be a function (summary -> messages)"),
+        (("Sum up.", list, "no"), TypeError, "tools_off must be True or False, got 'no'"),
+    ],
+    ids=["blank-question", "no-question", "no-restart", "tools-off-text"],
+)
+def test_an_append_only_step_names_a_bad_setting_when_made(
+    arguments: tuple[Any, ...], error: type[Exception], words: str
+) -> None:
+    """Each was taken and failed, if at all, at the first compaction: a blank question
+    went out as an empty user message, and "no" turned the tools off."""
+    with pytest.raises(error, match=re.escape(words)):
+        AppendOnlyCompaction(*arguments)
+
+
+@pytest.mark.parametrize("notes", [None, "NOTES.md"])
+def test_a_transcript_step_names_notes_that_are_no_notes_file(notes: object) -> None:
+    """It failed at the first restart, on `.read()`, after the summary was paid for."""
+    with pytest.raises(TypeError, match=r"^notes must be a NotesFile, got "):
+        TranscriptCompaction(notes)  # type: ignore[arg-type]
+
+
+def test_a_compaction_step_whose_summary_request_is_none_is_named(tmp_path: Path) -> None:
+    """A step that forgot to return its request failed inside the send, on `"betas" in None`."""
+
+    class Forgetful(TranscriptCompaction):
+        def summary_request(  # type: ignore[override]
+            self, request: dict[str, Any], messages: Any
+        ) -> None:
+            super().summary_request(request, messages)
+
+    script = [
+        scripted_response(_call(1, "read_file", path="a.py"), input_tokens=1_500, output_tokens=1),
+        scripted_response("summary", input_tokens=10, output_tokens=1),
+    ]
+    client = ScriptedClient(script)
+    step = Forgetful(NotesFile(tmp_path / "N.md"))
+    with pytest.raises(TypeError, match=r"^the compaction step's summary_request must return"):
+        _run(script, tmp_path, client=client, compaction=step)
+    assert len(client.requests) == 1  # the turn, and no summary request
+
+
+@pytest.mark.parametrize(
+    ("management", "words"),
+    [
+        ({"applied_edits": 5}, "context_management.applied_edits is 5, not a list"),
+        (
+            {"applied_edits": [{"cleared_tool_uses": "x"}]},
+            "context_management.applied_edits[0].cleared_tool_uses is 'x', not a whole number",
+        ),
+        (
+            {"applied_edits": [{"cleared_tool_uses": -4}]},
+            "context_management.applied_edits[0].cleared_tool_uses is -4, not a whole number",
+        ),
+        (
+            {"applied_edits": [{"cleared_tool_uses": 2.7}]},
+            "context_management.applied_edits[0].cleared_tool_uses is 2.7, not a whole number",
+        ),
+    ],
+    ids=["edits-int", "count-text", "count-negative", "count-float"],
+)
+def test_a_malformed_applied_edit_is_a_named_response_error(
+    tmp_path: Path, management: dict[str, Any], words: str
+) -> None:
+    """The loop read these with `int()`: a TypeError or ValueError of its own, or a
+    count of -4 or 2 (from 2.7) cleared tool uses recorded as if the server said so."""
+    reply = scripted_response("done", input_tokens=10, output_tokens=1)
+    reply["context_management"] = management
+    with pytest.raises(MalformedResponseError, match=re.escape(words)):
+        _run([reply], tmp_path)
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        [{"type": "tool_use", "id": "t9", "name": "x", "input": {}}],
+        [{"type": "text"}],
+        [{"type": "text", "text": "a\ud800"}],
+    ],
+    ids=["a-call", "text-without-text", "surrogate"],
+)
+def test_a_tool_returning_blocks_no_result_may_hold_is_an_error_result(
+    tmp_path: Path, blocks: list[dict[str, Any]]
+) -> None:
+    result = _one_result(tmp_path, lambda _: blocks)
+    assert result["is_error"] is True
+    assert result["content"].startswith("TypeError: the tool returned blocks no tool result")
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [[{"flavor": "mint", "tubs": 3}], [{"type": "vanilla", "tubs": 12}]],
+    ids=["rows", "typed"],
+)
+def test_a_tool_returning_records_sends_their_text_as_before(
+    tmp_path: Path, rows: list[dict[str, Any]]
+) -> None:
+    """A list of records is data, not blocks, even when a record has a `type` of its own."""
+    result = _one_result(tmp_path, lambda _: rows)
+    assert result["content"] == str(rows) and "is_error" not in result
+
+
+@pytest.mark.parametrize(
+    ("output", "sent"),
+    [
+        ("caf\udce9 menu", "caf\\udce9 menu"),
+        (OSError("no file \udcff"), "OSError: no file \\udcff"),
+    ],
+    ids=["text", "error"],
+)
+def test_a_lone_surrogate_in_a_tool_s_text_goes_out_escaped(
+    tmp_path: Path, output: object, sent: str
+) -> None:
+    """Text read with `errors="surrogateescape"` (a file name, a process's output) holds
+    lone surrogates, which UTF-8 cannot encode: the history could not be sent again."""
+
+    def tool(_: dict[str, Any]) -> object:
+        if isinstance(output, Exception):
+            raise output
+        return output
+
+    assert _one_result(tmp_path, tool)["content"] == sent
 
 
 @pytest.mark.parametrize("reason", ["max_tokens", "refusal", "stop_sequence"])
@@ -634,6 +867,72 @@ def test_the_loop_reads_each_turn_s_usage_once(
         "prompt": last_prompt,
     }
     assert run.calls[0].tokens_used == expected[measure]
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "words"),
+    [
+        ({"messages": None}, TypeError, "messages must be a list of dicts, got NoneType"),
+        ({"notes": None}, TypeError, "notes must be a NotesFile, got NoneType None"),
+        ({"notes": "NOTES.md"}, TypeError, "notes must be a NotesFile, got str 'NOTES.md'"),
+        ({"client": None}, TypeError, "client must have messages.create(**request), got None"),
+        ({"model": None}, TypeError, "model must be a str, got NoneType None"),
+        ({"max_tokens": 0}, ValueError, "max_tokens must be a positive int, got 0"),
+        ({"max_tokens": "5"}, TypeError, "max_tokens must be an int, got str '5'"),
+    ],
+    ids=[
+        "messages",
+        "notes-none",
+        "notes-path",
+        "client",
+        "model",
+        "max-tokens-0",
+        "max-tokens-str",
+    ],
+)
+def test_compact_history_names_a_bad_argument_before_any_call(
+    tmp_path: Path, change: dict[str, Any], error: type[Exception], words: str
+) -> None:
+    """A notes path given for the notes file failed only after the summary was paid for
+    (an AttributeError on `.read`); a bad model or limit went out to the API."""
+    client = ScriptedClient([scripted_response("summary", input_tokens=9, output_tokens=3)])
+    arguments: dict[str, Any] = {
+        "client": client,
+        "messages": [{"role": "user", "content": "fix it"}],
+        "notes": NotesFile(tmp_path / "NOTES.md"),
+    }
+    arguments.update(change)
+    positional = [arguments.pop(name) for name in ("client", "messages", "notes")]
+    with pytest.raises(error, match=re.escape(words)):
+        compact_history(*positional, **arguments)
+    assert client.requests == []
+
+
+def test_compact_history_refuses_an_empty_summary_as_the_loop_does(tmp_path: Path) -> None:
+    """The loop's compaction refuses a summary with no text; this one restarted from it,
+    a history that said nothing of the work."""
+    client = ScriptedClient([scripted_response("  ", input_tokens=9, output_tokens=3)])
+    with pytest.raises(MalformedResponseError, match="holds no summary text"):
+        compact_history(client, [{"role": "user", "content": "fix it"}], NotesFile(tmp_path / "N"))
+
+
+@pytest.mark.parametrize(
+    ("messages", "impls", "error", "words"),
+    [
+        ("hello", {}, TypeError, "messages must be a list of dicts, got str"),
+        (None, {}, TypeError, "messages must be a list of dicts, got NoneType"),
+        ([], None, TypeError, "tool_impls must be a dict of name -> function, got None"),
+        ([], ["look"], TypeError, "tool_impls must be a dict of name -> function, got ['look']"),
+    ],
+    ids=["messages-str", "messages-none", "impls-none", "impls-list"],
+)
+def test_append_tool_results_names_a_bad_history_or_tool_table(
+    messages: Any, impls: Any, error: type[Exception], words: str
+) -> None:
+    """A string history came back as its letters, one "message" each."""
+    response = {"content": [{"type": "tool_use", "id": "t1", "name": "look", "input": {}}]}
+    with pytest.raises(error, match=re.escape(words)):
+        append_tool_results(messages, response, impls)
 
 
 def test_append_tool_results_refuses_a_response_without_calls() -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +38,25 @@ def test_tool_message_is_compact_json_with_sorted_keys() -> None:
 def test_tool_message_rejects_a_payload_that_is_not_json() -> None:
     with pytest.raises(TypeError, match="'stock_level'"):
         tool_message("stock_level", {"when": object()})
+
+
+@pytest.mark.parametrize(
+    ("name", "payload", "words"),
+    [
+        ("stock", {"level": float("nan")}, "not JSON compliant: nan"),
+        ("stock", [float("inf")], "not JSON compliant: inf"),
+        ("stock", {"note": "caf\udce9"}, "a string holds a lone surrogate (U+DCE9)"),
+        ("st\ud800ck", {}, "a string holds a lone surrogate (U+D800)"),
+    ],
+    ids=["nan", "inf", "surrogate-payload", "surrogate-name"],
+)
+def test_tool_message_refuses_what_json_or_utf_8_cannot_carry(
+    name: str, payload: object, words: str
+) -> None:
+    """NaN once came out as the text `NaN`, no JSON at all, and a lone surrogate as a
+    message every other function of the package then refused."""
+    with pytest.raises(TypeError, match=re.escape(words)):
+        tool_message(name, payload)
 
 
 def test_tool_message_rejects_an_empty_name() -> None:
@@ -90,6 +111,8 @@ TAKES_MESSAGES: list[Callable[[list[Any]], object]] = [
     lambda messages: compact(Layers("s", [], messages), 10_000, forget_everything),
 ]
 
+_NAN, _INF = math.nan, math.inf
+
 BAD_THIRD_MESSAGE = [
     ({"role": "user"}, ValueError, "message 3 has no 'content'"),
     ({"content": "hi"}, ValueError, "message 3 has no 'role'"),
@@ -143,6 +166,16 @@ BAD_THIRD_MESSAGE = [
         r"message 3, block 0 has type 'tool_use'; a tool message holds only",
     ),
     # break 1: what the API could not take, refused where it is
+    (
+        {"role": "assistant", "content": [call("t9")["content"][0] | {"input": {"f": _NAN}}]},
+        TypeError,
+        r"message 3 at content\[0\]\.input\.f: nan is not JSON data \(JSON has no NaN",
+    ),
+    (
+        {"role": "user", "content": "x", "score": [1.0, -_INF]},
+        TypeError,
+        r"message 3 at score\[1\]: -inf is not JSON data",
+    ),
     (
         {"role": "user", "content": [{"type": "text", "text": "ok \ud800"}]},
         TypeError,

@@ -251,6 +251,27 @@ def test_a_rate_that_changed_prices_each_call_at_its_own_time() -> None:
     assert totals == pytest.approx([0.5, 0.4, 0.5])  # the promotion, then back
 
 
+@pytest.mark.parametrize("when", ["yesterday", float("nan"), 10**20, True])
+@pytest.mark.parametrize("model_id", ["claude-sonnet-4-6", "gpt-5.6-terra"])
+def test_a_time_that_is_no_time_is_refused_whether_the_row_has_one_rate_or_several(
+    when: object, model_id: str
+) -> None:
+    """A row with one rate once took any `at` without reading it, so the same bad time
+    was refused for a model whose rate changed and priced for one whose rate did not."""
+    with pytest.raises((TypeError, ValueError), match=r"^at (must be|is not a time)"):
+        price_for(model_id, at=when)  # type: ignore[arg-type]
+    with pytest.raises((TypeError, ValueError), match=r"^at (must be|is not a time)"):
+        cost(Usage(input_tokens=1), model_for(model_id), at=when)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("table", [["claude-sonnet-4-6"], "claude-sonnet-4-6", 3])
+def test_a_table_that_is_not_a_dict_is_named(table: object) -> None:
+    with pytest.raises(TypeError, match=r"^models must be a dict of id -> Model, got "):
+        model_for("claude-sonnet-4-6", models=table)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^prices must be a dict of id -> Price, got "):
+        price_for("claude-sonnet-4-6", prices=table)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("when", "multiple"),
     [

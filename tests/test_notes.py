@@ -85,6 +85,20 @@ def test_the_root_itself_is_not_a_notes_file(tmp_path: Path) -> None:
         NotesFile(tmp_path, root=tmp_path)
 
 
+@pytest.mark.parametrize(("path", "root"), [(None, None), (5, None), ("NOTES.md", 5)])
+def test_a_path_or_root_that_is_no_path_is_named(path: object, root: object) -> None:
+    name = "root" if root is not None else "path"
+    with pytest.raises(TypeError, match=rf"^notes {name} must be a str or a path, got "):
+        NotesFile(path, root=root)  # type: ignore[arg-type]
+
+
+def test_a_folder_is_refused_as_the_notes_file(tmp_path: Path) -> None:
+    """It used to open, and fail at the first read with IsADirectoryError."""
+    (tmp_path / "notes").mkdir()
+    with pytest.raises(ValueError, match=r"is a folder; give the notes file in it"):
+        NotesFile(tmp_path / "notes")
+
+
 def test_a_symlink_pointing_out_is_refused(tmp_path: Path) -> None:
     root, outside = tmp_path / "project", tmp_path / "secret.md"
     root.mkdir()

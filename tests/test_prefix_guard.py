@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -76,6 +77,54 @@ def test_strict_mode_refuses_a_middle_edit_with_a_named_error() -> None:
         guard.check(cleared)
     assert isinstance(error.value.report, PrefixReport)
     assert guard.check(run(4)).kind == "append"  # the refused request was not remembered
+
+
+def test_a_negative_kept_is_refused_not_reported_as_an_edit_at_message_minus_one() -> None:
+    """`kept=-1` made a strict guard refuse a plain append as edited "at message -1"."""
+    guard = PrefixGuard(strict=True)
+    guard.check(run(1))
+    with pytest.raises(ValueError, match=r"^kept must be an int >= 0, got -1$"):
+        guard.check(run(2), kept=-1)
+    assert guard.check(run(2)).kind == "append"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "words"),
+    [
+        ({"kept": 1.5}, TypeError, "kept must be an int >= 0, got 1.5"),
+        ({"kept": 1, "changed": None}, TypeError, "changed must be message indexes, got None"),
+        ({"kept": 1, "changed": ["0"]}, TypeError, "changed must be message indexes, got ['0']"),
+        ({"tools": "read"}, TypeError, "tools must be a list of tool definitions, got 'read'"),
+        ({"tools": ["read"]}, TypeError, "tools[0] must be a dict, got 'read'"),
+        ({"restart": "no"}, TypeError, "restart must be True, False or None, got 'no'"),
+    ],
+    ids=["kept-float", "changed-none", "changed-text", "tools-str", "tools-names", "restart-str"],
+)
+def test_a_check_argument_of_the_wrong_type_is_named(
+    arguments: dict[str, Any], error: type[Exception], words: str
+) -> None:
+    """Each was taken as it came: tools as the letters of a name, "no" as a restart."""
+    guard = PrefixGuard()
+    guard.check(run(1))
+    with pytest.raises(error, match=re.escape(words)):
+        guard.check(run(2), **arguments)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"strict": "no"}, "strict must be True or False, got 'no'"),
+        ({"counter": "tokens"}, "counter must be callable (str -> int), got 'tokens'"),
+    ],
+    ids=["strict-str", "counter-str"],
+)
+def test_a_guard_setting_of_the_wrong_type_is_named_when_made(
+    arguments: dict[str, Any], words: str
+) -> None:
+    """`strict="no"` once made a strict guard, and a counter that is no function failed
+    only at the first edit it had to weigh."""
+    with pytest.raises(TypeError, match=re.escape(words)):
+        PrefixGuard(**arguments)
 
 
 def test_client_side_clearing_before_every_call_is_caught_every_time_it_moves() -> None:

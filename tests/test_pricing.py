@@ -8,7 +8,10 @@ and https://platform.claude.com/docs/en/build-with-claude/compaction.
 
 from __future__ import annotations
 
+import math
+import re
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -25,7 +28,7 @@ from context_budget import (
 )
 from context_budget.experiment import run_strategy
 from context_budget.fakes.emulated import EmulatedClient
-from context_budget.models import MODELS
+from context_budget.models import MODELS, LongContext, Peak
 from context_budget.pricing import Cost, Price, Unpriced, billed, prompt_charges
 
 MIXED_TTL = {
@@ -196,6 +199,51 @@ def test_a_price_that_is_not_a_finite_rate_is_refused(bad: object) -> None:
         Price(1, 1, 1, bad, 1, "2026-01-01", "test")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"Price\.as_of must be a str"):
         Price(1, 1, 1, 1, 1, 20260101, "test")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("extra", "error", "words"),
+    [
+        ({"long_context": LongContext(200_000, 6.0, 22.5)}, None, ""),
+        ({"long_context": 200_000}, TypeError, "Price.long_context must be a LongContext or None"),
+        ({"peak": "01-04"}, TypeError, "Price.peak must be a Peak or None, got '01-04'"),
+    ],
+    ids=["sound", "band-int", "peak-str"],
+)
+def test_a_price_names_a_band_or_peak_of_the_wrong_type(
+    extra: dict[str, Any], error: type[Exception] | None, words: str
+) -> None:
+    """A bare number for the band failed only when a call was priced (`.above`)."""
+    if error is None:
+        Price(3, 3.75, 6, 0.3, 15, "2026-01-01", "test", **extra)
+        return
+    with pytest.raises(error, match=re.escape(words)):
+        Price(3, 3.75, 6, 0.3, 15, "2026-01-01", "test", **extra)
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda: LongContext(-1, 6.0, 22.5), "LongContext.above must be an int >= 0, got -1"),
+        (lambda: LongContext(200_000, math.nan, 22.5), "LongContext.input must be a finite"),
+        (lambda: LongContext(200_000, 6.0, -1.0), "LongContext.output must be a finite"),
+        (lambda: Peak(((1, 4),), -2.0), "Peak.multiple must be a finite number >= 0"),
+        (lambda: Peak(((4, 1),), 2.0), "Peak.hours must be (start, end) UTC hours"),
+        (lambda: Peak(((1, 25),), 2.0), "Peak.hours must be (start, end) UTC hours"),
+    ],
+    ids=[
+        "above-negative",
+        "input-nan",
+        "output-negative",
+        "multiple-negative",
+        "hours-back",
+        "hour-25",
+    ],
+)
+def test_a_band_or_peak_that_prices_no_call_sensibly_is_refused(make: Any, words: str) -> None:
+    """A NaN band rate priced a call at NaN, a negative peak multiple at a negative bill."""
+    with pytest.raises(ValueError, match=re.escape(words)):
+        make()
 
 
 @pytest.mark.parametrize(

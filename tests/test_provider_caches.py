@@ -13,6 +13,7 @@ whole blocks, least recently used out first.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -306,6 +307,31 @@ def test_a_bad_policy_is_named() -> None:
         CachePolicy.vllm().seconds("5m")
     with pytest.raises(TypeError, match="policy must be a CachePolicy"):
         PromptCache("claude-sonnet-4-6", policy="vllm")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "words"),
+    [
+        ({"automatic": "sometimes"}, ValueError, "CachePolicy.automatic must be one of"),
+        ({"minimum": 1024}, TypeError, "CachePolicy.minimum must be a MinimumLength, got 1024"),
+        ({"storage_per_hour": float("inf")}, ValueError, "storage_per_hour must be a finite"),
+        ({"read_multiple": float("inf")}, ValueError, "read_multiple must be a finite"),
+    ],
+    ids=["automatic", "minimum-int", "storage-inf", "read-inf"],
+)
+def test_a_policy_field_once_taken_unread_is_named(
+    change: dict[str, Any], error: type[Exception], words: str
+) -> None:
+    """An unknown `automatic` acted as "asked", a bare minimum failed on `.tokens`, and an
+    infinite rate priced a write at infinity."""
+    with pytest.raises(error, match=re.escape(words)):
+        replace(model_for("claude-sonnet-4-6").cache, **change)
+
+
+@pytest.mark.parametrize("tokens", [-5, 5.5, True])
+def test_a_minimum_length_that_is_no_count_is_named(tokens: object) -> None:
+    with pytest.raises(ValueError, match=r"^MinimumLength.tokens must be an int >= 0, got "):
+        MinimumLength(tokens, "", "")  # type: ignore[arg-type]
 
 
 def test_gpt_5_6_matches_only_the_latest_80_breakpoints() -> None:

@@ -264,12 +264,40 @@ def test_without_a_message_iteration_the_top_level_is_the_window(iterations: Any
     assert window_usage(Usage.of(usage)) == Usage.of(usage)
 
 
+@pytest.mark.parametrize("read", [5, {"input_tokens": 7, "output_tokens": 1}])
+def test_window_usage_names_a_read_that_is_no_usage(read: object) -> None:
+    """It came back as the window itself: `window_usage(usage, read=5)` was 5."""
+    with pytest.raises(TypeError, match=r"^read must be a Usage \(Usage\.of\(source\)\) or None"):
+        window_usage({"input_tokens": 1, "output_tokens": 1}, read=read)  # type: ignore[arg-type]
+
+
 def test_malformed_iterations_are_named() -> None:
     with pytest.raises(ValueError, match=r"usage\.iterations must be a list"):
         window_usage({"input_tokens": 1, "output_tokens": 1, "iterations": "message"})
     broken = {"input_tokens": 1, "output_tokens": 1, "iterations": [{"type": "message"}]}
     with pytest.raises(ValueError, match=r"usage\.iterations\[0\] has no 'input_tokens'"):
         window_usage(broken)
+
+
+@pytest.mark.parametrize("bad", ["oops", [40], 40, True])
+@pytest.mark.parametrize(
+    ("usage", "field"),
+    [
+        ({"input_tokens": 9, "output_tokens": 1, "cache_read_input_tokens": 5}, "cache_creation"),
+        ({"prompt_tokens": 100, "completion_tokens": 5}, "prompt_tokens_details"),
+        ({"input_tokens": 100, "output_tokens": 5}, "input_tokens_details"),
+        ({"input_tokens": 9, "output_tokens": 1}, "server_tool_use"),
+    ],
+    ids=["split", "chat-details", "responses-details", "server-tools"],
+)
+@pytest.mark.parametrize("strict", [True, False])
+def test_a_part_of_a_usage_that_is_not_an_object_is_named(
+    usage: dict[str, Any], field: str, bad: object, strict: bool
+) -> None:
+    """`"prompt_tokens_details": "oops"` once read as no details at all: a corrupt line's
+    cached tokens billed as uncached, unsaid, where a corrupt count is refused by name."""
+    with pytest.raises(ValueError, match=rf"^usage\.{field} must be an object, got "):
+        Usage.of({**usage, field: bad}, strict=strict)
 
 
 # One reader for every provider's words

@@ -26,35 +26,51 @@ __all__ = [
 ]
 
 
-def result_text(content: object) -> str:
-    """The text of a tool result's content: a string, or its blocks' text joined."""
+def result_text(content: object, *, files: bool = True) -> str:
+    """The text of a tool result's content: a string, or its blocks' text joined
+    (`files` as for `block_text`)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(block_text(block) for block in content)
+        return "\n".join(block_text(block, files=files) for block in content)
     return ""  # a tool_result without content
 
 
-def block_text(block: dict[str, Any]) -> str:
-    """The text of one checked block that a token count covers (see `message_text`)."""
+def block_text(block: dict[str, Any], *, files: bool = True) -> str:
+    """The text of one checked block that a token count covers (see `message_text`).
+
+    With `files` False, a block that embeds a file (an image's or a document's
+    base64 `source.data`) is named, not spelled out: the text for a reader,
+    such as a model asked to summarize, to whom the data says nothing.
+    """
     kind = block["type"]
     if kind == "text":
         return str(block["text"])
     if kind == "tool_use":
         return f"{block['name']} {canonical_json(block['input'])}"
     if kind == "tool_result":
-        return result_text(block.get("content"))
+        return result_text(block.get("content"), files=files)
     if kind == "thinking":
         return str(block["thinking"])
+    source = block.get("source")
+    if (
+        not files
+        and isinstance(source, dict)
+        and source.get("type") == "base64"
+        and isinstance(source.get("data"), str)
+    ):
+        media = source.get("media_type")
+        named = f"{media} {kind}" if isinstance(media, str) else kind
+        return f"[{named}: {len(source['data']):,} characters of base64 data left out]"
     return canonical_json(block)
 
 
-def checked_message_text(message: dict[str, Any]) -> str:
-    """`message_text` for a message already checked."""
+def checked_message_text(message: dict[str, Any], *, files: bool = True) -> str:
+    """`message_text` for a message already checked (`files` as for `block_text`)."""
     content = message["content"]
     if isinstance(content, str):
         return content
-    return "\n".join(block_text(block) for block in content)
+    return "\n".join(block_text(block, files=files) for block in content)
 
 
 def message_blocks(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -7,12 +7,14 @@ that broke the rule, and returns nothing for a valid message.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
     "MAX_DEPTH",
+    "RESULT_CONTENT",
     "ROLES",
     "bad_scalar",
     "check_message",
@@ -37,7 +39,7 @@ _REQUIRED: dict[str, tuple[tuple[str, type], ...]] = {
 # the block types a tool_result's content list may hold: those the Anthropic SDK's
 # `ToolResultBlockParam` lists (SDK 2.14.0), so a result never nests a result; every
 # check of a message (validate_history, PromptCache, PrefixGuard, the transcripts) uses it
-_RESULT_CONTENT = frozenset(
+RESULT_CONTENT = frozenset(
     {"text", "image", "document", "search_result", "tool_reference", "browser_state"}
 )
 
@@ -78,10 +80,10 @@ def _check_block(block: object, message: int | None, number: int, inner: int | N
             found, wanted = type(block[key]).__name__, expected.__name__
             where = _place(message, number, inner)
             raise TypeError(f"{where} ({kind}) has {key!r} of type {found}, not {wanted}")
-    if inner is not None and kind not in _RESULT_CONTENT:
+    if inner is not None and kind not in RESULT_CONTENT:
         where = _place(message, number, inner)
         raise ValueError(
-            f"{where} has type {kind!r}; a tool result holds only {sorted(_RESULT_CONTENT)} blocks"
+            f"{where} has type {kind!r}; a tool result holds only {sorted(RESULT_CONTENT)} blocks"
         )
     if kind == "tool_result":
         _check_is_error(block, f"{_place(message, number)} (tool_result)")
@@ -95,10 +97,10 @@ def _check_result_content(content: object, message: int | None, number: int | No
         for item_number, item in enumerate(content):
             if number is None:  # the blocks of a role "tool" message
                 _check_block(item, message, item_number, None)
-                if item["type"] not in _RESULT_CONTENT:
+                if item["type"] not in RESULT_CONTENT:
                     raise ValueError(
                         f"{_place(message, item_number)} has type {item['type']!r}; a tool "
-                        f"message holds only {sorted(_RESULT_CONTENT)} blocks"
+                        f"message holds only {sorted(RESULT_CONTENT)} blocks"
                     )
             else:
                 _check_block(item, message, number, item_number)
@@ -166,6 +168,8 @@ def bad_scalar(value: object) -> str | None:
             except ValueError:
                 return f"an integer has more than {limit:,} digits"
         return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value!r} is not JSON data (JSON has no NaN or Infinity)"
     if isinstance(value, _SCALARS):
         return None
     return f"a {type(value).__name__} is not JSON data; {_JSON_DATA}"
@@ -198,8 +202,11 @@ def is_json_data(message: dict[str, Any]) -> bool:
                     return False
             elif kind is dict or kind is list:
                 stack.append((item, depth + 1))
-            elif kind is bool or item is None or kind is float:
+            elif kind is bool or item is None:
                 continue
+            elif kind is float:
+                if item - item:  # subtle: NaN or an infinity (JSON has neither); else 0.0
+                    return False
             elif isinstance(item, dict | list):
                 stack.append((item, depth + 1))
             elif bad_scalar(item) is not None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from context_budget._values import short_repr
+from context_budget._values import as_count, maker, short_repr
 
 __all__ = ["LoopStep", "loop_steps", "tokens_read"]
 
@@ -39,11 +39,32 @@ class LoopStep:
         step: the call's number, from 1.
         context: tokens sent with this call (the whole history so far).
         cached: tokens of `context` served from a prompt cache (0 without one).
+
+    Raises:
+        TypeError: a field is not an int (a bool is not one).
+        ValueError: `step` is below 1, `context` below 0, or `cached` outside
+            0 to `context` (a step cannot read more than it carries).
     """
 
     step: int
     context: int
     cached: int
+
+    def __post_init__(self) -> None:
+        step, context, cached = self.step, self.context, self.cached
+        if (
+            type(step) is type(context) is type(cached) is int
+            and step >= 1
+            and 0 <= cached <= context
+        ):
+            return  # the usual step, checked at once (a loop lists up to a million)
+        as_count(step, "LoopStep.step", least=1)
+        as_count(context, "LoopStep.context")
+        as_count(cached, "LoopStep.cached")
+        if cached > context:
+            raise ValueError(
+                f"LoopStep.cached must be an int from 0 to context ({context}), got {cached}"
+            )
 
     @property
     def uncached(self) -> int:
@@ -87,12 +108,13 @@ def loop_steps(steps: int, growth: int, start: int = 0, *, cached: bool = False)
             f"got {short_repr(steps)}; tokens_read gives the total for any count"
         )
     out = []
+    make = maker(LoopStep)  # subtle: each step is sound by construction, so not re-checked
     for k in range(1, steps + 1):
         context = start + k * growth
         # subtle: the first call has nothing cached yet; later calls reuse the prefix
         # that the call before them sent, which is exactly their context less growth.
         prefix = start + (k - 1) * growth if cached and k > 1 else 0
-        out.append(LoopStep(step=k, context=context, cached=prefix))
+        out.append(make(k, context, prefix))
     return out
 
 

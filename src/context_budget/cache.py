@@ -216,8 +216,8 @@ class PromptCache:
         last_keys: the block keys of the last request `usage` read.
 
     Raises:
-        TypeError: `model` is not a str, `policy` not a `CachePolicy`, or
-            `min_tokens` not an int.
+        TypeError: `model` is not a str, `policy` not a `CachePolicy`,
+            `clock` not a `SimulatedClock`, or `min_tokens` not an int.
         ValueError: the table has no row for the model and neither `policy`
             nor `min_tokens` was given, or `min_tokens` is below 0.
     """
@@ -238,6 +238,8 @@ class PromptCache:
         row = model_for(model)
         if min_tokens is not None:
             as_count(min_tokens, "min_tokens")
+        if clock is not None and not isinstance(clock, SimulatedClock):
+            raise TypeError(f"clock must be a SimulatedClock or None, got {short_repr(clock)}")
         policy = _policy(model, row, policy, min_tokens)
         self.model = model
         self.row: Model | None = row
@@ -697,4 +699,10 @@ def _request(request: Mapping[str, Any] | None, kwargs: Mapping[str, Any]) -> di
         raise TypeError(
             f"request must be a dict of messages.create arguments, got {short_repr(request)}"
         )
-    return {**(request or {}), **kwargs}
+    merged = {**(request or {}), **kwargs}
+    if "role" in merged and "messages" not in merged:  # no argument of messages.create
+        raise TypeError(
+            f"request is a message (role {short_repr(merged['role'])}), not a request: "
+            "pass {'messages': [message, ...]}"
+        )
+    return merged

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from context_budget._values import short_repr
 
@@ -87,6 +87,12 @@ class MinimumLength:
     tokens: int
     as_of: str
     source: str
+
+    def __post_init__(self) -> None:
+        if type(self.tokens) is not int or self.tokens < 0:
+            raise ValueError(
+                f"MinimumLength.tokens must be an int >= 0, got {short_repr(self.tokens)}"
+            )
 
 
 @dataclass(frozen=True)
@@ -172,9 +178,15 @@ class CachePolicy:
             value = getattr(self, name)
             if type(value) is not int or value < 1:
                 raise ValueError(f"CachePolicy.{name} must be an int >= 1, got {short_repr(value)}")
-        tokens = self.minimum.tokens
-        if type(tokens) is not int or tokens < 0:
-            raise ValueError(f"minimum.tokens must be an int >= 0, got {short_repr(tokens)}")
+        if not isinstance(self.minimum, MinimumLength):
+            raise TypeError(
+                f"CachePolicy.minimum must be a MinimumLength, got {short_repr(self.minimum)}"
+            )
+        if self.automatic not in get_args(Automatic):
+            raise ValueError(
+                f"CachePolicy.automatic must be one of {', '.join(get_args(Automatic))}, "
+                f"got {short_repr(self.automatic)}"
+            )
         if self.keeps not in ("latest", "first"):
             raise ValueError(
                 f"CachePolicy.keeps must be 'latest' or 'first', got {short_repr(self.keeps)}"
@@ -188,7 +200,7 @@ class CachePolicy:
         if not self.lifetimes:
             raise ValueError("CachePolicy.lifetimes must name at least one lifetime")
         for name, seconds in self.lifetimes:
-            _number(seconds, f"lifetimes[{name!r}]", positive=True)
+            _number(seconds, f"lifetimes[{name!r}]", positive=True, finite=False)
             self._seconds[name] = float(seconds)
         if self.writes_reported and self.hit_unit != "none":
             unknown = [name for name in self._seconds if name not in LIFETIME_SECONDS]
@@ -450,12 +462,14 @@ class CachePolicy:
         )
 
 
-def _number(value: object, name: str, *, positive: bool = False) -> None:
-    """A `ValueError` naming `name` unless `value` is a number >= 0 (> 0 when `positive`)."""
+def _number(value: object, name: str, *, positive: bool = False, finite: bool = True) -> None:
+    """A `ValueError` naming `name` unless `value` is a number >= 0 (> 0 when `positive`),
+    finite unless `finite` is False (a lifetime may be endless, a rate may not)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
         ok = False
     else:
-        ok = value > 0 if positive else value >= 0
+        ok = (value > 0 if positive else value >= 0) and (not finite or value != math.inf)
     if not ok:
+        what = "a finite number" if finite else "a number"
         least = "> 0" if positive else ">= 0"
-        raise ValueError(f"CachePolicy.{name} must be a number {least}, got {short_repr(value)}")
+        raise ValueError(f"CachePolicy.{name} must be {what} {least}, got {short_repr(value)}")

@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from context_budget._values import short_repr
+
 __all__ = [
     "ClientShape",
     "ModelClient",
@@ -163,9 +165,16 @@ def content_blocks(response: Any) -> list[dict[str, Any]]:
     sent back in a later request and copied like any other message.
 
     Raises:
-        TypeError: the content is not a list, or a block is neither a mapping
-            nor an SDK object; the message names the block's index.
+        TypeError: `response` is no response (None, a string, or a list such
+            as the content itself), the content is not a list, or a block is
+            neither a mapping nor an SDK object; the message names the
+            block's index.
     """
+    if response is None or isinstance(response, str | bytes | list | tuple):
+        raise TypeError(
+            "content_blocks reads a response (a dict or an SDK message), not its content: "
+            f"got {short_repr(response)}"
+        )
     content = response_field(response, "content")
     if content is None:
         return []

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from context_budget._blocks import is_question, tool_result_ids, tool_use_ids
-from context_budget._checks import check_messages
+from context_budget._checks import bad_scalar, check_messages
 from context_budget._clearing import Clearing, clear_results
 from context_budget._counting import (
     fixed_layer_tokens,
@@ -52,6 +52,7 @@ from context_budget._counting import (
     message_sizes,
     resolve_counter,
 )
+from context_budget._values import short_repr
 from context_budget.errors import ContextOverflowError
 from context_budget.layers import Layers
 from context_budget.messages import Message
@@ -168,7 +169,9 @@ def _copy_json(value: Any) -> Any:
     return value
 
 
-def _check_arguments(layers: object, budget: object, summarize: object) -> None:
+def _check_arguments(
+    layers: object, budget: object, summarize: object, single_task: object
+) -> None:
     if not isinstance(layers, Layers):
         raise TypeError(f"layers must be a Layers, got {type(layers).__name__}")
     if isinstance(budget, bool) or not isinstance(budget, int):
@@ -177,6 +180,8 @@ def _check_arguments(layers: object, budget: object, summarize: object) -> None:
         raise ValueError(f"budget must be >= 0 tokens, got {budget}")
     if not callable(summarize):
         raise TypeError(f"summarize must be callable (messages -> str), got {summarize!r}")
+    if not isinstance(single_task, bool):
+        raise TypeError(f"single_task must be True or False, got {short_repr(single_task)}")
 
 
 def _summary(summarize: Summarizer, messages: Sequence[Message]) -> Message:
@@ -186,6 +191,9 @@ def _summary(summarize: Summarizer, messages: Sequence[Message]) -> Message:
     text = summarize(_fresh(messages))
     if not isinstance(text, str):
         raise TypeError(f"summarize must return a str, got {type(text).__name__}: {text!r:.80}")
+    problem = bad_scalar(text)
+    if problem is not None:  # a lone surrogate: no request could carry the summary
+        raise ValueError(f"summarize returned text the API cannot carry: {problem}")
     return {"role": "user", "content": SUMMARY_PREFIX + text}
 
 
@@ -193,7 +201,7 @@ def compact_with_record(
     layers: Layers,
     budget: int,
     summarize: Summarizer,
-    counter: TokenCounter,
+    counter: TokenCounter | None = None,
     *,
     single_task: bool = False,
     sizes: Sequence[int] | None = None,
@@ -202,8 +210,9 @@ def compact_with_record(
 ) -> Compacted:
     """`compact`, with a record of what it did (`Compacted`).
 
-    The arguments are those `compact` takes, already checked: `compact`
-    checks them and calls this; the `inspect` command calls it directly.
+    The arguments are those `compact` takes, each checked as `compact`
+    checks it but the messages: `compact` checks those too and calls this;
+    the `inspect` command, which read and checked them, calls it directly.
 
     `sizes` (message index -> tokens), `clearing` (step 1's result) and
     `fixed_tokens` (system and pinned tokens), when given, spare counting the
@@ -211,7 +220,10 @@ def compact_with_record(
 
     Raises:
         ContextOverflowError: the system and pinned layers alone exceed `budget`.
+        TypeError, ValueError: an argument is one `compact` refuses.
     """
+    _check_arguments(layers, budget, summarize, single_task)
+    counter = resolve_counter(counter)
     conversation = layers.conversation
     system, pinned = fixed_tokens or fixed_layer_tokens(layers, counter)
     fixed = system + pinned
@@ -363,9 +375,10 @@ def compact(
         ContextOverflowError: system and pinned alone exceed the budget, there
             is nothing to summarize, or the summarized context still does not
             fit. `budget` and `size` (tokens) are on the error.
-        TypeError: an argument has the wrong type, or the summarizer returned
-            something other than a str.
-        ValueError: the budget is negative.
+        TypeError: an argument has the wrong type (`single_task` a bool), or
+            the summarizer returned something other than a str.
+        ValueError: the budget is negative, or the summary holds a lone
+            surrogate (UTF-8 cannot encode it, so no request could carry it).
 
     Examples:
         >>> from context_budget import forget_everything, tool_message
@@ -379,8 +392,7 @@ def compact(
         >>> [message["content"] for message in small.conversation]
         ['Summary of the earlier conversation:\\n', 'And mint?']
     """
-    _check_arguments(layers, budget, summarize)
-    counter = resolve_counter(counter)
+    _check_arguments(layers, budget, summarize, single_task)
     check_messages(layers.conversation)
-    done = compact_with_record(layers, budget, summarize, counter, single_task=bool(single_task))
+    done = compact_with_record(layers, budget, summarize, counter, single_task=single_task)
     return done.layers

@@ -59,6 +59,19 @@ PLACEHOLDER = "[tool result cleared by context management]"
 COMPACTION_MIN_TRIGGER = 50_000
 
 _CLEAR_DEFAULT_TRIGGER = 100_000
+#: Each edit type -> the keys an edit of it may hold; the API refuses any other.
+_EDIT_KEYS: dict[str, tuple[str, ...]] = {
+    "clear_thinking_20251015": ("type", "keep"),
+    "clear_tool_uses_20250919": (
+        "type",
+        "trigger",
+        "keep",
+        "clear_at_least",
+        "exclude_tools",
+        "clear_tool_inputs",
+    ),
+    "compact_20260112": ("type", "trigger", "pause_after_compaction", "instructions"),
+}
 _COMPACT_DEFAULT_TRIGGER = 150_000
 _EDIT_TYPES = ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112")
 
@@ -155,6 +168,13 @@ def _names(value: object, name: str) -> list[str]:
     return value
 
 
+def _checked_placeholder(placeholder: object) -> str:
+    """`placeholder`, if it is a str; a TypeError naming it otherwise."""
+    if not isinstance(placeholder, str):
+        raise TypeError(f"placeholder must be a str, got {short_repr(placeholder)}")
+    return placeholder
+
+
 def _prompt_tokens(messages: Sequence[Message], counter: TokenCounter) -> int:
     return PromptCache("any", counter=counter, min_tokens=0).prompt_tokens(messages=messages)
 
@@ -248,6 +268,7 @@ def clear_tool_uses_20250919(
         raise TypeError(f"edit must be a dict of the edit's parameters, got {short_repr(edit)}")
     if prompt_tokens is not None:
         as_count(prompt_tokens, "prompt_tokens")
+    _checked_placeholder(placeholder)
     parsed = _clear_edit(edit)
     uses = _uses(messages)
     unchanged = ClearResult(list(messages), 0, 0)
@@ -286,12 +307,30 @@ class _ClearEdit:
     inputs: bool | list[str]
 
 
+def _known_keys(edit: Mapping[str, Any], kind: str) -> None:
+    """Refuse a key an edit of type `kind` cannot hold (a typo would leave a default, unsaid)."""
+    for key in edit:
+        if key not in _EDIT_KEYS[kind]:
+            raise ContextManagementError(
+                f"{kind}: unknown parameter {short_repr(key)}; "
+                f"expected {', '.join(_EDIT_KEYS[kind])}"
+            )
+
+
 def _clear_edit(edit: Mapping[str, Any]) -> _ClearEdit:
     """The parameters of one edit (`_ClearEdit`), each missing one at its default.
 
     Raises:
-        ContextManagementError: a parameter has the wrong shape.
+        ContextManagementError: a parameter has the wrong shape, the edit names
+            another type, or it holds a key the API does not know (a misspelt
+            `kep` would otherwise leave the default keep in force, unsaid).
     """
+    _known_keys(edit, "clear_tool_uses_20250919")
+    kind = edit.get("type", "clear_tool_uses_20250919")
+    if kind != "clear_tool_uses_20250919":
+        raise ContextManagementError(
+            f"type must be 'clear_tool_uses_20250919' (or left out), got {short_repr(kind)}"
+        )
     trigger = edit.get("trigger") or {"type": "input_tokens", "value": _CLEAR_DEFAULT_TRIGGER}
     keep = _value(edit.get("keep"), "tool_uses", 3, "keep")
     vetoes = edit.get("clear_at_least") is not None
@@ -359,32 +398,44 @@ def clear_tool_uses_langchain(
     """The same clearing under LangChain's `ClearToolUsesEdit` rules (langchain 1.5.2).
 
     It fires when the prompt exceeds `trigger`, keeps the last `keep` tool
-    results (excluded tools' results count toward `keep`), clears the older
-    ones oldest first, and stops as soon as `clear_at_least` tokens are won
-    back (0 means clear them all): a partial clear below the target is kept
-    rather than vetoed.
+    results in their own order (excluded tools' results and orphan ones count
+    toward `keep`), clears the older ones oldest first, each only where the
+    nearest assistant message before it made its call, and stops as soon as
+    `clear_at_least` tokens are won back (0 means clear them all): a partial
+    clear below the target is kept rather than vetoed.
 
     Returns:
         A `ClearResult` in the same terms as `clear_tool_uses_20250919`.
 
     Raises:
         TypeError, ValueError: `trigger`, `clear_at_least`, `keep` or
-            `prompt_tokens` is not an int >= 0 (the error names it).
+            `prompt_tokens` is not an int >= 0, `clear_tool_inputs` not a
+            bool, `exclude_tools` not a list of tool names (a lone name is
+            not one) or `placeholder` not a str (the error names it).
     """
     for name, value in (("trigger", trigger), ("clear_at_least", clear_at_least), ("keep", keep)):
         as_count(value, name)
     if prompt_tokens is not None:
         as_count(prompt_tokens, "prompt_tokens")
+    if not isinstance(clear_tool_inputs, bool):
+        raise TypeError(
+            f"clear_tool_inputs must be True or False, got {short_repr(clear_tool_inputs)}"
+        )
+    if not isinstance(exclude_tools, list | tuple | set | frozenset) or not all(
+        isinstance(name, str) for name in exclude_tools
+    ):
+        raise TypeError(
+            f"exclude_tools must be a list of tool names, got {short_repr(exclude_tools)}"
+        )
+    _checked_placeholder(placeholder)
     check_messages(messages)
     count = resolve_counter(counter)
     size = _prompt_tokens(messages, count) if prompt_tokens is None else prompt_tokens
     if size <= trigger:
         return ClearResult(list(messages), 0, 0)
-    uses = [u for u in _uses(messages) if u.result is not None]
-    old = uses[: max(0, len(uses) - keep)]
     chosen: list[_Use] = []
     saved = 0
-    for use in old:
+    for use in _langchain_old(messages, keep):
         assert use.result is not None
         block = messages[use.result[0]]["content"][use.result[1]]
         text = result_text(block.get("content"))
@@ -401,6 +452,34 @@ def clear_tool_uses_langchain(
         return ClearResult(list(messages), 0, 0)
     cleared = _apply(messages, chosen, lambda name: clear_tool_inputs, placeholder)
     return ClearResult(cleared, len(chosen), saved)
+
+
+def _langchain_old(messages: Sequence[Message], keep: int) -> list[_Use]:
+    """The results LangChain may clear, oldest first, each with its call.
+
+    LangChain keeps the last `keep` tool results in their own order, whatever
+    they answer (an orphan result counts toward `keep`); of the others, it
+    passes over a result whose call is not in the nearest assistant message
+    before it (and a shorthand `"tool"` message, which names no call).
+    """
+    results = list(tool_results(messages))
+    nearest: list[int] = []  # message index -> the nearest assistant message before it
+    last = -1
+    for index, message in enumerate(messages):
+        nearest.append(last)
+        if message["role"] == "assistant":
+            last = index
+    old = []
+    for result in results[: max(0, len(results) - keep)]:
+        caller = nearest[result.message]
+        if result.block is None or caller < 0 or not isinstance(messages[caller]["content"], list):
+            continue
+        wanted = messages[result.message]["content"][result.block]["tool_use_id"]
+        for number, block in enumerate(messages[caller]["content"]):
+            if block["type"] == "tool_use" and block["id"] == wanted:
+                old.append(_Use(block["name"], (caller, number), (result.message, result.block)))
+                break
+    return old
 
 
 def _clear_thinking(
@@ -481,6 +560,8 @@ def _check_edits(management: object) -> list[Mapping[str, Any]]:
                 f"context_management.edits.{number}: unknown edit type {short_repr(kind)}; "
                 f"expected one of {', '.join(_EDIT_TYPES)}"
             )
+        assert isinstance(edit, Mapping) and isinstance(kind, str)
+        _known_keys(edit, kind)
         if kind == "clear_thinking_20251015" and number != 0:
             raise ContextManagementError(
                 f"context_management.edits.{number}: clear_thinking_20251015 must be the first "

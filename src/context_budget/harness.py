@@ -44,7 +44,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol
 
-from context_budget._checks import check_messages
+from context_budget._blocks import checked_message_text
+from context_budget._checks import RESULT_CONTENT, bad_scalar, check_message, check_messages
 from context_budget._copies import History, WatchedCopies
 from context_budget._values import short_repr
 from context_budget.calls import ModelCall
@@ -56,7 +57,7 @@ from context_budget.clients import (
     send_request,
 )
 from context_budget.errors import CompactionStormError, MalformedResponseError
-from context_budget.messages import Message, message_text
+from context_budget.messages import Message
 from context_budget.notes import NotesFile
 from context_budget.prefix_guard import PrefixGuard
 from context_budget.usage import Usage, should_compact, track_usage, window_usage
@@ -168,7 +169,10 @@ class AgentRun:
 
 
 def _transcript(messages: Sequence[Message]) -> str:
-    return "\n\n".join(f"[{m['role']}] {message_text(m)}" for m in messages)
+    """The history as text for a summarizing model: each message's text, an embedded
+    file (an image's base64 data) named rather than spelled out."""
+    check_messages(messages)
+    return "\n\n".join(f"[{m['role']}] {checked_message_text(m, files=False)}" for m in messages)
 
 
 def _shown(stop_reason: object) -> str:
@@ -289,6 +293,10 @@ class TranscriptCompaction:
 
     notes: NotesFile
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.notes, NotesFile):
+            raise TypeError(f"notes must be a NotesFile, got {short_repr(self.notes)}")
+
     def summary_request(
         self, request: Mapping[str, Any], messages: Sequence[Message]
     ) -> dict[str, Any]:
@@ -322,6 +330,16 @@ class AppendOnlyCompaction:
     question: str
     restart_with: Callable[[str], list[Message]] = field(repr=False)
     tools_off: bool = False
+
+    def __post_init__(self) -> None:
+        _text_argument("question", self.question)
+        if not callable(self.restart_with):
+            raise TypeError(
+                "restart_with must be a function (summary -> messages), "
+                f"got {short_repr(self.restart_with)}"
+            )
+        if not isinstance(self.tools_off, bool):
+            raise TypeError(f"tools_off must be True or False, got {short_repr(self.tools_off)}")
 
     def summary_request(
         self, request: Mapping[str, Any], messages: Sequence[Message]
@@ -366,9 +384,21 @@ def compact_history(
 
     Returns:
         `[{"role": "user", "content": str}]`, the whole new history.
+
+    Raises:
+        TypeError, ValueError: an argument the call could not be made with
+            (the error names it); nothing is sent.
+        MalformedResponseError: the summary is malformed or empty, as in the
+            loop's own compaction: a restart from it would drop the history.
     """
+    _check_client(client)
+    check_messages(messages)
+    if not isinstance(notes, NotesFile):
+        raise TypeError(f"notes must be a NotesFile, got {type(notes).__name__} {notes!r:.60}")
+    _check_model(model)
+    _check_max_tokens(max_tokens)
     response = client.messages.create(**_transcript_request(model, max_tokens, messages))
-    return TranscriptCompaction(notes).restart(response_text(response))
+    return TranscriptCompaction(notes).restart(_summary_text(response, None))
 
 
 def append_tool_results(
@@ -378,11 +408,14 @@ def append_tool_results(
 
     Returns a new list (`messages` is not edited): `messages`, the response's
     content as an assistant message, and one user message holding a
-    `tool_result` for each `tool_use` block, in the blocks' order. A tool that
-    raises, or a name missing from `tool_impls`, gives a result with
-    `is_error: true` whose text says what went wrong. Each tool gets a deep
-    copy of its call's input, so a tool that changes its input leaves the
-    recorded `tool_use` as the model wrote it.
+    `tool_result` for each `tool_use` block, in the blocks' order. A tool's
+    text is its result (anything else as its `str()`, a lone surrogate as
+    its escape), a list of result blocks (text, image, ...) its blocks. A
+    tool that raises, returns blocks no result may hold, or a name missing
+    from `tool_impls`, gives a result with `is_error: true` whose text says
+    what went wrong. Each tool gets a deep copy of its call's input, so a
+    tool that changes its input leaves the recorded `tool_use` as the model
+    wrote it.
 
     Args:
         messages: the history so far.
@@ -390,6 +423,8 @@ def append_tool_results(
         tool_impls: tool name -> function of the call's input dict.
 
     Raises:
+        TypeError, ValueError: `messages` is not a list of messages, or
+            `tool_impls` not a dict of name -> function (the error names it).
         MalformedResponseError: the response holds no `tool_use` block (the
             answer would be an empty user turn), a `tool_use` lacks its id,
             name or input, or two share an id. Duplicate ids are refused, not
@@ -402,6 +437,8 @@ def append_tool_results(
         >>> after[-1]["content"]
         [{'type': 'tool_result', 'tool_use_id': 't1', 'content': '9:00'}]
     """
+    check_messages(messages)
+    _check_tool_impls(tool_impls)
     return [*messages, *_answer(_reply_blocks(response, None), tool_impls, None)]
 
 
@@ -428,9 +465,9 @@ def _answer(
         else:
             try:
                 output = impl(copy.deepcopy(dict(block["input"])))
-                result["content"] = output if isinstance(output, str) else str(output)
+                result["content"] = _result_content(output)
             except Exception as error:  # the model sees the failure and can react
-                result["content"] = f"{type(error).__name__}: {error}"
+                result["content"] = _sendable(f"{type(error).__name__}: {error}")
                 result["is_error"] = True
         results.append(result)
     return [
@@ -439,10 +476,66 @@ def _answer(
     ]
 
 
-def _cleared(response: Any) -> int:
-    """The tool uses the server cleared for a response, from its applied edits."""
+#: The block types a tool may return, as a list, to be sent as blocks: those a tool
+#: result holds, and those it may not (refused by name rather than sent as text).
+_BLOCK_TYPES = RESULT_CONTENT | {"tool_use", "tool_result", "thinking", "redacted_thinking"}
+
+
+def _result_content(output: object) -> str | list[dict[str, Any]]:
+    """What a tool returned, as a tool_result's content: a list of content blocks (each
+    a dict whose `type` names a block: text, image, document, ...) as those blocks,
+    anything else (a list of records among them) as its text.
+
+    Raises:
+        TypeError: a list of blocks holds one no tool result may hold.
+    """
+    if (
+        isinstance(output, list)
+        and output
+        and all(isinstance(b, dict) and b.get("type") in _BLOCK_TYPES for b in output)
+    ):
+        try:
+            check_message({"role": "tool", "content": output})
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"the tool returned blocks no tool result may hold: {error}") from None
+        blocks: list[dict[str, Any]] = copy.deepcopy(output)
+        return blocks
+    return _sendable(output if isinstance(output, str) else str(output))
+
+
+def _sendable(text: str) -> str:
+    """`text` with each lone surrogate (which UTF-8 cannot encode, so no request could
+    carry it) written as its escape, `\\udcff`; any other text as it is."""
+    if bad_scalar(text) is None:
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _cleared(response: Any, call: int) -> int:
+    """The tool uses the server cleared for a response, from its applied edits.
+
+    Raises:
+        MalformedResponseError: `applied_edits` is not a list, or a count in it
+            is not a whole number >= 0.
+    """
+    where = "context_management.applied_edits"
     edits = response_field(response_field(response, "context_management"), "applied_edits")
-    return sum(int(response_field(edit, "cleared_tool_uses") or 0) for edit in edits or [])
+    if edits is None:
+        return 0
+    if not isinstance(edits, list | tuple):
+        raise MalformedResponseError(where, f"is {short_repr(edits)}, not a list", call=call)
+    cleared = 0
+    for index, edit in enumerate(edits):
+        count = response_field(edit, "cleared_tool_uses")
+        if count is None:  # a thinking edit clears turns, not tool uses
+            continue
+        if type(count) is not int or count < 0:
+            field = f"{where}[{index}].cleared_tool_uses"
+            raise MalformedResponseError(
+                field, f"is {short_repr(count)}, not a whole number >= 0", call=call
+            )
+        cleared += count
+    return cleared
 
 
 def _measured(measure: Measure, counter: int, response: Any, usage: Usage) -> int:
@@ -454,7 +547,7 @@ def _measured(measure: Measure, counter: int, response: Any, usage: Usage) -> in
     return track_usage(counter, usage)
 
 
-def _summary_text(response: Any, call: int) -> str:
+def _summary_text(response: Any, call: int | None) -> str:
     """The summary a compaction call wrote: its text blocks joined, never empty.
 
     Raises:
@@ -500,6 +593,39 @@ def _checked_restart(history: object) -> list[Message]:
     return list(history)
 
 
+def _check_model(model: object) -> None:
+    """Refuse a model name that is not a non-blank str."""
+    if not isinstance(model, str):
+        raise TypeError(f"model must be a str, got {type(model).__name__} {model!r:.60}")
+    if not model.strip():
+        raise ValueError(f"model must name a model, got {model!r}")
+
+
+def _check_max_tokens(size: object) -> None:
+    """Refuse an output limit that is not a positive int (a bool is not one)."""
+    if type(size) is not int:
+        raise TypeError(f"max_tokens must be an int, got {type(size).__name__} {size!r:.60}")
+    if size < 1:
+        raise ValueError(f"max_tokens must be a positive int, got {size!r}")
+
+
+def _check_client(client: object) -> None:
+    """Refuse a client without `messages.create`."""
+    if not callable(getattr(getattr(client, "messages", None), "create", None)):
+        raise TypeError(f"client must have messages.create(**request), got {client!r:.60}")
+
+
+def _check_tool_impls(impls: object) -> None:
+    """Refuse a tool table that is not a dict of name -> function."""
+    if not isinstance(impls, Mapping):
+        raise TypeError(f"tool_impls must be a dict of name -> function, got {impls!r:.60}")
+    for name, impl in impls.items():
+        if not isinstance(name, str) or not callable(impl):
+            raise TypeError(
+                f"tool_impls[{name!r:.40}] must map a str to a function, got {impl!r:.60}"
+            )
+
+
 def _text_argument(name: str, value: object, *, optional: bool = False) -> None:
     """Refuse a prompt text the API would refuse: not a str, blank, or not UTF-8."""
     if optional and value is None:
@@ -533,10 +659,14 @@ class AgentConfig:
         tools: tool definitions in the API's shape (add `NOTES_TOOL` to let
             the agent keep notes).
         tool_impls: tool name -> function of the call's input dict, returning
-            the result's text. A function that raises, or a name not here,
-            gives a `tool_result` with `is_error: true`. Each function gets a
-            deep copy of the input, so changing it cannot alter the call the
-            history records.
+            the result's text (anything else goes as its `str()`), or a list
+            of the blocks a tool result may hold (text, image, document, ...),
+            sent as those blocks (a list of records goes as its text). A lone
+            surrogate in the text goes out as its escape (`\\udcff`), since
+            UTF-8 cannot encode it. A function that raises, or a name not
+            here, gives a `tool_result` with `is_error: true`. Each function
+            gets a deep copy of the input, so changing it cannot alter the
+            call the history records.
         client: the model client.
         model: the model name sent with every request.
         context_window: the window, in tokens.
@@ -638,11 +768,7 @@ class AgentConfig:
         return self.compaction
 
     def _check_model_and_tools(self) -> None:
-        if not isinstance(self.model, str):
-            found = f"{type(self.model).__name__} {self.model!r:.60}"
-            raise TypeError(f"model must be a str, got {found}")
-        if not self.model.strip():
-            raise ValueError(f"model must name a model, got {self.model!r}")
+        _check_model(self.model)
         tools = self.tools
         if not isinstance(tools, Sequence) or isinstance(tools, str | bytes):
             raise TypeError(f"tools must be a list of tool definitions, got {tools!r:.60}")
@@ -651,19 +777,10 @@ class AgentConfig:
                 raise TypeError(
                     f"tools[{index}] must be a dict with a str 'name', got {tool!r:.60}"
                 )
-        impls = self.tool_impls
-        if not isinstance(impls, Mapping):
-            raise TypeError(f"tool_impls must be a dict of name -> function, got {impls!r:.60}")
-        for name, impl in impls.items():
-            if not isinstance(name, str) or not callable(impl):
-                raise TypeError(
-                    f"tool_impls[{name!r:.40}] must map a str to a function, got {impl!r:.60}"
-                )
+        _check_tool_impls(self.tool_impls)
 
     def _check_client_and_notes(self) -> None:
-        client = self.client
-        if not callable(getattr(getattr(client, "messages", None), "create", None)):
-            raise TypeError(f"client must have messages.create(**request), got {client!r:.60}")
+        _check_client(self.client)
         notes = self.notes
         needs_notes = self.notes_in_system is True or (
             self.compaction is None and self.compact_ratio is not None
@@ -673,11 +790,7 @@ class AgentConfig:
             raise TypeError(f"notes must be {kind}, got {type(notes).__name__} {notes!r:.60}")
 
     def _check_limits(self) -> None:
-        size = self.max_tokens
-        if type(size) is not int:
-            raise TypeError(f"max_tokens must be an int, got {type(size).__name__} {size!r}")
-        if size < 1:
-            raise ValueError(f"max_tokens must be a positive int, got {size!r}")
+        _check_max_tokens(self.max_tokens)
         ratio = self.compact_ratio
         if ratio is not None and type(ratio) not in (int, float):
             found = f"{type(ratio).__name__} {ratio!r:.60}"
@@ -854,9 +967,26 @@ class AgentLoop:
         sent = self._copies.of(self.messages, changed_from=changed)
         if config.edit_history is not None:
             edited = config.edit_history(sent)
+            if not isinstance(edited, list | tuple):
+                raise TypeError(
+                    "edit_history must return the messages to send (a list), "
+                    f"got {short_repr(edited)}"
+                )
             sent = edited if edited is sent or type(edited) is list else list(edited)
         request["messages"] = sent
-        return request if config.plan is None else dict(config.plan(request))
+        if config.plan is None:
+            return request
+        planned = config.plan(request)
+        if not isinstance(planned, Mapping):
+            raise TypeError(
+                f"plan must return the request to send (a dict), got {short_repr(planned)}"
+            )
+        if not isinstance(planned.get("messages"), list | tuple):
+            raise TypeError(
+                "the request plan returned holds no messages (a list of messages), "
+                f"got {short_repr(planned.get('messages'))}"
+            )
+        return dict(planned)
 
     def check_prefix(self, request: Mapping[str, Any], *, restart: bool = False) -> None:
         """Show the request to the guard, if any, before it is sent (strict mode may refuse it).
@@ -904,7 +1034,8 @@ class AgentLoop:
         """Note the call; a turn's usage also moves the counter (`config.measure`).
 
         Raises:
-            MalformedResponseError: the usage cannot be read.
+            MalformedResponseError: the usage, or the edits the server applied,
+                cannot be read.
         """
         number = len(self.calls) + 1
         try:
@@ -921,7 +1052,7 @@ class AgentLoop:
                 stop_reason=response_field(response, "stop_reason"),
                 usage=usage,
                 tokens_used=self.tokens_used,
-                cleared=_cleared(response),
+                cleared=_cleared(response, number),
             )
         )
 
@@ -1008,11 +1139,18 @@ class AgentLoop:
 
         Raises:
             MalformedResponseError: the summary is malformed or empty.
-            TypeError, ValueError: the restart is not a history that can be sent.
+            TypeError, ValueError: the summary request is no dict, or the
+                restart is not a history that can be sent.
         """
         step = self._step
         assert step is not None, "compact() needs a compaction step"
-        summary = self.send(step.summary_request(self.build_request(), self.messages))
+        asked = step.summary_request(self.build_request(), self.messages)
+        if not isinstance(asked, Mapping):
+            raise TypeError(
+                "the compaction step's summary_request must return the request to send "
+                f"(a dict), got {short_repr(asked)}"
+            )
+        summary = self.send(dict(asked))
         self.tokens_used = 0  # 3. the reset
         self.record_usage("compaction", summary)
         restart = step.restart(_summary_text(summary, len(self.calls)))
@@ -1106,7 +1244,9 @@ def run_agent(user_input: str, /, *settings: Any, **named: Any) -> AgentRun:
 
     Raises:
         TypeError: an argument has the wrong type; the error names it and its
-            value (`notes` must be a `NotesFile`, not a path).
+            value (`notes` must be a `NotesFile`, not a path). Also a hook
+            that returns no history (`edit_history`) or no request with
+            messages (`plan`): the request is not sent.
         ValueError: an argument is out of range (`context_window`,
             `compact_ratio`, `measure`, `max_tokens`, `max_calls`, a blank
             `model` or `user_input`, a lone surrogate in `user_input` or

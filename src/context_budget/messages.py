@@ -39,7 +39,7 @@ from typing import Any, TypeAlias
 from context_budget._blocks import checked_message_text
 from context_budget._checks import MAX_DEPTH as MAX_DEPTH
 from context_budget._checks import ROLES as ROLES
-from context_budget._checks import check_message
+from context_budget._checks import bad_scalar, check_message
 from context_budget._json import canonical_json
 
 __all__ = ["Message", "message_text", "tool_message"]
@@ -63,7 +63,8 @@ def tool_message(name: str, payload: object) -> Message:
 
     Raises:
         TypeError: the name is not a non-empty string, or the payload is not
-            JSON data.
+            JSON data (NaN and the infinities are not; nor is a string holding
+            a lone surrogate, which UTF-8 cannot encode).
 
     Examples:
         >>> tool_message("stock_level", {"vanilla": 12, "mango": 0})
@@ -71,10 +72,14 @@ def tool_message(name: str, payload: object) -> Message:
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"a tool name must be a non-empty str, got {name!r}")
+    if (problem := bad_scalar(name)) is not None:
+        raise TypeError(f"a tool name must be text UTF-8 can encode: {problem}")
     try:
-        content = canonical_json(payload)
+        content = canonical_json(payload, finite=True)
     except (TypeError, ValueError, RecursionError) as error:
         raise TypeError(f"tool {name!r}: payload is not JSON-serializable: {error}") from None
+    if (problem := bad_scalar(content)) is not None:  # a lone surrogate in the payload
+        raise TypeError(f"tool {name!r}: payload is not JSON data: {problem}")
     return {"role": "tool", "name": name, "content": content}
 
 

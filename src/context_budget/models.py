@@ -77,6 +77,12 @@ class LongContext:
     input: float
     output: float
 
+    def __post_init__(self) -> None:
+        if type(self.above) is not int or self.above < 0:
+            raise ValueError(f"LongContext.above must be an int >= 0, got {short_repr(self.above)}")
+        as_rate(self.input, "LongContext.input", "USD/Mtok")
+        as_rate(self.output, "LongContext.output", "USD/Mtok")
+
 
 @dataclass(frozen=True)
 class Peak:
@@ -91,6 +97,21 @@ class Peak:
     hours: tuple[tuple[int, int], ...]
     multiple: float
     weekdays_only: bool = True
+
+    def __post_init__(self) -> None:
+        sound = isinstance(self.hours, tuple) and all(
+            isinstance(pair, tuple)
+            and len(pair) == 2
+            and all(type(hour) is int for hour in pair)
+            and 0 <= pair[0] < pair[1] <= 24
+            for pair in self.hours
+        )
+        if not sound:
+            raise ValueError(
+                "Peak.hours must be (start, end) UTC hours, 0 <= start < end <= 24, "
+                f"got {short_repr(self.hours)}"
+            )
+        as_rate(self.multiple, "Peak.multiple", "a multiple of every rate")
 
     def applies(self, when: datetime) -> bool:
         """Whether `when` (a time with a zone) falls in the peak hours."""
@@ -154,6 +175,12 @@ class Price:
                 )
         if self.since:
             _moment(self.since, "Price.since")
+        for name, kind in (("long_context", LongContext), ("peak", Peak)):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, kind):
+                raise TypeError(
+                    f"Price.{name} must be a {kind.__name__} or None, got {short_repr(value)}"
+                )
 
     def under(self, policy: CachePolicy) -> Price:
         """These rates with the cache rates `policy` sets: its multiples of the input rate.
@@ -188,6 +215,12 @@ def _moment(value: str, name: str) -> datetime:
     except ValueError:
         raise ValueError(f"{name} must be an ISO date or time, got {short_repr(value)}") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+#: The first and (a day short of) the last second `as_moment` reads as a time, in seconds
+#: since the epoch: a number between them is a time, whatever the row.
+_FIRST_SECOND = datetime(1, 1, 2, tzinfo=UTC).timestamp()
+_LAST_SECOND = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
 
 
 def as_moment(when: float | str | datetime, name: str = "at") -> datetime:
@@ -266,9 +299,19 @@ class Model:
         `datetime`); the latest rates when None.
 
         A call before the first dated rate takes the first one.
+
+        Raises:
+            TypeError, ValueError: `when` is not a time (`as_moment`), whether
+                the row has one rate or several.
         """
-        if when is None or len(self.prices) == 1:
+        if when is None:
             return self.prices[-1]
+        if len(self.prices) == 1:
+            # subtle: a bill asks this of every call, with seconds read from its file, in
+            # range: those are checked by a comparison, anything else by `as_moment`
+            if not (type(when) is float and _FIRST_SECOND <= when < _LAST_SECOND):
+                as_moment(when)
+            return self.prices[0]
         moment = as_moment(when)
         found = self.prices[0]
         for start, price in zip(self._since, self.prices, strict=True):
@@ -338,6 +381,8 @@ def model_for(model_id: str, models: Mapping[str, Model] | None = None) -> Model
     """
     if not isinstance(model_id, str):
         raise TypeError(f"model must be a str, got {short_repr(model_id)}")
+    if models is not None and not isinstance(models, Mapping):
+        raise TypeError(f"models must be a dict of id -> Model, got {short_repr(models)}")
     if models is None and model_id in _FOUND:
         return _FOUND[model_id]
     table, names = (MODELS, _NAMES) if models is None else (models, _names(models))

@@ -112,11 +112,16 @@ class NotesFile:
         removed_temporaries: how many stale temporary files opening removed.
 
     Raises:
+        TypeError: `path` (or `root`) is not a str or a path.
         ValueError: the path resolves outside `root`, through `..`, an
-            absolute path or a symbolic link; the message names both.
+            absolute path or a symbolic link (the message names both), or it
+            is a folder.
     """
 
     def __init__(self, path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None):
+        for name, value in (("path", path), ("root", root)):
+            if not isinstance(value, str | os.PathLike) and (name == "path" or value is not None):
+                raise TypeError(f"notes {name} must be a str or a path, got {value!r:.80}")
         given = Path(path)
         if root is None:
             self.root = given.absolute().parent.resolve()
@@ -124,6 +129,11 @@ class NotesFile:
         else:
             self.root = Path(root).resolve()
             self.path = given if given.is_absolute() else self.root / given
+        if self._check().is_dir():
+            raise ValueError(
+                f"notes path {str(self.path)!r} is a folder; give the notes file in it, "
+                f"such as {str(self.path / 'NOTES.md')!r}"
+            )
         self.removed_temporaries = self._clean()
 
     def _clean(self) -> int:

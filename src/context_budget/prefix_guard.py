@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from context_budget._checks import check_message
+from context_budget._counting import resolve_counter
+from context_budget._values import as_count, short_repr
 from context_budget.errors import MiddleEditError
 from context_budget.messages import Message
 from context_budget.tokens import TokenCounter
@@ -157,6 +159,21 @@ class _Part:
             self.snapshot, self.fingerprint = _freeze(value), _fingerprint(value)
 
 
+def _check_arguments(tools: object, restart: object, kept: object, changed: object) -> None:
+    """Refuse, by name, an argument of `PrefixGuard.check` it could only misread."""
+    if tools is not None:
+        if not isinstance(tools, Sequence) or isinstance(tools, str | bytes):
+            raise TypeError(f"tools must be a list of tool definitions, got {short_repr(tools)}")
+        for index, tool in enumerate(tools):
+            if not isinstance(tool, Mapping):
+                raise TypeError(f"tools[{index}] must be a dict, got {short_repr(tool)}")
+    if restart is not None and not isinstance(restart, bool):
+        raise TypeError(f"restart must be True, False or None, got {short_repr(restart)}")
+    as_count(kept, "kept")
+    if not isinstance(changed, Collection) or not all(type(index) is int for index in changed):
+        raise TypeError(f"changed must be message indexes, got {short_repr(changed)}")
+
+
 def _common_prefix(messages: Sequence[Any], snapshots: list[Any], start: int) -> int:
     """How many leading messages equal the snapshots, the first `start` taken as equal."""
     size = min(len(messages), len(snapshots))
@@ -205,6 +222,10 @@ class PrefixGuard:
     """
 
     def __init__(self, *, strict: bool = False, counter: TokenCounter | None = None) -> None:
+        if not isinstance(strict, bool):
+            raise TypeError(f"strict must be True or False, got {short_repr(strict)}")
+        if counter is not None:
+            resolve_counter(counter)  # a counter that is no function is named now, not later
         self.strict = strict
         self._counter = counter
         # the last accepted request: tools, system, a snapshot and a hash per message
@@ -262,11 +283,14 @@ class PrefixGuard:
             A `PrefixReport`.
 
         Raises:
-            TypeError, ValueError: a message is malformed (the error names it).
+            TypeError, ValueError: a message is malformed (the error names it),
+                or an argument is (tools not a list of dicts, `restart` not a
+                bool or None, `kept` not an int >= 0, `changed` not indexes).
             MiddleEditError: in strict mode, when the report's kind is `"edited"`.
         """
         if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
             raise TypeError(f"messages must be a list of dicts, got {type(messages).__name__}")
+        _check_arguments(tools, restart, kept, changed)
         kept, refreshed = self._recheck(messages, min(kept, len(self._messages)), changed)
         same = _common_prefix(messages, self._messages, kept)
         added = [messages[index] for index in range(same, len(messages))]

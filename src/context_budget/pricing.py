@@ -131,6 +131,10 @@ def price_for(
         The `Price`; None for a model with no price (`<synthetic>`, a model
         the table lacks): such a call is never priced at a guess.
 
+    Raises:
+        TypeError: `model` is not a str, or `prices` not a dict.
+        TypeError, ValueError: `at` is not a time.
+
     Examples:
         >>> price_for("claude-sonnet-4-5-20250929").output
         15.0
@@ -144,6 +148,8 @@ def price_for(
     if prices is None:
         found = model_for(model)
         return None if found is None else found.price_at(at)
+    if not isinstance(prices, Mapping):
+        raise TypeError(f"prices must be a dict of id -> Price, got {short_repr(prices)}")
     return prices.get(model) or prices.get(model_family(model))
 
 

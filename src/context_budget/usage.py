@@ -319,7 +319,9 @@ class Usage:
         Raises:
             ValueError: a count that is not a whole number from 0 to
                 `MOST_TOKENS` (tokens and requests alike, iterations too), a
-                usage that is not an object, a required figure missing, or
+                usage, or a part of one (`cache_creation`, `prompt_tokens_details`,
+                `input_tokens_details`, `server_tool_use`), that is not an
+                object, a required figure missing, or
                 cached plus written tokens above the input figure that holds
                 them; the message names the field under `where`.
         """
@@ -537,6 +539,15 @@ def _count(value: Any, path: str, name: str) -> int:
     )
 
 
+def _part(usage: Any, path: str, name: str) -> Any:
+    """The object `path.name` (`cache_creation`, `prompt_tokens_details`, ...), or None
+    when absent; a value that is no object is refused by name, not read as absent."""
+    part = response_field(usage, name)
+    if part is not None and isinstance(part, str | bytes | int | float | list | tuple):
+        raise ValueError(f"{path}.{name} must be an object, got {short_repr(part)}")
+    return part
+
+
 def _counts(usage: Any, path: str, *names: str) -> list[int]:
     return [_count(response_field(usage, name), path, name) for name in names]
 
@@ -556,7 +567,7 @@ def _split(usage: Any, path: str, written: int) -> tuple[int, int, int]:
     A 30-minute part (this package's own `as_dict`) is kept up to `written`;
     the rest is split by `split_writes`.
     """
-    creation = response_field(usage, "cache_creation")
+    creation = _part(usage, path, "cache_creation")
     if creation is None:
         return written, 0, 0
     five, hour = (response_field(creation, name) for name in _SPLIT)
@@ -607,7 +618,7 @@ def _chat(usage: Any, path: str, strict: bool) -> _Figures:
     else:
         (prompt,) = _needed(usage, path, strict, "prompt_tokens")
     (output,) = _needed(usage, path, strict, "completion_tokens")
-    details = response_field(usage, "prompt_tokens_details")
+    details = _part(usage, path, "prompt_tokens_details")
     read, written = (
         (0, 0)
         if details is None
@@ -669,7 +680,7 @@ def _responses(usage: Any, path: str, strict: bool) -> _Figures:
     """OpenAI Responses: `input_tokens` holds `input_tokens_details.cached_tokens` and the
     writes (`cache_write_tokens`, in the details or beside them)."""
     sent, output = _needed(usage, path, strict, "input_tokens", "output_tokens")
-    details = response_field(usage, "input_tokens_details")
+    details = _part(usage, path, "input_tokens_details")
     where = f"{path}.input_tokens_details"
     read, written = (
         (0, 0)
@@ -706,7 +717,7 @@ def _rules(usage: Any, path: str, strict: bool) -> dict[str, Any]:
             if not isinstance(value, str):
                 raise ValueError(f"{path}.{name} must be a str, got {short_repr(value)}")
             found[name] = value
-    tools = response_field(usage, "server_tool_use")
+    tools = _part(usage, path, "server_tool_use")
     if tools is not None:
         searches = response_field(tools, "web_search_requests")
         if searches is not None:
@@ -776,6 +787,7 @@ def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
         A `Usage`, every figure a count of tokens.
 
     Raises:
+        TypeError: `read` is not a `Usage`.
         ValueError: `usage.iterations` is not a list, or the iteration read
             lacks a required field; the message names it.
 
@@ -789,6 +801,8 @@ def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
         >>> Usage.of(usage).window_tokens, window_usage(usage).window_tokens
         (9390, 5250)
     """
+    if read is not None and type(read) is not Usage:
+        raise TypeError(f"read must be a Usage (Usage.of(source)) or None, got {short_repr(read)}")
     if isinstance(source, Usage):
         return source
     usage = response_field(source, "usage")
