@@ -177,7 +177,8 @@ def _bars(rows: Sequence[Mapping[str, Any]], top: int) -> list[str]:
 
 
 def _marks(rebuilds: Sequence[Mapping[str, Any]], calls: int) -> list[str]:
-    """A dashed line through each rebuild's call, coloured by its cause, its tooltip saying why."""
+    """A dashed line through each rebuild's call, coloured by its cause, its tooltip saying why;
+    2 px wide at any width of the chart (its stroke is not stretched with the view box)."""
     step = _WIDTH / calls
     marks = []
     for r in rebuilds:
@@ -189,7 +190,8 @@ def _marks(rebuilds: Sequence[Mapping[str, Any]], calls: int) -> list[str]:
         colour = CAUSE_COLOURS.get(r["cause"], "#000")
         marks.append(
             f'<line class="rebuild {escape(r["cause"])}" x1="{x:.2f}" x2="{x:.2f}" y1="0" '
-            f'y2="{_HEIGHT:.0f}" stroke="{colour}" stroke-width="2" stroke-dasharray="4 3">'
+            f'y2="{_HEIGHT:.0f}" stroke="{colour}" stroke-width="2" stroke-dasharray="4 3" '
+            'vector-effect="non-scaling-stroke">'
             f"<title>{said}</title></line>"
         )
     return marks

@@ -234,3 +234,27 @@ def test_the_what_if_costs_are_on_a_phone_s_screen(tmp_path: Path, blank_page: P
     for k in range(costs.count()):
         box = costs.nth(k).bounding_box()
         assert box is not None and box["x"] + box["width"] <= PHONE["width"], box
+
+
+#: How wide (px) each rebuild's mark is drawn: its stroke, times the scale of the plot's
+#: stretched view box unless the stroke keeps its width in pixels.
+MARK_WIDTHS = """() => [...document.querySelectorAll('svg#calls line.rebuild')].map(line => {
+  const width = parseFloat(getComputedStyle(line).strokeWidth);
+  const kept = getComputedStyle(line).vectorEffect === 'non-scaling-stroke';
+  return kept ? width : width * line.getScreenCTM().a;
+})"""
+
+
+def test_the_rebuild_marks_are_drawn_as_wide_on_a_phone(tmp_path: Path, blank_page: Page) -> None:
+    """At 320 and 390 px each rebuild's dashed line is drawn 2 px wide, as at 1280. It was
+    drawn in the plot's view box, 1,000 units across, and shrank with the plot: 0.6 px at
+    390, a faint dotted trace of the marks the chart is there to show."""
+    _page(tmp_path, blank_page, SYNTHETIC)
+    thin = {}
+    for width in (320, 390, 1280):
+        blank_page.set_viewport_size({"width": width, "height": PHONE["height"]})
+        widths = blank_page.evaluate(MARK_WIDTHS)
+        assert len(widths) == 4
+        if min(widths) < 1.5:
+            thin[width] = [round(w, 2) for w in widths]
+    assert thin == {}, thin
