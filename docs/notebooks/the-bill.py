@@ -63,8 +63,13 @@ if plt is not None:
     # Dark grey ink and colours at 3:1 or more on a white page; the site shows
     # the plot inverted on its dark theme, where the same contrast holds.
     INK = "#4d4d4d"
-    thousands = FuncFormatter(lambda value, _: f"{value / 1_000:,.0f}k")
-    millions = FuncFormatter(lambda value, _: f"{value / 1_000_000:g}M")
+    # tokens in k and M; the axes start at a plain 0
+    thousands = FuncFormatter(
+        lambda value, _: f"{value / 1_000:,.0f}k" if value else "0"
+    )
+    millions = FuncFormatter(
+        lambda value, _: f"{value / 1_000_000:g}M" if value else "0"
+    )
 
     def show(fig, alt):
         """Show `fig` as SVG (its text as text), described by `alt`."""

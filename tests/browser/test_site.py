@@ -317,3 +317,13 @@ def test_a_page_is_read_once_the_requests_it_sends_after_its_load_are_answered(
         assert watch.in_flight() == []
     finally:
         context.close()
+
+
+def test_the_bill_lab_s_axes_start_at_a_plain_zero(site_page: SitePages) -> None:
+    """The lab's plot counts tokens in k and M from a plain 0: its axes once started at
+    "0k" and "0M", a unit on nothing."""
+    loaded = site_page("notebooks/the-bill/")
+    ticks = loaded.page.locator(f"{NOTEBOOK_CONTENT} .jp-RenderedSVG svg text").all_text_contents()
+    labels = [tick.strip() for tick in ticks]
+    assert "0" in labels and "100k" in labels and "1M" in labels, labels
+    assert not {"0k", "0M"} & set(labels), labels
