@@ -188,6 +188,10 @@
     }
   }
 
+  // The browser sends no change when the file chosen is the one already chosen, and a
+  // reader chooses a live session again to bill what its agent wrote since: the choice
+  // is forgotten as the picker opens (a click, or Enter or Space on the input).
+  input.addEventListener("click", () => { input.value = ""; });
   input.addEventListener("change", () => {
     const files = Array.from(input.files || []);
     if (files.length) bill(files);

@@ -268,3 +268,31 @@ def test_the_download_python_needs_is_the_size_the_page_says(
             sizes.append(served.stat().st_size)
     fetched = sum(sizes) / 1e6
     assert abs(int(found.group(1)) - fetched) <= fetched / 4, (starting[0], f"{fetched:.1f} MB")
+
+
+def _choose_in_the_picker(loaded: LoadedPage, path: Path) -> None:
+    """Choose `path` as a reader does: click the input, pick the file in the dialog; wait
+    until the page has answered (or at once, when it started nothing)."""
+    with loaded.page.expect_file_chooser() as chooser:
+        loaded.page.locator("#cb-own-files").click()
+    chooser.value.set_files(str(path))
+    loaded.page.wait_for_function(SETTLED, timeout=RUN_TIMEOUT_MS, polling=POLL_MS)
+
+
+def test_the_same_file_chosen_again_is_billed_again(open_page: OpenPage, tmp_path: Path) -> None:
+    """A live session is billed, its agent writes on, and the reader chooses the same file
+    again to see the new calls: the page bills it again. The browser sends no change
+    when the same file is chosen twice, and the page once kept the old bill on show."""
+    lines = SYNTHETIC.read_text(encoding="utf-8").splitlines(keepends=True)
+    live = tmp_path / SYNTHETIC.name
+    live.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+    loaded = open_page(PAGE)
+    _choose_in_the_picker(loaded, live)
+    summary = _bill(loaded).locator("h1 + p")
+    first = summary.inner_text()
+    assert "10 calls" not in first, first
+    live.write_text("".join(lines), encoding="utf-8")  # the agent wrote the rest
+    _choose_in_the_picker(loaded, live)
+    loaded.page.wait_for_function(SETTLED, timeout=RUN_TIMEOUT_MS, polling=POLL_MS)
+    assert "10 calls" in summary.inner_text(), summary.inner_text()
+    assert loaded.problems.lines() == []
