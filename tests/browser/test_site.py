@@ -27,6 +27,7 @@ from .conftest import (
     is_local,
     new_context,
     notebook_pages,
+    page_params,
     require_site,
     settle,
 )
@@ -319,10 +320,11 @@ def test_a_page_is_read_once_the_requests_it_sends_after_its_load_are_answered(
         context.close()
 
 
-def test_the_bill_lab_s_axes_start_at_a_plain_zero(site_page: SitePages) -> None:
+@pytest.mark.parametrize("notebook", page_params(["notebooks/the-bill/"]))
+def test_the_bill_lab_s_axes_start_at_a_plain_zero(site_page: SitePages, notebook: str) -> None:
     """The lab's plot counts tokens in k and M from a plain 0: its axes once started at
-    "0k" and "0M", a unit on nothing."""
-    loaded = site_page("notebooks/the-bill/")
+    "0k" and "0M", a unit on nothing. (On the page's shared load, with its other checks.)"""
+    loaded = site_page(notebook)
     ticks = loaded.page.locator(f"{NOTEBOOK_CONTENT} .jp-RenderedSVG svg text").all_text_contents()
     labels = [tick.strip() for tick in ticks]
     assert "0" in labels and "100k" in labels and "1M" in labels, labels
