@@ -102,6 +102,20 @@ def _prepared(page: Page) -> None:
     page.wait_for_function("() => document.documentElement.dataset.cbReady === 'true'")
 
 
+def _in_each_editor(page: Page, script: str) -> dict[str, Any]:
+    """What `script` finds in each runnable block's editor, scrolled into view first (an
+    editor draws only the lines in view): `"editor <n>"` -> its answer, where it found any."""
+    editors = page.locator("div[data-cb-order] .cb-editor")
+    found = {}
+    for k in range(editors.count()):
+        editors.nth(k).scroll_into_view_if_needed()
+        page.wait_for_timeout(50)
+        answer = editors.nth(k).evaluate(script)
+        if answer:
+            found[f"editor {k + 1}"] = answer
+    return found
+
+
 def _editor_text(div: Locator) -> str:
     """What block `div`'s editor shows: the text of its lines, as the reader sees them."""
     return "\n".join(div.locator(".cm-line").all_text_contents())
@@ -628,15 +642,8 @@ def test_a_wrapped_line_of_code_is_indented_under_its_start_in_the_editor_too(
     loaded = open_page("measured/speed/", PHONE)
     page = loaded.page
     _prepared(page)
-    editors = page.locator("div[data-cb-order] .cb-editor")
-    assert editors.count() > 0
-    found = {}
-    for k in range(editors.count()):
-        editors.nth(k).scroll_into_view_if_needed()  # an editor draws its lines in view
-        page.wait_for_timeout(50)
-        rows = editors.nth(k).evaluate(UNINDENTED_ROWS)
-        if rows:
-            found[f"editor {k + 1}"] = rows
+    assert page.locator("div[data-cb-order] .cb-editor").count() > 0
+    found = _in_each_editor(page, UNINDENTED_ROWS)
     statics = page.locator("article .highlight:not(.language-output) pre:has(> code:not([hidden]))")
     for k in range(statics.count()):
         rows = statics.nth(k).evaluate(UNINDENTED_ROWS)
@@ -710,14 +717,7 @@ def test_an_indented_line_keeps_its_indentation_on_its_first_row(open_page: Open
     loaded = open_page("measured/read-your-own-bill/", PHONE)
     page = loaded.page
     _prepared(page)
-    editors = page.locator("div[data-cb-order] .cb-editor")
-    found = {}
-    for k in range(editors.count()):
-        editors.nth(k).scroll_into_view_if_needed()  # an editor draws its lines in view
-        page.wait_for_timeout(50)
-        alone = editors.nth(k).evaluate(INDENT_ALONE)
-        if alone:
-            found[f"editor {k + 1}"] = alone
+    found = _in_each_editor(page, INDENT_ALONE)
     assert found == {}, found
     assert not _problems(loaded), _problems(loaded)
 
