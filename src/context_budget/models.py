@@ -217,8 +217,8 @@ def _moment(value: str, name: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-#: The first and (a day short of) the last second `as_moment` reads as a time, in seconds
-#: since the epoch: a number between them is a time, whatever the row.
+#: A day inside each end of the years `as_moment` reads (1 to 9999), in seconds since the
+#: epoch: a number between them is a time, whatever the row.
 _FIRST_SECOND = datetime(1, 1, 2, tzinfo=UTC).timestamp()
 _LAST_SECOND = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
 
