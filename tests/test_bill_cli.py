@@ -168,6 +168,24 @@ def test_json_no_parser_can_take_is_one_line_naming_the_file(
         assert said in err, err
 
 
+def test_a_utf16_copy_of_a_session_is_said_to_be_utf16(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Windows PowerShell's `>` saves a copy as UTF-16 with its byte-order mark."""
+    line = SYNTHETIC.read_text(encoding="utf-8").splitlines()[0]
+    for encoding, mark in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff")):
+        path = tmp_path / f"{encoding}.jsonl"
+        path.write_bytes(mark + (line + "\n").encode(encoding))
+        assert main(["bill", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "not UTF-8 text" in err, err
+        assert "it is UTF-16" in err and "save it as UTF-8" in err, err
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b'{"type": "user", "x": "caf\xe9"}\n')
+    assert main(["bill", str(latin)]) == 2
+    assert "UTF-16" not in capsys.readouterr().err  # only a file that says it is one
+
+
 def test_a_count_too_long_for_python_is_named_as_a_count(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

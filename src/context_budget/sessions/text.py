@@ -218,8 +218,13 @@ def decode(raw: bytes, name: str) -> str:
 
 
 def _not_utf8(raw: bytes, at: int, name: str) -> ValueError:
-    """The error for file `name`, whose byte at offset `at` of `raw` is not UTF-8."""
-    return ValueError(f"{name}: not UTF-8 text (byte {raw[at]:#04x} at offset {at})")
+    """The error for file `name`, whose byte at offset `at` of `raw` is not UTF-8; a file
+    that starts with UTF-16's byte-order mark (a copy saved by Windows PowerShell's `>`,
+    say) is said to be UTF-16."""
+    said = f"{name}: not UTF-8 text (byte {raw[at]:#04x} at offset {at})"
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        said += ": it is UTF-16 (it starts with UTF-16's byte-order mark); save it as UTF-8"
+    return ValueError(said)
 
 
 def check_utf8(raw: bytes, name: str) -> None:
