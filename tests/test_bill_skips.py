@@ -131,6 +131,31 @@ def test_the_summary_names_a_few_places_per_kind() -> None:
     )
 
 
+def test_the_summary_tells_apart_files_of_one_name_by_their_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A home folder holds many `journal.jsonl` and `a.jsonl`: the warning names the folder
+    that tells each from the other, and nothing more."""
+    said = summary(
+        [
+            Skip("half-written line", "/h/p1/s/a.jsonl", 3, "r"),
+            Skip("half-written line", "/h/p2/s/a.jsonl", 5, "r"),
+            Skip("not a session", "/h/p1/journal.jsonl", None, "r"),
+            Skip("not a session", "/h/x/other.jsonl", None, "r"),
+        ]
+    )
+    assert said == (
+        "4 skipped: half-written line 2 (p1/s/a.jsonl:3, p2/s/a.jsonl:5); "
+        "not a session 2 (journal.jsonl, other.jsonl)"
+    )
+    for project in ("p1", "p2"):
+        (tmp_path / project).mkdir()
+        (tmp_path / project / "journal.jsonl").write_text(JOURNAL, encoding="utf-8")
+    assert main(["bill", str(PROJECT / SMALL), str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "(p1/journal.jsonl, p2/journal.jsonl)" in err, err
+
+
 def test_a_bad_line_inside_a_rollout_is_skipped(tmp_path: Path) -> None:
     lines = ROLLOUT.read_text(encoding="utf-8").splitlines()
     path = tmp_path / ROLLOUT.name

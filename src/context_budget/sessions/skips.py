@@ -59,13 +59,43 @@ def summary(skips: Sequence[Skip]) -> str:
     """The skips in one line, by kind: `2 skipped: half-written line 1 (a.jsonl:30); ...`.
 
     Each kind gives its count and names up to `NAMED` places, then "and N more".
+    A file is named by its name alone, or with as many of its folders as tell it
+    from another skipped file of the same name (`a/journal.jsonl`, `b/journal.jsonl`).
     """
+    shown = _short_names([skip.file for skip in skips])
     parts = []
     for kind in SKIP_KINDS:
-        places = [skip.place for skip in skips if skip.kind == kind]
+        places = [
+            shown[skip.file] if skip.line is None else f"{shown[skip.file]}:{skip.line}"
+            for skip in skips
+            if skip.kind == kind
+        ]
         if not places:
             continue
         named = ", ".join(places[:NAMED])
         more = f" and {len(places) - NAMED} more" if len(places) > NAMED else ""
         parts.append(f"{kind} {len(places)} ({named}{more})")
     return f"{len(skips)} skipped: " + "; ".join(parts)
+
+
+def _short_names(files: Sequence[str]) -> dict[str, str]:
+    """Each path -> its last part, or its last parts where fewer would name two of the
+    paths alike (each path as given; two spellings of one file are two paths)."""
+    paths = {file: PurePath(file).parts for file in dict.fromkeys(files)}
+    taken = dict.fromkeys(paths, 1)  # path -> how many of its last parts it is named by
+    while True:
+        shown = {file: str(PurePath(*parts[-taken[file] :])) for file, parts in paths.items()}
+        named: dict[str, list[str]] = {}
+        for file, name in shown.items():
+            named.setdefault(name, []).append(file)
+        alike = [
+            file
+            for group in named.values()
+            if len(group) > 1
+            for file in group
+            if taken[file] < len(paths[file])
+        ]
+        if not alike:
+            return shown
+        for file in alike:
+            taken[file] += 1
