@@ -168,6 +168,16 @@ def test_json_no_parser_can_take_is_one_line_naming_the_file(
         assert said in err, err
 
 
+def test_since_after_until_is_said_in_the_flags_words(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["bill", str(SYNTHETIC), "--since", "2026-02-01", "--until", "2026-01-31"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert "--since 2026-02-01 is after --until 2026-01-31" in err, err
+    main([*argv[:4], "--until", "2026-02-01", "--timezone", "UTC"])  # one day: no such refusal
+    assert "is after" not in capsys.readouterr().err
+
+
 def test_a_utf16_copy_of_a_session_is_said_to_be_utf16(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

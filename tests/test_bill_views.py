@@ -140,7 +140,7 @@ def test_since_and_until_keep_the_calls_of_those_days(capsys: pytest.CaptureFixt
         (["--since", "2025-13-01"], "--since must be a day as YYYY-MM-DD, got '2025-13-01'"),
         (["--until", "yesterday"], "--until must be a day as YYYY-MM-DD, got 'yesterday'"),
         (["--since", "20250903"], "--since must be a day as YYYY-MM-DD, got '20250903'"),
-        (["--since", "2025-09-08", "--until", "2025-09-01"], "is after until (2025-09-01)"),
+        (["--since", "2025-09-08", "--until", "2025-09-01"], "is after --until 2025-09-01"),
         (["--since", "2030-01-01"], "no call from 2030-01-01 to the last"),
     ],
 )

@@ -604,6 +604,8 @@ def read(
 
 def _run(args: argparse.Namespace) -> str:
     since, until = _day(args.since, "--since"), _day(args.until, "--until")
+    if since is not None and until is not None and since > until:
+        raise BillError(f"--since {since} is after --until {until}: no day is in between")
     days = args.since is not None or args.until is not None or args.by in TIME_VIEWS
     zone, warning = zone_for(args.timezone, days or args.html is not None)
     if warning is not None:
