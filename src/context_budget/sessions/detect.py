@@ -375,9 +375,8 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
     seen: set[str] = set()
     folders: dict[str, str] = {}  # each folder of the files, resolved
     for given in paths:
-        if not os.fspath(
-            given
-        ):  # Path("") is ".": an unset variable would bill the folder one is in
+        # subtle: Path("") is ".", so an unset variable would bill the folder one is in
+        if not os.fspath(given):
             raise ValueError("an empty path names no file or folder (the folder one is in is '.')")
         path = Path(given)
         inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
