@@ -19,10 +19,18 @@
   let next = 0;
   const waiting = new Map();
 
-  function say(text, kind) {
+  // The status line is a live region: a screen reader reads out each new step. A count
+  // that follows a step (a file read chunk by chunk, a replay call by call) changes the
+  // text `quiet`ly, marked busy, so that it is not read out each time.
+  function say(text, kind, quiet) {
+    status.setAttribute("aria-busy", quiet ? "true" : "false");
     status.textContent = text;
     status.dataset.kind = kind || "busy";
   }
+
+  // The words of a progress text before its first count: "replaying " of "replaying 3 of 9".
+  const step = (text) => text.split(/\d/)[0];
+  let lastStep = null;
 
   function showProgress(done, total) {
     bar.hidden = false;
@@ -36,7 +44,11 @@
       worker.onmessage = (event) => {
         const message = event.data;
         if (message.type === "ready") resolve();
-        else if (message.type === "progress") say(`Python: ${message.text}…`);
+        else if (message.type === "progress") {
+          const quiet = step(message.text) === lastStep;
+          lastStep = step(message.text);
+          say(`Python: ${message.text}…`, undefined, quiet);
+        }
         else if (message.type === "failed" && message.id === undefined) reject(new Error(message.message));
         else {
           const answer = waiting.get(message.id);
@@ -78,7 +90,7 @@
       chunks.push(value);
       done += value.length;
       showProgress(before + done, total);
-      say(`Reading ${file.name}: ${amount(before + done, total)}…`);
+      say(`Reading ${file.name}: ${amount(before + done, total)}…`, undefined, chunks.length > 1);
     }
     const bytes = new Uint8Array(done);
     let at = 0;
@@ -144,6 +156,7 @@
   }).observe(frame);
 
   async function bill(files) {
+    lastStep = null;
     input.disabled = true;
     frame.hidden = true;
     const total = files.reduce((sum, file) => sum + file.size, 0);

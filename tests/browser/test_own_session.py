@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -148,6 +149,33 @@ def test_the_page_says_how_far_it_has_gone(open_page: OpenPage) -> None:
     assert said[-1].startswith("Billed fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl.")
     # the browser's Python cannot see the machine's zone: the page says its days are UTC's
     assert said[-1].endswith("(this Python cannot see the machine's time zone: days are in UTC)")
+
+
+#: Keeps every text the status line shows with whether a screen reader reads it out (the
+#: live region not marked busy), on `window.cbHeard`.
+HEAR = """() => {
+  const status = document.querySelector('.cb-own-status');
+  window.cbHeard = [];
+  new MutationObserver(() => window.cbHeard.push(
+    [status.textContent, status.getAttribute('aria-busy') !== 'true']))
+    .observe(status, { childList: true, characterData: true, subtree: true });
+}"""
+
+
+def test_a_screen_reader_hears_each_step_once_not_each_count(open_page: OpenPage) -> None:
+    """The status line is a live region: reading a file chunk by chunk and replaying it
+    call by call change its text many times, each once read out to a screen reader."""
+    loaded = open_page(PAGE)
+    loaded.page.evaluate(HEAR)
+    _choose(loaded, REAL)
+    heard: list[list[Any]] = loaded.page.evaluate("() => window.cbHeard")
+    said = [text for text, _ in heard]
+    out_loud = [text for text, loud in heard if loud]
+    assert sum(text.startswith("Reading ") for text in said) > 1, said  # chunk by chunk
+    assert sum(text.startswith("Python: replaying") for text in said) > 3, said
+    assert sum(text.startswith("Reading ") for text in out_loud) == 1, out_loud
+    assert sum(text.startswith("Python: replaying") for text in out_loud) == 1, out_loud
+    assert out_loud[-1].startswith("Billed "), out_loud  # the outcome is read out
 
 
 def test_an_openhands_evaluation_output_is_billed_an_instance_a_session(
