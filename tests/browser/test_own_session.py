@@ -171,9 +171,9 @@ def test_a_screen_reader_hears_each_step_once_not_each_count(open_page: OpenPage
     heard: list[list[Any]] = loaded.page.evaluate("() => window.cbHeard")
     said = [text for text, _ in heard]
     out_loud = [text for text, loud in heard if loud]
-    assert sum(text.startswith("Reading ") for text in said) > 1, said  # chunk by chunk
-    assert sum(text.startswith("Python: replaying") for text in said) > 3, said
+    # the browser hands the file over in chunks of its choosing (one here, two there)
     assert sum(text.startswith("Reading ") for text in out_loud) == 1, out_loud
+    assert sum(text.startswith("Python: replaying") for text in said) > 3, said
     assert sum(text.startswith("Python: replaying") for text in out_loud) == 1, out_loud
     assert out_loud[-1].startswith("Billed "), out_loud  # the outcome is read out
 
