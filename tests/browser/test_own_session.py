@@ -42,12 +42,17 @@ SETTLED = """() => {
   const status = document.querySelector('.cb-own-status');
   return status && ['done', 'error'].includes(status.dataset.kind);
 }"""
-#: Keeps every text the status line shows, in order, on `window.cbSaid`.
+#: Keeps every text the status line shows, in order, on `window.cbSaid`, and on
+#: `window.cbHeard` each with whether a screen reader reads it out (the live region not
+#: marked busy).
 LISTEN = """() => {
   const status = document.querySelector('.cb-own-status');
   window.cbSaid = [];
-  new MutationObserver(() => window.cbSaid.push(status.textContent))
-    .observe(status, { childList: true, characterData: true, subtree: true });
+  window.cbHeard = [];
+  new MutationObserver(() => {
+    window.cbSaid.push(status.textContent);
+    window.cbHeard.push([status.textContent, status.getAttribute('aria-busy') !== 'true']);
+  }).observe(status, { childList: true, characterData: true, subtree: true });
 }"""
 
 
@@ -151,22 +156,10 @@ def test_the_page_says_how_far_it_has_gone(open_page: OpenPage) -> None:
     assert said[-1].endswith("(this Python cannot see the machine's time zone: days are in UTC)")
 
 
-#: Keeps every text the status line shows with whether a screen reader reads it out (the
-#: live region not marked busy), on `window.cbHeard`.
-HEAR = """() => {
-  const status = document.querySelector('.cb-own-status');
-  window.cbHeard = [];
-  new MutationObserver(() => window.cbHeard.push(
-    [status.textContent, status.getAttribute('aria-busy') !== 'true']))
-    .observe(status, { childList: true, characterData: true, subtree: true });
-}"""
-
-
 def test_a_screen_reader_hears_each_step_once_not_each_count(open_page: OpenPage) -> None:
     """The status line is a live region: reading a file chunk by chunk and replaying it
     call by call change its text many times, each once read out to a screen reader."""
     loaded = open_page(PAGE)
-    loaded.page.evaluate(HEAR)
     _choose(loaded, REAL)
     heard: list[list[Any]] = loaded.page.evaluate("() => window.cbHeard")
     said = [text for text, _ in heard]
