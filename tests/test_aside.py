@@ -115,48 +115,53 @@ def test_a_child_whose_answer_is_not_asked_for_is_stopped_and_reaped() -> None:
 @forks
 @pytest.mark.parametrize(
     "paths",
-    [[SESSIONS], [FIXTURES / "spotter"], [FIXTURES / "synthetic"]],
-    ids=["sessions", "spotter", "synthetic"],
+    [[SESSIONS], [FIXTURES / "synthetic"], [FIXTURES]],
+    ids=["sessions", "synthetic", "fixtures"],
 )
 def test_a_report_worked_out_on_two_cores_is_the_report_worked_out_on_one(
     paths: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Folders of several sessions, each part a whole session or more: the parts' figures
+    added are the figures worked out on one core, to the last bit."""
     alone = report(read_bill(paths), calls=True, by="thread")
     monkeypatch.setattr(bills, "ASIDE_CALLS", 1)
     here: list[int] = []
-    lifetimes = bills.Bill._lifetimes
-    monkeypatch.setattr(
-        bills.Bill, "_lifetimes", lambda s, p: here.append(os.getpid()) or lifetimes(s, p)
-    )
+    part = bills._part
+    monkeypatch.setattr(bills, "_part", lambda b, p: here.append(os.getpid()) or part(b, p))
     worked = read_bill(paths)
+    first, second = bills._cut(worked)
     both = report(worked, calls=True, by="thread")
-    assert here == []  # the lifetimes were worked out in the child alone
+    assert here == [os.getpid()]  # this process worked out one part; a child the other
+    assert first and second
     assert both == alone
-    assert both["what_if"]["lifetimes"] and both["rebuilds"]
     asked = read_bill(paths)  # each figure asked for alone, with no work ahead
     assert worked.lifetimes() == asked.lifetimes() and worked.what_if() == asked.what_if()
     assert worked.rebuilds() == asked.rebuilds()
     assert worked.models == asked.models and worked.threads == asked.threads
     assert worked.tokens() == asked.tokens()
     assert worked.cache_read_share == asked.cache_read_share
+    assert worked.figures().cost == asked.cost()
 
 
 @forks
-def test_a_child_that_fails_on_a_bill_leaves_the_bill_to_this_process(
+def test_a_child_that_fails_on_its_part_leaves_the_part_to_this_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     alone = report(read_bill([SESSIONS]), calls=True)
     monkeypatch.setattr(bills, "ASIDE_CALLS", 1)
     parent = os.getpid()
-    what_if = bills.Bill._what_if
+    part = bills._part
+    here: list[int] = []
 
-    def fails_in_the_child(bill: bills.Bill, prices: object) -> bills.WhatIf:
+    def fails_in_the_child(bill: bills.Bill, prices: object) -> object:
         if os.getpid() != parent:
             os._exit(3)
-        return what_if(bill, prices)  # type: ignore[arg-type]
+        here.append(parent)
+        return part(bill, prices)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(bills.Bill, "_what_if", fails_in_the_child)
+    monkeypatch.setattr(bills, "_part", fails_in_the_child)
     assert report(read_bill([SESSIONS]), calls=True) == alone
+    assert here == [parent, parent]  # both parts worked out here
 
 
 def test_a_small_bill_is_worked_out_here(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ and the usual usage dict is read in one step to what the full reader gives."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, make_dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 from hypothesis import example, given
@@ -210,13 +211,16 @@ def test_the_one_step_read_gives_what_the_full_reader_gives(usage: dict[str, Any
         max_size=40,
     )
 )
-def test_costs_added_at_once_are_the_costs_added_one_by_one(costs: list[Cost | None]) -> None:
-    """To the last bit: the same additions, in the same order."""
-    total = Cost(0.0, 0.0, 0.0, 0.0)
-    for cost in costs:
-        if cost is not None:
-            total = total + cost
-    _same(Cost.added(costs), total)
+def test_costs_added_are_exact_in_whatever_order_they_come(costs: list[Cost | None]) -> None:
+    """Each charge the true sum rounded once, so a reversed list gives every bit again:
+    what lets two halves of a bill be added into the bill's own total."""
+    kept = [cost for cost in costs if cost is not None]
+    exact = Cost(*(float(sum(Fraction(getattr(c, name)) for c in kept)) for name in _CHARGES))
+    _same(Cost.added(costs), exact)
+    _same(Cost.added(reversed(costs)), exact)
+
+
+_CHARGES = ("uncached_input", "cache_writes", "cache_reads", "output", "server_tools", "storage")
 
 
 def test_the_records_a_bill_makes_by_the_hundred_thousand_keep_their_fields_in_slots() -> None:

@@ -19,9 +19,9 @@ call's tokens between kinds on their counts and price each result with
 - `Bill.cache_read_share`: tokens read from the cache over all prompt tokens.
 - `Bill.rebuilds`: the calls that lost cached prefix, each with its cause.
 - `Bill.what_if`: the input side priced again under other choices.
-- `Bill.work_ahead`: every figure a report asks for, worked out at once, the
-  what-ifs in a second process on Linux when the bill is large
-  (`ASIDE_CALLS`).
+- `Bill.figures`: every figure a report shows (`Figures`),
+  worked out at once, by two processes on Linux when the bill is large
+  (`ASIDE_CALLS`), each for a part of its sessions.
 - `Bill.groups(by)`: the calls by day, week, month (in a time zone), session,
   project, model, thread or agent (`VIEWS`: the main threads, then each
   sub-agent type); `Bill.between(since, until)`: the calls of a window of
@@ -43,14 +43,24 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from functools import lru_cache
+from math import fsum
 from os import PathLike
 from pathlib import Path, PurePath
 from typing import Any, Literal, cast
 
-from context_budget._aside import aside
+from context_budget._aside import aside, can_fork
 from context_budget.cache_policy import LIFETIME_SECONDS, CachePolicy
 from context_budget.models import Model, model_for
-from context_budget.pricing import Cost, Price, Tariff, Unpriced, billed, price_for, prompt_charges
+from context_budget.pricing import (
+    Cost,
+    Price,
+    Tariff,
+    Unpriced,
+    billed,
+    charge_columns,
+    price_for,
+    prompt_charges,
+)
 from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
 from context_budget.sessions.session import Places, chain
 from context_budget.sessions.skips import Skip, summary
@@ -76,12 +86,14 @@ __all__ = [
     "VIEWS",
     "Bill",
     "Call",
+    "Figures",
     "Group",
     "Lifetime",
     "Place",
     "Rebuild",
     "Skip",
     "WhatIf",
+    "figures_of",
     "read_bill",
 ]
 
@@ -91,8 +103,8 @@ LOST_PREFIX_TOKENS = 1_024
 SAME_MOMENT_SECONDS = 1.0
 #: A model's rates: its row of the table (priced at each call's time), or a caller's `Price`.
 Rates = Model | Price
-#: A bill of this many calls or more works its what-ifs out in a second process
-#: (`Bill.work_ahead`).
+#: A bill of this many calls or more works its report's figures out in two parts, one
+#: in a second process (`Bill.figures`).
 ASIDE_CALLS = 5_000
 #: A price table's answers, kept: (the table, each call's `Cost`, each call's `Tariff`
 #: or None until asked for), None where the call has no price.
@@ -1182,54 +1194,53 @@ class Bill:
         """Up to `steps` message ids from `start` back towards its root, none twice."""
         return chain(self._messages, start, steps)
 
-    def _layout(self) -> dict[str, tuple[int, str, str]]:
-        """Message id -> (its place in its chain from 0, its chain's anchor, its chain's head).
+    def _laid(self, message: str) -> tuple[int, str, str]:
+        """(`message`'s place in its chain from 0, its chain's anchor, its chain's head).
 
         A message's chain is the walk of its parents, stopped before a message
         it already walked (a loop of parents), read from the far end: the head.
         The anchor is where the walk reached a root or entered a loop; the
         loop's other members come before it in the chain. Two messages with the
-        same anchor share the chain up to it. Computed once for all messages,
-        each walked once: what makes `rebuilds` linear in the calls rather than
-        a walk of the whole chain per rebuild.
+        same anchor share the chain up to it. Each message is walked once, when
+        a rebuild first asks for it or for a message after it, and kept: what
+        makes `rebuilds` linear in the calls, and a bill's part (`figures`) walk
+        only the chains of its own rebuilds.
         """
-        if self._placed or not self._messages:
-            return self._placed
+        found = self._placed.get(message)
+        if found is None:
+            self._lay(message)
+            found = self._placed[message]
+        return found
+
+    def _lay(self, start: str) -> None:
+        """Walk `start`'s parents up to a message laid out already, or to a root or a loop,
+        and lay out each message walked (`_laid`)."""
         known = self._placed
         parents = self._parents()
-        for start in parents:
-            if start in known:
-                continue
-            parent = parents[start]
-            if parent is not None and parent in known:  # the usual message: after its parent
-                place, anchor, head = known[parent]
-                known[start] = (place + 1, anchor, head)
-                continue
-            chain: list[str] = []
-            at: dict[str, int] = {}
-            node: str | None = start
-            while node is not None and node in parents and node not in known:
-                if node in at:  # a loop of parents: each member anchors the chain it starts
-                    loop = chain[at[node] :]
-                    del chain[at[node] :]
-                    for index, member in enumerate(loop):
-                        known[member] = (len(loop) - 1, member, loop[index - 1])
-                    break
-                at[node] = len(chain)
-                chain.append(node)
-                node = parents[node]
-            if node is not None and node in known:
-                place, anchor, head = known[node]
-            elif chain:  # the walk ended at a root, the chain's last message
-                anchor = head = chain.pop()
-                place, known[anchor] = 0, (0, anchor, anchor)
-            for offset, ident in enumerate(reversed(chain), 1):
-                known[ident] = (place + offset, anchor, head)
-        return known
+        chain: list[str] = []
+        at: dict[str, int] = {}
+        node: str | None = start
+        while node is not None and node in parents and node not in known:
+            if node in at:  # a loop of parents: each member anchors the chain it starts
+                loop = chain[at[node] :]
+                del chain[at[node] :]
+                for index, member in enumerate(loop):
+                    known[member] = (len(loop) - 1, member, loop[index - 1])
+                break
+            at[node] = len(chain)
+            chain.append(node)
+            node = parents[node]
+        if node is not None and node in known:
+            place, anchor, head = known[node]
+        elif chain:  # the walk ended at a root, the chain's last message
+            anchor = head = chain.pop()
+            place, known[anchor] = 0, (0, anchor, anchor)
+        for offset, ident in enumerate(reversed(chain), 1):
+            known[ident] = (place + offset, anchor, head)
 
     def _parent(self, message: str) -> str | None:
         """The message before `message` in its chain; None at its anchor."""
-        anchor = self._layout()[message][1]
+        anchor = self._laid(message)[1]
         return None if anchor == message else self._parents()[message]
 
     def _parents(self) -> Mapping[str, str | None]:
@@ -1254,16 +1265,16 @@ class Bill:
         if old not in self._messages or new not in self._messages:
             return None
         assert old is not None and new is not None  # the membership tests above say so
-        layout = self._layout()
-        if layout[old][1] != layout[new][1]:
-            return layout[new][2]  # chains anchored apart differ from their first message
-        old_place, new_place = layout[old][0], layout[new][0]
+        laid = self._laid
+        (old_place, old_anchor, _), (new_place, new_anchor, new_head) = laid(old), laid(new)
+        if old_anchor != new_anchor:
+            return new_head  # chains anchored apart differ from their first message
         first: str | None = None  # the last message of the new chain walked above where they meet
         a: str | None = old
         b: str | None = new
-        while b is not None and layout[b][0] > old_place:
+        while b is not None and laid(b)[0] > old_place:
             first, b = b, self._parent(b)
-        while a is not None and layout[a][0] > new_place:
+        while a is not None and laid(a)[0] > new_place:
             a = self._parent(a)
         if b == old or a == new:
             return None  # one chain holds the other
@@ -1289,30 +1300,27 @@ class Bill:
     # ------------------------------------------------------------ what-ifs
 
     def work_ahead(self, prices: Mapping[str, Price] | None = None) -> None:
-        """Work out every figure a report of the bill asks for, on two cores where that pays.
+        """Work out every figure a report of the bill asks for (`figures`), on two cores
+        where that pays."""
+        self.figures(prices)
 
-        The calls' costs and the rebuilds' causes first; then the lifetimes and
-        the other what-ifs in a child process (`_aside.aside`) while this one
-        finds what changed at each rebuild, prices every usage line and adds up
-        the models, threads, tokens and cache reads. The
-        answers are those each method gives alone (the same functions on the
-        same values); they are kept, so asking for them afterwards costs
-        nothing. A bill of fewer than `ASIDE_CALLS` calls is worked out here
-        alone: a second process would cost more than it saves.
-        """
-        held = self._answers.get(("what_if", id(prices)))
+    def figures(self, prices: Mapping[str, Price] | None = None) -> Figures:
+        """What a report of the bill shows (`Figures`), worked out once per price
+        table: by two processes, each for part of the sessions, where the bill has
+        `ASIDE_CALLS` calls or more and a second process can be made. The what-ifs,
+        lifetimes and rebuilds among them are kept: asking for them afterwards costs
+        nothing. Each is the answer its method gives alone (`figures_of` says how two parts
+        add up to it)."""
+        held = self._answers.get(("figures", id(prices)))
         if held is not None and held[0] is prices:
-            return  # worked out already
-        self._costs(prices)
-        self._losses(prices)
-        worth = len(self.calls) >= ASIDE_CALLS
-        with aside(lambda: (self.lifetimes(prices), self.what_if(prices)), worth=worth) as pending:
-            self.rebuilds(prices)
-            self.every_line()._costs(prices)
-            _ = (self.models, self.threads, self.tokens(), self.cache_read_share)  # each kept
-            lifetimes, what_if = pending.result()
-        self._answers[("lifetimes", id(prices))] = (prices, lifetimes)
-        self._answers[("what_if", id(prices))] = (prices, what_if)
+            found: Figures = held[1]
+            return found
+        found = figures_of(self, prices)
+        kept = {"what_if": found.what_if, "lifetimes": list(found.lifetimes)}
+        kept.update(figures=found, rebuilds=found.rebuilds)
+        for what, answer in kept.items():
+            self._answers[(what, id(prices))] = (prices, answer)
+        return found
 
     def what_if(self, prices: Mapping[str, Price] | None = None) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
@@ -1320,19 +1328,24 @@ class Bill:
         return found
 
     def _what_if(self, prices: Mapping[str, Price] | None) -> WhatIf:
-        actual = no_caching = 0.0
+        actual, no_caching = self._input_sides(prices)
+        rebuilds = [rebuild for rebuild, _ in self._losses(prices)]
+        lifetimes = self.lifetimes(prices)
+        return _what_if_of(
+            fsum(actual), fsum(no_caching), lifetimes, rebuilds, self._stagger(prices)
+        )
+
+    def _input_sides(self, prices: Mapping[str, Price] | None) -> tuple[list[float], list[float]]:
+        """Each priced call's input side as billed, and with every prompt token uncached
+        (USD): what `WhatIf.actual` and `WhatIf.no_caching` add up."""
+        actual: list[float] = []
+        no_caching: list[float] = []
         costs, tariffs = self._costs(prices), self._tariffs(prices)
         for call, bill, tariff in zip(self.calls, costs, tariffs, strict=True):
-            if bill is None or tariff is None:
-                continue
-            actual += _input_side(bill)
-            no_caching += _input_usd(tariff, _uncached(_prompt(call.usage)))
-        all_1h = sum(life.one_hour for life in self.lifetimes(prices))
-        rebuilds = [rebuild for rebuild, _ in self._losses(prices)]
-        extra = sum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
-        forced = sum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)
-        stagger = actual - self._stagger(prices)
-        return WhatIf(actual, no_caching, all_1h, actual - extra, stagger, forced)
+            if bill is not None and tariff is not None:
+                actual.append(_input_side(bill))
+                no_caching.append(_input_usd(tariff, _uncached(_prompt(call.usage))))
+        return actual, no_caching
 
     def lifetimes(self, prices: Mapping[str, Price] | None = None) -> list[Lifetime]:
         """Per thread, in order of first call: 5-minute against 1-hour writes (`Lifetime`).
@@ -1364,41 +1377,76 @@ class Bill:
         return [Lifetime(thread, five, hour) for thread, (five, hour) in sums.items()]
 
     def _stagger(self, prices: Mapping[str, Price] | None) -> float:
-        firsts: dict[ThreadId, Call] = {}
-        for call in self.calls:
-            if call.sidechain and call.thread not in firsts:
-                firsts[call.thread] = call
-        warm = [c.cache_read_input_tokens for c in firsts.values() if c.cache_read_input_tokens]
-        cold = sorted(
-            (
-                c
-                for c in firsts.values()
-                if not c.cache_read_input_tokens and c.timestamp is not None
-            ),
-            key=lambda c: c.timestamp or 0.0,
-        )
-        groups: list[list[Call]] = []
-        for first in cold:
-            if groups and (first.timestamp or 0.0) - (groups[-1][0].timestamp or 0.0) <= (
-                SAME_MOMENT_SECONDS
-            ):
-                groups[-1].append(first)
-            else:
-                groups.append([first])
-        priced = zip(self.calls, self._costs(prices), self._tariffs(prices), strict=True)
-        bills = {id(call): (bill, tariff) for call, bill, tariff in priced}
-        saving = 0.0
-        for group in groups:
-            if len(group) < 2:
-                continue
-            shared = max(warm) if warm else min(c.cache_creation_input_tokens for c in group)
-            for later in group[1:]:
-                bill, tariff = bills[id(later)]
-                if tariff is not None and bill is not None:
-                    moved = min(shared, later.cache_creation_input_tokens)
-                    changed = _moved(_prompt(later.usage), moved, "written", "read")
-                    saving += _saved(bill, changed, tariff)
-        return saving
+        return _stagger_saving([(c, b, t) for _, c, b, t in self._sidechain_firsts(prices)])
+
+    def _sidechain_firsts(self, prices: Mapping[str, Price] | None = None) -> list[_First]:
+        """Each sub-agent thread's first call, in call order: (its number from 1, the call,
+        its `Cost` and `Tariff`, None where it has no price): what staggering the
+        sub-agents' starts reprices (`_stagger_saving`)."""
+        costs, tariffs = self._costs(prices), self._tariffs(prices)
+        seen: set[ThreadId] = set()
+        found: list[_First] = []
+        for number, call in enumerate(self.calls, 1):
+            if call.sidechain and call.thread not in seen:
+                seen.add(call.thread)
+                found.append((number, call, costs[number - 1], tariffs[number - 1]))
+        return found
+
+
+#: A sub-agent's first call as `Bill._sidechain_firsts` gives it.
+_First = tuple[int, Call, Cost | None, Tariff | None]
+
+
+def _stagger_saving(firsts: Sequence[tuple[Call, Cost | None, Tariff | None]]) -> float:
+    """What the sub-agents' cold starts launched at once (within `SAME_MOMENT_SECONDS`)
+    would have cost less had each after the first read the prefix the first wrote, USD;
+    `firsts` are each sub-agent thread's first call with its cost and tariff, in call
+    order. The prefix shared is the largest a warm start read, else the smallest the
+    group wrote."""
+    warm = [c.cache_read_input_tokens for c, _, _ in firsts if c.cache_read_input_tokens]
+    cold = sorted(
+        (
+            first
+            for first in firsts
+            if not first[0].cache_read_input_tokens and first[0].timestamp is not None
+        ),
+        key=lambda first: first[0].timestamp or 0.0,
+    )
+    groups: list[list[tuple[Call, Cost | None, Tariff | None]]] = []
+    for first in cold:
+        if groups and (first[0].timestamp or 0.0) - (groups[-1][0][0].timestamp or 0.0) <= (
+            SAME_MOMENT_SECONDS
+        ):
+            groups[-1].append(first)
+        else:
+            groups.append([first])
+    saving = 0.0
+    for group in groups:
+        if len(group) < 2:
+            continue
+        shared = max(warm) if warm else min(c.cache_creation_input_tokens for c, _, _ in group)
+        for later, bill, tariff in group[1:]:
+            if tariff is not None and bill is not None:
+                moved = min(shared, later.cache_creation_input_tokens)
+                changed = _moved(_prompt(later.usage), moved, "written", "read")
+                saving += _saved(bill, changed, tariff)
+    return saving
+
+
+def _what_if_of(
+    actual: float,
+    no_caching: float,
+    lifetimes: Sequence[Lifetime],
+    rebuilds: Sequence[Rebuild],
+    stagger: float,
+) -> WhatIf:
+    """The `WhatIf` of calls whose input sides add up to `actual` and `no_caching` (USD),
+    with these threads' `lifetimes`, `rebuilds` and `_stagger_saving`: each sum of the
+    lifetimes and rebuilds exact (`math.fsum`), so their order changes nothing."""
+    all_1h = fsum(life.one_hour for life in lifetimes)
+    extra = fsum(r.extra_usd or 0.0 for r in rebuilds if r.avoidable)
+    forced = fsum(r.extra_usd or 0.0 for r in rebuilds if not r.avoidable)
+    return WhatIf(actual, no_caching, all_1h, actual - extra, actual - stagger, forced)
 
 
 def _priced(
@@ -1445,10 +1493,9 @@ def _filed(call: Call, session: Session) -> Call:
     )
 
 
-def _in_time(calls: Sequence[Call]) -> list[int]:
-    """The indexes of `calls` in time order: calls without a time last, ties in the order
-    given (the sort is stable)."""
-    stamps = [call.timestamp for call in calls]
+def _in_time(stamps: Sequence[float | None]) -> list[int]:
+    """The indexes of calls whose times are `stamps` (seconds, None for none), in time
+    order: calls without a time last, ties in the order given (the sort is stable)."""
     if None in stamps:
         return sorted(range(len(stamps)), key=lambda k: (stamps[k] is None, stamps[k] or 0.0))
     times = cast(list[float], stamps)  # the usual bill: every call timed
@@ -1458,7 +1505,7 @@ def _in_time(calls: Sequence[Call]) -> list[int]:
 def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]) -> Bill:
     numbered = [_filed(call, session) for session in sessions for call in session.calls]
     origin = [index for index, session in enumerate(sessions) for _ in session.calls]
-    order = _in_time(numbered)
+    order = _in_time([call.timestamp for call in numbered])
     formats = {session.format for session in sessions}
     costs = [s.recorded_cost for s in sessions if s.recorded_cost is not None]
     return Bill(
@@ -1473,6 +1520,250 @@ def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip])
         _lines=tuple([call for session in sessions for call in session.usage_records]),
         _messages=Places.joined([session.places for session in sessions]),
     )
+
+
+# ------------------------------------------------------------ a report's figures
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a report of a bill shows (`figures_of`).
+
+    Attributes:
+        calls: how many calls (`Bill.calls`).
+        usage_lines: how many usage lines (`Bill.every_line`).
+        models: the models recorded, sorted (`Bill.models`).
+        unpriced_models: those with no price (`Bill.unpriced_models`).
+        unpriced_calls: the numbers (from 1) of the calls with no price.
+        threads: thread name -> its calls, in order of first call.
+        tokens: tokens by kind over every call (`Bill.tokens`).
+        cache_read_share: `Bill.cache_read_share`.
+        cost: the priced calls' bill (`Bill.cost`), USD.
+        every_line_cost: every usage line priced (`Bill.every_line`), USD.
+        rebuilds: `Bill.rebuilds`, in call order.
+        rebuild_times: each rebuild's call time (seconds), None for none.
+        provider_reasons: `Bill.provider_reasons`.
+        what_if: `Bill.what_if`.
+        lifetimes: `Bill.lifetimes`.
+        skipped: `Bill.skipped`.
+        recorded_cost: `Bill.recorded_cost`.
+        recorded_calls: `Bill.recorded_calls`.
+    """
+
+    calls: int
+    usage_lines: int
+    models: tuple[str, ...]
+    unpriced_models: tuple[str, ...]
+    unpriced_calls: tuple[int, ...]
+    threads: dict[str, int]
+    tokens: dict[str, int]
+    cache_read_share: float
+    cost: Cost
+    every_line_cost: Cost
+    rebuilds: tuple[Rebuild, ...]
+    rebuild_times: tuple[float | None, ...]
+    provider_reasons: dict[str, int]
+    what_if: WhatIf
+    lifetimes: tuple[Lifetime, ...]
+    skipped: tuple[Skip, ...]
+    recorded_cost: float | None
+    recorded_calls: int
+
+
+#: An exact sum as two terms: the sum rounded, then what that rounding left off.
+_Exact = tuple[float, float]
+
+
+def _exact(values: list[float]) -> _Exact:
+    """`values` summed exactly, as (`math.fsum(values)`, the rest, rounded)."""
+    high = fsum(values)
+    values.append(-high)
+    low = fsum(values)
+    values.pop()
+    return high, low
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What one part of a bill gives its figures, its calls numbered within the part."""
+
+    charges: tuple[_Exact, ...]
+    line_charges: tuple[_Exact, ...]
+    usage_lines: int
+    actual: _Exact
+    no_caching: _Exact
+    unpriced: tuple[int, ...]
+    unpriced_models: tuple[str, ...]
+    rebuilds: tuple[Rebuild, ...]
+    lifetimes: tuple[tuple[int, Lifetime], ...]
+    firsts: tuple[_First, ...]
+    provider_reasons: dict[str, int]
+
+
+def _part(bill: Bill, prices: Mapping[str, Price] | None) -> _Part:
+    """The figures of `bill`, one part of a larger one, worked out here."""
+    costs = bill._costs(prices)
+    lines = bill.every_line()
+    actual, no_caching = bill._input_sides(prices)
+    first_priced: dict[object, int] = {}
+    for number, (call, cost) in enumerate(zip(bill.calls, costs, strict=True), 1):
+        if cost is not None and call.thread not in first_priced:
+            first_priced[call.thread] = number
+    return _Part(
+        tuple(map(_exact, charge_columns(costs))),
+        tuple(map(_exact, charge_columns(lines._costs(prices)))),
+        len(lines.calls),
+        _exact(actual),
+        _exact(no_caching),
+        bill.unpriced_calls(prices),
+        bill.unpriced_models(prices),
+        tuple(bill.rebuilds(prices)),
+        tuple((first_priced[life.thread], life) for life in bill.lifetimes(prices)),
+        tuple(bill._sidechain_firsts(prices)),
+        bill.provider_reasons(),
+    )
+
+
+#: The share of a large bill's calls whose figures this process works out.
+_HERE = 0.52
+
+
+def _cut(bill: Bill) -> tuple[list[int], list[int]]:
+    """The numbers (from 1) of the calls of each part: whole sessions, in order of first
+    call, this process's part taking them until it holds `_HERE` of the calls (the
+    child also adds up the whole bill's totals)."""
+    counts: dict[str, int] = {}
+    for call in bill.calls:
+        session = call.thread.session
+        counts[session] = counts.get(session, 0) + 1
+    mine: set[str] = set()
+    held = 0
+    for session, count in counts.items():
+        if held >= len(bill.calls) * _HERE:
+            break
+        mine.add(session)
+        held += count
+    first: list[int] = []
+    second: list[int] = []
+    for number, call in enumerate(bill.calls, 1):
+        (first if call.thread.session in mine else second).append(number)
+    return first, second
+
+
+def _sub_bill(bill: Bill, numbers: Sequence[int], lines: Sequence[Call]) -> Bill:
+    """The bill of the calls numbered `numbers`, its usage lines `lines`."""
+    return replace(
+        bill,
+        calls=tuple(bill.calls[number - 1] for number in numbers),
+        _lines=tuple(lines),
+        _priced={},
+        _answers={},
+        _read=bill._read,
+        _placed=bill._placed,
+        _origin=(),
+    )
+
+
+def _lines_cut(bill: Bill, numbers: Sequence[int]) -> tuple[list[Call], list[Call]]:
+    """The bill's usage lines cut as its calls are: those of the sessions of the calls
+    numbered `numbers`, and the others."""
+    sessions = {bill.calls[number - 1].thread.session for number in numbers}
+    theirs: list[Call] = []
+    mine: list[Call] = []
+    for line in bill._lines:
+        (theirs if line.thread.session in sessions else mine).append(line)
+    return mine, theirs
+
+
+#: A whole bill's totals: its models, threads, tokens and cache-read share.
+_Totals = tuple[tuple[str, ...], dict[str, int], dict[str, int], float]
+
+
+def _totals(bill: Bill) -> _Totals:
+    """The whole bill's totals (`Bill.models`, `threads`, `tokens`, `cache_read_share`)."""
+    return bill.models, bill.threads, bill.tokens(), bill.cache_read_share
+
+
+def _parts(
+    bill: Bill, prices: Mapping[str, Price] | None
+) -> tuple[list[tuple[_Part, Sequence[int]]], _Totals]:
+    """Each part's figures with the numbers of its calls in `bill`, and the bill's totals:
+    two parts on two cores for a large bill whose calls are in more than one session
+    (the child adding up the totals too), else one part, worked out here."""
+    whole = range(1, len(bill.calls) + 1)
+    if len(bill.calls) < ASIDE_CALLS or not can_fork():
+        return [(_part(bill, prices), whole)], _totals(bill)
+    first, second = _cut(bill)
+    if not first or not second:
+        return [(_part(bill, prices), whole)], _totals(bill)
+    lines, their_lines = _lines_cut(bill, second)
+    with aside(
+        lambda: (_part(_sub_bill(bill, second, their_lines), prices), _totals(bill))
+    ) as pending:
+        mine = _part(_sub_bill(bill, first, lines), prices)
+        theirs, totals = pending.result()
+    return [(mine, first), (theirs, second)], totals
+
+
+def figures_of(bill: Bill, prices: Mapping[str, Price] | None = None) -> Figures:
+    """The figures a report of `bill` shows, at `prices` (`PRICES` when None): worked out
+    in two parts on two cores where the bill is large (`ASIDE_CALLS`), and equal to
+    the bill's own methods' answers either way."""
+    parts, (models, threads, tokens, share) = _parts(bill, prices)
+    rebuilds = sorted(
+        (replace(r, call=numbers[r.call - 1]) for part, numbers in parts for r in part.rebuilds),
+        key=lambda rebuild: rebuild.call,
+    )
+    placed = [(numbers[n - 1], life) for part, numbers in parts for n, life in part.lifetimes]
+    lifetimes = [life for _, life in sorted(placed, key=lambda pair: pair[0])]
+    firsts = sorted(
+        ((numbers[n - 1], c, b, t) for part, numbers in parts for n, c, b, t in part.firsts),
+        key=lambda first: first[0],
+    )
+    stagger = _stagger_saving([(c, b, t) for _, c, b, t in firsts])
+    actual = _added([part.actual for part, _ in parts])
+    no_caching = _added([part.no_caching for part, _ in parts])
+    return Figures(
+        calls=len(bill.calls),
+        usage_lines=sum(part.usage_lines for part, _ in parts),
+        models=models,
+        unpriced_models=tuple(sorted({m for part, _ in parts for m in part.unpriced_models})),
+        unpriced_calls=tuple(
+            sorted(numbers[n - 1] for part, numbers in parts for n in part.unpriced)
+        ),
+        threads=threads,
+        tokens=tokens,
+        cache_read_share=share,
+        cost=_charges([part.charges for part, _ in parts]),
+        every_line_cost=_charges([part.line_charges for part, _ in parts]),
+        rebuilds=tuple(rebuilds),
+        rebuild_times=tuple(bill.calls[r.call - 1].timestamp for r in rebuilds),
+        provider_reasons=_reasons([part.provider_reasons for part, _ in parts]),
+        what_if=_what_if_of(actual, no_caching, lifetimes, rebuilds, stagger),
+        lifetimes=tuple(lifetimes),
+        skipped=bill.skipped,
+        recorded_cost=bill.recorded_cost,
+        recorded_calls=bill.recorded_calls(),
+    )
+
+
+def _added(sums: Sequence[_Exact]) -> float:
+    """The parts' exact sums added: the exact sum of all their values, rounded once."""
+    return fsum(term for pair in sums for term in pair)
+
+
+def _charges(parts: Sequence[tuple[_Exact, ...]]) -> Cost:
+    """The `Cost` whose charges are the parts' exact sums added, charge by charge."""
+    return Cost(*(_added(charge) for charge in zip(*parts, strict=True)))
+
+
+def _reasons(parts: Sequence[dict[str, int]]) -> dict[str, int]:
+    """The parts' provider reasons counted together, most frequent first, then by name."""
+    found: dict[str, int] = {}
+    for reasons in parts:
+        for reason, count in reasons.items():
+            found[reason] = found.get(reason, 0) + count
+    return dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
 
 
 def read_bill(

@@ -61,6 +61,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from math import fsum
 from typing import Any
 
 from context_budget._values import as_rate, maker, short_repr
@@ -87,6 +88,7 @@ __all__ = [
     "Tariff",
     "Unpriced",
     "billed",
+    "charge_columns",
     "cost",
     "loop_cost",
     "model_family",
@@ -185,19 +187,10 @@ class Cost:
 
     @classmethod
     def added(cls, costs: Iterable[Cost | None]) -> Cost:
-        """The costs that are not None added up, charge by charge, in order: what
-        `Cost(0.0, 0.0, 0.0, 0.0) + each + ...` gives to the last bit, without a `Cost`
-        made at each step (a bill adds up one a call)."""
-        uncached = writes = reads = output = tools = storage = 0.0
-        for cost in costs:
-            if cost is not None:
-                uncached += cost.uncached_input
-                writes += cost.cache_writes
-                reads += cost.cache_reads
-                output += cost.output
-                tools += cost.server_tools
-                storage += cost.storage
-        return _made(uncached, writes, reads, output, tools, storage)
+        """The costs that are not None added up, charge by charge, each sum exact to the
+        last bit (`math.fsum`: the true sum, rounded once), so the order the costs come
+        in changes nothing: a bill's halves added give the bill's own total."""
+        return _made(*map(fsum, charge_columns(costs)))
 
     def __add__(self, other: Cost) -> Cost:
         return _made(
@@ -220,6 +213,20 @@ def _made(
 ) -> Cost:
     """`Cost(...)` made as `_values.maker` makes it (a bill makes several `Cost`s a call)."""
     return _MAKE_COST(uncached_input, cache_writes, cache_reads, output, server_tools, storage)
+
+
+def charge_columns(costs: Iterable[Cost | None]) -> tuple[list[float], ...]:
+    """The costs that are not None, a column per charge (uncached input, cache writes,
+    cache reads, output, server tools, storage), USD: what `Cost.added` sums."""
+    kept = [cost for cost in costs if cost is not None]
+    return (
+        [cost.uncached_input for cost in kept],
+        [cost.cache_writes for cost in kept],
+        [cost.cache_reads for cost in kept],
+        [cost.output for cost in kept],
+        [cost.server_tools for cost in kept],
+        [cost.storage for cost in kept],
+    )
 
 
 #: Makes a `Cost` of every field (`_values.maker`).

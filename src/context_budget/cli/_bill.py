@@ -36,7 +36,7 @@ from typing import Any
 
 from context_budget.bill_page import adding_up, bill_page, priced_parts, write_page
 from context_budget.bill_page import money as _money
-from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, read_bill
+from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, Figures, read_bill
 from context_budget.cli._render import one_line
 from context_budget.errors import InputError
 from context_budget.sessions.folders import default_folders, searched_folders
@@ -173,11 +173,10 @@ def report(
     days counted in `zone` (named as `timezone`), the costs rounded so that
     they add up to `cost_usd`; a group with no priced call has `cost_usd` null.
     """
-    bill.work_ahead()  # each figure below worked out once, on two cores where that pays
-    cost = bill.cost()
-    every_line = bill.every_line()
-    unpriced = bill.unpriced_calls()
-    priced = len(unpriced) < len(bill.calls)
+    figures = bill.figures()  # worked out once, on two cores where that pays
+    cost = figures.cost
+    unpriced = figures.unpriced_calls
+    priced = len(unpriced) < figures.calls
 
     def usd(value: float | None) -> float | None:  # no priced call: no dollars, not $0
         return _usd(value) if priced else None
@@ -185,29 +184,31 @@ def report(
     found: dict[str, Any] = {
         "files": list(bill.files),
         "format": bill.format,
-        "calls": len(bill.calls),
-        "usage_lines": len(every_line.calls),
-        "models": list(bill.models),
-        "unpriced_models": list(bill.unpriced_models()),
+        "calls": figures.calls,
+        "usage_lines": figures.usage_lines,
+        "models": list(figures.models),
+        "unpriced_models": list(figures.unpriced_models),
         "unpriced_calls": len(unpriced),
         "unpriced_call_numbers": list(unpriced),
         "timezone": zone.name,
-        "threads": bill.threads,
-        "tokens": bill.tokens(),
+        "threads": figures.threads,
+        "tokens": figures.tokens,
         "cost_usd": usd(cost.total),
         "cost": {name: usd(getattr(cost, name)) for name in _COST_PARTS},
-        "every_line_cost_usd": usd(every_line.cost().total),
-        "recorded_cost_usd": _usd(bill.recorded_cost),
-        "recorded_cost_calls": bill.recorded_calls() if bill.recorded_cost is not None else None,
+        "every_line_cost_usd": usd(figures.every_line_cost.total),
+        "recorded_cost_usd": _usd(figures.recorded_cost),
+        "recorded_cost_calls": figures.recorded_calls
+        if figures.recorded_cost is not None
+        else None,
         "recorded_cost_reason": bill.recorded_cost_reason,
         "skipped": [
             {"kind": s.kind, "file": s.file, "line": s.line, "reason": s.reason}
-            for s in bill.skipped
+            for s in figures.skipped
         ],
-        "cache_read_share": round(bill.cache_read_share, 4),
-        "rebuilds": _rebuild_rows(bill),
-        "provider_reasons": bill.provider_reasons(),
-        "what_if": _what_if_section(bill, usd),
+        "cache_read_share": round(figures.cache_read_share, 4),
+        "rebuilds": _rebuild_rows(figures),
+        "provider_reasons": figures.provider_reasons,
+        "what_if": _what_if_section(figures, usd),
     }
     if by is not None:
         found["by"] = by
@@ -221,13 +222,13 @@ def report(
 _COST_PARTS = ("uncached_input", "cache_writes", "cache_reads", "output", "server_tools")
 
 
-def _rebuild_rows(bill: Bill) -> list[dict[str, Any]]:
+def _rebuild_rows(figures: Figures) -> list[dict[str, Any]]:
     """The JSON's `rebuilds`: one object per rebuild (`Bill.rebuilds`), in call order."""
     return [
         {
             "call": r.call,
             "thread": r.thread.name,
-            "time": _time(bill.calls[r.call - 1].timestamp),
+            "time": _time(when),
             "cause": r.cause,
             "lost_tokens": r.lost_tokens,
             "gap_seconds": None if r.gap_seconds is None else round(r.gap_seconds, 3),
@@ -238,14 +239,16 @@ def _rebuild_rows(bill: Bill) -> list[dict[str, Any]]:
             "partial": r.partial,
             "provider_reason": r.provider_reason,
         }
-        for r in bill.rebuilds()
+        for r, when in zip(figures.rebuilds, figures.rebuild_times, strict=True)
     ]
 
 
-def _what_if_section(bill: Bill, usd: Callable[[float | None], float | None]) -> dict[str, Any]:
+def _what_if_section(
+    figures: Figures, usd: Callable[[float | None], float | None]
+) -> dict[str, Any]:
     """The JSON's `what_if`: the input side under other choices (`Bill.what_if`, dollars
     through `usd`) and each thread's two lifetimes (`Bill.lifetimes`)."""
-    what_if = bill.what_if()
+    what_if = figures.what_if
     return {
         "actual": usd(what_if.actual),
         "no_caching": usd(what_if.no_caching),
@@ -261,7 +264,7 @@ def _what_if_section(bill: Bill, usd: Callable[[float | None], float | None]) ->
                 "cheaper": life.cheaper,
                 "saving": _usd(life.saving),
             }
-            for life in bill.lifetimes()
+            for life in figures.lifetimes
         ],
     }
 
