@@ -10,6 +10,8 @@ Nothing here ships with ``context_budget``; it builds and checks the course site
   lesson's self-contained ``.ipynb`` download.
 - ``notebook_toc``: the hook that keeps a notebook page's headings' inline code in its
   table of contents.
+- ``notebook_links``: the hook that points a notebook page's links to other pages (by
+  their source files, as a Markdown page links them) at those pages' URLs.
 - ``release``: the hook that stops a release build whose links point at this machine.
 - ``contents``: the rules the site's contents keep (every page in the nav and in its
   part's table, every page directive in the contributing page's table), for the tests.
