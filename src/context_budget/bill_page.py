@@ -70,6 +70,7 @@ _STYLE = (
     "white-space:nowrap}"
     "td:first-child,th:first-child{text-align:left}"
     "table.named td:first-child{white-space:normal;min-width:8em}"
+    "table.named th{white-space:normal;vertical-align:bottom}"
     "svg#calls{display:block;width:100%;height:18em;border:1px solid var(--line)}"
     "svg#calls text{fill:var(--fg);font-size:11px}"
     "svg#calls text.title{fill:var(--muted)}"
@@ -260,7 +261,8 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[object]], *, named: bool
     """A table in a box of its own that scrolls sideways where the screen is too narrow.
 
     `named`: each row's first cell is a phrase (a what-if, a replay's policy), which wraps
-    at its spaces, so that on a phone the figures beside it stay on the screen.
+    at its spaces, as the headings do, so that on a phone the figures beside it stay on
+    the screen.
     """
     cells = "".join(f"<th>{escape(str(h))}</th>" for h in head)
     body = "".join(

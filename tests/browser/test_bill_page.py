@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from pathlib import Path
 
@@ -258,3 +260,30 @@ def test_the_rebuild_marks_are_drawn_as_wide_on_a_phone(tmp_path: Path, blank_pa
         if min(widths) < 1.5:
             thin[width] = [round(w, 2) for w in widths]
     assert thin == {}, thin
+
+
+def test_a_replay_s_cost_against_the_bill_is_on_a_phone_s_screen(
+    tmp_path: Path, blank_page: Page
+) -> None:
+    """At 320 and 390 px (the *Bill your own session* page shows the bill in a frame of
+    about 360) each replay's cost and its change against the bill stand whole on the
+    screen; the counts after them may scroll. The five columns' headings kept to one line,
+    and the change was cut at the screen's edge: +15.6% read as +15.6."""
+    target = tmp_path / "whatif.html"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["whatif", str(SESSIONS / "sample-project"), "--html", str(target)]) == 0
+    blank_page.set_content(target.read_text(encoding="utf-8"))
+    heading = blank_page.locator("th", has_text="replayed under")
+    table = blank_page.locator("div.scroll", has=heading)
+    assert table.count() == 1
+    cut: dict[int, list[str]] = {}
+    for width in (320, 390):
+        blank_page.set_viewport_size({"width": width, "height": PHONE["height"]})
+        for column in (2, 3):  # the cost, the change against the bill
+            cells = table.locator(f"tr > :nth-child({column})")
+            for k in range(cells.count()):
+                box = cells.nth(k).bounding_box()
+                assert box is not None
+                if box["x"] + box["width"] > width:
+                    cut.setdefault(width, []).append(cells.nth(k).inner_text())
+    assert cut == {}, cut
