@@ -237,7 +237,9 @@
       const { earlier, skipped } = await runEarlier(data, target, div);
       const block = data.blocks[target];
       const again = wasStopped(block, div);
+      // the panel says the block runs, never what its last run found: that was other code
       if (again) say(div, `Running block ${target + 1} again, which you stopped last time (Stop ends it)…`);
+      else say(div, `Running block ${target + 1}…`);
       const result = await send(block, blockSource(div));
       state.ran.add(target);
       if (again) state.stopped = null;

@@ -329,6 +329,34 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
     assert not _problems(loaded), _problems(loaded)
 
 
+def test_a_block_run_again_says_it_runs_not_what_its_last_run_found(
+    reader_page: OpenPage, site_url: str
+) -> None:
+    """A block whose last run matched CI, changed into a loop and run again with Python up:
+    while the loop runs, its panel says the block is running, not the match its old code
+    earned (the panel kept that verdict beside the Stop button for as long as the loop
+    ran), and Stop ends it."""
+    loaded = reader_page("")
+    page = loaded.page
+    _open_fixture(page, site_url, FIXTURE)
+    div = page.locator("div[data-cb-order='2']")
+    assert _run(page, 2)["status"] == "match"
+    div.locator(".cm-line").first.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("while True: pass")
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(
+        "div => div.querySelector('button.cb-stop')", arg=div.element_handle(), polling=POLL_MS
+    )
+    page.wait_for_timeout(1_000)
+    running = _verdict(div)
+    assert running["status"] == "busy", running
+    assert "Matches" not in running["text"] and "Running block 3" in running["text"], running
+    div.locator("button.cb-run").click()
+    assert _verdict(div)["status"] == "stopped"
+    assert not _problems(loaded), _problems(loaded)
+
+
 def test_a_run_button_is_clicked_where_it_stays_after_the_editors_above_are_measured(
     reader_page: OpenPage, site_url: str
 ) -> None:
