@@ -482,7 +482,19 @@
     return true;
   }
 
+  // Each indented line of static code carries its indentation's width (`--cb-lead`), so
+  // that a continuation of it is indented past it (extra.css), as the editors do.
+  function markLeads() {
+    const lines = "pre > code > span[id^='__span-'], .highlight-ipynb pre > code > span.cb-line";
+    for (const line of document.querySelectorAll(`article ${lines}`)) {
+      const text = line.textContent;
+      const spaces = /^[ \t]*/.exec(text)[0].length;
+      if (spaces && spaces < text.trimEnd().length) line.style.setProperty("--cb-lead", `${spaces}ch`);
+    }
+  }
+
   async function setup() {
+    markLeads();
     const runnable = [...document.querySelectorAll("div[data-cb-order]")].filter(prepare);
     markNavigation();
     if (runnable.length) {

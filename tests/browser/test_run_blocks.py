@@ -630,14 +630,16 @@ def test_an_annotated_block_keeps_its_source_whenever_material_marks_it(
 
 
 #: The lines of code in `root` (an editor's, or a static block's) that wrap with a row
-#: starting where the line itself starts, as if it were a line of its own: each as
-#: [the line's first 40 characters, how far (px) its start is from the row's].
+#: starting left of where the line's code starts, after its indentation, or too close to
+#: it to be told from a line of its own: each as [the line's first 40 characters, how far
+#: (px) the row's start is from the code's].
 UNINDENTED_ROWS = """root => {
   const found = [];
   for (const line of root.querySelectorAll('.cm-line, pre > code > span[id^="__span-"]')) {
     const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
     const rows = new Map();  // a row's top (px) -> its leftmost character's left (px)
     let width = 0;
+    let code = null;  // the left (px) of the line's first character that is not a space
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (let i = 0; i < node.length; i++) {
         const range = document.createRange();
@@ -646,13 +648,14 @@ UNINDENTED_ROWS = """root => {
         const box = range.getClientRects()[0];
         if (!box || box.width === 0) continue;
         width = width || box.width;
+        if (code === null && !/\\s/.test(node.data[i])) code = box.left;
         const top = Math.round(box.top);
         rows.set(top, Math.min(rows.get(top) ?? Infinity, box.left));
       }
     }
-    const [start, ...more] = [...rows.values()];
+    const [, ...more] = [...rows.values()];
     for (const left of more) {
-      if (left < start + 2 * width) found.push([line.textContent.slice(0, 40), left - start]);
+      if (left < code + 2 * width) found.push([line.textContent.slice(0, 40), left - code]);
     }
   }
   return found;
@@ -663,10 +666,12 @@ def test_a_wrapped_line_of_code_is_indented_under_its_start_in_the_editor_too(
     open_page: OpenPage,
 ) -> None:
     """On a phone, a line of code too long for its block wraps, and its continuation is
-    indented under it, as the site's stylesheet promises for code: in the editors of
-    the blocks a reader can run as in the static blocks. The editors once started each
-    continuation at the line's own start (on *How fast is it*, `if` alone at the end of
-    a line, and the condition it tests under it, read as a line of its own)."""
+    indented under its code, past its own indentation, as the site's stylesheet promises
+    for code: in the editors of the blocks a reader can run as in the static blocks. The
+    editors once started each continuation at the line's own start (on *How fast is it*,
+    `if` alone at the end of a line, and the condition it tests under it, read as a line
+    of its own); then 4 columns in from it, left of the code of an indented line, so
+    that `if`'s condition, 8 columns in, stood 4 columns in, as if a block had ended."""
     loaded = open_page("measured/speed/", PHONE)
     page = loaded.page
     _prepared(page)

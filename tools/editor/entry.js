@@ -119,16 +119,28 @@ function notesPlugin(notes) {
 
 // A line's indentation, marked so that the page keeps it whole on the line's first row
 // (run-blocks.css gives it `white-space: pre`): a long line would otherwise wrap right
-// after it, leaving the indentation alone on a row and the code on the next.
+// after it, leaving the indentation alone on a row and the code on the next. The line
+// itself carries the indentation's width (`--cb-lead`), so that its continuation is
+// indented past it: under the code, never left of it as if a block had ended.
 const indentation = Decoration.mark({ class: "cb-indent" });
+const leads = new Map(); // a width in columns -> its line decoration
+const lead = (columns) => {
+  if (!leads.has(columns)) {
+    leads.set(columns, Decoration.line({ attributes: { style: `--cb-lead: ${columns}ch` } }));
+  }
+  return leads.get(columns);
+};
 
 function indentationMarks(view) {
   const marks = new RangeSetBuilder();
   for (const { from, to } of view.visibleRanges) {
     for (let at = from; at <= to;) {
       const line = view.state.doc.lineAt(at);
-      const lead = /^[ \t]+/.exec(line.text);
-      if (lead && lead[0].length < line.length) marks.add(line.from, line.from + lead[0].length, indentation);
+      const spaces = /^[ \t]+/.exec(line.text);
+      if (spaces && spaces[0].length < line.length) {
+        marks.add(line.from, line.from, lead(spaces[0].length)); // a line's decoration first
+        marks.add(line.from, line.from + spaces[0].length, indentation);
+      }
       at = line.to + 1;
     }
   }
