@@ -2,7 +2,9 @@
 
 For each lesson ``docs/notebooks/X.py`` (a jupytext percent-format page rendered by
 mkdocs-jupyter) the site gets a generated file ``notebooks/X.ipynb``: the lesson,
-unexecuted, with the core package embedded in its first cell (see ``selfcontained.py``).
+unexecuted, with the core package embedded in its first cell (see ``selfcontained.py``),
+its links to other pages of the course made their addresses on the site
+(``notebook_links.site_links``).
 ``overrides/main.html`` draws the download button on the lesson's page.
 
 The generated file has no source path, so mkdocs-jupyter never turns it into a page
@@ -33,6 +35,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
+from docsite.notebook_links import site_links
 from docsite.selfcontained import build_notebook, notebook_text, package_digest
 
 log = logging.getLogger("mkdocs.hooks.notebook_download")
@@ -83,6 +86,9 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         if files.get_file_from_path(src_uri) is not None:
             raise PluginError(f"docs/{src_uri} exists: it would hide the generated download")
         nb = build_notebook(Path(lesson.abs_src_path), package)
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = site_links(cell.source, lesson.src_uri, files, config.site_url or "/")
         files.append(File.generated(config, src_uri, content=notebook_text(nb)))
     return files
 

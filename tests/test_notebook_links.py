@@ -1,4 +1,5 @@
-"""A notebook page's links to other pages of the course (`docsite.notebook_links`)."""
+"""A notebook page's links to other pages of the course, and its download's
+(`docsite.notebook_links`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 from mkdocs_jupyter.plugin import NotebookFile
 
-from docsite.notebook_links import on_page_content
+from docsite.notebook_links import on_page_content, site_links
 
 
 def _site() -> tuple[Page, Files]:
@@ -41,3 +42,16 @@ def test_a_link_to_no_page_fails_the_build() -> None:
     page, files = _site()
     with pytest.raises(PluginError, match=r"'\.\./budget/gone\.md' names budget/gone\.md"):
         on_page_content('<a href="../budget/gone.md">x</a>', page, None, files)  # type: ignore[arg-type]
+
+
+def test_a_download_links_the_pages_by_their_addresses_on_the_site() -> None:
+    _, files = _site()
+    cell = (
+        "See [Layers](../budget/layers.md#the-report) and [the student edition]"
+        '(unit-a-student.py "first"), [the API](https://example.org/api.md), [here](#top).'
+    )
+    assert site_links(cell, "notebooks/unit-a-worked.py", files, "https://course.example/cb/") == (
+        "See [Layers](https://course.example/cb/budget/layers/#the-report) and [the student"
+        ' edition](https://course.example/cb/notebooks/unit-a-student/ "first"),'
+        " [the API](https://example.org/api.md), [here](#top)."
+    )

@@ -10,12 +10,16 @@ Run after ``make site`` (it reads ``site/``, no browser needed, so it takes a se
 from __future__ import annotations
 
 import functools
+import json
 import posixpath
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+from docsite.notebook_links import MARKDOWN_LINK
 
 from .conftest import SITE_DIR, require_site
 
@@ -116,4 +120,34 @@ def test_every_link_of_the_site_lands() -> None:
     does not check (Unit A's once pointed at ``../budget/layers.md``, a 404)."""
     require_site()
     problems = site_link_problems(SITE_DIR)
+    assert problems == [], "\n".join(problems)
+
+
+def download_link_problems(site_dir: Path) -> list[str]:
+    """Every link of a downloaded notebook's Markdown that leads nowhere: one by a relative
+    path (the notebook opens away from the site, in Jupyter or Colab), or one to the
+    site's own address (its canonical URL) that does not land."""
+    home = re.search(r'<link rel="canonical" href="([^"]*)"', (site_dir / "index.html").read_text())
+    root = home.group(1) if home else ""
+    problems = []
+    for notebook in sorted(site_dir.glob("notebooks/*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        text = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        for target in (match.group(2) for match in MARKDOWN_LINK.finditer(text)):
+            name = notebook.name
+            if target.startswith("#") or (urlsplit(target).scheme and not target.startswith(root)):
+                continue
+            if not urlsplit(target).scheme:
+                problems.append(f"{name}: {target!r}: a path, which leads nowhere once downloaded")
+            elif problem := link_problems(site_dir, "index.html", target.removeprefix(root)):
+                problems.append(f"{name}: {problem}")
+    return problems
+
+
+def test_a_downloaded_notebook_s_links_lead_to_the_site() -> None:
+    """A notebook downloaded from its page links the course's other pages by their
+    addresses on the site: Unit A's linked them by their Markdown sources
+    (``../budget/layers.md``), which lead nowhere in the reader's Jupyter."""
+    require_site()
+    problems = download_link_problems(SITE_DIR)
     assert problems == [], "\n".join(problems)
