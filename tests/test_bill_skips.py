@@ -103,6 +103,20 @@ def test_a_bad_line_in_the_middle_is_skipped_and_named(tmp_path: Path) -> None:
         read_bill(path, strict=True)
 
 
+def test_a_line_that_is_no_json_is_said_where_it_breaks(tmp_path: Path) -> None:
+    """The reason names the column where the JSON breaks off: it once ended mid-phrase,
+    "not valid JSON: Unterminated string starting at", in the CLI's warning, its JSON and
+    the bill's page, with the place json's own message gives left out."""
+    lines = (PROJECT / SMALL).read_text(encoding="utf-8").splitlines()
+    path = tmp_path / SMALL
+    path.write_text("\n".join([*lines[:3], "{oops", *lines[3:], '{"type":"ass']), "utf-8")
+    skipped = sorted(read_bill(path).skipped, key=lambda skip: skip.line or 0)
+    assert [(s.line, s.reason.split(": not valid JSON: ")[1]) for s in skipped] == [
+        (4, "Expecting property name enclosed in double quotes at column 2"),
+        (len(lines) + 2, "Unterminated string starting at column 9"),
+    ]
+
+
 def test_nothing_left_to_bill_is_still_an_error(tmp_path: Path) -> None:
     journal = tmp_path / "journal.jsonl"
     journal.write_text(JOURNAL, encoding="utf-8")

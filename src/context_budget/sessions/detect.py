@@ -463,7 +463,9 @@ def _skip(skipped: list[Skip] | None, skip: Skip) -> None:
 
 
 def _broken(line: str) -> str | None:
-    """Why a line is no JSON at all (cut short, or garbage), or None.
+    """Why a line is no JSON at all (cut short, or garbage), and where on it, or None:
+    `Unterminated string starting at column 9` (json's message without its place would
+    end mid-phrase).
 
     None too for JSON no parser can take (nested too deeply, a number too
     long): the reader refuses that line itself, naming the real problem.
@@ -471,7 +473,9 @@ def _broken(line: str) -> str | None:
     try:
         loads_json(line)
     except json.JSONDecodeError as error:
-        return error.msg
+        # json says "Unterminated string starting at", and "Expecting value" without one
+        at = "" if error.msg.endswith(" at") else " at"
+        return f"{error.msg}{at} column {error.colno}"
     except ValueError:
         return None
     return None
