@@ -583,9 +583,11 @@ def read(
     *,
     zone: Zone = UTC_ZONE,
     page: str | None = None,
+    flags: bool = True,
 ) -> Bill:
     """The bill of `paths` (from `since` to `until`, days in `zone`), the files it
-    skipped named on stderr.
+    skipped named on stderr; with `flags` False (a caller that is no command line, such
+    as the course's page) the warning names no flag.
 
     Raises:
         BillError: a path missing or unreadable, nothing to bill, with `strict` a
@@ -600,7 +602,8 @@ def read(
     if page is not None:
         _check_page_target(bill, page)
     if bill.skipped:
-        warning = f"{summary(bill.skipped)}; the rest is billed (--strict refuses them)"
+        hint = " (--strict refuses them)" if flags else ""
+        warning = f"{summary(bill.skipped)}; the rest is billed{hint}"
         sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
     return bill
 

@@ -540,7 +540,7 @@ def page(
     """
     say = progress or (lambda _: None)
     say("reading the files")
-    bill = read(paths, "auto", strict)
+    bill = read(paths, "auto", strict, flags=False)
     return html_page(bill, _page_data(bill, say), zone=_page_zone())
 
 
