@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from context_budget._aside import SPLIT_BYTES, aside, can_fork
-from context_budget.errors import ContextBudgetError
 from context_budget.sessions import (
     claude_code,
     codex,
@@ -48,6 +47,7 @@ from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import (
     SESSION_SUFFIXES,
     FileSource,
+    FormatError,
     Source,
     SourceError,
     agent_meta,
@@ -98,10 +98,6 @@ _READERS: dict[str, Callable[[object, str], Session]] = {
     "openhands": openhands.read,
     "openai": openai_chat.read,
 }
-
-
-class FormatError(ContextBudgetError, ValueError):
-    """A file in no format: not JSON, nor JSON Lines of records, nor a known shape."""
 
 
 def _first_object(text: str) -> dict[str, Any] | None:
@@ -417,11 +413,14 @@ def _billed_format(source: Source, format: str) -> str:
 
     Raises:
         ValueError: the file is empty, in no format, in one that records no
-            usage, or JSON Lines whose first record no session reader writes.
+            usage, JSON Lines whose first record no session reader writes, or
+            one JSON document told a format of JSON Lines.
     """
-    if format == "claude-code":  # told, yet a file another tool wrote is still named
+    if format in _LINES:  # told, yet a file another tool wrote is still named
         first = _first_object(source.text)
-        if first is not None and not claude_code.is_session_record(first):
+        if first is None:
+            _no_document(source, format)
+        elif format == "claude-code" and not claude_code.is_session_record(first):
             raise ValueError(
                 f"{source.name}: not a Claude Code session, though read as one: its first "
                 f"record is of type {str(first.get('type'))!r:.40}, which Claude Code never writes"
@@ -453,6 +452,24 @@ def _billed_format(source: Source, format: str) -> str:
             f"record is of type {str(first.get('type'))!r:.40}, which no session reader writes"
         )
     return chosen
+
+
+def _no_document(source: Source, format: str) -> None:
+    """Refuse a file that is one JSON document (a trajectory, an event list) when told a
+    format of JSON Lines, which would read each of its lines as a bad one.
+
+    Raises:
+        ValueError: the file is one JSON document, naming what it holds.
+    """
+    try:
+        data, whole = try_json(source.text)
+    except ValueError:  # JSON no parser can take: the reader names it, with its line
+        return
+    if whole:
+        raise ValueError(
+            f"{source.name}: no {format} session, though read as one: it is one JSON "
+            f"document ({kind_of(data)}), not JSON Lines of records"
+        )
 
 
 def _skip(skipped: list[Skip] | None, skip: Skip) -> None:
@@ -645,6 +662,10 @@ def _one_file(given: Source | FileSource, chosen: str, skipped: list[Skip] | Non
         else:
             source = _complete(source, skipped)  # a run still writing its last instance
             sessions = openhands.read_instances(source.text, source.name)
+    except FormatError as error:  # a document of another shape: no session in this format
+        reason = f"{source.name}: no {chosen} session, though read as one: {error}"
+        _skip(skipped, Skip("not a session", source.name, None, reason))
+        return []
     except (TypeError, ValueError) as error:
         mended = _mended([source], skipped) if chosen in _LINES or not whole else None
         if mended is None:

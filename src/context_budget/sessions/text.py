@@ -34,6 +34,7 @@ __all__ = [
     "BLANK",
     "SESSION_SUFFIXES",
     "FileSource",
+    "FormatError",
     "Source",
     "SourceError",
     "agent_meta",
@@ -252,6 +253,12 @@ class SourceError(ContextBudgetError, ValueError):
     """A file that cannot be read as text: missing, unreadable, or not UTF-8 (named)."""
 
 
+class FormatError(ContextBudgetError, ValueError):
+    """A file in no format: not JSON, nor JSON Lines of records, nor a known shape; raised
+    too by a reader given a document whose shape is not its format's (`strict_json`, and
+    each one-document reader's first check), which a bill told that format skips."""
+
+
 def msgspec_in_use() -> Any:
     """msgspec, when it is installed and `CONTEXT_BUDGET_NO_FAST` does not turn it off (the
     readers then decode a file's bytes, `records`); else None (they decode its text with
@@ -386,11 +393,12 @@ def try_json(text: str) -> tuple[object, bool]:
 
 
 def strict_json(text: str) -> object:
-    """One JSON document, or a ValueError naming where it breaks."""
+    """One JSON document, or a `FormatError` naming where it breaks (a `ValueError` for
+    JSON nested too deeply or holding a number too long, `loads_json`)."""
     try:
         return loads_json(text)
     except json.JSONDecodeError as error:
-        raise ValueError(
+        raise FormatError(
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
         ) from None
 
