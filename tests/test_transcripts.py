@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -968,3 +969,15 @@ def test_a_files_bytes_are_read_whole_or_from_where_asked(
         read_at(tmp_path)
     with pytest.raises(FileNotFoundError):
         read_at(tmp_path / "missing.jsonl")
+
+
+def test_an_empty_path_is_refused_not_read_as_the_folder_one_is_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Path("")` is `.`: an unset variable read every session under the working folder
+    (here one that holds a session), as `read_bill` refuses to."""
+    shutil.copy(SMALL, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert load_transcript(".").conversation  # the folder itself is read
+    with pytest.raises(ValueError, match=r"^an empty path names no file or folder"):
+        load_transcript("")

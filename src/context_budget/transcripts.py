@@ -42,7 +42,7 @@ from context_budget.sessions import (
     read_text,
     session_files,
 )
-from context_budget.sessions.text import read_source
+from context_budget.sessions.text import path_given, read_source
 
 __all__ = ["FORMATS", "load_transcript"]
 
@@ -64,9 +64,9 @@ def load_transcript(path: str | Path, format: str = "auto") -> Layers:
 
     Raises:
         OSError: the file cannot be read.
-        ValueError: the file is not UTF-8 or not valid JSON, its shape is
-            none of the formats, or a file of records holds no conversation;
-            the error names the line or the message.
+        ValueError: an empty path, the file is not UTF-8 or not valid JSON, its
+            shape is none of the formats, or a file of records holds no
+            conversation; the error names the line or the message.
         TypeError: a message has a value of the wrong type; the error names it.
 
     Examples:
@@ -91,7 +91,7 @@ def load_transcript(path: str | Path, format: str = "auto") -> Layers:
     if not isinstance(path, str | Path):
         raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
     check_format(format)
-    folder = Path(path)
+    folder = path_given(path)
     if folder.is_dir():
         files = session_files(folder)
         if not files:

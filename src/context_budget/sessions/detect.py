@@ -55,6 +55,7 @@ from context_budget.sessions.text import (
     gc_paused,
     kind_of,
     loads_json,
+    path_given,
     read_source,
     session_files,
     split_lines,
@@ -371,10 +372,7 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
     seen: set[str] = set()
     folders: dict[str, str] = {}  # each folder of the files, resolved
     for given in paths:
-        # subtle: Path("") is ".", so an unset variable would bill the folder one is in
-        if not os.fspath(given):
-            raise ValueError("an empty path names no file or folder (the folder one is in is '.')")
-        path = Path(given)
+        path = path_given(given)
         inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
         if not inside:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")

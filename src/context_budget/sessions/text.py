@@ -54,6 +54,7 @@ __all__ = [
     "loads_json",
     "msgspec_in_use",
     "object_at",
+    "path_given",
     "read_at",
     "read_source",
     "session_files",
@@ -583,6 +584,18 @@ def _refuse(error: OSError) -> NoReturn:
 SESSION_SUFFIXES = (".jsonl", ".json")
 #: What a sub-agent's metadata file's name ends with: read with its session file, never alone.
 _META = ".meta.json"
+
+
+def path_given(given: str | PathLike[str]) -> Path:
+    """The path a caller gave, as a `Path`.
+
+    Raises:
+        ValueError: an empty path: `Path("")` is `.`, so an unset variable would
+            read every session under the folder one is in.
+    """
+    if not os.fspath(given):
+        raise ValueError("an empty path names no file or folder (the folder one is in is '.')")
+    return Path(given)
 
 
 def session_files(folder: Path, suffixes: tuple[str, ...] = (".jsonl",)) -> list[Path]:
