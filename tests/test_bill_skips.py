@@ -341,3 +341,20 @@ def test_one_json_document_told_a_format_of_lines_is_named_not_read_line_by_line
     assert main(["bill", str(TRAJECTORY), "--format", format]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "one JSON document (an object), not JSON Lines" in err
+
+
+def test_a_claude_code_file_told_codex_is_named_not_an_empty_rollout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--format codex` on a folder holding Claude Code files called each an empty rollout."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    shutil.copy(PROJECT / SMALL, folder / SMALL)
+    shutil.copy(ROLLOUT, folder / ROLLOUT.name)
+    bill = read_bill(folder, format="codex")
+    assert bill.tokens() == read_bill(ROLLOUT).tokens()
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", SMALL)]
+    assert "not a Codex session, though read as one" in bill.skipped[0].reason
+    assert main(["bill", str(PROJECT / SMALL), "--format", "codex"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "of type 'user', which Codex never writes" in err

@@ -418,10 +418,11 @@ def _billed_format(source: Source, format: str) -> str:
         first = _first_object(source.text)
         if first is None:
             _no_document(source, format)
-        elif format == "claude-code" and not claude_code.is_session_record(first):
+        elif _written_by_another(first, format):
+            writer = _WRITERS[format]
             raise ValueError(
-                f"{source.name}: not a Claude Code session, though read as one: its first "
-                f"record is of type {str(first.get('type'))!r:.40}, which Claude Code never writes"
+                f"{source.name}: not a {writer} session, though read as one: its first "
+                f"record is of type {str(first.get('type'))!r:.40}, which {writer} never writes"
             )
     if format != "auto":
         return format
@@ -450,6 +451,19 @@ def _billed_format(source: Source, format: str) -> str:
             f"record is of type {str(first.get('type'))!r:.40}, which no session reader writes"
         )
     return chosen
+
+
+#: Who writes each format of JSON Lines, as an error names them.
+_WRITERS = {"claude-code": "Claude Code", "codex": "Codex"}
+
+
+def _written_by_another(first: dict[str, Any], format: str) -> bool:
+    """True when a file told `format` (one of JSON Lines) starts with a record the other
+    agent writes, never its own: a Codex record told claude-code, a Claude Code one told
+    codex."""
+    if format == "claude-code":
+        return not claude_code.is_session_record(first)
+    return not codex.is_rollout(first) and claude_code.is_session_record(first)
 
 
 def _no_document(source: Source, format: str) -> None:
@@ -577,7 +591,7 @@ def _glance(path: Path, format: str) -> str | None:
         return None
     if not isinstance(record, dict) or _broken(last_text) is not None:
         return None
-    if format == "claude-code" and not claude_code.is_session_record(record):
+    if format in _LINES and _written_by_another(record, format):
         return None  # read whole, to be named (`_billed_format`)
     if format != "auto":
         return format if format in _LINES else None
