@@ -60,6 +60,7 @@ __all__ = [
     "calls_table",
     "cost_parts",
     "html_page",
+    "page_file",
     "read",
     "report",
     "run",
@@ -116,6 +117,7 @@ def add_parser(commands: Any) -> None:
     )
     bill.add_argument(
         "--html",
+        type=page_file,
         metavar="FILE",
         help=(
             "also write the bill as one self-contained page: the per-call chart, the views "
@@ -138,6 +140,23 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="refuse a file or line no reader can take (exit 2) instead of skipping it",
     )
+
+
+def page_file(text: str) -> str:
+    """An `--html` FILE, checked before any session is read: a name (not empty: an unset
+    variable), not a folder, in a folder that exists.
+
+    Raises:
+        argparse.ArgumentTypeError: what is wrong, in one line.
+    """
+    if not text:
+        raise argparse.ArgumentTypeError("cannot write the page: an empty path names no file")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text}: cannot write the page: it is a folder")
+    folder = os.path.dirname(text) or "."
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"{text}: cannot write the page: no folder {folder}")
+    return text
 
 
 def _time(seconds: float | None) -> str | None:
