@@ -19,11 +19,12 @@ import codecs
 import gc
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from os import PathLike
 from pathlib import Path
 from typing import Any, NoReturn
@@ -513,7 +514,9 @@ _LATEST = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC).timestamp()
 def epoch(value: Any, where: str) -> float | None:
     """Seconds since the Unix epoch from an ISO time or a number; None if absent.
 
-    A time without a zone is taken as UTC. Times are held to the years 1 to
+    A time without a zone is taken as UTC; what RFC 3339 allows beyond
+    `datetime.fromisoformat` (a lower-case `t` or `z`, a leap second) is read
+    too (`_rfc_3339`). Times are held to the years 1 to
     9999 in UTC, both whole: a bill writes its days and times from the day
     number (`context_budget.zones`), so an instant of 9999-12-31 stays
     readable in a zone where it is already the year 10000.
@@ -527,7 +530,7 @@ def epoch(value: Any, where: str) -> float | None:
         try:
             moment = datetime.fromisoformat(value)
         except ValueError:
-            raise ValueError(f"{where}: not an ISO time: {value!r:.60}") from None
+            moment = _rfc_3339(value, where)
         seconds = (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp()
     elif isinstance(value, int | float) and not isinstance(value, bool):
         try:
@@ -539,6 +542,29 @@ def epoch(value: Any, where: str) -> float | None:
     if not _EARLIEST <= seconds <= _LATEST:  # NaN fails too
         raise ValueError(f"{where}: a time outside the years 1 to 9999: {value!r:.60}")
     return seconds
+
+
+#: A time whose second is 60 (a leap second): what comes before and after the `60`.
+_LEAP = re.compile(r"(.*T\d\d:\d\d:)60([.,]\d+)?(.*)")
+
+
+def _rfc_3339(value: str, where: str) -> datetime:
+    """A time `datetime.fromisoformat` refuses yet RFC 3339 allows: a lower-case `t` or
+    `z`, or a leap second (`23:59:60`, the next minute's first instant, as POSIX time
+    counts it).
+
+    Raises:
+        ValueError: anything else, naming `where`.
+    """
+    text = value.upper()
+    leap = _LEAP.fullmatch(text)
+    try:
+        if leap is None:
+            return datetime.fromisoformat(text)
+        before = datetime.fromisoformat(f"{leap[1]}59{leap[2] or ''}{leap[3]}")
+        return before + timedelta(seconds=1)
+    except (ValueError, OverflowError):
+        raise ValueError(f"{where}: not an ISO time: {value!r:.60}") from None
 
 
 def dollars(value: Any, where: str) -> float | None:
