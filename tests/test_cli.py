@@ -821,7 +821,14 @@ def test_a_real_mini_swe_agent_trajectory_is_read_as_openai(run: Run) -> None:
 def test_format_can_be_forced_and_a_wrong_one_is_one_line(run: Run) -> None:
     path = FIXTURES / "claude_code_session.jsonl"
     assert_one_error_line(*run("inspect", path, "--format", "openai"), "not valid JSON")
-    assert_one_error_line(*run("inspect", SESSION, "--format", "claude-code"), "line 1")
+    assert_one_error_line(
+        *run("inspect", SESSION, "--format", "claude-code"), "it is one JSON document"
+    )
+    trajectory = FIXTURES / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+    for lines in ("claude-code", "codex"):  # one document over many lines: named as one
+        status, out, err = run("inspect", trajectory, "--format", lines)
+        assert_one_error_line(status, out, err, "one JSON document (an object), not JSON Lines")
+        assert err.count(str(trajectory)) == 1
     assert_one_error_line(*run("inspect", SESSION, "--format", "yaml"), "invalid choice")
 
 

@@ -229,6 +229,11 @@ def read_text(
 def _read_one(sources: Sequence[Source], format: str) -> Session:
     source = sources[0]
     chosen, data = detect_format(source.text) if format == "auto" else (format, None)
+    told_lines = chosen in _LINES and data is None  # told the format: one document named
+    if told_lines and _first_object(source.text) is None:
+        document = _one_document(source.text, chosen)
+        if document is not None:
+            raise ValueError(document)
     return _detected_by(_read_as(source, chosen, data), format)
 
 
@@ -416,9 +421,9 @@ def _billed_format(source: Source, format: str) -> str:
     """
     if format in _LINES:  # told, yet a file another tool wrote is still named
         first = _first_object(source.text)
-        if first is None:
-            _no_document(source, format)
-        elif _written_by_another(first, format):
+        if first is None and (document := _one_document(source.text, format)):
+            raise ValueError(f"{source.name}: {document}")
+        if first is not None and _written_by_another(first, format):
             writer = _WRITERS[format]
             raise ValueError(
                 f"{source.name}: not a {writer} session, though read as one: its first "
@@ -466,22 +471,23 @@ def _written_by_another(first: dict[str, Any], format: str) -> bool:
     return not codex.is_rollout(first) and claude_code.is_session_record(first)
 
 
-def _no_document(source: Source, format: str) -> None:
-    """Refuse a file that is one JSON document (a trajectory, an event list) when told a
-    format of JSON Lines, which would read each of its lines as a bad one.
-
-    Raises:
-        ValueError: the file is one JSON document, naming what it holds.
-    """
+def _one_document(text: str, format: str) -> str | None:
+    """Why text that is one JSON document over several lines (a trajectory, an event list)
+    is no session in `format`, one of JSON Lines, whose reader would take each of its lines
+    for a bad one; None for any other text (a document of one line, which the reader names
+    as its line 1, and JSON no parser can take, whose line the reader names)."""
+    if "\n" not in text.strip():
+        return None
     try:
-        data, whole = try_json(source.text)
-    except ValueError:  # JSON no parser can take: the reader names it, with its line
-        return
-    if whole:
-        raise ValueError(
-            f"{source.name}: no {format} session, though read as one: it is one JSON "
-            f"document ({kind_of(data)}), not JSON Lines of records"
-        )
+        data, whole = try_json(text)
+    except ValueError:
+        return None
+    if not whole:
+        return None
+    return (
+        f"no {format} session, though read as one: it is one JSON document "
+        f"({kind_of(data)}), not JSON Lines of records"
+    )
 
 
 def _skip(skipped: list[Skip] | None, skip: Skip) -> None:
