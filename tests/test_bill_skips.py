@@ -310,6 +310,21 @@ def test_a_run_folder_told_its_format_skips_the_files_the_run_writes_beside(
     assert f"no {format} session, though read as one" in bill.skipped[0].reason
 
 
+def test_a_trajectory_told_openhands_is_no_session_in_it(tmp_path: Path) -> None:
+    """A mini-swe-agent trajectory names its `instance_id` too, with no event history."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    shutil.copy(TRAJECTORY, folder)
+    trajectory = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    trajectory["instance_id"] = "astropy__astropy-12907"
+    (folder / TRAJECTORY.name).write_text(json.dumps(trajectory), encoding="utf-8")
+    shutil.copy(EVENTS, folder)
+    bill = read_bill(folder, format="openhands")
+    assert bill.tokens() == read_bill(EVENTS).tokens()
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", TRAJECTORY.name)]
+    assert "an instance with a history of events, found null" in bill.skipped[0].reason
+
+
 @pytest.mark.parametrize("format", ["mini-swe-agent", "openhands"])
 def test_a_claude_code_file_told_a_document_format_is_no_session_in_it(
     tmp_path: Path, format: str, capsys: pytest.CaptureFixture[str]

@@ -201,6 +201,9 @@ def read(data: object, name: str = "") -> Session:
         FormatError: neither; TypeError: an event that is not an object.
     """
     if isinstance(data, dict) and "instance_id" in data:
+        if not isinstance(data.get("history"), list):  # another tool's run of an instance
+            found = kind_of(data.get("history"))
+            raise FormatError(f"expected an instance with a history of events, found {found}")
         return _instance(data, name, "")
     if openhands_state.is_state(data):
         return openhands_state.read(data, name)
