@@ -425,7 +425,9 @@ def test_the_qwen_counter_without_its_extra_is_one_line_and_exit_2() -> None:
 # message checks is the core's, so only the index and the key are pinned here
 BAD_FILES: list[tuple[str, bytes, tuple[str, ...]]] = [
     ("malformed-json", b'[{"role": "user",', ("not valid JSON", "line 1, column 18")),
-    ("empty-file", b"", ("not valid JSON: Expecting value at line 1, column 1",)),
+    ("empty-file", b"", ("the file is empty",)),
+    ("blank-lines", b"\n \r\n\n", ("the file is empty",)),  # it said: line 4, column 1
+    ("byte-order-mark-alone", b"\xef\xbb\xbf", ("the file is empty",)),
     ("not-utf8", b"\xff\xfe[]", ("not UTF-8 text",)),
     ("top-level-string", b'"hello"', ("expected a list of messages", "found a string")),
     ("top-level-number", b"42", ("found a number",)),

@@ -180,10 +180,12 @@ def detect_format(text: str) -> tuple[str, object]:
     """(the format of a file's text, its parsed JSON or None for JSON Lines).
 
     Raises:
-        FormatError: text that is no JSON document nor JSON
+        FormatError: text that is empty or blank, no JSON document nor JSON
             Lines of records (naming where the JSON breaks), or a shape of no format.
         ValueError: JSON nested too deeply, or a document holding a number too long.
     """
+    if not text or text.isspace():  # what `strip` leaves empty, not copied
+        raise FormatError("the file is empty")
     try:
         data, parsed = try_json(text)
     except ValueError:  # too deep, or a number too long: in a document, or in a record
@@ -431,8 +433,6 @@ def _billed_format(source: Source, format: str) -> str:
             )
     if format != "auto":
         return format
-    if not source.text or source.text.isspace():  # what `strip` leaves empty, not copied
-        raise ValueError(f"{source.name}: the file is empty")
     formats = ", ".join(BILL_FORMATS[1:])
     try:
         chosen, data = detect_format(source.text)
