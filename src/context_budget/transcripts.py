@@ -66,8 +66,9 @@ def load_transcript(path: str | Path, format: str = "auto") -> Layers:
         OSError: the file cannot be read.
         ValueError: an empty path, the file is not UTF-8 or not valid JSON, its
             shape is none of the formats, or a file of records holds no
-            conversation; the error names the line or the message.
-        TypeError: a message has a value of the wrong type; the error names it.
+            conversation; the error names the file, and the line or the message.
+        TypeError: a message has a value of the wrong type; the error names it
+            and its file.
 
     Examples:
         >>> import json, pathlib, tempfile
@@ -98,5 +99,20 @@ def load_transcript(path: str | Path, format: str = "auto") -> Layers:
             raise ValueError(f"{folder}: a folder with no .jsonl file (no Claude Code session)")
         session = read_sources([read_source(file) for file in files], format)
     else:
-        session = read_text(decode(folder.read_bytes(), str(folder)), format, str(folder))
+        try:
+            text = decode(folder.read_bytes(), str(folder))
+            return read_text(text, format, str(folder)).conversation().layers
+        except (TypeError, ValueError) as error:
+            raise _named(error, str(folder)) from None
     return session.conversation().layers
+
+
+def _named(error: TypeError | ValueError, name: str) -> TypeError | ValueError:
+    """`error`, its message led by the file's name where it does not name it already."""
+    said = str(error)
+    if said.startswith(name):
+        return error
+    try:  # the same kind of error, where it is made from a message alone
+        return type(error)(f"{name}: {said}")
+    except TypeError:
+        return ValueError(f"{name}: {said}")
