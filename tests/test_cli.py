@@ -1316,3 +1316,22 @@ def test_inspect_still_refuses_a_file_cut_where_no_line_can_be_left_out(
     code, out, err = run("inspect", path)
     assert (code, out) == (2, "")
     assert err.startswith("context-budget: error: ") and err.count("\n") == 1
+
+
+def test_several_files_of_another_format_are_named_not_read_as_one_session(
+    run: Run, tmp_path: Path
+) -> None:
+    """Several files are one Claude Code session: two rollouts were read as one and said to
+    hold no conversation; a trajectory beside a session file, that its line 1 was no JSON."""
+    rollout = ROOT / "docs" / "measured" / "sessions" / "synthetic"
+    rollout = rollout / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
+    folder = tmp_path / "day"
+    folder.mkdir()
+    (folder / "rollout-a.jsonl").write_bytes(rollout.read_bytes())
+    (folder / "rollout-b.jsonl").write_bytes(rollout.read_bytes().replace(b"c0dex", b"c0dey"))
+    status, out, err = run("inspect", folder)
+    assert_one_error_line(status, out, err, "rollout-a.jsonl: a Codex rollout", "one at a time")
+    trajectory = FIXTURES / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+    agent = ROOT / "docs" / "measured" / "sessions" / "sample-project" / "agent-test-hash-123.jsonl"
+    status, out, err = run("inspect", trajectory, agent)
+    assert_one_error_line(status, out, err, f"{trajectory}: no claude-code session", "document")

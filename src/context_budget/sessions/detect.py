@@ -348,6 +348,15 @@ def read_sources(
 
 
 def _read_together(sources: Sequence[Source], format: str) -> Session:
+    for source in sources:  # one of another format: named, not read as part of the session
+        first = _first_object(source.text)
+        if first is not None and codex.is_rollout(first):
+            raise ValueError(
+                f"{source.name}: a Codex rollout, among files read as one Claude Code "
+                "session: give the rollouts one at a time"
+            )
+        if first is None and (document := _one_document(source.text, "claude-code")):
+            raise ValueError(f"{source.name}: {document}")
     return _detected_by(claude_code.read(sources), format)
 
 
