@@ -1335,3 +1335,17 @@ def test_several_files_of_another_format_are_named_not_read_as_one_session(
     agent = ROOT / "docs" / "measured" / "sessions" / "sample-project" / "agent-test-hash-123.jsonl"
     status, out, err = run("inspect", trajectory, agent)
     assert_one_error_line(status, out, err, f"{trajectory}: no claude-code session", "document")
+
+
+def test_a_live_evaluation_output_names_its_instances_not_its_last_line(
+    run: Run, tmp_path: Path
+) -> None:
+    """An evaluation output still being written, of several instances: inspect read without
+    the half-written last line, and said the first error again (that line), not that a
+    file of instances is read one at a time."""
+    output = tmp_path / "output.jsonl"
+    instance = b'{"instance_id": "i", "history": [{"source": "user", "action": "message"}]}\n'
+    output.write_bytes(instance * 2 + b'{"instance_id": "j", "hist')
+    assert_one_error_line(
+        *run("inspect", output), "an OpenHands evaluation output of 2 instances (i, i)"
+    )

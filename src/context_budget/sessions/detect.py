@@ -246,7 +246,9 @@ def _mending(
     skipped: list[Skip] | None,
 ) -> Session:
     """`read(sources, format)`; when it fails and `skipped` is a list, once more with each
-    source's half-written last line left blank (added to `skipped`), else the first error."""
+    source's half-written last line left blank (added to `skipped`). When that fails too,
+    its error where the first named a half-written line (the rest of the file is the
+    problem then: it holds several instances, say), else the first error."""
     try:
         return read(sources, format)
     except (TypeError, ValueError) as first:
@@ -258,7 +260,9 @@ def _mending(
             raise
         try:
             session = read(mended, format)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as second:
+            if any(f"line {skip.line}:" in str(first) for skip in found):
+                raise second from None
             raise first from None
     skipped.extend(found)
     return session
