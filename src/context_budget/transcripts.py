@@ -97,14 +97,12 @@ def load_transcript(path: str | Path, format: str = "auto") -> Layers:
         files = session_files(folder)
         if not files:
             raise ValueError(f"{folder}: a folder with no .jsonl file (no Claude Code session)")
-        session = read_sources([read_source(file) for file in files], format)
-    else:
-        try:
-            text = decode(folder.read_bytes(), str(folder))
-            return read_text(text, format, str(folder)).conversation().layers
-        except (TypeError, ValueError) as error:
-            raise _named(error, str(folder)) from None
-    return session.conversation().layers
+        return read_sources([read_source(file) for file in files], format).conversation().layers
+    try:
+        text = decode(folder.read_bytes(), str(folder))
+        return read_text(text, format, str(folder)).conversation().layers
+    except (TypeError, ValueError) as error:
+        raise _named(error, str(folder)) from None
 
 
 def _named(error: TypeError | ValueError, name: str) -> TypeError | ValueError:
