@@ -197,11 +197,9 @@ class RunResult:
 
     @property
     def cost(self) -> Cost:
-        """The bill of every call, USD, by charge."""
-        total = Cost(0.0, 0.0, 0.0, 0.0)
-        for record in self.records:
-            total = total + record.cost
-        return total
+        """The bill of every call, USD, by charge: added as a bill adds its calls
+        (`Cost.added`), so the order of the calls changes nothing."""
+        return Cost.added(record.cost for record in self.records)
 
     @property
     def cost_usd(self) -> float:
