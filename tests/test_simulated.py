@@ -406,3 +406,18 @@ def test_any_history_gets_a_valid_response_or_a_named_error(
     uses = [b for b in response["content"] if b["type"] == "tool_use"]
     assert (response["stop_reason"] == "tool_use") == bool(uses)
     assert not uses or tools_on
+
+
+def test_behind_the_emulated_server_it_reports_the_output_it_says_it_wrote() -> None:
+    """The simulated model passed to `EmulatedClient` as its responder: the server bills
+    the prompt from its cache and the output the model reported, one figure for one
+    reply (it counted the reply's blocks again, another way: 13 tokens where the model
+    said 18)."""
+    from context_budget.fakes import EmulatedClient
+
+    model = SimulatedModel()
+    request = first_request(model="claude-sonnet-4-6", max_tokens=1_000)
+    own = model.respond(request)
+    served = EmulatedClient("claude-sonnet-4-6", model).messages.create(**request)
+    assert served["content"] == own["content"]
+    assert served["usage"]["output_tokens"] == own["usage"]["output_tokens"]

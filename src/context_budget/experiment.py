@@ -633,15 +633,7 @@ _STRATEGY_RUNS: dict[str, Callable[[_Run], str]] = {
 
 
 def _default_client(model: str, clock: SimulatedClock, simulated: SimulatedModel) -> EmulatedClient:
-    def reply(request: dict[str, Any]) -> dict[str, Any]:
-        response = simulated.respond(request)
-        return {
-            "content": response["content"],
-            "stop_reason": response["stop_reason"],
-            "output_tokens": response["usage"]["output_tokens"],
-        }
-
-    return EmulatedClient(model, reply, cache=PromptCache(model, clock=clock))
+    return EmulatedClient(model, simulated, cache=PromptCache(model, clock=clock))
 
 
 def run_strategy(

@@ -40,7 +40,9 @@ from context_budget.tokens import TokenCounter
 
 __all__ = ["EmulatedClient", "Reply"]
 
-#: A scripted reply: `{"content": str | list[block], "stop_reason"?: str, "output_tokens"?: int}`.
+#: A scripted reply: `{"content": str | list[block], "stop_reason"?: str, "output_tokens"?: int}`;
+#: a response in the API's shape (a `SimulatedModel`'s) is one too, its output read from
+#: `usage.output_tokens` and the rest of its usage left to the server's cache.
 Reply: TypeAlias = Mapping[str, Any]
 
 
@@ -86,7 +88,8 @@ class EmulatedClient(ClientShape):
             minimum length when `cache` is None.
         responder: the model's replies: a list of `Reply` dicts used in order,
             or a function from the edited request (a dict with `model`,
-            `system`, `tools`, `messages`) to a `Reply`.
+            `system`, `tools`, `messages`) to a `Reply` (a `SimulatedModel`
+            is one: its output is billed as it reports it).
         cache: the prompt cache to bill against; a new `PromptCache(model)`
             sharing `clock` when None.
         clock: the time source when `cache` is None.
@@ -160,7 +163,7 @@ class EmulatedClient(ClientShape):
             check_messages([{"role": "assistant", "content": said}])
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where}: {error}") from None
-        tokens = reply.get("output_tokens")
+        tokens = _reported_output(reply)
         if tokens is not None and (
             isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
         ):
@@ -220,8 +223,11 @@ class EmulatedClient(ClientShape):
         return view, applied, original, compaction
 
     def _output_tokens(self, content: list[dict[str, Any]], reply: Reply) -> int:
-        if reply.get("output_tokens") is not None:
-            return int(reply["output_tokens"])
+        """The output the reply reports (`_reported_output`, checked by `_reply`), else its
+        blocks counted."""
+        reported = _reported_output(reply)
+        if isinstance(reported, int):  # `_reply` refused any other reported value
+            return reported
         return sum(count_text(request_block_text(block), self._counter) for block in content)
 
     def _create(self, request: Mapping[str, Any], *, beta: bool) -> dict[str, Any]:
@@ -288,6 +294,16 @@ class EmulatedClient(ClientShape):
         if request.get("context_management") is not None:
             out["context_management"] = {"original_input_tokens": original}
         return out
+
+
+def _reported_output(reply: Reply) -> object:
+    """The output tokens a reply reports, None where it reports none: its `output_tokens`,
+    or, for a reply in the API's shape (a `SimulatedModel`'s), its `usage.output_tokens`."""
+    tokens = reply.get("output_tokens")
+    usage = reply.get("usage")
+    if tokens is None and isinstance(usage, Mapping):
+        tokens = usage.get("output_tokens")
+    return tokens
 
 
 def _has_compact(request: Mapping[str, Any]) -> bool:
