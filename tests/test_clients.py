@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -271,3 +272,55 @@ def test_the_sdk_s_client_shape_is_written_once() -> None:
     agent = _Meter(ScriptedClient([]), None).client("lead")
     for client in (ScriptedClient([]), EmulatedClient("claude-sonnet-4-6", []), agent):
         assert isinstance(client, ClientShape)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (lambda: scripted_response(5, input_tokens=1, output_tokens=1), TypeError, "blocks[0]"),
+        (
+            lambda: scripted_response("a", ["b"], input_tokens=1, output_tokens=1),
+            TypeError,
+            "blocks[1]",
+        ),
+        (lambda: scripted_response(None, input_tokens=1, output_tokens=1), TypeError, "got None"),
+        (
+            lambda: scripted_response("a", input_tokens=1.5, output_tokens=1),
+            TypeError,
+            "input_tokens",
+        ),
+        (
+            lambda: scripted_response("a", input_tokens=1, output_tokens=-1),
+            ValueError,
+            "output_tokens",
+        ),
+        (
+            lambda: scripted_response(
+                "a", input_tokens=1, output_tokens=1, cache_read_input_tokens=True
+            ),
+            TypeError,
+            "cache_read_input_tokens",
+        ),
+        (
+            lambda: scripted_response("a", input_tokens=1, output_tokens=1, stop_reason=5),
+            TypeError,
+            "stop_reason",
+        ),
+    ],
+    ids=[
+        "int-block",
+        "list-block",
+        "none-block",
+        "float-input",
+        "negative-output",
+        "bool-read",
+        "int-stop",
+    ],
+)
+def test_a_scripted_response_names_what_no_response_could_hold(
+    call: Any, error: type[Exception], words: str
+) -> None:
+    """Refused where it is written, naming the argument, not at the call of the loop that
+    reads it (`1.5` input tokens) or as "'int' object is not iterable" (a block of 5)."""
+    with pytest.raises(error, match=re.escape(words)):
+        call()
