@@ -11,6 +11,7 @@ import runpy
 import string
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -424,3 +425,22 @@ def test_the_generated_samples_are_what_the_generator_writes() -> None:
         assert make() == stored[name], name
     for name in generator["MINIFIED"]:
         assert generator["minified"](name) == stored[name], name
+
+
+@pytest.mark.parametrize("fit", [fit_class_weights, fit_ratios, calibrate])
+@pytest.mark.parametrize("one", ["abc def", b"abc def"])
+def test_one_text_passed_as_the_samples_is_named_not_fitted_letter_by_letter(
+    fit: Any, one: object
+) -> None:
+    """A string is an iterable of its letters: fitted as samples, each letter was a
+    text of its own, and the weights came from one-character samples, unsaid."""
+    with pytest.raises(
+        TypeError, match=r"samples must be a list of texts, got 'abc def'|got b'abc def'"
+    ):
+        fit(one, len)
+
+
+def test_a_margin_too_large_to_show_is_shown_briefly() -> None:
+    with pytest.raises(ValueError, match="margin must be a number from 0 to 1") as raised:
+        with_margin(len, 10**400)
+    assert len(str(raised.value)) < 200

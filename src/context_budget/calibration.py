@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from context_budget._counting import count_text, resolve_counter
+from context_budget._values import short_repr
 from context_budget.tokens import TokenCounter
 
 __all__ = [
@@ -568,6 +569,32 @@ def _solve(rows: list[list[float]], columns: list[int]) -> list[float] | None:
     return [matrix[i][-1] / matrix[i][i] for i in range(size)]
 
 
+def _samples(samples: Iterable[str], fitted: str) -> list[str]:
+    """The samples a fit reads, as a list of texts, each checked.
+
+    Raises:
+        TypeError: `samples` is one text (a str is an iterable of its letters,
+            each of which would be fitted as a sample) or no iterable, or a
+            sample is not a str.
+        ValueError: no samples, or a sample is empty (`fitted` says what needs
+            its characters); the message names the index.
+    """
+    if isinstance(samples, str | bytes | Mapping) or not isinstance(samples, Iterable):
+        raise TypeError(
+            f"samples must be a list of texts, got {short_repr(samples)} "
+            "(one text goes in a list of its own)"
+        )
+    texts = list(samples)
+    if not texts:
+        raise ValueError("samples must hold at least one text")
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"samples[{index}] must be a str, got {type(text).__name__}")
+        if not text:
+            raise ValueError(f"samples[{index}] is empty; {fitted} needs characters")
+    return texts
+
+
 def fit_class_weights(samples: Iterable[str], counter: TokenCounter) -> dict[str, float]:
     """Tokens per unit of each character class, fitted so `counter` is matched on `samples`.
 
@@ -586,7 +613,8 @@ def fit_class_weights(samples: Iterable[str], counter: TokenCounter) -> dict[str
         that order, rounded to 3 places.
 
     Raises:
-        TypeError: a sample is not a str, or `counter` is not callable.
+        TypeError: `samples` is one text, not a list of them, a sample is not
+            a str, or `counter` is not callable.
         ValueError: no samples, a sample is empty, or the counter gives a
             sample 0 tokens; the message names the index.
 
@@ -597,15 +625,9 @@ def fit_class_weights(samples: Iterable[str], counter: TokenCounter) -> dict[str
         (1.0, 0.0)
     """
     count = resolve_counter(counter)
-    texts = list(samples)
-    if not texts:
-        raise ValueError("samples must hold at least one text")
+    texts = _samples(samples, "a weight")
     rows = []
     for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"samples[{index}] must be a str, got {type(text).__name__}")
-        if not text:
-            raise ValueError(f"samples[{index}] is empty; a weight needs characters")
         tokens = count_text(text, count)
         if not tokens:
             raise ValueError(f"counter gave samples[{index}] 0 tokens; cannot fit a weight")
@@ -645,21 +667,16 @@ def fit_ratios(
         `KINDS` order.
 
     Raises:
-        TypeError: a sample is not a str, or `counter` is not callable.
+        TypeError: `samples` is one text, not a list of them, a sample is not
+            a str, or `counter` is not callable.
         ValueError: no samples, a sample is empty, a kind is unknown, or the
             counter gives a kind 0 tokens; the message names the index.
     """
     count = resolve_counter(counter)
     chars = dict.fromkeys(KINDS, 0)
     tokens = dict.fromkeys(KINDS, 0)
-    texts = list(samples)
-    if not texts:
-        raise ValueError("samples must hold at least one text")
+    texts = _samples(samples, "a ratio")
     for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"samples[{index}] must be a str, got {type(text).__name__}")
-        if not text:
-            raise ValueError(f"samples[{index}] is empty; a ratio needs characters")
         kind = (kinds or {}).get(index) or text_kind(text)
         if kind not in chars:
             raise ValueError(f"samples[{index}] has kind {kind!r}, not one of {KINDS}")
@@ -694,7 +711,7 @@ def calibrate(samples: Iterable[str], counter: TokenCounter) -> TokenCounter:
         >>> fitted("99 99"), fitted("hello there")
         (5, 11)
     """
-    texts = list(samples)
+    texts = _samples(samples, "a ratio")
     ratios = fit_ratios(texts, counter)
     count = resolve_counter(counter)
     overall = round(sum(map(len, texts)) / max(1, sum(count_text(t, count) for t in texts)), 3)
@@ -724,7 +741,7 @@ def with_margin(counter: TokenCounter, margin: float = SAFETY_MARGIN) -> TokenCo
         115
     """
     if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= margin <= 1:
-        raise ValueError(f"margin must be a number from 0 to 1, got {margin!r}")
+        raise ValueError(f"margin must be a number from 0 to 1, got {short_repr(margin)}")
     count = resolve_counter(counter)
 
     def margined(text: str) -> int:
