@@ -536,3 +536,15 @@ def test_a_codex_figure_reads_the_same_at_once_as_field_by_field(
     quick = outcome(lambda: Usage.of(usage, strict=strict))
     checked = outcome(lambda: usage_module._parse(usage, "usage", strict))
     assert quick == checked
+
+
+@pytest.mark.parametrize("iterations", [{}, "", 0, False])
+def test_iterations_that_are_empty_of_another_type_are_named_by_every_reader(
+    iterations: object,
+) -> None:
+    """`iterations: {}` is no list: `window_usage` named it while `Usage.of` (so the bill,
+    the loop's counter and `cost`) read it as no iterations, unsaid."""
+    response = {"usage": {"input_tokens": 5, "output_tokens": 1, "iterations": iterations}}
+    for read in (Usage.of, window_usage):
+        with pytest.raises(ValueError, match=r"usage\.iterations must be a list"):
+            read(response)

@@ -725,7 +725,7 @@ def _rules(usage: Any, path: str, strict: bool) -> dict[str, Any]:
                 searches, f"{path}.server_tool_use", "web_search_requests"
             )
     iterations = response_field(usage, "iterations")
-    if iterations:
+    if iterations is not None:
         if not isinstance(iterations, list | tuple):
             raise ValueError(f"{path}.iterations must be a list, got {short_repr(iterations)}")
         found["iterations"] = tuple(
