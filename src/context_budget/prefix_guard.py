@@ -338,8 +338,9 @@ class PrefixGuard:
         self, request: Mapping[str, Any], *, restart: bool | None = None
     ) -> PrefixReport:
         """`check` with the keyword arguments of one `messages.create` call."""
+        messages = request.get("messages")
         return self.check(
-            request.get("messages") or [],
+            [] if messages is None else messages,
             tools=request.get("tools"),
             system=request.get("system"),
             restart=restart,
