@@ -1064,6 +1064,16 @@ def test_a_tool_that_changes_its_input_leaves_the_recorded_call_alone(tmp_path: 
         ({"max_tokens": 10.0}, TypeError, "max_tokens must be an int, got float 10.0"),
         ({"model": None}, TypeError, "model must be a str, got NoneType None"),
         ({"model": " "}, ValueError, "model must name a model, got ' '"),
+        (
+            {"model": "claude-\ud800"},
+            ValueError,
+            "model holds a lone surrogate \\(U\\+D800\\) at character 7",
+        ),
+        (
+            {"tools": [{"name": "read_file"}, {"name": "grep"}, {"name": "read_file"}]},
+            ValueError,
+            "tools\\[2\\] repeats the name 'read_file' of tools\\[0\\]",
+        ),
         ({"system": 5}, TypeError, "system must be a str or None, got int 5"),
         ({"system": "be \udfff"}, ValueError, "system holds a lone surrogate"),
         ({"notes": "N.md"}, TypeError, "notes must be a NotesFile, got str 'N.md'"),

@@ -598,7 +598,8 @@ def _check_model(model: object) -> None:
     if not isinstance(model, str):
         raise TypeError(f"model must be a str, got {type(model).__name__} {model!r:.60}")
     if not model.strip():
-        raise ValueError(f"model must name a model, got {model!r}")
+        raise ValueError(f"model must name a model, got {short_repr(model)}")
+    _text_argument("model", model)  # the text a request could carry
 
 
 def _check_max_tokens(size: object) -> None:
@@ -772,10 +773,17 @@ class AgentConfig:
         tools = self.tools
         if not isinstance(tools, Sequence) or isinstance(tools, str | bytes):
             raise TypeError(f"tools must be a list of tool definitions, got {tools!r:.60}")
+        named: dict[str, int] = {}  # tool name -> its first index
         for index, tool in enumerate(tools):
             if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
                 raise TypeError(
                     f"tools[{index}] must be a dict with a str 'name', got {tool!r:.60}"
+                )
+            first = named.setdefault(tool["name"], index)
+            if first != index:  # the API refuses the request: tool names must be unique
+                raise ValueError(
+                    f"tools[{index}] repeats the name {short_repr(tool['name'])} of "
+                    f"tools[{first}]; each tool needs a name of its own"
                 )
         _check_tool_impls(self.tool_impls)
 
@@ -1249,8 +1257,9 @@ def run_agent(user_input: str, /, *settings: Any, **named: Any) -> AgentRun:
             messages (`plan`): the request is not sent.
         ValueError: an argument is out of range (`context_window`,
             `compact_ratio`, `measure`, `max_tokens`, `max_calls`, a blank
-            `model` or `user_input`, a lone surrogate in `user_input` or
-            `system`), or `strict` with a guard that only reports. Nothing is
+            `model` or `user_input`, a lone surrogate in `model`,
+            `user_input` or `system`, two tools of one name), or `strict`
+            with a guard that only reports. Nothing is
             sent. Also a compaction step's restart that holds no message,
             opens with no user message or holds an empty one: it is not sent.
         MalformedResponseError: a response the loop cannot answer or send
