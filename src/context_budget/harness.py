@@ -1259,9 +1259,9 @@ def run_agent(user_input: str, /, *settings: Any, **named: Any) -> AgentRun:
             `compact_ratio`, `measure`, `max_tokens`, `max_calls`, a blank
             `model` or `user_input`, a lone surrogate in `model`,
             `user_input` or `system`, two tools of one name), or `strict`
-            with a guard that only reports. Nothing is
-            sent. Also a compaction step's restart that holds no message,
-            opens with no user message or holds an empty one: it is not sent.
+            with a guard that only reports. Nothing is sent. Also a
+            compaction step's restart that holds no message, opens with no
+            user message or holds an empty one: it is not sent.
         MalformedResponseError: a response the loop cannot answer or send
             back: `"tool_use"` with no tool_use block, `"pause_turn"` with
             one, a block without a string type, a tool_use without id, name
