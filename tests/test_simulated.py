@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -421,3 +422,22 @@ def test_behind_the_emulated_server_it_reports_the_output_it_says_it_wrote() -> 
     served = EmulatedClient("claude-sonnet-4-6", model).messages.create(**request)
     assert served["content"] == own["content"]
     assert served["usage"]["output_tokens"] == own["usage"]["output_tokens"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (
+            {"messages": [{"role": "user", "content": "Which service? \ud800"}]},
+            "the request must be JSON data UTF-8 can encode: a string holds a lone surrogate",
+        ),
+        ({"tools": {}}, "tools must be a list of tool definitions, got dict"),
+        ({"tools": ""}, "tools must be a list of tool definitions, got str"),
+    ],
+    ids=["lone-surrogate", "tools-empty-dict", "tools-blank"],
+)
+def test_a_request_no_api_could_take_is_named(extra: dict[str, Any], words: str) -> None:
+    """A lone surrogate failed as the codec's own error from inside the model's hash of
+    the request; tools of {} were read as none."""
+    with pytest.raises(TypeError, match=re.escape(words)):
+        SimulatedModel().respond(first_request(**extra))

@@ -72,6 +72,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from context_budget._checks import bad_scalar
 from context_budget._json import canonical_json
 from context_budget.tokens import estimate_tokens
 
@@ -286,7 +287,8 @@ def _read_request(request: Mapping[str, Any]) -> _View:
 
 def _read_tools(request: Mapping[str, Any], view: _View) -> None:
     """The tools offered, and whether the model may call them (`tool_choice` not none)."""
-    tools = request.get("tools") or []
+    tools = request.get("tools")
+    tools = [] if tools is None else tools
     if not isinstance(tools, list):
         raise TypeError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
     view.tools = {tool["name"] for tool in tools if isinstance(tool, Mapping) and "name" in tool}
@@ -494,12 +496,17 @@ class SimulatedModel:
 
 
 def _canonical(request: Mapping[str, Any]) -> str:
+    """The request's canonical JSON, which the model hashes (UTF-8) for its ids."""
     try:
-        return canonical_json(request)
+        text = canonical_json(request)
     except (TypeError, ValueError) as error:
         raise TypeError(
             f"the request must be JSON data (dicts, lists, str, numbers): {error}"
         ) from None
+    problem = bad_scalar(text)
+    if problem is not None:  # a lone surrogate: no request could carry it
+        raise TypeError(f"the request must be JSON data UTF-8 can encode: {problem}")
+    return text
 
 
 def _names(reports: Sequence[str]) -> str:
