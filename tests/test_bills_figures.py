@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_bills import _usage
 
 import context_budget.bills as bills
 from context_budget._aside import Aside
@@ -21,14 +22,7 @@ _MODELS = ["claude-sonnet-4-5", "claude-opus-4-6", "claude-haiku-4-5", "mystery-
 _TOKENS = st.integers(0, 300_000)
 
 _USAGE = st.builds(
-    lambda uncached, read, five, hour, output: Usage(
-        input_tokens=uncached,
-        output_tokens=output,
-        cache_creation_input_tokens=five + hour,
-        cache_read_input_tokens=read,
-        ephemeral_5m_input_tokens=five,
-        ephemeral_1h_input_tokens=hour,
-    ),
+    _usage,
     st.integers(0, 5_000),
     _TOKENS,
     _TOKENS,
