@@ -879,6 +879,7 @@ def test_the_loop_reads_each_turn_s_usage_once(
         ({"model": None}, TypeError, "model must be a str, got NoneType None"),
         ({"max_tokens": 0}, ValueError, "max_tokens must be a positive int, got 0"),
         ({"max_tokens": "5"}, TypeError, "max_tokens must be an int, got str '5'"),
+        ({"messages": []}, ValueError, "messages holds no message, so nothing to summarize"),
     ],
     ids=[
         "messages",
@@ -888,13 +889,15 @@ def test_the_loop_reads_each_turn_s_usage_once(
         "model",
         "max-tokens-0",
         "max-tokens-str",
+        "messages-empty",
     ],
 )
 def test_compact_history_names_a_bad_argument_before_any_call(
     tmp_path: Path, change: dict[str, Any], error: type[Exception], words: str
 ) -> None:
     """A notes path given for the notes file failed only after the summary was paid for
-    (an AttributeError on `.read`); a bad model or limit went out to the API."""
+    (an AttributeError on `.read`); a bad model or limit went out to the API, and so did
+    an empty history (a call paid to summarize nothing)."""
     client = ScriptedClient([scripted_response("summary", input_tokens=9, output_tokens=3)])
     arguments: dict[str, Any] = {
         "client": client,

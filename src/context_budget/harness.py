@@ -387,12 +387,15 @@ def compact_history(
 
     Raises:
         TypeError, ValueError: an argument the call could not be made with
-            (the error names it); nothing is sent.
+            (the error names it), or no messages to summarize; nothing is
+            sent.
         MalformedResponseError: the summary is malformed or empty, as in the
             loop's own compaction: a restart from it would drop the history.
     """
     _check_client(client)
     check_messages(messages)
+    if not messages:
+        raise ValueError("messages holds no message, so nothing to summarize; no call was made")
     if not isinstance(notes, NotesFile):
         raise TypeError(f"notes must be a NotesFile, got {type(notes).__name__} {notes!r:.60}")
     _check_model(model)
