@@ -139,3 +139,75 @@ def test_a_token_count_of_the_wrong_type_is_a_type_error(function: str, count: o
 def test_a_token_count_below_its_least_is_a_value_error(function: str) -> None:
     with pytest.raises(ValueError, match="-1"):
         _counts()[function](-1)
+
+
+class _NoRepr:
+    """A value whose repr fails, as a half-built object's may."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+_HUGE = "x" * 100_000
+
+
+def _bad_value_calls() -> list[tuple[str, Callable[[Any], object]]]:
+    from context_budget import (
+        Layers,
+        clear_old_tool_results,
+        compact,
+        content_blocks,
+        forget_everything,
+        message_tokens,
+    )
+    from context_budget.fakes import SimulatedModel
+
+    hi = {"role": "user", "content": "hi"}
+    return [
+        ("content_blocks", lambda bad: content_blocks({"content": {"k": bad}})),
+        ("compact budget", lambda bad: compact(Layers("s", [], []), bad, forget_everything)),
+        ("compact summarize", lambda bad: compact(Layers("s", [], []), 5, bad)),
+        ("clear keep_last", lambda bad: clear_old_tool_results([], bad)),
+        ("counter", lambda bad: message_tokens(hi, counter=bad)),
+        ("simulated request", lambda bad: SimulatedModel().respond([bad])),
+        (
+            "simulated block",
+            lambda bad: SimulatedModel().respond(
+                {"messages": [{"role": "user", "content": [bad]}]}
+            ),
+        ),
+        (
+            "simulated result",
+            lambda bad: SimulatedModel().respond(
+                {
+                    "messages": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "tool_result", "tool_use_id": "a", "content": {1: bad}}
+                            ],
+                        }
+                    ]
+                }
+            ),
+        ),
+        ("simulated reads", lambda bad: SimulatedModel(reads_per_step=[bad])),
+    ]
+
+
+@pytest.mark.parametrize(
+    "bad", [_HUGE, _NoRepr(), -(10**5000)], ids=["huge", "no-repr", "int-too-long-to-print"]
+)
+@pytest.mark.parametrize(
+    ("where", "call"), _bad_value_calls(), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_a_bad_value_is_named_briefly_whatever_its_size_or_repr(
+    where: str, call: Callable[[Any], object], bad: object
+) -> None:
+    """Each of these printed the whole value (100,000 characters), or failed with the
+    value's own repr error (an int of 5,000 digits cannot be printed) in place of the
+    error that names it."""
+    with pytest.raises((TypeError, ValueError)) as raised:
+        call(bad)
+    assert len(str(raised.value)) < 400, where
+    assert "must be" in str(raised.value) or "not a content block" in str(raised.value), where

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeAlias
 
 from context_budget._blocks import checked_message_text
+from context_budget._values import short_repr
 
 __all__ = [
     "MESSAGE_OVERHEAD_TOKENS",
@@ -62,7 +63,7 @@ def resolve_counter(counter: TokenCounter | None) -> TokenCounter:
     if counter is None:
         return estimate_tokens
     if not callable(counter):
-        raise TypeError(f"counter must be callable (str -> int), got {counter!r}")
+        raise TypeError(f"counter must be callable (str -> int), got {short_repr(counter)}")
     return counter
 
 

@@ -179,7 +179,7 @@ def content_blocks(response: Any) -> list[dict[str, Any]]:
     if content is None:
         return []
     if not isinstance(content, Sequence) or isinstance(content, str):
-        raise TypeError(f"a response's content must be a list of blocks, got {content!r}")
+        raise TypeError(f"a response's content must be a list of blocks, got {short_repr(content)}")
     return [_as_block(block, index) for index, block in enumerate(content)]
 
 

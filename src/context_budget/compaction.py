@@ -175,11 +175,13 @@ def _check_arguments(
     if not isinstance(layers, Layers):
         raise TypeError(f"layers must be a Layers, got {type(layers).__name__}")
     if isinstance(budget, bool) or not isinstance(budget, int):
-        raise TypeError(f"budget must be an int number of tokens, got {budget!r}")
+        raise TypeError(f"budget must be an int number of tokens, got {short_repr(budget)}")
     if budget < 0:
-        raise ValueError(f"budget must be >= 0 tokens, got {budget}")
+        raise ValueError(f"budget must be >= 0 tokens, got {short_repr(budget)}")
     if not callable(summarize):
-        raise TypeError(f"summarize must be callable (messages -> str), got {summarize!r}")
+        raise TypeError(
+            f"summarize must be callable (messages -> str), got {short_repr(summarize)}"
+        )
     if not isinstance(single_task, bool):
         raise TypeError(f"single_task must be True or False, got {short_repr(single_task)}")
 

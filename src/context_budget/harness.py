@@ -610,7 +610,7 @@ def _check_max_tokens(size: object) -> None:
     if type(size) is not int:
         raise TypeError(f"max_tokens must be an int, got {type(size).__name__} {size!r:.60}")
     if size < 1:
-        raise ValueError(f"max_tokens must be a positive int, got {size!r}")
+        raise ValueError(f"max_tokens must be a positive int, got {short_repr(size)}")
 
 
 def _check_client(client: object) -> None:

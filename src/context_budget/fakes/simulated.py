@@ -74,6 +74,7 @@ from typing import Any, NamedTuple
 
 from context_budget._checks import bad_scalar
 from context_budget._json import canonical_json
+from context_budget._values import short_repr
 from context_budget.tokens import estimate_tokens
 
 __all__ = ["SimulatedModel"]
@@ -161,7 +162,9 @@ def _text_of(content: object, where: str) -> str:
             if isinstance(block, Mapping) and block.get("type") == "text"
             if isinstance(block.get("text"), str)
         )
-    raise TypeError(f"{where}: tool_result content must be a str or a list, got {content!r}")
+    raise TypeError(
+        f"{where}: tool_result content must be a str or a list, got {short_repr(content)}"
+    )
 
 
 def _blocks(message: Mapping[str, Any], index: int) -> list[Mapping[str, Any]]:
@@ -172,7 +175,9 @@ def _blocks(message: Mapping[str, Any], index: int) -> list[Mapping[str, Any]]:
         raise TypeError(f"message {index}: content must be a str or a list of blocks")
     for number, block in enumerate(content):
         if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
-            raise TypeError(f"message {index}, block {number}: not a content block: {block!r}")
+            raise TypeError(
+                f"message {index}, block {number}: not a content block: {short_repr(block)}"
+            )
     return content
 
 
@@ -377,7 +382,7 @@ class SimulatedModel:
         for name in ("reads_per_step", "max_reads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+                raise ValueError(f"{name} must be an int >= 1, got {short_repr(value)}")
 
     def __call__(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """The same as `respond`, so the model can be passed as a function."""
@@ -408,7 +413,9 @@ class SimulatedModel:
                 last message that is not the user's.
         """
         if not isinstance(request, Mapping):
-            raise TypeError(f"request must be a mapping of keyword arguments, got {request!r}")
+            raise TypeError(
+                f"request must be a mapping of keyword arguments, got {short_repr(request)}"
+            )
         view = _read_request(request)
         messages = request["messages"]
         if messages[-1]["role"] != "user":
