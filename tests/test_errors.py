@@ -154,16 +154,41 @@ _HUGE = "x" * 100_000
 def _bad_value_calls() -> list[tuple[str, Callable[[Any], object]]]:
     from context_budget import (
         Layers,
+        NotesFile,
+        PrefixGuard,
         clear_old_tool_results,
         compact,
         content_blocks,
         forget_everything,
         message_tokens,
+        run_agent,
     )
-    from context_budget.fakes import SimulatedModel
+    from context_budget.fakes import ScriptedClient, SimulatedModel
 
     hi = {"role": "user", "content": "hi"}
+    long = [
+        {"role": "user", "content": "a" * 400},
+        {"role": "assistant", "content": "b" * 400},
+        hi,
+    ]
+    loop = {
+        "tools": [],
+        "tool_impls": {},
+        "client": ScriptedClient([]),
+        "model": "m",
+        "context_window": 1_000,
+        "compact_ratio": None,
+    }
     return [
+        ("run_agent tools", lambda bad: run_agent("go", **{**loop, "tools": bad})),
+        ("run_agent model", lambda bad: run_agent("go", **{**loop, "model": [bad]})),
+        ("run_agent client", lambda bad: run_agent("go", **{**loop, "client": bad})),
+        ("run_agent tool_impls", lambda bad: run_agent("go", **{**loop, "tool_impls": bad})),
+        ("run_agent guard", lambda bad: run_agent("go", **{**loop, "guard": bad})),
+        ("run_agent plan", lambda bad: run_agent("go", **{**loop, "plan": [bad]})),
+        ("notes path", lambda bad: NotesFile([bad])),  # type: ignore[arg-type]
+        ("guard system", lambda bad: PrefixGuard().check([hi], system={"k": bad})),
+        ("compact summary", lambda bad: compact(Layers("s", [], long), 40, lambda _: [bad])),
         ("content_blocks", lambda bad: content_blocks({"content": {"k": bad}})),
         ("compact budget", lambda bad: compact(Layers("s", [], []), bad, forget_everything)),
         ("compact summarize", lambda bad: compact(Layers("s", [], []), 5, bad)),
@@ -210,4 +235,4 @@ def test_a_bad_value_is_named_briefly_whatever_its_size_or_repr(
     with pytest.raises((TypeError, ValueError)) as raised:
         call(bad)
     assert len(str(raised.value)) < 400, where
-    assert "must be" in str(raised.value) or "not a content block" in str(raised.value), where
+    assert "must" in str(raised.value) or "not a content block" in str(raised.value), where

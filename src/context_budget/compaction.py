@@ -192,7 +192,9 @@ def _summary(summarize: Summarizer, messages: Sequence[Message]) -> Message:
     # the kept tail
     text = summarize(_fresh(messages))
     if not isinstance(text, str):
-        raise TypeError(f"summarize must return a str, got {type(text).__name__}: {text!r:.80}")
+        raise TypeError(
+            f"summarize must return a str, got {type(text).__name__}: {short_repr(text)}"
+        )
     problem = bad_scalar(text)
     if problem is not None:  # a lone surrogate: no request could carry the summary
         raise ValueError(f"summarize returned text the API cannot carry: {problem}")

@@ -123,7 +123,7 @@ class NotesFile:
     def __init__(self, path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None):
         for name, value in (("path", path), ("root", root)):
             if not isinstance(value, str | os.PathLike) and (name == "path" or value is not None):
-                raise TypeError(f"notes {name} must be a str or a path, got {value!r:.80}")
+                raise TypeError(f"notes {name} must be a str or a path, got {short_repr(value)}")
         given = Path(path)
         if root is None:
             self.root = given.absolute().parent.resolve()
