@@ -156,12 +156,15 @@ def _bad_value_calls() -> list[tuple[str, Callable[[Any], object]]]:
         Layers,
         NotesFile,
         PrefixGuard,
+        PromptCache,
+        cache_report,
         clear_old_tool_results,
         compact,
         content_blocks,
         forget_everything,
         message_tokens,
         run_agent,
+        tool_message,
     )
     from context_budget.fakes import ScriptedClient, SimulatedModel
 
@@ -189,6 +192,26 @@ def _bad_value_calls() -> list[tuple[str, Callable[[Any], object]]]:
         ("notes path", lambda bad: NotesFile([bad])),  # type: ignore[arg-type]
         ("guard system", lambda bad: PrefixGuard().check([hi], system={"k": bad})),
         ("compact summary", lambda bad: compact(Layers("s", [], long), 40, lambda _: [bad])),
+        ("message role", lambda bad: message_tokens({"role": [bad], "content": "x"})),
+        (
+            "result block type",
+            lambda bad: message_tokens(
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "a", "content": [{"type": _HUGE}]}
+                    ],
+                }
+            ),
+        ),
+        (
+            "is_error",
+            lambda bad: message_tokens({"role": "tool", "content": "x", "is_error": [bad]}),
+        ),
+        ("counter's count", lambda bad: message_tokens(hi, counter=lambda _: [bad])),
+        ("tool name", lambda bad: tool_message([bad], {})),  # type: ignore[arg-type]
+        ("cache model", lambda _: PromptCache(_HUGE)),
+        ("cache_report model", lambda _: cache_report([{"messages": [hi]}], _HUGE)),
         ("content_blocks", lambda bad: content_blocks({"content": {"k": bad}})),
         ("compact budget", lambda bad: compact(Layers("s", [], []), bad, forget_everything)),
         ("compact summarize", lambda bad: compact(Layers("s", [], []), 5, bad)),
@@ -234,5 +257,6 @@ def test_a_bad_value_is_named_briefly_whatever_its_size_or_repr(
     error that names it."""
     with pytest.raises((TypeError, ValueError)) as raised:
         call(bad)
-    assert len(str(raised.value)) < 400, where
-    assert "must" in str(raised.value) or "not a content block" in str(raised.value), where
+    assert len(str(raised.value)) < 2_000, where  # a list of known models is fine; 100,000 x is not
+    shown = str(raised.value)
+    assert "no repr" not in shown and "Exceeds the limit" not in shown, where

@@ -71,9 +71,11 @@ def count_text(text: str, counter: TokenCounter) -> int:
     """`counter(text)`, checked to be a whole number of tokens >= 0."""
     tokens = counter(text)
     if isinstance(tokens, bool) or not isinstance(tokens, int):
-        raise TypeError(f"counter {counter!r} returned {tokens!r}, not an int")
+        raise TypeError(f"counter {short_repr(counter)} returned {short_repr(tokens)}, not an int")
     if tokens < 0:
-        raise ValueError(f"counter {counter!r} returned {tokens} tokens; must be >= 0")
+        raise ValueError(
+            f"counter {short_repr(counter)} returned {short_repr(tokens)} tokens; must be >= 0"
+        )
     return tokens
 
 

@@ -218,7 +218,7 @@ def _text_kept(block: Mapping[str, Any], index: int, call: int | None) -> bool:
     """Whether a text block is kept (an empty one is not); a text that is no str is an error."""
     if not isinstance(block.get("text"), str):
         raise MalformedResponseError(
-            f"content[{index}].text", f"is {block.get('text')!r}, not a str", call=call
+            f"content[{index}].text", f"is {short_repr(block.get('text'))}, not a str", call=call
         )
     return bool(block["text"])
 
@@ -230,7 +230,7 @@ def _check_tool_use(
     for key in ("id", "name"):
         value = block.get(key)
         if not isinstance(value, str) or not value:
-            found = "missing" if key not in block else f"{value!r}"
+            found = "missing" if key not in block else short_repr(value)
             raise MalformedResponseError(
                 f"content[{index}].{key}",
                 f"is {found}; a tool_use block needs a non-empty string {key}",
