@@ -548,3 +548,28 @@ def test_iterations_that_are_empty_of_another_type_are_named_by_every_reader(
     for read in (Usage.of, window_usage):
         with pytest.raises(ValueError, match=r"usage\.iterations must be a list"):
             read(response)
+
+
+@pytest.mark.parametrize(
+    ("written", "five", "thirty", "hour"),
+    [(100, 0, 150, 0), (100, 0, 150, 40), (100, 30, 60, 30), (0, 0, 5, 0), (100, 0, 100, 0)],
+)
+def test_a_usage_built_by_hand_bills_its_writes_as_its_own_json_reads_them(
+    written: int, five: int, thirty: int, hour: int
+) -> None:
+    """More 30-minute writes than were written: `Usage.of` keeps them up to the total,
+    `billed_writes` billed them whole and -50 one-hour writes beside them, so a GPT-5.6
+    call cost one thing built by hand and another read from its own JSON."""
+    usage = Usage(
+        10,
+        5,
+        cache_creation_input_tokens=written,
+        ephemeral_5m_input_tokens=five,
+        ephemeral_1h_input_tokens=hour,
+        ephemeral_30m_input_tokens=thirty,
+    )
+    read = Usage.of(usage.as_dict())
+    assert usage.billed_writes == read.billed_writes
+    assert min(usage.billed_writes) >= 0 and sum(usage.billed_writes) == written
+    price = PRICES["gpt-5.6-sol"]
+    assert cost(usage, price) == cost(read, price)

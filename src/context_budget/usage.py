@@ -226,9 +226,9 @@ class Usage:
     @property
     def billed_writes(self) -> tuple[int, int, int]:
         """The tokens written for 5 minutes, 30 minutes and an hour, as `pricing.cost` bills
-        them: a 5-minute / 1-hour split that does not add up to the writes beside the
-        30-minute ones (a `Usage` built by hand) split by `split_writes`, as `Usage.of`
-        reads one.
+        them: a split that does not add up to the writes (a `Usage` built by hand) read
+        as `Usage.of` reads one, its 30-minute part kept up to the writes and the rest
+        split by `split_writes`.
 
         Example:
             >>> Usage(10, 5, cache_creation_input_tokens=900, ephemeral_5m_input_tokens=0,
@@ -237,9 +237,10 @@ class Usage:
         """
         thirty = self.ephemeral_30m_input_tokens
         five, hour = self.ephemeral_5m_input_tokens, self.ephemeral_1h_input_tokens
-        if five + hour != self.cache_creation_input_tokens - thirty:
-            five, hour = split_writes(self.cache_creation_input_tokens - thirty, five, hour)
-        return five, thirty, hour
+        written = self.cache_creation_input_tokens
+        if five + thirty + hour == written:  # the usual usage: a split that adds up
+            return five, thirty, hour
+        return _lifetime_parts(written, five, thirty, hour)
 
     @property
     def parts(self) -> tuple[Usage, ...]:
@@ -573,6 +574,15 @@ def _split(usage: Any, path: str, written: int) -> tuple[int, int, int]:
     five, hour = (response_field(creation, name) for name in _SPLIT)
     _counts(creation, f"{path}.cache_creation", *_SPLIT)
     (thirty,) = _counts(creation, f"{path}.cache_creation", "ephemeral_30m_input_tokens")
+    return _lifetime_parts(written, five, thirty, hour)
+
+
+def _lifetime_parts(
+    written: int, five: int | None, thirty: int, hour: int | None
+) -> tuple[int, int, int]:
+    """The 5-minute, 30-minute and 1-hour parts of `written` tokens, whatever the split
+    reported: the 30-minute part kept up to `written`, the rest split by `split_writes`.
+    The one rule for a usage read (`Usage.of`) and one built by hand (`billed_writes`)."""
     thirty = min(thirty, written)
     five_part, hour_part = split_writes(written - thirty, five, hour)
     return five_part, thirty, hour_part
