@@ -1108,3 +1108,27 @@ def test_a_thinking_edit_whose_keep_is_none_keeps_the_models_own_default() -> No
             )
             answers.append(client.requests[-1]["messages"])
         assert answers[0] == answers[1], model
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "words"),
+    [
+        ({"responder": {"content": "hi"}}, TypeError, "responder must be a list of replies"),
+        ({"responder": "hi"}, TypeError, "responder must be a list of replies"),
+        ({"responder": None}, TypeError, "responder must be a list of replies"),
+        ({"placeholder": 5}, TypeError, "placeholder must be a str, got 5"),
+        ({"summarizer": "short"}, TypeError, "summarizer must be a function"),
+        ({"cache": "warm"}, TypeError, "cache must be a PromptCache or None, got 'warm'"),
+    ],
+    ids=["one-reply-dict", "a-string", "none", "placeholder", "summarizer", "cache"],
+)
+def test_the_emulated_server_names_a_bad_argument_when_made(
+    arguments: dict[str, Any], error: type[Exception], words: str
+) -> None:
+    """As a scripted client does: one reply given as the list (a dict) failed at the first
+    call with KeyError 0, None with "object of type 'NoneType' has no len()", a string
+    replied letter by letter, and a bad placeholder, summarizer or cache at the call
+    that first used it."""
+    given: dict[str, Any] = {"responder": [{"content": "ok"}], **arguments}
+    with pytest.raises(error, match=re.escape(words)):
+        EmulatedClient(MODEL, **given)

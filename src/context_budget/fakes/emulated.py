@@ -98,6 +98,11 @@ class EmulatedClient(ClientShape):
         summarizer: `(messages, instructions) -> summary text` for compaction;
             a deterministic stand-in when None.
 
+    Raises:
+        TypeError: `responder` is neither a list of replies nor a function,
+            or `cache`, `placeholder` or `summarizer` has the wrong type (the
+            error names it), before any call.
+
     Attributes:
         messages: `messages.create(...)`, `messages.count_tokens(...)`.
         beta: `beta.messages.create(betas=[...], context_management=...)`.
@@ -131,6 +136,7 @@ class EmulatedClient(ClientShape):
         placeholder: str = PLACEHOLDER,
         summarizer: Callable[[list[Message], str | None], str] | None = None,
     ) -> None:
+        _check_arguments(responder, cache, placeholder, summarizer)
         self.model = model
         self._counter = resolve_counter(counter)
         self.cache = (
@@ -294,6 +300,33 @@ class EmulatedClient(ClientShape):
         if request.get("context_management") is not None:
             out["context_management"] = {"original_input_tokens": original}
         return out
+
+
+def _check_arguments(
+    responder: object, cache: object, placeholder: object, summarizer: object
+) -> None:
+    """Refuse what `EmulatedClient` could not answer with, naming it, before any call.
+
+    Raises:
+        TypeError: `responder` is neither a list of replies nor a function (a
+            single reply, a string or None), `cache` no `PromptCache`,
+            `placeholder` no str or `summarizer` no function.
+    """
+    listed = isinstance(responder, Sequence) and not isinstance(responder, str | bytes)
+    if not listed and not callable(responder):
+        raise TypeError(
+            "responder must be a list of replies or a function of the request, "
+            f"got {short_repr(responder)} (one reply goes in a list of its own)"
+        )
+    if cache is not None and not isinstance(cache, PromptCache):
+        raise TypeError(f"cache must be a PromptCache or None, got {short_repr(cache)}")
+    if not isinstance(placeholder, str):
+        raise TypeError(f"placeholder must be a str, got {short_repr(placeholder)}")
+    if summarizer is not None and not callable(summarizer):
+        raise TypeError(
+            "summarizer must be a function (messages, instructions) -> summary, "
+            f"got {short_repr(summarizer)}"
+        )
 
 
 def _reported_output(reply: Reply) -> object:
