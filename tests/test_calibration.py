@@ -444,3 +444,11 @@ def test_a_margin_too_large_to_show_is_shown_briefly() -> None:
     with pytest.raises(ValueError, match="margin must be a number from 0 to 1") as raised:
         with_margin(len, 10**400)
     assert len(str(raised.value)) < 200
+
+
+@pytest.mark.parametrize("kinds", [["prose"], "prose", 3])
+def test_kinds_that_are_no_mapping_of_index_to_kind_are_named(kinds: object) -> None:
+    """`kinds=["prose"]` (a kind a sample, in a list) failed as "'list' object has no
+    attribute 'get'"."""
+    with pytest.raises(TypeError, match="kinds must be a dict of sample index -> kind"):
+        fit_ratios(["abc def"], len, kinds=kinds)  # type: ignore[arg-type]

@@ -668,7 +668,7 @@ def fit_ratios(
 
     Raises:
         TypeError: `samples` is one text, not a list of them, a sample is not
-            a str, or `counter` is not callable.
+            a str, `kinds` is no dict, or `counter` is not callable.
         ValueError: no samples, a sample is empty, a kind is unknown, or the
             counter gives a kind 0 tokens; the message names the index.
     """
@@ -676,6 +676,8 @@ def fit_ratios(
     chars = dict.fromkeys(KINDS, 0)
     tokens = dict.fromkeys(KINDS, 0)
     texts = _samples(samples, "a ratio")
+    if kinds is not None and not isinstance(kinds, Mapping):
+        raise TypeError(f"kinds must be a dict of sample index -> kind, got {short_repr(kinds)}")
     for index, text in enumerate(texts):
         kind = (kinds or {}).get(index) or text_kind(text)
         if kind not in chars:
