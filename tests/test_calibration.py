@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import runpy
 import string
 import time
@@ -33,6 +34,7 @@ from context_budget.calibration import (
     KINDS,
     SAFETY_MARGIN,
     TOKENS_PER_CLASS,
+    CorpusSample,
     _is_nested_json,
     calibrate,
     calibrated_estimate,
@@ -452,3 +454,25 @@ def test_kinds_that_are_no_mapping_of_index_to_kind_are_named(kinds: object) -> 
     attribute 'get'"."""
     with pytest.raises(TypeError, match="kinds must be a dict of sample index -> kind"):
         fit_ratios(["abc def"], len, kinds=kinds)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("samples", "error", "words"),
+    [
+        ("abc", TypeError, "samples must be a list of CorpusSample"),
+        ([("a.txt", "prose", "fit", "text", 3)], TypeError, "samples[0] must be a CorpusSample"),
+        (
+            [CorpusSample("a.txt", "prose", "fit", "some text", 0)],
+            ValueError,
+            "the prose samples hold 0 real tokens",
+        ),
+    ],
+    ids=["one-text", "a-tuple", "no-real-tokens"],
+)
+def test_error_by_kind_names_samples_it_cannot_measure(
+    samples: object, error: type[Exception], words: str
+) -> None:
+    """A string failed as "'str' object has no attribute 'kind'", a kind of 0 real tokens
+    as a ZeroDivisionError."""
+    with pytest.raises(error, match=re.escape(words)):
+        error_by_kind(len, samples)  # type: ignore[arg-type]

@@ -535,13 +535,35 @@ def error_by_kind(counter: TokenCounter, samples: Sequence[CorpusSample]) -> dic
 
     Returns:
         `{kind: error}`, in the order kinds first appear in `samples`.
+
+    Raises:
+        TypeError: `samples` is no list of `CorpusSample`, or a sample's text
+            or real count has the wrong type.
+        ValueError: a kind's samples hold no real token to measure against.
     """
     count = resolve_counter(counter)
+    if isinstance(samples, str | bytes | Mapping) or not isinstance(samples, Iterable):
+        raise TypeError(f"samples must be a list of CorpusSample, got {short_repr(samples)}")
     counted: dict[str, int] = {}
     real: dict[str, int] = {}
-    for sample in samples:
+    for index, sample in enumerate(samples):
+        if not isinstance(sample, CorpusSample):
+            raise TypeError(
+                f"samples[{index}] must be a CorpusSample (calibration_corpus), "
+                f"got {short_repr(sample)}"
+            )
+        if isinstance(sample.tokens, bool) or not isinstance(sample.tokens, int):
+            raise TypeError(
+                f"samples[{index}].tokens must be an int, got {short_repr(sample.tokens)}"
+            )
         counted[sample.kind] = counted.get(sample.kind, 0) + count_text(sample.text, count)
         real[sample.kind] = real.get(sample.kind, 0) + sample.tokens
+    for kind, tokens in real.items():
+        if tokens <= 0:
+            raise ValueError(
+                f"the {kind} samples hold {tokens} real tokens; an error needs some to "
+                "measure against"
+            )
     return {kind: counted[kind] / real[kind] - 1 for kind in counted}
 
 
