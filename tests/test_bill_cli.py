@@ -51,6 +51,9 @@ def test_json_has_the_contract_keys(capsys: pytest.CaptureFixture[str]) -> None:
     assert round(data["cost_usd"], 2) == 2.39  # type: ignore[arg-type]
     assert data["cache_read_share"] == 0.9633
     assert data["rebuilds"] == []
+    # every dollar a float, a sum of nothing too (`0.0`, where an empty sum gave `0`)
+    dollars = {k: v for k, v in data["what_if"].items() if k != "lifetimes"}
+    assert all(type(value) is float for value in dollars.values()), dollars
 
 
 def test_json_reports_the_synthetic_rebuilds(capsys: pytest.CaptureFixture[str]) -> None:
