@@ -324,3 +324,17 @@ def test_a_scripted_response_names_what_no_response_could_hold(
     reads it (`1.5` input tokens) or as "'int' object is not iterable" (a block of 5)."""
     with pytest.raises(error, match=re.escape(words)):
         call()
+
+
+def test_a_request_with_betas_to_a_client_without_a_beta_endpoint_is_named() -> None:
+    """A client of one's own with `messages.create` alone: a plan that adds `betas` (and
+    `context_management`) sent its request to `client.beta`, which failed as "'Plain'
+    object has no attribute 'beta'"."""
+    from types import SimpleNamespace
+
+    from context_budget.clients import send_request
+
+    plain = SimpleNamespace(messages=SimpleNamespace(create=lambda **request: request))
+    assert send_request(plain, {"model": "m"}) == {"model": "m"}
+    with pytest.raises(TypeError, match=re.escape("client.beta.messages.create")):
+        send_request(plain, {"model": "m", "betas": ["context-management-2025-06-27"]})
