@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import context_budget.usage as usage_module
 from context_budget import PRICES, Usage, cost, should_compact, track_usage
+from context_budget.pricing import Unpriced
 from context_budget.usage import MOST_TOKENS, usage_shape, window_usage
 
 COUNTS = st.integers(0, 10**7)
@@ -573,3 +574,46 @@ def test_a_usage_built_by_hand_bills_its_writes_as_its_own_json_reads_them(
     assert min(usage.billed_writes) >= 0 and sum(usage.billed_writes) == written
     price = PRICES["gpt-5.6-sol"]
     assert cost(usage, price) == cost(read, price)
+
+
+_COUNT = st.integers(0, 300_000)
+
+
+@st.composite
+def _usages(draw: st.DrawFn, *, parts: bool = True) -> Usage:
+    """A usage built by hand: any split of its writes, maybe iterations and price rules."""
+    iterations: tuple[Usage, ...] = ()
+    if parts and draw(st.booleans()):
+        iterations = tuple(draw(st.lists(_usages(parts=False), min_size=1, max_size=3)))
+    return Usage(
+        draw(_COUNT),
+        draw(_COUNT),
+        cache_creation_input_tokens=draw(_COUNT),
+        cache_read_input_tokens=draw(_COUNT),
+        ephemeral_5m_input_tokens=draw(_COUNT),
+        ephemeral_1h_input_tokens=draw(_COUNT),
+        ephemeral_30m_input_tokens=draw(st.one_of(st.just(0), _COUNT)),
+        speed=draw(st.sampled_from(["", "fast", "standard"])),
+        inference_geo=draw(st.sampled_from(["", "us", "global"])),
+        web_search_requests=draw(st.integers(0, 5)),
+        iterations=iterations,
+    )
+
+
+@given(_usages(), st.sampled_from(sorted(PRICES)))
+def test_property_a_usage_and_its_json_are_billed_alike(usage: Usage, model: str) -> None:
+    """Two ways of asking one call's bill: the `Usage` as built, and its own JSON read
+    back (`Usage.of`). Each part's writes add up to what it wrote, none below 0."""
+    read = Usage.of(usage.as_dict())
+    for part in (usage, *usage.iterations):
+        assert min(part.billed_writes) >= 0
+        assert sum(part.billed_writes) == part.cache_creation_input_tokens
+    assert read.billed_writes == usage.billed_writes
+    price = PRICES[model]
+    outcomes = []
+    for given_usage in (usage, usage.as_dict()):
+        try:
+            outcomes.append(cost(given_usage, price))
+        except Unpriced:
+            outcomes.append(None)
+    assert outcomes[0] == outcomes[1]
