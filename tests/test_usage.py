@@ -617,3 +617,21 @@ def test_property_a_usage_and_its_json_are_billed_alike(usage: Usage, model: str
         except Unpriced:
             outcomes.append(None)
     assert outcomes[0] == outcomes[1]
+
+
+def test_a_read_that_is_not_the_sources_own_is_named() -> None:
+    """`read` stands for `Usage.of(source)`; one with fewer iterations than the source
+    failed as "tuple index out of range"."""
+    response = {
+        "usage": {
+            "input_tokens": 5,
+            "output_tokens": 1,
+            "iterations": [
+                {"type": "compaction", "input_tokens": 100, "output_tokens": 5},
+                {"type": "message", "input_tokens": 20, "output_tokens": 3},
+            ],
+        }
+    }
+    assert window_usage(response, read=Usage.of(response)) == Usage(20, 3)
+    with pytest.raises(ValueError, match=r"read holds 0 iterations where the source holds 2"):
+        window_usage(response, read=Usage(1, 1))

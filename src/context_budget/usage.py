@@ -798,8 +798,9 @@ def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
 
     Raises:
         TypeError: `read` is not a `Usage`.
-        ValueError: `usage.iterations` is not a list, or the iteration read
-            lacks a required field; the message names it.
+        ValueError: `usage.iterations` is not a list, the iteration read
+            lacks a required field (the message names it), or `read` holds
+            another number of iterations than the source.
 
     Examples:
         >>> usage = {"input_tokens": 300, "output_tokens": 90, "cache_read_input_tokens": 9_000,
@@ -823,6 +824,11 @@ def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
         return read or Usage.of(usage)
     if not isinstance(iterations, list | tuple):
         raise ValueError(f"usage.iterations must be a list, got {short_repr(iterations)}")
+    if read is not None and len(read.iterations) != len(iterations):
+        raise ValueError(
+            f"read holds {len(read.iterations)} iterations where the source holds "
+            f"{len(iterations)}: it must be Usage.of(source)"
+        )
     for index in range(len(iterations) - 1, -1, -1):
         if response_field(iterations[index], "type") == "message":
             if read is not None:
