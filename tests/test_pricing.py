@@ -355,3 +355,15 @@ def test_a_time_that_is_no_time_is_named_whether_priced_by_rates_or_by_row(
     for table in (None, {model: row.price}):
         with pytest.raises(error, match="at "):
             price_for(model, table, at=at)  # type: ignore[arg-type]
+
+
+def test_storage_by_the_hour_is_billed_for_the_writes_the_call_is_billed_for() -> None:
+    """A Usage built by hand whose split says 150 one-hour tokens of 100 written: its writes
+    were billed as 100 and its storage as 150, so it and its own JSON had two bills."""
+    row = model_for("gemini-3.1-pro-preview")
+    assert row is not None
+    explicit = row.caches["explicit"]
+    usage = Usage(10, 5, cache_creation_input_tokens=100, ephemeral_1h_input_tokens=150)
+    built, read = cost(usage, row, policy=explicit), cost(usage.as_dict(), row, policy=explicit)
+    assert built == read
+    assert built.storage == pytest.approx(100 * explicit.storage_per_hour / 1_000_000)

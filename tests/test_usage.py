@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import context_budget.usage as usage_module
 from context_budget import PRICES, Usage, cost, should_compact, track_usage
+from context_budget.models import model_for
 from context_budget.pricing import Unpriced
 from context_budget.usage import MOST_TOKENS, usage_shape, window_usage
 
@@ -603,20 +604,26 @@ def _usages(draw: st.DrawFn, *, parts: bool = True) -> Usage:
 @given(_usages(), st.sampled_from(sorted(PRICES)))
 def test_property_a_usage_and_its_json_are_billed_alike(usage: Usage, model: str) -> None:
     """Two ways of asking one call's bill: the `Usage` as built, and its own JSON read
-    back (`Usage.of`). Each part's writes add up to what it wrote, none below 0."""
+    back (`Usage.of`), by the model's rates and by its row under each of its cache modes
+    (storage by the hour included). Each part's writes add up to what it wrote, none
+    below 0."""
     read = Usage.of(usage.as_dict())
     for part in (usage, *usage.iterations):
         assert min(part.billed_writes) >= 0
         assert sum(part.billed_writes) == part.cache_creation_input_tokens
     assert read.billed_writes == usage.billed_writes
-    price = PRICES[model]
-    outcomes = []
-    for given_usage in (usage, usage.as_dict()):
-        try:
-            outcomes.append(cost(given_usage, price))
-        except Unpriced:
-            outcomes.append(None)
-    assert outcomes[0] == outcomes[1]
+    row = model_for(model)
+    assert row is not None
+    for price, policy in [(PRICES[model], None), *((row, mode) for mode in row.caches.values())]:
+        outcomes = []
+        for given_usage in (usage, usage.as_dict()):
+            try:
+                outcomes.append(cost(given_usage, price, policy=policy))
+            except Unpriced:
+                outcomes.append(None)
+            except ValueError as error:  # a lifetime the mode does not offer, named alike
+                outcomes.append(str(error))
+        assert outcomes[0] == outcomes[1]
 
 
 def test_a_read_that_is_not_the_sources_own_is_named() -> None:

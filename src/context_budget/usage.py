@@ -216,12 +216,10 @@ class Usage:
 
     @property
     def writes(self) -> dict[str, int]:
-        """The tokens written by lifetime: `{"5m": ..., "30m": ..., "1h": ...}`."""
-        return {
-            "5m": self.ephemeral_5m_input_tokens,
-            "30m": self.ephemeral_30m_input_tokens,
-            "1h": self.ephemeral_1h_input_tokens,
-        }
+        """The tokens written by lifetime, as they are billed (`billed_writes`):
+        `{"5m": ..., "30m": ..., "1h": ...}`."""
+        five, thirty, hour = self.billed_writes
+        return {"5m": five, "30m": thirty, "1h": hour}
 
     @property
     def billed_writes(self) -> tuple[int, int, int]:
