@@ -167,6 +167,8 @@ def test_json_no_parser_can_take_is_one_line_naming_the_file(
     assert main(["bill", str(path), "--format", format]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "hostile.jsonl" in err, err
+    if format == "codex" and content == LONG_NUMBER:  # a Claude Code record, told codex
+        said = "which Codex never writes"
     if format != "auto" or said == "not UTF-8 text":
         assert said in err, err
 
@@ -467,3 +469,28 @@ def test_no_bar_of_the_calls_table_is_longer_than_the_widest_prompt(
     bars = [re.search(r"[=+-]+", row[46:]) for row in rows]
     assert [len(bar.group()) if bar else 0 for bar in bars] == [40, 40]
     assert len({row.index("$") for row in rows}) == 1  # the cost column stays in line
+
+
+@pytest.mark.parametrize("command", ["bill", "whatif"])
+@pytest.mark.parametrize("where", ["", "folder", "missing/page.html"])
+def test_a_page_that_cannot_be_a_file_is_refused_before_the_files_are_read(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    where: str,
+) -> None:
+    """`--html ""` (an unset variable) said `: cannot write the page: Is a directory`, and a
+    folder or a missing one was found only after the whole bill was read."""
+    import context_budget.cli._bill as bill_module
+
+    (tmp_path / "folder").mkdir()
+    page = str(tmp_path / where) if where else ""
+    read_calls: list[object] = []
+    monkeypatch.setattr(bill_module, "read_bill", lambda *a, **k: read_calls.append(a))
+    assert main([command, str(FE5E), "--html", page]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("context-budget: error: argument --html: ")
+    said = {"": "an empty path", "folder": "it is a folder", "missing/page.html": "no folder"}
+    assert "cannot write the page" in err and said[where] in err, err
+    assert read_calls == []

@@ -336,6 +336,15 @@ def test_between_takes_a_datetime_as_an_instant_and_a_string_as_a_day() -> None:
     assert len(bill.between("2026-03-02", "2026-03-02", zone="Pacific/Kiritimati").calls) == 10
 
 
+@pytest.mark.parametrize("day", ["20260302", "2026-W10-1", "2026W101"])
+def test_every_iso_form_of_a_day_is_a_whole_day(day: str) -> None:
+    """A day in ISO 8601's basic or week form was read as its midnight, an instant: as
+    `until` it left out the whole day it names."""
+    bill = read_bill(SYNTHETIC)  # 10 calls on 2026-03-02, a Monday
+    assert len(bill.between(until=day).calls) == 10
+    assert len(bill.between(day, day).calls) == 10
+
+
 @pytest.mark.parametrize(
     ("since", "error", "said"),
     [

@@ -280,3 +280,96 @@ def test_a_file_another_tool_wrote_is_named_when_told_the_format(
     assert err.count("\n") == 1 and "not a Claude Code session, though read as one" in err
     assert main(["bill", str(ROLLOUT), "--format", "claude-code"]) == 2
     assert "its first record is of type 'session_meta'" in capsys.readouterr().err
+
+
+TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+EVENTS = SESSIONS / "openhands" / "basic_gui_mode.json"
+
+
+@pytest.mark.parametrize(
+    ("session", "beside", "format"),
+    [
+        (TRAJECTORY, "preds.json", "mini-swe-agent"),
+        (EVENTS, "metadata.json", "openhands"),
+    ],
+)
+def test_a_run_folder_told_its_format_skips_the_files_the_run_writes_beside(
+    tmp_path: Path, session: Path, beside: str, format: str
+) -> None:
+    """A mini-swe-agent batch writes `preds.json` beside its trajectories, an OpenHands
+    evaluation its `metadata.json`: told the format, the folder is billed as it is
+    without it, the other file named as no session in that format (not an error)."""
+    folder = tmp_path / "run"
+    (folder / "instance").mkdir(parents=True)
+    shutil.copy(session, folder / "instance" / session.name)
+    (folder / beside).write_text(json.dumps({"instance": {"model_patch": "diff"}}))
+    alone = read_bill(session, format=format)
+    bill = read_bill(folder, format=format)
+    assert bill.tokens() == alone.tokens() and len(bill.calls) == len(alone.calls)
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", beside)]
+    assert f"no {format} session, though read as one" in bill.skipped[0].reason
+
+
+def test_a_trajectory_told_openhands_is_no_session_in_it(tmp_path: Path) -> None:
+    """A mini-swe-agent trajectory names its `instance_id` too, with no event history."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    shutil.copy(TRAJECTORY, folder)
+    trajectory = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    trajectory["instance_id"] = "astropy__astropy-12907"
+    (folder / TRAJECTORY.name).write_text(json.dumps(trajectory), encoding="utf-8")
+    shutil.copy(EVENTS, folder)
+    bill = read_bill(folder, format="openhands")
+    assert bill.tokens() == read_bill(EVENTS).tokens()
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", TRAJECTORY.name)]
+    assert "an instance with a history of events, found null" in bill.skipped[0].reason
+
+
+@pytest.mark.parametrize("format", ["mini-swe-agent", "openhands"])
+def test_a_claude_code_file_told_a_document_format_is_no_session_in_it(
+    tmp_path: Path, format: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    shutil.copy(TRAJECTORY if format == "mini-swe-agent" else EVENTS, folder)
+    shutil.copy(PROJECT / SMALL, folder / SMALL)
+    bill = read_bill(folder, format=format)
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", SMALL)]
+    assert main(["bill", str(folder / SMALL), "--format", format]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"no {format} session, though read as one" in err
+
+
+@pytest.mark.parametrize("format", ["claude-code", "codex"])
+def test_one_json_document_told_a_format_of_lines_is_named_not_read_line_by_line(
+    tmp_path: Path, format: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trajectory is one JSON document over many lines: read as JSON Lines, every line
+    was a bad line and the last a half-written one (thousands named)."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    shutil.copy(TRAJECTORY, folder)
+    shutil.copy(PROJECT / SMALL if format == "claude-code" else ROLLOUT, folder)
+    bill = read_bill(folder, format=format)
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", TRAJECTORY.name)]
+    assert "one JSON document (an object), not JSON Lines" in bill.skipped[0].reason
+    assert main(["bill", str(TRAJECTORY), "--format", format]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "one JSON document (an object), not JSON Lines" in err
+
+
+def test_a_claude_code_file_told_codex_is_named_not_an_empty_rollout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--format codex` on a folder holding Claude Code files called each an empty rollout."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    shutil.copy(PROJECT / SMALL, folder / SMALL)
+    shutil.copy(ROLLOUT, folder / ROLLOUT.name)
+    bill = read_bill(folder, format="codex")
+    assert bill.tokens() == read_bill(ROLLOUT).tokens()
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", SMALL)]
+    assert "not a Codex session, though read as one" in bill.skipped[0].reason
+    assert main(["bill", str(PROJECT / SMALL), "--format", "codex"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "of type 'user', which Codex never writes" in err

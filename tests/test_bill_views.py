@@ -18,6 +18,8 @@ SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessi
 PROJECT = SESSIONS / "sample-project"
 SYNTHETIC = SESSIONS / "synthetic"
 FE5E = "fe5e1c67-53e7-4862-81ae-d0e013e3270b"
+TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+SMALL = PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
 
 
 @pytest.fixture(autouse=True)
@@ -275,3 +277,24 @@ def test_a_view_of_files_reads_each_files_name_once(
     monkeypatch.setattr(bills, step, counted)
     assert bill.groups(view) == expected
     assert len(seen) == len(set(seen)) and 0 < len(seen) < len(bill.calls) / 5
+
+
+def test_an_empty_window_says_how_many_calls_record_no_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trajectory written with no times: `--since` kept none of its 64 calls and said
+    only that no call fell in the window, as if the days were wrong."""
+    trajectory = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    for message in trajectory["messages"]:
+        extra = message.get("extra") or {}
+        extra.pop("timestamp", None)
+        if isinstance(extra.get("response"), dict):
+            extra["response"].pop("created", None)
+    untimed = tmp_path / "untimed.traj.json"
+    untimed.write_text(json.dumps(trajectory), encoding="utf-8")
+    assert main(["bill", str(untimed), str(SMALL), "--since", "2030-01-01"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no call from 2030-01-01 to the last" in err
+    assert "64 calls record no time, and no window holds them" in err
+    assert main(["bill", str(SMALL), "--since", "2030-01-01"]) == 2
+    assert "record no time" not in capsys.readouterr().err

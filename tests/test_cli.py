@@ -425,7 +425,9 @@ def test_the_qwen_counter_without_its_extra_is_one_line_and_exit_2() -> None:
 # message checks is the core's, so only the index and the key are pinned here
 BAD_FILES: list[tuple[str, bytes, tuple[str, ...]]] = [
     ("malformed-json", b'[{"role": "user",', ("not valid JSON", "line 1, column 18")),
-    ("empty-file", b"", ("not valid JSON: Expecting value at line 1, column 1",)),
+    ("empty-file", b"", ("the file is empty",)),
+    ("blank-lines", b"\n \r\n\n", ("the file is empty",)),  # it said: line 4, column 1
+    ("byte-order-mark-alone", b"\xef\xbb\xbf", ("the file is empty",)),
     ("not-utf8", b"\xff\xfe[]", ("not UTF-8 text",)),
     ("top-level-string", b'"hello"', ("expected a list of messages", "found a string")),
     ("top-level-number", b"42", ("found a number",)),
@@ -821,7 +823,14 @@ def test_a_real_mini_swe_agent_trajectory_is_read_as_openai(run: Run) -> None:
 def test_format_can_be_forced_and_a_wrong_one_is_one_line(run: Run) -> None:
     path = FIXTURES / "claude_code_session.jsonl"
     assert_one_error_line(*run("inspect", path, "--format", "openai"), "not valid JSON")
-    assert_one_error_line(*run("inspect", SESSION, "--format", "claude-code"), "line 1")
+    assert_one_error_line(
+        *run("inspect", SESSION, "--format", "claude-code"), "it is one JSON document"
+    )
+    trajectory = FIXTURES / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+    for lines in ("claude-code", "codex"):  # one document over many lines: named as one
+        status, out, err = run("inspect", trajectory, "--format", lines)
+        assert_one_error_line(status, out, err, "one JSON document (an object), not JSON Lines")
+        assert err.count(str(trajectory)) == 1
     assert_one_error_line(*run("inspect", SESSION, "--format", "yaml"), "invalid choice")
 
 
@@ -1307,3 +1316,36 @@ def test_inspect_still_refuses_a_file_cut_where_no_line_can_be_left_out(
     code, out, err = run("inspect", path)
     assert (code, out) == (2, "")
     assert err.startswith("context-budget: error: ") and err.count("\n") == 1
+
+
+def test_several_files_of_another_format_are_named_not_read_as_one_session(
+    run: Run, tmp_path: Path
+) -> None:
+    """Several files are one Claude Code session: two rollouts were read as one and said to
+    hold no conversation; a trajectory beside a session file, that its line 1 was no JSON."""
+    rollout = ROOT / "docs" / "measured" / "sessions" / "synthetic"
+    rollout = rollout / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
+    folder = tmp_path / "day"
+    folder.mkdir()
+    (folder / "rollout-a.jsonl").write_bytes(rollout.read_bytes())
+    (folder / "rollout-b.jsonl").write_bytes(rollout.read_bytes().replace(b"c0dex", b"c0dey"))
+    status, out, err = run("inspect", folder)
+    assert_one_error_line(status, out, err, "rollout-a.jsonl: a Codex rollout", "one at a time")
+    trajectory = FIXTURES / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+    agent = ROOT / "docs" / "measured" / "sessions" / "sample-project" / "agent-test-hash-123.jsonl"
+    status, out, err = run("inspect", trajectory, agent)
+    assert_one_error_line(status, out, err, f"{trajectory}: no claude-code session", "document")
+
+
+def test_a_live_evaluation_output_names_its_instances_not_its_last_line(
+    run: Run, tmp_path: Path
+) -> None:
+    """An evaluation output still being written, of several instances: inspect read without
+    the half-written last line, and said the first error again (that line), not that a
+    file of instances is read one at a time."""
+    output = tmp_path / "output.jsonl"
+    instance = b'{"instance_id": "i", "history": [{"source": "user", "action": "message"}]}\n'
+    output.write_bytes(instance * 2 + b'{"instance_id": "j", "hist')
+    assert_one_error_line(
+        *run("inspect", output), "an OpenHands evaluation output of 2 instances (i, i)"
+    )

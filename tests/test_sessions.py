@@ -402,3 +402,24 @@ def test_json_lines_reads_each_line_as_cutting_it_out_and_reading_it_would(
 ) -> None:
     text = separator.join(lines) + end
     assert _outcome(json_lines, text) == _outcome(_line_by_line, text)
+
+
+@pytest.mark.parametrize(
+    ("given", "same_as"),
+    [
+        ("2026-03-01t10:00:00z", "2026-03-01T10:00:00Z"),
+        ("2026-03-01t10:00:00.25+05:30", "2026-03-01T10:00:00.25+05:30"),
+        ("2016-12-31T23:59:60Z", "2017-01-01T00:00:00Z"),
+        ("2016-12-31T23:59:60.5Z", "2017-01-01T00:00:00.5Z"),
+    ],
+)
+def test_a_time_rfc_3339_allows_is_read(given: str, same_as: str) -> None:
+    """RFC 3339 allows a lower-case `t` and `z`, and a leap second (`:60`, read as the
+    instant POSIX time gives it: the next minute's first)."""
+    assert epoch(given, "t") == epoch(same_as, "t")
+
+
+@pytest.mark.parametrize("value", ["2026-03-01T10:00:61Z", "2026-03-01T10:60:00Z", "t10:00:60"])
+def test_a_second_of_60_is_a_leap_second_and_no_other_is(value: str) -> None:
+    with pytest.raises(ValueError, match="not an ISO time"):
+        epoch(value, "t")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -968,3 +969,28 @@ def test_a_files_bytes_are_read_whole_or_from_where_asked(
         read_at(tmp_path)
     with pytest.raises(FileNotFoundError):
         read_at(tmp_path / "missing.jsonl")
+
+
+def test_an_empty_path_is_refused_not_read_as_the_folder_one_is_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Path("")` is `.`: an unset variable read every session under the working folder
+    (here one that holds a session), as `read_bill` refuses to."""
+    shutil.copy(SMALL, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert load_transcript(".").conversation  # the folder itself is read
+    with pytest.raises(ValueError, match=r"^an empty path names no file or folder"):
+        load_transcript("")
+
+
+def test_an_error_of_one_file_names_the_file(tmp_path: Path) -> None:
+    """A loop over files got `line 30: not valid JSON` and no word of which file (a live
+    session's half-written last line, here)."""
+    live = tmp_path / "live.jsonl"
+    live.write_text(SMALL.read_text(encoding="utf-8") + '{"type":"assistant","mess', "utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(live))}: line 30: not valid JSON"):
+        load_transcript(live)
+    empty = tmp_path / "empty.json"
+    empty.write_text("\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(empty))}: the file is empty$"):
+        load_transcript(empty)

@@ -567,6 +567,14 @@ _Bound = tuple[str, float]
 _ISO_DAY = "YYYY-MM-DD"
 
 
+def _iso_day(text: str) -> date | None:
+    """The day `text` names in one of ISO 8601's forms of a day; None for any other text."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 def _bound(value: object, name: str, zone: Zone) -> _Bound | None:
     """The `since` or `until` bound (`name`) of `Bill.between`, read; None for no bound.
 
@@ -579,12 +587,8 @@ def _bound(value: object, name: str, zone: Zone) -> _Bound | None:
         return None
     if isinstance(value, str):
         text = value.strip()
-        try:
-            value = (
-                date.fromisoformat(text)
-                if len(text) == len(_ISO_DAY)
-                else datetime.fromisoformat(text)
-            )
+        try:  # a day in any of ISO's forms (20260302, 2026-W10-1 too), else an instant
+            value = _iso_day(text) or datetime.fromisoformat(text)
         except ValueError:
             raise ValueError(
                 f"{name} must be a day ({_ISO_DAY}) or an ISO time, got {value!r:.60}"

@@ -42,7 +42,7 @@ from context_budget.sessions import (
     read_text,
     session_files,
 )
-from context_budget.sessions.text import read_source
+from context_budget.sessions.text import path_given, read_source
 
 __all__ = ["FORMATS", "load_transcript"]
 
@@ -64,10 +64,11 @@ def load_transcript(path: str | Path, format: str = "auto") -> Layers:
 
     Raises:
         OSError: the file cannot be read.
-        ValueError: the file is not UTF-8 or not valid JSON, its shape is
-            none of the formats, or a file of records holds no conversation;
-            the error names the line or the message.
-        TypeError: a message has a value of the wrong type; the error names it.
+        ValueError: an empty path, the file is not UTF-8 or not valid JSON, its
+            shape is none of the formats, or a file of records holds no
+            conversation; the error names the file, and the line or the message.
+        TypeError: a message has a value of the wrong type; the error names it
+            and its file.
 
     Examples:
         >>> import json, pathlib, tempfile
@@ -91,12 +92,25 @@ def load_transcript(path: str | Path, format: str = "auto") -> Layers:
     if not isinstance(path, str | Path):
         raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
     check_format(format)
-    folder = Path(path)
+    folder = path_given(path)
     if folder.is_dir():
         files = session_files(folder)
         if not files:
             raise ValueError(f"{folder}: a folder with no .jsonl file (no Claude Code session)")
-        session = read_sources([read_source(file) for file in files], format)
-    else:
-        session = read_text(decode(folder.read_bytes(), str(folder)), format, str(folder))
-    return session.conversation().layers
+        return read_sources([read_source(file) for file in files], format).conversation().layers
+    try:
+        text = decode(folder.read_bytes(), str(folder))
+        return read_text(text, format, str(folder)).conversation().layers
+    except (TypeError, ValueError) as error:
+        raise _named(error, str(folder)) from None
+
+
+def _named(error: TypeError | ValueError, name: str) -> TypeError | ValueError:
+    """`error`, its message led by the file's name where it does not name it already."""
+    said = str(error)
+    if said.startswith(name):
+        return error
+    try:  # the same kind of error, where it is made from a message alone
+        return type(error)(f"{name}: {said}")
+    except TypeError:
+        return ValueError(f"{name}: {said}")

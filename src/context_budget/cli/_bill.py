@@ -42,7 +42,7 @@ from context_budget.errors import InputError
 from context_budget.sessions.folders import default_folders, searched_folders
 from context_budget.sessions.openhands_state import STATE_FILE, event_files
 from context_budget.sessions.skips import summary
-from context_budget.sessions.text import gc_paused
+from context_budget.sessions.text import count_of, gc_paused
 from context_budget.zones import (
     UTC_ZONE,
     Zone,
@@ -60,6 +60,7 @@ __all__ = [
     "calls_table",
     "cost_parts",
     "html_page",
+    "page_file",
     "read",
     "report",
     "run",
@@ -116,6 +117,7 @@ def add_parser(commands: Any) -> None:
     )
     bill.add_argument(
         "--html",
+        type=page_file,
         metavar="FILE",
         help=(
             "also write the bill as one self-contained page: the per-call chart, the views "
@@ -138,6 +140,23 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="refuse a file or line no reader can take (exit 2) instead of skipping it",
     )
+
+
+def page_file(text: str) -> str:
+    """An `--html` FILE, checked before any session is read: a name (not empty: an unset
+    variable), not a folder, in a folder that exists.
+
+    Raises:
+        argparse.ArgumentTypeError: what is wrong, in one line.
+    """
+    if not text:
+        raise argparse.ArgumentTypeError("cannot write the page: an empty path names no file")
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text}: cannot write the page: it is a folder")
+    folder = os.path.dirname(text) or "."
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"{text}: cannot write the page: no folder {folder}")
+    return text
 
 
 def _time(seconds: float | None) -> str | None:
@@ -588,15 +607,23 @@ def read(
     skipped named on stderr.
 
     Raises:
-        BillError: a path missing or unreadable, nothing to bill, with `strict` a
-            file or line no reader can take, or a `page` to write over a file the
-            bill reads.
+        BillError: a path missing or unreadable, nothing to bill (no call in the
+            window, saying how many record no time), with `strict` a file or line
+            no reader can take, or a `page` to write over a file the bill reads.
     """
     try:
-        bill = read_bill(_paths(paths), format=format, strict=strict)
-        bill = bill.between(since, until, zone=zone)
+        whole = read_bill(_paths(paths), format=format, strict=strict)
+        bill = whole.between(since, until, zone=zone)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BillError(str(error)) from None
+    if not bill.calls:
+        untimed = sum(call.timestamp is None for call in whole.calls)
+        verb = "records" if untimed == 1 else "record"
+        said = f"; {count_of(untimed, 'call')} {verb} no time, and no window holds them"
+        raise BillError(
+            f"no call from {since or 'the first'} to {until or 'the last'} "
+            f"(days in {zone.name})" + (said if untimed else "")
+        )
     if page is not None:
         _check_page_target(bill, page)
     if bill.skipped:
@@ -614,11 +641,6 @@ def _run(args: argparse.Namespace) -> str:
     if warning is not None:
         sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
     bill = read(args.paths, args.format, args.strict, since, until, zone=zone, page=args.html)
-    if not bill.calls:
-        raise BillError(
-            f"no call from {args.since or 'the first'} to {args.until or 'the last'} "
-            f"(days in {zone.name})"
-        )
     data = report(bill, calls=args.calls, by=args.by, zone=zone)
     shown = json.dumps(data, indent=2) + "\n" if args.json else render(data)
     if args.html is None:

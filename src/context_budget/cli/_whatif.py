@@ -40,6 +40,7 @@ from context_budget.cli._bill import (
     calls_table,
     cost_parts,
     html_page,
+    page_file,
     read,
     write_html,
     zone_for,
@@ -139,6 +140,7 @@ def add_parser(commands: Any) -> None:
     whatif.add_argument("--calls", action="store_true", help="add one row per replayed call")
     whatif.add_argument(
         "--html",
+        type=page_file,
         metavar="FILE",
         help="also write one self-contained page: the bill, its views, the replays under "
         "other lifetimes, compactions and clearings, and the rent",

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from context_budget._aside import SPLIT_BYTES, aside, can_fork
-from context_budget.errors import ContextBudgetError
 from context_budget.sessions import (
     claude_code,
     codex,
@@ -48,6 +47,7 @@ from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import (
     SESSION_SUFFIXES,
     FileSource,
+    FormatError,
     Source,
     SourceError,
     agent_meta,
@@ -55,6 +55,7 @@ from context_budget.sessions.text import (
     gc_paused,
     kind_of,
     loads_json,
+    path_given,
     read_source,
     session_files,
     split_lines,
@@ -98,10 +99,6 @@ _READERS: dict[str, Callable[[object, str], Session]] = {
     "openhands": openhands.read,
     "openai": openai_chat.read,
 }
-
-
-class FormatError(ContextBudgetError, ValueError):
-    """A file in no format: not JSON, nor JSON Lines of records, nor a known shape."""
 
 
 def _first_object(text: str) -> dict[str, Any] | None:
@@ -183,10 +180,12 @@ def detect_format(text: str) -> tuple[str, object]:
     """(the format of a file's text, its parsed JSON or None for JSON Lines).
 
     Raises:
-        FormatError: text that is no JSON document nor JSON
+        FormatError: text that is empty or blank, no JSON document nor JSON
             Lines of records (naming where the JSON breaks), or a shape of no format.
         ValueError: JSON nested too deeply, or a document holding a number too long.
     """
+    if not text or text.isspace():  # what `strip` leaves empty, not copied
+        raise FormatError("the file is empty")
     try:
         data, parsed = try_json(text)
     except ValueError:  # too deep, or a number too long: in a document, or in a record
@@ -232,6 +231,11 @@ def read_text(
 def _read_one(sources: Sequence[Source], format: str) -> Session:
     source = sources[0]
     chosen, data = detect_format(source.text) if format == "auto" else (format, None)
+    told_lines = chosen in _LINES and data is None  # told the format: one document named
+    if told_lines and _first_object(source.text) is None:
+        document = _one_document(source.text, chosen)
+        if document is not None:
+            raise ValueError(document)
     return _detected_by(_read_as(source, chosen, data), format)
 
 
@@ -242,7 +246,9 @@ def _mending(
     skipped: list[Skip] | None,
 ) -> Session:
     """`read(sources, format)`; when it fails and `skipped` is a list, once more with each
-    source's half-written last line left blank (added to `skipped`), else the first error."""
+    source's half-written last line left blank (added to `skipped`). When that fails too,
+    its error where the first named a half-written line (the rest of the file is the
+    problem then: it holds several instances, say), else the first error."""
     try:
         return read(sources, format)
     except (TypeError, ValueError) as first:
@@ -254,7 +260,9 @@ def _mending(
             raise
         try:
             session = read(mended, format)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as second:
+            if any(f"line {skip.line}:" in str(first) for skip in found):
+                raise second from None
             raise first from None
     skipped.extend(found)
     return session
@@ -344,6 +352,15 @@ def read_sources(
 
 
 def _read_together(sources: Sequence[Source], format: str) -> Session:
+    for source in sources:  # one of another format: named, not read as part of the session
+        first = _first_object(source.text)
+        if first is not None and codex.is_rollout(first):
+            raise ValueError(
+                f"{source.name}: a Codex rollout, among files read as one Claude Code "
+                "session: give the rollouts one at a time"
+            )
+        if first is None and (document := _one_document(source.text, "claude-code")):
+            raise ValueError(f"{source.name}: {document}")
     return _detected_by(claude_code.read(sources), format)
 
 
@@ -375,10 +392,7 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
     seen: set[str] = set()
     folders: dict[str, str] = {}  # each folder of the files, resolved
     for given in paths:
-        # subtle: Path("") is ".", so an unset variable would bill the folder one is in
-        if not os.fspath(given):
-            raise ValueError("an empty path names no file or folder (the folder one is in is '.')")
-        path = Path(given)
+        path = path_given(given)
         inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
         if not inside:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
@@ -417,19 +431,21 @@ def _billed_format(source: Source, format: str) -> str:
 
     Raises:
         ValueError: the file is empty, in no format, in one that records no
-            usage, or JSON Lines whose first record no session reader writes.
+            usage, JSON Lines whose first record no session reader writes, or
+            one JSON document told a format of JSON Lines.
     """
-    if format == "claude-code":  # told, yet a file another tool wrote is still named
+    if format in _LINES:  # told, yet a file another tool wrote is still named
         first = _first_object(source.text)
-        if first is not None and not claude_code.is_session_record(first):
+        if first is None and (document := _one_document(source.text, format)):
+            raise ValueError(f"{source.name}: {document}")
+        if first is not None and _written_by_another(first, format):
+            writer = _WRITERS[format]
             raise ValueError(
-                f"{source.name}: not a Claude Code session, though read as one: its first "
-                f"record is of type {str(first.get('type'))!r:.40}, which Claude Code never writes"
+                f"{source.name}: not a {writer} session, though read as one: its first "
+                f"record is of type {str(first.get('type'))!r:.40}, which {writer} never writes"
             )
     if format != "auto":
         return format
-    if not source.text or source.text.isspace():  # what `strip` leaves empty, not copied
-        raise ValueError(f"{source.name}: the file is empty")
     formats = ", ".join(BILL_FORMATS[1:])
     try:
         chosen, data = detect_format(source.text)
@@ -453,6 +469,38 @@ def _billed_format(source: Source, format: str) -> str:
             f"record is of type {str(first.get('type'))!r:.40}, which no session reader writes"
         )
     return chosen
+
+
+#: Who writes each format of JSON Lines, as an error names them.
+_WRITERS = {"claude-code": "Claude Code", "codex": "Codex"}
+
+
+def _written_by_another(first: dict[str, Any], format: str) -> bool:
+    """True when a file told `format` (one of JSON Lines) starts with a record the other
+    agent writes, never its own: a Codex record told claude-code, a Claude Code one told
+    codex."""
+    if format == "claude-code":
+        return not claude_code.is_session_record(first)
+    return not codex.is_rollout(first) and claude_code.is_session_record(first)
+
+
+def _one_document(text: str, format: str) -> str | None:
+    """Why text that is one JSON document over several lines (a trajectory, an event list)
+    is no session in `format`, one of JSON Lines, whose reader would take each of its lines
+    for a bad one; None for any other text (a document of one line, which the reader names
+    as its line 1, and JSON no parser can take, whose line the reader names)."""
+    if "\n" not in text.strip():
+        return None
+    try:
+        data, whole = try_json(text)
+    except ValueError:
+        return None
+    if not whole:
+        return None
+    return (
+        f"no {format} session, though read as one: it is one JSON document "
+        f"({kind_of(data)}), not JSON Lines of records"
+    )
 
 
 def _skip(skipped: list[Skip] | None, skip: Skip) -> None:
@@ -562,7 +610,7 @@ def _glance(path: Path, format: str) -> str | None:
         return None
     if not isinstance(record, dict) or _broken(last_text) is not None:
         return None
-    if format == "claude-code" and not claude_code.is_session_record(record):
+    if format in _LINES and _written_by_another(record, format):
         return None  # read whole, to be named (`_billed_format`)
     if format != "auto":
         return format if format in _LINES else None
@@ -645,6 +693,10 @@ def _one_file(given: Source | FileSource, chosen: str, skipped: list[Skip] | Non
         else:
             source = _complete(source, skipped)  # a run still writing its last instance
             sessions = openhands.read_instances(source.text, source.name)
+    except FormatError as error:  # a document of another shape: no session in this format
+        reason = f"{source.name}: no {chosen} session, though read as one: {error}"
+        _skip(skipped, Skip("not a session", source.name, None, reason))
+        return []
     except (TypeError, ValueError) as error:
         mended = _mended([source], skipped) if chosen in _LINES or not whole else None
         if mended is None:

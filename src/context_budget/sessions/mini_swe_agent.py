@@ -26,7 +26,7 @@ from context_budget.sessions.session import (
     ThreadId,
     checked_layers,
 )
-from context_budget.sessions.text import dollars, epoch, kind_of, object_at
+from context_budget.sessions.text import FormatError, dollars, epoch, kind_of, object_at
 from context_budget.usage import Usage
 
 __all__ = ["is_trajectory", "read"]
@@ -117,11 +117,13 @@ def read(data: object, name: str = "") -> Session:
     """A loaded trajectory as a `Session`: its conversation, final output and calls.
 
     Raises:
-        ValueError: not a trajectory object with a `messages` list.
+        FormatError: not a trajectory object with a `messages` list.
     """
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         found = kind_of(data) if not isinstance(data, dict) else "an object without a messages list"
-        raise ValueError(f"expected a mini-swe-agent trajectory (an object with messages), {found}")
+        raise FormatError(
+            f"expected a mini-swe-agent trajectory (an object with messages), {found}"
+        )
     ident = data.get("instance_id")
     stem = ident if isinstance(ident, str) else PurePath(name).stem
     thread = ThreadId(stem.removesuffix(".traj") or "trajectory")

@@ -42,6 +42,7 @@ from context_budget.sessions import openhands_state
 from context_budget.sessions.openai_chat import assistant, text_of
 from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.sessions.text import (
+    FormatError,
     count_of,
     dollars,
     epoch,
@@ -197,14 +198,17 @@ def read(data: object, name: str = "") -> Session:
     (`openhands_state`, its events read from beside the file `name`) as a `Session`.
 
     Raises:
-        ValueError: neither; TypeError: an event that is not an object.
+        FormatError: neither; TypeError: an event that is not an object.
     """
     if isinstance(data, dict) and "instance_id" in data:
+        if not isinstance(data.get("history"), list):  # another tool's run of an instance
+            found = kind_of(data.get("history"))
+            raise FormatError(f"expected an instance with a history of events, found {found}")
         return _instance(data, name, "")
     if openhands_state.is_state(data):
         return openhands_state.read(data, name)
     if not isinstance(data, list):
-        raise ValueError(f"expected a list of OpenHands events, found {kind_of(data)}")
+        raise FormatError(f"expected a list of OpenHands events, found {kind_of(data)}")
     return _events(data, name, ThreadId(PurePath(name).stem or "events"), "")
 
 
@@ -213,10 +217,12 @@ def read_instances(text: str, name: str = "") -> list[Session]:
     instance, in the order of its lines; blank lines are passed over.
 
     Raises:
-        ValueError: a line that is no JSON or no instance, or no instance at
-            all; TypeError: an event that is not an object. Each names its line.
+        FormatError: a first record that is no instance (the text is no evaluation
+            output). ValueError: a later line that is no JSON or no instance, or no
+            instance at all; TypeError: an event that is not an object. Each names its
+            line.
     """
-    sessions = []
+    sessions: list[Session] = []
     for number, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
@@ -228,7 +234,8 @@ def read_instances(text: str, name: str = "") -> list[Session]:
             found = (
                 kind_of(data) if not isinstance(data, dict) else "an object with no 'instance_id'"
             )
-            raise ValueError(f"line {number}: expected an evaluation instance, found {found}")
+            wrong = FormatError if not sessions else ValueError  # the first: no such output
+            raise wrong(f"line {number}: expected an evaluation instance, found {found}")
         sessions.append(_instance(data, name, f"line {number} "))
     if not sessions:
         raise ValueError("an OpenHands evaluation output with no instance: every line is blank")

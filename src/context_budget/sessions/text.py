@@ -19,11 +19,12 @@ import codecs
 import gc
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from os import PathLike
 from pathlib import Path
 from typing import Any, NoReturn
@@ -34,6 +35,7 @@ __all__ = [
     "BLANK",
     "SESSION_SUFFIXES",
     "FileSource",
+    "FormatError",
     "Source",
     "SourceError",
     "agent_meta",
@@ -53,6 +55,7 @@ __all__ = [
     "loads_json",
     "msgspec_in_use",
     "object_at",
+    "path_given",
     "read_at",
     "read_source",
     "session_files",
@@ -252,6 +255,12 @@ class SourceError(ContextBudgetError, ValueError):
     """A file that cannot be read as text: missing, unreadable, or not UTF-8 (named)."""
 
 
+class FormatError(ContextBudgetError, ValueError):
+    """A file in no format: not JSON, nor JSON Lines of records, nor a known shape; raised
+    too by a reader given a document whose shape is not its format's (`strict_json`, and
+    each one-document reader's first check), which a bill told that format skips."""
+
+
 def msgspec_in_use() -> Any:
     """msgspec, when it is installed and `CONTEXT_BUDGET_NO_FAST` does not turn it off (the
     readers then decode a file's bytes, `records`); else None (they decode its text with
@@ -386,11 +395,12 @@ def try_json(text: str) -> tuple[object, bool]:
 
 
 def strict_json(text: str) -> object:
-    """One JSON document, or a ValueError naming where it breaks."""
+    """One JSON document, or a `FormatError` naming where it breaks (a `ValueError` for
+    JSON nested too deeply or holding a number too long, `loads_json`)."""
     try:
         return loads_json(text)
     except json.JSONDecodeError as error:
-        raise ValueError(
+        raise FormatError(
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
         ) from None
 
@@ -504,7 +514,9 @@ _LATEST = datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=UTC).timestamp()
 def epoch(value: Any, where: str) -> float | None:
     """Seconds since the Unix epoch from an ISO time or a number; None if absent.
 
-    A time without a zone is taken as UTC. Times are held to the years 1 to
+    A time without a zone is taken as UTC; what RFC 3339 allows beyond
+    `datetime.fromisoformat` (a lower-case `t` or `z`, a leap second) is read
+    too (`_rfc_3339`). Times are held to the years 1 to
     9999 in UTC, both whole: a bill writes its days and times from the day
     number (`context_budget.zones`), so an instant of 9999-12-31 stays
     readable in a zone where it is already the year 10000.
@@ -518,7 +530,7 @@ def epoch(value: Any, where: str) -> float | None:
         try:
             moment = datetime.fromisoformat(value)
         except ValueError:
-            raise ValueError(f"{where}: not an ISO time: {value!r:.60}") from None
+            moment = _rfc_3339(value, where)
         seconds = (moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)).timestamp()
     elif isinstance(value, int | float) and not isinstance(value, bool):
         try:
@@ -530,6 +542,29 @@ def epoch(value: Any, where: str) -> float | None:
     if not _EARLIEST <= seconds <= _LATEST:  # NaN fails too
         raise ValueError(f"{where}: a time outside the years 1 to 9999: {value!r:.60}")
     return seconds
+
+
+#: A time whose second is 60 (a leap second): what comes before and after the `60`.
+_LEAP = re.compile(r"(.*T\d\d:\d\d:)60([.,]\d+)?(.*)")
+
+
+def _rfc_3339(value: str, where: str) -> datetime:
+    """A time `datetime.fromisoformat` refuses yet RFC 3339 allows: a lower-case `t` or
+    `z`, or a leap second (`23:59:60`, the next minute's first instant, as POSIX time
+    counts it).
+
+    Raises:
+        ValueError: anything else, naming `where`.
+    """
+    text = value.upper()
+    leap = _LEAP.fullmatch(text)
+    try:
+        if leap is None:
+            return datetime.fromisoformat(text)
+        before = datetime.fromisoformat(f"{leap[1]}59{leap[2] or ''}{leap[3]}")
+        return before + timedelta(seconds=1)
+    except (ValueError, OverflowError):
+        raise ValueError(f"{where}: not an ISO time: {value!r:.60}") from None
 
 
 def dollars(value: Any, where: str) -> float | None:
@@ -575,6 +610,18 @@ def _refuse(error: OSError) -> NoReturn:
 SESSION_SUFFIXES = (".jsonl", ".json")
 #: What a sub-agent's metadata file's name ends with: read with its session file, never alone.
 _META = ".meta.json"
+
+
+def path_given(given: str | PathLike[str]) -> Path:
+    """The path a caller gave, as a `Path`.
+
+    Raises:
+        ValueError: an empty path: `Path("")` is `.`, so an unset variable would
+            read every session under the folder one is in.
+    """
+    if not os.fspath(given):
+        raise ValueError("an empty path names no file or folder (the folder one is in is '.')")
+    return Path(given)
 
 
 def session_files(folder: Path, suffixes: tuple[str, ...] = (".jsonl",)) -> list[Path]:
