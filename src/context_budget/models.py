@@ -295,6 +295,13 @@ class Model:
             )
         if not self.prices:
             raise ValueError(f"model {self.id!r} has no prices")
+        if not isinstance(self.aliases, tuple) or not all(
+            isinstance(alias, str) for alias in self.aliases
+        ):
+            raise TypeError(
+                f"Model.aliases must be a tuple of ids, such as ('gpt-5.6',), "
+                f"got {short_repr(self.aliases)}"
+            )
         since = tuple(
             _moment(price.since, "Price.since") if price.since else datetime.min.replace(tzinfo=UTC)
             for price in self.prices
