@@ -896,3 +896,33 @@ def test_a_row_that_does_not_add_up_is_refused() -> None:
     with pytest.raises(TooManyBreakpointsError):
         row = [Block(f"k{k}", 1, True, ("5m",), 0) for k in range(5)]
         cache.usage_of_row(row, roles=["user"])
+
+
+@pytest.mark.parametrize(
+    ("part", "value"),
+    [
+        ("messages", {}),
+        ("messages", ""),
+        ("messages", 0),
+        ("tools", {}),
+        ("tools", ""),
+        ("tools", False),
+        ("system", 0),
+        ("system", {}),
+        ("system", False),
+    ],
+)
+def test_a_part_of_a_request_that_is_empty_of_another_type_is_named_not_read_as_none(
+    part: str, value: object
+) -> None:
+    """`messages={}` is no list of messages; read as none, the request was a prompt of 0
+    tokens that wrote and read nothing, unsaid. A part left out or None is still none."""
+    request: dict[str, Any] = {"messages": [{"role": "user", "content": "hi"}], part: value}
+    cache = PromptCache("claude-sonnet-4-6")
+    with pytest.raises(TypeError, match=part):
+        cache.usage(request)
+    with pytest.raises(TypeError, match=part):
+        cache.prompt_tokens(request)
+    assert cache.prompt_tokens({**request, part: None}) == cache.prompt_tokens(
+        {k: v for k, v in request.items() if k != part}
+    )

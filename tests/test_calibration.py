@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import runpy
 import string
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -32,6 +34,7 @@ from context_budget.calibration import (
     KINDS,
     SAFETY_MARGIN,
     TOKENS_PER_CLASS,
+    CorpusSample,
     _is_nested_json,
     calibrate,
     calibrated_estimate,
@@ -424,3 +427,52 @@ def test_the_generated_samples_are_what_the_generator_writes() -> None:
         assert make() == stored[name], name
     for name in generator["MINIFIED"]:
         assert generator["minified"](name) == stored[name], name
+
+
+@pytest.mark.parametrize("fit", [fit_class_weights, fit_ratios, calibrate])
+@pytest.mark.parametrize("one", ["abc def", b"abc def"])
+def test_one_text_passed_as_the_samples_is_named_not_fitted_letter_by_letter(
+    fit: Any, one: object
+) -> None:
+    """A string is an iterable of its letters: fitted as samples, each letter was a
+    text of its own, and the weights came from one-character samples, unsaid."""
+    with pytest.raises(
+        TypeError, match=r"samples must be a list of texts, got 'abc def'|got b'abc def'"
+    ):
+        fit(one, len)
+
+
+def test_a_margin_too_large_to_show_is_shown_briefly() -> None:
+    with pytest.raises(ValueError, match="margin must be a number from 0 to 1") as raised:
+        with_margin(len, 10**400)
+    assert len(str(raised.value)) < 200
+
+
+@pytest.mark.parametrize("kinds", [["prose"], "prose", 3])
+def test_kinds_that_are_no_mapping_of_index_to_kind_are_named(kinds: object) -> None:
+    """`kinds=["prose"]` (a kind a sample, in a list) failed as "'list' object has no
+    attribute 'get'"."""
+    with pytest.raises(TypeError, match="kinds must be a dict of sample index -> kind"):
+        fit_ratios(["abc def"], len, kinds=kinds)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("samples", "error", "words"),
+    [
+        ("abc", TypeError, "samples must be a list of CorpusSample"),
+        ([("a.txt", "prose", "fit", "text", 3)], TypeError, "samples[0] must be a CorpusSample"),
+        (
+            [CorpusSample("a.txt", "prose", "fit", "some text", 0)],
+            ValueError,
+            "the prose samples hold 0 real tokens",
+        ),
+    ],
+    ids=["one-text", "a-tuple", "no-real-tokens"],
+)
+def test_error_by_kind_names_samples_it_cannot_measure(
+    samples: object, error: type[Exception], words: str
+) -> None:
+    """A string failed as "'str' object has no attribute 'kind'", a kind of 0 real tokens
+    as a ZeroDivisionError."""
+    with pytest.raises(error, match=re.escape(words)):
+        error_by_kind(len, samples)  # type: ignore[arg-type]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -271,3 +272,69 @@ def test_the_sdk_s_client_shape_is_written_once() -> None:
     agent = _Meter(ScriptedClient([]), None).client("lead")
     for client in (ScriptedClient([]), EmulatedClient("claude-sonnet-4-6", []), agent):
         assert isinstance(client, ClientShape)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (lambda: scripted_response(5, input_tokens=1, output_tokens=1), TypeError, "blocks[0]"),
+        (
+            lambda: scripted_response("a", ["b"], input_tokens=1, output_tokens=1),
+            TypeError,
+            "blocks[1]",
+        ),
+        (lambda: scripted_response(None, input_tokens=1, output_tokens=1), TypeError, "got None"),
+        (
+            lambda: scripted_response("a", input_tokens=1.5, output_tokens=1),
+            TypeError,
+            "input_tokens",
+        ),
+        (
+            lambda: scripted_response("a", input_tokens=1, output_tokens=-1),
+            ValueError,
+            "output_tokens",
+        ),
+        (
+            lambda: scripted_response(
+                "a", input_tokens=1, output_tokens=1, cache_read_input_tokens=True
+            ),
+            TypeError,
+            "cache_read_input_tokens",
+        ),
+        (
+            lambda: scripted_response("a", input_tokens=1, output_tokens=1, stop_reason=5),
+            TypeError,
+            "stop_reason",
+        ),
+    ],
+    ids=[
+        "int-block",
+        "list-block",
+        "none-block",
+        "float-input",
+        "negative-output",
+        "bool-read",
+        "int-stop",
+    ],
+)
+def test_a_scripted_response_names_what_no_response_could_hold(
+    call: Any, error: type[Exception], words: str
+) -> None:
+    """Refused where it is written, naming the argument, not at the call of the loop that
+    reads it (`1.5` input tokens) or as "'int' object is not iterable" (a block of 5)."""
+    with pytest.raises(error, match=re.escape(words)):
+        call()
+
+
+def test_a_request_with_betas_to_a_client_without_a_beta_endpoint_is_named() -> None:
+    """A client of one's own with `messages.create` alone: a plan that adds `betas` (and
+    `context_management`) sent its request to `client.beta`, which failed as "'Plain'
+    object has no attribute 'beta'"."""
+    from types import SimpleNamespace
+
+    from context_budget.clients import send_request
+
+    plain = SimpleNamespace(messages=SimpleNamespace(create=lambda **request: request))
+    assert send_request(plain, {"model": "m"}) == {"model": "m"}
+    with pytest.raises(TypeError, match=re.escape("client.beta.messages.create")):
+        send_request(plain, {"model": "m", "betas": ["context-management-2025-06-27"]})

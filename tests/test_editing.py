@@ -1055,3 +1055,80 @@ def test_an_unknown_edit_type_that_is_deep_is_named_briefly() -> None:
             context_management={"edits": [{"type": DEEP}]},
         )
     assert len(str(raised.value)) < 300
+
+
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ({"trigger": 0}, "trigger must be {'type': 'input_tokens', 'value': N}, got 0"),
+        ({"trigger": {}}, "trigger must be {'type': 'input_tokens', 'value': N}, got {}"),
+        ({"trigger": []}, "trigger must be {'type': 'input_tokens', 'value': N}, got []"),
+        ({"exclude_tools": ""}, "exclude_tools must be a list of tool names, got ''"),
+        ({"exclude_tools": 0}, "exclude_tools must be a list of tool names, got 0"),
+        ({"exclude_tools": False}, "exclude_tools must be a list of tool names, got False"),
+    ],
+    ids=["trigger-0", "trigger-empty", "trigger-list", "exclude-blank", "exclude-0", "exclude-no"],
+)
+def test_a_parameter_that_is_empty_or_zero_is_named_not_taken_as_the_default(
+    params: dict[str, Any], words: str
+) -> None:
+    """`"trigger": 0` is no trigger the API takes; read as left out, it cleared at the
+    default 100,000 tokens, unsaid, where a caller meant to clear at once."""
+    with pytest.raises(ContextManagementError, match=re.escape(words)):
+        clear_tool_uses_20250919(pairs(4), {**params}, counter=big_results)
+
+
+def test_a_thinking_edit_whose_keep_is_none_keeps_the_models_own_default() -> None:
+    """`keep: None` is a keep left out: the model's own preservation (every turn on a model
+    that keeps all thinking), not one turn."""
+    turns: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    for number in range(3):
+        turns.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": f"plan {number}", "signature": "s"},
+                    {"type": "text", "text": f"step {number}"},
+                ],
+            }
+        )
+        turns.append({"role": "user", "content": f"next {number}"})
+    management = {"edits": [{"type": "clear_thinking_20251015", "keep": None}]}
+    left_out = {"edits": [{"type": "clear_thinking_20251015"}]}
+    for model in ("claude-opus-4-6", "claude-sonnet-4-5"):
+        answers = []
+        for asked in (management, left_out):
+            client = EmulatedClient(model, [{"content": "ok"}])
+            client.beta.messages.create(
+                model=model,
+                max_tokens=16,
+                messages=turns,
+                betas=["context-management-2025-06-27"],
+                context_management=asked,
+            )
+            answers.append(client.requests[-1]["messages"])
+        assert answers[0] == answers[1], model
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "words"),
+    [
+        ({"responder": {"content": "hi"}}, TypeError, "responder must be a list of replies"),
+        ({"responder": "hi"}, TypeError, "responder must be a list of replies"),
+        ({"responder": None}, TypeError, "responder must be a list of replies"),
+        ({"placeholder": 5}, TypeError, "placeholder must be a str, got 5"),
+        ({"summarizer": "short"}, TypeError, "summarizer must be a function"),
+        ({"cache": "warm"}, TypeError, "cache must be a PromptCache or None, got 'warm'"),
+    ],
+    ids=["one-reply-dict", "a-string", "none", "placeholder", "summarizer", "cache"],
+)
+def test_the_emulated_server_names_a_bad_argument_when_made(
+    arguments: dict[str, Any], error: type[Exception], words: str
+) -> None:
+    """As a scripted client does: one reply given as the list (a dict) failed at the first
+    call with KeyError 0, None with "object of type 'NoneType' has no len()", a string
+    replied letter by letter, and a bad placeholder, summarizer or cache at the call
+    that first used it."""
+    given: dict[str, Any] = {"responder": [{"content": "ok"}], **arguments}
+    with pytest.raises(error, match=re.escape(words)):
+        EmulatedClient(MODEL, **given)

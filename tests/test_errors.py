@@ -139,3 +139,124 @@ def test_a_token_count_of_the_wrong_type_is_a_type_error(function: str, count: o
 def test_a_token_count_below_its_least_is_a_value_error(function: str) -> None:
     with pytest.raises(ValueError, match="-1"):
         _counts()[function](-1)
+
+
+class _NoRepr:
+    """A value whose repr fails, as a half-built object's may."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+_HUGE = "x" * 100_000
+
+
+def _bad_value_calls() -> list[tuple[str, Callable[[Any], object]]]:
+    from context_budget import (
+        Layers,
+        NotesFile,
+        PrefixGuard,
+        PromptCache,
+        cache_report,
+        clear_old_tool_results,
+        compact,
+        content_blocks,
+        forget_everything,
+        message_tokens,
+        run_agent,
+        tool_message,
+    )
+    from context_budget.fakes import ScriptedClient, SimulatedModel
+
+    hi = {"role": "user", "content": "hi"}
+    long = [
+        {"role": "user", "content": "a" * 400},
+        {"role": "assistant", "content": "b" * 400},
+        hi,
+    ]
+    loop = {
+        "tools": [],
+        "tool_impls": {},
+        "client": ScriptedClient([]),
+        "model": "m",
+        "context_window": 1_000,
+        "compact_ratio": None,
+    }
+    return [
+        ("run_agent tools", lambda bad: run_agent("go", **{**loop, "tools": bad})),
+        ("run_agent model", lambda bad: run_agent("go", **{**loop, "model": [bad]})),
+        ("run_agent client", lambda bad: run_agent("go", **{**loop, "client": bad})),
+        ("run_agent tool_impls", lambda bad: run_agent("go", **{**loop, "tool_impls": bad})),
+        ("run_agent guard", lambda bad: run_agent("go", **{**loop, "guard": bad})),
+        ("run_agent plan", lambda bad: run_agent("go", **{**loop, "plan": [bad]})),
+        ("notes path", lambda bad: NotesFile([bad])),  # type: ignore[arg-type]
+        ("guard system", lambda bad: PrefixGuard().check([hi], system={"k": bad})),
+        ("compact summary", lambda bad: compact(Layers("s", [], long), 40, lambda _: [bad])),
+        ("message role", lambda bad: message_tokens({"role": [bad], "content": "x"})),
+        (
+            "result block type",
+            lambda bad: message_tokens(
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "a", "content": [{"type": _HUGE}]}
+                    ],
+                }
+            ),
+        ),
+        (
+            "is_error",
+            lambda bad: message_tokens({"role": "tool", "content": "x", "is_error": [bad]}),
+        ),
+        ("counter's count", lambda bad: message_tokens(hi, counter=lambda _: [bad])),
+        ("tool name", lambda bad: tool_message([bad], {})),  # type: ignore[arg-type]
+        ("cache model", lambda _: PromptCache(_HUGE)),
+        ("cache_report model", lambda _: cache_report([{"messages": [hi]}], _HUGE)),
+        ("content_blocks", lambda bad: content_blocks({"content": {"k": bad}})),
+        ("compact budget", lambda bad: compact(Layers("s", [], []), bad, forget_everything)),
+        ("compact summarize", lambda bad: compact(Layers("s", [], []), 5, bad)),
+        ("clear keep_last", lambda bad: clear_old_tool_results([], bad)),
+        ("counter", lambda bad: message_tokens(hi, counter=bad)),
+        ("simulated request", lambda bad: SimulatedModel().respond([bad])),
+        (
+            "simulated block",
+            lambda bad: SimulatedModel().respond(
+                {"messages": [{"role": "user", "content": [bad]}]}
+            ),
+        ),
+        (
+            "simulated result",
+            lambda bad: SimulatedModel().respond(
+                {
+                    "messages": [
+                        {
+                            "role": "user",
+                            "content": [
+                                {"type": "tool_result", "tool_use_id": "a", "content": {1: bad}}
+                            ],
+                        }
+                    ]
+                }
+            ),
+        ),
+        ("simulated reads", lambda bad: SimulatedModel(reads_per_step=[bad])),
+    ]
+
+
+@pytest.mark.parametrize(
+    "bad", [_HUGE, _NoRepr(), -(10**5000)], ids=["huge", "no-repr", "int-too-long-to-print"]
+)
+@pytest.mark.parametrize(
+    ("where", "call"), _bad_value_calls(), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_a_bad_value_is_named_briefly_whatever_its_size_or_repr(
+    where: str, call: Callable[[Any], object], bad: object
+) -> None:
+    """Each of these printed the whole value (100,000 characters), or failed with the
+    value's own repr error (an int of 5,000 digits cannot be printed) in place of the
+    error that names it."""
+    with pytest.raises((TypeError, ValueError)) as raised:
+        call(bad)
+    assert len(str(raised.value)) < 2_000, where  # a list of known models is fine; 100,000 x is not
+    shown = str(raised.value)
+    assert "no repr" not in shown and "Exceeds the limit" not in shown, where

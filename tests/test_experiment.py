@@ -25,6 +25,7 @@ from context_budget.experiment import (
 )
 from context_budget.fakes import ScriptedClient, SimulatedModel
 from context_budget.fakes.emulated import EmulatedClient
+from context_budget.pricing import Cost
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +186,17 @@ def test_totals_add_up(runs: dict[str, RunResult]) -> None:
         assert abs(run.cost_usd - sum(r.cost.total for r in run.records)) < 1e-9
         assert 0 <= run.cache_read_share <= 1
         json.dumps(data)
+
+
+def test_a_runs_bill_is_its_calls_bills_added_as_a_bill_adds_them(
+    runs: dict[str, RunResult],
+) -> None:
+    """The run's bill and its calls' bills added (`Cost.added`, exact to the last bit) are
+    one figure: added one by one, the cache-aware run came to 0.22620300000000002 USD
+    where its calls add up to 0.226203."""
+    for run in runs.values():
+        assert run.cost == Cost.added(record.cost for record in run.records), run.strategy
+        assert run.cost_usd == Cost.added(record.cost for record in run.records).total
 
 
 def test_runs_are_deterministic(runs: dict[str, RunResult]) -> None:

@@ -879,6 +879,7 @@ def test_the_loop_reads_each_turn_s_usage_once(
         ({"model": None}, TypeError, "model must be a str, got NoneType None"),
         ({"max_tokens": 0}, ValueError, "max_tokens must be a positive int, got 0"),
         ({"max_tokens": "5"}, TypeError, "max_tokens must be an int, got str '5'"),
+        ({"messages": []}, ValueError, "messages holds no message, so nothing to summarize"),
     ],
     ids=[
         "messages",
@@ -888,13 +889,15 @@ def test_the_loop_reads_each_turn_s_usage_once(
         "model",
         "max-tokens-0",
         "max-tokens-str",
+        "messages-empty",
     ],
 )
 def test_compact_history_names_a_bad_argument_before_any_call(
     tmp_path: Path, change: dict[str, Any], error: type[Exception], words: str
 ) -> None:
     """A notes path given for the notes file failed only after the summary was paid for
-    (an AttributeError on `.read`); a bad model or limit went out to the API."""
+    (an AttributeError on `.read`); a bad model or limit went out to the API, and so did
+    an empty history (a call paid to summarize nothing)."""
     client = ScriptedClient([scripted_response("summary", input_tokens=9, output_tokens=3)])
     arguments: dict[str, Any] = {
         "client": client,
@@ -1064,6 +1067,16 @@ def test_a_tool_that_changes_its_input_leaves_the_recorded_call_alone(tmp_path: 
         ({"max_tokens": 10.0}, TypeError, "max_tokens must be an int, got float 10.0"),
         ({"model": None}, TypeError, "model must be a str, got NoneType None"),
         ({"model": " "}, ValueError, "model must name a model, got ' '"),
+        (
+            {"model": "claude-\ud800"},
+            ValueError,
+            "model holds a lone surrogate \\(U\\+D800\\) at character 7",
+        ),
+        (
+            {"tools": [{"name": "read_file"}, {"name": "grep"}, {"name": "read_file"}]},
+            ValueError,
+            "tools\\[2\\] repeats the name 'read_file' of tools\\[0\\]",
+        ),
         ({"system": 5}, TypeError, "system must be a str or None, got int 5"),
         ({"system": "be \udfff"}, ValueError, "system holds a lone surrogate"),
         ({"notes": "N.md"}, TypeError, "notes must be a NotesFile, got str 'N.md'"),

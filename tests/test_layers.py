@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from conversations import LONG, PINNED, SMALL
@@ -79,3 +80,25 @@ def test_layers_are_frozen() -> None:
     layers = Layers("s", [], [])
     with pytest.raises(AttributeError):
         layers.system = "t"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("system", "pinned", "words"),
+    [
+        (
+            "You help\ud800 Lucy.",
+            [],
+            "system: a string holds a lone surrogate (U+D800) at character 8",
+        ),
+        ("s", ["ok", "\udcffrule"], "pinned record 1: a string holds a lone surrogate (U+DCFF)"),
+    ],
+    ids=["system", "pinned"],
+)
+def test_a_layer_no_request_could_carry_is_named(
+    system: str, pinned: list[str], words: str
+) -> None:
+    """A lone surrogate cannot be encoded as UTF-8, so no request can carry the layer; a
+    message holding one is refused, and a system prompt or pinned record is refused too
+    (it was counted, then failed wherever the layers were sent)."""
+    with pytest.raises(ValueError, match=re.escape(words)):
+        Layers(system, pinned, [])

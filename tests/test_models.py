@@ -9,6 +9,7 @@ DeepSeek's peak hours.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -395,3 +396,11 @@ def test_deepseek_chat_is_priced_as_v4_flash_at_every_rate_it_had_since_the_v4_l
     assert chat == flash
     before = cost(usage, model_for("deepseek-chat"), at=datetime(2026, 3, 1, tzinfo=UTC))
     assert before != flash
+
+
+@pytest.mark.parametrize("aliases", ["mine", ["mine", 5], ("mine", None)])
+def test_a_rows_aliases_that_are_no_tuple_of_ids_are_named(aliases: object) -> None:
+    """`aliases="mine"` is one id, iterated as its letters: `model_for("m", table)` found
+    the row and `model_for("mine", table)` did not."""
+    with pytest.raises(TypeError, match=r"Model\.aliases must be a tuple of ids"):
+        replace(MODELS["gpt-5.5"], id="my-model", aliases=aliases)

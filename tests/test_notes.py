@@ -312,3 +312,24 @@ def test_opening_in_a_folder_that_does_not_exist_yet_is_fine(tmp_path: Path) -> 
     assert notes.removed_temporaries == 0
     notes.write("made")
     assert notes.read() == "made"
+
+
+def test_text_no_file_could_hold_is_named_and_the_old_notes_stay(tmp_path: Path) -> None:
+    """A lone surrogate cannot be written as UTF-8: the error names the notes, the
+    character and where it is (it was the codec's own error from inside the write)."""
+    notes = NotesFile(tmp_path / "NOTES.md")
+    notes.write("kept")
+    with pytest.raises(
+        ValueError, match=r"notes content holds a lone surrogate \(U\+D800\) at character 5"
+    ):
+        notes.write("step \ud800 done")
+    assert notes.read() == "kept"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["NOTES.md"]
+
+
+def test_the_tools_error_shows_its_input_briefly(tmp_path: Path) -> None:
+    """A model's malformed call is named in a line, not by its whole input (10,000 chars)."""
+    notes = NotesFile(tmp_path / "NOTES.md")
+    with pytest.raises(ValueError, match="update_notes needs a string 'content'") as raised:
+        notes.update_notes({"content": 5, "log": "y" * 10_000})
+    assert len(str(raised.value)) < 300

@@ -454,3 +454,12 @@ def test_property_the_guard_reports_what_a_full_re_hash_reports(
         got = (report.kind, report.part, report.first_changed, report.lost_tokens)
         assert got == expected
         previous = copy.deepcopy(request)
+
+
+@pytest.mark.parametrize("messages", [{}, "", 0, False])
+def test_a_requests_messages_empty_of_another_type_are_named(messages: object) -> None:
+    """`check_request({"messages": {}})` passed as a first request of no messages, where
+    `check({})` names the dict; a request with messages left out is still none."""
+    with pytest.raises(TypeError, match="messages must be a list of dicts"):
+        PrefixGuard().check_request({"messages": messages})
+    assert PrefixGuard().check_request({}).kind == "first"

@@ -25,10 +25,11 @@ from context_budget import (
     cost,
     loop_cost,
     loop_steps,
+    price_for,
 )
 from context_budget.experiment import run_strategy
 from context_budget.fakes.emulated import EmulatedClient
-from context_budget.models import MODELS, LongContext, Peak
+from context_budget.models import MODELS, LongContext, Peak, model_for
 from context_budget.pricing import Cost, Price, Unpriced, billed, prompt_charges
 
 MIXED_TTL = {
@@ -332,3 +333,37 @@ def test_another_split_of_a_prompt_is_charged_as_cost_charges_a_usage_of_it(
     other = cost(moved, row, at=at)
     again = prompt_charges(tariff, 0, 0, uncached + hour, read + five)
     assert again == (other.uncached_input, other.cache_writes, other.cache_reads)
+
+
+@pytest.mark.parametrize(
+    ("at", "error"),
+    [("yesterday", ValueError), (float("nan"), ValueError), (True, TypeError), ([1], TypeError)],
+    ids=["words", "nan", "bool", "list"],
+)
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "deepseek-v4-flash"])
+def test_a_time_that_is_no_time_is_named_whether_priced_by_rates_or_by_row(
+    model: str, at: object, error: type[Exception]
+) -> None:
+    """The same call at the same (bad) time: refused with its row, and with its rates as
+    well, where the rates of a model without peak hours took any `at` unsaid."""
+    usage = {"input_tokens": 1_000, "output_tokens": 10}
+    row = model_for(model)
+    assert row is not None
+    for rates in (row, row.price):
+        with pytest.raises(error, match="at "):
+            cost(usage, rates, at=at)  # type: ignore[arg-type]
+    for table in (None, {model: row.price}):
+        with pytest.raises(error, match="at "):
+            price_for(model, table, at=at)  # type: ignore[arg-type]
+
+
+def test_storage_by_the_hour_is_billed_for_the_writes_the_call_is_billed_for() -> None:
+    """A Usage built by hand whose split says 150 one-hour tokens of 100 written: its writes
+    were billed as 100 and its storage as 150, so it and its own JSON had two bills."""
+    row = model_for("gemini-3.1-pro-preview")
+    assert row is not None
+    explicit = row.caches["explicit"]
+    usage = Usage(10, 5, cache_creation_input_tokens=100, ephemeral_1h_input_tokens=150)
+    built, read = cost(usage, row, policy=explicit), cost(usage.as_dict(), row, policy=explicit)
+    assert built == read
+    assert built.storage == pytest.approx(100 * explicit.storage_per_hour / 1_000_000)

@@ -352,3 +352,22 @@ def test_gpt_5_6_matches_only_the_latest_80_breakpoints() -> None:
     clock.advance(1)
     later = {"system": "S", "messages": [{"role": "user", "content": "m1"}]}
     assert cache.usage(later).cache_read_input_tokens == 0  # m1's entry is 99 writes old
+
+
+@pytest.mark.parametrize("field", ["lifetimes", "write_multiples"])
+def test_a_policys_pairs_given_as_a_dict_are_read_as_its_pairs(field: str) -> None:
+    """`lifetimes={"5m": 300.0}` is how one writes a table of lifetimes: it was iterated as
+    its keys and refused as "lifetimes['5'] must be a number > 0, got 'm'"."""
+    base = CachePolicy.anthropic(MinimumLength(1024, "", ""))
+    as_pairs = dict(getattr(base, field))
+    policy = replace(base, **{field: as_pairs})
+    assert policy == base and getattr(policy, field) == getattr(base, field)
+
+
+@pytest.mark.parametrize("bad", [(("5m",),), ("5m",), 300.0])
+def test_a_policys_lifetimes_that_are_no_pairs_are_named(bad: object) -> None:
+    base = CachePolicy.anthropic(MinimumLength(1024, "", ""))
+    with pytest.raises(
+        TypeError, match=re.escape("CachePolicy.lifetimes must be (name, number) pairs")
+    ):
+        replace(base, lifetimes=bad)

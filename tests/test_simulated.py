@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -406,3 +407,37 @@ def test_any_history_gets_a_valid_response_or_a_named_error(
     uses = [b for b in response["content"] if b["type"] == "tool_use"]
     assert (response["stop_reason"] == "tool_use") == bool(uses)
     assert not uses or tools_on
+
+
+def test_behind_the_emulated_server_it_reports_the_output_it_says_it_wrote() -> None:
+    """The simulated model passed to `EmulatedClient` as its responder: the server bills
+    the prompt from its cache and the output the model reported, one figure for one
+    reply (it counted the reply's blocks again, another way: 13 tokens where the model
+    said 18)."""
+    from context_budget.fakes import EmulatedClient
+
+    model = SimulatedModel()
+    request = first_request(model="claude-sonnet-4-6", max_tokens=1_000)
+    own = model.respond(request)
+    served = EmulatedClient("claude-sonnet-4-6", model).messages.create(**request)
+    assert served["content"] == own["content"]
+    assert served["usage"]["output_tokens"] == own["usage"]["output_tokens"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (
+            {"messages": [{"role": "user", "content": "Which service? \ud800"}]},
+            "the request must be JSON data UTF-8 can encode: a string holds a lone surrogate",
+        ),
+        ({"tools": {}}, "tools must be a list of tool definitions, got dict"),
+        ({"tools": ""}, "tools must be a list of tool definitions, got str"),
+    ],
+    ids=["lone-surrogate", "tools-empty-dict", "tools-blank"],
+)
+def test_a_request_no_api_could_take_is_named(extra: dict[str, Any], words: str) -> None:
+    """A lone surrogate failed as the codec's own error from inside the model's hash of
+    the request; tools of {} were read as none."""
+    with pytest.raises(TypeError, match=re.escape(words)):
+        SimulatedModel().respond(first_request(**extra))

@@ -45,3 +45,27 @@ def test_keep_numbers_of_nothing_is_empty() -> None:
 def test_forget_everything_keeps_nothing() -> None:
     assert forget_everything(LONG) == ""
     assert forget_everything([]) == ""
+
+
+def test_a_summary_names_an_embedded_file_instead_of_keeping_its_data() -> None:
+    """A screenshot's JSON holds a digit ("base64"), so its whole line, 400,000 characters
+    of data, was a fact every digit-keeping summary kept: the summary meant to make room
+    carried the screenshot on. The file is named, with its size, as in the transcript a
+    compaction sends."""
+    from context_budget.summarizers import keep_rules_and_decisions, wearing_summary
+
+    shot = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "QUJD" * 100_000},
+    }
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": [shot]}
+    history = [
+        user("Check the 3 charts."),
+        call("t1"),
+        {"role": "user", "content": [result]},
+    ]
+    for summarize in (keep_numbers, keep_rules_and_decisions, wearing_summary):
+        summary = summarize(history)
+        assert len(summary) < 1_000, summarize.__name__
+        assert "Check the 3 charts." in summary
+    assert "image/png image: 400,000 characters of base64 data left out" in keep_numbers(history)

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 import context_budget.usage as usage_module
 from context_budget import PRICES, Usage, cost, should_compact, track_usage
+from context_budget.models import model_for
+from context_budget.pricing import Unpriced
 from context_budget.usage import MOST_TOKENS, usage_shape, window_usage
 
 COUNTS = st.integers(0, 10**7)
@@ -536,3 +538,107 @@ def test_a_codex_figure_reads_the_same_at_once_as_field_by_field(
     quick = outcome(lambda: Usage.of(usage, strict=strict))
     checked = outcome(lambda: usage_module._parse(usage, "usage", strict))
     assert quick == checked
+
+
+@pytest.mark.parametrize("iterations", [{}, "", 0, False])
+def test_iterations_that_are_empty_of_another_type_are_named_by_every_reader(
+    iterations: object,
+) -> None:
+    """`iterations: {}` is no list: `window_usage` named it while `Usage.of` (so the bill,
+    the loop's counter and `cost`) read it as no iterations, unsaid."""
+    response = {"usage": {"input_tokens": 5, "output_tokens": 1, "iterations": iterations}}
+    for read in (Usage.of, window_usage):
+        with pytest.raises(ValueError, match=r"usage\.iterations must be a list"):
+            read(response)
+
+
+@pytest.mark.parametrize(
+    ("written", "five", "thirty", "hour"),
+    [(100, 0, 150, 0), (100, 0, 150, 40), (100, 30, 60, 30), (0, 0, 5, 0), (100, 0, 100, 0)],
+)
+def test_a_usage_built_by_hand_bills_its_writes_as_its_own_json_reads_them(
+    written: int, five: int, thirty: int, hour: int
+) -> None:
+    """More 30-minute writes than were written: `Usage.of` keeps them up to the total,
+    `billed_writes` billed them whole and -50 one-hour writes beside them, so a GPT-5.6
+    call cost one thing built by hand and another read from its own JSON."""
+    usage = Usage(
+        10,
+        5,
+        cache_creation_input_tokens=written,
+        ephemeral_5m_input_tokens=five,
+        ephemeral_1h_input_tokens=hour,
+        ephemeral_30m_input_tokens=thirty,
+    )
+    read = Usage.of(usage.as_dict())
+    assert usage.billed_writes == read.billed_writes
+    assert min(usage.billed_writes) >= 0 and sum(usage.billed_writes) == written
+    price = PRICES["gpt-5.6-sol"]
+    assert cost(usage, price) == cost(read, price)
+
+
+_COUNT = st.integers(0, 300_000)
+
+
+@st.composite
+def _usages(draw: st.DrawFn, *, parts: bool = True) -> Usage:
+    """A usage built by hand: any split of its writes, maybe iterations and price rules."""
+    iterations: tuple[Usage, ...] = ()
+    if parts and draw(st.booleans()):
+        iterations = tuple(draw(st.lists(_usages(parts=False), min_size=1, max_size=3)))
+    return Usage(
+        draw(_COUNT),
+        draw(_COUNT),
+        cache_creation_input_tokens=draw(_COUNT),
+        cache_read_input_tokens=draw(_COUNT),
+        ephemeral_5m_input_tokens=draw(_COUNT),
+        ephemeral_1h_input_tokens=draw(_COUNT),
+        ephemeral_30m_input_tokens=draw(st.one_of(st.just(0), _COUNT)),
+        speed=draw(st.sampled_from(["", "fast", "standard"])),
+        inference_geo=draw(st.sampled_from(["", "us", "global"])),
+        web_search_requests=draw(st.integers(0, 5)),
+        iterations=iterations,
+    )
+
+
+@given(_usages(), st.sampled_from(sorted(PRICES)))
+def test_property_a_usage_and_its_json_are_billed_alike(usage: Usage, model: str) -> None:
+    """Two ways of asking one call's bill: the `Usage` as built, and its own JSON read
+    back (`Usage.of`), by the model's rates and by its row under each of its cache modes
+    (storage by the hour included). Each part's writes add up to what it wrote, none
+    below 0."""
+    read = Usage.of(usage.as_dict())
+    for part in (usage, *usage.iterations):
+        assert min(part.billed_writes) >= 0
+        assert sum(part.billed_writes) == part.cache_creation_input_tokens
+    assert read.billed_writes == usage.billed_writes
+    row = model_for(model)
+    assert row is not None
+    for price, policy in [(PRICES[model], None), *((row, mode) for mode in row.caches.values())]:
+        outcomes = []
+        for given_usage in (usage, usage.as_dict()):
+            try:
+                outcomes.append(cost(given_usage, price, policy=policy))
+            except Unpriced:
+                outcomes.append(None)
+            except ValueError as error:  # a lifetime the mode does not offer, named alike
+                outcomes.append(str(error))
+        assert outcomes[0] == outcomes[1]
+
+
+def test_a_read_that_is_not_the_sources_own_is_named() -> None:
+    """`read` stands for `Usage.of(source)`; one with fewer iterations than the source
+    failed as "tuple index out of range"."""
+    response = {
+        "usage": {
+            "input_tokens": 5,
+            "output_tokens": 1,
+            "iterations": [
+                {"type": "compaction", "input_tokens": 100, "output_tokens": 5},
+                {"type": "message", "input_tokens": 20, "output_tokens": 3},
+            ],
+        }
+    }
+    assert window_usage(response, read=Usage.of(response)) == Usage(20, 3)
+    with pytest.raises(ValueError, match=r"read holds 0 iterations where the source holds 2"):
+        window_usage(response, read=Usage(1, 1))

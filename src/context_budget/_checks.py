@@ -12,6 +12,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from context_budget._values import short_repr
+
 __all__ = [
     "MAX_DEPTH",
     "RESULT_CONTENT",
@@ -63,7 +65,8 @@ def _place(message: int | None, block: int | None = None, inner: int | None = No
 def _check_is_error(holder: dict[str, Any], where: str) -> None:
     flag = holder.get("is_error", False)
     if not isinstance(flag, bool):
-        raise TypeError(f"{where} has 'is_error' of type {type(flag).__name__}, not bool: {flag!r}")
+        found = f"{type(flag).__name__}, not bool: {short_repr(flag)}"
+        raise TypeError(f"{where} has 'is_error' of type {found}")
 
 
 def _check_block(block: object, message: int | None, number: int, inner: int | None = None) -> None:
@@ -83,7 +86,8 @@ def _check_block(block: object, message: int | None, number: int, inner: int | N
     if inner is not None and kind not in RESULT_CONTENT:
         where = _place(message, number, inner)
         raise ValueError(
-            f"{where} has type {kind!r}; a tool result holds only {sorted(RESULT_CONTENT)} blocks"
+            f"{where} has type {short_repr(kind)}; a tool result holds only "
+            f"{sorted(RESULT_CONTENT)} blocks"
         )
     if kind == "tool_result":
         _check_is_error(block, f"{_place(message, number)} (tool_result)")
@@ -99,7 +103,8 @@ def _check_result_content(content: object, message: int | None, number: int | No
                 _check_block(item, message, item_number, None)
                 if item["type"] not in RESULT_CONTENT:
                     raise ValueError(
-                        f"{_place(message, item_number)} has type {item['type']!r}; a tool "
+                        f"{_place(message, item_number)} has type "
+                        f"{short_repr(item['type'])}; a tool "
                         f"message holds only {sorted(RESULT_CONTENT)} blocks"
                     )
             else:
@@ -119,7 +124,8 @@ def check_message(message: object, index: int | None = None) -> None:
             raise ValueError(f"{_place(index)} has no {key!r}")
     role = message["role"]
     if not isinstance(role, str) or role not in ROLES:
-        raise ValueError(f"{_place(index)} has role {role!r}; expected one of {sorted(ROLES)}")
+        found = short_repr(role)
+        raise ValueError(f"{_place(index)} has role {found}; expected one of {sorted(ROLES)}")
     content = message["content"]
     if role == "tool":
         _check_is_error(message, _place(index))

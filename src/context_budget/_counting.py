@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeAlias
 
 from context_budget._blocks import checked_message_text
+from context_budget._values import short_repr
 
 __all__ = [
     "MESSAGE_OVERHEAD_TOKENS",
@@ -62,7 +63,7 @@ def resolve_counter(counter: TokenCounter | None) -> TokenCounter:
     if counter is None:
         return estimate_tokens
     if not callable(counter):
-        raise TypeError(f"counter must be callable (str -> int), got {counter!r}")
+        raise TypeError(f"counter must be callable (str -> int), got {short_repr(counter)}")
     return counter
 
 
@@ -70,9 +71,11 @@ def count_text(text: str, counter: TokenCounter) -> int:
     """`counter(text)`, checked to be a whole number of tokens >= 0."""
     tokens = counter(text)
     if isinstance(tokens, bool) or not isinstance(tokens, int):
-        raise TypeError(f"counter {counter!r} returned {tokens!r}, not an int")
+        raise TypeError(f"counter {short_repr(counter)} returned {short_repr(tokens)}, not an int")
     if tokens < 0:
-        raise ValueError(f"counter {counter!r} returned {tokens} tokens; must be >= 0")
+        raise ValueError(
+            f"counter {short_repr(counter)} returned {short_repr(tokens)} tokens; must be >= 0"
+        )
     return tokens
 
 

@@ -286,9 +286,11 @@ def _parts(request: Mapping[str, Any]) -> tuple[list[Any], list[Any], list[Any],
     Raises:
         TypeError, ValueError: a part of the wrong type, or a malformed message.
     """
-    tools = request.get("tools") or []
-    system = request.get("system") or []
-    messages = request.get("messages") or []
+    # a part left out or None is none; an empty one of another type is refused below
+    tools, system, messages = request.get("tools"), request.get("system"), request.get("messages")
+    tools = [] if tools is None else tools
+    system = [] if system is None or system == "" else system  # "": no system prompt
+    messages = [] if messages is None else messages
     if not isinstance(tools, list):
         raise TypeError(f"tools must be a list of dicts, got {type(tools).__name__}")
     check_messages(messages)

@@ -75,9 +75,9 @@ class LoopStep:
 def _check_counts(steps: int, growth: int, start: int) -> None:
     for name, value in (("steps", steps), ("growth", growth), ("start", start)):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, got {value!r}")
+            raise TypeError(f"{name} must be an int, got {short_repr(value)}")
         if value < 0:
-            raise ValueError(f"{name} must be >= 0, got {value}")
+            raise ValueError(f"{name} must be >= 0, got {short_repr(value)}")
 
 
 def loop_steps(steps: int, growth: int, start: int = 0, *, cached: bool = False) -> list[LoopStep]:

@@ -685,8 +685,8 @@ def _policy(
     if policy is None:
         if min_tokens is None:
             raise ValueError(
-                f"no model {model!r} in the table of models (context_budget.models); pass "
-                f"policy= (a CachePolicy) or min_tokens= (known: {', '.join(sorted(MODELS))})"
+                f"no model {short_repr(model)} in the table of models (context_budget.models); "
+                f"pass policy= (a CachePolicy) or min_tokens= (known: {', '.join(sorted(MODELS))})"
             )
         policy = CachePolicy.anthropic(MinimumLength(min_tokens, "", "given by the caller"))
     if min_tokens is not None and min_tokens != policy.minimum.tokens:

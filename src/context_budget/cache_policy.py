@@ -38,6 +38,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
@@ -197,6 +198,8 @@ class CachePolicy:
                 raise ValueError(
                     f"CachePolicy.{name} must be None or an int >= 1, got {short_repr(value)}"
                 )
+        for name in ("lifetimes", "write_multiples"):  # a dict of them is read as its pairs
+            object.__setattr__(self, name, _pairs(getattr(self, name), name))
         if not self.lifetimes:
             raise ValueError("CachePolicy.lifetimes must name at least one lifetime")
         for name, seconds in self.lifetimes:
@@ -460,6 +463,24 @@ class CachePolicy:
             source=source,
             as_of=as_of,
         )
+
+
+def _pairs(value: object, name: str) -> tuple[tuple[str, float], ...]:
+    """`value` as (name, number) pairs: a tuple of pairs as it is, a dict as its items.
+
+    Raises:
+        TypeError: it is neither (the numbers are checked by `_number`).
+    """
+    pairs = tuple(value.items()) if isinstance(value, Mapping) else value
+    if not isinstance(pairs, tuple | list) or not all(
+        isinstance(pair, tuple | list) and len(pair) == 2 and isinstance(pair[0], str)
+        for pair in pairs
+    ):
+        raise TypeError(
+            f"CachePolicy.{name} must be (name, number) pairs, such as (('5m', 300.0),), "
+            f"or a dict of them, got {short_repr(value)}"
+        )
+    return tuple((pair[0], pair[1]) for pair in pairs)
 
 
 def _number(value: object, name: str, *, positive: bool = False, finite: bool = True) -> None:

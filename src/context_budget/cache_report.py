@@ -160,7 +160,7 @@ def cache_report(
     if rates is None:
         rates = model_for(model)
         if rates is None:
-            raise ValueError(f"no price known for model {model!r}; pass price")
+            raise ValueError(f"no price known for model {short_repr(model)}; pass price")
     elif not isinstance(rates, Price):
         raise TypeError(f"price must be a Price, got {short_repr(price)}")
     clock = SimulatedClock()

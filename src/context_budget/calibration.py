@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from context_budget._counting import count_text, resolve_counter
+from context_budget._values import short_repr
 from context_budget.tokens import TokenCounter
 
 __all__ = [
@@ -534,13 +535,35 @@ def error_by_kind(counter: TokenCounter, samples: Sequence[CorpusSample]) -> dic
 
     Returns:
         `{kind: error}`, in the order kinds first appear in `samples`.
+
+    Raises:
+        TypeError: `samples` is no list of `CorpusSample`, or a sample's text
+            or real count has the wrong type.
+        ValueError: a kind's samples hold no real token to measure against.
     """
     count = resolve_counter(counter)
+    if isinstance(samples, str | bytes | Mapping) or not isinstance(samples, Iterable):
+        raise TypeError(f"samples must be a list of CorpusSample, got {short_repr(samples)}")
     counted: dict[str, int] = {}
     real: dict[str, int] = {}
-    for sample in samples:
+    for index, sample in enumerate(samples):
+        if not isinstance(sample, CorpusSample):
+            raise TypeError(
+                f"samples[{index}] must be a CorpusSample (calibration_corpus), "
+                f"got {short_repr(sample)}"
+            )
+        if isinstance(sample.tokens, bool) or not isinstance(sample.tokens, int):
+            raise TypeError(
+                f"samples[{index}].tokens must be an int, got {short_repr(sample.tokens)}"
+            )
         counted[sample.kind] = counted.get(sample.kind, 0) + count_text(sample.text, count)
         real[sample.kind] = real.get(sample.kind, 0) + sample.tokens
+    for kind, tokens in real.items():
+        if tokens <= 0:
+            raise ValueError(
+                f"the {kind} samples hold {tokens} real tokens; an error needs some to "
+                "measure against"
+            )
     return {kind: counted[kind] / real[kind] - 1 for kind in counted}
 
 
@@ -568,6 +591,32 @@ def _solve(rows: list[list[float]], columns: list[int]) -> list[float] | None:
     return [matrix[i][-1] / matrix[i][i] for i in range(size)]
 
 
+def _samples(samples: Iterable[str], fitted: str) -> list[str]:
+    """The samples a fit reads, as a list of texts, each checked.
+
+    Raises:
+        TypeError: `samples` is one text (a str is an iterable of its letters,
+            each of which would be fitted as a sample) or no iterable, or a
+            sample is not a str.
+        ValueError: no samples, or a sample is empty (`fitted` says what needs
+            its characters); the message names the index.
+    """
+    if isinstance(samples, str | bytes | Mapping) or not isinstance(samples, Iterable):
+        raise TypeError(
+            f"samples must be a list of texts, got {short_repr(samples)} "
+            "(one text goes in a list of its own)"
+        )
+    texts = list(samples)
+    if not texts:
+        raise ValueError("samples must hold at least one text")
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"samples[{index}] must be a str, got {type(text).__name__}")
+        if not text:
+            raise ValueError(f"samples[{index}] is empty; {fitted} needs characters")
+    return texts
+
+
 def fit_class_weights(samples: Iterable[str], counter: TokenCounter) -> dict[str, float]:
     """Tokens per unit of each character class, fitted so `counter` is matched on `samples`.
 
@@ -586,7 +635,8 @@ def fit_class_weights(samples: Iterable[str], counter: TokenCounter) -> dict[str
         that order, rounded to 3 places.
 
     Raises:
-        TypeError: a sample is not a str, or `counter` is not callable.
+        TypeError: `samples` is one text, not a list of them, a sample is not
+            a str, or `counter` is not callable.
         ValueError: no samples, a sample is empty, or the counter gives a
             sample 0 tokens; the message names the index.
 
@@ -597,15 +647,9 @@ def fit_class_weights(samples: Iterable[str], counter: TokenCounter) -> dict[str
         (1.0, 0.0)
     """
     count = resolve_counter(counter)
-    texts = list(samples)
-    if not texts:
-        raise ValueError("samples must hold at least one text")
+    texts = _samples(samples, "a weight")
     rows = []
     for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"samples[{index}] must be a str, got {type(text).__name__}")
-        if not text:
-            raise ValueError(f"samples[{index}] is empty; a weight needs characters")
         tokens = count_text(text, count)
         if not tokens:
             raise ValueError(f"counter gave samples[{index}] 0 tokens; cannot fit a weight")
@@ -645,21 +689,18 @@ def fit_ratios(
         `KINDS` order.
 
     Raises:
-        TypeError: a sample is not a str, or `counter` is not callable.
+        TypeError: `samples` is one text, not a list of them, a sample is not
+            a str, `kinds` is no dict, or `counter` is not callable.
         ValueError: no samples, a sample is empty, a kind is unknown, or the
             counter gives a kind 0 tokens; the message names the index.
     """
     count = resolve_counter(counter)
     chars = dict.fromkeys(KINDS, 0)
     tokens = dict.fromkeys(KINDS, 0)
-    texts = list(samples)
-    if not texts:
-        raise ValueError("samples must hold at least one text")
+    texts = _samples(samples, "a ratio")
+    if kinds is not None and not isinstance(kinds, Mapping):
+        raise TypeError(f"kinds must be a dict of sample index -> kind, got {short_repr(kinds)}")
     for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise TypeError(f"samples[{index}] must be a str, got {type(text).__name__}")
-        if not text:
-            raise ValueError(f"samples[{index}] is empty; a ratio needs characters")
         kind = (kinds or {}).get(index) or text_kind(text)
         if kind not in chars:
             raise ValueError(f"samples[{index}] has kind {kind!r}, not one of {KINDS}")
@@ -694,7 +735,7 @@ def calibrate(samples: Iterable[str], counter: TokenCounter) -> TokenCounter:
         >>> fitted("99 99"), fitted("hello there")
         (5, 11)
     """
-    texts = list(samples)
+    texts = _samples(samples, "a ratio")
     ratios = fit_ratios(texts, counter)
     count = resolve_counter(counter)
     overall = round(sum(map(len, texts)) / max(1, sum(count_text(t, count) for t in texts)), 3)
@@ -724,7 +765,7 @@ def with_margin(counter: TokenCounter, margin: float = SAFETY_MARGIN) -> TokenCo
         115
     """
     if isinstance(margin, bool) or not isinstance(margin, int | float) or not 0 <= margin <= 1:
-        raise ValueError(f"margin must be a number from 0 to 1, got {margin!r}")
+        raise ValueError(f"margin must be a number from 0 to 1, got {short_repr(margin)}")
     count = resolve_counter(counter)
 
     def margined(text: str) -> int:

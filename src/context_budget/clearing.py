@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from context_budget._checks import check_messages
 from context_budget._clearing import clear_results
 from context_budget._counting import resolve_counter
+from context_budget._values import short_repr
 from context_budget.messages import Message
 from context_budget.tokens import TokenCounter
 
@@ -72,7 +73,7 @@ def clear_old_tool_results(
     """
     check_messages(messages)
     if isinstance(keep_last, bool) or not isinstance(keep_last, int):
-        raise TypeError(f"keep_last must be an int, got {keep_last!r}")
+        raise TypeError(f"keep_last must be an int, got {short_repr(keep_last)}")
     if keep_last < 0:
-        raise ValueError(f"keep_last must be >= 0, got {keep_last}")
+        raise ValueError(f"keep_last must be >= 0, got {short_repr(keep_last)}")
     return clear_results(messages, keep_last, resolve_counter(counter)).messages

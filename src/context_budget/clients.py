@@ -120,11 +120,23 @@ def send_request(
     None, when the request carries `betas` (the Anthropic SDK takes `betas`
     and `context_management` on the beta endpoint only); else
     `client.messages.create`.
+
+    Raises:
+        TypeError: the request goes to the beta endpoint and the client has
+            none (the error names the client).
     """
     if beta is None:
         beta = "betas" in request
-    endpoint = client.beta.messages if beta else client.messages  # type: ignore[attr-defined]
-    return endpoint.create(**request)
+    if not beta:
+        return client.messages.create(**request)
+    endpoint = getattr(getattr(getattr(client, "beta", None), "messages", None), "create", None)
+    if not callable(endpoint):
+        raise TypeError(
+            "the request carries betas (a plan's context_management, say), so it goes "
+            "through client.beta.messages.create, which this client lacks: "
+            f"{short_repr(client)}"
+        )
+    return endpoint(**request)
 
 
 def response_field(response: Any, name: str) -> Any:
@@ -179,7 +191,7 @@ def content_blocks(response: Any) -> list[dict[str, Any]]:
     if content is None:
         return []
     if not isinstance(content, Sequence) or isinstance(content, str):
-        raise TypeError(f"a response's content must be a list of blocks, got {content!r}")
+        raise TypeError(f"a response's content must be a list of blocks, got {short_repr(content)}")
     return [_as_block(block, index) for index, block in enumerate(content)]
 
 

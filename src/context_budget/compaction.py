@@ -175,11 +175,13 @@ def _check_arguments(
     if not isinstance(layers, Layers):
         raise TypeError(f"layers must be a Layers, got {type(layers).__name__}")
     if isinstance(budget, bool) or not isinstance(budget, int):
-        raise TypeError(f"budget must be an int number of tokens, got {budget!r}")
+        raise TypeError(f"budget must be an int number of tokens, got {short_repr(budget)}")
     if budget < 0:
-        raise ValueError(f"budget must be >= 0 tokens, got {budget}")
+        raise ValueError(f"budget must be >= 0 tokens, got {short_repr(budget)}")
     if not callable(summarize):
-        raise TypeError(f"summarize must be callable (messages -> str), got {summarize!r}")
+        raise TypeError(
+            f"summarize must be callable (messages -> str), got {short_repr(summarize)}"
+        )
     if not isinstance(single_task, bool):
         raise TypeError(f"single_task must be True or False, got {short_repr(single_task)}")
 
@@ -190,7 +192,9 @@ def _summary(summarize: Summarizer, messages: Sequence[Message]) -> Message:
     # the kept tail
     text = summarize(_fresh(messages))
     if not isinstance(text, str):
-        raise TypeError(f"summarize must return a str, got {type(text).__name__}: {text!r:.80}")
+        raise TypeError(
+            f"summarize must return a str, got {type(text).__name__}: {short_repr(text)}"
+        )
     problem = bad_scalar(text)
     if problem is not None:  # a lone surrogate: no request could carry the summary
         raise ValueError(f"summarize returned text the API cannot carry: {problem}")

@@ -331,11 +331,12 @@ def _clear_edit(edit: Mapping[str, Any]) -> _ClearEdit:
         raise ContextManagementError(
             f"type must be 'clear_tool_uses_20250919' (or left out), got {short_repr(kind)}"
         )
-    trigger = edit.get("trigger") or {"type": "input_tokens", "value": _CLEAR_DEFAULT_TRIGGER}
+    trigger = edit.get("trigger")  # None: the default, read where the trigger is (`_fired`)
     keep = _value(edit.get("keep"), "tool_uses", 3, "keep")
     vetoes = edit.get("clear_at_least") is not None
     at_least = _value(edit.get("clear_at_least"), "input_tokens", 0, "clear_at_least")
-    excluded = frozenset(_names(edit.get("exclude_tools") or [], "exclude_tools"))
+    exclude = edit.get("exclude_tools")
+    excluded = frozenset(_names([] if exclude is None else exclude, "exclude_tools"))
     inputs = edit.get("clear_tool_inputs", False)
     if not isinstance(inputs, bool | list):
         raise ContextManagementError(
@@ -490,7 +491,8 @@ def _clear_thinking(
     row = model_for(model)
     last_turn = row is not None and row.thinking == "last-turn"
     default = {"type": "thinking_turns", "value": 1} if last_turn else "all"
-    keep_spec = edit.get("keep", default)
+    keep_spec = edit.get("keep")
+    keep_spec = default if keep_spec is None else keep_spec  # None is a keep left out
     if keep_spec == "all" or (isinstance(keep_spec, Mapping) and keep_spec.get("type") == "all"):
         return list(messages), None
     keep = _value(keep_spec, "thinking_turns", 1, "keep", least=1)  # the docs: N must be > 0

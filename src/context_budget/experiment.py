@@ -197,11 +197,9 @@ class RunResult:
 
     @property
     def cost(self) -> Cost:
-        """The bill of every call, USD, by charge."""
-        total = Cost(0.0, 0.0, 0.0, 0.0)
-        for record in self.records:
-            total = total + record.cost
-        return total
+        """The bill of every call, USD, by charge: added as a bill adds its calls
+        (`Cost.added`), so the order of the calls changes nothing."""
+        return Cost.added(record.cost for record in self.records)
 
     @property
     def cost_usd(self) -> float:
@@ -635,15 +633,7 @@ _STRATEGY_RUNS: dict[str, Callable[[_Run], str]] = {
 
 
 def _default_client(model: str, clock: SimulatedClock, simulated: SimulatedModel) -> EmulatedClient:
-    def reply(request: dict[str, Any]) -> dict[str, Any]:
-        response = simulated.respond(request)
-        return {
-            "content": response["content"],
-            "stop_reason": response["stop_reason"],
-            "output_tokens": response["usage"]["output_tokens"],
-        }
-
-    return EmulatedClient(model, reply, cache=PromptCache(model, clock=clock))
+    return EmulatedClient(model, simulated, cache=PromptCache(model, clock=clock))
 
 
 def run_strategy(

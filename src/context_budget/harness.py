@@ -218,7 +218,7 @@ def _text_kept(block: Mapping[str, Any], index: int, call: int | None) -> bool:
     """Whether a text block is kept (an empty one is not); a text that is no str is an error."""
     if not isinstance(block.get("text"), str):
         raise MalformedResponseError(
-            f"content[{index}].text", f"is {block.get('text')!r}, not a str", call=call
+            f"content[{index}].text", f"is {short_repr(block.get('text'))}, not a str", call=call
         )
     return bool(block["text"])
 
@@ -230,14 +230,14 @@ def _check_tool_use(
     for key in ("id", "name"):
         value = block.get(key)
         if not isinstance(value, str) or not value:
-            found = "missing" if key not in block else f"{value!r}"
+            found = "missing" if key not in block else short_repr(value)
             raise MalformedResponseError(
                 f"content[{index}].{key}",
                 f"is {found}; a tool_use block needs a non-empty string {key}",
                 call=call,
             )
     if not isinstance(block.get("input"), Mapping):
-        found = "missing" if "input" not in block else f"{block['input']!r:.60}"
+        found = "missing" if "input" not in block else short_repr(block["input"])
         raise MalformedResponseError(
             f"content[{index}].input", f"is {found}, not an object", call=call
         )
@@ -387,14 +387,19 @@ def compact_history(
 
     Raises:
         TypeError, ValueError: an argument the call could not be made with
-            (the error names it); nothing is sent.
+            (the error names it), or no messages to summarize; nothing is
+            sent.
         MalformedResponseError: the summary is malformed or empty, as in the
             loop's own compaction: a restart from it would drop the history.
     """
     _check_client(client)
     check_messages(messages)
+    if not messages:
+        raise ValueError("messages holds no message, so nothing to summarize; no call was made")
     if not isinstance(notes, NotesFile):
-        raise TypeError(f"notes must be a NotesFile, got {type(notes).__name__} {notes!r:.60}")
+        raise TypeError(
+            f"notes must be a NotesFile, got {type(notes).__name__} {short_repr(notes)}"
+        )
     _check_model(model)
     _check_max_tokens(max_tokens)
     response = client.messages.create(**_transcript_request(model, max_tokens, messages))
@@ -596,33 +601,35 @@ def _checked_restart(history: object) -> list[Message]:
 def _check_model(model: object) -> None:
     """Refuse a model name that is not a non-blank str."""
     if not isinstance(model, str):
-        raise TypeError(f"model must be a str, got {type(model).__name__} {model!r:.60}")
+        raise TypeError(f"model must be a str, got {type(model).__name__} {short_repr(model)}")
     if not model.strip():
-        raise ValueError(f"model must name a model, got {model!r}")
+        raise ValueError(f"model must name a model, got {short_repr(model)}")
+    _text_argument("model", model)  # the text a request could carry
 
 
 def _check_max_tokens(size: object) -> None:
     """Refuse an output limit that is not a positive int (a bool is not one)."""
     if type(size) is not int:
-        raise TypeError(f"max_tokens must be an int, got {type(size).__name__} {size!r:.60}")
+        raise TypeError(f"max_tokens must be an int, got {type(size).__name__} {short_repr(size)}")
     if size < 1:
-        raise ValueError(f"max_tokens must be a positive int, got {size!r}")
+        raise ValueError(f"max_tokens must be a positive int, got {short_repr(size)}")
 
 
 def _check_client(client: object) -> None:
     """Refuse a client without `messages.create`."""
     if not callable(getattr(getattr(client, "messages", None), "create", None)):
-        raise TypeError(f"client must have messages.create(**request), got {client!r:.60}")
+        raise TypeError(f"client must have messages.create(**request), got {short_repr(client)}")
 
 
 def _check_tool_impls(impls: object) -> None:
     """Refuse a tool table that is not a dict of name -> function."""
     if not isinstance(impls, Mapping):
-        raise TypeError(f"tool_impls must be a dict of name -> function, got {impls!r:.60}")
+        raise TypeError(f"tool_impls must be a dict of name -> function, got {short_repr(impls)}")
     for name, impl in impls.items():
         if not isinstance(name, str) or not callable(impl):
             raise TypeError(
-                f"tool_impls[{name!r:.40}] must map a str to a function, got {impl!r:.60}"
+                f"tool_impls[{short_repr(name)}] must map a str to a function, "
+                f"got {short_repr(impl)}"
             )
 
 
@@ -632,9 +639,9 @@ def _text_argument(name: str, value: object, *, optional: bool = False) -> None:
         return
     if not isinstance(value, str):
         kind = "a str or None" if optional else "a str"
-        raise TypeError(f"{name} must be {kind}, got {type(value).__name__} {value!r:.60}")
+        raise TypeError(f"{name} must be {kind}, got {type(value).__name__} {short_repr(value)}")
     if not optional and not value.strip():
-        raise ValueError(f"{name} must hold some text, got {value!r:.60}")
+        raise ValueError(f"{name} must hold some text, got {short_repr(value)}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as error:
@@ -771,11 +778,18 @@ class AgentConfig:
         _check_model(self.model)
         tools = self.tools
         if not isinstance(tools, Sequence) or isinstance(tools, str | bytes):
-            raise TypeError(f"tools must be a list of tool definitions, got {tools!r:.60}")
+            raise TypeError(f"tools must be a list of tool definitions, got {short_repr(tools)}")
+        named: dict[str, int] = {}  # tool name -> its first index
         for index, tool in enumerate(tools):
             if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
                 raise TypeError(
-                    f"tools[{index}] must be a dict with a str 'name', got {tool!r:.60}"
+                    f"tools[{index}] must be a dict with a str 'name', got {short_repr(tool)}"
+                )
+            first = named.setdefault(tool["name"], index)
+            if first != index:  # the API refuses the request: tool names must be unique
+                raise ValueError(
+                    f"tools[{index}] repeats the name {short_repr(tool['name'])} of "
+                    f"tools[{first}]; each tool needs a name of its own"
                 )
         _check_tool_impls(self.tool_impls)
 
@@ -787,13 +801,13 @@ class AgentConfig:
         )
         if not isinstance(notes, NotesFile) and (needs_notes or notes is not None):
             kind = "a NotesFile" if needs_notes else "a NotesFile or None"
-            raise TypeError(f"notes must be {kind}, got {type(notes).__name__} {notes!r:.60}")
+            raise TypeError(f"notes must be {kind}, got {type(notes).__name__} {short_repr(notes)}")
 
     def _check_limits(self) -> None:
         _check_max_tokens(self.max_tokens)
         ratio = self.compact_ratio
         if ratio is not None and type(ratio) not in (int, float):
-            found = f"{type(ratio).__name__} {ratio!r:.60}"
+            found = f"{type(ratio).__name__} {short_repr(ratio)}"
             raise TypeError(f"compact_ratio must be a number, got {found}")
         should_compact(0, self.context_window, 0.5 if ratio is None else ratio)  # their range
         if self.measure not in ("accumulated", "window", "prompt"):
@@ -802,7 +816,7 @@ class AgentConfig:
             )
         limit = self.max_calls
         if limit is not None and (type(limit) is not int or limit < 1):
-            raise ValueError(f"max_calls must be a positive int or None, got {limit!r:.60}")
+            raise ValueError(f"max_calls must be a positive int or None, got {short_repr(limit)}")
 
     def _check_hooks(self) -> None:
         step = self.compaction
@@ -810,18 +824,20 @@ class AgentConfig:
             callable(getattr(step, name, None)) for name in ("summary_request", "restart")
         ):
             raise TypeError(
-                f"compaction must have summary_request and restart methods, got {step!r:.60}"
+                f"compaction must have summary_request and restart methods, got {short_repr(step)}"
             )
         for name in ("on_compact", "edit_history", "plan"):
             hook = getattr(self, name)
             if hook is not None and not callable(hook):
-                raise TypeError(f"{name} must be a function or None, got {hook!r:.60}")
+                raise TypeError(f"{name} must be a function or None, got {short_repr(hook)}")
         for name in ("notes_in_system", "strict"):
             if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r:.60}")
+                raise TypeError(
+                    f"{name} must be True or False, got {short_repr(getattr(self, name))}"
+                )
         guard = self.guard
         if guard is not None and not isinstance(guard, PrefixGuard):
-            raise TypeError(f"guard must be a PrefixGuard or None, got {guard!r:.60}")
+            raise TypeError(f"guard must be a PrefixGuard or None, got {short_repr(guard)}")
         if guard is not None and self.strict and not guard.strict:
             raise ValueError("strict=True needs a strict guard: pass PrefixGuard(strict=True)")
 
@@ -1249,10 +1265,11 @@ def run_agent(user_input: str, /, *settings: Any, **named: Any) -> AgentRun:
             messages (`plan`): the request is not sent.
         ValueError: an argument is out of range (`context_window`,
             `compact_ratio`, `measure`, `max_tokens`, `max_calls`, a blank
-            `model` or `user_input`, a lone surrogate in `user_input` or
-            `system`), or `strict` with a guard that only reports. Nothing is
-            sent. Also a compaction step's restart that holds no message,
-            opens with no user message or holds an empty one: it is not sent.
+            `model` or `user_input`, a lone surrogate in `model`,
+            `user_input` or `system`, two tools of one name), or `strict`
+            with a guard that only reports. Nothing is sent. Also a
+            compaction step's restart that holds no message, opens with no
+            user message or holds an empty one: it is not sent.
         MalformedResponseError: a response the loop cannot answer or send
             back: `"tool_use"` with no tool_use block, `"pause_turn"` with
             one, a block without a string type, a tool_use without id, name

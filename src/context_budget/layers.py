@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from context_budget._checks import check_messages
+from context_budget._checks import bad_scalar, check_messages
 from context_budget._counting import fixed_layer_tokens, message_sizes, resolve_counter
 from context_budget.messages import Message
 from context_budget.tokens import TokenCounter
@@ -38,6 +38,11 @@ class Layers:
             never touches them.
         conversation: the messages, oldest first.
 
+    Raises:
+        TypeError: a layer has the wrong type.
+        ValueError: the system prompt or a pinned record holds a lone
+            surrogate, which UTF-8 cannot encode (no request could carry it).
+
     Examples:
         >>> Layers("You help Lucy.", ["Closing time is 7 pm."], [])
         Layers(system='You help Lucy.', pinned=['Closing time is 7 pm.'], conversation=[])
@@ -50,14 +55,23 @@ class Layers:
     def __post_init__(self) -> None:
         if not isinstance(self.system, str):
             raise TypeError(f"system must be a str, got {type(self.system).__name__}")
+        _check_text("system", self.system)
         if not isinstance(self.pinned, list):
             raise TypeError(f"pinned must be a list of str, got {type(self.pinned).__name__}")
         for index, record in enumerate(self.pinned):
             if not isinstance(record, str):
                 raise TypeError(f"pinned record {index} has type {type(record).__name__}, not str")
+            _check_text(f"pinned record {index}", record)
         if not isinstance(self.conversation, list):
             found = type(self.conversation).__name__
             raise TypeError(f"conversation must be a list of messages, got {found}")
+
+
+def _check_text(name: str, text: str) -> None:
+    """Refuse a layer's text that no request could carry (UTF-8 cannot encode it)."""
+    problem = bad_scalar(text)
+    if problem is not None:
+        raise ValueError(f"{name}: {problem}, which UTF-8 cannot encode")
 
 
 class BudgetReport(dict[str, int]):

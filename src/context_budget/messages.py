@@ -41,6 +41,7 @@ from context_budget._checks import MAX_DEPTH as MAX_DEPTH
 from context_budget._checks import ROLES as ROLES
 from context_budget._checks import bad_scalar, check_message
 from context_budget._json import canonical_json
+from context_budget._values import short_repr
 
 __all__ = ["Message", "message_text", "tool_message"]
 
@@ -71,7 +72,7 @@ def tool_message(name: str, payload: object) -> Message:
         {'role': 'tool', 'name': 'stock_level', 'content': '{"mango":0,"vanilla":12}'}
     """
     if not isinstance(name, str) or not name:
-        raise TypeError(f"a tool name must be a non-empty str, got {name!r}")
+        raise TypeError(f"a tool name must be a non-empty str, got {short_repr(name)}")
     if (problem := bad_scalar(name)) is not None:
         raise TypeError(f"a tool name must be text UTF-8 can encode: {problem}")
     try:

@@ -46,6 +46,7 @@ __all__ = [
     "Peak",
     "Price",
     "as_moment",
+    "check_time",
     "model_family",
     "model_for",
 ]
@@ -244,6 +245,19 @@ def as_moment(when: float | str | datetime, name: str = "at") -> datetime:
     )
 
 
+def check_time(when: object, name: str = "at") -> None:
+    """Refuse `when` unless it is a time `as_moment` reads, without making its `datetime`.
+
+    A bill asks this of every call, with seconds read from its file, in range:
+    those are checked by a comparison, anything else by `as_moment`.
+
+    Raises:
+        TypeError, ValueError: as `as_moment`.
+    """
+    if not (type(when) is float and _FIRST_SECOND <= when < _LAST_SECOND):
+        as_moment(when, name)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class Model:
     """Everything the package knows about one model, each fact with its source.
@@ -281,6 +295,13 @@ class Model:
             )
         if not self.prices:
             raise ValueError(f"model {self.id!r} has no prices")
+        if not isinstance(self.aliases, tuple) or not all(
+            isinstance(alias, str) for alias in self.aliases
+        ):
+            raise TypeError(
+                f"Model.aliases must be a tuple of ids, such as ('gpt-5.6',), "
+                f"got {short_repr(self.aliases)}"
+            )
         since = tuple(
             _moment(price.since, "Price.since") if price.since else datetime.min.replace(tzinfo=UTC)
             for price in self.prices
@@ -307,10 +328,7 @@ class Model:
         if when is None:
             return self.prices[-1]
         if len(self.prices) == 1:
-            # subtle: a bill asks this of every call, with seconds read from its file, in
-            # range: those are checked by a comparison, anything else by `as_moment`
-            if not (type(when) is float and _FIRST_SECOND <= when < _LAST_SECOND):
-                as_moment(when)
+            check_time(when)
             return self.prices[0]
         moment = as_moment(when)
         found = self.prices[0]

@@ -43,7 +43,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from context_budget._checks import bad_scalar
 from context_budget._files import is_temporary, write_atomic
+from context_budget._values import short_repr
 
 try:
     import fcntl
@@ -121,7 +123,7 @@ class NotesFile:
     def __init__(self, path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None):
         for name, value in (("path", path), ("root", root)):
             if not isinstance(value, str | os.PathLike) and (name == "path" or value is not None):
-                raise TypeError(f"notes {name} must be a str or a path, got {value!r:.80}")
+                raise TypeError(f"notes {name} must be a str or a path, got {short_repr(value)}")
         given = Path(path)
         if root is None:
             self.root = given.absolute().parent.resolve()
@@ -176,11 +178,17 @@ class NotesFile:
 
         Raises:
             TypeError: `content` is not a string.
-            ValueError: the path now resolves outside the root (a link was
-                planted after the file was opened).
+            ValueError: it holds a lone surrogate (UTF-8 cannot encode it; the
+                old notes stay), or the path now resolves outside the root (a
+                link was planted after the file was opened).
         """
         if not isinstance(content, str):
             raise TypeError(f"notes content must be a str, got {type(content).__name__}")
+        problem = bad_scalar(content)
+        if problem is not None:
+            raise ValueError(
+                f"notes content {problem.removeprefix('a string ')}, which UTF-8 cannot encode"
+            )
         target = self._check()
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, content)
@@ -193,6 +201,6 @@ class NotesFile:
         """
         content = tool_input.get("content") if isinstance(tool_input, Mapping) else None
         if not isinstance(content, str):
-            raise ValueError(f"update_notes needs a string 'content', got {tool_input!r}")
+            raise ValueError(f"update_notes needs a string 'content', got {short_repr(tool_input)}")
         self.write(content)
         return "NOTES.md updated"

@@ -297,7 +297,7 @@ class PrefixGuard:
         for index, message in enumerate(added, start=same):
             check_message(message, index)
         if system is not None and not isinstance(system, str | Sequence):
-            raise TypeError(f"system must be a str or a list of blocks, got {system!r:.60}")
+            raise TypeError(f"system must be a str or a list of blocks, got {short_repr(system)}")
         blocks = [{"type": "text", "text": system}] if isinstance(system, str) else system or []
         tools_part = _Part(list(tools or []), self._tools)
         system_part = _Part(list(blocks), self._system)
@@ -338,8 +338,9 @@ class PrefixGuard:
         self, request: Mapping[str, Any], *, restart: bool | None = None
     ) -> PrefixReport:
         """`check` with the keyword arguments of one `messages.create` call."""
+        messages = request.get("messages")
         return self.check(
-            request.get("messages") or [],
+            [] if messages is None else messages,
             tools=request.get("tools"),
             system=request.get("system"),
             restart=restart,

@@ -74,6 +74,7 @@ from context_budget.models import (
     Model,
     Price,
     as_moment,
+    check_time,
     model_family,
     model_for,
 )
@@ -152,6 +153,8 @@ def price_for(
         return None if found is None else found.price_at(at)
     if not isinstance(prices, Mapping):
         raise TypeError(f"prices must be a dict of id -> Price, got {short_repr(prices)}")
+    if at is not None:
+        check_time(at)
     return prices.get(model) or prices.get(model_family(model))
 
 
@@ -260,6 +263,8 @@ def cost(
     Raises:
         Unpriced: a fast-mode call on a model whose `Price.fast` is None, or
             a 30-minute write on a model that offers none.
+        TypeError, ValueError: `at` is not a time (`models.as_moment`), with
+            rates as with a row.
 
     Examples:
         >>> usage = {"input_tokens": 2048, "output_tokens": 503,
@@ -312,6 +317,8 @@ def billed(
         price = price.price_at(at)
     elif not isinstance(price, Price):
         raise TypeError(f"price must be a Price or a Model, got {short_repr(price)}")
+    elif at is not None:  # checked as a row checks it, whether the rates read it or not
+        check_time(at)
     if policy is not None and not isinstance(policy, CachePolicy):
         raise TypeError(f"policy must be a CachePolicy, got {short_repr(policy)}")
     request = usage if type(usage) is Usage else Usage.of(usage)

@@ -979,7 +979,7 @@ def _check(policy: Policy, bill: Bill) -> None:
         if row is None or not row.prices:
             known = sorted(model for model, found in MODELS.items() if found.prices)
             raise ValueError(
-                f"model {policy.model!r}: no row with prices in the table of models "
+                f"model {short_repr(policy.model)}: no row with prices in the table of models "
                 f"(known: {', '.join(known)})"
             )
     models = [policy.model] if policy.model is not None else list(bill.models)
@@ -988,7 +988,7 @@ def _check(policy: Policy, bill: Bill) -> None:
             row = model_for(model)
             if row is not None and policy.cache not in row.caches:
                 raise ValueError(
-                    f"cache {policy.cache!r}: {model} has no such cache mode "
+                    f"cache {short_repr(policy.cache)}: {model} has no such cache mode "
                     f"(its modes: {', '.join(sorted(row.caches))})"
                 )
     if policy.ttl is not None:

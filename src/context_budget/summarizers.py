@@ -38,8 +38,12 @@ _DIGIT = re.compile(r"[0-9]")
 def keep_numbers(messages: Sequence[Message]) -> str:
     """The lines of all the messages' text that hold a digit, in order, one per line.
 
-    Each message's text is `message_text`'s; a clearing marker is not a fact
-    and is skipped although it holds a number.
+    Each message's text is `message_text`'s, but an embedded file (an
+    image's or a document's base64 data) is named with its size rather than
+    spelled out, as in the transcript a compaction sends: its data says
+    nothing to a reader, and kept whole it would carry the file on into the
+    summary. A clearing marker is not a fact and is skipped although it holds
+    a number.
 
     Args:
         messages: the messages to summarize, oldest first.
@@ -58,7 +62,7 @@ def keep_numbers(messages: Sequence[Message]) -> str:
     kept = [
         line
         for message in messages
-        for line in checked_message_text(message).splitlines()
+        for line in checked_message_text(message, files=False).splitlines()
         if _DIGIT.search(line) and not is_cleared(line)
     ]
     return "\n".join(kept)
@@ -115,7 +119,7 @@ def keep_rules_and_decisions(messages: Sequence[Message]) -> str:
     kept = [
         line
         for message in messages
-        for line in checked_message_text(message).splitlines()
+        for line in checked_message_text(message, files=False).splitlines()
         if line.strip() and not line.startswith(SUMMARY_PREFIX.strip())
         if re.search(r"[0-9]", line) or _RULE_WORDS.search(line)
     ]

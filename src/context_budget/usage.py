@@ -216,19 +216,17 @@ class Usage:
 
     @property
     def writes(self) -> dict[str, int]:
-        """The tokens written by lifetime: `{"5m": ..., "30m": ..., "1h": ...}`."""
-        return {
-            "5m": self.ephemeral_5m_input_tokens,
-            "30m": self.ephemeral_30m_input_tokens,
-            "1h": self.ephemeral_1h_input_tokens,
-        }
+        """The tokens written by lifetime, as they are billed (`billed_writes`):
+        `{"5m": ..., "30m": ..., "1h": ...}`."""
+        five, thirty, hour = self.billed_writes
+        return {"5m": five, "30m": thirty, "1h": hour}
 
     @property
     def billed_writes(self) -> tuple[int, int, int]:
         """The tokens written for 5 minutes, 30 minutes and an hour, as `pricing.cost` bills
-        them: a 5-minute / 1-hour split that does not add up to the writes beside the
-        30-minute ones (a `Usage` built by hand) split by `split_writes`, as `Usage.of`
-        reads one.
+        them: a split that does not add up to the writes (a `Usage` built by hand) read
+        as `Usage.of` reads one, its 30-minute part kept up to the writes and the rest
+        split by `split_writes`.
 
         Example:
             >>> Usage(10, 5, cache_creation_input_tokens=900, ephemeral_5m_input_tokens=0,
@@ -237,9 +235,10 @@ class Usage:
         """
         thirty = self.ephemeral_30m_input_tokens
         five, hour = self.ephemeral_5m_input_tokens, self.ephemeral_1h_input_tokens
-        if five + hour != self.cache_creation_input_tokens - thirty:
-            five, hour = split_writes(self.cache_creation_input_tokens - thirty, five, hour)
-        return five, thirty, hour
+        written = self.cache_creation_input_tokens
+        if five + thirty + hour == written:  # the usual usage: a split that adds up
+            return five, thirty, hour
+        return _lifetime_parts(written, five, thirty, hour)
 
     @property
     def parts(self) -> tuple[Usage, ...]:
@@ -573,6 +572,15 @@ def _split(usage: Any, path: str, written: int) -> tuple[int, int, int]:
     five, hour = (response_field(creation, name) for name in _SPLIT)
     _counts(creation, f"{path}.cache_creation", *_SPLIT)
     (thirty,) = _counts(creation, f"{path}.cache_creation", "ephemeral_30m_input_tokens")
+    return _lifetime_parts(written, five, thirty, hour)
+
+
+def _lifetime_parts(
+    written: int, five: int | None, thirty: int, hour: int | None
+) -> tuple[int, int, int]:
+    """The 5-minute, 30-minute and 1-hour parts of `written` tokens, whatever the split
+    reported: the 30-minute part kept up to `written`, the rest split by `split_writes`.
+    The one rule for a usage read (`Usage.of`) and one built by hand (`billed_writes`)."""
     thirty = min(thirty, written)
     five_part, hour_part = split_writes(written - thirty, five, hour)
     return five_part, thirty, hour_part
@@ -725,7 +733,7 @@ def _rules(usage: Any, path: str, strict: bool) -> dict[str, Any]:
                 searches, f"{path}.server_tool_use", "web_search_requests"
             )
     iterations = response_field(usage, "iterations")
-    if iterations:
+    if iterations is not None:
         if not isinstance(iterations, list | tuple):
             raise ValueError(f"{path}.iterations must be a list, got {short_repr(iterations)}")
         found["iterations"] = tuple(
@@ -788,8 +796,9 @@ def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
 
     Raises:
         TypeError: `read` is not a `Usage`.
-        ValueError: `usage.iterations` is not a list, or the iteration read
-            lacks a required field; the message names it.
+        ValueError: `usage.iterations` is not a list, the iteration read
+            lacks a required field (the message names it), or `read` holds
+            another number of iterations than the source.
 
     Examples:
         >>> usage = {"input_tokens": 300, "output_tokens": 90, "cache_read_input_tokens": 9_000,
@@ -813,6 +822,11 @@ def window_usage(source: Any, *, read: Usage | None = None) -> Usage:
         return read or Usage.of(usage)
     if not isinstance(iterations, list | tuple):
         raise ValueError(f"usage.iterations must be a list, got {short_repr(iterations)}")
+    if read is not None and len(read.iterations) != len(iterations):
+        raise ValueError(
+            f"read holds {len(read.iterations)} iterations where the source holds "
+            f"{len(iterations)}: it must be Usage.of(source)"
+        )
     for index in range(len(iterations) - 1, -1, -1):
         if response_field(iterations[index], "type") == "message":
             if read is not None:

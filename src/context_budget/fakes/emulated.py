@@ -40,7 +40,9 @@ from context_budget.tokens import TokenCounter
 
 __all__ = ["EmulatedClient", "Reply"]
 
-#: A scripted reply: `{"content": str | list[block], "stop_reason"?: str, "output_tokens"?: int}`.
+#: A scripted reply: `{"content": str | list[block], "stop_reason"?: str, "output_tokens"?: int}`;
+#: a response in the API's shape (a `SimulatedModel`'s) is one too, its output read from
+#: `usage.output_tokens` and the rest of its usage left to the server's cache.
 Reply: TypeAlias = Mapping[str, Any]
 
 
@@ -86,7 +88,8 @@ class EmulatedClient(ClientShape):
             minimum length when `cache` is None.
         responder: the model's replies: a list of `Reply` dicts used in order,
             or a function from the edited request (a dict with `model`,
-            `system`, `tools`, `messages`) to a `Reply`.
+            `system`, `tools`, `messages`) to a `Reply` (a `SimulatedModel`
+            is one: its output is billed as it reports it).
         cache: the prompt cache to bill against; a new `PromptCache(model)`
             sharing `clock` when None.
         clock: the time source when `cache` is None.
@@ -94,6 +97,11 @@ class EmulatedClient(ClientShape):
         placeholder: the text a cleared tool result gets.
         summarizer: `(messages, instructions) -> summary text` for compaction;
             a deterministic stand-in when None.
+
+    Raises:
+        TypeError: `responder` is neither a list of replies nor a function,
+            or `cache`, `placeholder` or `summarizer` has the wrong type (the
+            error names it), before any call.
 
     Attributes:
         messages: `messages.create(...)`, `messages.count_tokens(...)`.
@@ -128,6 +136,7 @@ class EmulatedClient(ClientShape):
         placeholder: str = PLACEHOLDER,
         summarizer: Callable[[list[Message], str | None], str] | None = None,
     ) -> None:
+        _check_arguments(responder, cache, placeholder, summarizer)
         self.model = model
         self._counter = resolve_counter(counter)
         self.cache = (
@@ -160,7 +169,7 @@ class EmulatedClient(ClientShape):
             check_messages([{"role": "assistant", "content": said}])
         except (TypeError, ValueError) as error:
             raise type(error)(f"{where}: {error}") from None
-        tokens = reply.get("output_tokens")
+        tokens = _reported_output(reply)
         if tokens is not None and (
             isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
         ):
@@ -220,8 +229,11 @@ class EmulatedClient(ClientShape):
         return view, applied, original, compaction
 
     def _output_tokens(self, content: list[dict[str, Any]], reply: Reply) -> int:
-        if reply.get("output_tokens") is not None:
-            return int(reply["output_tokens"])
+        """The output the reply reports (`_reported_output`, checked by `_reply`), else its
+        blocks counted."""
+        reported = _reported_output(reply)
+        if isinstance(reported, int):  # `_reply` refused any other reported value
+            return reported
         return sum(count_text(request_block_text(block), self._counter) for block in content)
 
     def _create(self, request: Mapping[str, Any], *, beta: bool) -> dict[str, Any]:
@@ -288,6 +300,43 @@ class EmulatedClient(ClientShape):
         if request.get("context_management") is not None:
             out["context_management"] = {"original_input_tokens": original}
         return out
+
+
+def _check_arguments(
+    responder: object, cache: object, placeholder: object, summarizer: object
+) -> None:
+    """Refuse what `EmulatedClient` could not answer with, naming it, before any call.
+
+    Raises:
+        TypeError: `responder` is neither a list of replies nor a function (a
+            single reply, a string or None), `cache` no `PromptCache`,
+            `placeholder` no str or `summarizer` no function.
+    """
+    listed = isinstance(responder, Sequence) and not isinstance(responder, str | bytes)
+    if not listed and not callable(responder):
+        raise TypeError(
+            "responder must be a list of replies or a function of the request, "
+            f"got {short_repr(responder)} (one reply goes in a list of its own)"
+        )
+    if cache is not None and not isinstance(cache, PromptCache):
+        raise TypeError(f"cache must be a PromptCache or None, got {short_repr(cache)}")
+    if not isinstance(placeholder, str):
+        raise TypeError(f"placeholder must be a str, got {short_repr(placeholder)}")
+    if summarizer is not None and not callable(summarizer):
+        raise TypeError(
+            "summarizer must be a function (messages, instructions) -> summary, "
+            f"got {short_repr(summarizer)}"
+        )
+
+
+def _reported_output(reply: Reply) -> object:
+    """The output tokens a reply reports, None where it reports none: its `output_tokens`,
+    or, for a reply in the API's shape (a `SimulatedModel`'s), its `usage.output_tokens`."""
+    tokens = reply.get("output_tokens")
+    usage = reply.get("usage")
+    if tokens is None and isinstance(usage, Mapping):
+        tokens = usage.get("output_tokens")
+    return tokens
 
 
 def _has_compact(request: Mapping[str, Any]) -> bool:

@@ -15,10 +15,11 @@ Example:
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from context_budget._copies import Snapshots
+from context_budget._values import as_count, short_repr
 from context_budget.clients import ClientShape, Responder
 from context_budget.errors import ScriptExhaustedError
 
@@ -44,12 +45,27 @@ def scripted_response(
         cache_read_input_tokens: prompt tokens read from the cache.
         cache_creation_input_tokens: prompt tokens written to the cache.
 
+    Raises:
+        TypeError: a block is neither a str nor a dict, a count is not an int
+            (a bool is not one), or `stop_reason` is not a str.
+        ValueError: a count is below 0.
+
     Examples:
         >>> call = {"type": "tool_use", "id": "t1", "name": "ls", "input": {}}
         >>> scripted_response(call, input_tokens=5, output_tokens=2)["stop_reason"]
         'tool_use'
     """
-    content = [{"type": "text", "text": b} if isinstance(b, str) else dict(b) for b in blocks]
+    content = [_block(block, number) for number, block in enumerate(blocks)]
+    counts = (
+        ("input_tokens", input_tokens),
+        ("output_tokens", output_tokens),
+        ("cache_read_input_tokens", cache_read_input_tokens),
+        ("cache_creation_input_tokens", cache_creation_input_tokens),
+    )
+    for name, value in counts:
+        as_count(value, name)
+    if stop_reason is not None and not isinstance(stop_reason, str):
+        raise TypeError(f"stop_reason must be a str or None, got {short_repr(stop_reason)}")
     if stop_reason is None:
         calls = any(block.get("type") == "tool_use" for block in content)
         stop_reason = "tool_use" if calls else "end_turn"
@@ -65,6 +81,22 @@ def scripted_response(
             "cache_read_input_tokens": cache_read_input_tokens,
         },
     }
+
+
+def _block(block: object, number: int) -> dict[str, Any]:
+    """One of `scripted_response`'s blocks as a block: a string as a text block, a dict as is.
+
+    Raises:
+        TypeError: it is neither (the error names it by its place, `blocks[N]`).
+    """
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    if isinstance(block, Mapping):
+        return dict(block)
+    raise TypeError(
+        f"blocks[{number}] must be a str (a text block) or a dict (a block), "
+        f"got {short_repr(block)}"
+    )
 
 
 class ScriptedClient(ClientShape):

@@ -72,7 +72,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from context_budget._checks import bad_scalar
 from context_budget._json import canonical_json
+from context_budget._values import short_repr
 from context_budget.tokens import estimate_tokens
 
 __all__ = ["SimulatedModel"]
@@ -160,7 +162,9 @@ def _text_of(content: object, where: str) -> str:
             if isinstance(block, Mapping) and block.get("type") == "text"
             if isinstance(block.get("text"), str)
         )
-    raise TypeError(f"{where}: tool_result content must be a str or a list, got {content!r}")
+    raise TypeError(
+        f"{where}: tool_result content must be a str or a list, got {short_repr(content)}"
+    )
 
 
 def _blocks(message: Mapping[str, Any], index: int) -> list[Mapping[str, Any]]:
@@ -171,7 +175,9 @@ def _blocks(message: Mapping[str, Any], index: int) -> list[Mapping[str, Any]]:
         raise TypeError(f"message {index}: content must be a str or a list of blocks")
     for number, block in enumerate(content):
         if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
-            raise TypeError(f"message {index}, block {number}: not a content block: {block!r}")
+            raise TypeError(
+                f"message {index}, block {number}: not a content block: {short_repr(block)}"
+            )
     return content
 
 
@@ -286,7 +292,8 @@ def _read_request(request: Mapping[str, Any]) -> _View:
 
 def _read_tools(request: Mapping[str, Any], view: _View) -> None:
     """The tools offered, and whether the model may call them (`tool_choice` not none)."""
-    tools = request.get("tools") or []
+    tools = request.get("tools")
+    tools = [] if tools is None else tools
     if not isinstance(tools, list):
         raise TypeError(f"tools must be a list of tool definitions, got {type(tools).__name__}")
     view.tools = {tool["name"] for tool in tools if isinstance(tool, Mapping) and "name" in tool}
@@ -375,7 +382,7 @@ class SimulatedModel:
         for name in ("reads_per_step", "max_reads"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an int >= 1, got {value!r}")
+                raise ValueError(f"{name} must be an int >= 1, got {short_repr(value)}")
 
     def __call__(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """The same as `respond`, so the model can be passed as a function."""
@@ -406,7 +413,9 @@ class SimulatedModel:
                 last message that is not the user's.
         """
         if not isinstance(request, Mapping):
-            raise TypeError(f"request must be a mapping of keyword arguments, got {request!r}")
+            raise TypeError(
+                f"request must be a mapping of keyword arguments, got {short_repr(request)}"
+            )
         view = _read_request(request)
         messages = request["messages"]
         if messages[-1]["role"] != "user":
@@ -494,12 +503,17 @@ class SimulatedModel:
 
 
 def _canonical(request: Mapping[str, Any]) -> str:
+    """The request's canonical JSON, which the model hashes (UTF-8) for its ids."""
     try:
-        return canonical_json(request)
+        text = canonical_json(request)
     except (TypeError, ValueError) as error:
         raise TypeError(
             f"the request must be JSON data (dicts, lists, str, numbers): {error}"
         ) from None
+    problem = bad_scalar(text)
+    if problem is not None:  # a lone surrogate: no request could carry it
+        raise TypeError(f"the request must be JSON data UTF-8 can encode: {problem}")
+    return text
 
 
 def _names(reports: Sequence[str]) -> str:
