@@ -1,7 +1,8 @@
 // Let a table's long identifiers break only where a reader would break them: after
-// `_`, `.`, `/`, `(`, `=`, `,` or the `|` between a flag's choices, never in the middle of a word (docs/stylesheets/
-// extra.css stops the browser breaking them anywhere else). A <wbr> goes after each
-// such character of the inline code in a table; the text itself is unchanged.
+// `_`, `.`, `/`, `(`, `=`, `,` or the `|` between a flag's choices, never in the middle
+// of a word (docs/stylesheets/extra.css stops the browser breaking them anywhere else).
+// A <wbr> goes after each such character of the inline code in a table; the text itself
+// is unchanged.
 (() => {
   "use strict";
   const BREAK_AFTER = /[_./(=,|]/;
