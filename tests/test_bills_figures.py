@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from test_bills import _usage
 
@@ -73,7 +73,6 @@ def _in_two_parts(bill: Bill) -> Any:
         return figures_of(bill)
 
 
-@settings(max_examples=150, deadline=None)
 @given(st.lists(_CALL, min_size=2, max_size=40), st.lists(_CALL, max_size=10))
 def test_two_parts_add_up_to_one_to_the_last_bit(calls: list[Call], lines: list[Call]) -> None:
     """Costs, what-ifs, rebuilds, lifetimes and numbers: every field equal, floats to the
