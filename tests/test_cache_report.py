@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import copy
+from fractions import Fraction
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from context_budget import PromptCache, SimulatedClock, cache_report, cost
+from context_budget.cache_report import CacheReport, RequestRow
 from context_budget.pricing import PRICES
 from context_budget.scenarios.layouts import BROKEN_LAYOUTS, LAYOUTS, MODEL, layout_requests
+from context_budget.usage import Usage
 
 
 def test_the_report_agrees_with_the_cache_model_request_by_request() -> None:
@@ -97,3 +102,13 @@ def test_arguments_of_the_wrong_type_are_named(kwargs: dict[str, object], words:
     arguments: dict[str, object] = {"model": MODEL, **kwargs}
     with pytest.raises(TypeError, match=words):
         cache_report(**arguments)  # type: ignore[arg-type]
+
+
+@given(st.lists(st.floats(0, 1e3, allow_nan=False), max_size=30))
+@example([0.1] * 10)  # 0.9999999999999999 added in order, where Python adds without care
+def test_the_runs_cost_is_its_rows_costs_summed_exactly_in_any_order(costs: list[float]) -> None:
+    """As a bill adds its calls' charges: the true sum rounded once, whatever the order."""
+    rows = [RequestRow(n, Usage(1, 1), None, usd) for n, usd in enumerate(costs)]
+    exact = float(sum(map(Fraction, costs), Fraction(0)))
+    assert CacheReport(MODEL, rows).cost == exact
+    assert CacheReport(MODEL, rows[::-1]).cost == exact

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from math import fsum
 from typing import Any
 
 from context_budget._values import as_seconds, short_repr
@@ -81,8 +82,9 @@ class CacheReport:
 
     @property
     def cost(self) -> float:
-        """The run's input cost, US dollars."""
-        return sum(row.cost for row in self.rows)
+        """The run's input cost, US dollars: the rows' costs summed exactly (`math.fsum`), as
+        a bill adds its calls' charges (`pricing.Cost.added`)."""
+        return fsum(row.cost for row in self.rows)
 
     def summary(self) -> str:
         """One line: requests, hit share and cost.
