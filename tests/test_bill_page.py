@@ -69,7 +69,7 @@ def test_what_the_bill_left_out_is_listed_with_its_reason(
     (folder / "notes<b>.json").write_text('{"shopping": ["milk"]}', encoding="utf-8")
     page = tmp_path / "bill.html"
     assert main(["bill", str(folder), "--html", str(page), "--timezone", "UTC"]) == 0
-    assert "1 skipped: not a session 1" in capsys.readouterr().err
+    assert "1 skipped: 1 file that is no session" in capsys.readouterr().err
     text = page.read_text(encoding="utf-8")
     left = text[text.index("<h2>Left out</h2>") :]
     assert '<li><span class="kind">not a session</span>: ' in left

@@ -58,7 +58,12 @@ def test_the_cli_warns_in_one_line_and_exits_0(
     assert main(["bill", str(_live_folder(tmp_path)), "--json"]) == 0
     captured = capsys.readouterr()
     assert captured.err.count("\n") == 1 and captured.err.startswith("context-budget: warning: ")
-    for named in ("3 skipped", "half-written line 1", "not a session 1", "empty rollout 1"):
+    for named in (
+        "3 skipped",
+        "1 half-written line",
+        "1 file that is no session",
+        "1 empty rollout",
+    ):
         assert named in captured.err, captured.err
     data = json.loads(captured.out)
     assert [s["kind"] for s in data["skipped"]].count("half-written line") == 1
@@ -140,8 +145,8 @@ def test_the_summary_names_a_few_places_per_kind() -> None:
     skips = [Skip("bad line", "/a/f.jsonl", n, "r") for n in range(1, 6)]
     said = summary([*skips, Skip("not a session", "/a/j.jsonl", None, "r")])
     assert said == (
-        "6 skipped: bad line 5 (f.jsonl:1, f.jsonl:2, f.jsonl:3 and 2 more); "
-        "not a session 1 (j.jsonl)"
+        "6 skipped: 5 bad lines (f.jsonl:1, f.jsonl:2, f.jsonl:3 and 2 more); "
+        "1 file that is no session (j.jsonl)"
     )
 
 
@@ -159,8 +164,8 @@ def test_the_summary_tells_apart_files_of_one_name_by_their_folders(
         ]
     )
     assert said == (
-        "4 skipped: half-written line 2 (p1/s/a.jsonl:3, p2/s/a.jsonl:5); "
-        "not a session 2 (journal.jsonl, other.jsonl)"
+        "4 skipped: 2 half-written lines (p1/s/a.jsonl:3, p2/s/a.jsonl:5); "
+        "2 files that are no session (journal.jsonl, other.jsonl)"
     )
     for project in ("p1", "p2"):
         (tmp_path / project).mkdir()
@@ -251,7 +256,7 @@ def test_each_command_reads_a_file_cut_inside_a_character(
     name, _, folder = command.partition(" ")
     assert main([name, str(tmp_path if folder else path)]) == 0
     lines = whole.count(b"\n") + 1
-    assert f"half-written line 1 ({SMALL}:{lines})" in capsys.readouterr().err
+    assert f"1 half-written line ({SMALL}:{lines})" in capsys.readouterr().err
 
 
 def test_bytes_that_are_not_utf8_are_still_refused_with_their_offset(

@@ -1291,7 +1291,7 @@ def test_inspect_reads_a_live_session_without_its_half_written_last_line(
     code, out, err = run("inspect", live, "--json")
     assert code == 0, err
     assert err == (
-        "context-budget: warning: 1 skipped: half-written line 1 "
+        "context-budget: warning: 1 skipped: 1 half-written line "
         f"(live.jsonl:{lines}); the rest is read\n"
     )
     complete = tmp_path / "complete.jsonl"

@@ -162,7 +162,7 @@ def test_a_live_folder_with_a_half_written_line_bills_the_same_split(
         outputs.append((captured.out, captured.err))
     assert noted[0]
     assert outputs[0] == outputs[1]
-    assert "1 skipped: half-written line" in outputs[0][1]
+    assert "1 skipped: 1 half-written line" in outputs[0][1]
 
 
 @pytest.mark.parametrize(

@@ -197,7 +197,7 @@ def test_a_json_line_that_is_no_record_is_skipped_like_a_broken_one(
     assert len(bill.calls) == 3
     assert [(s.kind, s.place) for s in bill.skipped] == [("bad line", "agent-a1.jsonl:2")]
     assert main(["bill", str(tmp_path)]) == 0
-    assert "bad line 1 (agent-a1.jsonl:2)" in capsys.readouterr().err
+    assert "1 bad line (agent-a1.jsonl:2)" in capsys.readouterr().err
     assert main(["bill", str(tmp_path), "--strict"]) == 2
 
 

@@ -126,7 +126,7 @@ def test_a_live_session_cut_inside_a_character_is_billed_without_its_last_line(
     status = loaded.page.locator(".cb-own-status")
     said = status.inner_text()
     assert status.get_attribute("data-kind") == "done", said
-    assert f"half-written line 1 ({SYNTHETIC.name}:{len(lines) + 1})" in said
+    assert f"1 half-written line ({SYNTHETIC.name}:{len(lines) + 1})" in said
     assert "--" not in said, said
     assert _bill(loaded).locator("svg#calls line.rebuild").count() == 4  # the whole bill
     assert loaded.problems.lines() == []

@@ -55,12 +55,23 @@ class Skip:
         return name if self.line is None else f"{name}:{self.line}"
 
 
-def summary(skips: Sequence[Skip]) -> str:
-    """The skips in one line, by kind: `2 skipped: half-written line 1 (a.jsonl:30); ...`.
+#: Each kind of `SKIP_KINDS` as `summary` counts it: (one, several).
+_COUNTED = {
+    "half-written line": ("half-written line", "half-written lines"),
+    "bad line": ("bad line", "bad lines"),
+    "not a session": ("file that is no session", "files that are no session"),
+    "empty rollout": ("empty rollout", "empty rollouts"),
+    "no call": ("file with no call", "files with no call"),
+}
 
-    Each kind gives its count and names up to `NAMED` places, then "and N more".
-    A file is named by its name alone, or with as many of its folders as tell it
-    from another skipped file of the same name (`a/journal.jsonl`, `b/journal.jsonl`).
+
+def summary(skips: Sequence[Skip]) -> str:
+    """The skips in one line, by kind: `2 skipped: 1 half-written line (a.jsonl:30); ...`.
+
+    Each kind gives its count before its name, so that a count is not read as a
+    line number, and names up to `NAMED` places, then "and N more". A file is
+    named by its name alone, or with as many of its folders as tell it from
+    another skipped file of the same name (`a/journal.jsonl`, `b/journal.jsonl`).
     """
     shown = _short_names([skip.file for skip in skips])
     parts = []
@@ -74,7 +85,8 @@ def summary(skips: Sequence[Skip]) -> str:
             continue
         named = ", ".join(places[:NAMED])
         more = f" and {len(places) - NAMED} more" if len(places) > NAMED else ""
-        parts.append(f"{kind} {len(places)} ({named}{more})")
+        one, several = _COUNTED[kind]
+        parts.append(f"{len(places)} {one if len(places) == 1 else several} ({named}{more})")
     return f"{len(skips)} skipped: " + "; ".join(parts)
 
 
