@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Page, Request
@@ -164,13 +166,20 @@ def test_each_key_s_swatch_stays_beside_its_name(tmp_path: Path, blank_page: Pag
     swatch and its name together: it once left compaction's green square at the end of
     one line and the word on the next (at 390 px in the course's frame, 356 px wide)."""
     _page(tmp_path, blank_page, SYNTHETIC)
-    apart = {}
-    for width in range(300, 461, 4):
-        blank_page.set_viewport_size({"width": width, "height": PHONE["height"]})
-        found = blank_page.evaluate(APART)
-        if found:
-            apart[width] = found
+    apart = _found_at(blank_page, range(300, 461, 4), APART)
     assert apart == {}, apart
+
+
+def _found_at(page: Page, widths: Iterable[int], script: str) -> dict[int, Any]:
+    """What `script` finds on `page` at each of `widths` (px, a phone's height), by width:
+    the widths where it finds nothing left out."""
+    found = {}
+    for width in widths:
+        page.set_viewport_size({"width": width, "height": PHONE["height"]})
+        said = page.evaluate(script)
+        if said:
+            found[width] = said
+    return found
 
 
 def _scaled(tmp_path: Path, factor: int) -> Path:
@@ -213,12 +222,7 @@ def test_the_token_axis_labels_fit_the_chart_on_a_phone(
     bill near a million tokens once ran off the chart's left edge, so that 800,000 read
     as 300,000 and 1,000,000 as 00,000."""
     _page(tmp_path, blank_page, _scaled(tmp_path, factor))
-    out = {}
-    for width in (320, 390):
-        blank_page.set_viewport_size({"width": width, "height": PHONE["height"]})
-        found = blank_page.evaluate(LABELS_OUT)
-        if found:
-            out[width] = found
+    out = _found_at(blank_page, (320, 390), LABELS_OUT)
     assert out == {}, out
 
 
