@@ -12,6 +12,8 @@ Nothing here ships with ``context_budget``; it builds and checks the course site
   table of contents.
 - ``notebook_links``: the hook that points a notebook page's links to other pages (by
   their source files, as a Markdown page links them) at those pages' URLs.
+- ``code_ids``: the hook that numbers the line ids of each highlighted block of a page
+  apart (an API page's docstrings each began at block 0).
 - ``release``: the hook that stops a release build whose links point at this machine.
 - ``contents``: the rules the site's contents keep (every page in the nav and in its
   part's table, every page directive in the contributing page's table), for the tests.

@@ -1,0 +1,94 @@
+"""What the build writes into ``site/``, read as files: no file that sets up the project's
+tools, and no id twice in one page.
+
+Like the link check, it reads the built site with no browser (a second), after
+``make site``; each check fails on a small site written into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from .conftest import SITE_DIR, require_site
+
+pytestmark = pytest.mark.browser
+
+#: Folders whose files the theme, the in-page Python and the search bring, not the pages.
+SERVED_WHOLE = ("assets/", "pyodide/", "search/")
+#: The files that set up the project's tools, never a reader's: by name, and by kind.
+TOOL_FILES = frozenset(
+    {"ruff.toml", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py", "package.json"}
+)
+TOOL_SUFFIXES = (".toml", ".cfg", ".ini", ".pyc")
+_ID = re.compile(r"""<[a-zA-Z][^>]*?\sid="([^"]+)\"""")
+
+
+def tool_files(site_dir: Path) -> list[str]:
+    """Every file of `site_dir` (its path under it) that sets up one of the project's
+    tools (a linter's settings, a test's set-up, compiled bytecode): a file of the
+    repository the build copied along with the pages beside it."""
+    return [
+        relative
+        for path in sorted(site_dir.rglob("*"))
+        if path.is_file()
+        and not (relative := path.relative_to(site_dir).as_posix()).startswith(SERVED_WHOLE)
+        and (path.name in TOOL_FILES or path.suffix in TOOL_SUFFIXES or "__pycache__" in relative)
+    ]
+
+
+def repeated_ids(site_dir: Path) -> list[str]:
+    """Each built page that gives one id to two elements, with the first such ids: a link
+    to it lands on the first, and a script that looks it up finds only that one."""
+    problems = []
+    for path in sorted(site_dir.rglob("*.html")):
+        if path.relative_to(site_dir).as_posix().startswith(SERVED_WHOLE):
+            continue
+        counts = Counter(_ID.findall(path.read_text(encoding="utf-8", errors="replace")))
+        twice = [f"{name} ({count})" for name, count in counts.items() if count > 1]
+        if twice:
+            page = path.relative_to(site_dir).as_posix()
+            problems.append(f"{page}: {len(twice)} ids repeated: {', '.join(twice[:4])}")
+    return problems
+
+
+def test_the_file_check_names_a_tool_s_settings(tmp_path: Path) -> None:
+    (tmp_path / "figures" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "figures" / "plot.py").write_text("from _svg import WIDE\n")
+    (tmp_path / "figures" / "__pycache__" / "plot.cpython-312.pyc").write_bytes(b"")
+    (tmp_path / "figures" / "ruff.toml").write_text('extend = "../pyproject.toml"\n')
+    (tmp_path / "pyodide").mkdir()
+    (tmp_path / "pyodide" / "package.json").write_text("{}")
+    assert tool_files(tmp_path) == [
+        "figures/__pycache__/plot.cpython-312.pyc",
+        "figures/ruff.toml",
+    ]
+
+
+def test_the_site_holds_no_tool_s_settings() -> None:
+    """The linter's settings beside the pages (docs/ruff.toml, and one in each of three
+    folders under it) were copied into the site and served to anyone who asked."""
+    require_site()
+    assert tool_files(SITE_DIR) == []
+
+
+def test_the_id_check_names_a_page_with_an_id_twice(tmp_path: Path) -> None:
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "index.html").write_text(
+        '<code><span id="__span-0-1">a</span></code><code><span id="__span-0-1">b</span></code>'
+        '<h2 id="x">x</h2>'
+    )
+    (tmp_path / "index.html").write_text('<span id="__span-0-1"></span><h2 id="x"></h2>')
+    assert repeated_ids(tmp_path) == ["api/index.html: 1 ids repeated: __span-0-1 (2)"]
+
+
+def test_no_page_gives_one_id_to_two_elements() -> None:
+    """An API page highlights each signature and docstring example on its own, and each
+    began its lines' ids again at __span-0-1: the bills module's page gave that id to 30
+    lines, so a link to a line of any of them landed on the first."""
+    require_site()
+    problems = repeated_ids(SITE_DIR)
+    assert problems == [], "\n".join(problems)
