@@ -14,9 +14,11 @@ input. Each rebuild is a dashed line through its call, coloured by cause,
 named in its tooltip. Its axes count tokens from 0 (round steps up to just
 above the tallest prompt, labelled 5k, 250k, 1M) and number the calls; the
 labels are placed in percent of the chart, so they keep their size at any width
-while the bars stretch. The page fits a phone's screen (a table too wide for it
-scrolls in its own box) and follows the reader's light or dark scheme: the
-system's, or the one a page that frames it sets on its root (`data-scheme`).
+while the bars stretch. The page fits a phone's screen: there the tables leave
+out their secondary columns (token counts beside a cost) and a note says which,
+so that none scrolls sideways (one still too wide would, in its own box). It
+follows the reader's light or dark scheme: the system's, or the one a page that
+frames it sets on its root (`data-scheme`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,16 @@ _WIDTH, _HEIGHT = 1000.0, 260.0  # the bars' view box, stretched to the plot are
 _PLOT = (13.0, 7.0, 85.0, 78.0)
 #: At most this many steps on the token axis.
 _STEPS = 5
+#: Below this width (a phone's, or a frame of about 360 px inside one) the tables leave
+#: out their `_MINOR` columns, so that every table fits the screen without a sideways scroll.
+_NARROW = "47.9375em"
+#: The columns (numbered from 1) a narrow screen leaves out, by the table's kind: the
+#: views' token counts, a rebuild's thread and what its provider says, a replay's
+#: clearings and compactions, a tool result's calls.
+_MINOR = {"views": (3, 4, 5, 6), "rebuilds": (2, 4), "replays": (4, 5), "results": (4,)}
+#: The column whose text (a session's id, a file's name) breaks anywhere rather than
+#: widen the table, by the table's kind.
+_WRAP = {"views": 1, "results": 5}
 #: The dark scheme's colours: the system's choice, unless the page that shows the bill
 #: says otherwise on its root (`data-scheme="light"` or `"dark"`, as the course's *Bill
 #: your own session* page does when its reader switches the site's scheme).
@@ -78,6 +90,24 @@ _STYLE = (
     "svg#calls line.grid{stroke:var(--line);stroke-dasharray:2 3}"
     ".key .item{white-space:nowrap}"
     ".key .item span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
+    + ",".join(f"table.{kind} td:nth-child({column})" for kind, column in _WRAP.items())
+    + "{white-space:normal;overflow-wrap:anywhere;min-width:6em}"
+    ".narrow{display:none;color:var(--muted)}"
+    f"@media (max-width:{_NARROW}){{.narrow{{display:block}}"
+    + ",".join(
+        f"table.{kind} tr>:nth-child({column})"
+        for kind, columns in _MINOR.items()
+        for column in columns
+    )
+    + "{display:none}td,th{padding:.2em .35em}th{white-space:normal;vertical-align:bottom}}"
+)
+
+
+#: What a narrow screen is told of the columns it does not show.
+_NARROW_NOTE = (
+    "On a screen this narrow the tables leave out some columns: the token counts of the"
+    " views, a rebuild's thread and what the provider says, a result's calls, a replay's"
+    " clearings and compactions. A wider screen shows them."
 )
 
 
@@ -257,19 +287,23 @@ def _key(title: str, colours: Mapping[str, str]) -> str:
     return f'<p class="key">{escape(title)}:{items}</p>'
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[object]], *, named: bool = False) -> str:
+def _table(
+    head: Sequence[str], rows: Sequence[Sequence[object]], *, named: bool = False, kind: str = ""
+) -> str:
     """A table in a box of its own that scrolls sideways where the screen is too narrow.
 
     `named`: each row's first cell is a phrase (a what-if, a replay's policy), which wraps
     at its spaces, as the headings do, so that on a phone the figures beside it stay on
-    the screen.
+    the screen. `kind`: the table's class, which names the columns a narrow screen leaves
+    out (`_MINOR`) and those whose text breaks anywhere (`_WRAP`).
     """
     cells = "".join(f"<th>{escape(str(h))}</th>" for h in head)
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows
     )
-    kind = ' class="named"' if named else ""
-    return f'<div class="scroll"><table{kind}><tr>{cells}</tr>{body}</table></div>'
+    classes = " ".join(name for name in ("named" if named else "", kind) if name)
+    opening = f'<table class="{classes}">' if classes else "<table>"
+    return f'<div class="scroll">{opening}<tr>{cells}</tr>{body}</table></div>'
 
 
 def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any]) -> str:
@@ -298,7 +332,14 @@ def _view(by: str, groups: Sequence[Mapping[str, Any]], data: Mapping[str, Any])
     rows.append(row("total", data, total))
     name = f"{by} ({data.get('timezone', 'UTC')})" if by in ("day", "week", "month") else by
     head = [name, "calls", "input", "cache read", "written", "output", "hit rate", "cost"]
-    return f"<h3>By {escape(by)}</h3>" + _table(head, rows)
+    return f"<h3>By {escape(by)}</h3>" + _table(head, rows, kind="views")
+
+
+def _says_nothing(by: str, groups: Sequence[Mapping[str, Any]]) -> bool:
+    """True for the project view of files that name no project: one group, the folder the
+    files were read from, `.` (a file billed in its own folder, as the course's *Bill your
+    own session* page bills the files a reader chooses)."""
+    return by == "project" and [group["key"] for group in groups] == ["."]
 
 
 def _what_ifs(what_if: Mapping[str, float | None]) -> str:
@@ -339,7 +380,7 @@ def _replays(whatif: Mapping[str, Any]) -> str:
     return (
         "<h2>What it would have cost</h2>"
         f"<p>{escape(whatif['assumption'])} The bill: {money(bill)}.</p>"
-        + _table(head, rows, named=True)
+        + _table(head, rows, named=True, kind="replays")
     )
 
 
@@ -358,7 +399,7 @@ def _rent(whatif: Mapping[str, Any]) -> str:
     return (
         "<h2>Rent of the tool results</h2>"
         "<p>What each result's tokens cost on every call that carried them.</p>"
-        + _table(["rent", "tool", "tokens", "calls", "where"], results)
+        + _table(["rent", "tool", "tokens", "calls", "where"], results, kind="results")
         + _table(["tool", "results", "tokens", "rent"], tools)
     )
 
@@ -369,6 +410,8 @@ def bill_page(
     whatif: Mapping[str, Any] | None = None,
 ) -> str:
     """The page's HTML: a summary, the chart, the rebuilds, the views, the what-ifs.
+
+    The project view is left out when the files name no project (`_says_nothing`).
 
     Args:
         data: `context-budget bill --json --calls` data (with `per_call`).
@@ -401,15 +444,20 @@ def bill_page(
         f"<h1>Bill</h1><p>{escape(files)} ({escape(data['format'])}): "
         f"{data['calls']:,} calls, {money(data['cost_usd'])}, "
         f"cache-read share {data['cache_read_share']:.1%}</p>",
+        f'<p class="narrow">{_NARROW_NOTE}</p>',
         "<h2>Every call</h2>",
         _chart(data),
         "<h2>Rebuilds</h2>",
-        _table(["call", "thread", "cause", "the provider says", "tokens lost", "extra"], rebuilds)
+        _table(
+            ["call", "thread", "cause", "the provider says", "tokens lost", "extra"],
+            rebuilds,
+            kind="rebuilds",
+        )
         if rebuilds
         else "<p>none</p>",
         _skipped(data.get("skipped", [])),
         "<h2>Views</h2>",
-        *(_view(by, groups, data) for by, groups in views.items()),
+        *(_view(by, groups, data) for by, groups in views.items() if not _says_nothing(by, groups)),
         "<h2>What if</h2>",
         _what_ifs(data["what_if"]),
         "" if whatif is None else _replays(whatif) + _rent(whatif),

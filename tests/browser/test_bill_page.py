@@ -291,3 +291,29 @@ def test_a_replay_s_cost_against_the_bill_is_on_a_phone_s_screen(
                 if box["x"] + box["width"] > width:
                     cut.setdefault(width, []).append(cells.nth(k).inner_text())
     assert cut == {}, cut
+
+
+#: Each table box of the page that scrolls sideways: [its first heading, its width, the
+#: box's], in px.
+SCROLLING = """() => [...document.querySelectorAll('div.scroll')]
+  .filter(box => box.scrollWidth > box.clientWidth)
+  .map(box => [box.querySelector('th').textContent, box.scrollWidth, box.clientWidth])"""
+
+
+def test_every_table_fits_a_phone_without_a_sideways_scroll(
+    tmp_path: Path, blank_page: Page
+) -> None:
+    """At 320, 356 (the frame of *Bill your own session* at 390) and 390 px no table of the
+    page scrolls: the views leave their four token columns out (the note above says so)
+    and a session's id wraps. The views' eight columns ran 700 px wide, their costs
+    behind a sideways scroll, and so did the rebuilds' six and the rent's five."""
+    _page(tmp_path, blank_page, SESSIONS / "sample-project", SYNTHETIC)
+    scrolling = _found_at(blank_page, (320, 356, 390), SCROLLING)
+    assert scrolling == {}, scrolling
+    note = blank_page.locator("p.narrow")
+    assert note.is_visible() and "token counts" in note.inner_text()
+    cost = blank_page.locator("h3:text('By session') + div.scroll th", has_text="cost")
+    assert cost.is_visible()
+    blank_page.set_viewport_size({"width": 1280, "height": PHONE["height"]})
+    assert not note.is_visible()
+    assert blank_page.locator("div.scroll th", has_text="cache read").first.is_visible()
