@@ -147,6 +147,55 @@ def test_a_file_in_no_known_format_gets_one_clear_message(
     assert loaded.page.locator("iframe.cb-own-bill").is_hidden()
 
 
+def test_a_package_json_is_named_a_file_in_no_format_not_a_conversation(
+    open_page: OpenPage, tmp_path: Path
+) -> None:
+    """A reader who chooses a project's package.json is told it is in no known format,
+    with the keys found; the page said it "reads as layers, which records no usage", as
+    if it were a conversation of the course's own kind without its tokens."""
+    package = tmp_path / "package.json"
+    package.write_text('{"name": "app", "version": "1.0.0", "dependencies": {}}\n')
+    loaded = open_page(PAGE)
+    _choose(loaded, package)
+    said = loaded.page.locator(".cb-own-status").inner_text()
+    assert said.startswith("Not billed: package.json: not a session"), said
+    assert "layers" not in said and "no known format" in said, said
+    assert "'dependencies', 'name', 'version'" in said, said
+
+
+#: Each table box of the bill in the frame that scrolls sideways: [its first heading, its
+#: width, the box's], in px; and the first cell of each row of the project view.
+FRAME_TABLES = """frame => {
+  const bill = frame.contentDocument;
+  const scrolling = [...bill.querySelectorAll('div.scroll')]
+    .filter(box => box.scrollWidth > box.clientWidth)
+    .map(box => [box.querySelector('th').textContent, box.scrollWidth, box.clientWidth]);
+  const heading = [...bill.querySelectorAll('h3')].find(h => h.textContent === 'By project');
+  const projects = heading
+    ? [...heading.nextElementSibling.querySelectorAll('td:first-child')].map(td => td.textContent)
+    : [];
+  return [scrolling, projects];
+}"""
+
+
+def test_one_file_s_bill_reads_on_a_phone_and_names_no_project_as_dot(
+    open_page: OpenPage,
+) -> None:
+    """At 390 px the bill in the frame (356 px wide) has no table that scrolls sideways:
+    the views' eight columns did, their costs off the screen. A file chosen alone was
+    billed under the project ".", the folder the page's Python reads it from, which
+    means nothing to a reader: the view is left out."""
+    loaded = open_page(PAGE, PHONE)
+    _choose(loaded, REAL)
+    assert loaded.page.locator(".cb-own-status").get_attribute("data-kind") == "done"
+    scrolling, projects = loaded.page.locator("iframe.cb-own-bill").evaluate(FRAME_TABLES)
+    assert scrolling == [], scrolling
+    assert "." not in projects, projects
+    headings = _bill(loaded).locator("h3").all_inner_texts()
+    assert "By session" in headings and "By model" in headings, headings
+    assert loaded.problems.lines() == []
+
+
 def test_the_page_says_how_far_it_has_gone(open_page: OpenPage) -> None:
     loaded = open_page(PAGE)
     _choose(loaded, REAL)

@@ -169,10 +169,21 @@ def _detected(data: object) -> str:
         return "openhands"
     if isinstance(data, list):
         return "openai" if openai_chat.is_openai(data) else "messages"
-    raise FormatError(
+    raise FormatError(_no_known_format(data))
+
+
+def _no_known_format(data: object) -> str:
+    """Why `data`, one JSON document, is in no format: what each wants, and what it is
+    (an object named by its first keys, as `package.json`'s 'dependencies', 'name', ...)."""
+    found = kind_of(data)
+    if isinstance(data, dict) and data:
+        keys = sorted(map(str, data))
+        found += " with the keys " + ", ".join(f"{key!r:.40}" for key in keys[:3])
+        found += ", ..." if len(keys) > 3 else ""
+    return (
         "no known format: expected a list of messages or events, an object with "
         "'conversation', 'messages' or 'trajectory_format', or JSON Lines records with "
-        f"a 'type'; found {kind_of(data)}"
+        f"a 'type'; found {found}"
     )
 
 
@@ -426,6 +437,17 @@ def _read_by_state(path: Path, states: set[Path]) -> bool:
     return path.parent in states and not (path.parent / "events").is_dir()
 
 
+def _no_usage(chosen: str, data: object, name: str) -> str:
+    """Why a file detected as `chosen`, a format that records no usage, is no bill's: it
+    reads as that format, or (its reader refuses `data`: a `package.json` is an object,
+    which the detector takes for layers) it is in no known format."""
+    try:
+        _READERS[chosen](data, name)
+    except (TypeError, ValueError):  # a reader's checks raise both (`check_message`)
+        return _no_known_format(data)
+    return f"it reads as {chosen}, which records no usage"
+
+
 def _billed_format(source: Source, format: str) -> str:
     """The format a bill reads a file in: `format`, or the detected one when it records usage.
 
@@ -458,7 +480,7 @@ def _billed_format(source: Source, format: str) -> str:
     if chosen not in BILL_FORMATS:
         raise ValueError(
             f"{source.name}: not a session in a format bills read ({formats}): "
-            f"it reads as {chosen}, which records no usage"
+            + _no_usage(chosen, data, source.name)
         )
     first = None
     if chosen == "claude-code":  # one record is one JSON document: parsed whole already
