@@ -1,11 +1,11 @@
 """mkdocs hook: each highlighted block of a page numbers its lines' ids apart.
 
-pymdownx.highlight gives every line of a block an id, ``__span-B-L`` (and, with
-``anchor_linenums``, a link ``__codelineno-B-L``), where ``B`` counts the blocks
-of one Markdown conversion. mkdocstrings converts each signature and each
-docstring of an API page on its own, so each starts at block 0 again: the
-bills module's page gave ``__span-0-1`` to 30 lines, and a link to one of them
-landed on the first.
+pymdownx.highlight gives every line of a block an id, ``__span-B-L``
+(``line_spans`` in mkdocs.yml; the stylesheet marks a wrapped line's
+continuation by it), where ``B`` counts the blocks of one Markdown
+conversion. mkdocstrings converts each signature and each docstring of an API
+page on its own, so each starts at block 0 again: the bills module's page gave
+``__span-0-1`` to 30 lines, and a link to one of them landed on the first.
 
 This hook numbers the blocks of a built page again, in the order they stand,
 so that each id names one line of one block. A page whose blocks were numbered
@@ -17,14 +17,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-#: A line's id, its anchor's name or a link to it: the kind and the block's number.
-_LINE_ID = re.compile(r"(__(?:span|codelineno)-)\d+(-\d+)")
+#: A line's id: its block's number, between the prefix and the line's number.
+_LINE_ID = re.compile(r"(__span-)\d+(-\d+)")
 _BLOCK = re.compile(r"<pre\b.*?</pre>", re.DOTALL)
 
 
 def number_blocks(html: str) -> str:
     """`html` with the line ids of its `k`-th highlighted block (a `<pre>` that holds
-    any) numbered `__span-k-L` and `__codelineno-k-L`, `k` counted from 0.
+    any) numbered `__span-k-L`, `k` counted from 0.
 
     Example: two blocks both numbered 0 -> the second's ids become `__span-1-1`, ...
     """

@@ -1,5 +1,5 @@
 """What the build writes into ``site/``, read as files: no file that sets up the project's
-tools, and no id twice in one page.
+tools, no id twice in one page, no link a keyboard stops on that says nothing.
 
 Like the link check, it reads the built site with no browser (a second), after
 ``make site``; each check fails on a small site written into a temporary folder.
@@ -24,6 +24,9 @@ TOOL_FILES = frozenset(
     {"ruff.toml", "pyproject.toml", "setup.cfg", "tox.ini", "conftest.py", "package.json"}
 )
 TOOL_SUFFIXES = (".toml", ".cfg", ".ini", ".pyc")
+#: A link with an address and nothing in it: no text, no label, no picture. Tab stops on it
+#: (unless its tabindex is -1) and a screen reader reads its address.
+_EMPTY_LINK = re.compile(r"<a\b(?=[^>]*\shref=)(?![^>]*(?:tabindex=\"-1\"|aria-label=))[^>]*></a>")
 _ID = re.compile(r"""<[a-zA-Z][^>]*?\sid="([^"]+)\"""")
 
 
@@ -91,4 +94,39 @@ def test_no_page_gives_one_id_to_two_elements() -> None:
     lines, so a link to a line of any of them landed on the first."""
     require_site()
     problems = repeated_ids(SITE_DIR)
+    assert problems == [], "\n".join(problems)
+
+
+def empty_links(site_dir: Path) -> list[str]:
+    """Each built page with links a keyboard stops on that hold nothing, and how many."""
+    problems = []
+    for path in sorted(site_dir.rglob("*.html")):
+        page = path.relative_to(site_dir).as_posix()
+        if page.startswith(SERVED_WHOLE):
+            continue
+        found = _EMPTY_LINK.findall(path.read_text(encoding="utf-8", errors="replace"))
+        if found:
+            problems.append(f"{page}: {len(found)} empty links, the first {found[0][:80]}")
+    return problems
+
+
+def test_the_empty_link_check_names_a_line_s_anchor(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text(
+        '<code><span id="__span-0-1"><a id="__codelineno-0-1" name="__codelineno-0-1"'
+        ' href="#__codelineno-0-1"></a>x = 1</span></code>'
+        '<a href="#a" tabindex="-1"></a><a href="#b" aria-label="Note 1"></a><a href="#c">c</a>'
+    )
+    assert empty_links(tmp_path) == [
+        'index.html: 1 empty links, the first <a id="__codelineno-0-1" name="__codelineno-0-1"'
+        ' href="#__codelineno-0-1"></a>'
+    ]
+
+
+def test_no_page_has_a_link_that_says_nothing() -> None:
+    """Each line of each code block that is not an editor began with an empty link to
+    itself (``anchor_linenums``, with no line numbers shown): a reader going through a
+    page with Tab stopped on each, as many times as the block has lines, and heard its
+    address read out."""
+    require_site()
+    problems = empty_links(SITE_DIR)
     assert problems == [], "\n".join(problems)
