@@ -91,7 +91,7 @@ _STYLE = (
     ".key .item{white-space:nowrap}"
     ".key .item span{display:inline-block;width:.9em;height:.9em;margin:0 .3em 0 1em}"
     + ",".join(f"table.{kind} td:nth-child({column})" for kind, column in _WRAP.items())
-    + "{white-space:normal;overflow-wrap:anywhere;min-width:6em}"
+    + "{white-space:normal;overflow-wrap:anywhere;min-width:6em;text-align:left}"
     ".narrow{display:none;color:var(--muted)}"
     f"@media (max-width:{_NARROW}){{.narrow{{display:block}}"
     + ",".join(
