@@ -142,9 +142,15 @@ def check_read_so_far(function: Callable[[int, int, int], int]) -> Verdict:
     Examples:
         >>> check_read_so_far(lambda steps, growth, start: steps * (start + steps * growth))
         'NEEDS_WORK: 2 of 5 cases wrong; first, 3 calls of 100 from 0: expected 600, got 900'
+        >>> check_read_so_far(lambda steps, growth, start: steps * start)
+        'NEEDS_WORK: 3 of 5 cases wrong; first, 1 call of 100 from 0: expected 100, got 0'
     """
     cases: list[Case] = [
-        (f"{n} calls of {g} from {s}", (n, g, s), tokens_read(n, growth=g, start=s))
+        (
+            f"{n} call{'' if n == 1 else 's'} of {g} from {s}",
+            (n, g, s),
+            tokens_read(n, growth=g, start=s),
+        )
         for n, g, s in [(0, 100, 50), (1, 100, 0), (3, 100, 0), (24, 1_875, 2_000), (5, 0, 7)]
     ]
     return run_cases(function, cases)
