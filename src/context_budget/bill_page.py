@@ -274,7 +274,9 @@ def _chart(data: Mapping[str, Any]) -> str:
         *_marks(data["rebuilds"], len(rows)),
         "</svg></svg>",
     ]
-    return "".join(svg) + _key("tokens", KIND_COLOURS) + _key("rebuilds", CAUSE_COLOURS)
+    causes = {r["cause"] for r in data["rebuilds"]}  # the key names the marks drawn, no other
+    drawn = {cause: colour for cause, colour in CAUSE_COLOURS.items() if cause in causes}
+    return "".join(svg) + _key("tokens", KIND_COLOURS) + (_key("rebuilds", drawn) if drawn else "")
 
 
 def _key(title: str, colours: Mapping[str, str]) -> str:

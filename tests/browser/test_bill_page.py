@@ -317,3 +317,23 @@ def test_every_table_fits_a_phone_without_a_sideways_scroll(
     blank_page.set_viewport_size({"width": 1280, "height": PHONE["height"]})
     assert not note.is_visible()
     assert blank_page.locator("div.scroll th", has_text="cache read").first.is_visible()
+
+
+@pytest.mark.parametrize(
+    ("session", "said"),
+    [
+        (SESSIONS / "sample-project", []),
+        (SYNTHETIC, ["ttl", "prefix-changed", "compaction"]),
+    ],
+)
+def test_the_rebuilds_key_names_only_the_causes_drawn(
+    session: Path, said: list[str], tmp_path: Path, blank_page: Page
+) -> None:
+    """The key of the chart's rebuild marks names the causes whose marks are drawn: a bill
+    with no rebuild has no such key, where it listed four coloured causes beside a
+    table that said none; the synthetic session's key leaves out model-switch."""
+    _page(tmp_path, blank_page, session)
+    keys = blank_page.locator("p.key")
+    causes = keys.filter(has_text="rebuilds:").locator(".item").all_inner_texts()
+    assert causes == said, causes
+    assert keys.count() == (2 if said else 1)
