@@ -406,9 +406,9 @@ def test_a_broken_line_names_its_number(tmp_path: Path) -> None:
     assert [skip.line for skip in read_bill(path).skipped] == [2]
 
 
-def test_a_codex_total_that_goes_down_is_refused(tmp_path: Path) -> None:
-    def event(total: int) -> dict[str, Any]:
-        usage = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 1}
+def test_a_codex_total_that_goes_down_starts_a_new_run_of_totals(tmp_path: Path) -> None:
+    def event(total: int, output: int) -> dict[str, Any]:
+        usage = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": output}
         info = {"total_token_usage": usage}
         return {
             "timestamp": "2026-01-01T00:00:00Z",
@@ -416,9 +416,15 @@ def test_a_codex_total_that_goes_down_is_refused(tmp_path: Path) -> None:
             "payload": {"type": "token_count", "info": info},
         }
 
-    path = _session(tmp_path, [event(100), event(50)], "rollout.jsonl")
-    with pytest.raises(ValueError, match="went down"):
-        read_bill(path)
+    # 100 then 250 (a call of 150), reset to 50 (a call of 50), then 120 (a call of 70)
+    path = _session(
+        tmp_path, [event(100, 1), event(250, 3), event(50, 2), event(120, 5)], "r.jsonl"
+    )
+    bill = read_bill(path)
+    assert [call.usage.input_tokens for call in bill.calls] == [100, 150, 50, 70]
+    assert [call.usage.output_tokens for call in bill.calls] == [1, 2, 2, 3]
+    assert bill.recorded_tokens is not None
+    assert bill.recorded_tokens["input_tokens"] == 250 + 120
 
 
 def test_paths_and_format_are_checked(tmp_path: Path) -> None:
