@@ -392,3 +392,53 @@ def test_a_claude_code_file_told_codex_is_named_not_an_empty_rollout(
     assert main(["bill", str(PROJECT / SMALL), "--format", "codex"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "of type 'user', which Codex never writes" in err
+
+
+def _with_usage_figure(path: Path, figure: object) -> tuple[int, Path]:
+    """The small session with the usage of its first assistant line's `input_tokens` set to
+    `figure` (at `path`), and that line's number; beside it, the file without that line."""
+    lines = (PROJECT / SMALL).read_text(encoding="utf-8").splitlines()
+    number = next(n for n, line in enumerate(lines) if '"usage"' in line and "assistant" in line)
+    record = json.loads(lines[number])
+    record["message"]["usage"]["input_tokens"] = figure
+    changed = [*lines[:number], json.dumps(record, separators=(",", ":")), *lines[number + 1 :]]
+    path.write_text("\n".join(changed) + "\n", encoding="utf-8")
+    without = path.with_name("without.jsonl")
+    without.write_text("\n".join([*lines[:number], "", *lines[number + 1 :]]) + "\n", "utf-8")
+    return number + 1, without
+
+
+@pytest.mark.parametrize("figure", ["12", True, 1.5, 12.0, [3], {"n": 1}])
+def test_a_usage_figure_that_is_no_count_is_a_named_bad_line(
+    tmp_path: Path, figure: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The line is left out and named, as a line that is no JSON is; the rest is billed
+    (a string once stopped the whole bill), and --strict refuses it."""
+    path = tmp_path / SMALL
+    number, without = _with_usage_figure(path, figure)
+    bill = read_bill(path)
+    assert [(s.kind, s.place) for s in bill.skipped] == [("bad line", f"{SMALL}:{number}")]
+    assert "input_tokens" in bill.skipped[0].reason and str(path) in bill.skipped[0].reason
+    assert bill.tokens() == read_bill(without).tokens()
+    with pytest.raises(ValueError, match=rf"line {number} message\.usage\.input_tokens"):
+        read_bill(path, strict=True)
+    assert main(["bill", str(tmp_path)]) == 0
+    assert f"1 bad line ({SMALL}:{number})" in capsys.readouterr().err
+    assert main(["bill", str(path), "--strict"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_rollout_total_that_is_no_count_is_a_named_bad_line(tmp_path: Path) -> None:
+    """The next total's rise takes the skipped call in: the rollout's tokens are kept."""
+    lines = ROLLOUT.read_text(encoding="utf-8").splitlines()
+    number = next(n for n, line in enumerate(lines) if '"total_token_usage"' in line)
+    record = json.loads(lines[number])
+    record["payload"]["info"]["total_token_usage"]["output_tokens"] = "7"
+    lines[number] = json.dumps(record, separators=(",", ":"))
+    path = tmp_path / ROLLOUT.name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    bill = read_bill(path)
+    assert [(s.kind, s.line) for s in bill.skipped] == [("bad line", number + 1)]
+    assert bill.tokens() == read_bill(ROLLOUT).tokens()
+    with pytest.raises(ValueError, match=rf"line {number + 1} total_token_usage\.output_tokens"):
+        read_bill(path, strict=True)

@@ -388,7 +388,9 @@ def test_a_malformed_token_count_names_its_line(tmp_path: Path, bad: object) -> 
     with pytest.raises(
         ValueError, match=r"s\.jsonl: line 2 message\.usage\.output_tokens must be a whole number"
     ):
-        read_bill(path)
+        read_bill(path, strict=True)
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 2 message\.usage\.output_tokens"):
+        read_bill(path)  # the line held the file's only call: its reason is the bill's error
 
 
 def test_a_session_without_usage_is_refused(tmp_path: Path) -> None:
@@ -679,10 +681,12 @@ def _charged_input(bill: Cost) -> float:
 def test_a_malformed_time_names_its_line(tmp_path: Path) -> None:
     line = _assistant("yesterday", 0, 2_000, ident="a")
     with pytest.raises(ValueError, match=r"s\.jsonl: line 1 timestamp: not an ISO time"):
-        read_bill(_session(tmp_path, [line]))
+        read_bill(_session(tmp_path, [line]), strict=True)
     line = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")
     line["message"]["usage"] = None
     with pytest.raises(ValueError, match="usage must be an object"):
+        read_bill(_session(tmp_path, [line]), strict=True)
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 1 message\.usage must be an object"):
         read_bill(_session(tmp_path, [line]))
 
 

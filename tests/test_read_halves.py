@@ -86,6 +86,7 @@ def _seen(session: Session) -> tuple[Any, ...]:
         [places[ident] for ident in places],
         repr(session.conversation_error),
         repr(session.usage_error),
+        session.bad_lines,
         {index: list(starts) for index, starts in _starts(places).items()},
     )
 
@@ -370,7 +371,7 @@ def test_a_malformed_figure_is_named_as_in_one_pass(
     ]
     split, alone, was_split = _both(monkeypatch, files)
     assert not was_split and split == alone
-    assert "input_tokens" in split[-2]  # the usage error
+    assert "input_tokens" in split[-2][0].reason  # the line whose usage is refused
 
 
 def test_a_read_under_the_size_is_not_split(

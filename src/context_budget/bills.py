@@ -1791,9 +1791,10 @@ def read_bill(
         A `Bill`, one `Call` per API call.
 
     Raises:
-        ValueError: a missing path, a malformed usage figure, nothing left to
-            bill once the files and lines no reader can take are left out (a
-            file in no known format, a format holding no call with usage), or,
+        ValueError: a missing path, nothing left to bill once the files and
+            lines no reader can take are left out (a file in no known format,
+            a format holding no call with usage, a line whose usage figure is
+            malformed), or,
             with `strict`, any of those (the message names the file and line
             or index).
     """

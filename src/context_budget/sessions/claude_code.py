@@ -106,6 +106,7 @@ from context_budget.sessions.session import (
     ThreadId,
     ThreadKind,
 )
+from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import (
     FileSource,
     Source,
@@ -568,7 +569,7 @@ class _Reader:
         self.keyed: dict[str, list[tuple[str | None, int]]] = {}
         self.places: dict[str, tuple[str | None, str, int, int]] = {}
         self.problem: Exception | None = None
-        self.usage_problem: Exception | None = None
+        self.bad_usage: list[Skip] = []  # the lines whose usage is refused, their calls left out
         self.progress: dict[str, Call] = {}  # message id -> a sub-agent call seen in `progress`
         self.started_by: dict[ThreadId, str] = {}  # a `progress` agent -> its Task call's id
         self.tasks: dict[str, _Tasks] = {}  # session (as threads name it) -> its Task calls
@@ -664,7 +665,7 @@ class _Reader:
             usage = _usage(message.usage, where)
             when = epoch(stamp, f"{where} timestamp")
         except ValueError as error:
-            self.usage_problem = self.usage_problem or error
+            self.bad_line(file, number, error)
             return
         model = model if isinstance(model, str) else "unknown"
         self.hold(ident, Call(thread, when, model, usage, sidechain=True, file=file.source.name))
@@ -759,13 +760,12 @@ class _Reader:
     ) -> None:
         """The call an assistant record with usage made, kept or folded (`_keep`)."""
         model = message.model
-        errored = model == "<synthetic>" or record.isApiErrorMessage
-        if errored or self.usage_problem is not None:
+        if model == "<synthetic>" or record.isApiErrorMessage:
             return
         try:
             usage, when = _figures(message.usage, record.timestamp, file.where, number, self.many)
         except ValueError as error:
-            self.usage_problem = error
+            self.bad_line(file, number, error)
             return
         thread = self.threads[key]
         call = Call.sound(
@@ -782,6 +782,12 @@ class _Reader:
             _miss_reason(message),
         )
         self._keep(call, message.id, record.requestId)
+
+    def bad_line(self, file: _File, number: int, error: ValueError) -> None:
+        """Note a line whose usage or time is refused (its call left out), named by its file."""
+        name, said = file.source.name, str(error)
+        reason = f"{name}: {said}" if name and not said.startswith(f"{name}: ") else said
+        self.bad_usage.append(Skip("bad line", name, number, reason))
 
     def _keep(self, call: Call, ident: object, request: object) -> None:
         """Add a call, or fold it into the call of the same response read before."""
@@ -1109,7 +1115,7 @@ def _child(
         ids = _ids_before(sources, first) if agents else set()
         reader = _Logged(len(sources) > 1)
         files = _walk(reader, sources, rest, ids)
-        if reader.usage_problem is not None or reader.problem is not None:
+        if reader.bad_usage or reader.problem is not None:
             return None
         threads, usages, rows = packed(reader.records)
         plain = (
@@ -1130,7 +1136,7 @@ def _child(
 
 def _apart(reader: _Reader, threads: dict[str, _Building], unfound: list[str]) -> bool:
     """True when the child's part can be added to `reader` as one pass would read it."""
-    if reader.usage_problem is not None or reader.problem is not None:
+    if reader.bad_usage or reader.problem is not None:
         return False
     if not reader.threads.keys().isdisjoint(threads):
         return False
@@ -1248,5 +1254,5 @@ def read(sources: Sequence[Source | FileSource], *, messages: bool = True) -> Se
         files=tuple(file.source.name for file in files if file.source.name),
         places=Places(reader.places, [s.name for s in sources], _line_places(sources, files)),
         conversation_error=_one_session(files) or reader.problem or empty,
-        usage_error=reader.usage_problem,
+        bad_lines=tuple(reader.bad_usage),
     )

@@ -65,6 +65,7 @@ from context_budget.messages import Message
 from context_budget.sessions.openai_chat import text_of, tool_input
 from context_budget.sessions.records import ANY, RAW, Shape, records, value
 from context_budget.sessions.session import Call, Session, ThreadId
+from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import Source, count_of, epoch, tally
 from context_budget.usage import Usage
 
@@ -172,6 +173,8 @@ class _Reading:
         self.skipped: dict[str, int] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
+        self.bad_lines: list[Skip] = []  # the lines whose usage is refused, their calls left out
+        self.name = name
         self.metas = 0
         self.created: float | None = None  # the rollout's creation, seconds since the epoch
         self.parent = ""  # the rollout a fork was forked from
@@ -200,8 +203,9 @@ class _Reading:
                 self._turn(payload.get("turn_id"))
             try:
                 self._tokens(number, record, payload)
-            except ValueError as error:
-                self.usage_problem = error
+            except ValueError as error:  # the next total's rise takes this call in
+                reason = f"{self.name}: {error}" if self.name else str(error)
+                self.bad_lines.append(Skip("bad line", self.name, number, reason))
         if kind != "response_item" or payload is None:
             label = kind if isinstance(kind, str) else "(no type)"
             self.skipped[label] = self.skipped.get(label, 0) + 1
@@ -369,6 +373,7 @@ def read(source: Source, *, messages: bool = True) -> Session:
         started=reading.created,
         conversation_error=problem,
         usage_error=reading.usage_problem,
+        bad_lines=tuple(reading.bad_lines),
     )
 
 

@@ -706,7 +706,21 @@ def _one_file(given: Source | FileSource, chosen: str, skipped: list[Skip] | Non
         if mended is None:
             raise ValueError(f"{source.name}: {error}") from None
         return _one_file(mended[0], chosen, skipped)
-    return [s for s in sessions if _billable(s, source.name, not whole, skipped)]
+    kept = [kept for s in sessions if (kept := _lines_left_out(s, skipped)) is not None]
+    return [s for s in kept if _billable(s, source.name, not whole, skipped)]
+
+
+def _lines_left_out(session: Session, skipped: list[Skip] | None) -> Session | None:
+    """The session, the lines whose usage its reader refused (`Session.bad_lines`) added to
+    `skipped` (with no list, a strict read, the first raises); None when they held all its
+    calls (they say why it is left out)."""
+    if not session.bad_lines:
+        return session
+    for skip in session.bad_lines:
+        _skip(skipped, skip)
+    if not session.calls and session.usage_error is None:
+        return None
+    return replace(session, bad_lines=())
 
 
 def _billable(session: Session, name: str, instance: bool, skipped: list[Skip] | None) -> bool:
@@ -737,8 +751,11 @@ def _claude(
             named = f"{sources[0].name}: {error}" if len(sources) == 1 else str(error)
             raise ValueError(named) from None
         return _claude(mended, format, skipped)
-    if session.calls or session.usage_error is not None:
-        return session
+    kept = _lines_left_out(session, skipped)
+    if kept is None:
+        return None
+    if kept.calls or kept.usage_error is not None:
+        return kept
     named = sources[0].name if len(sources) == 1 else ", ".join(s.name for s in sources[:3])
     reason = f"{named}: Claude Code session(s) with no assistant line with usage"
     _skip(skipped, Skip("no call", sources[0].name, None, reason))
@@ -762,8 +779,8 @@ def read_paths(
 
     Raises:
         ValueError: an unknown `format`, a path missing, unreadable or not a
-            file or folder, a malformed usage figure; with `skipped` None, a
-            file or line no reader can take; each names the path.
+            file or folder; with `skipped` None, a file or line no reader
+            can take (a malformed usage figure among them); each names the path.
     """
     check_format(format, BILL_FORMATS)
     with gc_paused():
