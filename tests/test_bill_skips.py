@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from context_budget import read_bill
 from context_budget.cli import main
+from context_budget.sessions import text
 from context_budget.sessions.detect import _broken, _complete
 from context_budget.sessions.skips import Skip, summary
 from context_budget.sessions.text import Source, whole_characters
@@ -259,15 +260,53 @@ def test_each_command_reads_a_file_cut_inside_a_character(
     assert f"1 half-written line ({SMALL}:{lines})" in capsys.readouterr().err
 
 
-def test_bytes_that_are_not_utf8_are_still_refused_with_their_offset(
+def test_a_first_line_that_is_not_utf8_is_still_refused_with_its_offset(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A file whose first line is no text is no session: named whole, never line by line."""
     whole = _wide_session(tmp_path)
-    for bad in (whole[:40] + b"\xff" + whole[40:], whole + b"\xe0\x80", whole + b"\x80"):
-        path = tmp_path / SMALL
-        path.write_bytes(bad)
-        assert main(["bill", str(path)]) == 2
-        assert "not UTF-8 text (byte 0x" in capsys.readouterr().err
+    path = tmp_path / SMALL
+    path.write_bytes(whole[:40] + b"\xff" + whole[40:])
+    assert main(["bill", str(path)]) == 2
+    assert "not UTF-8 text (byte 0xff at offset 40)" in capsys.readouterr().err
+    shutil.copy(ROLLOUT, tmp_path / ROLLOUT.name)
+    bill = read_bill(tmp_path)
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", SMALL)]
+    assert bill.tokens() == read_bill(ROLLOUT).tokens()
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["msgspec", "json"])
+@pytest.mark.parametrize("where", ["middle", "last"])
+@pytest.mark.parametrize("file", [SMALL, ROLLOUT.name])
+def test_a_line_that_is_not_utf8_is_a_named_bad_line_and_the_rest_is_billed(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fast: bool,
+    where: str,
+    file: str,
+) -> None:
+    """A byte that is not UTF-8 inside one line refused the whole file (and the bill)."""
+    monkeypatch.setattr(text, "_BYTES_READ", fast and text._BYTES_READ)
+    source = PROJECT / SMALL if file == SMALL else ROLLOUT
+    lines = source.read_bytes().splitlines()
+    number = 3 if where == "middle" else len(lines)
+    spoiled = [*lines]
+    spoiled[number - 1] = lines[number - 1][:25] + b"\xc3\x28" + lines[number - 1][25:]
+    path = tmp_path / "live" / file
+    path.parent.mkdir()
+    path.write_bytes(b"\n".join(spoiled) + b"\n")
+    without = tmp_path / file
+    without.write_bytes(b"\n".join([*lines[: number - 1], b"", *lines[number:]]) + b"\n")
+    for named in (path, path.parent):
+        bill = read_bill(named)
+        assert [(s.kind, s.place) for s in bill.skipped] == [("bad line", f"{file}:{number}")]
+        assert "not UTF-8 text (byte 0xc3 at offset" in bill.skipped[0].reason
+    assert read_bill(path).tokens() == read_bill(without).tokens()
+    with pytest.raises(ValueError, match="not UTF-8 text"):
+        read_bill(path, strict=True)
+    assert main(["bill", str(path)]) == 0
+    assert f"1 bad line ({file}:{number})" in capsys.readouterr().err
 
 
 def test_only_the_start_of_a_character_at_the_end_is_left_out() -> None:

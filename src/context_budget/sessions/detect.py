@@ -55,12 +55,15 @@ from context_budget.sessions.text import (
     gc_paused,
     kind_of,
     loads_json,
+    not_utf8_lines,
     path_given,
+    read_at,
     read_source,
     session_files,
     split_lines,
     strict_json,
     try_json,
+    whole_characters,
 )
 
 __all__ = [
@@ -671,7 +674,16 @@ def _taken(
     """
     if glanced is not None:
         return glanced, FileSource(str(path), (), *agent_meta(path))
-    source = read_source(path)
+    bad: tuple[int, ...] = ()
+    try:
+        source = read_source(path)
+    except SourceError as error:
+        found = _not_text_lines(error, skipped)
+        if found is None:
+            raise
+        if not found:
+            return None
+        bad, source = found, read_source(path, blank=found)
     try:
         chosen = _billed_format(source, format)
     except ValueError as error:
@@ -680,14 +692,22 @@ def _taken(
     if chosen not in _LINES:
         return chosen, source
     number = _half_written(source, skipped)
-    blank = () if number is None else (number,)
+    blank = bad if number is None else (*bad, number)
     return chosen, FileSource(source.name, blank, source.description, source.agent_type)
 
 
 def _one_file(given: Source | FileSource, chosen: str, skipped: list[Skip] | None) -> list[Session]:
     """The sessions of one file that is not Claude Code's (an evaluation output holds one
     per instance, its half-written last line skipped), those that record a call."""
-    source = given.loaded()  # SourceError: not UTF-8 or unreadable, named
+    try:
+        source = given.loaded()  # SourceError: not UTF-8 or unreadable, named
+    except SourceError as error:
+        found = _not_text_lines(error, skipped) if chosen in _LINES else None
+        if found is None:
+            raise
+        if not found:
+            return []
+        return _one_file(_blanking(given, found), chosen, skipped)
     whole, data = True, None
     try:
         if chosen == "openhands":  # parsed once here, and read from what was parsed
@@ -723,6 +743,35 @@ def _lines_left_out(session: Session, skipped: list[Skip] | None) -> Session | N
     return replace(session, bad_lines=())
 
 
+def _not_text_lines(error: SourceError, skipped: list[Skip] | None) -> tuple[int, ...] | None:
+    """The lines of the file `error` names whose bytes are not UTF-8, each added to
+    `skipped` as a bad line; () where its first line is among them (a file that is no
+    text: skipped whole, as not a session); None where the file is not read so (a strict
+    read, or an error of another kind: the caller raises it)."""
+    if skipped is None or not error.file:
+        return None
+    try:
+        raw = whole_characters(read_at(error.file))
+    except OSError:
+        return None
+    bad = list(not_utf8_lines(raw))
+    if not bad:
+        return None
+    if bad[0][0] == 1:
+        skipped.append(Skip("not a session", error.file, None, str(error)))
+        return ()
+    for number, at in bad:
+        said = f"not UTF-8 text (byte {raw[at]:#04x} at offset {at})"
+        skipped.append(Skip("bad line", error.file, number, f"{error.file}: line {number}: {said}"))
+    return tuple(number for number, _ in bad)
+
+
+def _blanking(given: Source | FileSource, lines: tuple[int, ...]) -> FileSource:
+    """A file to read again with `lines` left blank too."""
+    blank = given.blank if isinstance(given, FileSource) else ()
+    return FileSource(given.name, (*blank, *lines), given.description, given.agent_type)
+
+
 def _billable(session: Session, name: str, instance: bool, skipped: list[Skip] | None) -> bool:
     """True for a session that records a call (or why its usage is refused); else False, and
     a skip noted."""
@@ -743,8 +792,14 @@ def _claude(
     try:
         session = _detected_by(claude_code.read(sources, messages=False), format)
         session = replace(session, read_messages=partial(_with_messages, sources, format))
-    except SourceError:
-        raise
+    except SourceError as error:
+        found = _not_text_lines(error, skipped)
+        if found is None:
+            raise
+        others = [source for source in sources if source.name != error.file]
+        if found:
+            others += [_blanking(s, found) for s in sources if s.name == error.file]
+        return _claude(others, format, skipped) if others else None
     except ValueError as error:
         mended = _mended([source.loaded() for source in sources], skipped)
         if mended is None:

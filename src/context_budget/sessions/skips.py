@@ -9,10 +9,11 @@ Kinds (`SKIP_KINDS`):
 
 - `half-written line`: the last line of a JSON Lines file is not JSON (the
   file is still being written);
-- `bad line`: a line before the last one is not JSON, or is a record whose
-  usage figure no count can be (`"12"`, `true`, `1.5`);
-- `not a session`: a file in no format that records usage (not JSON, a
-  workflow journal, a document of another shape, an empty file);
+- `bad line`: a line before the last one is not JSON, a line is not UTF-8,
+  or a record's usage figure no count can be (`"12"`, `true`, `1.5`);
+- `not a session`: a file in no format that records usage (not JSON, its
+  first line not UTF-8, a workflow journal, a document of another shape, an
+  empty file);
 - `empty rollout`: a Codex rollout with no call recording usage, or a fork
   whose every call copies its parent's history;
 - `no call`: a session of another format with no call recording usage.
