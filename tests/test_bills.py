@@ -348,10 +348,13 @@ def test_dated_ids_map_to_their_family() -> None:
         ("claude-opus-4-1", (15.0, 18.75, 30.0, 1.50, 75.0)),
         ("claude-3-7-sonnet", (3.0, 3.75, 6.0, 0.30, 15.0)),
         ("claude-3-5-haiku", (0.80, 1.0, 1.6, 0.08, 4.0)),
+        ("claude-3-opus-20240229", (15.0, 18.75, 30.0, 1.50, 75.0)),
+        ("claude-3-haiku-20240307", (0.25, 0.30, 0.50, 0.03, 1.25)),
     ],
 )
 def test_older_models_have_dated_sourced_prices(model: str, rates: tuple[float, ...]) -> None:
-    price = PRICES[model]
+    price = price_for(model)
+    assert price is not None, model
     assert (price.input, price.write_5m, price.write_1h, price.read, price.output) == pytest.approx(
         rates
     )
@@ -765,6 +768,8 @@ def test_each_real_session_has_one_call_per_response_id(name: str) -> None:
         "claude-opus-4-1",
         "claude-3-7-sonnet",
         "claude-3-5-haiku",
+        "claude-3-opus",
+        "claude-3-haiku",
     ],
 )
 def test_older_priced_models_have_a_minimum_cacheable_length(model: str) -> None:
