@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -481,3 +482,33 @@ def test_a_rollout_total_that_is_no_count_is_a_named_bad_line(tmp_path: Path) ->
     assert bill.tokens() == read_bill(ROLLOUT).tokens()
     with pytest.raises(ValueError, match=rf"line {number + 1} total_token_usage\.output_tokens"):
         read_bill(path, strict=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_or_a_link_to_nothing_in_a_folder_is_a_named_skip(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each was left out without a word: a session file someone moved, and the link to it
+    left behind, vanished from the bill unsaid."""
+    folder = tmp_path / "my sessions"  # a space in the path too
+    folder.mkdir()
+    shutil.copy(PROJECT / SMALL, folder / SMALL)
+    os.mkfifo(folder / "pipe.jsonl")
+    (folder / "moved.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    bill = read_bill(folder)
+    assert [(s.kind, s.place) for s in bill.skipped] == [
+        ("not a session", "moved.jsonl"),
+        ("not a session", "pipe.jsonl"),
+    ]
+    reasons = [s.reason for s in bill.skipped]
+    assert reasons[0].endswith(
+        f"a symbolic link to {tmp_path / 'gone.jsonl'}, which does not exist"
+    )
+    assert reasons[1].endswith("pipe.jsonl: a FIFO (named pipe), not a regular file or a folder")
+    assert bill.tokens() == read_bill(PROJECT / SMALL).tokens()
+    with pytest.raises(ValueError, match=r"moved\.jsonl: a symbolic link"):
+        read_bill(folder, strict=True)
+    assert main(["bill", str(folder / "moved.jsonl")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert main(["bill", str(folder)]) == 0
+    assert "2 files that are no session (moved.jsonl, pipe.jsonl)" in capsys.readouterr().err

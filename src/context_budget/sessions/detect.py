@@ -60,6 +60,7 @@ from context_budget.sessions.text import (
     read_at,
     read_source,
     session_files,
+    special_kind,
     split_lines,
     strict_json,
     try_json,
@@ -372,6 +373,9 @@ def _kind(path: Path) -> str:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
+        if os.path.islink(path):
+            target = os.readlink(path)
+            raise ValueError(f"{path}: a symbolic link to {target}, which does not exist") from None
         raise ValueError(f"{path}: no such file or folder") from None
     except PermissionError:
         raise ValueError(f"{path}: permission denied") from None
@@ -382,22 +386,26 @@ def _kind(path: Path) -> str:
     if stat.S_ISDIR(mode):
         return "folder"
     if not stat.S_ISREG(mode):
-        raise ValueError(f"{path}: not a regular file or a folder")
+        raise ValueError(f"{path}: {special_kind(mode)}, not a regular file or a folder")
     return "file"
 
 
-def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
+def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = None) -> list[Path]:
     """The files the paths name, each once (by its resolved path); of a folder, every file
-    of a session format (`SESSION_SUFFIXES`) under it. An OpenHands conversation's event
-    files (in `events/` beside its state file, or beside it) are left to the state file
-    among them, which reads them."""
+    of a session format (`SESSION_SUFFIXES`) under it, a name of such a file that is no
+    regular file (a named pipe, a link to nothing) skipped. An OpenHands conversation's
+    event files (in `events/` beside its state file, or beside it) are left to the state
+    file among them, which reads them."""
     found: list[Path] = []
     seen: set[str] = set()
     folders: dict[str, str] = {}  # each folder of the files, resolved
     for given in paths:
         path = path_given(given)
-        inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
-        if not inside:
+        odd: list[Path] = []
+        inside = session_files(path, SESSION_SUFFIXES, odd) if _kind(path) == "folder" else [path]
+        for name in odd:
+            _skip(skipped, Skip("not a session", str(name), None, _no_file(name)))
+        if not inside and not odd:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
         for file in inside:
             if (key := _resolved(file, folders)) not in seen:
@@ -405,6 +413,15 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
                 found.append(file)
     states = {path.parent for path in found if path.name == openhands_state.STATE_FILE}
     return [path for path in found if not _read_by_state(path, states)] if states else found
+
+
+def _no_file(path: Path) -> str:
+    """Why a folder's entry named as a session file is not read: what it is instead."""
+    try:
+        _kind(path)
+    except ValueError as error:
+        return str(error)
+    return f"{path}: no regular file as the folder was read"  # replaced since
 
 
 def _resolved(file: Path, folders: dict[str, str]) -> str:
@@ -839,7 +856,7 @@ def read_paths(
     """
     check_format(format, BILL_FORMATS)
     with gc_paused():
-        files = _files(paths)
+        files = _files(paths, skipped)
         glances = _glances(files, format)
         claude, sessions = _read_apart(files, glances, format, skipped)
         if claude and (session := _claude(claude, format, skipped)) is not None:

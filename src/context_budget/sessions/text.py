@@ -20,6 +20,7 @@ import gc
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
@@ -60,6 +61,7 @@ __all__ = [
     "read_at",
     "read_source",
     "session_files",
+    "special_kind",
     "split_lines",
     "strict_json",
     "tally",
@@ -637,6 +639,20 @@ SESSION_SUFFIXES = (".jsonl", ".json")
 _META = ".meta.json"
 
 
+def special_kind(mode: int) -> str:
+    """What a file that is no regular file or folder is, from its `st_mode`: `a FIFO (named
+    pipe)`, `a socket`, `a character device`, `a block device`, else `a special file`."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
 def path_given(given: str | PathLike[str]) -> Path:
     """The path a caller gave, as a `Path`.
 
@@ -649,9 +665,13 @@ def path_given(given: str | PathLike[str]) -> Path:
     return Path(given)
 
 
-def session_files(folder: Path, suffixes: tuple[str, ...] = (".jsonl",)) -> list[Path]:
+def session_files(
+    folder: Path, suffixes: tuple[str, ...] = (".jsonl",), odd: list[Path] | None = None
+) -> list[Path]:
     """The files under a folder whose names end with one of `suffixes`, session files
-    before sub-agents' (`agent-*`); `.meta.json` files are never among them.
+    before sub-agents' (`agent-*`); `.meta.json` files are never among them. Given
+    `odd`, the names that end so but are no regular file (a named pipe, a link to
+    nothing) are added to it, in order.
 
     Linked folders are followed, each folder read once however many links lead
     to it (a loop of links ends where it comes back).
@@ -679,6 +699,9 @@ def session_files(folder: Path, suffixes: tuple[str, ...] = (".jsonl",)) -> list
         (name for name in found if os.path.isfile(name)),
         key=lambda name: (os.path.basename(name).startswith("agent-"), name),
     )
+    if odd is not None and len(files) < len(found):
+        kept = set(files)
+        odd += [Path(name) for name in sorted(found) if name not in kept]
     return [Path(name) for name in files]
 
 
