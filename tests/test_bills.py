@@ -927,3 +927,21 @@ def test_writes_the_split_leaves_out_are_five_minute_ones_for_the_lifetime_too()
     later = Call(thread, 400.0, "claude-sonnet-4-5", Usage(0, 1, 5_000, 0, 0, 0))
     (rebuild,) = Bill((first, later), "claude-code").rebuilds()
     assert rebuild.cause == "ttl" and rebuild.lost_tokens == 5_000
+
+
+def test_a_bill_made_with_calls_that_are_no_calls_is_refused() -> None:
+    """A string was taken as its letters: `with_calls("abc")` made a bill of three 'calls'."""
+    bill = read_bill(PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    for bad, said in (("abc", "calls must be"), ([bill.calls[0], 3], r"calls\[1\] must be a Call")):
+        with pytest.raises(TypeError, match=said):
+            bill.with_calls(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="caches must be a dict"):
+        bill.with_calls(bill.calls, caches=["x"])  # type: ignore[arg-type]
+    assert bill.with_calls(list(bill.calls)).calls == bill.calls
+
+
+@pytest.mark.parametrize("strict", ["yes", None, 1])
+def test_strict_that_is_no_bool_is_refused(strict: object) -> None:
+    """`strict="no"` read as true refused the first skip a caller meant to keep."""
+    with pytest.raises(TypeError, match="strict must be True or False"):
+        read_bill(PROJECT, strict=strict)  # type: ignore[arg-type]
