@@ -512,3 +512,13 @@ def test_a_pipe_or_a_link_to_nothing_in_a_folder_is_a_named_skip(
     assert capsys.readouterr().err.count("\n") == 1
     assert main(["bill", str(folder)]) == 0
     assert "2 files that are no session (moved.jsonl, pipe.jsonl)" in capsys.readouterr().err
+
+
+def test_skips_noted_in_no_list_are_refused_before_any_read(tmp_path: Path) -> None:
+    """A tuple given for the skips failed at the first skip, as "'tuple' object has no
+    attribute 'append'"."""
+    from context_budget.sessions import read_paths
+
+    folder = _live_folder(tmp_path)
+    with pytest.raises(TypeError, match="skipped must be a list or None, got tuple"):
+        read_paths([folder], skipped=())  # type: ignore[arg-type]

@@ -850,11 +850,14 @@ def read_paths(
     read; without a list, the first one raises.
 
     Raises:
+        TypeError: `skipped` neither a list nor None.
         ValueError: an unknown `format`, a path missing, unreadable or not a
             file or folder; with `skipped` None, a file or line no reader
             can take (a malformed usage figure among them); each names the path.
     """
     check_format(format, BILL_FORMATS)
+    if skipped is not None and not isinstance(skipped, list):
+        raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")
     with gc_paused():
         files = _files(paths, skipped)
         glances = _glances(files, format)
