@@ -522,3 +522,27 @@ def test_skips_noted_in_no_list_are_refused_before_any_read(tmp_path: Path) -> N
     folder = _live_folder(tmp_path)
     with pytest.raises(TypeError, match="skipped must be a list or None, got tuple"):
         read_paths([folder], skipped=())  # type: ignore[arg-type]
+
+
+TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+
+
+@pytest.mark.parametrize("figure", ["12", True, 1.5])
+def test_a_document_whose_usage_figure_is_no_count_is_a_named_skip(
+    tmp_path: Path, figure: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trajectory has no line to leave out alone: it is skipped whole and named, and the
+    rest of the folder billed, where it stopped the whole bill."""
+    data = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    reply = next(m for m in data["messages"] if m["role"] == "assistant")
+    reply["extra"]["response"]["usage"]["prompt_tokens"] = figure
+    (tmp_path / TRAJECTORY.name).write_text(json.dumps(data), encoding="utf-8")
+    shutil.copy(PROJECT / SMALL, tmp_path / SMALL)
+    bill = read_bill(tmp_path)
+    assert [(s.kind, s.place) for s in bill.skipped] == [("bad usage", TRAJECTORY.name)]
+    assert "prompt_tokens" in bill.skipped[0].reason
+    assert bill.tokens() == read_bill(PROJECT / SMALL).tokens()
+    with pytest.raises(ValueError, match=r"messages\[\d+\].*prompt_tokens"):
+        read_bill(tmp_path, strict=True)
+    assert main(["bill", str(tmp_path)]) == 0
+    assert f"1 session whose usage is refused ({TRAJECTORY.name})" in capsys.readouterr().err

@@ -790,8 +790,14 @@ def _blanking(given: Source | FileSource, lines: tuple[int, ...]) -> FileSource:
 
 
 def _billable(session: Session, name: str, instance: bool, skipped: list[Skip] | None) -> bool:
-    """True for a session that records a call (or why its usage is refused); else False, and
-    a skip noted."""
+    """True for a session that records a call (or, in a strict read, why its usage is
+    refused: `Session.billed` raises it); else False, and a skip noted."""
+    if session.usage_error is not None and skipped is not None:
+        said = str(session.usage_error)
+        where = f"evaluation instance {session.main.session!r}: " if instance else ""
+        reason = said if said.startswith(f"{name}: ") else f"{name}: {where}{said}"
+        skipped.append(Skip("bad usage", name, None, reason))
+        return False
     if session.calls or session.usage_error is not None:
         return True
     kind = "empty rollout" if session.format == "codex" else "no call"
