@@ -147,7 +147,14 @@ def test_a_file_in_no_known_format_gets_one_clear_message(
     assert loaded.page.locator("iframe.cb-own-bill").is_hidden()
 
 
-def test_the_page_says_how_far_it_has_gone(open_page: OpenPage) -> None:
+def test_the_page_says_how_far_it_has_gone_and_a_screen_reader_hears_each_step_once(
+    open_page: OpenPage,
+) -> None:
+    """One real session chosen, what the status line said and what of it was read out.
+
+    The page says how far it has gone: reading the file, replaying call by call, billed.
+    The status line is a live region: reading a file chunk by chunk and replaying it
+    call by call change its text many times, each once read out to a screen reader."""
     loaded = open_page(PAGE)
     _choose(loaded, REAL)
     said: list[str] = loaded.page.evaluate("() => window.cbSaid")
@@ -156,15 +163,8 @@ def test_the_page_says_how_far_it_has_gone(open_page: OpenPage) -> None:
     assert said[-1].startswith("Billed fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl.")
     # the browser's Python cannot see the machine's zone: the page says its days are UTC's
     assert said[-1].endswith("(this Python cannot see the machine's time zone: days are in UTC)")
-
-
-def test_a_screen_reader_hears_each_step_once_not_each_count(open_page: OpenPage) -> None:
-    """The status line is a live region: reading a file chunk by chunk and replaying it
-    call by call change its text many times, each once read out to a screen reader."""
-    loaded = open_page(PAGE)
-    _choose(loaded, REAL)
     heard: list[list[Any]] = loaded.page.evaluate("() => window.cbHeard")
-    said = [text for text, _ in heard]
+    assert [text for text, _ in heard] == said  # the two records of one listener
     out_loud = [text for text, loud in heard if loud]
     # the browser hands the file over in chunks of its choosing (one here, two there)
     assert sum(text.startswith("Reading ") for text in out_loud) == 1, out_loud
