@@ -494,13 +494,22 @@ def _anthropic_model(
     )
 
 
+#: Opus 4.7's fast-mode multiple: no Anthropic page read for this table gives it.
+_OPUS_47 = (
+    f"{_A_PRICING} ({_SNAPSHOT}); fast mode 6x as ccusage 20.0.24's table of fast-mode "
+    "multiples has it (https://github.com/ryoppippi/ccusage), an Anthropic rate not read "
+    "here; Claude Code's fast-mode page (https://code.claude.com/docs/en/fast-mode, read "
+    "2026-12-07) says fast mode on Opus 4.7 was removed on 2026-07-24"
+)
+
+
 def _anthropic_rows() -> list[Model]:
     pricing = f"{_A_PRICING} ({_SNAPSHOT})"
     fast_6 = {"fast": 6.0, "us_only": _US_ONLY}
     fast_2 = {"fast": 2.0, "us_only": _US_ONLY}
     rows = [
         ("claude-opus-4-6", _claude(5.0, 25.0, 0.50, "2026-08-21", pricing, **fast_6), 4096),
-        ("claude-opus-4-7", _claude(5.0, 25.0, 0.50, "2026-08-21", pricing, **fast_6), 2048),
+        ("claude-opus-4-7", _claude(5.0, 25.0, 0.50, "2026-08-21", _OPUS_47, **fast_6), 2048),
         ("claude-opus-4-8", _claude(5.0, 25.0, 0.50, "2026-08-21", pricing, **fast_2), 1024),
         ("claude-opus-5", _claude(5.0, 25.0, 0.50, "2026-08-21", pricing, **fast_2), 512),
         ("claude-opus-4-5", _claude(5.0, 25.0, 0.50, "2026-08-21", pricing), 4096),
