@@ -288,12 +288,13 @@ def test_a_token_count_too_large_for_a_price_is_one_line(
 def test_a_count_that_is_no_whole_number_says_what_it_is_and_its_file_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], count: object, said: str
 ) -> None:
-    """A folder's bad figure was named after three of its files, then its own file."""
+    """A folder's bad figure was named after three of its files, then its own file (the
+    folder's other file is billed, and --strict refuses the line)."""
     other = _claude(tmp_path) | {"sessionId": "5e55a000-0000-4000-8000-000000000001"}
     _write(tmp_path / "a.jsonl", other)
     path = _write(tmp_path / "b.jsonl", _claude(tmp_path, input_tokens=count))
-    for given in (path, tmp_path):
-        err = _one_line(capsys, str(given))
+    for given in ([str(path)], [str(tmp_path), "--strict"]):
+        err = _one_line(capsys, *given)
         assert err.endswith(
             f"{path}: line 1 message.usage.input_tokens must be a whole number "
             f"from 0 to 1,000,000,000,000,000, {said}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from context_budget import read_bill
 from context_budget.cli import main
+from context_budget.sessions import text
 from context_budget.sessions.detect import _broken, _complete
 from context_budget.sessions.skips import Skip, summary
 from context_budget.sessions.text import Source, whole_characters
@@ -259,15 +261,53 @@ def test_each_command_reads_a_file_cut_inside_a_character(
     assert f"1 half-written line ({SMALL}:{lines})" in capsys.readouterr().err
 
 
-def test_bytes_that_are_not_utf8_are_still_refused_with_their_offset(
+def test_a_first_line_that_is_not_utf8_is_still_refused_with_its_offset(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A file whose first line is no text is no session: named whole, never line by line."""
     whole = _wide_session(tmp_path)
-    for bad in (whole[:40] + b"\xff" + whole[40:], whole + b"\xe0\x80", whole + b"\x80"):
-        path = tmp_path / SMALL
-        path.write_bytes(bad)
-        assert main(["bill", str(path)]) == 2
-        assert "not UTF-8 text (byte 0x" in capsys.readouterr().err
+    path = tmp_path / SMALL
+    path.write_bytes(whole[:40] + b"\xff" + whole[40:])
+    assert main(["bill", str(path)]) == 2
+    assert "not UTF-8 text (byte 0xff at offset 40)" in capsys.readouterr().err
+    shutil.copy(ROLLOUT, tmp_path / ROLLOUT.name)
+    bill = read_bill(tmp_path)
+    assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", SMALL)]
+    assert bill.tokens() == read_bill(ROLLOUT).tokens()
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["msgspec", "json"])
+@pytest.mark.parametrize("where", ["middle", "last"])
+@pytest.mark.parametrize("file", [SMALL, ROLLOUT.name])
+def test_a_line_that_is_not_utf8_is_a_named_bad_line_and_the_rest_is_billed(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fast: bool,
+    where: str,
+    file: str,
+) -> None:
+    """A byte that is not UTF-8 inside one line refused the whole file (and the bill)."""
+    monkeypatch.setattr(text, "_BYTES_READ", fast and text._BYTES_READ)
+    source = PROJECT / SMALL if file == SMALL else ROLLOUT
+    lines = source.read_bytes().splitlines()
+    number = 3 if where == "middle" else len(lines)
+    spoiled = [*lines]
+    spoiled[number - 1] = lines[number - 1][:25] + b"\xc3\x28" + lines[number - 1][25:]
+    path = tmp_path / "live" / file
+    path.parent.mkdir()
+    path.write_bytes(b"\n".join(spoiled) + b"\n")
+    without = tmp_path / file
+    without.write_bytes(b"\n".join([*lines[: number - 1], b"", *lines[number:]]) + b"\n")
+    for named in (path, path.parent):
+        bill = read_bill(named)
+        assert [(s.kind, s.place) for s in bill.skipped] == [("bad line", f"{file}:{number}")]
+        assert "not UTF-8 text (byte 0xc3 at offset" in bill.skipped[0].reason
+    assert read_bill(path).tokens() == read_bill(without).tokens()
+    with pytest.raises(ValueError, match="not UTF-8 text"):
+        read_bill(path, strict=True)
+    assert main(["bill", str(path)]) == 0
+    assert f"1 bad line ({file}:{number})" in capsys.readouterr().err
 
 
 def test_only_the_start_of_a_character_at_the_end_is_left_out() -> None:
@@ -392,3 +432,117 @@ def test_a_claude_code_file_told_codex_is_named_not_an_empty_rollout(
     assert main(["bill", str(PROJECT / SMALL), "--format", "codex"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "of type 'user', which Codex never writes" in err
+
+
+def _with_usage_figure(path: Path, figure: object) -> tuple[int, Path]:
+    """The small session with the usage of its first assistant line's `input_tokens` set to
+    `figure` (at `path`), and that line's number; beside it, the file without that line."""
+    lines = (PROJECT / SMALL).read_text(encoding="utf-8").splitlines()
+    number = next(n for n, line in enumerate(lines) if '"usage"' in line and "assistant" in line)
+    record = json.loads(lines[number])
+    record["message"]["usage"]["input_tokens"] = figure
+    changed = [*lines[:number], json.dumps(record, separators=(",", ":")), *lines[number + 1 :]]
+    path.write_text("\n".join(changed) + "\n", encoding="utf-8")
+    without = path.with_name("without.jsonl")
+    without.write_text("\n".join([*lines[:number], "", *lines[number + 1 :]]) + "\n", "utf-8")
+    return number + 1, without
+
+
+@pytest.mark.parametrize("figure", ["12", True, 1.5, 12.0, [3], {"n": 1}])
+def test_a_usage_figure_that_is_no_count_is_a_named_bad_line(
+    tmp_path: Path, figure: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The line is left out and named, as a line that is no JSON is; the rest is billed
+    (a string once stopped the whole bill), and --strict refuses it."""
+    path = tmp_path / SMALL
+    number, without = _with_usage_figure(path, figure)
+    bill = read_bill(path)
+    assert [(s.kind, s.place) for s in bill.skipped] == [("bad line", f"{SMALL}:{number}")]
+    assert "input_tokens" in bill.skipped[0].reason and str(path) in bill.skipped[0].reason
+    assert bill.tokens() == read_bill(without).tokens()
+    with pytest.raises(ValueError, match=rf"line {number} message\.usage\.input_tokens"):
+        read_bill(path, strict=True)
+    assert main(["bill", str(tmp_path)]) == 0
+    assert f"1 bad line ({SMALL}:{number})" in capsys.readouterr().err
+    assert main(["bill", str(path), "--strict"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_rollout_total_that_is_no_count_is_a_named_bad_line(tmp_path: Path) -> None:
+    """The next total's rise takes the skipped call in: the rollout's tokens are kept."""
+    lines = ROLLOUT.read_text(encoding="utf-8").splitlines()
+    number = next(n for n, line in enumerate(lines) if '"total_token_usage"' in line)
+    record = json.loads(lines[number])
+    record["payload"]["info"]["total_token_usage"]["output_tokens"] = "7"
+    lines[number] = json.dumps(record, separators=(",", ":"))
+    path = tmp_path / ROLLOUT.name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    bill = read_bill(path)
+    assert [(s.kind, s.line) for s in bill.skipped] == [("bad line", number + 1)]
+    assert bill.tokens() == read_bill(ROLLOUT).tokens()
+    with pytest.raises(ValueError, match=rf"line {number + 1} total_token_usage\.output_tokens"):
+        read_bill(path, strict=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_or_a_link_to_nothing_in_a_folder_is_a_named_skip(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each was left out without a word: a session file someone moved, and the link to it
+    left behind, vanished from the bill unsaid."""
+    folder = tmp_path / "my sessions"  # a space in the path too
+    folder.mkdir()
+    shutil.copy(PROJECT / SMALL, folder / SMALL)
+    os.mkfifo(folder / "pipe.jsonl")
+    (folder / "moved.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    bill = read_bill(folder)
+    assert [(s.kind, s.place) for s in bill.skipped] == [
+        ("not a session", "moved.jsonl"),
+        ("not a session", "pipe.jsonl"),
+    ]
+    reasons = [s.reason for s in bill.skipped]
+    assert reasons[0].endswith(
+        f"a symbolic link to {tmp_path / 'gone.jsonl'}, which does not exist"
+    )
+    assert reasons[1].endswith("pipe.jsonl: a FIFO (named pipe), not a regular file or a folder")
+    assert bill.tokens() == read_bill(PROJECT / SMALL).tokens()
+    with pytest.raises(ValueError, match=r"moved\.jsonl: a symbolic link"):
+        read_bill(folder, strict=True)
+    assert main(["bill", str(folder / "moved.jsonl")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert main(["bill", str(folder)]) == 0
+    assert "2 files that are no session (moved.jsonl, pipe.jsonl)" in capsys.readouterr().err
+
+
+def test_skips_noted_in_no_list_are_refused_before_any_read(tmp_path: Path) -> None:
+    """A tuple given for the skips failed at the first skip, as "'tuple' object has no
+    attribute 'append'"."""
+    from context_budget.sessions import read_paths
+
+    folder = _live_folder(tmp_path)
+    with pytest.raises(TypeError, match="skipped must be a list or None, got tuple"):
+        read_paths([folder], skipped=())  # type: ignore[arg-type]
+
+
+TRAJECTORY = SESSIONS / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
+
+
+@pytest.mark.parametrize("figure", ["12", True, 1.5])
+def test_a_document_whose_usage_figure_is_no_count_is_a_named_skip(
+    tmp_path: Path, figure: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trajectory has no line to leave out alone: it is skipped whole and named, and the
+    rest of the folder billed, where it stopped the whole bill."""
+    data = json.loads(TRAJECTORY.read_text(encoding="utf-8"))
+    reply = next(m for m in data["messages"] if m["role"] == "assistant")
+    reply["extra"]["response"]["usage"]["prompt_tokens"] = figure
+    (tmp_path / TRAJECTORY.name).write_text(json.dumps(data), encoding="utf-8")
+    shutil.copy(PROJECT / SMALL, tmp_path / SMALL)
+    bill = read_bill(tmp_path)
+    assert [(s.kind, s.place) for s in bill.skipped] == [("bad usage", TRAJECTORY.name)]
+    assert "prompt_tokens" in bill.skipped[0].reason
+    assert bill.tokens() == read_bill(PROJECT / SMALL).tokens()
+    with pytest.raises(ValueError, match=r"messages\[\d+\].*prompt_tokens"):
+        read_bill(tmp_path, strict=True)
+    assert main(["bill", str(tmp_path)]) == 0
+    assert f"1 session whose usage is refused ({TRAJECTORY.name})" in capsys.readouterr().err

@@ -348,10 +348,13 @@ def test_dated_ids_map_to_their_family() -> None:
         ("claude-opus-4-1", (15.0, 18.75, 30.0, 1.50, 75.0)),
         ("claude-3-7-sonnet", (3.0, 3.75, 6.0, 0.30, 15.0)),
         ("claude-3-5-haiku", (0.80, 1.0, 1.6, 0.08, 4.0)),
+        ("claude-3-opus-20240229", (15.0, 18.75, 30.0, 1.50, 75.0)),
+        ("claude-3-haiku-20240307", (0.25, 0.30, 0.50, 0.03, 1.25)),
     ],
 )
 def test_older_models_have_dated_sourced_prices(model: str, rates: tuple[float, ...]) -> None:
-    price = PRICES[model]
+    price = price_for(model)
+    assert price is not None, model
     assert (price.input, price.write_5m, price.write_1h, price.read, price.output) == pytest.approx(
         rates
     )
@@ -388,7 +391,9 @@ def test_a_malformed_token_count_names_its_line(tmp_path: Path, bad: object) -> 
     with pytest.raises(
         ValueError, match=r"s\.jsonl: line 2 message\.usage\.output_tokens must be a whole number"
     ):
-        read_bill(path)
+        read_bill(path, strict=True)
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 2 message\.usage\.output_tokens"):
+        read_bill(path)  # the line held the file's only call: its reason is the bill's error
 
 
 def test_a_session_without_usage_is_refused(tmp_path: Path) -> None:
@@ -406,9 +411,9 @@ def test_a_broken_line_names_its_number(tmp_path: Path) -> None:
     assert [skip.line for skip in read_bill(path).skipped] == [2]
 
 
-def test_a_codex_total_that_goes_down_is_refused(tmp_path: Path) -> None:
-    def event(total: int) -> dict[str, Any]:
-        usage = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 1}
+def test_a_codex_total_that_goes_down_starts_a_new_run_of_totals(tmp_path: Path) -> None:
+    def event(total: int, output: int) -> dict[str, Any]:
+        usage = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": output}
         info = {"total_token_usage": usage}
         return {
             "timestamp": "2026-01-01T00:00:00Z",
@@ -416,9 +421,15 @@ def test_a_codex_total_that_goes_down_is_refused(tmp_path: Path) -> None:
             "payload": {"type": "token_count", "info": info},
         }
 
-    path = _session(tmp_path, [event(100), event(50)], "rollout.jsonl")
-    with pytest.raises(ValueError, match="went down"):
-        read_bill(path)
+    # 100 then 250 (a call of 150), reset to 50 (a call of 50), then 120 (a call of 70)
+    path = _session(
+        tmp_path, [event(100, 1), event(250, 3), event(50, 2), event(120, 5)], "r.jsonl"
+    )
+    bill = read_bill(path)
+    assert [call.usage.input_tokens for call in bill.calls] == [100, 150, 50, 70]
+    assert [call.usage.output_tokens for call in bill.calls] == [1, 2, 2, 3]
+    assert bill.recorded_tokens is not None
+    assert bill.recorded_tokens["input_tokens"] == 250 + 120
 
 
 def test_paths_and_format_are_checked(tmp_path: Path) -> None:
@@ -673,10 +684,12 @@ def _charged_input(bill: Cost) -> float:
 def test_a_malformed_time_names_its_line(tmp_path: Path) -> None:
     line = _assistant("yesterday", 0, 2_000, ident="a")
     with pytest.raises(ValueError, match=r"s\.jsonl: line 1 timestamp: not an ISO time"):
-        read_bill(_session(tmp_path, [line]))
+        read_bill(_session(tmp_path, [line]), strict=True)
     line = _assistant("2026-01-01T00:00:00Z", 0, 2_000, ident="a")
     line["message"]["usage"] = None
     with pytest.raises(ValueError, match="usage must be an object"):
+        read_bill(_session(tmp_path, [line]), strict=True)
+    with pytest.raises(ValueError, match=r"s\.jsonl: line 1 message\.usage must be an object"):
         read_bill(_session(tmp_path, [line]))
 
 
@@ -755,6 +768,8 @@ def test_each_real_session_has_one_call_per_response_id(name: str) -> None:
         "claude-opus-4-1",
         "claude-3-7-sonnet",
         "claude-3-5-haiku",
+        "claude-3-opus",
+        "claude-3-haiku",
     ],
 )
 def test_older_priced_models_have_a_minimum_cacheable_length(model: str) -> None:
@@ -912,3 +927,21 @@ def test_writes_the_split_leaves_out_are_five_minute_ones_for_the_lifetime_too()
     later = Call(thread, 400.0, "claude-sonnet-4-5", Usage(0, 1, 5_000, 0, 0, 0))
     (rebuild,) = Bill((first, later), "claude-code").rebuilds()
     assert rebuild.cause == "ttl" and rebuild.lost_tokens == 5_000
+
+
+def test_a_bill_made_with_calls_that_are_no_calls_is_refused() -> None:
+    """A string was taken as its letters: `with_calls("abc")` made a bill of three 'calls'."""
+    bill = read_bill(PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    for bad, said in (("abc", "calls must be"), ([bill.calls[0], 3], r"calls\[1\] must be a Call")):
+        with pytest.raises(TypeError, match=said):
+            bill.with_calls(bad)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="caches must be a dict"):
+        bill.with_calls(bill.calls, caches=["x"])  # type: ignore[arg-type]
+    assert bill.with_calls(list(bill.calls)).calls == bill.calls
+
+
+@pytest.mark.parametrize("strict", ["yes", None, 1])
+def test_strict_that_is_no_bool_is_refused(strict: object) -> None:
+    """`strict="no"` read as true refused the first skip a caller meant to keep."""
+    with pytest.raises(TypeError, match="strict must be True or False"):
+        read_bill(PROJECT, strict=strict)  # type: ignore[arg-type]

@@ -887,13 +887,14 @@ def test_a_socket_is_refused_not_read(run: Run, tmp_path: Path) -> None:
 def test_each_special_file_kind_is_named() -> None:
     import stat
 
-    from context_budget.cli._input import _special
+    from context_budget.sessions.text import special_kind
 
-    assert _special(stat.S_IFBLK | 0o660) == "a block device"
-    assert _special(stat.S_IFCHR | 0o666) == "a character device"
-    assert _special(stat.S_IFIFO | 0o644) == "a FIFO (named pipe)"
-    assert _special(stat.S_IFSOCK | 0o755) == "a socket"
-    assert _special(0) == "not a regular file"  # a kind stat has no test for
+    assert special_kind(stat.S_IFBLK | 0o660) == "a block device"
+    assert special_kind(stat.S_IFCHR | 0o666) == "a character device"
+    assert special_kind(stat.S_IFIFO | 0o644) == "a FIFO (named pipe)"
+    assert special_kind(stat.S_IFSOCK | 0o755) == "a socket"
+    assert special_kind(0) == "a special file"  # a kind stat has no test for: "is not a
+    # regular file, not a regular file" it once said
 
 
 @pytest.mark.parametrize(

@@ -86,6 +86,7 @@ def _seen(session: Session) -> tuple[Any, ...]:
         [places[ident] for ident in places],
         repr(session.conversation_error),
         repr(session.usage_error),
+        session.bad_lines,
         {index: list(starts) for index, starts in _starts(places).items()},
     )
 
@@ -370,7 +371,7 @@ def test_a_malformed_figure_is_named_as_in_one_pass(
     ]
     split, alone, was_split = _both(monkeypatch, files)
     assert not was_split and split == alone
-    assert "input_tokens" in split[-2]  # the usage error
+    assert "input_tokens" in split[-2][0].reason  # the line whose usage is refused
 
 
 def test_a_read_under_the_size_is_not_split(
@@ -532,3 +533,18 @@ def test_a_session_comes_back_from_a_pipe_with_its_calls_and_lines() -> None:
 def _state(call: Call) -> list[tuple[str, type, object]]:
     """Each field of a call, its value's type and its value."""
     return [(f.name, type(v), v) for f in fields(call) for v in [getattr(call, f.name)]]
+
+
+@pytest.mark.parametrize("parts", [("a", "b"), ("a", "a", "b")])
+def test_sessions_whose_ids_share_their_first_part_are_named_apart_split_or_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parts: tuple[str, ...]
+) -> None:
+    """Two session ids that share their first 8 hex digits were one thread, `1af7fc5e/main`:
+    named apart in one pass, and where the child reads the second, its name is the one
+    one pass gives (else its part is read again)."""
+    ids = [f"1af7fc5e-{n}{part * 3}-4000-8000-00000000000{n}" for n, part in enumerate(parts)]
+    files = [_session(tmp_path / f"s{n}.jsonl", ident, 20 - n) for n, ident in enumerate(ids)]
+    split, alone, _ = _both(monkeypatch, files)
+    assert split == alone
+    names = {call.thread.session for call in split[0]}
+    assert names == {"1af7fc5e", *(ident[:13] for ident in ids[1:])}

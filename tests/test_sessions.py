@@ -211,7 +211,9 @@ def test_a_codex_item_with_a_role_and_no_type_is_a_message() -> None:
         ),
     ],
 )
-def test_a_bad_codex_total_stops_the_bill(tmp_path: Path, usage: object, said: str) -> None:
+def test_a_bad_codex_total_is_a_line_strict_refuses(
+    tmp_path: Path, usage: object, said: str
+) -> None:
     text = _rollout(
         ("response_item", {"type": "message", "role": "user", "content": [{"text": "ls"}]}),
         ("event_msg", {"type": "token_count", "info": {"total_token_usage": usage}}),
@@ -220,6 +222,8 @@ def test_a_bad_codex_total_stops_the_bill(tmp_path: Path, usage: object, said: s
     path.write_text(text, encoding="utf-8")
     assert load_transcript(path).conversation
     with pytest.raises(ValueError, match=said):
+        read_bill(path, strict=True)
+    with pytest.raises(ValueError, match=rf"rollout\.jsonl: line 3 .*{said}"):
         read_bill(path)
 
 

@@ -153,3 +153,17 @@ def test_the_bill_names_its_threads_as_strings(capsys: pytest.CaptureFixture[str
     assert list(data["threads"])[:2] == ["fe5e1c67/main", "fe5e1c67/sidechain-1"]
     assert {row["thread"] for row in data["per_call"]} == set(data["threads"])
     assert all(isinstance(r["thread"], str) for r in data["rebuilds"])
+
+
+def test_two_sessions_whose_ids_share_8_hex_digits_are_two_threads(tmp_path: Path) -> None:
+    """They were one thread, `1af7fc5e/main`, with a rebuild made up between them."""
+    source = PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+    first, second = source.stem, "1af7fc5e-9999-4414-9ccd-011d40f70b2b"
+    text = source.read_text(encoding="utf-8")
+    (tmp_path / source.name).write_text(text, encoding="utf-8")
+    copied = text.replace(first, second).replace('"msg_', '"msg_B').replace('"req_', '"req_B')
+    (tmp_path / f"{second}.jsonl").write_text(copied, encoding="utf-8")
+    bill, alone = read_bill(tmp_path), read_bill(source)
+    assert sorted(bill.threads) == ["1af7fc5e-9999/main", "1af7fc5e/main"]
+    assert len(bill.rebuilds()) == 2 * len(alone.rebuilds())
+    assert {call.thread.session for call in bill.calls} == {"1af7fc5e", "1af7fc5e-9999"}

@@ -984,13 +984,48 @@ def test_an_empty_path_is_refused_not_read_as_the_folder_one_is_in(
 
 
 def test_an_error_of_one_file_names_the_file(tmp_path: Path) -> None:
-    """A loop over files got `line 30: not valid JSON` and no word of which file (a live
-    session's half-written last line, here)."""
+    """A loop over files got `line 11: not valid JSON` and no word of which file (a line
+    broken in the middle, here: a half-written last line is read without)."""
     live = tmp_path / "live.jsonl"
-    live.write_text(SMALL.read_text(encoding="utf-8") + '{"type":"assistant","mess', "utf-8")
-    with pytest.raises(ValueError, match=rf"^{re.escape(str(live))}: line 30: not valid JSON"):
+    lines = SMALL.read_text(encoding="utf-8").splitlines()
+    live.write_text("\n".join([*lines[:10], '{"type":"assistant","mess', *lines[10:]]), "utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(live))}: line 11: not valid JSON"):
         load_transcript(live)
     empty = tmp_path / "empty.json"
     empty.write_text("\n", encoding="utf-8")
     with pytest.raises(ValueError, match=rf"^{re.escape(str(empty))}: the file is empty$"):
         load_transcript(empty)
+
+
+_LIVE = (
+    Path(__file__).resolve().parent.parent
+    / "docs/measured/sessions/sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl"
+)
+
+
+@pytest.mark.parametrize("given", ["file", "folder"])
+def test_a_live_session_reads_without_its_half_written_last_line(
+    tmp_path: Path, given: str
+) -> None:
+    """A session being written ends in a half-written line: it was an error for the file."""
+    whole = _LIVE.read_text(encoding="utf-8")
+    path = tmp_path / _LIVE.name
+    path.write_text(whole + '{"parentUuid":"x","type":"assistant","message":{"id":"m', "utf-8")
+    lines = whole.count("\n") + 1
+    named = path if given == "file" else tmp_path
+    with pytest.warns(UserWarning, match=rf"1 half-written line \({_LIVE.name}:{lines}\)"):
+        layers = load_transcript(named)
+    assert layers == load_transcript(_LIVE)
+    noted: list[Any] = []
+    assert load_transcript(named, skipped=noted) == layers
+    assert [(skip.kind, skip.line) for skip in noted] == [("half-written line", lines)]
+    with pytest.raises(TypeError, match="skipped must be a list"):
+        load_transcript(named, skipped=())  # type: ignore[arg-type]
+
+
+def test_a_broken_line_in_the_middle_of_a_transcript_is_still_an_error(tmp_path: Path) -> None:
+    lines = _LIVE.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / _LIVE.name
+    path.write_text("\n".join([*lines[:3], '{"type":"ass', *lines[3:]]) + "\n", "utf-8")
+    with pytest.raises(ValueError, match="line 4: not valid JSON"):
+        load_transcript(path, skipped=[])

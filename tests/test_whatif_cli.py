@@ -133,6 +133,10 @@ def test_one_hour_writes_on_the_synthetic_session(capsys: pytest.CaptureFixture[
         ([str(ROLLOUT), "--ttl", "1h"], "gpt-5-codex's provider offers no choice"),
         ([str(PROJECT), "--keep", "2"], "--keep needs --clear-at"),
         ([str(PROJECT), "--summary-tokens", "900"], "--summary-tokens needs --compact-at"),
+        (  # a summary the size of the threshold or more: no compaction could make room
+            [str(PROJECT), "--compact-at", "20000", "--summary-tokens", "200000"],
+            "summary_tokens (200,000) must be below compact_at (20,000)",
+        ),
         ([str(PROJECT), "--model", "gpt-9"], "model 'gpt-9': no row with prices in the table"),
         ([str(PROJECT), "--model", ""], "model must be a model id, got ''"),
         ([str(PROJECT), "--cache", "explicit"], "has no such cache mode (its modes: breakpoints)"),
@@ -268,8 +272,9 @@ def test_what_a_live_folder_holds_is_replayed_as_the_bill_reads_it(
     for data in (deep, twice, huge):
         assert (data["calls"], data["replayed_usd"]) == (plain["calls"], plain["replayed_usd"])
     assert (huge["clearings"], huge["compactions"]) == (0, 0)
-    lone = _json(capsys, str(SYNTHETIC), "--compact-at", "1", "--summary-tokens", "9" * 30)
-    assert lone["compactions"] == 0  # no summary that large makes room
+    lone = ["--compact-at", "1", "--summary-tokens", "9" * 30]  # no summary so large makes room
+    assert main(["whatif", str(SYNTHETIC), *lone]) == 2
+    assert "must be below compact_at (1)" in capsys.readouterr().err
 
 
 def test_the_files_are_only_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -49,6 +49,7 @@ from pathlib import Path, PurePath
 from typing import Any, Literal, cast
 
 from context_budget._aside import aside, can_fork
+from context_budget._values import short_repr
 from context_budget.cache_policy import LIFETIME_SECONDS, CachePolicy
 from context_budget.models import Model, model_for
 from context_budget.pricing import (
@@ -937,8 +938,20 @@ class Bill:
         replay's): everything computed from the calls is computed anew, and counting
         every usage line counts these calls. `caches` (model id -> `CachePolicy`)
         names the cache the calls' writes were made under where it is not their
-        model's own, for its storage (`Bill.caches`); the bill's own when None."""
+        model's own, for its storage (`Bill.caches`); the bill's own when None.
+
+        Raises:
+            TypeError: `calls` not a sequence of `Call`s, or `caches` not a mapping.
+        """
+        if not isinstance(calls, Sequence) or isinstance(calls, str | bytes):
+            raise TypeError(f"calls must be a sequence of Call, got {short_repr(calls)}")
         kept = tuple(calls)
+        for number, call in enumerate(kept):
+            if not isinstance(call, Call):
+                raise TypeError(f"calls[{number}] must be a Call, got {short_repr(call)}")
+        if caches is not None and not isinstance(caches, Mapping):
+            said = short_repr(caches)
+            raise TypeError(f"caches must be a dict of model id -> CachePolicy, got {said}")
         held = self.caches if caches is None else dict(caches)
         return replace(
             self,
@@ -1791,9 +1804,10 @@ def read_bill(
         A `Bill`, one `Call` per API call.
 
     Raises:
-        ValueError: a missing path, a malformed usage figure, nothing left to
-            bill once the files and lines no reader can take are left out (a
-            file in no known format, a format holding no call with usage), or,
+        ValueError: a missing path, nothing left to bill once the files and
+            lines no reader can take are left out (a file in no known format,
+            a format holding no call with usage, a line whose usage figure is
+            malformed), or,
             with `strict`, any of those (the message names the file and line
             or index).
     """
@@ -1806,6 +1820,8 @@ def read_bill(
         raise TypeError(f"path must be a path or a non-empty list of paths, got {path!r:.60}")
     if not isinstance(format, str):
         raise TypeError(f"format must be a str, got {format!r}")
+    if not isinstance(strict, bool):
+        raise TypeError(f"strict must be True or False, got {short_repr(strict)}")
     skipped: list[Skip] = []
     sessions = read_paths(paths, format, None if strict else skipped)
     if not sessions:

@@ -451,6 +451,8 @@ _LAST_TURN = frozenset(
         "claude-haiku-4-5",
         "claude-3-5-haiku",
         "claude-haiku-5-5",
+        "claude-3-opus",
+        "claude-3-haiku",
     }
 )
 #: Claude 4.6 and later: US-only inference at 1.1 times every token rate.
@@ -605,6 +607,16 @@ _SONNET_3 = (
     "Anthropic, https://www.anthropic.com/news/claude-3-family: $3 / $15 as announced "
     "in March 2024, not re-read here; Claude 3 Sonnet never offered prompt caching"
 )
+_CLAUDE_3 = (
+    "Anthropic, https://docs.anthropic.com/en/docs/about-claude/pricing (the model pricing "
+    "table of 2025, topped by Opus 4.1, which listed Opus 3 (deprecated) and Haiku 3); the "
+    "page read 2026-12-01 no longer lists them"
+)
+_CLAUDE_3_MINIMUM = (
+    "secondary: Anthropic's prompt-caching page of 2025 as quoted by "
+    "https://docs.truefoundry.com/gateway/chat-completions-prompt-caching "
+    "(Opus 3 1,024 tokens, Haiku 3 2,048)"
+)
 _SONNET_35 = (
     "secondary: the synaps crate's table of the pricing page ('Sonnet (other)': $3 / $15, "
     "reads 0.1x, verified 2026-10); the page read for this table no longer lists Sonnet 3.5"
@@ -643,6 +655,18 @@ def _older_claude() -> list[Model]:
             "claude-3-5-haiku", (_claude(0.80, 4.0, 0.08, "2026-12-01", _PAGE),), _minimum(2048)
         )
     )
+    models += [
+        _anthropic_model(
+            "claude-3-opus",
+            (_claude(15.0, 75.0, 1.50, "2026-12-07", _CLAUDE_3),),
+            MinimumLength(1024, "2026-12-07", _CLAUDE_3_MINIMUM),
+        ),
+        _anthropic_model(  # subtle: writes at 1.2 times input (5 minutes), reads at 0.12
+            "claude-3-haiku",
+            (Price(0.25, 0.30, 0.50, 0.03, 1.25, "2026-12-07", _CLAUDE_3),),
+            MinimumLength(2048, "2026-12-07", _CLAUDE_3_MINIMUM),
+        ),
+    ]
     sonnet_3 = Price(3.0, 3.0, 3.0, 3.0, 15.0, "2026-12-06", _SONNET_3)
     models.append(
         Model(

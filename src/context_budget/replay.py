@@ -151,8 +151,8 @@ class Policy:
         keep: how many of the latest tool uses clearing leaves whole.
         compact_at: compact a thread once a request reaches this many tokens;
             None never compacts.
-        summary_tokens: the size of a compaction's summary, in tokens; None
-            for the mean of the files' own summaries, else
+        summary_tokens: the size of a compaction's summary, in tokens, below
+            `compact_at`; None for the mean of the files' own summaries, else
             `DEFAULT_SUMMARY_TOKENS`.
     """
 
@@ -181,6 +181,12 @@ class Policy:
                 )
         if type(self.keep) is not int or self.keep < 0:
             raise ValueError(f"keep must be an int >= 0 tool uses, got {short_repr(self.keep)}")
+        summary, at = self.summary_tokens, self.compact_at
+        if summary is not None and at is not None and summary >= at:
+            raise ValueError(
+                f"summary_tokens ({summary:,}) must be below compact_at ({at:,}): "
+                "a request holding the summary would reach the threshold again at once"
+            )
 
     @property
     def recorded(self) -> bool:

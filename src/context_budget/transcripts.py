@@ -31,6 +31,7 @@ ValueError that says what was found.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from context_budget.layers import Layers
@@ -42,19 +43,28 @@ from context_budget.sessions import (
     read_text,
     session_files,
 )
+from context_budget.sessions.skips import Skip, summary
 from context_budget.sessions.text import path_given, read_source
 
 __all__ = ["FORMATS", "load_transcript"]
 
 
-def load_transcript(path: str | Path, format: str = "auto") -> Layers:
+def load_transcript(
+    path: str | Path, format: str = "auto", *, skipped: list[Skip] | None = None
+) -> Layers:
     """The context a transcript file holds, as `Layers`.
+
+    A session an agent is still writing ends in a half-written line: where a
+    file reads without its last line, it is read so, and that line is added to
+    `skipped` (a `Skip` naming its file and line); with no list given, a
+    `UserWarning` names it (`1 skipped: 1 half-written line (s.jsonl:30)`).
 
     Args:
         path: the file, a `str` or a `Path`; for a Claude Code session, also
             a folder holding one session file and its sub-agents' files.
         format: `"auto"` (the default: the file's shape decides) or one of
             `FORMATS`; the module's docstring says what each reads.
+        skipped: where to note a half-written last line left out.
 
     Returns:
         The layers: system (OpenAI and Codex system messages; empty otherwise
@@ -91,16 +101,30 @@ def load_transcript(path: str | Path, format: str = "auto") -> Layers:
     """
     if not isinstance(path, str | Path):
         raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
+    if skipped is not None and not isinstance(skipped, list):
+        raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")
     check_format(format)
-    folder = path_given(path)
+    found: list[Skip] = []
+    layers = _layers(path_given(path), format, found)
+    if skipped is not None:
+        skipped.extend(found)
+    elif found:
+        warnings.warn(f"{summary(found)}; the rest is read", UserWarning, stacklevel=2)
+    return layers
+
+
+def _layers(folder: Path, format: str, skipped: list[Skip]) -> Layers:
+    """`load_transcript`'s read of a file or folder, a half-written last line added to
+    `skipped`."""
     if folder.is_dir():
         files = session_files(folder)
         if not files:
             raise ValueError(f"{folder}: a folder with no .jsonl file (no Claude Code session)")
-        return read_sources([read_source(file) for file in files], format).conversation().layers
+        sources = [read_source(file) for file in files]
+        return read_sources(sources, format, skipped).conversation().layers
     try:
         text = decode(folder.read_bytes(), str(folder))
-        return read_text(text, format, str(folder)).conversation().layers
+        return read_text(text, format, str(folder), skipped).conversation().layers
     except (TypeError, ValueError) as error:
         raise _named(error, str(folder)) from None
 

@@ -30,21 +30,10 @@ from context_budget.sessions import (
 )
 from context_budget.sessions.openhands_state import STATE_FILE
 from context_budget.sessions.skips import Skip
+from context_budget.sessions.text import special_kind
 
 #: The largest file `inspect` reads unless `--max-bytes` says otherwise.
 MAX_BYTES = 256 * 1024 * 1024
-
-
-def _special(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
 
 
 def _read(path: str, max_bytes: int = MAX_BYTES) -> str:
@@ -54,7 +43,7 @@ def _read(path: str, max_bytes: int = MAX_BYTES) -> str:
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError
         if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{path}: is {_special(info.st_mode)}, not a regular file")
+            raise InputError(f"{path}: is {special_kind(info.st_mode)}, not a regular file")
         if info.st_size > max_bytes:
             raise InputError(
                 f"{path}: {info.st_size:,} bytes, over the limit of {max_bytes:,} "

@@ -106,6 +106,7 @@ from context_budget.sessions.session import (
     ThreadId,
     ThreadKind,
 )
+from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import (
     FileSource,
     Source,
@@ -188,6 +189,38 @@ def is_agent_file(name: str) -> bool:
 def _short(session: str) -> str:
     """A session id's first dash-separated part (a random UUID's first 8 hex digits)."""
     return session.split("-", 1)[0] or session
+
+
+class _Names:
+    """The name each session's threads carry (`ThreadId.session`): its id's first
+    dash-separated part (`_short`), with as many more of its parts as tell it from a
+    session named before it in the read, since two ids may share their first 8 hex
+    digits. Example: `1af7fc5e-8455-...` -> `1af7fc5e`, then `1af7fc5e-9999-...` ->
+    `1af7fc5e-9999`."""
+
+    def __init__(self) -> None:
+        self.of: dict[str, str] = {}  # session id (or file stem) -> its name
+        self.taken: dict[str, str] = {}  # name -> the session it names
+
+    def __call__(self, session: str) -> str:
+        held = self.of.get(session)
+        if held is not None:
+            return held
+        parts = session.split("-")
+        names = ("-".join(parts[:count]) for count in range(1, len(parts) + 1))
+        name = next((n for n in names if n and n not in self.taken), None)
+        if name is None:  # every part taken: an id that is another's name
+            name = f"{session}#{len(self.of)}"
+        self.of[session], self.taken[name] = name, session
+        return name
+
+    def clash(self, other: _Names) -> bool:
+        """True when `other` names a session of this read otherwise, or gives one of this
+        read's names to another session."""
+        return any(
+            self.of.get(session, name) != name or self.taken.get(name, session) != session
+            for session, name in other.of.items()
+        )
 
 
 @dataclass
@@ -568,7 +601,8 @@ class _Reader:
         self.keyed: dict[str, list[tuple[str | None, int]]] = {}
         self.places: dict[str, tuple[str | None, str, int, int]] = {}
         self.problem: Exception | None = None
-        self.usage_problem: Exception | None = None
+        self.bad_usage: list[Skip] = []  # the lines whose usage is refused, their calls left out
+        self.names = _Names()
         self.progress: dict[str, Call] = {}  # message id -> a sub-agent call seen in `progress`
         self.started_by: dict[ThreadId, str] = {}  # a `progress` agent -> its Task call's id
         self.tasks: dict[str, _Tasks] = {}  # session (as threads name it) -> its Task calls
@@ -664,7 +698,7 @@ class _Reader:
             usage = _usage(message.usage, where)
             when = epoch(stamp, f"{where} timestamp")
         except ValueError as error:
-            self.usage_problem = self.usage_problem or error
+            self.bad_line(file, number, error)
             return
         model = model if isinstance(model, str) else "unknown"
         self.hold(ident, Call(thread, when, model, usage, sidechain=True, file=file.source.name))
@@ -759,13 +793,12 @@ class _Reader:
     ) -> None:
         """The call an assistant record with usage made, kept or folded (`_keep`)."""
         model = message.model
-        errored = model == "<synthetic>" or record.isApiErrorMessage
-        if errored or self.usage_problem is not None:
+        if model == "<synthetic>" or record.isApiErrorMessage:
             return
         try:
             usage, when = _figures(message.usage, record.timestamp, file.where, number, self.many)
         except ValueError as error:
-            self.usage_problem = error
+            self.bad_line(file, number, error)
             return
         thread = self.threads[key]
         call = Call.sound(
@@ -782,6 +815,12 @@ class _Reader:
             _miss_reason(message),
         )
         self._keep(call, message.id, record.requestId)
+
+    def bad_line(self, file: _File, number: int, error: ValueError) -> None:
+        """Note a line whose usage or time is refused (its call left out), named by its file."""
+        name, said = file.source.name, str(error)
+        reason = f"{name}: {said}" if name and not said.startswith(f"{name}: ") else said
+        self.bad_usage.append(Skip("bad line", name, number, reason))
 
     def _keep(self, call: Call, ident: object, request: object) -> None:
         """Add a call, or fold it into the call of the same response read before."""
@@ -855,6 +894,7 @@ def _files(
     sources: Sequence[Source | FileSource],
     order: Sequence[int] | None = None,
     ids: set[str] | None = None,
+    names: _Names | None = None,
 ) -> Iterator[tuple[_File, Iterator[tuple[int, Any]]]]:
     """The sources one at a time, in `order` (`_read_order` when None), each with its
     records, which are read as the caller walks them.
@@ -862,9 +902,11 @@ def _files(
     Each comes with its prefix, and a session file with its session id. A
     sub-agent's file joins the session given with it: every session file is
     read before it, so their ids are known by then (`ids`: those of session
-    files read elsewhere before these, added to as these are read).
+    files read elsewhere before these, added to as these are read). A session file's
+    prefix is its name among `names`; a sub-agent's, its session's.
     """
     ids = set() if ids is None else ids  # the session files' ids
+    names = _Names() if names is None else names
     for index in _read_order(sources) if order is None else order:
         given = sources[index]
         source = given.loaded()  # read now, let go once its records are read
@@ -879,7 +921,10 @@ def _files(
             file.session = own
             ids.add(own)
         found = own or PurePath(source.name).stem
-        file.prefix = _short(found) if found else ""
+        if file.agent:  # its thread is told apart by its file
+            file.prefix = names.of.get(found) or _short(found) if found else ""
+        else:
+            file.prefix = names(found) if found else ""
         yield file, _chained(ahead, lines)
 
 
@@ -994,7 +1039,7 @@ def _walk(
     """Read the sources into `reader`, one file's records at a time, in `order` (`_files`);
     the files read, their text let go."""
     files = []
-    for file, lines in _files(sources, order, ids):
+    for file, lines in _files(sources, order, ids, reader.names):
         reader.file(file, lines)
         file.source = file.source.emptied()
         files.append(file)
@@ -1036,7 +1081,9 @@ class _Logged(_Reader):
 
 
 #: What the child sends: (its marshalled plain values, its pickled objects).
-_Answer = tuple[bytes, tuple[dict[str, _Building], dict[str, Call], dict[ThreadId, str], Any]]
+_Answer = tuple[
+    bytes, tuple[dict[str, _Building], dict[str, Call], dict[ThreadId, str], Any, _Names]
+]
 
 
 def _size(given: Source | FileSource) -> int | None:
@@ -1109,7 +1156,7 @@ def _child(
         ids = _ids_before(sources, first) if agents else set()
         reader = _Logged(len(sources) > 1)
         files = _walk(reader, sources, rest, ids)
-        if reader.usage_problem is not None or reader.problem is not None:
+        if reader.bad_usage or reader.problem is not None:
             return None
         threads, usages, rows = packed(reader.records)
         plain = (
@@ -1122,15 +1169,17 @@ def _child(
             reader.skipped,
             [_file_row(file) for file in files],
         )
-        objects = (reader.threads, reader.progress, reader.started_by, reader.tasks)
+        objects = (reader.threads, reader.progress, reader.started_by, reader.tasks, reader.names)
         return marshal.dumps(plain), objects
     except Exception:  # whatever stopped the read, one pass meets it again and names it
         return None
 
 
-def _apart(reader: _Reader, threads: dict[str, _Building], unfound: list[str]) -> bool:
+def _apart(
+    reader: _Reader, threads: dict[str, _Building], unfound: list[str], names: _Names
+) -> bool:
     """True when the child's part can be added to `reader` as one pass would read it."""
-    if reader.usage_problem is not None or reader.problem is not None:
+    if reader.bad_usage or reader.problem is not None or reader.names.clash(names):
         return False
     if not reader.threads.keys().isdisjoint(threads):
         return False
@@ -1140,10 +1189,12 @@ def _apart(reader: _Reader, threads: dict[str, _Building], unfound: list[str]) -
 def _joined(reader: _Reader, files: list[_File], answer: _Answer) -> bool:
     """Add the child's part to `reader` and `files` as one pass reads it; False (nothing
     added) where the parts touch (`_apart`)."""
-    plain, (threads, progress, started_by, tasks) = answer
+    plain, (threads, progress, started_by, tasks, names) = answer
     thread_rows, usages, rows, asked, places, unfound, skipped, file_rows = marshal.loads(plain)
-    if not _apart(reader, threads, unfound):
+    if not _apart(reader, threads, unfound, names):
         return False
+    reader.names.of.update(names.of)
+    reader.names.taken.update(names.taken)
     reader.threads.update(threads)
     for (ident, request), call in zip(asked, unpacked(thread_rows, usages, rows), strict=True):
         reader._keep(call, ident, request)
@@ -1248,5 +1299,5 @@ def read(sources: Sequence[Source | FileSource], *, messages: bool = True) -> Se
         files=tuple(file.source.name for file in files if file.source.name),
         places=Places(reader.places, [s.name for s in sources], _line_places(sources, files)),
         conversation_error=_one_session(files) or reader.problem or empty,
-        usage_error=reader.usage_problem,
+        bad_lines=tuple(reader.bad_usage),
     )

@@ -21,7 +21,9 @@ Consecutive assistant items are one assistant message, as they are one reply.
 The calls are in `event_msg` lines whose `payload.type` is `token_count`, at
 `payload.info.total_token_usage` (cumulative over the session). A call is one
 rise of the cumulative total: its tokens are the difference from the previous
-total (an event that repeats the total is not a call). `input_tokens`
+total (an event that repeats the total is not a call). A total below the one
+before it (any field lower) is a reset: the totals count again from zero, and
+that call's tokens are the new total itself. `input_tokens`
 includes the cached ones, so the uncached tail is `input_tokens -
 cached_input_tokens`. A total that also counts `cache_write_input_tokens`
 (GPT-5.6 and later charge for them) has those inside `input_tokens` too: they
@@ -63,6 +65,7 @@ from context_budget.messages import Message
 from context_budget.sessions.openai_chat import text_of, tool_input
 from context_budget.sessions.records import ANY, RAW, Shape, records, value
 from context_budget.sessions.session import Call, Session, ThreadId
+from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import Source, count_of, epoch, tally
 from context_budget.usage import Usage
 
@@ -160,10 +163,18 @@ class _Reading:
         self.rises: list[Call] = []  # one per rise of the cumulative total, copies included
         self.copied: list[bool] = []  # for each rise: a fork's copy of its parent's history
         self.last = (0, 0, 0, 0)
+        self.before: tuple[int, int, int, int] = (
+            0,
+            0,
+            0,
+            0,
+        )  # what the runs of totals before a reset added up to
         self.writes_recorded = False  # a total counted `cache_write_input_tokens`
         self.skipped: dict[str, int] = {}
         self.problem: Exception | None = None
         self.usage_problem: Exception | None = None
+        self.bad_lines: list[Skip] = []  # the lines whose usage is refused, their calls left out
+        self.name = name
         self.metas = 0
         self.created: float | None = None  # the rollout's creation, seconds since the epoch
         self.parent = ""  # the rollout a fork was forked from
@@ -192,8 +203,9 @@ class _Reading:
                 self._turn(payload.get("turn_id"))
             try:
                 self._tokens(number, record, payload)
-            except ValueError as error:
-                self.usage_problem = error
+            except ValueError as error:  # the next total's rise takes this call in
+                reason = f"{self.name}: {error}" if self.name else str(error)
+                self.bad_lines.append(Skip("bad line", self.name, number, reason))
         if kind != "response_item" or payload is None:
             label = kind if isinstance(kind, str) else "(no type)"
             self.skipped[label] = self.skipped.get(label, 0) + 1
@@ -254,8 +266,9 @@ class _Reading:
         )  # in `_FIELDS`' order, each in Codex's own sense
         self.writes_recorded = self.writes_recorded or _FIELDS[3] in usage
         delta = tuple(now - before for now, before in zip(total, self.last, strict=True))
-        if any(part < 0 for part in delta):
-            raise ValueError(f"{where}: total_token_usage went down: {self.last} -> {total}")
+        if any(part < 0 for part in delta):  # a reset: the totals count again from 0
+            (a, b, c, d), (e, f, g, h) = self.before, self.last
+            self.before, delta = (a + e, b + f, c + g, d + h), total
         if not any(delta):
             return
         self.last = total
@@ -308,7 +321,8 @@ def _minted(turn: object) -> int | None:
 
 def _recorded(reading: _Reading) -> dict[str, int]:
     """The last cumulative total by field; the write count only where the file kept one."""
-    recorded = dict(zip(_FIELDS, reading.last, strict=True))
+    summed = (a + b for a, b in zip(reading.before, reading.last, strict=True))
+    recorded = dict(zip(_FIELDS, summed, strict=True))
     if not reading.writes_recorded:
         del recorded[_FIELDS[3]]
     return recorded
@@ -359,6 +373,7 @@ def read(source: Source, *, messages: bool = True) -> Session:
         started=reading.created,
         conversation_error=problem,
         usage_error=reading.usage_problem,
+        bad_lines=tuple(reading.bad_lines),
     )
 
 

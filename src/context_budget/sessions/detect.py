@@ -55,12 +55,16 @@ from context_budget.sessions.text import (
     gc_paused,
     kind_of,
     loads_json,
+    not_utf8_lines,
     path_given,
+    read_at,
     read_source,
     session_files,
+    special_kind,
     split_lines,
     strict_json,
     try_json,
+    whole_characters,
 )
 
 __all__ = [
@@ -369,6 +373,9 @@ def _kind(path: Path) -> str:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
+        if os.path.islink(path):
+            target = os.readlink(path)
+            raise ValueError(f"{path}: a symbolic link to {target}, which does not exist") from None
         raise ValueError(f"{path}: no such file or folder") from None
     except PermissionError:
         raise ValueError(f"{path}: permission denied") from None
@@ -379,22 +386,26 @@ def _kind(path: Path) -> str:
     if stat.S_ISDIR(mode):
         return "folder"
     if not stat.S_ISREG(mode):
-        raise ValueError(f"{path}: not a regular file or a folder")
+        raise ValueError(f"{path}: {special_kind(mode)}, not a regular file or a folder")
     return "file"
 
 
-def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
+def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = None) -> list[Path]:
     """The files the paths name, each once (by its resolved path); of a folder, every file
-    of a session format (`SESSION_SUFFIXES`) under it. An OpenHands conversation's event
-    files (in `events/` beside its state file, or beside it) are left to the state file
-    among them, which reads them."""
+    of a session format (`SESSION_SUFFIXES`) under it, a name of such a file that is no
+    regular file (a named pipe, a link to nothing) skipped. An OpenHands conversation's
+    event files (in `events/` beside its state file, or beside it) are left to the state
+    file among them, which reads them."""
     found: list[Path] = []
     seen: set[str] = set()
     folders: dict[str, str] = {}  # each folder of the files, resolved
     for given in paths:
         path = path_given(given)
-        inside = session_files(path, SESSION_SUFFIXES) if _kind(path) == "folder" else [path]
-        if not inside:
+        odd: list[Path] = []
+        inside = session_files(path, SESSION_SUFFIXES, odd) if _kind(path) == "folder" else [path]
+        for name in odd:
+            _skip(skipped, Skip("not a session", str(name), None, _no_file(name)))
+        if not inside and not odd:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
         for file in inside:
             if (key := _resolved(file, folders)) not in seen:
@@ -402,6 +413,15 @@ def _files(paths: Sequence[str | PathLike[str]]) -> list[Path]:
                 found.append(file)
     states = {path.parent for path in found if path.name == openhands_state.STATE_FILE}
     return [path for path in found if not _read_by_state(path, states)] if states else found
+
+
+def _no_file(path: Path) -> str:
+    """Why a folder's entry named as a session file is not read: what it is instead."""
+    try:
+        _kind(path)
+    except ValueError as error:
+        return str(error)
+    return f"{path}: no regular file as the folder was read"  # replaced since
 
 
 def _resolved(file: Path, folders: dict[str, str]) -> str:
@@ -671,7 +691,16 @@ def _taken(
     """
     if glanced is not None:
         return glanced, FileSource(str(path), (), *agent_meta(path))
-    source = read_source(path)
+    bad: tuple[int, ...] = ()
+    try:
+        source = read_source(path)
+    except SourceError as error:
+        found = _not_text_lines(error, skipped)
+        if found is None:
+            raise
+        if not found:
+            return None
+        bad, source = found, read_source(path, blank=found)
     try:
         chosen = _billed_format(source, format)
     except ValueError as error:
@@ -680,14 +709,22 @@ def _taken(
     if chosen not in _LINES:
         return chosen, source
     number = _half_written(source, skipped)
-    blank = () if number is None else (number,)
+    blank = bad if number is None else (*bad, number)
     return chosen, FileSource(source.name, blank, source.description, source.agent_type)
 
 
 def _one_file(given: Source | FileSource, chosen: str, skipped: list[Skip] | None) -> list[Session]:
     """The sessions of one file that is not Claude Code's (an evaluation output holds one
     per instance, its half-written last line skipped), those that record a call."""
-    source = given.loaded()  # SourceError: not UTF-8 or unreadable, named
+    try:
+        source = given.loaded()  # SourceError: not UTF-8 or unreadable, named
+    except SourceError as error:
+        found = _not_text_lines(error, skipped) if chosen in _LINES else None
+        if found is None:
+            raise
+        if not found:
+            return []
+        return _one_file(_blanking(given, found), chosen, skipped)
     whole, data = True, None
     try:
         if chosen == "openhands":  # parsed once here, and read from what was parsed
@@ -706,12 +743,61 @@ def _one_file(given: Source | FileSource, chosen: str, skipped: list[Skip] | Non
         if mended is None:
             raise ValueError(f"{source.name}: {error}") from None
         return _one_file(mended[0], chosen, skipped)
-    return [s for s in sessions if _billable(s, source.name, not whole, skipped)]
+    kept = [kept for s in sessions if (kept := _lines_left_out(s, skipped)) is not None]
+    return [s for s in kept if _billable(s, source.name, not whole, skipped)]
+
+
+def _lines_left_out(session: Session, skipped: list[Skip] | None) -> Session | None:
+    """The session, the lines whose usage its reader refused (`Session.bad_lines`) added to
+    `skipped` (with no list, a strict read, the first raises); None when they held all its
+    calls (they say why it is left out)."""
+    if not session.bad_lines:
+        return session
+    for skip in session.bad_lines:
+        _skip(skipped, skip)
+    if not session.calls and session.usage_error is None:
+        return None
+    return replace(session, bad_lines=())
+
+
+def _not_text_lines(error: SourceError, skipped: list[Skip] | None) -> tuple[int, ...] | None:
+    """The lines of the file `error` names whose bytes are not UTF-8, each added to
+    `skipped` as a bad line; () where its first line is among them (a file that is no
+    text: skipped whole, as not a session); None where the file is not read so (a strict
+    read, or an error of another kind: the caller raises it)."""
+    if skipped is None or not error.file:
+        return None
+    try:
+        raw = whole_characters(read_at(error.file))
+    except OSError:
+        return None
+    bad = list(not_utf8_lines(raw))
+    if not bad:
+        return None
+    if bad[0][0] == 1:
+        skipped.append(Skip("not a session", error.file, None, str(error)))
+        return ()
+    for number, at in bad:
+        said = f"not UTF-8 text (byte {raw[at]:#04x} at offset {at})"
+        skipped.append(Skip("bad line", error.file, number, f"{error.file}: line {number}: {said}"))
+    return tuple(number for number, _ in bad)
+
+
+def _blanking(given: Source | FileSource, lines: tuple[int, ...]) -> FileSource:
+    """A file to read again with `lines` left blank too."""
+    blank = given.blank if isinstance(given, FileSource) else ()
+    return FileSource(given.name, (*blank, *lines), given.description, given.agent_type)
 
 
 def _billable(session: Session, name: str, instance: bool, skipped: list[Skip] | None) -> bool:
-    """True for a session that records a call (or why its usage is refused); else False, and
-    a skip noted."""
+    """True for a session that records a call (or, in a strict read, why its usage is
+    refused: `Session.billed` raises it); else False, and a skip noted."""
+    if session.usage_error is not None and skipped is not None:
+        said = str(session.usage_error)
+        where = f"evaluation instance {session.main.session!r}: " if instance else ""
+        reason = said if said.startswith(f"{name}: ") else f"{name}: {where}{said}"
+        skipped.append(Skip("bad usage", name, None, reason))
+        return False
     if session.calls or session.usage_error is not None:
         return True
     kind = "empty rollout" if session.format == "codex" else "no call"
@@ -729,16 +815,25 @@ def _claude(
     try:
         session = _detected_by(claude_code.read(sources, messages=False), format)
         session = replace(session, read_messages=partial(_with_messages, sources, format))
-    except SourceError:
-        raise
+    except SourceError as error:
+        found = _not_text_lines(error, skipped)
+        if found is None:
+            raise
+        others = [source for source in sources if source.name != error.file]
+        if found:
+            others += [_blanking(s, found) for s in sources if s.name == error.file]
+        return _claude(others, format, skipped) if others else None
     except ValueError as error:
         mended = _mended([source.loaded() for source in sources], skipped)
         if mended is None:
             named = f"{sources[0].name}: {error}" if len(sources) == 1 else str(error)
             raise ValueError(named) from None
         return _claude(mended, format, skipped)
-    if session.calls or session.usage_error is not None:
-        return session
+    kept = _lines_left_out(session, skipped)
+    if kept is None:
+        return None
+    if kept.calls or kept.usage_error is not None:
+        return kept
     named = sources[0].name if len(sources) == 1 else ", ".join(s.name for s in sources[:3])
     reason = f"{named}: Claude Code session(s) with no assistant line with usage"
     _skip(skipped, Skip("no call", sources[0].name, None, reason))
@@ -761,13 +856,16 @@ def read_paths(
     read; without a list, the first one raises.
 
     Raises:
+        TypeError: `skipped` neither a list nor None.
         ValueError: an unknown `format`, a path missing, unreadable or not a
-            file or folder, a malformed usage figure; with `skipped` None, a
-            file or line no reader can take; each names the path.
+            file or folder; with `skipped` None, a file or line no reader
+            can take (a malformed usage figure among them); each names the path.
     """
     check_format(format, BILL_FORMATS)
+    if skipped is not None and not isinstance(skipped, list):
+        raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")
     with gc_paused():
-        files = _files(paths)
+        files = _files(paths, skipped)
         glances = _glances(files, format)
         claude, sessions = _read_apart(files, glances, format, skipped)
         if claude and (session := _claude(claude, format, skipped)) is not None:

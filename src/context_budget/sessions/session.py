@@ -8,8 +8,8 @@ format needs.
 
 A problem that concerns only one use is kept for it: a malformed message
 (`conversation_error`) does not stop a bill, a malformed usage figure
-(`usage_error`) does not stop `inspect`. `conversation()` and `billed()` raise
-what their use cannot do without.
+(`usage_error`, or a line of `bad_lines`) does not stop `inspect`.
+`conversation()` and `billed()` raise what their use cannot do without.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from context_budget._values import maker
 from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
+from context_budget.sessions.skips import Skip
 from context_budget.usage import Usage
 
 __all__ = [
@@ -494,6 +495,9 @@ class Session:
         detected: True when the format was told from the file's shape.
         conversation_error: why the files give no conversation, or None.
         usage_error: why the files give no bill, or None.
+        bad_lines: the lines whose usage the reader refused (a figure that is
+            no count: `"12"`, `true`, `1.5`), each a `Skip` of kind "bad
+            line", their calls left out of `calls`.
         read_messages: where the files were read for their calls alone (a
             bill), what reads them again with their conversation; else None.
     """
@@ -515,6 +519,7 @@ class Session:
     detected: bool = False
     conversation_error: Exception | None = field(default=None, repr=False, compare=False)
     usage_error: Exception | None = field(default=None, repr=False, compare=False)
+    bad_lines: tuple[Skip, ...] = field(default=(), repr=False, compare=False)
     read_messages: Callable[[], Session] | None = field(default=None, repr=False, compare=False)
 
     def with_messages(self) -> Session:
@@ -553,10 +558,13 @@ class Session:
         """This session, once its usage is known to be sound and to record a call.
 
         Raises:
-            ValueError: `usage_error`, or a session that recorded no call with usage.
+            ValueError: `usage_error`, the first of `bad_lines`, or a session that
+                recorded no call with usage.
         """
         if self.usage_error is not None:
             raise self.usage_error
+        if self.bad_lines:
+            raise ValueError(self.bad_lines[0].reason)
         if not self.calls and self.format == "claude-code":
             raise ValueError("Claude Code session(s) with no assistant line with usage")
         if not self.calls:

@@ -9,9 +9,14 @@ Kinds (`SKIP_KINDS`):
 
 - `half-written line`: the last line of a JSON Lines file is not JSON (the
   file is still being written);
-- `bad line`: a line before the last one is not JSON;
-- `not a session`: a file in no format that records usage (not JSON, a
-  workflow journal, a document of another shape, an empty file);
+- `bad line`: a line before the last one is not JSON, a line is not UTF-8,
+  or a record's usage figure no count can be (`"12"`, `true`, `1.5`);
+- `not a session`: a file in no format that records usage (not JSON, its
+  first line not UTF-8, a workflow journal, a document of another shape, an
+  empty file);
+- `bad usage`: a session of a format of one document (a trajectory, an
+  event list) or an evaluation instance, whose usage holds a figure no count
+  can be: it has no line to leave out alone;
 - `empty rollout`: a Codex rollout with no call recording usage, or a fork
   whose every call copies its parent's history;
 - `no call`: a session of another format with no call recording usage.
@@ -26,7 +31,14 @@ from pathlib import PurePath
 __all__ = ["SKIP_KINDS", "Skip", "summary"]
 
 #: The kinds of skip, in the order `summary` says them.
-SKIP_KINDS = ("half-written line", "bad line", "not a session", "empty rollout", "no call")
+SKIP_KINDS = (
+    "half-written line",
+    "bad line",
+    "bad usage",
+    "not a session",
+    "empty rollout",
+    "no call",
+)
 #: How many places `summary` names per kind before "and N more".
 NAMED = 3
 
@@ -59,6 +71,7 @@ class Skip:
 _COUNTED = {
     "half-written line": ("half-written line", "half-written lines"),
     "bad line": ("bad line", "bad lines"),
+    "bad usage": ("session whose usage is refused", "sessions whose usage is refused"),
     "not a session": ("file that is no session", "files that are no session"),
     "empty rollout": ("empty rollout", "empty rollouts"),
     "no call": ("file with no call", "files with no call"),

@@ -20,6 +20,7 @@ import gc
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
@@ -54,11 +55,13 @@ __all__ = [
     "line_value",
     "loads_json",
     "msgspec_in_use",
+    "not_utf8_lines",
     "object_at",
     "path_given",
     "read_at",
     "read_source",
     "session_files",
+    "special_kind",
     "split_lines",
     "strict_json",
     "tally",
@@ -151,7 +154,7 @@ class FileSource:
         Raises:
             SourceError: the file is not UTF-8, or cannot be read, named.
         """
-        source = read_source(Path(self.name), (self.description, self.agent_type))
+        source = read_source(Path(self.name), (self.description, self.agent_type), self.blank)
         return blanked(source, self.blank) if self.blank else source
 
 
@@ -241,18 +244,35 @@ def check_utf8(raw: bytes, name: str) -> None:
             words of `decode`.
     """
     raw = whole_characters(raw)  # as `decode` reads them
+    for _, at in not_utf8_lines(raw):
+        raise _not_utf8(raw, at, name)
+
+
+def not_utf8_lines(raw: bytes) -> Iterator[tuple[int, int]]:
+    """(line number from 1, offset of its first bad byte) of each line of a file's bytes
+    that is not UTF-8 (a leading byte-order mark allowed), each line that is not ASCII
+    decoded alone."""
     at = 3 if raw.startswith(codecs.BOM_UTF8) else 0
-    for line in raw[at:].split(b"\n"):
+    for number, line in enumerate(raw[at:].split(b"\n"), start=1):
         if not line.isascii():
             try:
                 line.decode("utf-8")
             except UnicodeDecodeError as error:
-                raise _not_utf8(raw, at + error.start, name) from None
+                yield number, at + error.start
         at += len(line) + 1
 
 
 class SourceError(ContextBudgetError, ValueError):
-    """A file that cannot be read as text: missing, unreadable, or not UTF-8 (named)."""
+    """A file that cannot be read as text: missing, unreadable, or not UTF-8 (named).
+
+    Attributes:
+        file: the file's path as given where its bytes are not UTF-8 (a bill can
+            leave out the lines that are not, `not_utf8_lines`); "" otherwise.
+    """
+
+    def __init__(self, message: str, file: str = "") -> None:
+        super().__init__(message)
+        self.file = file
 
 
 class FormatError(ContextBudgetError, ValueError):
@@ -307,9 +327,12 @@ def read_at(path: str | PathLike[str], start: int = 0, size: int = -1) -> bytes:
         os.close(handle)
 
 
-def read_source(path: Path, meta: tuple[str, str] | None = None) -> Source:
+def read_source(
+    path: Path, meta: tuple[str, str] | None = None, blank: Collection[int] = ()
+) -> Source:
     """A file read as a `Source`, with the task of its `.meta.json` when it has one
-    (`agent_meta`; `meta`, where the caller has read it already).
+    (`agent_meta`; `meta`, where the caller has read it already), the lines `blank`
+    (from 1) left blank before its bytes are checked.
 
     The start of a character its bytes end in is left out (`whole_characters`: a last
     line cut as it was written, which the readers skip as half-written). Its bytes are
@@ -326,6 +349,10 @@ def read_source(path: Path, meta: tuple[str, str] | None = None) -> Source:
         raise SourceError(f"{path}: permission denied") from None
     except OSError as error:
         raise SourceError(f"{path}: cannot read it: {error.strerror or error}") from None
+    if blank:
+        left = set(blank)
+        lines = raw.split(b"\n")
+        raw = b"\n".join(b"" if n in left else line for n, line in enumerate(lines, start=1))
     data = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
     text = None  # ASCII, or checked: decoded when read
     if not data.isascii():
@@ -335,7 +362,7 @@ def read_source(path: Path, meta: tuple[str, str] | None = None) -> Source:
             else:  # `json` reads the text: decoding it checks it, once
                 text = decode(raw, str(path))
         except ValueError as error:
-            raise SourceError(str(error)) from None
+            raise SourceError(str(error), str(path)) from None
     return Source(str(path), text, *(agent_meta(path) if meta is None else meta), data=data)
 
 
@@ -612,6 +639,20 @@ SESSION_SUFFIXES = (".jsonl", ".json")
 _META = ".meta.json"
 
 
+def special_kind(mode: int) -> str:
+    """What a file that is no regular file or folder is, from its `st_mode`: `a FIFO (named
+    pipe)`, `a socket`, `a character device`, `a block device`, else `a special file`."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
 def path_given(given: str | PathLike[str]) -> Path:
     """The path a caller gave, as a `Path`.
 
@@ -624,9 +665,13 @@ def path_given(given: str | PathLike[str]) -> Path:
     return Path(given)
 
 
-def session_files(folder: Path, suffixes: tuple[str, ...] = (".jsonl",)) -> list[Path]:
+def session_files(
+    folder: Path, suffixes: tuple[str, ...] = (".jsonl",), odd: list[Path] | None = None
+) -> list[Path]:
     """The files under a folder whose names end with one of `suffixes`, session files
-    before sub-agents' (`agent-*`); `.meta.json` files are never among them.
+    before sub-agents' (`agent-*`); `.meta.json` files are never among them. Given
+    `odd`, the names that end so but are no regular file (a named pipe, a link to
+    nothing) are added to it, in order.
 
     Linked folders are followed, each folder read once however many links lead
     to it (a loop of links ends where it comes back).
@@ -654,6 +699,9 @@ def session_files(folder: Path, suffixes: tuple[str, ...] = (".jsonl",)) -> list
         (name for name in found if os.path.isfile(name)),
         key=lambda name: (os.path.basename(name).startswith("agent-"), name),
     )
+    if odd is not None and len(files) < len(found):
+        kept = set(files)
+        odd += [Path(name) for name in sorted(found) if name not in kept]
     return [Path(name) for name in files]
 
 
