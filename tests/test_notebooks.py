@@ -20,7 +20,8 @@ import shutil
 import sys
 import sysconfig
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,13 @@ def _rel(path: Path) -> str:
 
 @pytest.fixture
 def bare_kernel(tmp_path: Path) -> Iterator[AsyncKernelManager]:
-    """A kernel manager for ``python -S -m ipykernel_launcher`` with a private temp dir.
+    """A kernel manager for a bare kernel (`bare_kernel_manager`) with a private temp dir."""
+    yield bare_kernel_manager(tmp_path)
+
+
+def bare_kernel_manager(tmp_path: Path) -> AsyncKernelManager:
+    """A kernel manager for ``python -S -m ipykernel_launcher``, its kernel spec and temp
+    dir under ``tmp_path``.
 
     ``-S`` skips the ``site`` module, so no ``.pth`` file is processed and the editable
     install of ``context_budget`` is invisible; ``PYTHONPATH`` adds back the site-packages
@@ -73,7 +80,7 @@ def bare_kernel(tmp_path: Path) -> Iterator[AsyncKernelManager]:
     }
     (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
     specs = KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")])
-    yield AsyncKernelManager(kernel_name="bare", kernel_spec_manager=specs)
+    return AsyncKernelManager(kernel_name="bare", kernel_spec_manager=specs)
 
 
 PROBE = """\
@@ -154,26 +161,84 @@ def test_a_build_of_another_lesson_or_package_is_not_read(
     assert built_page(lesson, {**settings, "allow_errors": True}, "abc") is None
 
 
-@pytest.mark.parametrize("lesson", [*LESSONS, FIXTURES / "lesson.py"], ids=_rel)
-def test_download_runs_on_a_bare_kernel(
-    lesson: Path, bare_kernel: AsyncKernelManager, tmp_path: Path
-) -> None:
-    """The self-contained build runs where the package is not installed, from an empty folder.
+@dataclass
+class Download:
+    """A lesson's download as it ran on a bare kernel: the notebook with its outputs, and
+    the index of the setup cell's first run."""
 
-    The probe cell first proves ``context_budget`` cannot be imported; then the setup cell,
-    the lesson, the setup cell again (re-running is harmless) and a check that the package
-    came from the unpacked payload, on ``sys.path`` once.
-    """
+    nb: nbformat.NotebookNode
+    setup_at: int
+
+    def printed(self) -> str:
+        """Everything its cells printed, in order."""
+        return "".join(
+            output["text"]
+            for cell in self.nb.cells
+            for output in cell.get("outputs", [])
+            if output["output_type"] == "stream"
+        )
+
+
+def run_download(lesson: Path, km: AsyncKernelManager, workdir: Path) -> Download:
+    """Run the self-contained build of `lesson` on the bare kernel `km`, from the empty
+    folder `workdir`: a probe cell that proves ``context_budget`` cannot be imported, the
+    download, its setup cell again (re-running is harmless) and a check that the package
+    came from the unpacked payload, on ``sys.path`` once."""
     nb = selfcontained.build_notebook(lesson, PACKAGE)
     setup_at = selfcontained.setup_index(nb) + 1  # after the probe cell put in front
     setup = nb.cells[setup_at - 1].source
     nb.cells.insert(0, nbformat.v4.new_code_cell(PROBE))
     nb.cells += [nbformat.v4.new_code_cell(setup), nbformat.v4.new_code_cell(AFTER)]
-    workdir = tmp_path / "work"
-    workdir.mkdir()
     name = f"self-contained {_rel(lesson)}"
-    run_notebook(nb, name=name, cwd=workdir, km=bare_kernel, source_text=lesson.read_text())
-    assert re.match(r"context_budget \S+ unpacked in ", nb.cells[setup_at].outputs[0]["text"])
+    run_notebook(nb, name=name, cwd=workdir, km=km, source_text=lesson.read_text())
+    return Download(nb, setup_at)
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Download]:
+    """Each lesson's download run once (`run_download`), on its own bare kernel in a
+    folder of its own, for every check of this module that reads it: a download costs
+    a kernel's start and the whole lesson."""
+    ran: dict[Path, Download] = {}
+
+    def download(lesson: Path) -> Download:
+        if lesson not in ran:
+            folder = tmp_path_factory.mktemp("download")
+            (workdir := folder / "work").mkdir()
+            ran[lesson] = run_download(lesson, bare_kernel_manager(folder), workdir)
+        return ran[lesson]
+
+    return download
+
+
+@pytest.mark.parametrize("lesson", [*LESSONS, FIXTURES / "lesson.py"], ids=_rel)
+def test_download_runs_on_a_bare_kernel(
+    lesson: Path, downloads: Callable[[Path], Download]
+) -> None:
+    """The self-contained build runs where the package is not installed, from an empty folder
+    (`run_download`: the package cannot be imported before, and comes from the payload after)."""
+    ran = downloads(lesson)
+    assert re.match(
+        r"context_budget \S+ unpacked in ", ran.nb.cells[ran.setup_at].outputs[0]["text"]
+    )
+
+
+def test_unit_b_s_worked_download_does_every_step_on_a_bare_kernel(
+    downloads: Callable[[Path], Download],
+) -> None:
+    """Unit B's worked edition, downloaded, does every step outside the repository (the
+    samples ship inside the package it carries): the same run as its check above."""
+    text = downloads(ROOT / "docs" / "notebooks" / "unit-b-worked.py").printed()
+    grade = text.split("VISIBLE_CONTRACT")[0].rsplit("\n\n", 1)[-1]
+    assert [line.split()[0] for line in grade.strip().splitlines()[-8:]] == ["PASS"] * 8, grade
+    for line in (
+        "ESTIMATE_SHOWN_AND_REPAIRED",
+        "VISIBLE_CONTRACT PASSED",
+        "TRANSFER_STATUS PASS\n",
+        "BEFORE_AFTER_TABLE 3 breaks",
+    ):
+        assert line in text, line
+    assert "not here" not in text and "SKIPPED" not in text
 
 
 def test_a_raising_cell_fails_the_gate_and_is_named() -> None:

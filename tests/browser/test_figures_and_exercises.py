@@ -2,8 +2,9 @@
 
 The checks are in ``figure_checks.py`` (one function per check, on a loaded page).
 Each is shown to fail on a fixture with the defect it looks for, and to pass on
-the figures as ``docsite/figures.py`` draws them, at 1280 and at 390 px; then every
-built page is checked at 1280 px, and every page with a drawn figure at 390 px too;
+the figures as the build puts them on their pages: every built page is checked at
+1280 px, and every page with a drawn figure at 390 px too (each figure is on a page,
+in both layouts, so each layout is measured at its width);
 and an exercise is run in the browser with a right answer (PASS, green) and a wrong
 one (NEEDS_WORK).
 
@@ -140,50 +141,17 @@ def test_the_label_check_fails_on_the_old_figures(chromium: Browser, width: str)
 _FIGURE_HTML = re.compile(r'<figure class="cb-figure" id="figure-([^"]+)">.*?</figure>', re.S)
 
 
-def _drawn_figures() -> str:
-    """Every figure as the build put it on its page, both layouts, in one article.
-
-    Taken from the built site, which drew each figure once; every figure module must
-    be there (each is used on a page), so a figure the build lost fails here."""
+def test_every_figure_is_on_a_built_page() -> None:
+    """Every figure module is drawn on a built page (each is used on one), so the checks of
+    every page's figures, at 1280 px on every page and at 390 px on every page with a
+    drawn figure, measure each figure in both layouts: a figure the build lost fails here.
+    (That no id is used by two pictures is checked on the drawings, in tests/test_figures.py.)"""
     require_site()
-    found: dict[str, str] = {}
+    found: set[str] = set()
     for page in sorted(SITE_DIR.rglob("*.html")):
-        for match in _FIGURE_HTML.finditer(page.read_text(encoding="utf-8")):
-            found.setdefault(match.group(1), match.group(0))
+        found.update(_FIGURE_HTML.findall(page.read_text(encoding="utf-8")))
     names = sorted(p.stem for p in FIGURES.glob("*.py") if not p.stem.startswith("_"))
     assert sorted(found) == sorted(name.replace("_", "-") for name in names)
-    return "\n".join(found[name] for name in sorted(found))
-
-
-@pytest.fixture(scope="module")
-def drawn_figures() -> str:
-    return _drawn_figures()
-
-
-#: Both widths on one worker, so the built pages are read once.
-@pytest.mark.xdist_group(name="drawn-figures")
-@pytest.mark.parametrize("width", list(COLUMNS))
-def test_the_drawn_figures_fit_and_name_themselves(
-    chromium: Browser, drawn_figures: str, width: str
-) -> None:
-    """All figures, under Material's figure rule and the site's stylesheet: no problem."""
-    viewport, column = COLUMNS[width]
-    context = chromium.new_context(viewport=viewport)
-    context.route("**/*", lambda route: route.abort())
-    try:
-        page = context.new_page()
-        page.set_content(
-            "<!doctype html><html><head><meta charset='utf-8'>"
-            f"<style>body {{ margin: 0; font-family: sans-serif; }} article {{ width: {column}px;"
-            f" padding: 0 16px; box-sizing: border-box; }} {MATERIAL_FIGURE}</style></head>"
-            f"<body><article class='md-typeset'>{drawn_figures}</article></body></html>"
-        )
-        page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
-        problems = figure_fit_problems(page) + series_problems(page) + id_problems(page)
-        problems += label_problems(page)
-        assert not problems, "\n".join(problems)
-    finally:
-        context.close()
 
 
 def test_the_code_check_measures_code_and_wrapping_fits_it(blank_page: Page) -> None:
