@@ -106,7 +106,7 @@ from context_budget.sessions.session import (
     ThreadId,
     ThreadKind,
 )
-from context_budget.sessions.skips import Skip
+from context_budget.sessions.skips import Skip, bad_usage_line
 from context_budget.sessions.text import (
     FileSource,
     Source,
@@ -601,7 +601,7 @@ class _Reader:
         self.keyed: dict[str, list[tuple[str | None, int]]] = {}
         self.places: dict[str, tuple[str | None, str, int, int]] = {}
         self.problem: Exception | None = None
-        self.bad_usage: list[Skip] = []  # the lines whose usage is refused, their calls left out
+        self.bad_lines: list[Skip] = []  # the lines whose usage is refused, their calls left out
         self.names = _Names()
         self.progress: dict[str, Call] = {}  # message id -> a sub-agent call seen in `progress`
         self.started_by: dict[ThreadId, str] = {}  # a `progress` agent -> its Task call's id
@@ -818,9 +818,7 @@ class _Reader:
 
     def bad_line(self, file: _File, number: int, error: ValueError) -> None:
         """Note a line whose usage or time is refused (its call left out), named by its file."""
-        name, said = file.source.name, str(error)
-        reason = f"{name}: {said}" if name and not said.startswith(f"{name}: ") else said
-        self.bad_usage.append(Skip("bad line", name, number, reason))
+        self.bad_lines.append(bad_usage_line(file.source.name, number, error))
 
     def _keep(self, call: Call, ident: object, request: object) -> None:
         """Add a call, or fold it into the call of the same response read before."""
@@ -1156,7 +1154,7 @@ def _child(
         ids = _ids_before(sources, first) if agents else set()
         reader = _Logged(len(sources) > 1)
         files = _walk(reader, sources, rest, ids)
-        if reader.bad_usage or reader.problem is not None:
+        if reader.bad_lines or reader.problem is not None:
             return None
         threads, usages, rows = packed(reader.records)
         plain = (
@@ -1179,7 +1177,7 @@ def _apart(
     reader: _Reader, threads: dict[str, _Building], unfound: list[str], names: _Names
 ) -> bool:
     """True when the child's part can be added to `reader` as one pass would read it."""
-    if reader.bad_usage or reader.problem is not None or reader.names.clash(names):
+    if reader.bad_lines or reader.problem is not None or reader.names.clash(names):
         return False
     if not reader.threads.keys().isdisjoint(threads):
         return False
@@ -1299,5 +1297,5 @@ def read(sources: Sequence[Source | FileSource], *, messages: bool = True) -> Se
         files=tuple(file.source.name for file in files if file.source.name),
         places=Places(reader.places, [s.name for s in sources], _line_places(sources, files)),
         conversation_error=_one_session(files) or reader.problem or empty,
-        bad_lines=tuple(reader.bad_usage),
+        bad_lines=tuple(reader.bad_lines),
     )

@@ -65,7 +65,7 @@ from context_budget.messages import Message
 from context_budget.sessions.openai_chat import text_of, tool_input
 from context_budget.sessions.records import ANY, RAW, Shape, records, value
 from context_budget.sessions.session import Call, Session, ThreadId
-from context_budget.sessions.skips import Skip
+from context_budget.sessions.skips import Skip, bad_usage_line
 from context_budget.sessions.text import Source, count_of, epoch, tally
 from context_budget.usage import Usage
 
@@ -163,12 +163,8 @@ class _Reading:
         self.rises: list[Call] = []  # one per rise of the cumulative total, copies included
         self.copied: list[bool] = []  # for each rise: a fork's copy of its parent's history
         self.last = (0, 0, 0, 0)
-        self.before: tuple[int, int, int, int] = (
-            0,
-            0,
-            0,
-            0,
-        )  # what the runs of totals before a reset added up to
+        # what the runs of totals before a reset added up to
+        self.before: tuple[int, int, int, int] = (0, 0, 0, 0)
         self.writes_recorded = False  # a total counted `cache_write_input_tokens`
         self.skipped: dict[str, int] = {}
         self.problem: Exception | None = None
@@ -204,8 +200,7 @@ class _Reading:
             try:
                 self._tokens(number, record, payload)
             except ValueError as error:  # the next total's rise takes this call in
-                reason = f"{self.name}: {error}" if self.name else str(error)
-                self.bad_lines.append(Skip("bad line", self.name, number, reason))
+                self.bad_lines.append(bad_usage_line(self.name, number, error))
         if kind != "response_item" or payload is None:
             label = kind if isinstance(kind, str) else "(no type)"
             self.skipped[label] = self.skipped.get(label, 0) + 1

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-__all__ = ["SKIP_KINDS", "Skip", "summary"]
+__all__ = ["SKIP_KINDS", "Skip", "bad_usage_line", "summary"]
 
 #: The kinds of skip, in the order `summary` says them.
 SKIP_KINDS = (
@@ -65,6 +65,14 @@ class Skip:
         """`name:line` for a line, `name` for a file (the file's name without its folders)."""
         name = PurePath(self.file).name
         return name if self.line is None else f"{name}:{self.line}"
+
+
+def bad_usage_line(file: str, line: int, error: Exception) -> Skip:
+    """The "bad line" skip of line `line` of `file`, whose usage or time a reader refused
+    (`error`): its reason led by the file's name, unless the error names it already."""
+    said = str(error)
+    reason = f"{file}: {said}" if file and not said.startswith(f"{file}: ") else said
+    return Skip("bad line", file, line, reason)
 
 
 #: Each kind of `SKIP_KINDS` as `summary` counts it: (one, several).
