@@ -1,5 +1,6 @@
 """What the build writes into ``site/``, read as files: no file that sets up the project's
-tools, no id twice in one page, no link a keyboard stops on that says nothing.
+tools, no id twice in one page, no link a keyboard stops on that says nothing, no
+docstring example printed as quoted prose.
 
 Like the link check, it reads the built site with no browser (a second), after
 ``make site``; each check fails on a small site written into a temporary folder.
@@ -28,6 +29,9 @@ TOOL_SUFFIXES = (".toml", ".cfg", ".ini", ".pyc")
 #: (unless its tabindex is -1) and a screen reader reads its address.
 _EMPTY_LINK = re.compile(r"<a\b(?=[^>]*\shref=)(?![^>]*(?:tabindex=\"-1\"|aria-label=))[^>]*></a>")
 _ID = re.compile(r"""<[a-zA-Z][^>]*?\sid="([^"]+)\"""")
+#: A doctest line (``>>> code``) read as Markdown: three quotes, one in another, around
+#: the code's words as a paragraph.
+_DOCTEST_AS_QUOTE = re.compile(r"<blockquote>\s*<blockquote>\s*<blockquote>\s*<p>([^<]{0,60})")
 
 
 def tool_files(site_dir: Path) -> list[str]:
@@ -129,4 +133,44 @@ def test_no_page_has_a_link_that_says_nothing() -> None:
     address read out."""
     require_site()
     problems = empty_links(SITE_DIR)
+    assert problems == [], "\n".join(problems)
+
+
+def doctests_as_quotes(site_dir: Path) -> list[str]:
+    """Each built page that shows a docstring's example (``>>>`` lines) as quoted prose,
+    its words run together, and how many: the Markdown read each ``>`` as a quote."""
+    problems = []
+    for path in sorted(site_dir.rglob("*.html")):
+        page = path.relative_to(site_dir).as_posix()
+        if page.startswith(SERVED_WHOLE):
+            continue
+        found = _DOCTEST_AS_QUOTE.findall(path.read_text(encoding="utf-8", errors="replace"))
+        if found:
+            first = " ".join(found[0].split())
+            problems.append(f"{page}: {len(found)} examples as quotes, the first {first!r}")
+    return problems
+
+
+def test_the_example_check_names_a_doctest_shown_as_quotes(tmp_path: Path) -> None:
+    (tmp_path / "api").mkdir()
+    (tmp_path / "api" / "index.html").write_text(
+        '<details class="example"><summary>Example</summary><blockquote>\n<blockquote>\n'
+        "<blockquote>\n<p>from context_budget import read_bill\nlen(bill.calls)</p>"
+        "</blockquote></blockquote></blockquote></details>"
+    )
+    (tmp_path / "index.html").write_text(
+        "<blockquote><p>A quote.</p></blockquote><pre><code>&gt;&gt;&gt; 1 + 1\n2</code></pre>"
+    )
+    assert doctests_as_quotes(tmp_path) == [
+        "api/index.html: 1 examples as quotes,"
+        " the first 'from context_budget import read_bill len(bill.calls)'"
+    ]
+
+
+def test_every_docstring_example_shows_as_code() -> None:
+    """A docstring whose examples stood under ``Example:`` (not ``Examples:``) had them
+    read as Markdown: each ``>>>`` line a quote in a quote in a quote, the code run
+    together into one paragraph, on fourteen API pages, the bills module's first."""
+    require_site()
+    problems = doctests_as_quotes(SITE_DIR)
     assert problems == [], "\n".join(problems)
