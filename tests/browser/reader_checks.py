@@ -221,7 +221,10 @@ def api_modules(page: str) -> list[str]:
 #: under it, with the element's and its ancestors' opacity and every translucent
 #: background down to the first opaque one (the page's white when there is none).
 CONTRAST_JS = """
-(selector) => {
+(arg) => {
+  // a selector, or [selector, a colour property, whether the colour is drawn beside the
+  // element (an outline) rather than on it]: the default is its text, on it
+  const [selector, property, beside] = Array.isArray(arg) ? arg : [arg, 'color', false];
   const rgba = (text) => {
     const [r, g, b, a] = (text.match(/[\\d.]+/g) || ['0', '0', '0', '0']).map(Number);
     return [r, g, b, a === undefined ? 1 : a];
@@ -239,7 +242,7 @@ CONTRAST_JS = """
   return [...document.querySelectorAll(selector)].filter(visible).map((el) => {
     const layers = [];
     let opacity = 1;
-    for (let node = el; node; node = node.parentElement) {
+    for (let node = beside ? el.parentElement : el; node; node = node.parentElement) {
       const style = getComputedStyle(node);
       opacity *= Number(style.opacity);
       const paint = rgba(style.backgroundColor);
@@ -250,7 +253,7 @@ CONTRAST_JS = """
     }
     let ground = [255, 255, 255];
     for (const layer of layers.reverse()) ground = over(layer, ground);
-    const ink = rgba(getComputedStyle(el).color);
+    const ink = rgba(getComputedStyle(el)[property]);
     const text = over([ink[0], ink[1], ink[2], ink[3] * opacity], ground);
     const [light, dark] = [luminance(text), luminance(ground)].sort((a, b) => b - a);
     const ratio = Math.round(((light + 0.05) / (dark + 0.05)) * 100) / 100;
