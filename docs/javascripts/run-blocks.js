@@ -415,6 +415,12 @@
       notes: readNotes(div),
       onChange: (text) => remember(div, text),
     });
+    // Tab indents here, so a reader on the keyboard is shown the way on while the editor
+    // has the focus (run-blocks.css); a screen reader hears it in the label above.
+    const keys = el("div", "cb-editor-keys",
+      "Shift+Enter runs this block. Tab indents: to leave the code, press Escape, then Tab.");
+    keys.setAttribute("aria-hidden", "true");
+    holder.append(keys);
     div._cbReset = resetButton(div, number);
     div._cbRunButton.after(div._cbReset);
     if (start !== original) {

@@ -88,3 +88,18 @@ def test_a_printed_page_shows_the_code_without_its_buttons(open_page: OpenPage, 
     assert page.evaluate(DRAWN_CONTROLS_JS), "the page drew no button on the screen"
     page.emulate_media(media="print")
     assert page.evaluate(DRAWN_CONTROLS_JS) == {}
+
+
+def test_a_keyboard_reader_in_an_editor_is_shown_the_way_out(open_page: OpenPage) -> None:
+    """Tab indents in a code editor, so a reader going through the page with Tab was held
+    in its first editor: Escape then Tab leaves it, but only a screen reader said so (in
+    the editor's label); on the screen nothing did."""
+    page = open_page(PRINTED[0]).page
+    block = page.locator("div[data-cb-order]").first
+    page.keyboard.press("Tab")
+    block.locator(".cm-content").focus()
+    shown = block.inner_text()  # the text drawn on the screen, no label
+    assert "Escape, then Tab" in shown, shown[-300:]
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !document.activeElement.closest('.cm-editor')")
