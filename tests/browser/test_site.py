@@ -329,3 +329,42 @@ def test_the_bill_lab_s_axes_start_at_a_plain_zero(site_page: SitePages, noteboo
     labels = [tick.strip() for tick in ticks]
     assert "0" in labels and "100k" in labels and "1M" in labels, labels
     assert not {"0k", "0M"} & set(labels), labels
+
+
+#: An address the site has no page at, two folders under the root (an old link to a module).
+MISSING_PAGE = "reference/api/no-such-module/"
+
+
+def test_a_missing_page_leads_the_reader_back_to_the_course(
+    chromium: Browser, site_url: str
+) -> None:
+    """The page a host serves at an address the site has no page at (the built 404.html)
+    said "404 - Not found" and nothing else: no word of what happened, no link, and on a
+    phone not even the menu of the course's parts in sight. It says what happened and
+    links the home page, which it reaches from an address in a folder too."""
+    require_site()
+    not_found = (SITE_DIR / "404.html").read_text(encoding="utf-8")
+    context = new_context(chromium)
+    try:
+        watch = Watch(context, search=False)
+        context.route(
+            f"**/{MISSING_PAGE}",
+            lambda route: route.fulfill(status=404, content_type="text/html", body=not_found),
+        )
+        page = context.new_page()
+        page.goto(site_url + MISSING_PAGE)
+        settle(page, watch)
+        article = page.locator(CONTENT)
+        said = article.locator("p").all_inner_texts()
+        assert said, f"the page says only {article.inner_text()!r}"
+        home = article.locator("a[href]", has_text="home page")
+        assert home.count() == 1, said
+        home.click()
+        page.wait_for_load_state("load")
+        assert page.url == site_url, page.url
+        problems = [
+            line for line in watch.problems.lines() if MISSING_PAGE not in line
+        ]  # the missing page's own 404 is the point
+        assert problems == []
+    finally:
+        context.close()
