@@ -339,9 +339,9 @@ def test_a_missing_page_leads_the_reader_back_to_the_course(
     chromium: Browser, site_url: str
 ) -> None:
     """The page a host serves at an address the site has no page at (the built 404.html)
-    said "404 - Not found" and nothing else: no word of what happened, no link, and on a
-    phone not even the menu of the course's parts in sight. It says what happened and
-    links the home page, which it reaches from an address in a folder too."""
+    said "404 - Not found" and nothing else: no word of what happened, no link in the
+    page. It says what happened and links the home page, which it reaches from an
+    address in a folder too."""
     require_site()
     not_found = (SITE_DIR / "404.html").read_text(encoding="utf-8")
     context = new_context(chromium)
