@@ -5,9 +5,12 @@ Run after ``make site`` with ``make browser``.
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
-from .conftest import OpenPage
+from .conftest import SITE_DIR, OpenPage, require_site
 from .reader_checks import CONTRAST_JS, MIN_CONTRAST, SCHEMES
 
 pytestmark = pytest.mark.browser
@@ -103,3 +106,86 @@ def test_a_keyboard_reader_in_an_editor_is_shown_the_way_out(open_page: OpenPage
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")
     assert page.evaluate("() => !document.activeElement.closest('.cm-editor')")
+
+
+def test_the_words_a_search_found_read_in_its_results(open_page: OpenPage) -> None:
+    """The results of a search draw the words it found in the theme's amber, which on the
+    light scheme's white was 1.9:1: the words the reader looked for were the faintest
+    on the list."""
+    loaded = open_page("", search=True)
+    page = loaded.page
+    page.add_style_tag(content="* { transition: none !important; }")
+    page.keyboard.press("/")  # Material's key for the search box
+    page.wait_for_function(
+        "() => document.querySelector('.md-search-result__meta')?.textContent.trim()"
+    )
+    page.keyboard.type("compaction")  # key by key: Material searches on each key up
+    page.locator(".md-search-result mark").first.wait_for()
+    faint = {}
+    for scheme in SCHEMES:
+        page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", scheme)
+        found = page.evaluate(CONTRAST_JS, ".md-search-result mark")
+        assert found, "no word marked in the results"
+        low = sorted(
+            {(item["text"], item["ratio"]) for item in found if item["ratio"] < MIN_CONTRAST}
+        )
+        if low:
+            faint[scheme] = low[:3]
+    assert faint == {}, faint
+
+
+#: Run in the page with [the search index, queries]: the number of results Material's
+#: search worker (the page's own) gives each query, asked as the search box asks it.
+SEARCH_WORKER_JS = """async ([index, queries]) => {
+  const workerUrl = JSON.parse(document.getElementById('__config').textContent).search;
+  const worker = new Worker(workerUrl);
+  const ask = (message) => new Promise((resolve) => {
+    worker.onmessage = (event) => resolve(event.data);
+    worker.postMessage(message);
+  });
+  await ask({ type: 0, data: { config: index.config, docs: index.docs, options: {} } });
+  const found = {};
+  for (const query of queries) {
+    found[query] = (await ask({ type: 2, data: query })).data.items.length;
+  }
+  worker.terminate();
+  return found;
+}"""
+_TERM = re.compile(r"<dt>(.*?)</dt>", re.DOTALL)
+
+
+def glossary_queries() -> list[str]:
+    """What a reader types into the search box for each of the glossary's terms: every
+    word of the term, from its third letter on, letter by letter (the box searches at
+    each key; fewer letters match most of the site, and take the longest to search)."""
+    html = (SITE_DIR / "reference" / "glossary" / "index.html").read_text(encoding="utf-8")
+    words = {
+        word
+        for term in _TERM.findall(html)
+        for word in re.sub(r"<[^>]+>", " ", term).lower().split()
+    }
+    return sorted(
+        {
+            word[:end]
+            for word in words
+            for end in range(3, len(word) + 1)
+            if word[end - 1].isalnum()  # at a hyphen the box waits for the next word
+        }
+    )
+
+
+def test_every_word_of_the_glossary_finds_pages_at_every_key(open_page: OpenPage) -> None:
+    """Searching "tool" found nothing, nor "tool result", nor anything typed from "t"
+    on: the search library's set of indexed words took two of its nodes for one (its key
+    for a node ran each letter into the next node's number, and the course's numbers and
+    ids give it letters that are digits), so it expanded "tool" into a word the index did
+    not hold and failed the query, and the box said "No matching documents"."""
+    require_site()
+    queries = glossary_queries()
+    assert "tool" in queries, queries  # the glossary's "Orphaned tool result"
+    index = json.loads((SITE_DIR / "search" / "search_index.json").read_text(encoding="utf-8"))
+    # the page's own search gets no documents (the opener's default): this check's worker
+    # is the only one that builds the index
+    page = open_page("").page
+    found = page.evaluate(SEARCH_WORKER_JS, [index, queries])
+    assert [query for query in queries if not found[query]] == []

@@ -1,0 +1,33 @@
+"""docsite/search_worker.py: the theme's search worker is served with lunr's node keys
+made unambiguous, or the build says why it cannot be."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import material
+import pytest
+
+from docsite.search_worker import WORKER, unambiguous_token_set
+
+THEME = Path(material.__file__).parent / "templates"
+
+
+def test_the_theme_s_worker_gets_one_space_after_each_edge_s_node() -> None:
+    workers = [
+        path
+        for path in THEME.rglob("search.*.min.js")
+        if WORKER.fullmatch(path.relative_to(THEME).as_posix())
+    ]
+    assert len(workers) == 1, workers
+    original = workers[0].read_text(encoding="utf-8")
+    patched = unambiguous_token_set(original)
+    assert patched.count('e=e+s+o.id+" "}return e}') == 1
+    assert len(patched) == len(original) + len('+" "')
+
+
+@pytest.mark.parametrize("times", [0, 2])
+def test_a_worker_without_the_key_line_once_is_refused_with_its_count(times: int) -> None:
+    worker = "var x=1;" + "e=e+s+o.id}return e}" * times
+    with pytest.raises(ValueError, match=f"{times} times, not once"):
+        unambiguous_token_set(worker)
