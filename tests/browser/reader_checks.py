@@ -13,6 +13,9 @@
 - ``RUN_PANELS``: the result panels of blocks run in the page, for ``OVERFLOW_JS``.
 - ``MIDWORD_JS``: run in the browser, lists the inline code in tables broken across
   lines between two letters or digits (an identifier cut mid-word).
+- ``CUT_WORDS_JS``: run in the browser with a selector, lists the wrapped output
+  blocks that break a line between two letters, digits or points of a word short
+  enough to go whole onto the next row (a number split as ``0.`` and ``0015``).
 - ``PREDICT_JS``: run in the browser, lists every "Predict" box whose answer is
   on show before it is asked for: the box must be visible itself and be followed
   by a closed ``<details>`` fold whose summary starts with "Check" (only code
@@ -60,6 +63,45 @@ MIDWORD_JS = """
             && /[A-Za-z0-9]/.test(char)) {
           cut.push(code.textContent.slice(0, 60));
           break search;
+        }
+        before = { char, top: box.top };
+      }
+    }
+  }
+  return cut;
+}
+"""
+
+CUT_WORDS_JS = """
+(selector) => {
+  const cut = [];
+  for (const pre of document.querySelectorAll(`article ${selector}`)) {
+    const text = pre.textContent;
+    const style = getComputedStyle(pre);
+    const lineHeight = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.2;
+    const room = pre.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    if (!room || pre.clientHeight < lineHeight * (text.split('\\n').length + 0.5)) continue;
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    let at = 0;  // the character's place in the block's text
+    let before = null;  // the last character laid out, and the top of its row
+    search: for (let node = walker.nextNode(); node; at += node.length, node = walker.nextNode()) {
+      for (let i = 0; i < node.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const box = range.getBoundingClientRect();
+        if (box.width === 0 && box.height === 0) continue;
+        const char = node.data[i];
+        // between two letters, digits or a point (a break at a space or after a hyphen is
+        // where a line breaks)
+        const inWord = (c) => /[\\w.]/.test(c);
+        if (before && box.top > before.top + 1 && inWord(before.char) && inWord(char)) {
+          const start = text.slice(0, at + i).search(/\\S+$/);
+          const end = at + i + text.slice(at + i).search(/\\s|$/);
+          if ((end - start) * box.width <= room) {
+            cut.push(`${text.slice(start, end)} in: ${text.slice(0, 60)}`);
+            break search;
+          }
         }
         before = { char, top: box.top };
       }

@@ -28,6 +28,7 @@ from .reader_checks import (
     BUTTONS_OVER_CODE_JS,
     CODE_BLOCKS,
     CONTRAST_JS,
+    CUT_WORDS_JS,
     DARK_PLOTS_JS,
     MIDWORD_JS,
     MIN_CONTRAST,
@@ -111,7 +112,9 @@ def test_a_page_at_1280_hides_nothing_and_gives_nothing_away(
 )
 def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> None:
     """At 390 px, no output block, table or notebook cell of a chapter page is wider than
-    its box, no table cuts an identifier mid-word, no code runs under its buttons, and a
+    its box, no table cuts an identifier mid-word, no output block breaks a word that
+    fits on a row (a notebook's outputs broke anywhere: ``0.0015`` as ``0.`` and
+    ``0015``), no code runs under its buttons, and a
     notebook's plot is vector, with text of 11 px or more, inverted on the dark scheme."""
     require_site()
     loaded = site_page(chapter, viewport=PHONE)
@@ -121,6 +124,9 @@ def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> Non
     problems += [f"table: {line}" for line in _overflowing(loaded.page, TABLES)]
     problems += [f"notebook cell: {line}" for line in _overflowing(loaded.page, NOTEBOOK_CODE)]
     problems += [f"cut mid-word: {line}" for line in loaded.page.evaluate(MIDWORD_JS)]
+    problems += [
+        f"output cut mid-word: {line}" for line in loaded.page.evaluate(CUT_WORDS_JS, OUTPUT_BLOCKS)
+    ]
     problems += [f"under its buttons: {line}" for line in _under_buttons(loaded.page)]
     problems += [
         f"plot: {line}" for line in loaded.page.evaluate(NOTEBOOK_PLOTS_JS, MIN_PLOT_TEXT_PX)
