@@ -1,4 +1,5 @@
-"""A page as a reader prints it, and as a reader who uses only the keyboard sees it.
+"""A page as a reader prints it, as a reader who uses only the keyboard sees it, and
+the search box as a reader types into it.
 
 Run after ``make site`` with ``make browser``.
 """
