@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import Page
 
 from .conftest import SITE_DIR, OpenPage, require_site
 from .reader_checks import CONTRAST_JS, MIN_CONTRAST, SCHEMES
@@ -32,14 +33,16 @@ DRAWN_CONTROLS_JS = """() => {
   }
   return found;
 }"""
-#: What a reader moves to with Tab on a chapter, and the element that draws its focus
-#: ring: a link in the text, a link of the side menu, a Run button and a code editor
-#: (its text area takes the focus; the editor around it draws the ring).
+#: What a reader moves to with Tab, on a chapter and on the page that bills the reader's
+#: own session, and the element that draws its focus ring: a link in the text, a link of
+#: the side menu, a Run button, a code editor (its text area takes the focus; the editor
+#: around it draws the ring) and the file chooser.
 FOCUSED = {
-    "link in the text": ("article p a[href]:not(.headerlink)", None),
-    "menu link": (".md-sidebar--primary .md-nav__link[href]", None),
-    "Run button": ("button.cb-run", None),
-    "code editor": (".cm-content", ".cm-editor.cm-focused"),
+    "link in the text": (PRINTED[0], "article p a[href]:not(.headerlink)", None),
+    "menu link": (PRINTED[0], ".md-sidebar--primary .md-nav__link[href]", None),
+    "Run button": (PRINTED[0], "button.cb-run", None),
+    "code editor": (PRINTED[0], ".cm-content", ".cm-editor.cm-focused"),
+    "file chooser": ("measured/your-own-session/", "input[type=file]", None),
 }
 #: The least contrast a focus ring may have against what lies beside it (WCAG 2.2,
 #: non-text contrast and focus appearance).
@@ -59,28 +62,39 @@ FOCUS_JS = """(selector) => {
 def test_what_the_keyboard_is_on_shows_and_reads_on_either_scheme(open_page: OpenPage) -> None:
     """On the light scheme the focus ring was the theme's amber, 1.9:1 on white, and a
     focused link turned amber too: a keyboard reader lost track of where they were,
-    and could hardly read the link they were on."""
-    page = open_page(PRINTED[0]).page
-    # the theme fades colours in on a focus or a switch: measured mid-fade, it reads as neither
-    page.add_style_tag(content="* { transition: none !important; }")
-    page.keyboard.press("Tab")  # the reader is on the keyboard: a focus shows its ring
+    and could hardly read the link they were on. The file chooser of the page that
+    bills the reader's own session drew no ring at all."""
     faint: dict[str, list[tuple[str, str, float]]] = {}
-    for scheme in SCHEMES:
-        page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", scheme)
-        for name, (target, ring) in FOCUSED.items():
-            assert page.evaluate(FOCUS_JS, target), f"{name} ({target}) shows no focus"
-            drawn = ring or "[data-cb-focused]"
-            page.wait_for_selector(drawn)  # the editor marks its focus a frame later
-            outline = page.evaluate(CONTRAST_JS, [drawn, "outlineColor", True])
-            style = page.eval_on_selector(drawn, "el => getComputedStyle(el).outlineStyle")
-            found = [("ring", outline[0]["ratio"], MIN_RING_CONTRAST)]
-            if "link" in name:
-                found.append(("text", page.evaluate(CONTRAST_JS, drawn)[0]["ratio"], MIN_CONTRAST))
-            assert style != "none", f"{name} draws no focus ring on {scheme}"
-            low = [(name, what, ratio) for what, ratio, least in found if ratio < least]
-            if low:
-                faint.setdefault(scheme, []).extend(low)
-    assert faint == {}, faint
+    for path in dict.fromkeys(path for path, _, _ in FOCUSED.values()):
+        page = open_page(path).page
+        # the theme fades colours in on a focus or a switch: measured mid-fade, it reads
+        # as neither
+        page.add_style_tag(content="* { transition: none !important; }")
+        page.keyboard.press("Tab")  # the reader is on the keyboard: a focus shows its ring
+        for scheme in SCHEMES:
+            page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", scheme)
+            for name, (on, target, ring) in FOCUSED.items():
+                if on == path:
+                    low = _focus_problems(page, name, target, ring)
+                    faint.setdefault(scheme, []).extend(low)
+    assert faint == {scheme: [] for scheme in SCHEMES}, faint
+
+
+def _focus_problems(
+    page: Page, name: str, target: str, ring: str | None
+) -> list[tuple[str, str, float | str]]:
+    """What is wrong with the focus of the first visible `target` on `page`, as
+    (name, what, its contrast or "none" where no ring is drawn)."""
+    assert page.evaluate(FOCUS_JS, target), f"{name} ({target}) shows no focus"
+    drawn = ring or "[data-cb-focused]"
+    page.wait_for_selector(drawn)  # the editor marks its focus a frame later
+    if page.eval_on_selector(drawn, "el => getComputedStyle(el).outlineStyle") == "none":
+        return [(name, "ring", "none")]
+    outline = page.evaluate(CONTRAST_JS, [drawn, "outlineColor", True])
+    found = [("ring", outline[0]["ratio"], MIN_RING_CONTRAST)]
+    if "link" in name:
+        found.append(("text", page.evaluate(CONTRAST_JS, drawn)[0]["ratio"], MIN_CONTRAST))
+    return [(name, what, ratio) for what, ratio, least in found if ratio < least]
 
 
 @pytest.mark.parametrize("path", PRINTED)
