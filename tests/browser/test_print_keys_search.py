@@ -36,13 +36,17 @@ DRAWN_CONTROLS_JS = """() => {
 #: What a reader moves to with Tab, on a chapter and on the page that bills the reader's
 #: own session, and the element that draws its focus ring: a link in the text, a link of
 #: the side menu, a Run button, a code editor (its text area takes the focus; the editor
-#: around it draws the ring) and the file chooser.
+#: around it draws the ring), the file chooser, and a notebook lesson's link, folded hint
+#: and copy button.
 FOCUSED = {
     "link in the text": (PRINTED[0], "article p a[href]:not(.headerlink)", None),
     "menu link": (PRINTED[0], ".md-sidebar--primary .md-nav__link[href]", None),
     "Run button": (PRINTED[0], "button.cb-run", None),
     "code editor": (PRINTED[0], ".cm-content", ".cm-editor.cm-focused"),
     "file chooser": ("measured/your-own-session/", "input[type=file]", None),
+    "link in a notebook": (PRINTED[1], ".jupyter-wrapper a[href^='../']", None),
+    "notebook's hint": (PRINTED[1], ".jupyter-wrapper summary", None),
+    "notebook cell's copy button": (PRINTED[1], ".jupyter-wrapper button[data-md-type=copy]", None),
 }
 #: The least contrast a focus ring may have against what lies beside it (WCAG 2.2,
 #: non-text contrast and focus appearance).
@@ -63,7 +67,8 @@ def test_what_the_keyboard_is_on_shows_and_reads_on_either_scheme(open_page: Ope
     """On the light scheme the focus ring was the theme's amber, 1.9:1 on white, and a
     focused link turned amber too: a keyboard reader lost track of where they were,
     and could hardly read the link they were on. The file chooser of the page that
-    bills the reader's own session drew no ring at all."""
+    bills the reader's own session drew no ring at all, nor did anything in a notebook
+    lesson (the notebook's stylesheet takes every focus ring off)."""
     faint: dict[str, list[tuple[str, str, float]]] = {}
     for path in dict.fromkeys(path for path, _, _ in FOCUSED.values()):
         page = open_page(path).page
