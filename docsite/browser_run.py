@@ -448,7 +448,7 @@ def _notebook_content(text: str, page: Any, config: Any) -> str:
             for block in blocks
         ],
     }
-    return annotate_notebook(_cell_ids(text), blocks, "../" * depth + name)
+    return annotate_notebook(_cell_ids(_no_idle_tab_stops(text)), blocks, "../" * depth + name)
 
 
 #: The id nbconvert gives a notebook cell's box: `cell-id=<the cell's id>`.
@@ -461,6 +461,25 @@ def _cell_ids(page_html: str) -> str:
     button finds the code by that name as a CSS selector, in which `=` is no part of an
     id: the button copied nothing."""
     return _CELL_ID.sub(r'id="cell-\1"', page_html)
+
+
+#: The boxes nbconvert makes Tab stops: each cell's, and each output's (text or plot).
+_IDLE_TAB_STOP = re.compile(
+    r'(<div class="(?:jp-Cell-inputWrapper|jp-Rendered\w+ jp-OutputArea-output)"'
+    r'[^>]*?) tabindex="0"'
+)
+
+
+def _no_idle_tab_stops(page_html: str) -> str:
+    """`page_html` without the Tab stops nbconvert gives each cell's box and each
+    output, text or plot (so that a box that scrolls can be scrolled from the keyboard).
+    On the site no such box scrolls (an output wraps its rows, a plot fits), so a reader
+    tabbing through a lesson stopped on each for nothing: 47 times on Unit A's student
+    edition.
+
+    Example: `<div class="jp-Cell-inputWrapper" tabindex="0">` -> the same, no tabindex.
+    """
+    return _IDLE_TAB_STOP.sub(r"\1", page_html)
 
 
 def on_post_build(config: Any) -> None:

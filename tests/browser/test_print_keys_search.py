@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Page
 
-from .conftest import SITE_DIR, OpenPage, require_site
+from .conftest import SITE_DIR, OpenPage, SitePages, require_site
 from .reader_checks import CONTRAST_JS, MIN_CONTRAST, SCHEMES
 
 pytestmark = pytest.mark.browser
@@ -209,3 +209,23 @@ def test_every_word_of_the_glossary_finds_pages_at_every_key(open_page: OpenPage
     page = open_page("").page
     found = page.evaluate(SEARCH_WORKER_JS, [index, queries])
     assert [query for query in queries if not found[query]] == []
+
+
+#: The elements of a page's text that Tab stops on, though they are no control: no link,
+#: button, fold, field or editor (as "<tag>.<class>: <first words>").
+IDLE_TAB_STOPS_JS = """() => {
+  const controls = 'a[href], button, summary, input, select, textarea, [contenteditable]';
+  return [...document.querySelectorAll('article [tabindex]')]
+    .filter((el) => el.tabIndex >= 0 && el.checkVisibility() && !el.matches(controls))
+    .map((el) => `${el.tagName.toLowerCase()}.${el.className}: ${el.textContent.trim()}`)
+    .map((stop) => stop.slice(0, 60));
+}"""
+
+
+def test_tab_stops_only_on_what_a_reader_can_use(site_page: SitePages, notebook_path: str) -> None:
+    """A notebook lesson made every cell's box and every output a Tab stop (nbconvert
+    marks them so that a box that scrolls can be scrolled from the keyboard; here none
+    scrolls): 47 stops that do nothing on Unit A's student edition, between the links,
+    buttons and editors a reader tabs to."""
+    idle = site_page(notebook_path).page.evaluate(IDLE_TAB_STOPS_JS)
+    assert idle == [], f"{len(idle)} idle Tab stops, the first {idle[:3]}"
