@@ -7,8 +7,9 @@ from pathlib import Path
 
 import material
 import pytest
+from mkdocs.structure.files import File, Files
 
-from docsite.search_worker import WORKER, unambiguous_token_set
+from docsite.search_worker import WORKER, on_files, unambiguous_token_set
 
 THEME = Path(material.__file__).parent / "templates"
 
@@ -31,3 +32,17 @@ def test_a_worker_without_the_key_line_once_is_refused_with_its_count(times: int
     worker = "var x=1;" + "e=e+s+o.id}return e}" * times
     with pytest.raises(ValueError, match=f"{times} times, not once"):
         unambiguous_token_set(worker)
+
+
+def test_the_hook_serves_the_worker_patched_and_leaves_other_files_alone(tmp_path: Path) -> None:
+    worker = next(THEME.rglob("search.*.min.js")).relative_to(THEME).as_posix()
+    files = Files(
+        [
+            File(worker, str(THEME), str(tmp_path), True),
+            File("index.md", "docs", str(tmp_path), True),
+        ]
+    )
+    on_files(files, config=None)  # type: ignore[arg-type]  # the hook reads no setting
+    served = files.get_file_from_path(worker)
+    assert served is not None and served.content_string.count('o.id+" "') == 1
+    assert on_files(Files([]), config=None) is not None  # type: ignore[arg-type]
