@@ -356,6 +356,19 @@ def _what_ifs(what_if: Mapping[str, float | None]) -> str:
     return _table(["input side", "cost"], rows, named=True)
 
 
+def _lower_bounds(numbers: Sequence[int]) -> str:
+    """The calls whose file kept only the output count their stream began with, named
+    (`Bill.output_lower_bounds`); nothing when there are none."""
+    if not numbers:
+        return ""
+    said = ", ".join(map(str, numbers[:10])) + (" …" if len(numbers) > 10 else "")
+    calls = "1 call" if len(numbers) == 1 else f"{len(numbers):,} calls"
+    return (
+        f"<p>The output of {calls} ({said}) is a lower bound: the file kept only the count "
+        "each response's stream began with, so the real output, and the cost, are higher.</p>"
+    )
+
+
 def _skipped(skipped: Sequence[Mapping[str, Any]]) -> str:
     """What the bill left out: each skip's kind and its reason, which names its file (and
     line) and says why; a list, so that a long reason wraps on a phone."""
@@ -446,6 +459,7 @@ def bill_page(
         f"<h1>Bill</h1><p>{escape(files)} ({escape(data['format'])}): "
         f"{data['calls']:,} calls, {money(data['cost_usd'])}, "
         f"cache-read share {data['cache_read_share']:.1%}</p>",
+        _lower_bounds(data.get("output_lower_bound_call_numbers", [])),
         f'<p class="narrow">{_NARROW_NOTE}</p>',
         "<h2>Every call</h2>",
         _chart(data),
