@@ -15,7 +15,12 @@ from profiles import cases
 from context_budget import Bill, Policy, read_bill, replay
 from context_budget.models import model_for
 from context_budget.pricing import cost, price_for
-from context_budget.replay import ASSUMPTION, DEFAULT_SUMMARY_TOKENS, lifetimes_offered
+from context_budget.replay import (
+    ASSUMPTION,
+    DEFAULT_SUMMARY_TOKENS,
+    lifetimes_offered,
+    summary_size,
+)
 from context_budget.usage import Usage
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
@@ -252,6 +257,23 @@ def test_the_files_own_summary_sets_the_summary_size() -> None:
     assert replay(bill, Policy(compact_at=13_000, summary_tokens=500)).summary_tokens == 500
 
 
+def test_a_threshold_not_above_the_summary_it_would_use_is_refused_naming_both() -> None:
+    # the files' own summary (2,072 tokens) and the default one are held to the rule a
+    # summary_tokens given is held to: below compact_at, else no compaction makes room
+    own = read_bill(SYNTHETIC)
+    size = replay(own, Policy(compact_at=13_000)).summary_tokens
+    with pytest.raises(
+        ValueError, match=rf"compact_at \(2,000\) must be above .*\({size:,} tokens"
+    ):
+        replay(own, Policy(compact_at=2_000))
+    plain = read_bill(PROJECT)
+    said = rf"compact_at \({DEFAULT_SUMMARY_TOKENS:,}\) must be above .*the default"
+    with pytest.raises(ValueError, match=said):
+        replay(plain, Policy(compact_at=DEFAULT_SUMMARY_TOKENS))
+    assert replay(plain, Policy(compact_at=1_000, summary_tokens=999)).summary_tokens == 999
+    assert summary_size(own) == size and summary_size(plain) == DEFAULT_SUMMARY_TOKENS
+
+
 # ---------------------------------------------------------------- rent
 
 
@@ -471,8 +493,11 @@ _MODES = [
 def _policy(draw: st.DrawFn) -> Policy:
     model, cache = draw(st.sampled_from(_MODES))
     anthropic = model in (None, "claude-haiku-4-5")
-    compact_at = draw(st.none() | st.integers(1, 40_000))
+    compact_at = draw(st.none() | st.integers(2, 40_000))  # a summary of 1 token at least
     most = 6_000 if compact_at is None else min(6_000, compact_at - 1)  # below the threshold
+    # the default summary (the generated files hold none) is below the threshold, or one is
+    given = compact_at is not None and compact_at <= DEFAULT_SUMMARY_TOKENS
+    summary = st.integers(1, most) if given else st.none() | st.integers(1, most)
     return Policy(
         model=model,
         cache=cache,
@@ -480,7 +505,7 @@ def _policy(draw: st.DrawFn) -> Policy:
         clear_at=draw(st.none() | st.integers(1, 40_000)),
         keep=draw(st.integers(0, 4)),
         compact_at=compact_at,
-        summary_tokens=draw(st.none() | st.integers(1, most)) if most else None,
+        summary_tokens=draw(summary),
     )
 
 
@@ -552,7 +577,7 @@ def test_clearing_fires_no_more_often_as_its_threshold_rises(
 
 
 @cases(0.4)
-@given(_session(), st.integers(1_000, 40_000))
+@given(_session(), st.integers(DEFAULT_SUMMARY_TOKENS + 1, 40_000))
 def test_compaction_fires_only_once_a_request_reaches_its_threshold(
     tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]], threshold: int
 ) -> None:

@@ -15,6 +15,13 @@ SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessi
 PROJECT = SESSIONS / "sample-project"
 SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
 ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
+OPENHANDS = (
+    Path(__file__).resolve().parent
+    / "fixtures"
+    / "transcripts"
+    / "openhands"
+    / "basic_interactions.json"
+)
 ROW_KEYS = {
     "call",
     "thread",
@@ -136,6 +143,10 @@ def test_one_hour_writes_on_the_synthetic_session(capsys: pytest.CaptureFixture[
         (  # a summary the size of the threshold or more: no compaction could make room
             [str(PROJECT), "--compact-at", "20000", "--summary-tokens", "200000"],
             "summary_tokens (200,000) must be below compact_at (20,000)",
+        ),
+        (  # no summary given: the default one, 2,000 tokens, is held to the same rule
+            [str(PROJECT), "--compact-at", "1500"],
+            "compact_at (1,500) must be above the summary's size (2,000 tokens",
         ),
         ([str(PROJECT), "--model", "gpt-9"], "model 'gpt-9': no row with prices in the table"),
         ([str(PROJECT), "--model", ""], "model must be a model id, got ''"),
@@ -536,3 +547,14 @@ def test_a_replay_that_prices_calls_the_bill_leaves_out_is_not_compared(
     )
     assert main(["whatif", str(path)]) == 0  # the same calls left out: compared
     assert "%) = input" in capsys.readouterr().out
+
+
+def test_the_page_compacts_only_above_the_summary_it_would_write() -> None:
+    # its one call holds 2,473 tokens: the page's lower threshold rounds to 2,000, the
+    # size of the summary a compaction there would write, and no compaction makes room
+    from context_budget.cli._whatif import page_policies
+    from context_budget.replay import summary_size
+
+    bill = read_bill(OPENHANDS)
+    found = [policy.compact_at for _, policy in page_policies(bill) if policy.compact_at]
+    assert all(at > summary_size(bill) for at in found)

@@ -46,7 +46,7 @@ from context_budget.cli._bill import (
     zone_for,
 )
 from context_budget.cli._render import one_line
-from context_budget.replay import Policy, Replay, lifetimes_offered, replay
+from context_budget.replay import Policy, Replay, lifetimes_offered, replay, summary_size
 from context_budget.sessions.text import count_of, gc_paused
 from context_budget.zones import Zone
 
@@ -430,7 +430,8 @@ def _rent_lines(
 
 def page_policies(bill: Bill) -> list[tuple[str, Policy]]:
     """The policies the page replays: the session's own, the lifetimes its models offer,
-    and compaction and clearing at `PAGE_SHARES` of the way up to its largest request."""
+    and compaction and clearing at `PAGE_SHARES` of the way up to its largest request
+    (where that is 1,000 tokens or more; compaction only above the summary it writes)."""
     found = [("the session's own choices", Policy())]
     offered = set.intersection(*(set(lifetimes_offered(model)) for model in bill.models))
     for ttl, words in (("1h", "every write for 1 hour"), ("5m", "every write for 5 minutes")):
@@ -439,8 +440,10 @@ def page_policies(bill: Bill) -> list[tuple[str, Policy]]:
     sizes = [call.prompt_tokens for call in bill.calls]
     low, high = min(sizes), max(sizes)
     thresholds = sorted({round(low + share * (high - low), -3) for share in PAGE_SHARES})
+    summary = summary_size(bill)  # a compaction at or below it could never make room
     for at in (int(at) for at in thresholds if at >= 1_000):
-        found.append((f"compact at {at:,} tokens", Policy(compact_at=at)))
+        if at > summary:
+            found.append((f"compact at {at:,} tokens", Policy(compact_at=at)))
         found.append((f"clear at {at:,} tokens, keep 3", Policy(clear_at=at)))
     return found
 
