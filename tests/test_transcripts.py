@@ -387,12 +387,12 @@ def test_openai_text_parts_are_joined_line_by_line() -> None:
         (
             {"role": "robot", "content": "beep"},
             ValueError,
-            r"message 1 \(openai\): message 0 has role 'robot'",
+            r"message 1 has role 'robot'",
         ),
         (
             {"role": "user", "content": [{"type": "text", "text": None}]},
             TypeError,
-            r"message 1 \(openai\): message 0, block 0 \(text\) has 'text' of type NoneType",
+            r"message 1, block 0 \(text\) has 'text' of type NoneType",
         ),
     ],
     ids=[
@@ -410,10 +410,12 @@ def test_openai_text_parts_are_joined_line_by_line() -> None:
 def test_a_bad_openai_message_names_its_place_in_the_file(
     message: Any, error: type[Exception], fragment: str
 ) -> None:
-    # message 0 is a system message: the file's index is named, not the conversation's
+    # message 0 is a system message: the file's index is named, and only it (the
+    # conversation's, one less, was named beside it)
     messages = [{"role": "system", "content": "s"}, message]
-    with pytest.raises(error, match=f"^{fragment}"):
+    with pytest.raises(error, match=f"^{fragment}") as raised:
         _parse(json.dumps(messages), "openai")
+    assert "message 0" not in str(raised.value)
 
 
 def test_openai_tool_call_arguments_become_the_tool_use_input() -> None:

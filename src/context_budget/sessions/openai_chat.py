@@ -145,10 +145,7 @@ def read_openai(data: object) -> Layers:
                 converted["name"] = message["name"]
         else:
             converted = {"role": role, "content": _parts(message.get("content"), where)}
-        try:
-            check_message(converted, len(conversation))
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"{where} (openai): {error}") from None
+        check_message(converted, index)  # the file's index: its own message, as `where`
         conversation.append(converted)
     return Layers("\n\n".join(system), [], conversation)
 
