@@ -1031,3 +1031,13 @@ def test_a_broken_line_in_the_middle_of_a_transcript_is_still_an_error(tmp_path:
     path.write_text("\n".join([*lines[:3], '{"type":"ass', *lines[3:]]) + "\n", "utf-8")
     with pytest.raises(ValueError, match="line 4: not valid JSON"):
         load_transcript(path, skipped=[])
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [('[{"role": "user", "content": "hi"}]', "a list"), ('{"info": {}}', "an object without")],
+    ids=["a-list", "no-messages"],
+)
+def test_a_file_that_is_no_trajectory_says_what_was_found(text: str, found: str) -> None:
+    with pytest.raises(ValueError, match=rf"\(an object with messages\), found {found}"):
+        _parse(text, "mini-swe-agent")
