@@ -1350,3 +1350,17 @@ def test_a_live_evaluation_output_names_its_instances_not_its_last_line(
     assert_one_error_line(
         *run("inspect", output), "an OpenHands evaluation output of 2 instances (i, i)"
     )
+
+
+@pytest.mark.parametrize(
+    "flag", [["--budget", "{:,}"], ["--budget", "{:_}"], ["--max-bytes", "{:,}"]]
+)
+def test_counts_are_read_with_thousands_separators_as_whatif_reads_them(
+    run: Run, flag: list[str]
+) -> None:
+    # `whatif --compact-at 25,000` is read; `inspect --budget 25,000` was refused
+    name, shape = flag
+    value = 2_000_000 if name == "--max-bytes" else budget_report(layers_of(SESSION))["total"]
+    code, out, err = run("inspect", SESSION, name, shape.format(value), "--json")
+    plain = run("inspect", SESSION, name, str(value), "--json")
+    assert (code, err) == (0, "") and out == plain[1]

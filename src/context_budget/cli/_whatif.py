@@ -45,6 +45,7 @@ from context_budget.cli._bill import (
     write_html,
     zone_for,
 )
+from context_budget.cli._flags import whole_number
 from context_budget.cli._render import one_line
 from context_budget.replay import Policy, Replay, lifetimes_offered, replay, summary_size
 from context_budget.sessions.text import count_of, gc_paused
@@ -61,24 +62,8 @@ _SHOWN_DEPARTURES = 10
 PAGE_SHARES = (0.6, 0.8)
 
 
-def _tokens(text: str) -> int:
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r:.40}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1 token, got {value}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
+_tokens = whole_number("token", least=1)
+_count = whole_number()
 
 
 def add_parser(commands: Any) -> None:
