@@ -113,7 +113,7 @@ def test_openhands_events_of_no_message_are_skipped_and_counted() -> None:
 def test_mini_swe_agent_refuses_a_trajectory_without_messages() -> None:
     with pytest.raises(ValueError, match="an object without a messages list"):
         read_text('{"messages": 3}', "mini-swe-agent")
-    with pytest.raises(ValueError, match=r"messages\), a list"):
+    with pytest.raises(ValueError, match=r"messages\), found a list"):
         read_text("[]", "mini-swe-agent")
 
 
@@ -427,3 +427,29 @@ def test_a_time_rfc_3339_allows_is_read(given: str, same_as: str) -> None:
 def test_a_second_of_60_is_a_leap_second_and_no_other_is(value: str) -> None:
     with pytest.raises(ValueError, match="not an ISO time"):
         epoch(value, "t")
+
+
+@pytest.mark.parametrize("text", [None, 5, b"[]", ["[]"]], ids=["none", "int", "bytes", "list"])
+def test_read_text_refuses_what_is_no_text_naming_it(text: Any) -> None:
+    # None was read as an empty file, 5 failed inside the detector on a missing method
+    with pytest.raises(TypeError, match=r"^text must be a str \(a file's text\), got "):
+        read_text(text)
+
+
+@pytest.mark.parametrize(
+    "sources", [None, "abc", [None], ["a.jsonl"]], ids=["none", "str", "none-in", "path-in"]
+)
+def test_read_sources_refuses_what_is_no_list_of_sources_naming_it(sources: Any) -> None:
+    with pytest.raises(TypeError, match=r"^sources must be a list of Source, got "):
+        read_sources(sources)
+
+
+def test_read_paths_reads_one_path_as_read_bill_does_and_refuses_what_is_no_path() -> None:
+    # one path given as a string was read letter by letter: "d: no such file or folder"
+    folder = Path(__file__).parent / "fixtures" / "transcripts" / "openhands"
+    one = read_paths(str(folder))
+    assert [s.calls for s in one] == [s.calls for s in read_paths([folder])]
+    assert one and read_paths(folder) is not None
+    for bad in (None, 5, [None], [5]):
+        with pytest.raises(TypeError, match=r"^paths must be a path or a list of paths, got "):
+            read_paths(bad)  # type: ignore[arg-type]

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from context_budget._aside import SPLIT_BYTES, aside, can_fork
+from context_budget._values import short_repr
 from context_budget.sessions import (
     claude_code,
     codex,
@@ -238,7 +239,10 @@ def read_text(
     Raises:
         ValueError, TypeError: the text is in no format, or not in the one
             given; the error names the line, message or event.
+        TypeError: `text` is not a str.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str (a file's text), got {short_repr(text)}")
     check_format(format)
     return _mending(_read_one, [Source(name, text)], format, skipped)
 
@@ -354,8 +358,13 @@ def read_sources(
     Given `skipped`, a half-written last line is left out as `read_text` leaves it.
 
     Raises:
+        TypeError: `sources` is not a list of `Source`.
         ValueError: a format other than auto or claude-code, or a bad line.
     """
+    if not isinstance(sources, Sequence) or isinstance(sources, str | bytes):
+        raise TypeError(f"sources must be a list of Source, got {short_repr(sources)}")
+    if not all(isinstance(source, Source) for source in sources):
+        raise TypeError(f"sources must be a list of Source, got {short_repr(list(sources))}")
     check_format(format)
     if len(sources) == 1:
         return read_text(sources[0].text, format, sources[0].name, skipped)
@@ -867,22 +876,28 @@ def _with_messages(sources: Sequence[Source | FileSource], format: str) -> Sessi
 
 
 def read_paths(
-    paths: Sequence[str | PathLike[str]],
+    paths: str | PathLike[str] | Sequence[str | PathLike[str]],
     format: str = "auto",
     skipped: list[Skip] | None = None,
 ) -> list[Session]:
-    """The sessions of files and folders, for a bill: Claude Code files read together.
+    """The sessions of files and folders (or of one), for a bill: Claude Code files read
+    together.
 
     A file named twice, or inside a folder also named, is read once. A file
     or line no reader can take (`Skip`) is added to `skipped` and the rest
     read; without a list, the first one raises.
 
     Raises:
-        TypeError: `skipped` neither a list nor None.
+        TypeError: `paths` neither a path nor a list of paths, `skipped` neither a
+            list nor None.
         ValueError: an unknown `format`, a path missing, unreadable or not a
             file or folder; with `skipped` None, a file or line no reader
             can take (a malformed usage figure among them); each names the path.
     """
+    if isinstance(paths, str | PathLike):
+        paths = [paths]  # one path, not the letters of one
+    elif not isinstance(paths, Sequence) or not all(isinstance(p, str | PathLike) for p in paths):
+        raise TypeError(f"paths must be a path or a list of paths, got {short_repr(paths)}")
     check_format(format, BILL_FORMATS)
     if skipped is not None and not isinstance(skipped, list):
         raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")
