@@ -206,6 +206,24 @@ def test_results_cleared_before_any_call_carried_them_are_not_said_absent(
     assert "rent: no tool result in the files" in capsys.readouterr().out
 
 
+def test_results_of_calls_not_replayed_are_not_said_absent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A session on a model the table lacks is not replayed: its files still hold results."""
+    source = PROJECT / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        if line.get("type") == "assistant" and isinstance(line.get("message"), dict):
+            line["message"]["model"] = "my-local-model"
+    copy = tmp_path / source.name
+    copy.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert main(["whatif", str(copy)]) == 0
+    out = capsys.readouterr().out
+    assert "not replayed (no cache model): my-local-model" in out
+    assert "no tool result in the files" not in out
+    assert "rent: no replayed call carried a tool result" in out
+
+
 def _hostile_files(root: Path) -> dict[str, Path]:
     """What a tired user points `whatif` at: each a path under `root`."""
     (root / "empty").mkdir()

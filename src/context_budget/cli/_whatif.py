@@ -354,7 +354,8 @@ def render(data: dict[str, Any]) -> str:
     lines.extend(_warm_lines(data["warm_starts"]))
     lines.extend(_departure_lines(data["departures"], data["calls"]))
     edited = bool(data["clearings"] or data["compactions"])
-    lines.extend(_rent_lines(data["costliest_results"], data["rent"], edited))
+    left = bool(data["unreplayed_models"])
+    lines.extend(_rent_lines(data["costliest_results"], data["rent"], edited, left))
     if "per_call" in data:
         rows = data["per_call"]
         marks = ["summary" if r["summarizing"] else r["rebuild"] or "" for r in rows]
@@ -388,12 +389,16 @@ def _departure_lines(departures: list[dict[str, Any]], calls: int) -> list[str]:
 
 
 def _rent_lines(
-    costliest: list[dict[str, Any]], rent: list[dict[str, Any]], edited: bool
+    costliest: list[dict[str, Any]], rent: list[dict[str, Any]], edited: bool, left: bool
 ) -> list[str]:
     """The costliest results and the rent by tool; `edited` when clearing or compaction
-    fired (then no rent means they took every result out before a request carried it)."""
+    fired (then no rent means they took every result out before a request carried it),
+    `left` when calls on a model with no cache model were not replayed (their results
+    have no rent)."""
     if not rent and edited:
         return ["rent: no request carried a tool result (clearing or compaction took each out)"]
+    if not rent and left:
+        return ["rent: no replayed call carried a tool result (the calls not replayed have none)"]
     if not rent:
         return ["rent: no tool result in the files"]
     shown = "the costliest tool result" if len(costliest) == 1 else "the {} costliest tool results"
