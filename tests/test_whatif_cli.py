@@ -222,6 +222,11 @@ def test_results_of_calls_not_replayed_are_not_said_absent(
     assert "not replayed (no cache model): my-local-model" in out
     assert "no tool result in the files" not in out
     assert "rent: no replayed call carried a tool result" in out
+    page = tmp_path / "whatif.html"
+    assert main(["whatif", str(copy), "--html", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "The files hold no tool result" not in html
+    assert "No replayed call carried a tool result" in html and "my-local-model" in html
 
 
 def _hostile_files(root: Path) -> dict[str, Path]:

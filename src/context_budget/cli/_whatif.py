@@ -471,6 +471,7 @@ def _page_data(
         "policies": rows,
         "rent": first["rent"],
         "costliest_results": first["costliest_results"],
+        "unreplayed_models": first["unreplayed_models"],
     }
 
 
