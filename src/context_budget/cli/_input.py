@@ -28,7 +28,7 @@ from context_budget.sessions import (
     read_text,
     session_files,
 )
-from context_budget.sessions.openhands_state import STATE_FILE
+from context_budget.sessions.openhands_state import STATE_FILE, events_folder_error
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import special_kind
 
@@ -86,6 +86,8 @@ def _files_of(path: str) -> list[str]:
         return [path]
     if (state := Path(path) / STATE_FILE).is_file():
         return [str(state)]
+    if (said := events_folder_error(Path(path))) is not None:
+        raise InputError(said)
     try:
         found = [str(file) for file in session_files(Path(path))]
     except ValueError as error:

@@ -422,7 +422,10 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
     for given in paths:
         path = path_given(given)
         odd: list[Path] = []
-        inside = session_files(path, SESSION_SUFFIXES, odd) if _kind(path) == "folder" else [path]
+        folder = _kind(path) == "folder"
+        if folder and (said := openhands_state.events_folder_error(path)) is not None:
+            raise ValueError(said)
+        inside = session_files(path, SESSION_SUFFIXES, odd) if folder else [path]
         for name in odd:
             _skip(skipped, Skip("not a session", str(name), None, _no_file(name)))
         if not inside and not odd:
