@@ -383,9 +383,24 @@ def _read_together(sources: Sequence[Source], format: str) -> Session:
                 f"{source.name}: a Codex rollout, among files read as one Claude Code "
                 "session: give the rollouts one at a time"
             )
+        if first is None and (other := _other_document(source.text)) is not None:
+            raise ValueError(
+                f"{source.name}: {other}, among files read as one Claude Code session (a "
+                "session and its sub-agents' files): give it alone"
+            )
         if first is None and (document := _one_document(source.text, "claude-code")):
             raise ValueError(f"{source.name}: {document}")
     return _detected_by(claude_code.read(sources), format)
+
+
+def _other_document(text: str) -> str | None:
+    """The format of text that is one JSON document of a format other than Claude Code's
+    (an OpenHands event list, a trajectory), or None."""
+    try:
+        chosen, data = detect_format(text)
+    except ValueError:  # no format at all: the reader names its line
+        return None
+    return chosen if data is not None and chosen != "claude-code" else None
 
 
 def _kind(path: Path) -> str:
