@@ -977,3 +977,31 @@ def test_two_pairs_of_keys_chain_to_one_key_only_when_they_are_the_same_pair(
 
     assert (chained(a, b) == chained(c, d)) == ((a, b) == (c, d))
     assert len(chained(a, b)) == 20 and chained("ab", "c") != chained("a", "bc")
+
+
+def test_a_block_no_reader_checked_is_sized_not_fatal(tmp_path: Path) -> None:
+    # the bill reads usage alone; the replay rebuilt each request from the raw lines and
+    # failed on a tool use without a name (KeyError) or a result holding `true` (TypeError)
+    source = PROJECT / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    uses = [
+        block
+        for line in lines
+        if line.get("type") == "assistant"
+        for block in line["message"]["content"]
+        if block.get("type") == "tool_use"
+    ]
+    results = [
+        block
+        for line in lines
+        if line.get("type") == "user" and isinstance(line["message"]["content"], list)
+        for block in line["message"]["content"]
+        if block.get("type") == "tool_result"
+    ]
+    del uses[0]["name"], uses[1]["input"]
+    results[0]["content"] = ["a line", True, {"no": "type"}]
+    copy = tmp_path / source.name
+    copy.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    bill = read_bill(copy)
+    done = replay(bill)
+    assert [c.prompt_tokens for c in done.bill.calls] == [c.prompt_tokens for c in bill.calls]
