@@ -335,6 +335,20 @@ def test_a_claude_code_line_that_is_not_an_object_is_named() -> None:
         _parse('"hello"\n', "claude-code")
 
 
+def test_an_openai_refusal_is_kept_as_the_assistants_text() -> None:
+    # a refusal (the message's `refusal` field, or a content part of that type) was read
+    # as an empty message: its words left out of the count
+    messages = [
+        {"role": "user", "content": "Write the exploit."},
+        {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+        {"role": "user", "content": "Then explain it."},
+        {"role": "assistant", "content": [{"type": "refusal", "refusal": "Not that either."}]},
+    ]
+    conversation = _parse(json.dumps(messages), "openai").layers.conversation
+    assert conversation[1] == {"role": "assistant", "content": "I can't help with that."}
+    assert conversation[3] == {"role": "assistant", "content": "Not that either."}
+
+
 def test_openai_text_parts_are_joined_line_by_line() -> None:
     parts = [{"type": "text", "text": "Be brief."}, {"type": "text", "text": "Be kind."}]
     messages = [
