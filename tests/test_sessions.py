@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -453,3 +454,31 @@ def test_read_paths_reads_one_path_as_read_bill_does_and_refuses_what_is_no_path
     for bad in (None, 5, [None], [5]):
         with pytest.raises(TypeError, match=r"^paths must be a path or a list of paths, got "):
             read_paths(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "said"),
+    [
+        ("detect_format", (12345,), "text must be a str (a file's text), got 12345"),
+        ("detect_format", (None,), "text must be a str (a file's text), got None"),
+        ("checked_layers", (None,), "layers must be a Layers, got None"),
+        ("decode", (None, "a.json"), "raw must be the file's bytes, got None"),
+        ("agent_meta", (None,), "path must be a path, got None"),
+        ("description", (12345,), "path must be a path, got 12345"),
+    ],
+)
+def test_the_sessions_helpers_name_a_wrong_argument(
+    name: str, arguments: tuple[Any, ...], said: str
+) -> None:
+    # each failed on a missing attribute (`'int' object has no attribute 'isspace'`), or,
+    # given None for a file's text, said "the file is empty"
+    import context_budget.sessions as sessions
+
+    with pytest.raises(TypeError, match=f"^{re.escape(said)}$"):
+        getattr(sessions, name)(*arguments)
+
+
+def test_a_sub_agents_task_is_read_beside_a_path_given_as_a_string() -> None:
+    folder = Path(__file__).parent / "fixtures" / "transcripts" / "synthetic"
+    agent = next(folder.rglob("agent-*.jsonl"))
+    assert description(str(agent)) == description(agent) != ""

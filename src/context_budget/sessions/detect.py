@@ -199,7 +199,10 @@ def detect_format(text: str) -> tuple[str, object]:
         FormatError: text that is empty or blank, no JSON document nor JSON
             Lines of records (naming where the JSON breaks), or a shape of no format.
         ValueError: JSON nested too deeply, or a document holding a number too long.
+        TypeError: `text` is not a str.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str (a file's text), got {short_repr(text)}")
     if not text or text.isspace():  # what `strip` leaves empty, not copied
         raise FormatError("the file is empty")
     try:
