@@ -1113,8 +1113,19 @@ def test_a_failed_write_in_process_is_one_line_and_exit_2(
         ("tab\there.json", "tab\\there.json"),
         ("esc\x1b[2J.json", "esc\\x1b[2J.json"),
         ("sep\u2028ara\x85tor.json", "sep\\u2028ara\\x85tor.json"),
+        # a right-to-left override turned the rest of the line around on the screen
+        ("gpj.\u202eexe.json", "gpj.\\u202eexe.json"),
+        ("iso\u2067late\u2069.json", "iso\\u2067late\\u2069.json"),
     ],
-    ids=["newline", "carriage return", "tab", "escape", "unicode separators"],
+    ids=[
+        "newline",
+        "carriage return",
+        "tab",
+        "escape",
+        "unicode separators",
+        "bidi override",
+        "bidi isolate",
+    ],
 )
 def test_a_line_break_in_the_file_name_is_escaped_in_the_report(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, shown: str
