@@ -272,6 +272,8 @@ def test_a_threshold_not_above_the_summary_it_would_use_is_refused_naming_both()
         replay(plain, Policy(compact_at=DEFAULT_SUMMARY_TOKENS))
     assert replay(plain, Policy(compact_at=1_000, summary_tokens=999)).summary_tokens == 999
     assert summary_size(own) == size and summary_size(plain) == DEFAULT_SUMMARY_TOKENS
+    with pytest.raises(TypeError, match=r"^bill must be a Bill \(read_bill\), got 'x'$"):
+        summary_size("x")  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------- rent
