@@ -21,6 +21,7 @@ from context_budget.bills import Bill, read_bill
 from context_budget.sessions import Source, read_paths, read_sources, read_text, text
 from context_budget.sessions.text import (
     description,
+    dollars,
     epoch,
     json_lines,
     kind_of,
@@ -148,9 +149,16 @@ def test_a_cost_that_is_not_a_number_of_dollars_stops_the_bill(tmp_path: Path, w
     else:
         data["info"]["model_stats"]["instance_cost"] = -1
     path = _json(tmp_path, "t.traj.json", data)
-    with pytest.raises(ValueError, match="a cost must be a number >= 0"):
+    with pytest.raises(ValueError, match="a cost must be a number of USD from 0, below"):
         read_bill(path)
     assert load_transcript(path).conversation
+
+
+def test_a_cost_too_large_names_the_limit_it_passed() -> None:
+    # "a cost must be a number >= 0 (USD), got 1e+30" named no limit 1e+30 breaks
+    with pytest.raises(ValueError, match=r"^extra\.cost: .* below 1,000,000,000,000, got 1e\+30$"):
+        dollars(1e30, "extra.cost")
+    assert dollars(0, "x") == 0.0 and dollars(999_999_999_999.5, "x") == 999_999_999_999.5
 
 
 def test_an_assistant_message_without_usage_is_no_call(tmp_path: Path) -> None:

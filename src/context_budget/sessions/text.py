@@ -607,7 +607,10 @@ def dollars(value: Any, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e12:
-        raise ValueError(f"{where}: a cost must be a number >= 0 (USD), got {value!r:.60}")
+        raise ValueError(
+            f"{where}: a cost must be a number of USD from 0, below 1,000,000,000,000, "
+            f"got {value!r:.60}"
+        )
     return float(value)
 
 
