@@ -271,3 +271,11 @@ def test_a_conversations_events_folder_names_the_folder_to_give(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert f"an OpenHands conversation's events folder: give {CONVERSATION}" in err
+
+
+def test_load_transcript_reads_a_conversations_folder_as_inspect_does() -> None:
+    # inspect read the folder through its state file; load_transcript said it held no
+    # .jsonl file, and of its events folder the same
+    assert load_transcript(CONVERSATION) == load_transcript(STATE)
+    with pytest.raises(ValueError, match=r"events folder: give .*, the conversation's folder"):
+        load_transcript(CONVERSATION / "events")

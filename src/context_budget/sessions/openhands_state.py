@@ -50,6 +50,7 @@ from context_budget.usage import Usage
 
 __all__ = [
     "STATE_FILE",
+    "conversation_state",
     "event_files",
     "events_folder_error",
     "is_event",
@@ -93,6 +94,20 @@ def event_files(state: Path) -> list[Path]:
     except OSError:
         return []
     return [folder / name for name in sorted(names, key=_index)]
+
+
+def conversation_state(folder: Path) -> Path | None:
+    """The state file of the conversation whose folder is `folder`, read in the folder's
+    place (it reads the events); None for any other folder.
+
+    Raises:
+        ValueError: `folder` is a conversation's `events` folder (`events_folder_error`).
+    """
+    if (state := folder / STATE_FILE).is_file():
+        return state
+    if (said := events_folder_error(folder)) is not None:
+        raise ValueError(said)
+    return None
 
 
 def events_folder_error(folder: Path) -> str | None:
