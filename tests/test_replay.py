@@ -1007,3 +1007,20 @@ def test_a_block_no_reader_checked_is_sized_not_fatal(tmp_path: Path) -> None:
     bill = read_bill(copy)
     done = replay(bill)
     assert [c.prompt_tokens for c in done.bill.calls] == [c.prompt_tokens for c in bill.calls]
+
+
+def test_each_result_of_an_evaluation_output_is_rented_by_its_own_instance() -> None:
+    # the instances of one file named their blocks by the file alone: a result of one
+    # instance was counted on every instance's calls (7,088 tokens in 90 calls, where its
+    # instance made 23)
+    output = FIXTURES / "openhands" / "output.jsonl"
+    bill = read_bill(output)
+    calls: dict[str, int] = {}
+    for call in bill.calls:
+        calls[call.thread.name] = calls.get(call.thread.name, 0) + 1
+    done = replay(bill, Policy(model="gpt-5.5"))
+    assert done.results
+    for result in done.results:
+        assert result.calls <= calls[result.thread], result
+    threads = {result.thread for result in done.results}
+    assert len(threads) == len(calls) > 1
