@@ -409,6 +409,12 @@ def _rent(whatif: Mapping[str, Any]) -> str:
         [r["tool"] or "(unnamed)", r["results"], f"{r['tokens']:,}", money(r["cost_usd"])]
         for r in whatif["rent"]
     ]
+    left = whatif.get("unreplayed_models")
+    if not tools and left:  # their calls have no replay, so their results no rent
+        return (
+            "<h2>Rent of the tool results</h2><p>No replayed call carried a tool result; "
+            f"the calls on {escape(', '.join(left))} were not replayed (no cache model).</p>"
+        )
     if not tools:
         return "<h2>Rent of the tool results</h2><p>The files hold no tool result.</p>"
     return (
@@ -435,7 +441,9 @@ def bill_page(
         whatif: the replays and the rent, or None: `{"bill_usd", "assumption",
             "policies": [{"label", "replayed_usd", "clearings", "compactions"}],
             "rent": [{"tool", "results", "tokens", "cost_usd"}],
-            "costliest_results": [{"tool", "tokens", "calls", "cost_usd", "where"}]}`.
+            "costliest_results": [{"tool", "tokens", "calls", "cost_usd", "where"}],
+            "unreplayed_models": [model id]}` (the last optional: the models whose
+            calls were not replayed).
 
     A lone surrogate in any string (a JSON file may escape one) is written `\\udXXX`.
     """

@@ -145,13 +145,18 @@ def add_parser(commands: Any) -> None:
 
 def page_file(text: str) -> str:
     """An `--html` FILE, checked before any session is read: a name (not empty: an unset
-    variable), not a folder, in a folder that exists.
+    variable; not `-`, standard output), not a folder, in a folder that exists.
 
     Raises:
         argparse.ArgumentTypeError: what is wrong, in one line.
     """
     if not text:
         raise argparse.ArgumentTypeError("cannot write the page: an empty path names no file")
+    if text == "-":  # the report goes there: a page there too would mix the two
+        raise argparse.ArgumentTypeError(
+            "-: cannot write the page to standard output, where the report goes: "
+            "give a file name (./- for a file named -)"
+        )
     if os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text}: cannot write the page: it is a folder")
     folder = os.path.dirname(text) or "."

@@ -20,7 +20,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from context_budget._checks import bad_scalar, check_message
-from context_budget._values import maker
+from context_budget._values import maker, short_repr
 from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
@@ -586,7 +586,10 @@ def checked_layers(layers: Layers) -> Layers:
 
     Raises:
         ValueError, TypeError: a bad string or message, naming its place.
+        TypeError: `layers` is not a `Layers`.
     """
+    if not isinstance(layers, Layers):
+        raise TypeError(f"layers must be a Layers, got {short_repr(layers)}")
     for where, text in [("system", layers.system)] + [
         (f"pinned record {number}", record) for number, record in enumerate(layers.pinned)
     ]:
