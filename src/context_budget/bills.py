@@ -1013,9 +1013,9 @@ class Bill:
             ValueError: a string that is neither a day nor an ISO time, a zone
                 no database holds, or `since` after `until`.
         """
+        where = as_zone(zone)  # checked whether or not a bound reads it
         if since is None and until is None:
             return self
-        where = as_zone(zone)
         low, high = _bound(since, "since", where), _bound(until, "until", where)
         if low is not None and high is not None:
             same = low[0] == high[0]
@@ -1737,6 +1737,8 @@ def figures_of(bill: Bill, prices: Mapping[str, Price] | None = None) -> Figures
     """The figures a report of `bill` shows, at `prices` (`PRICES` when None): worked out
     in two parts on two cores where the bill is large (`ASIDE_CALLS`), and equal to
     the bill's own methods' answers either way."""
+    if not isinstance(bill, Bill):
+        raise TypeError(f"bill must be a Bill, got {short_repr(bill)}")
     parts, (models, threads, tokens, share) = _parts(bill, prices)
     rebuilds = sorted(
         (replace(r, call=numbers[r.call - 1]) for part, numbers in parts for r in part.rebuilds),
