@@ -657,6 +657,28 @@ def test_a_fifo_is_refused_not_read(run: Run, tmp_path: Path) -> None:
     assert_one_error_line(*run("inspect", fifo), "a FIFO (named pipe), not a regular file")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_pipe_or_a_link_to_nothing_in_a_session_folder_is_named(run: Run, tmp_path: Path) -> None:
+    """inspect read the rest of the folder and said nothing of either; a folder holding
+    only such an entry was "a directory with no .jsonl file"."""
+    folder = tmp_path / "session"
+    folder.mkdir()
+    sample = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
+    (folder / "fe5e1c67.jsonl").write_bytes(
+        (sample / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl").read_bytes()
+    )
+    os.mkfifo(folder / "pipe.jsonl")
+    (folder / "moved.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    code, out, err = run("inspect", folder)
+    assert code == 0 and "main chain of 23 messages" in out
+    assert err.count("\n") == 1
+    assert "2 files that are no session (moved.jsonl, pipe.jsonl); the rest is read" in err
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    os.mkfifo(alone / "pipe.jsonl")
+    assert_one_error_line(*run("inspect", alone), "pipe.jsonl: a FIFO (named pipe)")
+
+
 def test_a_device_is_refused_not_read(run: Run) -> None:
     # break 10: /dev/zero was read until memory ran out
     assert_one_error_line(*run("inspect", "/dev/zero"), "a character device, not a regular file")

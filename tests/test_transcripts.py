@@ -1023,6 +1023,26 @@ def test_a_live_session_reads_without_its_half_written_last_line(
         load_transcript(named, skipped=())  # type: ignore[arg-type]
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_or_a_link_to_nothing_in_a_folder_is_named(tmp_path: Path) -> None:
+    """Both were left out of a folder's read without a word."""
+    (tmp_path / _LIVE.name).write_bytes(_LIVE.read_bytes())
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "moved.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    with pytest.warns(UserWarning, match=r"2 files that are no session \(moved\.jsonl, pipe"):
+        layers = load_transcript(tmp_path)
+    assert layers == load_transcript(_LIVE)
+    noted: list[Any] = []
+    load_transcript(tmp_path, skipped=noted)
+    assert [(skip.kind, skip.place) for skip in noted] == [
+        ("not a session", "moved.jsonl"),
+        ("not a session", "pipe.jsonl"),
+    ]
+    (tmp_path / _LIVE.name).unlink()
+    with pytest.raises(ValueError, match=r"moved\.jsonl: a symbolic link to .*gone\.jsonl"):
+        load_transcript(tmp_path)
+
+
 def test_a_broken_line_in_the_middle_of_a_transcript_is_still_an_error(tmp_path: Path) -> None:
     lines = _LIVE.read_text(encoding="utf-8").splitlines()
     path = tmp_path / _LIVE.name

@@ -171,14 +171,19 @@ class CachePolicy:
     _seconds: dict[str, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self._check_choices()
+        self._check_counts()
+        for name in ("lifetimes", "write_multiples"):  # a dict of them is read as its pairs
+            object.__setattr__(self, name, _pairs(getattr(self, name), name))
+        self._check_lifetimes()
+        self._check_rates()
+
+    def _check_choices(self) -> None:
+        """The fields that name one of a few choices, and the minimum's type."""
         if self.hit_unit not in HIT_UNITS:
             raise ValueError(
                 f"hit_unit must be one of {', '.join(HIT_UNITS)}, got {short_repr(self.hit_unit)}"
             )
-        for name in ("step_tokens", "max_breakpoints", "max_writes"):
-            value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise ValueError(f"CachePolicy.{name} must be an int >= 1, got {short_repr(value)}")
         if not isinstance(self.minimum, MinimumLength):
             raise TypeError(
                 f"CachePolicy.minimum must be a MinimumLength, got {short_repr(self.minimum)}"
@@ -192,14 +197,23 @@ class CachePolicy:
             raise ValueError(
                 f"CachePolicy.keeps must be 'latest' or 'first', got {short_repr(self.keeps)}"
             )
+
+    def _check_counts(self) -> None:
+        """The counts: at least 1, or None where None means no limit."""
+        for name in ("step_tokens", "max_breakpoints", "max_writes"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"CachePolicy.{name} must be an int >= 1, got {short_repr(value)}")
         for name in ("lookback_blocks", "considered", "capacity_tokens"):
             value = getattr(self, name)
             if value is not None and (type(value) is not int or value < 1):
                 raise ValueError(
                     f"CachePolicy.{name} must be None or an int >= 1, got {short_repr(value)}"
                 )
-        for name in ("lifetimes", "write_multiples"):  # a dict of them is read as its pairs
-            object.__setattr__(self, name, _pairs(getattr(self, name), name))
+
+    def _check_lifetimes(self) -> None:
+        """At least one lifetime, each a positive number of seconds (kept by name); only
+        those a `Usage` holds where the usage reports the writes."""
         if not self.lifetimes:
             raise ValueError("CachePolicy.lifetimes must name at least one lifetime")
         for name, seconds in self.lifetimes:
@@ -212,6 +226,9 @@ class CachePolicy:
                     f"a policy that reports writes may offer only lifetimes a Usage holds "
                     f"({', '.join(LIFETIME_SECONDS)}), got {', '.join(map(repr, unknown))}"
                 )
+
+    def _check_rates(self) -> None:
+        """The multiples and rates: numbers (`_number`); the hit rate a share."""
         for name, multiple in self.write_multiples:
             _number(multiple, f"write_multiples[{name!r}]")
         _number(self.read_multiple, "read_multiple")

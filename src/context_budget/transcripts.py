@@ -43,6 +43,7 @@ from context_budget.sessions import (
     read_text,
     session_files,
 )
+from context_budget.sessions.detect import odd_file
 from context_budget.sessions.skips import Skip, summary
 from context_budget.sessions.text import path_given, read_source
 
@@ -64,7 +65,9 @@ def load_transcript(
             a folder holding one session file and its sub-agents' files.
         format: `"auto"` (the default: the file's shape decides) or one of
             `FORMATS`; the module's docstring says what each reads.
-        skipped: where to note a half-written last line left out.
+        skipped: where to note a half-written last line left out, and a
+            folder's entry named as a session file that is no regular file (a
+            named pipe, a link to nothing).
 
     Returns:
         The layers: system (OpenAI and Codex system messages; empty otherwise
@@ -115,11 +118,16 @@ def load_transcript(
 
 def _layers(folder: Path, format: str, skipped: list[Skip]) -> Layers:
     """`load_transcript`'s read of a file or folder, a half-written last line added to
-    `skipped`."""
+    `skipped`, and a folder's entry named as a session file that is no regular file (a
+    named pipe, a link to nothing)."""
     if folder.is_dir():
-        files = session_files(folder)
+        odd: list[Path] = []
+        files = session_files(folder, odd=odd)
+        if odd and not files:
+            raise ValueError(odd_file(odd[0]).reason)
         if not files:
             raise ValueError(f"{folder}: a folder with no .jsonl file (no Claude Code session)")
+        skipped += [odd_file(name) for name in odd]
         sources = [read_source(file) for file in files]
         return read_sources(sources, format, skipped).conversation().layers
     try:

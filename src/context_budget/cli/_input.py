@@ -28,6 +28,7 @@ from context_budget.sessions import (
     read_text,
     session_files,
 )
+from context_budget.sessions.detect import odd_file
 from context_budget.sessions.openhands_state import STATE_FILE
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import special_kind
@@ -75,9 +76,12 @@ def _load(text: str, path: str, format: str, skipped: list[Skip] | None) -> Sess
         raise InputError(f"{path}: {error}") from None
 
 
-def _files_of(path: str) -> list[str]:
+def _files_of(path: str, skipped: list[Skip] | None = None) -> list[str]:
     """The files a path given to the command names: itself, a folder's `.jsonl` files, or an
-    OpenHands conversation folder's state file (which reads its events)."""
+    OpenHands conversation folder's state file (which reads its events). A folder's entry
+    named so that is no regular file (a named pipe, a link to nothing) is added to
+    `skipped` (`detect.odd_file`); with no list, or when nothing else is left, it is the
+    error."""
     try:
         is_folder = os.path.isdir(path)
     except (OSError, ValueError):  # pragma: no cover - defensive: isdir reports these as False
@@ -86,12 +90,17 @@ def _files_of(path: str) -> list[str]:
         return [path]
     if (state := Path(path) / STATE_FILE).is_file():
         return [str(state)]
+    odd: list[Path] = []
     try:
-        found = [str(file) for file in session_files(Path(path))]
+        found = [str(file) for file in session_files(Path(path), odd=odd)]
     except ValueError as error:
         raise InputError(str(error)) from None
+    if odd and (skipped is None or not found):
+        raise InputError(odd_file(odd[0]).reason)
     if not found:
         raise InputError(f"{path}: is a directory with no .jsonl file (no Claude Code session)")
+    if skipped is not None:
+        skipped += [odd_file(name) for name in odd]
     return found
 
 
@@ -103,7 +112,7 @@ def load_paths(
     Given `skipped`, a file's half-written last line (a live session's) is left out and
     added to it; without, it is an error as any bad line is.
     """
-    names = [name for path in paths for name in _files_of(path)]
+    names = [name for path in paths for name in _files_of(path, skipped)]
     if len(paths) == 1 and names == paths:
         return _load(_read(paths[0], max_bytes), paths[0], format, skipped)
     files = [Source(name, _read(name, max_bytes), *agent_meta(Path(name))) for name in names]

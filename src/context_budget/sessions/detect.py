@@ -73,6 +73,7 @@ __all__ = [
     "FormatError",
     "check_format",
     "detect_format",
+    "odd_file",
     "read_paths",
     "read_sources",
     "read_text",
@@ -415,7 +416,7 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
         odd: list[Path] = []
         inside = session_files(path, SESSION_SUFFIXES, odd) if _kind(path) == "folder" else [path]
         for name in odd:
-            _skip(skipped, Skip("not a session", str(name), None, _no_file(name)))
+            _skip(skipped, odd_file(name))
         if not inside and not odd:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
         for file in inside:
@@ -426,13 +427,16 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
     return [path for path in found if not _read_by_state(path, states)] if states else found
 
 
-def _no_file(path: Path) -> str:
-    """Why a folder's entry named as a session file is not read: what it is instead."""
+def odd_file(path: Path) -> Skip:
+    """The skip of a folder's entry named as a session file that is no regular file (a
+    named pipe, a link to nothing; `text.session_files`'s `odd`): its reason says what
+    it is instead."""
     try:
         _kind(path)
     except ValueError as error:
-        return str(error)
-    return f"{path}: no regular file as the folder was read"  # replaced since
+        return Skip("not a session", str(path), None, str(error))
+    reason = f"{path}: no regular file as the folder was read"  # replaced since
+    return Skip("not a session", str(path), None, reason)
 
 
 def _resolved(file: Path, folders: dict[str, str]) -> str:
