@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,21 +70,57 @@ def _peer_output(totals: dict[str, float]) -> str:
     return json.dumps({"sessions": [], "totals": keys})
 
 
+@dataclass(frozen=True)
+class Billed:
+    """A generated folder, its bill timed once and the real runs the table checks share.
+
+    Attributes:
+        folder: the generated Claude Code project folder.
+        size: its bytes.
+        seconds: the best wall seconds of `time_bill` (one run).
+        data: the bill's `--json` object, from that run.
+        bill: one more whole-process run of the bill, the row `_side_by_side` reports.
+        floors: each report floor's name -> its one run on the folder.
+    """
+
+    folder: Path
+    size: int
+    seconds: float
+    data: dict[str, Any]
+    bill: Run
+    floors: dict[str, Run]
+
+
+@pytest.fixture(scope="module")
+def billed(tmp_path_factory: pytest.TempPathFactory) -> Billed:
+    """One generated folder of 300 kB, timed with `time_bill` and run through the bill and
+    every report floor once, for every check of the table below: each run is a Python
+    process of its own, and the checks differ only in what the other rows said."""
+    folder = tmp_path_factory.mktemp("billed")
+    size = generate_project(folder, 300_000)
+    seconds, data = time_bill(folder, repeats=1)
+    floors = {}
+    for name in REPORT_FLOORS:
+        decoder = "msgspec" if "msgspec" in name else "json"
+        cores = ["two-cores"] if "two cores" in name else []
+        floor = [sys.executable, "-m", "benchmarks.floor", str(folder), decoder, "report", *cores]
+        floors[name] = run_process(floor)
+    return Billed(folder, size, seconds, data, run_process(bill_argv(folder)), floors)
+
+
 def _side_by_side(
-    folder: Path, peer: dict[str, float], seconds: float, quarter: float | None = None
+    billed: Billed, peer: dict[str, float], seconds: float, quarter: float | None = None
 ) -> SideBySide:
-    """The bill run for real; every other row a run of `seconds` that said `peer`."""
-    bill = [run_process(bill_argv(folder))]
+    """The bill and the report floors as they ran for real; every other row a run of
+    `seconds` that said `peer`. A fresh `SideBySide` each time, over the shared runs."""
+    bill = [billed.bill]
     data = json.loads(bill[0].stdout)
     other = Run(seconds=seconds, peak_mib=60.0, stdout=_peer_output(peer))
     names = [BILL_STANDARD, "floor (msgspec)", "floor (json)", CCUSAGE, TOKSCALE]
     runs = {BILL_FAST: bill, **{name: [other] for name in names}}
     totals = {BILL_FAST: bill_totals(data), **{name: dict(peer) for name in names}}
     for name in REPORT_FLOORS:
-        decoder = "msgspec" if "msgspec" in name else "json"
-        cores = ["two-cores"] if "two cores" in name else []
-        floor = [sys.executable, "-m", "benchmarks.floor", str(folder), decoder, "report", *cores]
-        runs[name] = [run_process(floor)]
+        runs[name] = [billed.floors[name]]
         totals[name] = dict(peer)
     if quarter is None:
         return SideBySide(runs, totals, data)
@@ -90,11 +128,10 @@ def _side_by_side(
     return SideBySide(runs, totals, data, small, (4 * 2**20, 2**20))
 
 
-def test_the_table_and_the_page_region(tmp_path: Path) -> None:
-    size = generate_project(tmp_path, 600_000)
-    seconds, data = time_bill(tmp_path, repeats=1)
+def test_the_table_and_the_page_region(billed: Billed) -> None:
+    size, seconds, data = billed.size, billed.seconds, billed.data
     assert seconds < GOAL_SECONDS
-    result = _side_by_side(tmp_path, bill_totals(data), seconds=1e6)
+    result = _side_by_side(billed, bill_totals(data), seconds=1e6)
     text = render(size, 2, result)
     many = render(size, 2, result, ("3 sessions", result))  # the folder of many sessions too
     assert "short sessions" not in text and "On a folder of many short sessions (3 sessions" in many
@@ -108,21 +145,19 @@ def test_the_table_and_the_page_region(tmp_path: Path) -> None:
     assert bill_region(PAGE.read_text(encoding="utf-8")) == RESULTS.read_text(encoding="utf-8")
 
 
-def test_a_disagreement_and_a_slower_bill_are_said(tmp_path: Path) -> None:
-    generate_project(tmp_path, 300_000)
-    _, data = time_bill(tmp_path, repeats=1)
+def test_a_disagreement_and_a_slower_bill_are_said(billed: Billed) -> None:
+    data = billed.data
     peer = bill_totals(data) | {"output": 1, "cost_usd": data["cost_usd"] + 0.01}
-    said = "\n".join(peer_table(_side_by_side(tmp_path, peer, seconds=1e-6)))
+    said = "\n".join(peer_table(_side_by_side(billed, peer, seconds=1e-6)))
     assert f"- {TOKSCALE} and {BILL_FAST}: tokens differ in output" in said
     assert f"costs ${data['cost_usd']:,.6f} and ${data['cost_usd'] + 0.01:,.6f}" in said
     fast = next(line for line in said.splitlines() if line.startswith(f"- {BILL_FAST}: "))
     assert fast.split(";")[0].endswith("**missed**")  # a real bill is slower than 1 µs
 
 
-def test_a_report_floor_that_prices_other_figures_is_said(tmp_path: Path) -> None:
-    generate_project(tmp_path, 300_000)
-    _, data = time_bill(tmp_path, repeats=1)
-    result = _side_by_side(tmp_path, bill_totals(data), seconds=1.0)
+def test_a_report_floor_that_prices_other_figures_is_said(billed: Billed) -> None:
+    data = billed.data
+    result = _side_by_side(billed, bill_totals(data), seconds=1.0)
     floor = json.loads(result.runs[REPORT_FLOOR_FAST][0].stdout)
     floor["every_line_cost_usd"] += 0.01
     result.runs[REPORT_FLOOR_FAST] = [Run(1.0, 50.0, json.dumps(floor))]
@@ -133,10 +168,8 @@ def test_a_report_floor_that_prices_other_figures_is_said(tmp_path: Path) -> Non
     assert re.search(r"1\.00× with the report's work, and [0-9.]+× with that work on two co", said)
 
 
-def test_time_linear_in_the_folders_size_is_judged_per_megabyte(tmp_path: Path) -> None:
-    generate_project(tmp_path, 300_000)
-    _, data = time_bill(tmp_path, repeats=1)
-    result = _side_by_side(tmp_path, bill_totals(data), seconds=1.0, quarter=10.0)
+def test_time_linear_in_the_folders_size_is_judged_per_megabyte(billed: Billed) -> None:
+    result = _side_by_side(billed, bill_totals(billed.data), seconds=1.0, quarter=10.0)
     said = "\n".join(peer_table(result))
     best = min(run.seconds for run in result.runs[BILL_FAST])
     growth = (best / 4) / 10.0

@@ -495,3 +495,18 @@ def test_a_page_that_cannot_be_a_file_is_refused_before_the_files_are_read(
     said = {"": "an empty path", "folder": "it is a folder", "missing/page.html": "no folder"}
     assert "cannot write the page" in err and said[where] in err, err
     assert read_calls == []
+
+
+@pytest.mark.parametrize("command", ["bill", "whatif"])
+def test_a_page_asked_for_on_standard_output_is_refused_not_written_as_a_file_named_dash(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+) -> None:
+    """`--html -` wrote the page to a file named `-` in the folder one was in."""
+    monkeypatch.chdir(tmp_path)
+    assert main([command, str(FE5E), "--html", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "standard output" in err
+    assert list(tmp_path.iterdir()) == []

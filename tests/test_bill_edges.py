@@ -573,3 +573,23 @@ def test_writing_the_page_reads_no_conversation(
     assert page.read_text(encoding="utf-8").startswith("<!doc")
     status, _, err = _run(capsys, SESSIONS, "--html", SYNTHETIC, "--timezone", "UTC")
     assert status == 2 and "a file the bill reads" in err
+
+
+@pytest.mark.parametrize(
+    ("zone", "error", "said"),
+    [("Nope/x", ValueError, "unknown time zone 'Nope/x'"), (5, TypeError, "got 5")],
+)
+def test_a_bad_zone_is_refused_with_no_bound_too(zone: Any, error: type, said: str) -> None:
+    """The zone was read only when a bound was given: without one, any value passed."""
+    bill = read_bill(SYNTHETIC)
+    with pytest.raises(error, match=said):
+        bill.between(zone=zone)
+    assert bill.between(zone="UTC") is bill
+
+
+def test_figures_of_what_is_no_bill_names_it() -> None:
+    """It failed on a missing attribute of the value given."""
+    from context_budget.bills import figures_of
+
+    with pytest.raises(TypeError, match="bill must be a Bill, got None"):
+        figures_of(None)  # type: ignore[arg-type]

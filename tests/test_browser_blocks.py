@@ -11,6 +11,7 @@ each must print what CI checked.
 from __future__ import annotations
 
 import doctest
+import functools
 import html
 import os
 import re
@@ -24,7 +25,14 @@ import pytest
 from sybil.evaluators.skip import Skipper
 
 from docsite import browser_run
-from docsite.pagecheck import ROOT, OutputCheck, browser_blocks, browser_cells, page_sybil
+from docsite.pagecheck import (
+    ROOT,
+    BrowserBlock,
+    OutputCheck,
+    browser_blocks,
+    browser_cells,
+    page_sybil,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "browser"
 PAGES = sorted((ROOT / "docs").rglob("*.md"))
@@ -40,11 +48,18 @@ def _ids(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
+@functools.cache
+def _page_blocks(page: Path) -> list[BrowserBlock]:
+    """`browser_blocks(page)`, worked out once a process for every check of this module
+    that reads the page's blocks (five did, each parsing the page again)."""
+    return browser_blocks(page)
+
+
 @pytest.mark.parametrize("page", PAGES, ids=_ids)
 def test_blocks_are_the_checkers_python_blocks(page: Path) -> None:
     """Same blocks, same order, same expected outputs, same skips as the checker's."""
     document = page_sybil().parse(page)
-    blocks = browser_blocks(page)
+    blocks = _page_blocks(page)
     examples = [e for e in document if not isinstance(e.region.evaluator, Skipper)]
     outputs = {
         e.region.parsed.block_start: e.region.parsed.expected
@@ -78,7 +93,7 @@ def _run_page(page: Path, tmp_path: Path) -> list[str]:
     """Every runnable block through the browser's runner; the problems found."""
     runner = _runner()
     problems = []
-    for block in browser_blocks(page):
+    for block in _page_blocks(page):
         for name in block.files:
             target = tmp_path / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -86,7 +101,7 @@ def _run_page(page: Path, tmp_path: Path) -> list[str]:
     here = Path.cwd()
     os.chdir(tmp_path)
     try:
-        for block in browser_blocks(page):
+        for block in _page_blocks(page):
             if not block.runnable:
                 if block.prelude:
                     runner.run_block(block.order, block.prelude, False, None)
@@ -277,7 +292,7 @@ def test_every_first_attempt_of_an_exercise_runs_in_the_browser(page: Path) -> N
     checker block is skipped in CI (its first attempt is shown with its NEEDS_WORK)."""
     stuck = [
         f"{page.relative_to(ROOT)}:{block.line}: {block.why}"
-        for block in browser_blocks(page)
+        for block in _page_blocks(page)
         if block.checker
         and not block.runnable
         and ("NEEDS_WORK" in (block.expected or "") or (block.why or "").startswith("skipped"))
@@ -406,7 +421,7 @@ def _every_page_blocks() -> dict[str, list[dict[str, object]]]:
     pages: dict[str, list[dict[str, object]]] = {}
     for page in PAGES:
         pages[page.relative_to(ROOT / "docs").as_posix()] = [
-            vars(block) for block in browser_blocks(page)
+            vars(block) for block in _page_blocks(page)
         ]
     for notebook in sorted((ROOT / "docs" / "notebooks").glob("*.py")):
         code = [

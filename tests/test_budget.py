@@ -63,6 +63,13 @@ def test_bad_counts_name_the_value(kwargs: dict, error: type, message: str) -> N
         tokens_read(**kwargs)
 
 
+@pytest.mark.parametrize("cached", ["False", 0, None], ids=["a-string", "zero", "none"])
+def test_cached_is_true_or_false_and_nothing_else(cached: object) -> None:
+    # the string "False" is truthy: it made every call read from the cache
+    with pytest.raises(TypeError, match=rf"^cached must be True or False, got {cached!r}$"):
+        loop_steps(2, growth=10, cached=cached)  # type: ignore[arg-type]
+
+
 def test_a_negative_price_is_refused() -> None:
     with pytest.raises(ValueError, match=r"input_price must be a finite number >= 0 .* got -1$"):
         loop_cost(loop_steps(1, growth=1), input_price=-1)

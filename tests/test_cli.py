@@ -1135,8 +1135,19 @@ def test_a_failed_write_in_process_is_one_line_and_exit_2(
         ("tab\there.json", "tab\\there.json"),
         ("esc\x1b[2J.json", "esc\\x1b[2J.json"),
         ("sep\u2028ara\x85tor.json", "sep\\u2028ara\\x85tor.json"),
+        # a right-to-left override turned the rest of the line around on the screen
+        ("gpj.\u202eexe.json", "gpj.\\u202eexe.json"),
+        ("iso\u2067late\u2069.json", "iso\\u2067late\\u2069.json"),
     ],
-    ids=["newline", "carriage return", "tab", "escape", "unicode separators"],
+    ids=[
+        "newline",
+        "carriage return",
+        "tab",
+        "escape",
+        "unicode separators",
+        "bidi override",
+        "bidi isolate",
+    ],
 )
 def test_a_line_break_in_the_file_name_is_escaped_in_the_report(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, shown: str
@@ -1357,7 +1368,8 @@ def test_several_files_of_another_format_are_named_not_read_as_one_session(
     trajectory = FIXTURES / "mini-swe-agent" / "astropy__astropy-12907.traj.json"
     agent = ROOT / "docs" / "measured" / "sessions" / "sample-project" / "agent-test-hash-123.jsonl"
     status, out, err = run("inspect", trajectory, agent)
-    assert_one_error_line(status, out, err, f"{trajectory}: no claude-code session", "document")
+    said = f"{trajectory}: mini-swe-agent, among files read as one Claude Code session"
+    assert_one_error_line(status, out, err, said, "give it alone")
 
 
 def test_a_live_evaluation_output_names_its_instances_not_its_last_line(
@@ -1372,3 +1384,38 @@ def test_a_live_evaluation_output_names_its_instances_not_its_last_line(
     assert_one_error_line(
         *run("inspect", output), "an OpenHands evaluation output of 2 instances (i, i)"
     )
+
+
+@pytest.mark.parametrize(
+    "flag", [["--budget", "{:,}"], ["--budget", "{:_}"], ["--max-bytes", "{:,}"]]
+)
+def test_counts_are_read_with_thousands_separators_as_whatif_reads_them(
+    run: Run, flag: list[str]
+) -> None:
+    # `whatif --compact-at 25,000` is read; `inspect --budget 25,000` was refused
+    name, shape = flag
+    value = 2_000_000 if name == "--max-bytes" else budget_report(layers_of(SESSION))["total"]
+    code, out, err = run("inspect", SESSION, name, shape.format(value), "--json")
+    plain = run("inspect", SESSION, name, str(value), "--json")
+    assert (code, err) == (0, "") and out == plain[1]
+
+
+def test_a_file_of_another_format_among_several_is_named_with_what_to_do(
+    run: Run, tmp_path: Path
+) -> None:
+    # several files are read as one Claude Code session: an OpenHands file among them
+    # was said to be "no claude-code session, though read as one", or a bad line 1
+    events = FIXTURES / "openhands" / "basic.json"
+    one_line = tmp_path / "one.json"
+    one_line.write_text(json.dumps(json.loads(events.read_text(encoding="utf-8"))))
+    sub_agent = PROJECT / "agent-test-hash-123.jsonl"
+    for other in (events, one_line):
+        code, out, err = run("inspect", sub_agent, other)
+        assert_one_error_line(
+            code,
+            out,
+            err,
+            f"{other}: openhands, among files read as one Claude Code session",
+            "give it alone",
+        )
+        assert "though read as one" not in err and "line 1" not in err

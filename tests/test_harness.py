@@ -340,6 +340,24 @@ def test_an_append_only_step_names_a_bad_setting_when_made(
         AppendOnlyCompaction(*arguments)
 
 
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        ({"compact_ratio": 0.8}, "compact_ratio 0.8 compacts by default, which reads"),
+        ({"compact_ratio": None, "notes_in_system": True}, "notes_in_system reads"),
+    ],
+    ids=["compaction", "notes-in-system"],
+)
+def test_a_missing_notes_file_is_asked_for_with_the_argument_that_needs_it(
+    options: dict[str, Any], why: str
+) -> None:
+    # the error said only "notes must be a NotesFile, got NoneType None"
+    client = ScriptedClient([scripted_response("hi", input_tokens=1, output_tokens=1)])
+    with pytest.raises(TypeError, match=r"^notes must be a NotesFile, got NoneType None: ") as got:
+        run_agent("task", [], {}, client=client, model="m", context_window=1_000, **options)
+    assert why in str(got.value)
+
+
 @pytest.mark.parametrize("notes", [None, "NOTES.md"])
 def test_a_transcript_step_names_notes_that_are_no_notes_file(notes: object) -> None:
     """It failed at the first restart, on `.read()`, after the summary was paid for."""

@@ -259,3 +259,23 @@ def test_inspect_takes_the_conversation_folder(capsys: pytest.CaptureFixture[str
     assert main(["inspect", str(CONVERSATION), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["format"], report["messages"]) == ("openhands", 7)
+
+
+@pytest.mark.parametrize("command", ["inspect", "bill", "whatif"])
+def test_a_conversations_events_folder_names_the_folder_to_give(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # inspect said "no .jsonl file (no Claude Code session)", bill "8 files that are no
+    # session": neither said that the conversation's folder reads them
+    assert main([command, str(CONVERSATION / "events")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"an OpenHands conversation's events folder: give {CONVERSATION}" in err
+
+
+def test_load_transcript_reads_a_conversations_folder_as_inspect_does() -> None:
+    # inspect read the folder through its state file; load_transcript said it held no
+    # .jsonl file, and of its events folder the same
+    assert load_transcript(CONVERSATION) == load_transcript(STATE)
+    with pytest.raises(ValueError, match=r"events folder: give .*, the conversation's folder"):
+        load_transcript(CONVERSATION / "events")

@@ -56,6 +56,7 @@ def test_a_quick_call_is_the_call_init_makes_every_field_set() -> None:
         "file": "f.jsonl",
         "project": "/p",
         "provider_reason": "system_changed",
+        "output_lower_bound": True,
     }
     assert [f.name for f in fields(Call)] == list(values)
     _same(Call.sound(*values.values()), Call(**values))
@@ -64,7 +65,7 @@ def test_a_quick_call_is_the_call_init_makes_every_field_set() -> None:
 def test_a_call_moved_to_a_thread_is_the_call_replace_makes() -> None:
     """Every field away from its default, so a field `on_thread` forgets fails."""
     thread = ThreadId("s", "agent", agent="a")
-    values = (thread, 5.0, "m", Usage(1, 2, 3, 4, 3, 0), True, 2, 0.5, "msg", "f", "/p", "x")
+    values = (thread, 5.0, "m", Usage(1, 2, 3, 4, 3, 0), True, 2, 0.5, "msg", "f", "/p", "x", True)
     call = Call(*values)
     typed = ThreadId("s", "agent", agent="a", agent_type="Explore")
     _same(call.on_thread(typed), replace(call, thread=typed))
@@ -278,3 +279,16 @@ def test_the_quick_constructor_makes_records_of_every_layout_as_init_makes_them(
     assert "__class__" not in maker(Child).__code__.co_names  # no twin: a base holds `a`
     for record in (Own, Weak, Usage, Call, Cost):  # made as a twin, then given its class
         assert "__class__" in maker(record).__code__.co_names, record.__name__
+
+
+def test_a_call_given_its_sessions_file_is_the_call_replace_makes() -> None:
+    """A bill names the file of a call its reader left without one (`bills._filed`, every
+    field named): each other field away from its default, so a field it forgets fails."""
+    from context_budget.bills import _filed
+    from context_budget.layers import Layers
+    from context_budget.sessions.session import Session
+
+    values = (ThreadId("s"), 5.0, "m", Usage(1, 2), True, 2, 0.5, "msg", "", "/p", "x", True)
+    call = Call(*values)
+    session = Session("codex", Layers("", [], []), calls=(call,), files=("rollout.jsonl",))
+    _same(_filed(call, session), replace(call, file="rollout.jsonl"))

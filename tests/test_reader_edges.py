@@ -549,11 +549,14 @@ def test_a_folded_response_keeps_every_field_but_where_it_began() -> None:
         file="f.jsonl",
         project="/p",
         provider_reason="system_changed",
+        output_lower_bound=True,
     )
     defaults = Call(ThreadId(), None, "", Usage())
     assert all(getattr(call, f.name) != getattr(defaults, f.name) for f in fields(Call))
-    folded = _begun(call, 1.0, "first", "model_changed")
+    folded = _begun(call, 1.0, "first", "model_changed", True)
     assert folded == replace(call, timestamp=1.0, message="first", provider_reason="model_changed")
+    cleared = _begun(call, 1.0, "first", "model_changed", False)
+    assert cleared == replace(folded, output_lower_bound=False)
 
 
 @pytest.mark.parametrize("reads", ["os.pread", "open"])

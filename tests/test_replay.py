@@ -15,7 +15,12 @@ from profiles import cases
 from context_budget import Bill, Policy, read_bill, replay
 from context_budget.models import model_for
 from context_budget.pricing import cost, price_for
-from context_budget.replay import ASSUMPTION, DEFAULT_SUMMARY_TOKENS, lifetimes_offered
+from context_budget.replay import (
+    ASSUMPTION,
+    DEFAULT_SUMMARY_TOKENS,
+    lifetimes_offered,
+    summary_size,
+)
 from context_budget.usage import Usage
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
@@ -252,6 +257,25 @@ def test_the_files_own_summary_sets_the_summary_size() -> None:
     assert replay(bill, Policy(compact_at=13_000, summary_tokens=500)).summary_tokens == 500
 
 
+def test_a_threshold_not_above_the_summary_it_would_use_is_refused_naming_both() -> None:
+    # the files' own summary (2,072 tokens) and the default one are held to the rule a
+    # summary_tokens given is held to: below compact_at, else no compaction makes room
+    own = read_bill(SYNTHETIC)
+    size = replay(own, Policy(compact_at=13_000)).summary_tokens
+    with pytest.raises(
+        ValueError, match=rf"compact_at \(2,000\) must be above .*\({size:,} tokens"
+    ):
+        replay(own, Policy(compact_at=2_000))
+    plain = read_bill(PROJECT)
+    said = rf"compact_at \({DEFAULT_SUMMARY_TOKENS:,}\) must be above .*the default"
+    with pytest.raises(ValueError, match=said):
+        replay(plain, Policy(compact_at=DEFAULT_SUMMARY_TOKENS))
+    assert replay(plain, Policy(compact_at=1_000, summary_tokens=999)).summary_tokens == 999
+    assert summary_size(own) == size and summary_size(plain) == DEFAULT_SUMMARY_TOKENS
+    with pytest.raises(TypeError, match=r"^bill must be a Bill \(read_bill\), got 'x'$"):
+        summary_size("x")  # type: ignore[arg-type]
+
+
 # ---------------------------------------------------------------- rent
 
 
@@ -471,8 +495,11 @@ _MODES = [
 def _policy(draw: st.DrawFn) -> Policy:
     model, cache = draw(st.sampled_from(_MODES))
     anthropic = model in (None, "claude-haiku-4-5")
-    compact_at = draw(st.none() | st.integers(1, 40_000))
+    compact_at = draw(st.none() | st.integers(2, 40_000))  # a summary of 1 token at least
     most = 6_000 if compact_at is None else min(6_000, compact_at - 1)  # below the threshold
+    # the default summary (the generated files hold none) is below the threshold, or one is
+    given = compact_at is not None and compact_at <= DEFAULT_SUMMARY_TOKENS
+    summary = st.integers(1, most) if given else st.none() | st.integers(1, most)
     return Policy(
         model=model,
         cache=cache,
@@ -480,7 +507,7 @@ def _policy(draw: st.DrawFn) -> Policy:
         clear_at=draw(st.none() | st.integers(1, 40_000)),
         keep=draw(st.integers(0, 4)),
         compact_at=compact_at,
-        summary_tokens=draw(st.none() | st.integers(1, most)) if most else None,
+        summary_tokens=draw(summary),
     )
 
 
@@ -552,7 +579,7 @@ def test_clearing_fires_no_more_often_as_its_threshold_rises(
 
 
 @cases(0.4)
-@given(_session(), st.integers(1_000, 40_000))
+@given(_session(), st.integers(DEFAULT_SUMMARY_TOKENS + 1, 40_000))
 def test_compaction_fires_only_once_a_request_reaches_its_threshold(
     tmp_path_factory: pytest.TempPathFactory, lines: list[dict[str, Any]], threshold: int
 ) -> None:
@@ -952,3 +979,48 @@ def test_two_pairs_of_keys_chain_to_one_key_only_when_they_are_the_same_pair(
 
     assert (chained(a, b) == chained(c, d)) == ((a, b) == (c, d))
     assert len(chained(a, b)) == 20 and chained("ab", "c") != chained("a", "bc")
+
+
+def test_a_block_no_reader_checked_is_sized_not_fatal(tmp_path: Path) -> None:
+    # the bill reads usage alone; the replay rebuilt each request from the raw lines and
+    # failed on a tool use without a name (KeyError) or a result holding `true` (TypeError)
+    source = PROJECT / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    uses = [
+        block
+        for line in lines
+        if line.get("type") == "assistant"
+        for block in line["message"]["content"]
+        if block.get("type") == "tool_use"
+    ]
+    results = [
+        block
+        for line in lines
+        if line.get("type") == "user" and isinstance(line["message"]["content"], list)
+        for block in line["message"]["content"]
+        if block.get("type") == "tool_result"
+    ]
+    del uses[0]["name"], uses[1]["input"]
+    results[0]["content"] = ["a line", True, {"no": "type"}]
+    copy = tmp_path / source.name
+    copy.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    bill = read_bill(copy)
+    done = replay(bill)
+    assert [c.prompt_tokens for c in done.bill.calls] == [c.prompt_tokens for c in bill.calls]
+
+
+def test_each_result_of_an_evaluation_output_is_rented_by_its_own_instance() -> None:
+    # the instances of one file named their blocks by the file alone: a result of one
+    # instance was counted on every instance's calls (7,088 tokens in 90 calls, where its
+    # instance made 23)
+    output = FIXTURES / "openhands" / "output.jsonl"
+    bill = read_bill(output)
+    calls: dict[str, int] = {}
+    for call in bill.calls:
+        calls[call.thread.name] = calls.get(call.thread.name, 0) + 1
+    done = replay(bill, Policy(model="gpt-5.5"))
+    assert done.results
+    for result in done.results:
+        assert result.calls <= calls[result.thread], result
+    threads = {result.thread for result in done.results}
+    assert len(threads) == len(calls) > 1

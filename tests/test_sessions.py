@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from context_budget.bills import Bill, read_bill
 from context_budget.sessions import Source, read_paths, read_sources, read_text, text
 from context_budget.sessions.text import (
     description,
+    dollars,
     epoch,
     json_lines,
     kind_of,
@@ -113,7 +115,7 @@ def test_openhands_events_of_no_message_are_skipped_and_counted() -> None:
 def test_mini_swe_agent_refuses_a_trajectory_without_messages() -> None:
     with pytest.raises(ValueError, match="an object without a messages list"):
         read_text('{"messages": 3}', "mini-swe-agent")
-    with pytest.raises(ValueError, match=r"messages\), a list"):
+    with pytest.raises(ValueError, match=r"messages\), found a list"):
         read_text("[]", "mini-swe-agent")
 
 
@@ -147,9 +149,16 @@ def test_a_cost_that_is_not_a_number_of_dollars_stops_the_bill(tmp_path: Path, w
     else:
         data["info"]["model_stats"]["instance_cost"] = -1
     path = _json(tmp_path, "t.traj.json", data)
-    with pytest.raises(ValueError, match="a cost must be a number >= 0"):
+    with pytest.raises(ValueError, match="a cost must be a number of USD from 0, below"):
         read_bill(path)
     assert load_transcript(path).conversation
+
+
+def test_a_cost_too_large_names_the_limit_it_passed() -> None:
+    # "a cost must be a number >= 0 (USD), got 1e+30" named no limit 1e+30 breaks
+    with pytest.raises(ValueError, match=r"^extra\.cost: .* below 1,000,000,000,000, got 1e\+30$"):
+        dollars(1e30, "extra.cost")
+    assert dollars(0, "x") == 0.0 and dollars(999_999_999_999.5, "x") == 999_999_999_999.5
 
 
 def test_an_assistant_message_without_usage_is_no_call(tmp_path: Path) -> None:
@@ -427,3 +436,57 @@ def test_a_time_rfc_3339_allows_is_read(given: str, same_as: str) -> None:
 def test_a_second_of_60_is_a_leap_second_and_no_other_is(value: str) -> None:
     with pytest.raises(ValueError, match="not an ISO time"):
         epoch(value, "t")
+
+
+@pytest.mark.parametrize("text", [None, 5, b"[]", ["[]"]], ids=["none", "int", "bytes", "list"])
+def test_read_text_refuses_what_is_no_text_naming_it(text: Any) -> None:
+    # None was read as an empty file, 5 failed inside the detector on a missing method
+    with pytest.raises(TypeError, match=r"^text must be a str \(a file's text\), got "):
+        read_text(text)
+
+
+@pytest.mark.parametrize(
+    "sources", [None, "abc", [None], ["a.jsonl"]], ids=["none", "str", "none-in", "path-in"]
+)
+def test_read_sources_refuses_what_is_no_list_of_sources_naming_it(sources: Any) -> None:
+    with pytest.raises(TypeError, match=r"^sources must be a list of Source, got "):
+        read_sources(sources)
+
+
+def test_read_paths_reads_one_path_as_read_bill_does_and_refuses_what_is_no_path() -> None:
+    # one path given as a string was read letter by letter: "d: no such file or folder"
+    folder = Path(__file__).parent / "fixtures" / "transcripts" / "openhands"
+    one = read_paths(str(folder))
+    assert [s.calls for s in one] == [s.calls for s in read_paths([folder])]
+    assert one and read_paths(folder) is not None
+    for bad in (None, 5, [None], [5]):
+        with pytest.raises(TypeError, match=r"^paths must be a path or a list of paths, got "):
+            read_paths(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "said"),
+    [
+        ("detect_format", (12345,), "text must be a str (a file's text), got 12345"),
+        ("detect_format", (None,), "text must be a str (a file's text), got None"),
+        ("checked_layers", (None,), "layers must be a Layers, got None"),
+        ("decode", (None, "a.json"), "raw must be the file's bytes, got None"),
+        ("agent_meta", (None,), "path must be a path, got None"),
+        ("description", (12345,), "path must be a path, got 12345"),
+    ],
+)
+def test_the_sessions_helpers_name_a_wrong_argument(
+    name: str, arguments: tuple[Any, ...], said: str
+) -> None:
+    # each failed on a missing attribute (`'int' object has no attribute 'isspace'`), or,
+    # given None for a file's text, said "the file is empty"
+    import context_budget.sessions as sessions
+
+    with pytest.raises(TypeError, match=f"^{re.escape(said)}$"):
+        getattr(sessions, name)(*arguments)
+
+
+def test_a_sub_agents_task_is_read_beside_a_path_given_as_a_string() -> None:
+    folder = Path(__file__).parent / "fixtures" / "transcripts" / "synthetic"
+    agent = next(folder.rglob("agent-*.jsonl"))
+    assert description(str(agent)) == description(agent) != ""

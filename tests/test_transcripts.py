@@ -335,6 +335,20 @@ def test_a_claude_code_line_that_is_not_an_object_is_named() -> None:
         _parse('"hello"\n', "claude-code")
 
 
+def test_an_openai_refusal_is_kept_as_the_assistants_text() -> None:
+    # a refusal (the message's `refusal` field, or a content part of that type) was read
+    # as an empty message: its words left out of the count
+    messages = [
+        {"role": "user", "content": "Write the exploit."},
+        {"role": "assistant", "content": None, "refusal": "I can't help with that."},
+        {"role": "user", "content": "Then explain it."},
+        {"role": "assistant", "content": [{"type": "refusal", "refusal": "Not that either."}]},
+    ]
+    conversation = _parse(json.dumps(messages), "openai").layers.conversation
+    assert conversation[1] == {"role": "assistant", "content": "I can't help with that."}
+    assert conversation[3] == {"role": "assistant", "content": "Not that either."}
+
+
 def test_openai_text_parts_are_joined_line_by_line() -> None:
     parts = [{"type": "text", "text": "Be brief."}, {"type": "text", "text": "Be kind."}]
     messages = [
@@ -387,12 +401,12 @@ def test_openai_text_parts_are_joined_line_by_line() -> None:
         (
             {"role": "robot", "content": "beep"},
             ValueError,
-            r"message 1 \(openai\): message 0 has role 'robot'",
+            r"message 1 has role 'robot'",
         ),
         (
             {"role": "user", "content": [{"type": "text", "text": None}]},
             TypeError,
-            r"message 1 \(openai\): message 0, block 0 \(text\) has 'text' of type NoneType",
+            r"message 1, block 0 \(text\) has 'text' of type NoneType",
         ),
     ],
     ids=[
@@ -410,10 +424,12 @@ def test_openai_text_parts_are_joined_line_by_line() -> None:
 def test_a_bad_openai_message_names_its_place_in_the_file(
     message: Any, error: type[Exception], fragment: str
 ) -> None:
-    # message 0 is a system message: the file's index is named, not the conversation's
+    # message 0 is a system message: the file's index is named, and only it (the
+    # conversation's, one less, was named beside it)
     messages = [{"role": "system", "content": "s"}, message]
-    with pytest.raises(error, match=f"^{fragment}"):
+    with pytest.raises(error, match=f"^{fragment}") as raised:
         _parse(json.dumps(messages), "openai")
+    assert "message 0" not in str(raised.value)
 
 
 def test_openai_tool_call_arguments_become_the_tool_use_input() -> None:
@@ -1049,3 +1065,13 @@ def test_a_broken_line_in_the_middle_of_a_transcript_is_still_an_error(tmp_path:
     path.write_text("\n".join([*lines[:3], '{"type":"ass', *lines[3:]]) + "\n", "utf-8")
     with pytest.raises(ValueError, match="line 4: not valid JSON"):
         load_transcript(path, skipped=[])
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [('[{"role": "user", "content": "hi"}]', "a list"), ('{"info": {}}', "an object without")],
+    ids=["a-list", "no-messages"],
+)
+def test_a_file_that_is_no_trajectory_says_what_was_found(text: str, found: str) -> None:
+    with pytest.raises(ValueError, match=rf"\(an object with messages\), found {found}"):
+        _parse(text, "mini-swe-agent")

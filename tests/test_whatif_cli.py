@@ -15,6 +15,13 @@ SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessi
 PROJECT = SESSIONS / "sample-project"
 SYNTHETIC = SESSIONS / "synthetic" / "synthetic-c0mpact-0000-4000-8000-000000000001.jsonl"
 ROLLOUT = SESSIONS / "synthetic" / "rollout-2026-03-02T09-00-00-synthetic.jsonl"
+OPENHANDS = (
+    Path(__file__).resolve().parent
+    / "fixtures"
+    / "transcripts"
+    / "openhands"
+    / "basic_interactions.json"
+)
 ROW_KEYS = {
     "call",
     "thread",
@@ -137,6 +144,10 @@ def test_one_hour_writes_on_the_synthetic_session(capsys: pytest.CaptureFixture[
             [str(PROJECT), "--compact-at", "20000", "--summary-tokens", "200000"],
             "summary_tokens (200,000) must be below compact_at (20,000)",
         ),
+        (  # no summary given: the default one, 2,000 tokens, is held to the same rule
+            [str(PROJECT), "--compact-at", "1500"],
+            "compact_at (1,500) must be above the summary's size (2,000 tokens",
+        ),
         ([str(PROJECT), "--model", "gpt-9"], "model 'gpt-9': no row with prices in the table"),
         ([str(PROJECT), "--model", ""], "model must be a model id, got ''"),
         ([str(PROJECT), "--cache", "explicit"], "has no such cache mode (its modes: breakpoints)"),
@@ -193,6 +204,29 @@ def test_results_cleared_before_any_call_carried_them_are_not_said_absent(
     assert "rent: no request carried a tool result (clearing or compaction took each out)" in out
     assert main(["whatif", str(ROLLOUT)]) == 0  # a rollout whose requests are sizes alone
     assert "rent: no tool result in the files" in capsys.readouterr().out
+
+
+def test_results_of_calls_not_replayed_are_not_said_absent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A session on a model the table lacks is not replayed: its files still hold results."""
+    source = PROJECT / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        if line.get("type") == "assistant" and isinstance(line.get("message"), dict):
+            line["message"]["model"] = "my-local-model"
+    copy = tmp_path / source.name
+    copy.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert main(["whatif", str(copy)]) == 0
+    out = capsys.readouterr().out
+    assert "not replayed (no cache model): my-local-model" in out
+    assert "no tool result in the files" not in out
+    assert "rent: no replayed call carried a tool result" in out
+    page = tmp_path / "whatif.html"
+    assert main(["whatif", str(copy), "--html", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "The files hold no tool result" not in html
+    assert "No replayed call carried a tool result" in html and "my-local-model" in html
 
 
 def _hostile_files(root: Path) -> dict[str, Path]:
@@ -536,3 +570,14 @@ def test_a_replay_that_prices_calls_the_bill_leaves_out_is_not_compared(
     )
     assert main(["whatif", str(path)]) == 0  # the same calls left out: compared
     assert "%) = input" in capsys.readouterr().out
+
+
+def test_the_page_compacts_only_above_the_summary_it_would_write() -> None:
+    # its one call holds 2,473 tokens: the page's lower threshold rounds to 2,000, the
+    # size of the summary a compaction there would write, and no compaction makes room
+    from context_budget.cli._whatif import page_policies
+    from context_budget.replay import summary_size
+
+    bill = read_bill(OPENHANDS)
+    found = [policy.compact_at for _, policy in page_policies(bill) if policy.compact_at]
+    assert all(at > summary_size(bill) for at in found)

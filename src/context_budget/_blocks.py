@@ -116,16 +116,24 @@ def request_block_text(block: Mapping[str, Any]) -> str:
     """The text of one block of a request, as the prompt cache counts it.
 
     Unlike `block_text`, it reads a block that was never checked (a missing key
-    gives ""), counts a `compaction` block's content, and leaves a block's
-    `cache_control` out of its JSON.
+    gives "", an item of a tool result's content that is no block its JSON),
+    counts a `compaction` block's content, and leaves a block's `cache_control`
+    out of its JSON.
     """
     kind = block.get("type")
     if kind == "text":
         return str(block.get("text", ""))
     if kind == "tool_use":
-        return f"{block['name']} {canonical_json(block['input'])}"
+        given = canonical_json(block["input"]) if "input" in block else ""
+        return f"{block.get('name', '')} {given}"
     if kind == "tool_result":
-        return result_text(block.get("content"))
+        content = block.get("content")
+        if not isinstance(content, list):
+            return result_text(content)
+        return "\n".join(
+            request_block_text(item) if isinstance(item, Mapping) else canonical_json(item)
+            for item in content
+        )
     if kind in ("thinking", "compaction"):
         return str(block.get("thinking", block.get("content")) or "")
     return canonical_json({k: v for k, v in block.items() if k != "cache_control"})

@@ -405,10 +405,13 @@ def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[
     """A one-thread session whose assistant messages match its calls one for one."""
     messages = session.layers.conversation
     name = PurePath(session.files[0]).name if session.files else ""
+    # subtle: one file may hold several sessions (an evaluation output's instances), and
+    # files of one name several folders: a block is named by its session's thread too
+    own = f"{session.main}:{name}"
     head: list[_Seen] = []
     if session.layers.system:
         block = {"type": "text", "text": session.layers.system}
-        head.append(_seen("system#0", "system", block, f"{name} system prompt".strip()))
+        head.append(_seen(f"{own}:system#0", "system", block, f"{name} system prompt".strip()))
     answers = [k for k, message in enumerate(messages) if message["role"] == "assistant"]
     seen: list[_Seen] = []
     upto = [0]  # message index -> how many blocks the messages before it hold
@@ -419,7 +422,7 @@ def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[
             blocks = [{"type": "tool_result", "content": message["content"]}]
         where = f"{name} message {index}".strip()
         for n, item in enumerate(blocks):
-            seen.append(_seen(f"{name}:m{index}#{n}", role, item, where))
+            seen.append(_seen(f"{own}:m{index}#{n}", role, item, where))
         upto.append(len(seen))
     shared = 0
     for (number, call), stop in zip(numbered, answers, strict=True):

@@ -356,6 +356,19 @@ def _what_ifs(what_if: Mapping[str, float | None]) -> str:
     return _table(["input side", "cost"], rows, named=True)
 
 
+def _lower_bounds(numbers: Sequence[int]) -> str:
+    """The calls whose file kept only the output count their stream began with, named
+    (`Bill.output_lower_bounds`); nothing when there are none."""
+    if not numbers:
+        return ""
+    said = ", ".join(map(str, numbers[:10])) + (" …" if len(numbers) > 10 else "")
+    calls = "1 call" if len(numbers) == 1 else f"{len(numbers):,} calls"
+    return (
+        f"<p>The output of {calls} ({said}) is a lower bound: the file kept only the count "
+        "each response's stream began with, so the real output, and the cost, are higher.</p>"
+    )
+
+
 def _skipped(skipped: Sequence[Mapping[str, Any]]) -> str:
     """What the bill left out: each skip's kind and its reason, which names its file (and
     line) and says why; a list, so that a long reason wraps on a phone."""
@@ -396,6 +409,12 @@ def _rent(whatif: Mapping[str, Any]) -> str:
         [r["tool"] or "(unnamed)", r["results"], f"{r['tokens']:,}", money(r["cost_usd"])]
         for r in whatif["rent"]
     ]
+    left = whatif.get("unreplayed_models")
+    if not tools and left:  # their calls have no replay, so their results no rent
+        return (
+            "<h2>Rent of the tool results</h2><p>No replayed call carried a tool result; "
+            f"the calls on {escape(', '.join(left))} were not replayed (no cache model).</p>"
+        )
     if not tools:
         return "<h2>Rent of the tool results</h2><p>The files hold no tool result.</p>"
     return (
@@ -422,7 +441,9 @@ def bill_page(
         whatif: the replays and the rent, or None: `{"bill_usd", "assumption",
             "policies": [{"label", "replayed_usd", "clearings", "compactions"}],
             "rent": [{"tool", "results", "tokens", "cost_usd"}],
-            "costliest_results": [{"tool", "tokens", "calls", "cost_usd", "where"}]}`.
+            "costliest_results": [{"tool", "tokens", "calls", "cost_usd", "where"}],
+            "unreplayed_models": [model id]}` (the last optional: the models whose
+            calls were not replayed).
 
     A lone surrogate in any string (a JSON file may escape one) is written `\\udXXX`.
     """
@@ -446,6 +467,7 @@ def bill_page(
         f"<h1>Bill</h1><p>{escape(files)} ({escape(data['format'])}): "
         f"{data['calls']:,} calls, {money(data['cost_usd'])}, "
         f"cache-read share {data['cache_read_share']:.1%}</p>",
+        _lower_bounds(data.get("output_lower_bound_call_numbers", [])),
         f'<p class="narrow">{_NARROW_NOTE}</p>',
         "<h2>Every call</h2>",
         _chart(data),

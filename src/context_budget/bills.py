@@ -847,6 +847,12 @@ class Bill:
         costs = self._costs(prices)
         return tuple(number for number, bill in enumerate(costs, 1) if bill is None)
 
+    def output_lower_bounds(self) -> tuple[int, ...]:
+        """The numbers (from 1) of the calls whose file kept only the output count their
+        response's stream began with (`Call.output_lower_bound`): their real output,
+        and so the bill, is higher than the files say."""
+        return tuple(n for n, call in enumerate(self.calls, 1) if call.output_lower_bound)
+
     def cost(self, prices: Mapping[str, Price] | None = None) -> Cost:
         """The bill of the priced calls, by charge (USD).
 
@@ -1007,9 +1013,9 @@ class Bill:
             ValueError: a string that is neither a day nor an ISO time, a zone
                 no database holds, or `since` after `until`.
         """
+        where = as_zone(zone)  # checked whether or not a bound reads it
         if since is None and until is None:
             return self
-        where = as_zone(zone)
         low, high = _bound(since, "since", where), _bound(until, "until", where)
         if low is not None and high is not None:
             same = low[0] == high[0]
@@ -1507,6 +1513,7 @@ def _filed(call: Call, session: Session) -> Call:
         session.files[0],
         call.project,
         call.provider_reason,
+        call.output_lower_bound,
     )
 
 
@@ -1552,6 +1559,7 @@ class Figures:
         models: the models recorded, sorted (`Bill.models`).
         unpriced_models: those with no price (`Bill.unpriced_models`).
         unpriced_calls: the numbers (from 1) of the calls with no price.
+        output_lower_bounds: `Bill.output_lower_bounds`.
         threads: thread name -> its calls, in order of first call.
         tokens: tokens by kind over every call (`Bill.tokens`).
         cache_read_share: `Bill.cache_read_share`.
@@ -1572,6 +1580,7 @@ class Figures:
     models: tuple[str, ...]
     unpriced_models: tuple[str, ...]
     unpriced_calls: tuple[int, ...]
+    output_lower_bounds: tuple[int, ...]
     threads: dict[str, int]
     tokens: dict[str, int]
     cache_read_share: float
@@ -1611,6 +1620,7 @@ class _Part:
     no_caching: _Exact
     unpriced: tuple[int, ...]
     unpriced_models: tuple[str, ...]
+    lower_bounds: tuple[int, ...]
     rebuilds: tuple[Rebuild, ...]
     lifetimes: tuple[tuple[int, Lifetime], ...]
     firsts: tuple[_First, ...]
@@ -1634,6 +1644,7 @@ def _part(bill: Bill, prices: Mapping[str, Price] | None) -> _Part:
         _exact(no_caching),
         bill.unpriced_calls(prices),
         bill.unpriced_models(prices),
+        bill.output_lower_bounds(),
         tuple(bill.rebuilds(prices)),
         tuple((first_priced[life.thread], life) for life in bill.lifetimes(prices)),
         tuple(bill._sidechain_firsts(prices)),
@@ -1726,6 +1737,8 @@ def figures_of(bill: Bill, prices: Mapping[str, Price] | None = None) -> Figures
     """The figures a report of `bill` shows, at `prices` (`PRICES` when None): worked out
     in two parts on two cores where the bill is large (`ASIDE_CALLS`), and equal to
     the bill's own methods' answers either way."""
+    if not isinstance(bill, Bill):
+        raise TypeError(f"bill must be a Bill, got {short_repr(bill)}")
     parts, (models, threads, tokens, share) = _parts(bill, prices)
     rebuilds = sorted(
         (replace(r, call=numbers[r.call - 1]) for part, numbers in parts for r in part.rebuilds),
@@ -1747,6 +1760,9 @@ def figures_of(bill: Bill, prices: Mapping[str, Price] | None = None) -> Figures
         unpriced_models=tuple(sorted({m for part, _ in parts for m in part.unpriced_models})),
         unpriced_calls=tuple(
             sorted(numbers[n - 1] for part, numbers in parts for n in part.unpriced)
+        ),
+        output_lower_bounds=tuple(
+            sorted(numbers[n - 1] for part, numbers in parts for n in part.lower_bounds)
         ),
         threads=threads,
         tokens=tokens,

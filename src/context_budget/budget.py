@@ -94,7 +94,7 @@ def loop_steps(steps: int, growth: int, start: int = 0, *, cached: bool = False)
         One `LoopStep` per call; call `k` carries `start + k * growth` tokens.
 
     Raises:
-        TypeError: a count is not an int.
+        TypeError: a count is not an int, or `cached` not True or False.
         ValueError: a count is negative, or `steps` is over 1,000,000.
 
     Examples:
@@ -102,6 +102,8 @@ def loop_steps(steps: int, growth: int, start: int = 0, *, cached: bool = False)
         [(15, 0), (25, 15), (35, 25)]
     """
     _check_counts(steps, growth, start)
+    if not isinstance(cached, bool):  # subtle: "False" is truthy
+        raise TypeError(f"cached must be True or False, got {short_repr(cached)}")
     if steps > _MOST_STEPS:
         raise ValueError(
             f"steps must be at most {_MOST_STEPS:,} (one LoopStep is listed for each), "

@@ -801,7 +801,19 @@ class AgentConfig:
         )
         if not isinstance(notes, NotesFile) and (needs_notes or notes is not None):
             kind = "a NotesFile" if needs_notes else "a NotesFile or None"
-            raise TypeError(f"notes must be {kind}, got {type(notes).__name__} {short_repr(notes)}")
+            found = f"{type(notes).__name__} {short_repr(notes)}"
+            raise TypeError(f"notes must be {kind}, got {found}{self._why_notes()}")
+
+    def _why_notes(self) -> str:
+        """What asks for the notes file, for the error that finds none: "" when nothing does."""
+        if self.notes_in_system is True:
+            return ": notes_in_system reads it into the system prompt at every request"
+        if self.compaction is None and self.compact_ratio is not None:
+            return (
+                f": compact_ratio {self.compact_ratio} compacts by default, which reads it "
+                "back at each restart (give notes=NotesFile(path), or compaction=)"
+            )
+        return ""
 
     def _check_limits(self) -> None:
         _check_max_tokens(self.max_tokens)

@@ -108,6 +108,7 @@ __all__ = [
     "Replay",
     "lifetimes_offered",
     "replay",
+    "summary_size",
 ]
 
 #: What every replay assumes, in one sentence.
@@ -468,6 +469,43 @@ def _recorded_seconds(bill: Bill) -> list[float]:
     return found
 
 
+def _summary_tokens(policy: Policy, requests: Sequence[Request]) -> int:
+    """The size of the replay's summaries: the policy's, else the files' own (`_summary_size`).
+
+    Raises:
+        ValueError: `policy.compact_at` not above the files' own size (or the default),
+            naming both, as `Policy` refuses a `summary_tokens` given that is not below it.
+    """
+    if policy.summary_tokens is not None:
+        return policy.summary_tokens
+    size, at = _summary_size(requests), policy.compact_at
+    if at is not None and size >= at:
+        whence = (
+            "the mean of the files' own summaries"
+            if any(r.summary for r in requests)
+            else "the default, the files holding no summary"
+        )
+        raise ValueError(
+            f"compact_at ({at:,}) must be above the summary's size ({size:,} tokens, "
+            f"{whence}): a request holding the summary would reach the threshold again at "
+            f"once; give summary_tokens below {at:,}"
+        )
+    return size
+
+
+def summary_size(bill: Bill) -> int:
+    """The size, in tokens, of the summary a compaction of `bill`'s replay writes when its
+    policy gives none (`Policy.summary_tokens` None): the mean of the files' own
+    summaries, else `DEFAULT_SUMMARY_TOKENS`. A `Policy.compact_at` must be above it.
+
+    Raises:
+        TypeError: `bill` is not a `Bill`.
+    """
+    if not isinstance(bill, Bill):
+        raise TypeError(f"bill must be a Bill (read_bill), got {short_repr(bill)}")
+    return _summary_size(_requests_of(bill))
+
+
 def _summary_size(requests: Sequence[Request]) -> int:
     """The mean size of the files' own compaction summaries, else the default."""
     seen = {
@@ -518,7 +556,7 @@ class _Run:
 
     def __init__(self, bill: Bill, policy: Policy, requests: Sequence[Request]) -> None:
         self.bill, self.policy, self.requests = bill, policy, requests
-        self.summary_tokens = policy.summary_tokens or _summary_size(requests)
+        self.summary_tokens = _summary_tokens(policy, requests)
         lifetimes = _lifetimes(bill)
         self.threads = {thread: _Thread(policy.ttl or lifetimes[thread]) for thread in lifetimes}
         first = next((r.sent for r in requests if r.sent is not None), 0.0)
@@ -1021,9 +1059,11 @@ def replay(bill: Bill, policy: Policy | None = None) -> Replay:
     Raises:
         TypeError: `bill` is not a `Bill`, or `policy` not a `Policy`.
         ValueError: `policy.model` has no cache model or no price,
-            `policy.cache` names a mode a model lacks, or `policy.ttl` is set
+            `policy.cache` names a mode a model lacks, `policy.ttl` is set
             where a model's provider offers no choice of lifetime
-            (`lifetimes_offered`).
+            (`lifetimes_offered`), or `policy.compact_at` is not above the
+            summary the replay would write (`summary_size`) when
+            `policy.summary_tokens` is None.
     """
     if not isinstance(bill, Bill):
         raise TypeError(f"bill must be a Bill (read_bill), got {short_repr(bill)}")

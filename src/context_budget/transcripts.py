@@ -16,7 +16,9 @@
 - `"mini-swe-agent"`: a mini-swe-agent trajectory, an object with
   `trajectory_format: "mini-swe-agent-1.x"` and OpenAI `messages`, whose last
   message (`role: "exit"`) is the run's final output, not a turn;
-- `"openhands"`: an OpenHands event list;
+- `"openhands"`: an OpenHands event list, or a conversation's state file
+  (`base_state.json`), which reads the events beside it; `path` may also be
+  the conversation's folder;
 - `"openai"`: OpenAI Chat Completions messages, a JSON list or an object with
   a `messages` list.
 
@@ -44,6 +46,7 @@ from context_budget.sessions import (
     session_files,
 )
 from context_budget.sessions.detect import odd_file
+from context_budget.sessions.openhands_state import conversation_state
 from context_budget.sessions.skips import Skip, summary
 from context_budget.sessions.text import path_given, read_source
 
@@ -120,6 +123,8 @@ def _layers(folder: Path, format: str, skipped: list[Skip]) -> Layers:
     """`load_transcript`'s read of a file or folder, a half-written last line added to
     `skipped`, and a folder's entry named as a session file that is no regular file (a
     named pipe, a link to nothing)."""
+    if folder.is_dir() and (state := conversation_state(folder)) is not None:
+        folder = state  # an OpenHands conversation: its state file reads its events
     if folder.is_dir():
         odd: list[Path] = []
         files = session_files(folder, odd=odd)

@@ -289,7 +289,9 @@ class OpenPage:
     ``open_page.all(paths)`` starts every load before waiting for any, so the
     browser fetches them side by side. Each page records its own problems; no
     listener, cache or route is shared, and every context closes with the test.
-    The search index comes with no documents unless ``search=True``.
+    The search index comes with no documents unless ``search=True``; ``init_script``
+    runs in the page before its own scripts (as Playwright's ``add_init_script``), on that
+    page alone, so a check that listens from the start needs no second load.
 
     Given ``reader`` (a `Watch` on a context of its own), it opens its pages there
     instead, one at a time, as one reader's tabs: what the site keeps in the browser
@@ -309,16 +311,26 @@ class OpenPage:
         self._pages: list[Page] = []
 
     def __call__(
-        self, path: str, viewport: ViewportSize = DESKTOP, *, search: bool = False
+        self,
+        path: str,
+        viewport: ViewportSize = DESKTOP,
+        *,
+        search: bool = False,
+        init_script: str | None = None,
     ) -> LoadedPage:
-        return self.all([path], viewport, search=search)[0]
+        return self.all([path], viewport, search=search, init_script=init_script)[0]
 
     def all(
-        self, paths: Sequence[str], viewport: ViewportSize = DESKTOP, *, search: bool = False
+        self,
+        paths: Sequence[str],
+        viewport: ViewportSize = DESKTOP,
+        *,
+        search: bool = False,
+        init_script: str | None = None,
     ) -> list[LoadedPage]:
         if self._reader is not None and (search or len(paths) > 1):
             raise ValueError("a reader's context opens one page at a time, without search")
-        started = [self._start(path, viewport, search) for path in paths]
+        started = [self._start(path, viewport, search, init_script) for path in paths]
         for loaded in started:
             assert loaded.watch is not None  # `_start` gives every page its context's watch
             settle(loaded.page, loaded.watch)
@@ -344,7 +356,9 @@ class OpenPage:
             self._contexts.remove(context)
             context.close()
 
-    def _start(self, path: str, viewport: ViewportSize, search: bool) -> LoadedPage:
+    def _start(
+        self, path: str, viewport: ViewportSize, search: bool, init_script: str | None
+    ) -> LoadedPage:
         if path == NO_PAGES:
             pytest.fail(f"no such page was found in {SITE_DIR}", pytrace=False)
         if self._reader is None:
@@ -360,6 +374,8 @@ class OpenPage:
             page.set_viewport_size(viewport)
         problems = watch.problems
         page.on("pageerror", lambda error: problems.page_errors.append(str(error)))
+        if init_script is not None:  # runs before the page's own scripts, on this page only
+            page.add_init_script(init_script)
         url = self._site_url + path
         page.goto(url, wait_until="commit")
         self._checked.add(path)
@@ -425,6 +441,8 @@ class Watch:
         self.problems = PageProblems()
         #: Requests sent and not yet finished or failed, in the order sent (their URLs).
         self._in_flight: dict[Request, str] = {}
+        #: The URL of every request the context sent, in the order sent.
+        self.requested: list[str] = []
         context.route(lambda url: not is_local(url), self._block_external)
         if not search:
             context.route(SEARCH_INDEX, serve_empty_search_index)
@@ -441,6 +459,7 @@ class Watch:
 
     def _on_request(self, req: Request) -> None:
         self._in_flight[req] = req.url
+        self.requested.append(req.url)
 
     def _on_finished(self, req: Request) -> None:
         self._in_flight.pop(req, None)

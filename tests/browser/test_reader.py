@@ -7,6 +7,7 @@ Run after ``make site`` with ``make browser``.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -245,10 +246,19 @@ def _api_params() -> list[object]:
 def test_the_api_page_renders(module: str) -> None:
     """No double backticks, no '::' at a line's end, one row per documented return value."""
     require_site()
-    problems = [
-        str(problem) for problem in api_page_problems(_api_text()) if problem.module == module
-    ]
+    problems = _api_problems().get(module, [])
     assert not problems, f"{API_DIR}:\n  " + "\n  ".join(problems)
+
+
+@functools.cache
+def _api_problems() -> dict[str, list[str]]:
+    """Module -> what `api_page_problems` finds on its part of the API reference: every
+    module page read and checked once a process, for every module's check (each read
+    them all and checked them all, to keep its own)."""
+    found: dict[str, list[str]] = {}
+    for problem in api_page_problems(_api_text()):
+        found.setdefault(problem.module, []).append(str(problem))
+    return found
 
 
 def test_every_public_module_is_on_the_api_page_and_no_other() -> None:

@@ -239,14 +239,22 @@ def test_every_runnable_block_prints_what_ci_checked(
     assert not problems, f"{loaded.url}\n  " + "\n  ".join(problems)
 
 
+#: How long (ms) a settled page is watched for a request sent late, as Playwright's
+#: ``networkidle`` watches a load: half a second with none.
+IDLE_MS = 500
+
+
 def test_nothing_loads_before_the_first_run(open_page: OpenPage) -> None:
-    """A reader who only reads fetches no Pyodide file and no block list."""
+    """A reader who only reads fetches no Pyodide file and no block list: every request
+    of the page's load (its context is its own, and records them all from the start),
+    and of half a second after it settled."""
     loaded = open_page("budget/context-is-a-budget/")
-    requested: list[str] = []
-    loaded.page.on("request", lambda request: requested.append(request.url))
-    loaded.page.reload(wait_until="networkidle")
     _prepared(loaded.page)
+    loaded.page.wait_for_timeout(IDLE_MS)
     assert loaded.page.locator("button.cb-run").count() > 0
+    assert loaded.watch is not None  # every page an opener loads has its context's watch
+    requested = loaded.watch.requested
+    assert any(url.endswith("run-blocks.js") for url in requested), requested  # the load's
     assert not [url for url in requested if "/pyodide/" in url or "run-worker" in url], requested
 
 
@@ -445,10 +453,8 @@ def test_the_editor_runs_what_it_shows_and_keeps_the_readers_work(reader_page: O
     """One page, one Python: typing into the middle of a block runs what the editor
     shows; that edit and a passed exercise then survive a reload until the reader
     resets and clears them."""
-    loaded = reader_page(FIRST_PAGE)
+    loaded = reader_page(FIRST_PAGE, init_script=RECORD_SENT)
     page = loaded.page
-    page.add_init_script(RECORD_SENT)
-    page.reload(wait_until="networkidle")
     _prepared(page)
     original = _editor_text(page.locator("div[data-cb-order='0']"))
     edited = _type_in_the_middle_and_run(page)

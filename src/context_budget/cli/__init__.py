@@ -75,6 +75,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from context_budget import __version__
+from context_budget.cli._flags import whole_number
 from context_budget.cli._render import one_line
 from context_budget.errors import InputError
 
@@ -123,26 +124,6 @@ class _Parser(argparse.ArgumentParser):
 def _error_line(message: str) -> str:
     # subtle: a path or a key from the file may hold a newline; the error stays one line
     return f"{PROG}: error: {one_line(message)}\n"
-
-
-def _budget(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r:.40}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 tokens, got {value}")
-    return value
-
-
-def _max_bytes(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r:.40}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1 byte, got {value}")
-    return value
 
 
 _EPILOG = "example: context-budget inspect session.jsonl --budget 50000 --counter qwen"
@@ -211,7 +192,7 @@ def _add_inspect(commands: Any) -> None:
     )
     inspect.add_argument(
         "--budget",
-        type=_budget,
+        type=whole_number("token"),
         metavar="N",
         help="a budget in tokens: report what clearing and compaction would free",
     )
@@ -230,7 +211,7 @@ def _add_inspect(commands: Any) -> None:
     )
     inspect.add_argument(
         "--max-bytes",
-        type=_max_bytes,
+        type=whole_number("byte", least=1),
         default=MAX_BYTES,
         metavar="N",
         help=f"refuse a file over N bytes (default: {MAX_BYTES:,}), each file when several",

@@ -39,6 +39,7 @@ from context_budget.bill_page import money as _money
 from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, Figures, read_bill
 from context_budget.cli._render import one_line
 from context_budget.errors import InputError
+from context_budget.sessions.claude_code import START_OUTPUT_MOST
 from context_budget.sessions.folders import default_folders, searched_folders
 from context_budget.sessions.openhands_state import STATE_FILE, event_files
 from context_budget.sessions.skips import summary
@@ -144,13 +145,18 @@ def add_parser(commands: Any) -> None:
 
 def page_file(text: str) -> str:
     """An `--html` FILE, checked before any session is read: a name (not empty: an unset
-    variable), not a folder, in a folder that exists.
+    variable; not `-`, standard output), not a folder, in a folder that exists.
 
     Raises:
         argparse.ArgumentTypeError: what is wrong, in one line.
     """
     if not text:
         raise argparse.ArgumentTypeError("cannot write the page: an empty path names no file")
+    if text == "-":  # the report goes there: a page there too would mix the two
+        raise argparse.ArgumentTypeError(
+            "-: cannot write the page to standard output, where the report goes: "
+            "give a file name (./- for a file named -)"
+        )
     if os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text}: cannot write the page: it is a folder")
     folder = os.path.dirname(text) or "."
@@ -187,6 +193,10 @@ def report(
     The dollars are those of the priced calls; they are null only when no
     call is priced. `unpriced_calls` counts the calls left out of them,
     `unpriced_call_numbers` names them (from 1, as in `per_call`).
+    `output_lower_bound_calls` counts the calls whose file kept only the
+    output count their stream began with (`Bill.output_lower_bounds`, named in
+    `output_lower_bound_call_numbers`; a `per_call` row says it as
+    `output_lower_bound`): their output, and so the cost, is a lower bound.
     With `by` (one of `VIEWS`), `groups` lists `{"key", "calls", "tokens",
     "cost_usd", "unpriced_calls", "cache_read_share"}` in the view's order,
     days counted in `zone` (named as `timezone`), the costs rounded so that
@@ -209,6 +219,8 @@ def report(
         "unpriced_models": list(figures.unpriced_models),
         "unpriced_calls": len(unpriced),
         "unpriced_call_numbers": list(unpriced),
+        "output_lower_bound_calls": len(figures.output_lower_bounds),
+        "output_lower_bound_call_numbers": list(figures.output_lower_bounds),
         "timezone": zone.name,
         "threads": figures.threads,
         "tokens": figures.tokens,
@@ -326,6 +338,7 @@ def call_row(bill: Bill, number: int) -> dict[str, Any]:
         "cache_write_1h": billed.ephemeral_1h_input_tokens,
         "cache_write_30m": billed.ephemeral_30m_input_tokens,
         "output": billed.output_tokens,
+        "output_lower_bound": call.output_lower_bound,
         "cost_usd": None if cost is None else _usd(cost.total),
     }
 
@@ -372,6 +385,8 @@ def render(data: dict[str, Any]) -> str:
         lines.append(f"  counting every usage line instead: {_money(data['every_line_cost_usd'])}")
     if data["unpriced_models"]:
         lines.append(_unpriced_line(data))
+    if data["output_lower_bound_calls"]:
+        lines.append(_lower_bound_line(data["output_lower_bound_call_numbers"]))
     if data["recorded_cost_usd"] is not None:
         lines.append(_recorded_line(data))
     elif data["recorded_cost_reason"]:
@@ -422,6 +437,17 @@ def _unpriced_line(data: dict[str, Any]) -> str:
     shown = ", ".join(map(str, numbers[:SHOWN]))
     more = f" … and {len(numbers) - SHOWN} more" if len(numbers) > SHOWN else ""
     return f"  not priced (no list price): {models}; {said}: {shown}{more}"
+
+
+def _lower_bound_line(numbers: list[int]) -> str:
+    """The calls whose output the files kept only as their stream's first count."""
+    shown = ", ".join(map(str, numbers[:SHOWN]))
+    more = f" … and {len(numbers) - SHOWN} more" if len(numbers) > SHOWN else ""
+    return (
+        f"  output a lower bound: {count_of(len(numbers), 'call')} ({shown}{more}) kept only "
+        f"the output count their response began streaming with (no stop reason, at most "
+        f"{START_OUTPUT_MOST} tokens); their real output, and the cost, are higher"
+    )
 
 
 def _threads_line(threads: dict[str, int]) -> str:

@@ -29,7 +29,7 @@ from context_budget.sessions import (
     session_files,
 )
 from context_budget.sessions.detect import odd_file
-from context_budget.sessions.openhands_state import STATE_FILE
+from context_budget.sessions.openhands_state import conversation_state
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import special_kind
 
@@ -88,7 +88,11 @@ def _files_of(path: str, skipped: list[Skip] | None = None) -> list[str]:
         is_folder = False
     if not is_folder:
         return [path]
-    if (state := Path(path) / STATE_FILE).is_file():
+    try:
+        state = conversation_state(Path(path))
+    except ValueError as error:  # a conversation's events folder
+        raise InputError(str(error)) from None
+    if state is not None:
         return [str(state)]
     odd: list[Path] = []
     try:

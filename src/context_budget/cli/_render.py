@@ -32,15 +32,19 @@ COUNTERS = {
 
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: The bidirectional embeddings, overrides (U+202A-U+202E) and isolates (U+2066-U+2069).
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def one_line(text: str) -> str:
     """`text` with every line break and control character escaped, so it prints on one line.
 
     Escaped: the C0 and C1 controls and DEL (as `\\n`, `\\r`, `\\t` or
-    `\\xNN`) and the Unicode line and paragraph separators (`\\uNNNN`),
-    every character `str.splitlines` or a terminal would break a line at or
-    act on. Anything else, backslashes included, is left as it is.
+    `\\xNN`), the Unicode line and paragraph separators and the bidirectional
+    embeddings, overrides and isolates (`\\uNNNN`), every character
+    `str.splitlines` or a terminal would break a line at or act on (an
+    override shows the rest of the line backwards). Anything else,
+    backslashes included, is left as it is.
 
     Examples:
         >>> print(one_line("two\\nlines\\x1b[2J.json"))
@@ -52,7 +56,7 @@ def one_line(text: str) -> str:
     for char in text:
         if char in _NAMED_ESCAPES:
             out.append(_NAMED_ESCAPES[char])
-        elif unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+        elif unicodedata.category(char) in ("Cc", "Zl", "Zp") or char in _BIDI_CONTROLS:
             code = ord(char)
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
         else:

@@ -45,8 +45,9 @@ from context_budget.cli._bill import (
     write_html,
     zone_for,
 )
+from context_budget.cli._flags import whole_number
 from context_budget.cli._render import one_line
-from context_budget.replay import Policy, Replay, lifetimes_offered, replay
+from context_budget.replay import Policy, Replay, lifetimes_offered, replay, summary_size
 from context_budget.sessions.text import count_of, gc_paused
 from context_budget.zones import Zone
 
@@ -61,24 +62,8 @@ _SHOWN_DEPARTURES = 10
 PAGE_SHARES = (0.6, 0.8)
 
 
-def _tokens(text: str) -> int:
-    try:
-        value = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of tokens: {text!r:.40}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1 token, got {value}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r:.40}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
+_tokens = whole_number("token", least=1)
+_count = whole_number()
 
 
 def add_parser(commands: Any) -> None:
@@ -369,7 +354,8 @@ def render(data: dict[str, Any]) -> str:
     lines.extend(_warm_lines(data["warm_starts"]))
     lines.extend(_departure_lines(data["departures"], data["calls"]))
     edited = bool(data["clearings"] or data["compactions"])
-    lines.extend(_rent_lines(data["costliest_results"], data["rent"], edited))
+    left = bool(data["unreplayed_models"])
+    lines.extend(_rent_lines(data["costliest_results"], data["rent"], edited, left))
     if "per_call" in data:
         rows = data["per_call"]
         marks = ["summary" if r["summarizing"] else r["rebuild"] or "" for r in rows]
@@ -403,12 +389,16 @@ def _departure_lines(departures: list[dict[str, Any]], calls: int) -> list[str]:
 
 
 def _rent_lines(
-    costliest: list[dict[str, Any]], rent: list[dict[str, Any]], edited: bool
+    costliest: list[dict[str, Any]], rent: list[dict[str, Any]], edited: bool, left: bool
 ) -> list[str]:
     """The costliest results and the rent by tool; `edited` when clearing or compaction
-    fired (then no rent means they took every result out before a request carried it)."""
+    fired (then no rent means they took every result out before a request carried it),
+    `left` when calls on a model with no cache model were not replayed (their results
+    have no rent)."""
     if not rent and edited:
         return ["rent: no request carried a tool result (clearing or compaction took each out)"]
+    if not rent and left:
+        return ["rent: no replayed call carried a tool result (the calls not replayed have none)"]
     if not rent:
         return ["rent: no tool result in the files"]
     shown = "the costliest tool result" if len(costliest) == 1 else "the {} costliest tool results"
@@ -430,7 +420,8 @@ def _rent_lines(
 
 def page_policies(bill: Bill) -> list[tuple[str, Policy]]:
     """The policies the page replays: the session's own, the lifetimes its models offer,
-    and compaction and clearing at `PAGE_SHARES` of the way up to its largest request."""
+    and compaction and clearing at `PAGE_SHARES` of the way up to its largest request
+    (where that is 1,000 tokens or more; compaction only above the summary it writes)."""
     found = [("the session's own choices", Policy())]
     offered = set.intersection(*(set(lifetimes_offered(model)) for model in bill.models))
     for ttl, words in (("1h", "every write for 1 hour"), ("5m", "every write for 5 minutes")):
@@ -439,8 +430,10 @@ def page_policies(bill: Bill) -> list[tuple[str, Policy]]:
     sizes = [call.prompt_tokens for call in bill.calls]
     low, high = min(sizes), max(sizes)
     thresholds = sorted({round(low + share * (high - low), -3) for share in PAGE_SHARES})
+    summary = summary_size(bill)  # a compaction at or below it could never make room
     for at in (int(at) for at in thresholds if at >= 1_000):
-        found.append((f"compact at {at:,} tokens", Policy(compact_at=at)))
+        if at > summary:
+            found.append((f"compact at {at:,} tokens", Policy(compact_at=at)))
         found.append((f"clear at {at:,} tokens, keep 3", Policy(clear_at=at)))
     return found
 
@@ -478,6 +471,7 @@ def _page_data(
         "policies": rows,
         "rent": first["rent"],
         "costliest_results": first["costliest_results"],
+        "unreplayed_models": first["unreplayed_models"],
     }
 
 

@@ -121,7 +121,7 @@ from context_budget.sessions.text import (
 )
 from context_budget.usage import Usage
 
-__all__ = ["RECORD", "is_agent_file", "is_session_record", "read"]
+__all__ = ["RECORD", "START_OUTPUT_MOST", "is_agent_file", "is_session_record", "read"]
 
 #: Record types of a Claude Code session file (a first record of another type with a
 #: `sessionId`, `uuid` or `leafUuid` is one too).
@@ -146,6 +146,7 @@ _MESSAGE = Shape(
     role=OPTIONAL,
     usage=OPTIONAL,
     diagnostics=ANY,
+    stop_reason=ANY,
     content=RAW,
 )
 #: The record a `progress` line copies from a sub-agent.
@@ -172,6 +173,20 @@ RECORD = Shape(
     attachment=RAW,
 )
 _MESSAGES = (_MESSAGE.cls,)
+
+#: The most output tokens a response's lines record when Claude Code kept only the
+#: count its stream began with (the `message_start` event's), never the final one:
+#: every line then names no `stop_reason`. Reported for Claude Code 2.1.29
+#: (https://github.com/anthropics/claude-code/issues/22671: no line above 29;
+#: https://github.com/anthropics/claude-code/issues/25941: mostly 1 or 2); the
+#: course's sample sessions (1.0.98) hold such responses too.
+START_OUTPUT_MOST = 29
+
+
+def _started_only(message: Any, usage: Usage) -> bool:
+    """True when a response line's output count may be only its stream's first:
+    it names no stop reason and counts at most `START_OUTPUT_MOST` tokens."""
+    return message.stop_reason is None and usage.output_tokens <= START_OUTPUT_MOST
 
 
 def is_session_record(record: dict[str, Any]) -> bool:
@@ -520,9 +535,12 @@ def _add(thread: _Building, message: Message, message_id: object) -> None:
         ids.append(message_id)
 
 
-def _begun(call: Call, timestamp: float | None, message: str | None, reason: str | None) -> Call:
+def _begun(
+    call: Call, timestamp: float | None, message: str | None, reason: str | None, bound: bool
+) -> Call:
     """`call` with the time, parent and provider's miss diagnosis of where its response
-    began; every other field its own. What `dataclasses.replace` gives, several times
+    began, and `bound` as `output_lower_bound` (True only while every line of the
+    response was one); every other field its own. What `dataclasses.replace` gives, several times
     sooner (a bill folds one response in two so): every field named, in order (a test
     holds the two equal on a call with no field at its default)."""
     return Call.sound(
@@ -537,6 +555,7 @@ def _begun(call: Call, timestamp: float | None, message: str | None, reason: str
         call.file,
         call.project,
         reason,
+        bound,
     )
 
 
@@ -701,14 +720,30 @@ class _Reader:
             self.bad_line(file, number, error)
             return
         model = model if isinstance(model, str) else "unknown"
-        self.hold(ident, Call(thread, when, model, usage, sidechain=True, file=file.source.name))
+        bound = _started_only(message, usage)
+        call = Call(
+            thread,
+            when,
+            model,
+            usage,
+            sidechain=True,
+            file=file.source.name,
+            output_lower_bound=bound,
+        )
+        self.hold(ident, call)
 
     def hold(self, ident: str, call: Call) -> None:
         """Hold a sub-agent's call seen in `progress` lines, or fold it into the one held
         for its message id: the better of the two at the time of the first."""
         old = self.progress.get(ident)
-        if old is None or _better(call, old):
-            self.progress[ident] = call if old is None else replace(call, timestamp=old.timestamp)
+        if old is None:
+            self.progress[ident] = call
+            return
+        bound = old.output_lower_bound and call.output_lower_bound
+        if _better(call, old):
+            self.progress[ident] = replace(call, timestamp=old.timestamp, output_lower_bound=bound)
+        elif old.output_lower_bound and not bound:  # a later copy named how it ended
+            self.progress[ident] = replace(old, output_lower_bound=False)
 
     def finish(self) -> None:
         """Count the sub-agent calls seen only in `progress` lines (their own file missing),
@@ -813,6 +848,7 @@ class _Reader:
             file.source.name,
             "",
             _miss_reason(message),
+            _started_only(message, usage),
         )
         self._keep(call, message.id, record.requestId)
 
@@ -831,11 +867,14 @@ class _Reader:
             self.calls.append(call)
             return
         old = self.calls[index]
+        bound = old.output_lower_bound and call.output_lower_bound
         if _better(call, old):  # keep where the response began: its time and parent
             same = old.thread is call.thread or old.thread == call.thread
             parent = old.message if same else call.message
             reason = call.provider_reason or old.provider_reason
-            self.calls[index] = _begun(call, old.timestamp, parent, reason)
+            self.calls[index] = _begun(call, old.timestamp, parent, reason, bound)
+        elif old.output_lower_bound and not bound:  # a later line named how it ended
+            self.calls[index] = _begun(old, old.timestamp, old.message, old.provider_reason, False)
 
     def _response(self, ident: str, request: str | None) -> int | None:
         """The index in `calls` of the response `ident` (of `request`) read before, or None

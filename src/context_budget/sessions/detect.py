@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from context_budget._aside import SPLIT_BYTES, aside, can_fork
+from context_budget._values import short_repr
 from context_budget.sessions import (
     claude_code,
     codex,
@@ -199,7 +200,10 @@ def detect_format(text: str) -> tuple[str, object]:
         FormatError: text that is empty or blank, no JSON document nor JSON
             Lines of records (naming where the JSON breaks), or a shape of no format.
         ValueError: JSON nested too deeply, or a document holding a number too long.
+        TypeError: `text` is not a str.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str (a file's text), got {short_repr(text)}")
     if not text or text.isspace():  # what `strip` leaves empty, not copied
         raise FormatError("the file is empty")
     try:
@@ -239,7 +243,10 @@ def read_text(
     Raises:
         ValueError, TypeError: the text is in no format, or not in the one
             given; the error names the line, message or event.
+        TypeError: `text` is not a str.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str (a file's text), got {short_repr(text)}")
     check_format(format)
     return _mending(_read_one, [Source(name, text)], format, skipped)
 
@@ -355,8 +362,13 @@ def read_sources(
     Given `skipped`, a half-written last line is left out as `read_text` leaves it.
 
     Raises:
+        TypeError: `sources` is not a list of `Source`.
         ValueError: a format other than auto or claude-code, or a bad line.
     """
+    if not isinstance(sources, Sequence) or isinstance(sources, str | bytes):
+        raise TypeError(f"sources must be a list of Source, got {short_repr(sources)}")
+    if not all(isinstance(source, Source) for source in sources):
+        raise TypeError(f"sources must be a list of Source, got {short_repr(list(sources))}")
     check_format(format)
     if len(sources) == 1:
         return read_text(sources[0].text, format, sources[0].name, skipped)
@@ -375,9 +387,24 @@ def _read_together(sources: Sequence[Source], format: str) -> Session:
                 f"{source.name}: a Codex rollout, among files read as one Claude Code "
                 "session: give the rollouts one at a time"
             )
+        if first is None and (other := _other_document(source.text)) is not None:
+            raise ValueError(
+                f"{source.name}: {other}, among files read as one Claude Code session (a "
+                "session and its sub-agents' files): give it alone"
+            )
         if first is None and (document := _one_document(source.text, "claude-code")):
             raise ValueError(f"{source.name}: {document}")
     return _detected_by(claude_code.read(sources), format)
+
+
+def _other_document(text: str) -> str | None:
+    """The format of text that is one JSON document of a format other than Claude Code's
+    (an OpenHands event list, a trajectory), or None."""
+    try:
+        chosen, data = detect_format(text)
+    except ValueError:  # no format at all: the reader names its line
+        return None
+    return chosen if data is not None and chosen != "claude-code" else None
 
 
 def _kind(path: Path) -> str:
@@ -414,7 +441,10 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
     for given in paths:
         path = path_given(given)
         odd: list[Path] = []
-        inside = session_files(path, SESSION_SUFFIXES, odd) if _kind(path) == "folder" else [path]
+        folder = _kind(path) == "folder"
+        if folder and (said := openhands_state.events_folder_error(path)) is not None:
+            raise ValueError(said)
+        inside = session_files(path, SESSION_SUFFIXES, odd) if folder else [path]
         for name in odd:
             _skip(skipped, odd_file(name))
         if not inside and not odd:
@@ -871,22 +901,28 @@ def _with_messages(sources: Sequence[Source | FileSource], format: str) -> Sessi
 
 
 def read_paths(
-    paths: Sequence[str | PathLike[str]],
+    paths: str | PathLike[str] | Sequence[str | PathLike[str]],
     format: str = "auto",
     skipped: list[Skip] | None = None,
 ) -> list[Session]:
-    """The sessions of files and folders, for a bill: Claude Code files read together.
+    """The sessions of files and folders (or of one), for a bill: Claude Code files read
+    together.
 
     A file named twice, or inside a folder also named, is read once. A file
     or line no reader can take (`Skip`) is added to `skipped` and the rest
     read; without a list, the first one raises.
 
     Raises:
-        TypeError: `skipped` neither a list nor None.
+        TypeError: `paths` neither a path nor a list of paths, `skipped` neither a
+            list nor None.
         ValueError: an unknown `format`, a path missing, unreadable or not a
             file or folder; with `skipped` None, a file or line no reader
             can take (a malformed usage figure among them); each names the path.
     """
+    if isinstance(paths, str | PathLike):
+        paths = [paths]  # one path, not the letters of one
+    elif not isinstance(paths, Sequence) or not all(isinstance(p, str | PathLike) for p in paths):
+        raise TypeError(f"paths must be a path or a list of paths, got {short_repr(paths)}")
     check_format(format, BILL_FORMATS)
     if skipped is not None and not isinstance(skipped, list):
         raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")

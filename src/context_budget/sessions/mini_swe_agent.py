@@ -122,7 +122,7 @@ def read(data: object, name: str = "") -> Session:
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         found = kind_of(data) if not isinstance(data, dict) else "an object without a messages list"
         raise FormatError(
-            f"expected a mini-swe-agent trajectory (an object with messages), {found}"
+            f"expected a mini-swe-agent trajectory (an object with messages), found {found}"
         )
     ident = data.get("instance_id")
     stem = ident if isinstance(ident, str) else PurePath(name).stem

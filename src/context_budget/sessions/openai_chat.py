@@ -2,7 +2,8 @@
 
 `read_openai(data)` reads a JSON list of messages or an object with a `messages`
 list. `system` and `developer` messages go to the system layer, joined by
-blank lines. An assistant's `tool_calls` become `tool_use` blocks (the name,
+blank lines. An assistant's refusal (its `refusal` field, or a content part of
+that type) is its text. An assistant's `tool_calls` become `tool_use` blocks (the name,
 and the arguments parsed from their JSON text, or kept as `{"arguments":
 text}` when they are not a JSON object), so they are counted. A `tool` message
 becomes a user message with one `tool_result` for its `tool_call_id`, so a
@@ -39,7 +40,8 @@ SYSTEM_ROLES = frozenset({"system", "developer"})
 
 
 def text_of(content: object, where: str) -> str:
-    """The text of an OpenAI content: a string, or the text of its text parts."""
+    """The text of an OpenAI content: a string, or the text of its text parts (a
+    `refusal` part's refusal)."""
     if content is None:
         return ""
     if isinstance(content, str):
@@ -47,11 +49,12 @@ def text_of(content: object, where: str) -> str:
     if isinstance(content, list):
         parts = []
         for number, part in enumerate(content):
-            if not isinstance(part, dict) or not isinstance(part.get("text", ""), str):
+            key = "refusal" if isinstance(part, dict) and part.get("type") == "refusal" else "text"
+            if not isinstance(part, dict) or not isinstance(part.get(key, ""), str):
                 raise TypeError(
                     f"{where}, part {number}: expected a text part, found {kind_of(part)}"
                 )
-            parts.append(part.get("text", ""))
+            parts.append(part.get(key, ""))
         return "\n".join(parts)
     raise TypeError(f"{where}: content is {kind_of(content)}, not a string or a list of parts")
 
@@ -98,8 +101,12 @@ def _tool_use(call: object, where: str) -> dict[str, Any]:
 
 
 def assistant(message: dict[str, Any], where: str) -> Message:
-    """An OpenAI assistant message as this package's: text, then one `tool_use` per call."""
+    """An OpenAI assistant message as this package's: text (a `refusal` after it), then
+    one `tool_use` per call."""
     text = text_of(message.get("content"), where)
+    refusal = message.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        text = f"{text}\n{refusal}" if text else refusal
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
         raise TypeError(f"{where}: tool_calls is {kind_of(calls)}, not a list")
@@ -145,10 +152,7 @@ def read_openai(data: object) -> Layers:
                 converted["name"] = message["name"]
         else:
             converted = {"role": role, "content": _parts(message.get("content"), where)}
-        try:
-            check_message(converted, len(conversation))
-        except (TypeError, ValueError) as error:
-            raise type(error)(f"{where} (openai): {error}") from None
+        check_message(converted, index)  # the file's index: its own message, as `where`
         conversation.append(converted)
     return Layers("\n\n".join(system), [], conversation)
 

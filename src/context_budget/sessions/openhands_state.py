@@ -48,7 +48,16 @@ from context_budget.sessions.session import Call, Session, ThreadId
 from context_budget.sessions.text import dollars, epoch, kind_of, loads_json, object_at, tally
 from context_budget.usage import Usage
 
-__all__ = ["STATE_FILE", "event_files", "is_event", "is_event_name", "is_state", "read"]
+__all__ = [
+    "STATE_FILE",
+    "conversation_state",
+    "event_files",
+    "events_folder_error",
+    "is_event",
+    "is_event_name",
+    "is_state",
+    "read",
+]
 
 #: The name of a conversation's state file; its events are in `events/` beside it.
 STATE_FILE = "base_state.json"
@@ -85,6 +94,31 @@ def event_files(state: Path) -> list[Path]:
     except OSError:
         return []
     return [folder / name for name in sorted(names, key=_index)]
+
+
+def conversation_state(folder: Path) -> Path | None:
+    """The state file of the conversation whose folder is `folder`, read in the folder's
+    place (it reads the events); None for any other folder.
+
+    Raises:
+        ValueError: `folder` is a conversation's `events` folder (`events_folder_error`).
+    """
+    if (state := folder / STATE_FILE).is_file():
+        return state
+    if (said := events_folder_error(folder)) is not None:
+        raise ValueError(said)
+    return None
+
+
+def events_folder_error(folder: Path) -> str | None:
+    """What to say of a folder given to be read that is a conversation's `events` folder
+    (its state file beside it reads them, never the folder alone); None for any other."""
+    if folder.name != "events" or not (folder.parent / STATE_FILE).is_file():
+        return None
+    return (
+        f"{folder}: an OpenHands conversation's events folder: give {folder.parent}, "
+        f"the conversation's folder, whose {STATE_FILE} reads them"
+    )
 
 
 def is_event_name(name: str) -> bool:

@@ -20,7 +20,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from context_budget._checks import bad_scalar, check_message
-from context_budget._values import maker
+from context_budget._values import maker, short_repr
 from context_budget.calls import CallRecord, UsageField
 from context_budget.layers import Layers
 from context_budget.messages import Message
@@ -394,6 +394,11 @@ class Call(CallRecord):
             `diagnostics.cache_miss_reason` (`model_changed`, `system_changed`,
             `tools_changed`, `messages_changed`, `previous_message_not_found`,
             `unavailable`), else None.
+        output_lower_bound: True where the file kept only the output count
+            the response's stream started with, so the real output (and the
+            cost) is higher: Claude Code lines that name no `stop_reason`
+            and a count no larger than a stream's start gives
+            (`claude_code.START_OUTPUT_MOST`); False for every other call.
     """
 
     thread: ThreadId
@@ -407,6 +412,7 @@ class Call(CallRecord):
     file: str = ""
     project: str = ""
     provider_reason: str | None = None
+    output_lower_bound: bool = False
 
     @classmethod
     def sound(
@@ -422,6 +428,7 @@ class Call(CallRecord):
         file: str,
         project: str,
         provider_reason: str | None,
+        output_lower_bound: bool = False,
     ) -> Call:
         """`Call(...)` of every field, made as `_values.maker` makes it: for a reader that
         makes one or two a recorded response; nothing here checks a field."""
@@ -437,6 +444,7 @@ class Call(CallRecord):
             file,
             project,
             provider_reason,
+            output_lower_bound,
         )
 
     def on_thread(self, thread: ThreadId) -> Call:
@@ -457,6 +465,7 @@ class Call(CallRecord):
             self.file,
             self.project,
             self.provider_reason,
+            self.output_lower_bound,
         )
 
     #: Views of `usage` under the names a bill's readers use (tokens).
@@ -577,7 +586,10 @@ def checked_layers(layers: Layers) -> Layers:
 
     Raises:
         ValueError, TypeError: a bad string or message, naming its place.
+        TypeError: `layers` is not a `Layers`.
     """
+    if not isinstance(layers, Layers):
+        raise TypeError(f"layers must be a Layers, got {short_repr(layers)}")
     for where, text in [("system", layers.system)] + [
         (f"pinned record {number}", record) for number, record in enumerate(layers.pinned)
     ]:

@@ -30,6 +30,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, NoReturn
 
+from context_budget._values import short_repr
 from context_budget.errors import ContextBudgetError
 
 __all__ = [
@@ -214,7 +215,10 @@ def decode(raw: bytes, name: str) -> str:
 
     Raises:
         ValueError: bytes that are not UTF-8, naming the byte and its offset.
+        TypeError: `raw` is not bytes.
     """
+    if not isinstance(raw, bytes | bytearray | memoryview):
+        raise TypeError(f"raw must be the file's bytes, got {short_repr(raw)}")
     raw = whole_characters(raw)
     try:
         return raw.decode("utf-8-sig")
@@ -603,7 +607,10 @@ def dollars(value: Any, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e12:
-        raise ValueError(f"{where}: a cost must be a number >= 0 (USD), got {value!r:.60}")
+        raise ValueError(
+            f"{where}: a cost must be a number of USD from 0, below 1,000,000,000,000, "
+            f"got {value!r:.60}"
+        )
     return float(value)
 
 
@@ -705,14 +712,21 @@ def session_files(
     return [Path(name) for name in files]
 
 
-def description(path: Path) -> str:
+def description(path: str | PathLike[str]) -> str:
     """The `description` of a sub-agent file's `.meta.json` beside it, or ""."""
     return agent_meta(path)[0]
 
 
-def agent_meta(path: Path) -> tuple[str, str]:
+def agent_meta(path: str | PathLike[str]) -> tuple[str, str]:
     """(`description`, `agentType`) of a sub-agent file's `.meta.json` beside it; "" for each
-    it lacks (or when there is none)."""
+    it lacks (or when there is none).
+
+    Raises:
+        TypeError: `path` is no path.
+    """
+    if not isinstance(path, str | PathLike):
+        raise TypeError(f"path must be a path, got {short_repr(path)}")
+    path = Path(path)
     meta = path.with_name(path.stem + ".meta.json")
     if not meta.is_file():
         return "", ""

@@ -1,0 +1,44 @@
+"""A flag's whole number, read one way for every command.
+
+`whole_number(unit, least)` is the argparse `type` of every flag that takes
+a count (`inspect --budget` and `--max-bytes`, `whatif --clear-at`,
+`--compact-at`, `--summary-tokens` and `--keep`): digits, with thousands
+separators allowed as a user copies them from a report (`50,000`, `50_000`),
+at least `least`; anything else is one line naming the flag's unit and the
+value seen.
+
+Example:
+    >>> tokens = whole_number("token", least=1)
+    >>> tokens("50,000")
+    50000
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+__all__ = ["whole_number"]
+
+
+def whole_number(unit: str = "", least: int = 0) -> Callable[[str], int]:
+    """An argparse `type`: a whole number of `unit` (`"token"`, `"byte"`; `""` for a
+    plain count), `least` or more.
+
+    The function it gives raises `argparse.ArgumentTypeError`, which argparse
+    prints as one line after the flag's name: `not a whole number of tokens:
+    '1e5'`, `must be >= 1 token, got 0`.
+    """
+    of = f" of {unit}s" if unit else ""
+    least_text = f"{least} {unit}{'' if least == 1 else 's'}" if unit else str(least)
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number{of}: {text!r:.40}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be >= {least_text}, got {value}")
+        return value
+
+    return parse
