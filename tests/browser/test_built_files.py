@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -101,17 +102,24 @@ def test_no_page_gives_one_id_to_two_elements() -> None:
     assert problems == [], "\n".join(problems)
 
 
-def empty_links(site_dir: Path) -> list[str]:
-    """Each built page with links a keyboard stops on that hold nothing, and how many."""
-    problems = []
+def _found_in_pages(site_dir: Path, pattern: re.Pattern[str]) -> Iterator[tuple[str, list[str]]]:
+    """Each built page (those served whole aside) where `pattern` finds something: its
+    path in the site, and what it found."""
     for path in sorted(site_dir.rglob("*.html")):
         page = path.relative_to(site_dir).as_posix()
         if page.startswith(SERVED_WHOLE):
             continue
-        found = _EMPTY_LINK.findall(path.read_text(encoding="utf-8", errors="replace"))
+        found = pattern.findall(path.read_text(encoding="utf-8", errors="replace"))
         if found:
-            problems.append(f"{page}: {len(found)} empty links, the first {found[0][:80]}")
-    return problems
+            yield page, found
+
+
+def empty_links(site_dir: Path) -> list[str]:
+    """Each built page with links a keyboard stops on that hold nothing, and how many."""
+    return [
+        f"{page}: {len(found)} empty links, the first {found[0][:80]}"
+        for page, found in _found_in_pages(site_dir, _EMPTY_LINK)
+    ]
 
 
 def test_the_empty_link_check_names_a_line_s_anchor(tmp_path: Path) -> None:
@@ -139,16 +147,10 @@ def test_no_page_has_a_link_that_says_nothing() -> None:
 def doctests_as_quotes(site_dir: Path) -> list[str]:
     """Each built page that shows a docstring's example (``>>>`` lines) as quoted prose,
     its words run together, and how many: the Markdown read each ``>`` as a quote."""
-    problems = []
-    for path in sorted(site_dir.rglob("*.html")):
-        page = path.relative_to(site_dir).as_posix()
-        if page.startswith(SERVED_WHOLE):
-            continue
-        found = _DOCTEST_AS_QUOTE.findall(path.read_text(encoding="utf-8", errors="replace"))
-        if found:
-            first = " ".join(found[0].split())
-            problems.append(f"{page}: {len(found)} examples as quotes, the first {first!r}")
-    return problems
+    return [
+        f"{page}: {len(found)} examples as quotes, the first {' '.join(found[0].split())!r}"
+        for page, found in _found_in_pages(site_dir, _DOCTEST_AS_QUOTE)
+    ]
 
 
 def test_the_example_check_names_a_doctest_shown_as_quotes(tmp_path: Path) -> None:
