@@ -43,9 +43,8 @@ from context_budget.sessions import (
     decode,
     read_sources,
     read_text,
-    session_files,
 )
-from context_budget.sessions.detect import odd_file
+from context_budget.sessions.detect import session_folder_files
 from context_budget.sessions.openhands_state import conversation_state
 from context_budget.sessions.skips import Skip, summary
 from context_budget.sessions.text import path_given, read_source
@@ -126,13 +125,9 @@ def _layers(folder: Path, format: str, skipped: list[Skip]) -> Layers:
     if folder.is_dir() and (state := conversation_state(folder)) is not None:
         folder = state  # an OpenHands conversation: its state file reads its events
     if folder.is_dir():
-        odd: list[Path] = []
-        files = session_files(folder, odd=odd)
-        if odd and not files:
-            raise ValueError(odd_file(odd[0]).reason)
+        files = session_folder_files(folder, skipped)
         if not files:
             raise ValueError(f"{folder}: a folder with no .jsonl file (no Claude Code session)")
-        skipped += [odd_file(name) for name in odd]
         sources = [read_source(file) for file in files]
         return read_sources(sources, format, skipped).conversation().layers
     try:

@@ -434,17 +434,20 @@ def _unpriced_line(data: dict[str, Any]) -> str:
     said = f"{len(numbers):,} call" if len(numbers) == 1 else f"{len(numbers):,} calls"
     if data["cost_usd"] is None:
         return f"  not priced (no list price): {models}; {said}, all of them"
-    shown = ", ".join(map(str, numbers[:SHOWN]))
+    return f"  not priced (no list price): {models}; {said}: {_first_numbers(numbers)}"
+
+
+def _first_numbers(numbers: list[int]) -> str:
+    """`3, 8, 12 … and N more`: the first `SHOWN` call numbers, and how many follow."""
     more = f" … and {len(numbers) - SHOWN} more" if len(numbers) > SHOWN else ""
-    return f"  not priced (no list price): {models}; {said}: {shown}{more}"
+    return ", ".join(map(str, numbers[:SHOWN])) + more
 
 
 def _lower_bound_line(numbers: list[int]) -> str:
     """The calls whose output the files kept only as their stream's first count."""
-    shown = ", ".join(map(str, numbers[:SHOWN]))
-    more = f" … and {len(numbers) - SHOWN} more" if len(numbers) > SHOWN else ""
     return (
-        f"  output a lower bound: {count_of(len(numbers), 'call')} ({shown}{more}) kept only "
+        f"  output a lower bound: {count_of(len(numbers), 'call')} ({_first_numbers(numbers)}) "
+        "kept only "
         f"the output count their response began streaming with (no stop reason, at most "
         f"{START_OUTPUT_MOST} tokens); their real output, and the cost, are higher"
     )

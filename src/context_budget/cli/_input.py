@@ -26,9 +26,8 @@ from context_budget.sessions import (
     decode,
     read_sources,
     read_text,
-    session_files,
 )
-from context_budget.sessions.detect import odd_file
+from context_budget.sessions.detect import session_folder_files
 from context_budget.sessions.openhands_state import conversation_state
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import special_kind
@@ -80,8 +79,8 @@ def _files_of(path: str, skipped: list[Skip] | None = None) -> list[str]:
     """The files a path given to the command names: itself, a folder's `.jsonl` files, or an
     OpenHands conversation folder's state file (which reads its events). A folder's entry
     named so that is no regular file (a named pipe, a link to nothing) is added to
-    `skipped` (`detect.odd_file`); with no list, or when nothing else is left, it is the
-    error."""
+    `skipped` (`detect.session_folder_files`); with no list, or when nothing else is
+    left, it is the error."""
     try:
         is_folder = os.path.isdir(path)
     except (OSError, ValueError):  # pragma: no cover - defensive: isdir reports these as False
@@ -94,17 +93,12 @@ def _files_of(path: str, skipped: list[Skip] | None = None) -> list[str]:
         raise InputError(str(error)) from None
     if state is not None:
         return [str(state)]
-    odd: list[Path] = []
     try:
-        found = [str(file) for file in session_files(Path(path), odd=odd)]
+        found = [str(file) for file in session_folder_files(Path(path), skipped)]
     except ValueError as error:
         raise InputError(str(error)) from None
-    if odd and (skipped is None or not found):
-        raise InputError(odd_file(odd[0]).reason)
     if not found:
         raise InputError(f"{path}: is a directory with no .jsonl file (no Claude Code session)")
-    if skipped is not None:
-        skipped += [odd_file(name) for name in odd]
     return found
 
 

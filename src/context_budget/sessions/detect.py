@@ -74,10 +74,10 @@ __all__ = [
     "FormatError",
     "check_format",
     "detect_format",
-    "odd_file",
     "read_paths",
     "read_sources",
     "read_text",
+    "session_folder_files",
 ]
 
 #: The formats a session file is read in; `"auto"` picks one of the others.
@@ -446,7 +446,7 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
             raise ValueError(said)
         inside = session_files(path, SESSION_SUFFIXES, odd) if folder else [path]
         for name in odd:
-            _skip(skipped, odd_file(name))
+            _skip(skipped, _odd_file(name))
         if not inside and not odd:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
         for file in inside:
@@ -457,7 +457,26 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
     return [path for path in found if not _read_by_state(path, states)] if states else found
 
 
-def odd_file(path: Path) -> Skip:
+def session_folder_files(folder: Path, skipped: list[Skip] | None) -> list[Path]:
+    """The `.jsonl` files of a folder read as one session (`text.session_files`), for
+    `inspect` and `load_transcript`: [] when it holds none (the caller says so).
+
+    An entry named as such a file that is no regular file (a named pipe, a link to
+    nothing) is added to `skipped` (`_odd_file`).
+
+    Raises:
+        ValueError: such an entry, with no list given or no other file to read, named.
+    """
+    odd: list[Path] = []
+    files = session_files(folder, odd=odd)
+    if odd and (skipped is None or not files):
+        raise ValueError(_odd_file(odd[0]).reason)
+    if skipped is not None:
+        skipped += [_odd_file(name) for name in odd]
+    return files
+
+
+def _odd_file(path: Path) -> Skip:
     """The skip of a folder's entry named as a session file that is no regular file (a
     named pipe, a link to nothing; `text.session_files`'s `odd`): its reason says what
     it is instead."""

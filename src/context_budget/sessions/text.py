@@ -155,8 +155,7 @@ class FileSource:
         Raises:
             SourceError: the file is not UTF-8, or cannot be read, named.
         """
-        source = read_source(Path(self.name), (self.description, self.agent_type), self.blank)
-        return blanked(source, self.blank) if self.blank else source
+        return read_source(Path(self.name), (self.description, self.agent_type), self.blank)
 
 
 def blanked(source: Source, numbers: Collection[int]) -> Source:
