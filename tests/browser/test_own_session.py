@@ -9,16 +9,18 @@ files (Pyodide, the package), never anything else, and nothing may leave 127.0.0
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from openhands_files import CONVERSATION, EVALUATION
-from playwright.sync_api import FrameLocator, Request
+from playwright.sync_api import Browser, FrameLocator, Request
 
 from .conftest import (
     DESKTOP,
+    PAGES_CHECKED,
     PHONE,
     POLL_MS,
     REPO,
@@ -44,11 +46,16 @@ SETTLED = """() => {
 }"""
 #: Keeps every text the status line shows, in order, on `window.cbSaid`, and on
 #: `window.cbHeard` each with whether a screen reader reads it out (the live region not
-#: marked busy).
+#: marked busy). Each call starts both records afresh; the one listener stays, so a page
+#: whose files are chosen again records each text once. The status's kind is cleared too:
+#: until the page takes up the next choice it still says how the last one went.
 LISTEN = """() => {
   const status = document.querySelector('.cb-own-status');
   window.cbSaid = [];
   window.cbHeard = [];
+  status.dataset.kind = '';
+  if (window.cbListening) return;
+  window.cbListening = true;
   new MutationObserver(() => {
     window.cbSaid.push(status.textContent);
     window.cbHeard.push([status.textContent, status.getAttribute('aria-busy') !== 'true']);
@@ -65,6 +72,25 @@ def _choose(loaded: LoadedPage, *paths: Path) -> list[Request]:
     loaded.page.locator("#cb-own-files").set_input_files([str(path) for path in paths])
     loaded.page.wait_for_function(SETTLED, timeout=RUN_TIMEOUT_MS, polling=POLL_MS)
     return asked
+
+
+#: The checks that bill their files on one load of the page, one after another, as a reader
+#: who chooses file after file does: Python starts once for them all, not once a check.
+#: One group, so that `--dist loadgroup` runs them on one worker, which loads the page once.
+SHARED = pytest.mark.xdist_group(name="own-session-shared")
+
+
+@pytest.fixture(scope="module")
+def own_page(
+    request: pytest.FixtureRequest, chromium: Browser, site_url: str
+) -> Iterator[LoadedPage]:
+    """The page loaded once (at 1280 px, in a context of its own) for the checks marked
+    `SHARED`: each chooses its files there in turn, and reads what that choice gave."""
+    opener = OpenPage(chromium, site_url, request.config.stash.setdefault(PAGES_CHECKED, set()))
+    try:
+        yield opener(PAGE)
+    finally:
+        opener.close()
 
 
 def _bill(loaded: LoadedPage) -> FrameLocator:
@@ -111,8 +137,9 @@ def test_a_session_from_disk_is_billed_in_the_page_and_nothing_leaves_it(
     assert _python_s_download_problems(loaded, asked, site_url) == []
 
 
+@SHARED
 def test_a_live_session_cut_inside_a_character_is_billed_without_its_last_line(
-    open_page: OpenPage, tmp_path: Path
+    own_page: LoadedPage, tmp_path: Path
 ) -> None:
     """A file chosen while its agent writes it may stop inside a character of its last
     line: the page bills the lines before it and says the last one was left out, where
@@ -122,7 +149,7 @@ def test_a_live_session_cut_inside_a_character_is_billed_without_its_last_line(
     wide = '{"type":"user","message":{"role":"user","content":"日本語"}}'.encode()
     live = tmp_path / SYNTHETIC.name
     live.write_bytes(b"\n".join([*lines, wide[: wide.index("本".encode()) + 1]]))
-    loaded = open_page(PAGE)
+    loaded = own_page
     _choose(loaded, live)
     status = loaded.page.locator(".cb-own-status")
     said = status.inner_text()
@@ -133,12 +160,13 @@ def test_a_live_session_cut_inside_a_character_is_billed_without_its_last_line(
     assert loaded.problems.lines() == []
 
 
+@SHARED
 def test_a_file_in_no_known_format_gets_one_clear_message(
-    open_page: OpenPage, tmp_path: Path
+    own_page: LoadedPage, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.json"
     notes.write_text('{"shopping": ["milk"]}\n', encoding="utf-8")
-    loaded = open_page(PAGE)
+    loaded = own_page
     _choose(loaded, notes)
     status = loaded.page.locator(".cb-own-status")
     assert status.get_attribute("data-kind") == "error"
@@ -148,15 +176,16 @@ def test_a_file_in_no_known_format_gets_one_clear_message(
     assert loaded.page.locator("iframe.cb-own-bill").is_hidden()
 
 
+@SHARED
 def test_a_package_json_is_named_a_file_in_no_format_not_a_conversation(
-    open_page: OpenPage, tmp_path: Path
+    own_page: LoadedPage, tmp_path: Path
 ) -> None:
     """A reader who chooses a project's package.json is told it is in no known format,
     with the keys found; the page said it "reads as layers, which records no usage", as
     if it were a conversation of the course's own kind without its tokens."""
     package = tmp_path / "package.json"
     package.write_text('{"name": "app", "version": "1.0.0", "dependencies": {}}\n')
-    loaded = open_page(PAGE)
+    loaded = own_page
     _choose(loaded, package)
     said = loaded.page.locator(".cb-own-status").inner_text()
     assert said.startswith("Not billed: package.json: not a session"), said
@@ -197,15 +226,16 @@ def test_one_file_s_bill_reads_on_a_phone_and_names_no_project_as_dot(
     assert loaded.problems.lines() == []
 
 
+@SHARED
 def test_the_page_says_how_far_it_has_gone_and_a_screen_reader_hears_each_step_once(
-    open_page: OpenPage,
+    own_page: LoadedPage,
 ) -> None:
     """One real session chosen, what the status line said and what of it was read out.
 
     The page says how far it has gone: reading the file, replaying call by call, billed.
     The status line is a live region: reading a file chunk by chunk and replaying it
     call by call change its text many times, each once read out to a screen reader."""
-    loaded = open_page(PAGE)
+    loaded = own_page
     _choose(loaded, REAL)
     said: list[str] = loaded.page.evaluate("() => window.cbSaid")
     assert any(text.startswith("Reading fe5e1c67") and "kB" in text for text in said), said
@@ -223,10 +253,11 @@ def test_the_page_says_how_far_it_has_gone_and_a_screen_reader_hears_each_step_o
     assert out_loud[-1].startswith("Billed "), out_loud  # the outcome is read out
 
 
+@SHARED
 def test_an_openhands_evaluation_output_is_billed_an_instance_a_session(
-    open_page: OpenPage,
+    own_page: LoadedPage,
 ) -> None:
-    loaded = open_page(PAGE)
+    loaded = own_page
     _choose(loaded, EVALUATION)
     status = loaded.page.locator(".cb-own-status")
     assert status.get_attribute("data-kind") == "done", status.inner_text()
@@ -236,12 +267,13 @@ def test_an_openhands_evaluation_output_is_billed_an_instance_a_session(
     assert loaded.problems.lines() == []
 
 
+@SHARED
 def test_a_conversation_s_state_and_events_chosen_together_are_one_session(
-    open_page: OpenPage,
+    own_page: LoadedPage,
 ) -> None:
     state = CONVERSATION / "base_state.json"
     events = sorted(state.parent.glob("events/event-*.json"))
-    loaded = open_page(PAGE)
+    loaded = own_page
     _choose(loaded, state, *events)  # a file picker lays them side by side
     status = loaded.page.locator(".cb-own-status")
     assert status.get_attribute("data-kind") == "done", status.inner_text()
@@ -306,12 +338,13 @@ def test_the_frame_fits_its_bill_when_the_screen_changes_width(open_page: OpenPa
     assert loaded.problems.lines() == []
 
 
+@SHARED
 def test_the_reading_gives_a_small_file_s_size_in_a_unit_that_shows_it(
-    open_page: OpenPage,
+    own_page: LoadedPage,
 ) -> None:
     """A Codex rollout of 3,033 bytes is read in kB: the page once said it was reading
     "0 of 0 MB"."""
-    loaded = open_page(PAGE)
+    loaded = own_page
     _choose(loaded, ROLLOUT)
     said: list[str] = loaded.page.evaluate("() => window.cbSaid")
     reading = [text for text in said if text.startswith("Reading ")]
