@@ -303,14 +303,15 @@ def _toggle_scheme(loaded: LoadedPage) -> str:
     return str(loaded.page.evaluate("() => document.body.dataset.mdColorScheme"))
 
 
+@SHARED
 def test_the_bill_follows_the_scheme_the_reader_switches_the_site_to(
-    open_page: OpenPage,
+    own_page: LoadedPage,
 ) -> None:
     """The browser asks for light; the reader switches the site to dark with its palette
     button, before and after choosing a file: the bill in the frame goes dark with the
     page around it, and light again. It once stayed white on the dark page, following
     the system's scheme alone."""
-    loaded = open_page(PAGE)
+    loaded = own_page
     frame = loaded.page.locator("iframe.cb-own-bill")
     assert _toggle_scheme(loaded) == "slate"
     _choose(loaded, SYNTHETIC)
@@ -322,12 +323,13 @@ def test_the_bill_follows_the_scheme_the_reader_switches_the_site_to(
     assert loaded.problems.lines() == []
 
 
-def test_the_frame_fits_its_bill_when_the_screen_changes_width(open_page: OpenPage) -> None:
+@SHARED
+def test_the_frame_fits_its_bill_when_the_screen_changes_width(own_page: LoadedPage) -> None:
     """A bill drawn at 1280 px, then the window narrowed to a phone's 390 (a phone turned
     upright) and widened again: at each width the frame is as tall as its page, neither
     cutting the bill's end off behind a scroll of its own (it kept its height at 1280
     px's, 88 px short at 390) nor leaving a gap below it."""
-    loaded = open_page(PAGE)
+    loaded = own_page
     _choose(loaded, TRAJECTORY)
     frame = loaded.page.locator("iframe.cb-own-bill")
     for viewport in (DESKTOP, PHONE, DESKTOP):
@@ -381,28 +383,29 @@ def _python_s_download_problems(
 def _choose_in_the_picker(loaded: LoadedPage, path: Path) -> None:
     """Choose `path` as a reader does: click the input, pick the file in the dialog; wait
     until the page has answered (or at once, when it started nothing)."""
+    loaded.page.evaluate(LISTEN)  # the status's kind cleared: the wait is for this choice
     with loaded.page.expect_file_chooser() as chooser:
         loaded.page.locator("#cb-own-files").click()
     chooser.value.set_files(str(path))
     loaded.page.wait_for_function(SETTLED, timeout=RUN_TIMEOUT_MS, polling=POLL_MS)
 
 
-def test_the_same_file_chosen_again_is_billed_again(open_page: OpenPage, tmp_path: Path) -> None:
+@SHARED
+def test_the_same_file_chosen_again_is_billed_again(own_page: LoadedPage, tmp_path: Path) -> None:
     """A live session is billed, its agent writes on, and the reader chooses the same file
     again to see the new calls: the page bills it again. The browser sends no change
     when the same file is chosen twice, and the page once kept the old bill on show."""
     lines = SYNTHETIC.read_text(encoding="utf-8").splitlines(keepends=True)
     live = tmp_path / SYNTHETIC.name
     live.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
-    loaded = open_page(PAGE)
+    loaded = own_page
     _choose_in_the_picker(loaded, live)
     summary = _bill(loaded).locator("h1 + p")
     first = summary.inner_text()
     assert "10 calls" not in first, first
     live.write_text("".join(lines), encoding="utf-8")  # the agent wrote the rest
     # the status still says the first bill is done until the page takes up the choice:
-    # mark it, so that the wait below ends only once the page has answered this one
-    loaded.page.evaluate("() => { document.querySelector('.cb-own-status').dataset.kind = '' }")
+    # the picker's choice clears it, so the wait ends only once the page answered this one
     _choose_in_the_picker(loaded, live)
     assert "10 calls" in summary.inner_text(), summary.inner_text()
     assert loaded.problems.lines() == []
