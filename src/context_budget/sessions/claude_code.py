@@ -90,8 +90,9 @@ from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain
 from pathlib import Path, PurePath
 from typing import Any, Generic, TypeVar
+from weakref import finalize
 
-from context_budget._aside import SPLIT_BYTES, aside, can_fork
+from context_budget._aside import SPLIT_BYTES, Frames, aside_frames, can_fork
 from context_budget._checks import check_message
 from context_budget.layers import Layers
 from context_budget.messages import Message
@@ -1152,9 +1153,10 @@ def _walk(
 # ------------------------------------------------------------ reading on two cores
 
 #: How far from the share of bytes it aims at (`_CHILD_SHARE`, as a share of all the
-#: bytes) a cut between two folders is taken over a cut inside one: a resumed session
-#: copies the calls of the one it resumes, of the same project (its folder), and parts
-#: that share calls are joined before their figures are worked out (`_untouched`).
+#: bytes) a cut between two folders is taken over a cut inside one: files that share
+#: calls (copies of one session's lines in another's file) are most likely in one
+#: project's folder, and parts that share calls are joined before their figures are
+#: worked out (`_untouched`).
 _FOLDER_SLACK = 0.1
 
 #: The share of the bytes the child reads: less than half, as it also packs its calls
@@ -1256,35 +1258,50 @@ def _child(
     first: Sequence[int],
     rest: Sequence[int],
     work: Work[T] | None = None,
-) -> _Answer[T] | None:
-    """What the child sends: the files of `rest` read after those of `first`, and, given
-    `work`, what it gives on their sessions read alone (`_worked`) with what tells whether
-    they touch the first part's (`_Touch`); None when a file or line stops the read or a
-    usage figure is malformed (one pass then names it)."""
+) -> Iterator[_Sent[T] | bytes | None]:
+    """The steps the child sends (`aside_frames`) on the files of `rest`, read after those
+    of `first`: what its reader found besides its calls (`_Sent`), with, given `work`,
+    what it gives on their sessions read alone and what tells whether they touch the
+    first part's; then its calls, records and places as plain values (marshalled). None
+    (the one step) when a file or line stops the read or a usage figure is malformed
+    (one pass then names it)."""
+    found = _child_read(sources, first, rest)
+    if found is None:
+        yield None
+        return
+    reader, files = found
+    worked = None if work is None else _worked(work, reader, sources, files)
+    objects = (reader.threads, reader.progress, reader.started_by, reader.tasks, reader.names)
+    yield _Sent(objects, None if worked is None else _touch(reader), worked)
+    threads, usages, rows = packed(reader.records)
+    plain = (
+        threads,
+        usages,
+        rows,
+        reader.asked,
+        reader.places,
+        reader.unfound,
+        reader.skipped,
+        [_file_row(file) for file in files],
+    )
+    yield marshal.dumps(plain)
+
+
+def _child_read(
+    sources: Sequence[Source | FileSource], first: Sequence[int], rest: Sequence[int]
+) -> tuple[_Logged, list[_File]] | None:
+    """The child's reader once it has read the files of `rest`, and those files; None
+    when a file or line stops the read or a usage figure is malformed."""
     try:
         agents = any(is_agent_file(sources[index].name) for index in rest)
         ids = _ids_before(sources, first) if agents else set()
         reader = _Logged(len(sources) > 1)
         files = _walk(reader, sources, rest, ids)
-        if reader.bad_lines or reader.problem is not None:
-            return None
-        threads, usages, rows = packed(reader.records)
-        plain = (
-            threads,
-            usages,
-            rows,
-            reader.asked,
-            reader.places,
-            reader.unfound,
-            reader.skipped,
-            [_file_row(file) for file in files],
-        )
-        objects = (reader.threads, reader.progress, reader.started_by, reader.tasks, reader.names)
-        worked = None if work is None else _worked(work, reader, sources, files)
-        touch = None if worked is None else _touch(reader)
-        return _Answer(marshal.dumps(plain), objects, touch, worked)
     except Exception:  # whatever stopped the read, one pass meets it again and names it
         return None
+    if reader.bad_lines or reader.problem is not None:
+        return None
+    return reader, files
 
 
 def _apart(
@@ -1430,17 +1447,43 @@ def _untouched(reader: _Reader, answer: _Answer[Any]) -> bool:
 
 
 @dataclass(frozen=True)
-class _Answer(Generic[T]):
-    """What the child sends: its reader's calls and records as plain values (`marshal`),
-    the objects `_joined` adds as they are, and with work asked for, what tells whether
-    its part touches this process's and what the work gave (`_worked`)."""
+class _Sent(Generic[T]):
+    """What the child sends first (`_child`): the objects `_joined` adds as they are, and
+    with work asked for, what tells whether its part touches this process's and what
+    the work gave (`_worked`)."""
 
-    plain: bytes
     objects: tuple[
         dict[str, _Building], dict[str, Call], dict[ThreadId, str], dict[str, _Tasks], _Names
     ]
     touch: _Touch | None = None
     worked: tuple[T] | None = None
+
+
+@dataclass
+class _Answer(Generic[T]):
+    """The child's part: what it sent first (`_Sent`), and the steps still to take from it
+    (`frames`), its calls and records as plain values (`plain`), taken when first asked
+    for."""
+
+    sent: _Sent[T]
+    frames: Frames[Any]
+    _plain: bytes | None = None
+
+    @property
+    def objects(self) -> tuple[Any, ...]:
+        return self.sent.objects
+
+    @property
+    def touch(self) -> _Touch | None:
+        return self.sent.touch
+
+    @property
+    def plain(self) -> bytes:
+        """The child's calls, records and places, marshalled: taken from it now if not yet."""
+        if self._plain is None:
+            with self.frames:
+                self._plain = self.frames.next()
+        return self._plain
 
 
 @dataclass
@@ -1487,19 +1530,27 @@ def _read_halves(
         return None
     first, rest = order[:cut], order[cut:]
     alone = work if work is not None and _whole_sessions(sources) else None
-    with aside(lambda: _child(sources, first, rest, alone)) as pending:
+    frames = aside_frames(lambda: _child(sources, first, rest, alone))
+    try:
         begun = _Begun(_Reader(len(sources) > 1, False), [], set(), rest)
         try:
             begun.files = _walk(begun.reader, sources, first, begun.ids)
         except Exception:  # one pass meets it again and names it
+            frames.close()
             return None
         mine = None if alone is None else _worked(alone, begun.reader, sources, begun.files)
-        answer = pending.result()
-    if answer is None:
+        sent = frames.next()
+    except BaseException:  # an interrupt: the child stopped with this process
+        frames.close()
+        raise
+    if not isinstance(sent, _Sent):  # the child's read stopped: read here after this part's
+        frames.close()
         return begun
-    if mine is not None and answer.worked is not None and _untouched(begun.reader, answer):
-        begun.answer, begun.parts = answer, (mine[0], answer.worked[0])
-        begun.rest = ()
+    answer = _Answer(sent, frames)
+    worked = sent.worked
+    if mine is not None and worked is not None and _untouched(begun.reader, answer):
+        begun.answer, begun.parts, begun.rest = answer, (mine[0], worked[0]), ()
+        finalize(answer, frames.close)  # the child, its calls not taken, stopped with it
     elif _joined(begun.reader, begun.files, answer):
         begun.rest = ()
     return begun
