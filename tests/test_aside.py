@@ -260,3 +260,8 @@ def test_a_child_with_steps_not_asked_for_is_stopped_and_reaped() -> None:
     assert frames.pid == 0
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped: no such child left
+
+
+def test_steps_asked_of_no_child_are_made_here() -> None:
+    frames = aside_frames(lambda: iter([1, 2]), worth=False)
+    assert frames.pid == 0 and [frames.next(), frames.next()] == [1, 2]

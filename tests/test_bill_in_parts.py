@@ -294,3 +294,14 @@ def test_a_read_is_cut_between_two_folders_where_one_is_near() -> None:
         assert claude_code._cut(sources, order) == 2
         monkeypatch.setattr(claude_code, "_CHILD_SHARE", 0.2)  # 80 here: b is 25 off
         assert claude_code._cut(sources, order) == 3
+
+
+def test_a_part_that_bills_nothing_alone_is_worked_out_whole(tmp_path: Path) -> None:
+    """A part whose sessions record no call cannot be billed alone: the bill is worked out
+    from the joined read, as one pass bills it."""
+    folder = _touching(tmp_path, [])
+    _write(folder / "t.jsonl", [_user("t1", f"t1-u{k}", None) for k in range(40)])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(claude_code, "_CHILD_SHARE", 0.01)  # the child: t.jsonl alone
+        _, shown, alone, apart = _both(folder)
+    assert not apart and shown == alone
