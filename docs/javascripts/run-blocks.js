@@ -109,7 +109,11 @@
       panel.append(el("pre", "cb-run-output", result.output));
     }
     if (result.error) panel.append(el("pre", "cb-run-traceback", result.error));
-    if (result.stderr) panel.append(el("pre", "cb-run-stderr", result.stderr));
+    if (result.stderr) {
+      // warnings and the like: shown under a label of their own, never compared
+      panel.append(el("p", "cb-run-label", "Printed to standard error (not compared)"));
+      panel.append(el("pre", "cb-run-stderr", result.stderr));
+    }
   }
 
   function startWorker() {

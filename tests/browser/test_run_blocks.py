@@ -339,7 +339,41 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
     )
     runaway.click()
     assert _verdict(page.locator("div[data-cb-order='3']"))["status"] == "stopped"
+    _asking_and_printing_a_lot(page)
     assert not _problems(loaded), _problems(loaded)
+
+
+#: What the runner's `input()` says (docs/javascripts/cb_runner.py, `NoInput`).
+NO_INPUT = "a block run in this page has no input to read: put the value in the code instead"
+#: The height (px) of a block's panel that prints 2,000 lines, of each of its boxes, and
+#: the height of what each box holds.
+PANEL_HEIGHTS = """div => ({
+  panel: div._cbPanel.getBoundingClientRect().height,
+  boxes: [...div._cbPanel.querySelectorAll('pre')].map(pre => [pre.clientHeight, pre.scrollHeight]),
+  labels: [...div._cbPanel.querySelectorAll('.cb-run-label')].map(label => label.textContent),
+})"""
+
+
+def _asking_and_printing_a_lot(page: Page) -> None:
+    """A block that asks for input is told it has none, in Python's words: Pyodide's own
+    standard input raised "OSError: [Errno 29] I/O error" and logged a JavaScript error.
+    A block that prints 2,000 lines shows them in a box that scrolls, under a screen
+    high (the page went on for 80,000 px: its diff against the one line the page shows,
+    then the output, each line again), and its warning on standard error under a label
+    that says what it is."""
+    asked = _run(page, 5)
+    assert asked["status"] == "error", asked["text"]
+    said = asked["traceback"].rstrip().splitlines()[-1]
+    assert said == f"EOFError: {NO_INPUT}", asked["traceback"]
+    assert "Errno" not in asked["traceback"]
+    printed = _run(page, 6)
+    assert printed["status"] == "mismatch", printed["text"][:200]  # the page shows one line
+    assert printed["output"].startswith("line 0\nline 1\n"), printed["output"][:40]
+    heights = page.locator("div[data-cb-order='6']").evaluate(PANEL_HEIGHTS)
+    window = page.viewport_size["height"] if page.viewport_size else 900
+    assert heights["panel"] < window, heights
+    assert [room < held for room, held in heights["boxes"]] == [True, True, False], heights
+    assert heights["labels"] == ["Output", "Printed to standard error (not compared)"], heights
 
 
 def test_a_block_run_again_says_it_runs_not_what_its_last_run_found(
