@@ -65,6 +65,7 @@ from context_budget.sessions.text import (
     split_lines,
     strict_json,
     try_json,
+    where_json_breaks,
     whole_characters,
 )
 
@@ -616,9 +617,7 @@ def _broken(line: str) -> str | None:
     try:
         loads_json(line)
     except json.JSONDecodeError as error:
-        # json says "Unterminated string starting at", and "Expecting value" without one
-        at = "" if error.msg.endswith(" at") else " at"
-        return f"{error.msg}{at} column {error.colno}"
+        return where_json_breaks(error, lines=False)
     except ValueError:
         return None
     return None
