@@ -195,6 +195,9 @@ def check_causes(causes: Mapping[int, str]) -> Verdict:
         return Verdict(
             NEEDS_WORK, f"give a dict of call number -> cause, got {type(causes).__name__}"
         )
+    for key in causes:  # "4" is no call 4: it read as a stray, with call 4 missing
+        if not isinstance(key, int) or isinstance(key, bool):
+            return wrong_shape("the key", key, "a call number (an int, as 4)")
     wrong = [
         f"call {call}: you said {causes.get(call)!r}, the bill says {cause!r}"
         for call, cause in right.items()
@@ -202,7 +205,9 @@ def check_causes(causes: Mapping[int, str]) -> Verdict:
     ]
     stray = sorted(set(causes) - set(right))
     if stray:
-        wrong.append(f"calls {_numbers(stray)} are not rebuilds")
+        many = len(stray) > 1
+        said = "calls {} are not rebuilds" if many else "call {} is not a rebuild"
+        wrong.append(said.format(_numbers(stray)))
     if wrong:
         return Verdict(NEEDS_WORK, "; ".join(wrong))
     return Verdict(PASS, f"{len(right)} causes right")
