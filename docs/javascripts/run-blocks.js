@@ -465,8 +465,11 @@
     if (!code) return false;
     if (div.dataset.cbWhy) {
       const why = el("p", "cb-run-why", `Not run in the browser: ${div.dataset.cbWhy}.`);
-      (div.nextElementSibling && div.nextElementSibling.classList.contains("language-output")
-        ? div.nextElementSibling : div).after(why);
+      // under the block's output; a notebook cell's under its input's box, in the page's
+      // text (inside the box it read as the cell's code, in the code's font)
+      (div.closest(".jp-Cell-inputWrapper")
+        || (div.nextElementSibling && div.nextElementSibling.classList.contains("language-output")
+          ? div.nextElementSibling : div)).after(why);
       return false;
     }
     const number = Number(div.dataset.cbOrder) + 1;

@@ -238,6 +238,13 @@ def test_every_notebook_cell_runs_or_says_why(site_page: SitePages, notebook_pat
     assert cells > 0, loaded.url
     problems = runner_problems(loaded.page)
     assert not problems, f"{loaded.url}\n  " + "\n  ".join(problems)
+    # why a cell does not run is said under its box, in the page's text: inside the box it
+    # read as a line of the cell's code (the plotting cells of the bill lab and experiment)
+    boxed = loaded.page.evaluate(
+        "() => [...document.querySelectorAll('article .cb-run-why')]"
+        ".filter(p => p.closest('.jp-Cell-inputWrapper')).map(p => p.textContent)"
+    )
+    assert boxed == [], boxed
 
 
 def _run(page: Page, order: int, code: str) -> dict[str, str]:
