@@ -89,6 +89,8 @@ def test_the_rent_checker_passes_the_formula_and_names_a_read_only_rent() -> Non
     _wrong(check_rent(one_short), "it costs $0.062480")
     assert "pays the write rate" not in check_rent(one_short)
     _wrong(check_rent(text), "a number of US dollars")
+    # NaN is no number of dollars near any other: "abs(got - right) > tolerance" passed it
+    _wrong(check_rent(lambda tokens, calls, price: float("nan")), "you said $nan")
 
 
 def test_the_threshold_checker_wants_none_where_compaction_never_pays() -> None:

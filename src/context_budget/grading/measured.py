@@ -35,6 +35,7 @@ from context_budget.grading import (
     Verdict,
     attempt,
     brief,
+    within,
     wrong_shape,
 )
 from context_budget.messages import Message
@@ -252,7 +253,7 @@ def check_rent(rent: Callable[[int, int, Price], float]) -> Verdict:
         if isinstance(got, bool) or not isinstance(got, int | float):
             return wrong_shape("rent(...) returned", got, "a number of US dollars")
         right = _rent(tokens, calls, price)
-        if abs(got - right) > 1e-9 + 1e-6 * right:
+        if not within(got, right, 1e-9 + 1e-6 * right):
             hint = (
                 " (the first call that carries a result writes it: it pays the write rate, "
                 "not the read rate)"
