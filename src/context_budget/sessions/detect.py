@@ -998,7 +998,8 @@ def read_in_parts(
     in parts that do not touch, `work` done on each part (`InParts`).
 
     Raises:
-        As `read_paths` does.
+        TypeError: what `read_paths` refuses as no path or list of paths.
+        ValueError: what `read_paths` refuses (each names the path).
     """
     return _read_paths(paths, format, skipped, work)
 
