@@ -1419,3 +1419,25 @@ def test_a_file_of_another_format_among_several_is_named_with_what_to_do(
             "give it alone",
         )
         assert "though read as one" not in err and "line 1" not in err
+
+
+def test_a_file_named_twice_is_read_once(run: Run, tmp_path: Path) -> None:
+    """inspect read a file given twice (or beside its folder, or through a link) twice:
+    a session of 23 messages was 'main chain of 46 messages' with its threads doubled,
+    and a trajectory given twice was read as two files of one Claude Code session."""
+    sample = ROOT / "docs" / "measured" / "sessions" / "sample-project"
+    folder = tmp_path / "session"
+    folder.mkdir()
+    file = folder / "fe5e1c67.jsonl"
+    file.write_bytes((sample / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl").read_bytes())
+    (tmp_path / "link.jsonl").symlink_to(file)
+    alone = json.loads(run("inspect", file, "--json")[1])
+    for argv in ([file, file], [folder, file], [file, tmp_path / "link.jsonl"]):
+        code, out, err = run("inspect", *argv, "--json")
+        assert (code, err) == (0, "")
+        report = json.loads(out)
+        assert report["messages"] == alone["messages"]
+        assert len(report["threads"]) == len(alone["threads"])
+    spelled = f"{SHORTHAND.parent}/./{SHORTHAND.name}"
+    code, out, _ = run("inspect", spelled, SHORTHAND)
+    assert code == 0 and out == run("inspect", spelled)[1]

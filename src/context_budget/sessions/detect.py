@@ -23,12 +23,12 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 from os import PathLike
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from context_budget._aside import SPLIT_BYTES, aside, can_fork
 from context_budget._values import short_repr
@@ -74,6 +74,7 @@ __all__ = [
     "FormatError",
     "check_format",
     "detect_format",
+    "distinct_files",
     "read_paths",
     "read_sources",
     "read_text",
@@ -97,6 +98,8 @@ BILL_FORMATS = ("auto", "claude-code", "codex", "mini-swe-agent", "openhands")
 _NOT_BLANK = re.compile(r"\S")
 #: The formats whose file is JSON Lines, one record a line.
 _LINES = frozenset({"claude-code", "codex"})
+#: A file's name as given: `distinct_files` returns the names it is given, of either kind.
+_Named = TypeVar("_Named", str, Path)
 #: format -> the reader of a file's parsed JSON (the one-document formats).
 _READERS: dict[str, Callable[[object, str], Session]] = {
     "messages": own.read_messages,
@@ -436,8 +439,6 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
     event files (in `events/` beside its state file, or beside it) are left to the state
     file among them, which reads them."""
     found: list[Path] = []
-    seen: set[str] = set()
-    folders: dict[str, str] = {}  # each folder of the files, resolved
     for given in paths:
         path = path_given(given)
         odd: list[Path] = []
@@ -449,12 +450,24 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
             _skip(skipped, _odd_file(name))
         if not inside and not odd:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
-        for file in inside:
-            if (key := _resolved(file, folders)) not in seen:
-                seen.add(key)
-                found.append(file)
+        found += inside
+    found = distinct_files(found)
     states = {path.parent for path in found if path.name == openhands_state.STATE_FILE}
     return [path for path in found if not _read_by_state(path, states)] if states else found
+
+
+def distinct_files(files: Iterable[_Named]) -> list[_Named]:
+    """`files` (`Path`s or strings, returned as given) in their order, each once by its
+    resolved path: a file named twice, through a link, or both alone and in its folder is
+    one file, read once."""
+    found: list[_Named] = []
+    seen: set[str] = set()
+    folders: dict[str, str] = {}  # each folder of the files, resolved
+    for file in files:
+        if (key := _resolved(file, folders)) not in seen:
+            seen.add(key)
+            found.append(file)
+    return found
 
 
 def session_folder_files(folder: Path, skipped: list[Skip] | None) -> list[Path]:
@@ -488,7 +501,7 @@ def _odd_file(path: Path) -> Skip:
     return Skip("not a session", str(path), None, reason)
 
 
-def _resolved(file: Path, folders: dict[str, str]) -> str:
+def _resolved(file: str | Path, folders: dict[str, str]) -> str:
     """`file.resolve()`, as text, its folder resolved once for every file in it (`folders`,
     added to): a file that is no link is its resolved folder's entry of its name."""
     name = str(file)
