@@ -1441,3 +1441,10 @@ def test_a_file_named_twice_is_read_once(run: Run, tmp_path: Path) -> None:
     spelled = f"{SHORTHAND.parent}/./{SHORTHAND.name}"
     code, out, _ = run("inspect", spelled, SHORTHAND)
     assert code == 0 and out == run("inspect", spelled)[1]
+
+
+@pytest.mark.parametrize("typed", ["50,00", "5,0000", "1,5", ",500", "500,", "50__000", "5_0"])
+def test_a_count_misgrouped_by_its_separators_is_refused_not_misread(run: Run, typed: str) -> None:
+    # `--budget 50,00` was read as 5,000 tokens and `--budget 1,5` as 15: separators were
+    # dropped wherever they stood, so a typo or a decimal comma gave another number
+    assert_one_error_line(*run("inspect", SESSION, "--budget", typed), repr(typed))
