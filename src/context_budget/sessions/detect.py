@@ -44,7 +44,7 @@ from context_budget.sessions import (
 from context_budget.sessions._packed import packed_session, unpacked_session
 from context_budget.sessions.copies import without_copies
 from context_budget.sessions.session import Session
-from context_budget.sessions.skips import Skip
+from context_budget.sessions.skips import Skip, check_skipped
 from context_budget.sessions.text import (
     SESSION_SUFFIXES,
     FileSource,
@@ -246,11 +246,14 @@ def read_text(
     Raises:
         ValueError, TypeError: the text is in no format, or not in the one
             given; the error names the line, message or event.
-        TypeError: `text` is not a str.
+        TypeError: `text` or `name` is not a str, or `skipped` no list.
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str (a file's text), got {short_repr(text)}")
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the file's name), got {short_repr(name)}")
     check_format(format)
+    check_skipped(skipped)
     return _mending(_read_one, [Source(name, text)], format, skipped)
 
 
@@ -365,7 +368,7 @@ def read_sources(
     Given `skipped`, a half-written last line is left out as `read_text` leaves it.
 
     Raises:
-        TypeError: `sources` is not a list of `Source`.
+        TypeError: `sources` is not a list of `Source`, or `skipped` no list.
         ValueError: a format other than auto or claude-code, or a bad line.
     """
     if not isinstance(sources, Sequence) or isinstance(sources, str | bytes):
@@ -373,6 +376,7 @@ def read_sources(
     if not all(isinstance(source, Source) for source in sources):
         raise TypeError(f"sources must be a list of Source, got {short_repr(list(sources))}")
     check_format(format)
+    check_skipped(skipped)
     if len(sources) == 1:
         return read_text(sources[0].text, format, sources[0].name, skipped)
     if format not in ("auto", "claude-code"):
@@ -956,8 +960,7 @@ def read_paths(
     elif not isinstance(paths, Sequence) or not all(isinstance(p, str | PathLike) for p in paths):
         raise TypeError(f"paths must be a path or a list of paths, got {short_repr(paths)}")
     check_format(format, BILL_FORMATS)
-    if skipped is not None and not isinstance(skipped, list):
-        raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")
+    check_skipped(skipped)
     with gc_paused():
         files = _files(paths, skipped)
         glances = _glances(files, format)

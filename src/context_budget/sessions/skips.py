@@ -28,7 +28,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-__all__ = ["SKIP_KINDS", "Skip", "bad_usage_line", "summary"]
+__all__ = ["SKIP_KINDS", "Skip", "bad_usage_line", "check_skipped", "summary"]
+
+
+def check_skipped(skipped: object) -> None:
+    """Refuse, before any reading, a place to note skips that is no list (a tuple, a
+    string): noting the first skip in it would fail after the file was read.
+
+    Raises:
+        TypeError: `skipped` is neither a list nor None, its type named.
+    """
+    if skipped is not None and not isinstance(skipped, list):
+        raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")
+
 
 #: The kinds of skip, in the order `summary` says them.
 SKIP_KINDS = (
