@@ -1448,3 +1448,27 @@ def test_a_count_misgrouped_by_its_separators_is_refused_not_misread(run: Run, t
     # `--budget 50,00` was read as 5,000 tokens and `--budget 1,5` as 15: separators were
     # dropped wherever they stood, so a typo or a decimal comma gave another number
     assert_one_error_line(*run("inspect", SESSION, "--budget", typed), repr(typed))
+
+
+def test_a_session_whose_lines_are_written_twice_reads_as_written_once(
+    run: Run, tmp_path: Path
+) -> None:
+    """A record written again (its uuid seen before in the file) was read again: a main
+    chain of 23 messages was 37, its 5 sub-agent threads 10, and the copies of its tool
+    calls were reported as broken pairs ('duplicate call id', 'misplaced result')."""
+    sample = ROOT / "docs" / "measured" / "sessions" / "sample-project"
+    lines = (sample / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl").read_text().splitlines()
+    once, twice = tmp_path / "once.jsonl", tmp_path / "twice.jsonl"
+    once.write_text("\n".join(lines) + "\n")
+    twice.write_text("".join(f"{line}\n{line}\n" for line in lines))
+    written = json.loads(run("inspect", once, "--json")[1])
+    code, out, err = run("inspect", twice, "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out.replace(twice.name, once.name))
+    for key in ("messages", "threads", "history", "layers", "tool_results", "largest"):
+        assert report[key] == written[key], key
+    copies = sum(isinstance(json.loads(line).get("uuid"), str) for line in lines)
+    others = len(lines) - copies  # records with no uuid (a summary): skipped twice as before
+    assert (
+        report["skipped_records"] == copies + 2 * others == copies + 2 * written["skipped_records"]
+    )
