@@ -439,6 +439,16 @@ BAD_FILES: list[tuple[str, bytes, tuple[str, ...]]] = [
         b'{"b": 1, "a": 2}\n{"b": 3}\n',
         ("JSON Lines of objects in no known format", "its keys: a, b"),
     ),
+    (  # it said "(its keys: )"
+        "json-lines-of-empty-objects",
+        b"{}\n{}\n",
+        ("JSON Lines of objects in no known format", "the first is an empty object"),
+    ),
+    (  # it named six of eight keys as if they were all
+        "json-lines-of-objects-of-many-keys",
+        (json.dumps(dict.fromkeys("abcdefgh", 1)) + "\n").encode() * 2,
+        ("its keys: a, b, c, d, e, f and 2 more)",),
+    ),
     (
         "openhands-evaluation-output",  # an instance a line: a bill reads each, inspect one
         b'{"instance_id": "i", "history": [{"source": "user", "action": "message"}]}\n' * 2,

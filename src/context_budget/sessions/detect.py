@@ -131,14 +131,22 @@ def _first_record(text: str) -> dict[str, Any] | None:
     return record if "type" in record or claude_code.is_session_record(record) else None
 
 
+#: How many keys of an unknown record its error names before "and N more".
+_KEYS_SHOWN = 6
+
+
 def _unknown_lines(text: str) -> str | None:
     """What JSON Lines of objects no reader takes hold, said plainly; None for text whose
     first line is no JSON object."""
     first = _first_object(text)
     if first is None:
         return None
-    keys = ", ".join(sorted(str(key) for key in first)[:6])
-    return f"JSON Lines of objects in no known format: the first has no 'type' (its keys: {keys})"
+    said = "JSON Lines of objects in no known format: the first"
+    if not first:
+        return f"{said} is an empty object"
+    keys = sorted(str(key) for key in first)
+    more = f" and {len(keys) - _KEYS_SHOWN} more" if len(keys) > _KEYS_SHOWN else ""
+    return f"{said} has no 'type' (its keys: {', '.join(keys[:_KEYS_SHOWN])}{more})"
 
 
 def _totals_only(data: object) -> bool:
