@@ -1482,3 +1482,18 @@ def test_a_session_whose_lines_are_written_twice_reads_as_written_once(
     assert (
         report["skipped_records"] == copies + 2 * others == copies + 2 * written["skipped_records"]
     )
+
+
+def test_one_token_of_tool_results_is_said_in_the_singular(run: Run, tmp_path: Path) -> None:
+    # a tool that answered "ok" read "1 result, 1 tokens of content"
+    path = tmp_path / "ok.json"
+    call = {"type": "tool_use", "id": "t1", "name": "ping", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+    messages = [
+        {"role": "user", "content": "ping it"},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result]},
+    ]
+    path.write_text(json.dumps(messages))
+    code, out, _ = run("inspect", path)
+    assert code == 0 and "tool results: 1 result, 1 token of content, " in out
