@@ -694,10 +694,10 @@ def _no_record(line: str) -> str | None:
     problem = _broken(line)
     if problem is not None:
         return f"not valid JSON: {problem}"
-    try:
-        value = loads_json(line)
-    except ValueError:  # JSON no parser can take: the reader names the real problem
-        return None
+    try:  # a number too long is read as a reader reads it: nesting too deep is the line's end
+        value = loads_json(line, long_numbers=True)
+    except ValueError as error:  # JSON nested deeper than any reader parses
+        return str(error)
     if isinstance(value, dict):
         return None
     return f"expected a record (an object), found {kind_of(value)}"

@@ -9,8 +9,9 @@ Kinds (`SKIP_KINDS`):
 
 - `half-written line`: the last line of a JSON Lines file is not JSON (the
   file is still being written);
-- `bad line`: a line before the last one is not JSON, a line is not UTF-8,
-  or a record's usage figure no count can be (`"12"`, `true`, `1.5`);
+- `bad line`: a line before the last one is not JSON, a line is JSON nested
+  too deeply to parse or not UTF-8, or a record's usage figure no count can be
+  (`"12"`, `true`, `1.5`);
 - `not a session`: a file in no format that records usage (not JSON, its
   first line not UTF-8, a workflow journal, a document of another shape, an
   empty file);
