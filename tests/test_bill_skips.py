@@ -396,7 +396,10 @@ def test_a_trajectory_told_openhands_is_no_session_in_it(tmp_path: Path) -> None
     bill = read_bill(folder, format="openhands")
     assert bill.tokens() == read_bill(EVENTS).tokens()
     assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", TRAJECTORY.name)]
-    assert "an instance with a history of events, found null" in bill.skipped[0].reason
+    # it said "found null" of a history the instance does not have
+    assert "an instance with a history of events, found one with no 'history'" in (
+        bill.skipped[0].reason
+    )
 
 
 @pytest.mark.parametrize("format", ["mini-swe-agent", "openhands"])
