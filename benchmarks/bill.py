@@ -82,6 +82,7 @@ __all__ = [
     "MANY_TURNS",
     "MEMORY_GOAL",
     "PEER_GOALS",
+    "PROJECT_TURNS",
     "REGION",
     "RESULTS",
     "SEED",
@@ -286,15 +287,22 @@ def _session_lines(rng: Rng, session: str, turns: int) -> tuple[list[str], list[
     return lines, agent
 
 
-def generate_project(folder: Path, target_bytes: int = TARGET_BYTES, seed: int = SEED) -> int:
-    """Write a Claude Code project folder of about `target_bytes` under `folder`; its size."""
+#: The turns of each session of the generated project.
+PROJECT_TURNS = 1_200
+
+
+def generate_project(
+    folder: Path, target_bytes: int = TARGET_BYTES, seed: int = SEED, turns: int = PROJECT_TURNS
+) -> int:
+    """Write a Claude Code project folder of about `target_bytes` under `folder`, in
+    sessions of `turns` turns (each with its sub-agent's file, from 8 turns); its size."""
     rng = Rng(seed)
     written = 0
     number = 0
     while written < target_bytes:
         number += 1
         session = f"{number:08x}-bench-4000-8000-{seed:012d}"
-        lines, agent = _session_lines(rng, session, turns=1_200)
+        lines, agent = _session_lines(rng, session, turns=turns)
         path = folder / f"{session}.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         written += path.stat().st_size

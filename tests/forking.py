@@ -49,8 +49,12 @@ def children_allowed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def work_here(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> None:
-    """`module`'s `aside` runs the child's work in this process, when its answer is asked."""
-    monkeypatch.setattr(module, "aside", lambda work, **_: _aside.Aside(work))
+    """`module`'s `aside` (and `aside_frames`) runs the child's work in this process, when
+    its answer is asked."""
+    if hasattr(module, "aside"):
+        monkeypatch.setattr(module, "aside", lambda work, **_: _aside.Aside(work))
+    if hasattr(module, "aside_frames"):
+        monkeypatch.setattr(module, "aside_frames", lambda work, **_: _aside.Frames(work))
 
 
 @contextmanager

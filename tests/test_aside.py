@@ -16,7 +16,7 @@ from forking import LINUX, children_allowed
 import context_budget._aside as _aside
 import context_budget.bills as bills
 from context_budget import read_bill
-from context_budget._aside import Aside, aside, can_fork
+from context_budget._aside import Aside, Frames, aside, aside_frames, can_fork
 from context_budget.cli._bill import report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,3 +220,48 @@ def test_the_totals_kept_are_handed_out_as_copies() -> None:
 def test_the_cli_reference_gives_the_size_at_which_a_bill_forks() -> None:
     page = " ".join((ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8").split())
     assert f"holds {bills.ASIDE_CALLS:,} calls or more (`bills.ASIDE_CALLS`)" in page
+
+
+def _steps() -> Iterator[tuple[int, int]]:
+    """Three steps, each its number and the pid of the process that made it; a child dies
+    after its first."""
+    yield 1, os.getpid()
+    if os.getpid() != PARENT:
+        os.kill(os.getpid(), signal.SIGKILL)
+    yield 2, os.getpid()
+    yield 3, os.getpid()
+
+
+@forks
+def test_steps_come_from_a_child_one_at_a_time_and_the_rest_are_made_here() -> None:
+    global PARENT
+    PARENT = os.getpid()
+    with aside_frames(_steps) as frames:
+        number, pid = frames.next()
+        assert number == 1 and pid != PARENT and frames.pid > 0  # the child's
+        assert frames.next() == (2, PARENT)  # it died: made here, the first passed over
+        assert frames.next() == (3, PARENT) and frames.pid == 0
+        with pytest.raises(StopIteration):
+            frames.next()
+    here = Frames(_steps)  # no child: each made here when asked for
+    assert [here.next(), here.next()] == [(1, PARENT), (2, PARENT)]
+
+
+@forks
+def test_a_child_with_steps_not_asked_for_is_stopped_and_reaped() -> None:
+    def endless() -> Iterator[bytes]:
+        while True:
+            yield b"x" * 100_000  # more than a pipe holds: the child waits to send it
+
+    frames = aside_frames(endless)
+    pid = frames.pid
+    assert pid > 0 and frames.next() == b"x" * 100_000
+    frames.close()
+    assert frames.pid == 0
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped: no such child left
+
+
+def test_steps_asked_of_no_child_are_made_here() -> None:
+    frames = aside_frames(lambda: iter([1, 2]), worth=False)
+    assert frames.pid == 0 and [frames.next(), frames.next()] == [1, 2]

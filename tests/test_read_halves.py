@@ -58,8 +58,8 @@ def _split(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     noted: list[bool] = []
     halves = claude_code._read_halves
 
-    def noting(sources: Any) -> Any:
-        found = halves(sources)
+    def noting(sources: Any, work: Any = None) -> Any:
+        found = halves(sources, work)
         noted.append(found is not None and not found.rest)
         return found
 
@@ -120,7 +120,7 @@ def _sources(folder: Path) -> list[FileSource]:
 def test_a_generated_project_reads_the_same_split(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    generate_project(tmp_path, target_bytes=400_000)
+    generate_project(tmp_path, target_bytes=1_500_000, turns=160)
     split, alone, was_split = _both(monkeypatch, _sources(tmp_path))
     assert was_split
     assert split == alone
@@ -131,7 +131,7 @@ def test_a_generated_project_reads_the_same_split(
 def test_the_bill_of_a_generated_project_is_the_same_bytes_split(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    generate_project(tmp_path, target_bytes=400_000)
+    generate_project(tmp_path, target_bytes=1_500_000, turns=160)
     outputs = []
     noted = _split(monkeypatch)
     for fork in (True, False):
@@ -150,7 +150,7 @@ def test_a_live_folder_with_a_half_written_line_bills_the_same_split(
     cut_off: int,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    generate_project(tmp_path, target_bytes=400_000)
+    generate_project(tmp_path, target_bytes=1_500_000, turns=160)
     session_files = sorted(path for path in tmp_path.glob("*.jsonl"))
     live = session_files[cut_off]
     live.write_bytes(live.read_bytes() + b'{"type":"assistant","message":{"id":"msg_')
@@ -289,7 +289,7 @@ def test_a_progress_copy_in_both_parts_is_held_once(
     assert {"Explore", "Plan"} <= {agent for agent, _ in split[1]}
 
 
-def test_sub_agent_files_read_by_the_child_join_the_one_session(
+def test_sub_agent_files_under_a_session_join_it_split_or_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     main_file = _session(tmp_path / "one.jsonl", "one-session", 40)
@@ -300,9 +300,11 @@ def test_sub_agent_files_read_by_the_child_join_the_one_session(
         )
         for n in range(3)
     ]
-    split, alone, was_split = _both(monkeypatch, [main_file, *agents])
+    later = _session(tmp_path / "two.jsonl", "two-session", 40)
+    split, alone, was_split = _both(monkeypatch, [main_file, *agents, later])
     assert was_split and split == alone
-    assert {call.thread.session for call in split[0]} == {"one"}  # the session's, not their own
+    sides = {call.thread.session for call in split[0] if call.sidechain}
+    assert sides == {"one"}  # the session's whose folder holds them, not their own
 
 
 def test_two_files_of_one_session_cut_apart_are_read_in_one_pass(

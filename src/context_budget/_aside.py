@@ -14,6 +14,13 @@ raised here as it would be without the child. Children are made only where
 in a process of one thread, and never in the browser's Python (which has no
 `fork`). `CONTEXT_BUDGET_NO_FORK=1` in the environment turns them off.
 
+`aside_frames(work)` does the same for work that gives its answer in steps
+(`work()` is an iterable): the child sends each step as soon as it is made and
+`Frames.next()` takes them one by one, so this process goes on with the first
+while the child still makes the next, and a step never asked for is never
+read; one that cannot be had from the child is made here, the steps before it
+made again and passed over.
+
 Example:
     >>> with aside(lambda: sum(range(10))) as pending:
     ...     here = sum(range(5))
@@ -28,11 +35,11 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import Generic, TypeVar
+from typing import IO, Generic, TypeVar
 
-__all__ = ["SPLIT_BYTES", "Aside", "aside", "can_fork"]
+__all__ = ["SPLIT_BYTES", "Aside", "Frames", "aside", "aside_frames", "can_fork"]
 
 T = TypeVar("T")
 
@@ -150,3 +157,104 @@ def aside(work: Callable[[], T], *, worth: bool = True) -> Aside[T]:
             os._exit(status)
     os.close(write)
     return Aside(work, pid, read)
+
+
+#: The bytes that give the length of each step a child sends (`aside_frames`).
+_HEAD = 8
+
+
+class Frames(Generic[T]):
+    """The steps of `work()` under way in a child (`pid` > 0), or to be made here."""
+
+    def __init__(
+        self, work: Callable[[], Iterable[T]], pid: int = 0, pipe: IO[bytes] | None = None
+    ) -> None:
+        self._work = work
+        self.pid = pid
+        self._pipe = pipe
+        self._taken = 0
+        self._here: Iterator[T] | None = None
+
+    def next(self) -> T:
+        """The next step: the child's once it has sent it; made here where there is no
+        child or it failed.
+
+        Raises:
+            StopIteration: `work()` has no step left.
+        """
+        if self.pid:
+            step = self._received()
+            if step is not None:
+                self._taken += 1
+                return step[0]
+            self.close()
+        if self._here is None:
+            self._here = iter(self._work())
+            for _ in range(self._taken):  # those the child sent: made again, passed over
+                next(self._here)
+        step_here = next(self._here)
+        self._taken += 1
+        return step_here
+
+    def _received(self) -> tuple[T] | None:
+        """(the child's next step,), or None when it sent none."""
+        try:
+            assert self._pipe is not None  # a child has a pipe
+            head = self._pipe.read(_HEAD)
+            size = int.from_bytes(head, "little")
+            data = self._pipe.read(size) if len(head) == _HEAD else b""
+            if size and len(data) == size:
+                step: T = pickle.loads(data)
+                return (step,)
+        except Exception:  # no step: `next` makes it here
+            pass
+        return None
+
+    def close(self) -> None:
+        """Stop the child, whether or not it has steps left, and wait for it."""
+        if self.pid:
+            pid, self.pid = self.pid, 0
+            if self._pipe is not None:
+                self._pipe.close()
+            _stop(pid)
+
+    def __enter__(self) -> Frames[T]:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def aside_frames(work: Callable[[], Iterable[T]], *, worth: bool = True) -> Frames[T]:
+    """The steps of `work()` made by a forked child where one can be made and it is `worth`
+    one, each sent as soon as it is made; else made here when each is asked for.
+
+    The child waits to send a step until this process takes the one before: close
+    the `Frames` (or use it as a context manager) once no step is wanted any more.
+    """
+    if not worth or not can_fork():
+        return Frames(work)
+    sys.stdout.flush()  # nothing written before the fork is written twice
+    sys.stderr.flush()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child ends by os._exit, before coverage saves
+        os.close(read)
+        status = 1
+        try:
+            with os.fdopen(write, "wb") as pipe:
+                for step in work():
+                    data = pickle.dumps(step, protocol=pickle.HIGHEST_PROTOCOL)
+                    pipe.write(len(data).to_bytes(_HEAD, "little"))
+                    pipe.write(data)
+                    pipe.flush()
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write)
+    return Frames(work, pid, os.fdopen(read, "rb"))

@@ -40,7 +40,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from datetime import date, datetime
 from functools import lru_cache
 from math import fsum
@@ -62,7 +62,8 @@ from context_budget.pricing import (
     price_for,
     prompt_charges,
 )
-from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId, read_paths
+from context_budget.sessions import BILL_FORMATS, Call, Place, Session, ThreadId
+from context_budget.sessions.detect import InParts, read_in_parts
 from context_budget.sessions.session import Places, chain
 from context_budget.sessions.skips import Skip, summary
 from context_budget.usage import Usage
@@ -660,8 +661,9 @@ class Bill:
     """The API calls of one or more saved sessions.
 
     Attributes:
-        calls: one `Call` per API call, in time order (file order for ties
-            and for calls without a time).
+        calls: one `Call` per API call, in time order (for ties and calls
+            without a time, the order read: Claude Code's session by session,
+            each session's file, then its sub-agents' files).
         format: the files' format, or `"mixed"` when they differ.
         files: the files read.
         recorded_cost: the total cost the files recorded themselves (USD), or
@@ -1346,11 +1348,15 @@ class Bill:
             found: Figures = held[1]
             return found
         found = figures_of(self, prices)
+        self._keep_figures(prices, found)
+        return found
+
+    def _keep_figures(self, prices: Mapping[str, Price] | None, found: Figures) -> None:
+        """Keep `found` as the figures at `prices`, and the answers among them."""
         kept = {"what_if": found.what_if, "lifetimes": list(found.lifetimes)}
         kept.update(figures=found, rebuilds=found.rebuilds)
         for what, answer in kept.items():
             self._answers[(what, id(prices))] = (prices, answer)
-        return found
 
     def what_if(self, prices: Mapping[str, Price] | None = None) -> WhatIf:
         """The input side of the priced calls under other choices (`WhatIf`, USD)."""
@@ -1620,6 +1626,7 @@ def _exact(values: list[float]) -> _Exact:
 class _Part:
     """What one part of a bill gives its figures, its calls numbered within the part."""
 
+    calls: int
     charges: tuple[_Exact, ...]
     line_charges: tuple[_Exact, ...]
     usage_lines: int
@@ -1629,6 +1636,7 @@ class _Part:
     unpriced_models: tuple[str, ...]
     lower_bounds: tuple[int, ...]
     rebuilds: tuple[Rebuild, ...]
+    rebuild_times: tuple[float | None, ...]
     lifetimes: tuple[tuple[int, Lifetime], ...]
     firsts: tuple[_First, ...]
     provider_reasons: dict[str, int]
@@ -1643,7 +1651,9 @@ def _part(bill: Bill, prices: Mapping[str, Price] | None) -> _Part:
     for number, (call, cost) in enumerate(zip(bill.calls, costs, strict=True), 1):
         if cost is not None and call.thread not in first_priced:
             first_priced[call.thread] = number
+    rebuilds = bill.rebuilds(prices)
     return _Part(
+        len(bill.calls),
         tuple(map(_exact, charge_columns(costs))),
         tuple(map(_exact, charge_columns(lines._costs(prices)))),
         len(lines.calls),
@@ -1652,7 +1662,8 @@ def _part(bill: Bill, prices: Mapping[str, Price] | None) -> _Part:
         bill.unpriced_calls(prices),
         bill.unpriced_models(prices),
         bill.output_lower_bounds(),
-        tuple(bill.rebuilds(prices)),
+        tuple(rebuilds),
+        tuple(bill.calls[rebuild.call - 1].timestamp for rebuild in rebuilds),
         tuple((first_priced[life.thread], life) for life in bill.lifetimes(prices)),
         tuple(bill._sidechain_firsts(prices)),
         bill.provider_reasons(),
@@ -1746,11 +1757,33 @@ def figures_of(bill: Bill, prices: Mapping[str, Price] | None = None) -> Figures
     the bill's own methods' answers either way."""
     if not isinstance(bill, Bill):
         raise TypeError(f"bill must be a Bill, got {short_repr(bill)}")
-    parts, (models, threads, tokens, share) = _parts(bill, prices)
-    rebuilds = sorted(
-        (replace(r, call=numbers[r.call - 1]) for part, numbers in parts for r in part.rebuilds),
-        key=lambda rebuild: rebuild.call,
+    held = bill._answers.get(("figures", id(prices)))
+    if held is not None and held[0] is prices:  # a bill read in parts: worked out as read
+        found: Figures = held[1]
+        return found
+    parts, totals = _parts(bill, prices)
+    return _figures(parts, totals, bill.skipped, bill.recorded_cost, bill.recorded_calls())
+
+
+def _figures(
+    parts: Sequence[tuple[_Part, Sequence[int]]],
+    totals: _Totals,
+    skipped: tuple[Skip, ...],
+    recorded_cost: float | None,
+    recorded_calls: int,
+) -> Figures:
+    """The figures of a bill whose calls are the parts' (each with the numbers its calls
+    have in the bill), its totals `totals`."""
+    models, threads, tokens, share = totals
+    placed_rebuilds = sorted(
+        (
+            (numbers[r.call - 1], replace(r, call=numbers[r.call - 1]), time)
+            for part, numbers in parts
+            for r, time in zip(part.rebuilds, part.rebuild_times, strict=True)
+        ),
+        key=lambda placed: placed[0],
     )
+    rebuilds = [rebuild for _, rebuild, _ in placed_rebuilds]
     placed = [(numbers[n - 1], life) for part, numbers in parts for n, life in part.lifetimes]
     lifetimes = [life for _, life in sorted(placed, key=lambda pair: pair[0])]
     firsts = sorted(
@@ -1761,7 +1794,7 @@ def figures_of(bill: Bill, prices: Mapping[str, Price] | None = None) -> Figures
     actual = _added([part.actual for part, _ in parts])
     no_caching = _added([part.no_caching for part, _ in parts])
     return Figures(
-        calls=len(bill.calls),
+        calls=sum(part.calls for part, _ in parts),
         usage_lines=sum(part.usage_lines for part, _ in parts),
         models=models,
         unpriced_models=tuple(sorted({m for part, _ in parts for m in part.unpriced_models})),
@@ -1777,13 +1810,13 @@ def figures_of(bill: Bill, prices: Mapping[str, Price] | None = None) -> Figures
         cost=_charges([part.charges for part, _ in parts]),
         every_line_cost=_charges([part.line_charges for part, _ in parts]),
         rebuilds=tuple(rebuilds),
-        rebuild_times=tuple(bill.calls[r.call - 1].timestamp for r in rebuilds),
+        rebuild_times=tuple(time for _, _, time in placed_rebuilds),
         provider_reasons=_reasons([part.provider_reasons for part, _ in parts]),
         what_if=_what_if_of(actual, no_caching, lifetimes, rebuilds, stagger),
         lifetimes=tuple(lifetimes),
-        skipped=bill.skipped,
-        recorded_cost=bill.recorded_cost,
-        recorded_calls=bill.recorded_calls(),
+        skipped=skipped,
+        recorded_cost=recorded_cost,
+        recorded_calls=recorded_calls,
     )
 
 
@@ -1846,7 +1879,19 @@ def read_bill(
     if not isinstance(strict, bool):
         raise TypeError(f"strict must be True or False, got {short_repr(strict)}")
     skipped: list[Skip] = []
-    sessions = read_paths(paths, format, None if strict else skipped)
+    found = read_in_parts(paths, format, None if strict else skipped, _side)
+    files = tuple(str(p) for p in paths)
+    if isinstance(found, InParts):
+        return _in_parts(found, files, skipped) or _bill_of(found.sessions(), files, skipped)
+    return _bill_of(found, files, skipped)
+
+
+def _bill_of(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]) -> Bill:
+    """The bill of the sessions read from `files`, each known to record a sound call.
+
+    Raises:
+        ValueError: no session, or one whose usage is not sound (`Session.billed`).
+    """
     if not sessions:
         raise ValueError(skipped[0].reason if len(skipped) == 1 else _nothing(skipped))
     for session in sessions:
@@ -1861,9 +1906,144 @@ def read_bill(
                 else ", ".join(Path(name).name for name in session.files[:3])
             )
             raise ValueError(f"{named}: {error}") from None
-    return _merge(sessions, tuple(str(p) for p in paths), skipped)
+    return _merge(sessions, files, skipped)
 
 
 def _nothing(skipped: list[Skip]) -> str:
     """Why there is no bill: every file was skipped."""
     return f"nothing to bill: {summary(skipped)}" if skipped else "nothing to bill"
+
+
+# ------------------------------------------------------------ a bill read in parts
+
+
+@dataclass(frozen=True)
+class _Side:
+    """What one part of a bill's read gives, its sessions read alone (`_side`): its figures
+    and totals, and what places its calls among the whole bill's.
+
+    Attributes:
+        part: its figures, its calls numbered within it.
+        models, threads, totals: its `Bill.models`, `Bill.threads`, `Bill._totals`.
+        firsts: the number (in the part) of each thread's first call, in `threads` order.
+        times: each call's time (seconds, None for none), in the part's order.
+        read: each call's index in the part's read (`Session.calls`), in the part's order.
+        held: the index of the read from which its calls are `progress` calls held
+            (`claude_code.Work`).
+    """
+
+    part: _Part
+    models: tuple[str, ...]
+    threads: dict[str, int]
+    firsts: tuple[int, ...]
+    totals: list[int]
+    times: list[float | None]
+    read: list[int]
+    held: int
+
+
+def _side(session: Session, held: int) -> _Side:
+    """The figures of one part of a bill's read, its sessions read alone as `session`
+    (`claude_code.Work`); ValueError where a bill of them is no part of the whole's as
+    `figures_of` adds parts (a recorded cost: the whole bill is read and worked out)."""
+    bill = _merge([session.billed()], (), [])
+    if bill.recorded_cost is not None or bill.recorded_tokens is not None:
+        raise ValueError("a part that records its cost")
+    threads = bill.threads
+    firsts: dict[str, int] = {}
+    for number, call in enumerate(bill.calls, 1):
+        firsts.setdefault(call.thread.name, number)
+    order = _in_time([call.timestamp for call in session.calls])
+    return _Side(
+        _part(bill, None),
+        bill.models,
+        threads,
+        tuple(firsts[name] for name in threads),
+        bill._totals(),
+        [call.timestamp for call in bill.calls],
+        order,
+        held,
+    )
+
+
+def _numbers(sides: Sequence[_Side]) -> list[list[int]]:
+    """For each part, the number (from 1) each of its calls has in the whole bill: in
+    time order, ties and calls without a time in the order of the whole read, whose
+    calls are the parts' read calls, then their held ones (`_Side.held`), part by part."""
+    keys = [
+        (time is None, time or 0.0, (0 if index < side.held else 2) + at, index, at, number)
+        for at, side in enumerate(sides)
+        for number, (time, index) in enumerate(zip(side.times, side.read, strict=True))
+    ]
+    keys.sort()  # each part's keys are in order already: two runs merged
+    numbers = [[0] * len(side.times) for side in sides]
+    for number, key in enumerate(keys, 1):
+        numbers[key[4]][key[5]] = number
+    return numbers
+
+
+def _side_totals(sides: Sequence[_Side], numbers: list[list[int]]) -> _Totals:
+    """The whole bill's totals (`_Totals`) from its parts'."""
+    models = tuple(sorted({model for side in sides for model in side.models}))
+    placed = sorted(
+        (found[first - 1], name, calls)
+        for side, found in zip(sides, numbers, strict=True)
+        for (name, calls), first in zip(side.threads.items(), side.firsts, strict=True)
+    )
+    totals = [sum(column) for column in zip(*(side.totals for side in sides), strict=True)]
+    read, prompt = totals[_READ], totals[-1]
+    return (
+        models,
+        {name: calls for _, name, calls in placed},
+        dict(zip(_KINDS, totals, strict=False)),
+        read / prompt if prompt else 0.0,
+    )
+
+
+#: The fields of a bill read in parts (`_InParts`) filled in when first asked for.
+_LATER = frozenset(
+    ("calls", "recorded_cost", "recorded_tokens", "_sessions", "_lines", "_messages", "_origin")
+)
+
+
+class _InParts(Bill):
+    """A bill read in parts (`read_bill`), its figures worked out as the parts were read:
+    the whole read's calls, sessions and usage lines (`_LATER`) are joined when one of
+    them is first asked for, and the bill is then a `Bill` like any other."""
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _LATER:
+            _join(self)
+        return object.__getattribute__(self, name)
+
+
+def _join(bill: _InParts) -> None:
+    """Fill in the fields a bill read in parts leaves for later, from the whole read."""
+    whole: Bill = bill.__dict__.pop("_later")()
+    for name in _LATER:
+        object.__setattr__(bill, name, object.__getattribute__(whole, name))
+    object.__setattr__(bill, "__class__", Bill)  # no field left to fill in
+
+
+def _in_parts(found: InParts[_Side], files: tuple[str, ...], skipped: list[Skip]) -> Bill | None:
+    """The bill of a read in parts (`InParts`), its figures added up from the parts' and
+    the rest read when first asked for; None where the parts share a thread's name
+    (the whole bill is then read and worked out)."""
+    sides = (found.mine, found.theirs)
+    if not found.mine.threads.keys().isdisjoint(found.theirs.threads):
+        return None
+    numbers = _numbers(sides)
+    parts = [(side.part, placed) for side, placed in zip(sides, numbers, strict=True)]
+    figures = _figures(parts, _side_totals(sides, numbers), tuple(skipped), None, 0)
+    bill = _InParts.__new__(_InParts)
+    given = {"format": "claude-code", "files": files, "skipped": tuple(skipped)}
+    for kept in fields(Bill):
+        if kept.name in _LATER:
+            continue
+        value = given.get(kept.name, kept.default)
+        if kept.default_factory is not MISSING:
+            value = kept.default_factory()
+        object.__setattr__(bill, kept.name, value)
+    object.__setattr__(bill, "_later", lambda: _bill_of(found.sessions(), files, skipped))
+    bill._keep_figures(None, figures)
+    return bill

@@ -647,7 +647,7 @@ def read(
         bill = whole.between(since, until, zone=zone)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BillError(str(error)) from None
-    if not bill.calls:
+    if not bill.figures().calls:  # a bill read in parts keeps its calls apart till asked
         untimed = sum(call.timestamp is None for call in whole.calls)
         verb = "records" if untimed == 1 else "record"
         said = f"; {count_of(untimed, 'call')} {verb} no time, and no window holds them"

@@ -18,7 +18,11 @@ Threads, each named `<session>/<thread>` (`<session>`: the first part of the
   beside the session or under `<session>/subagents/`), whatever its records
   point to (a compaction sub-agent's first records point into the session).
 
-Session files are read before sub-agents' files, in whatever order given.
+Files are read session by session: each session file, in the order given, then
+the sub-agents' files under its `<session>/` folder (which join its session,
+whatever id their records carry); sub-agents' files beside the sessions come
+last, each joining the one session read, where there is one, else the session
+its records name.
 Each thread is a `ThreadId`; a sub-agent's carries its type where the files
 name it: the `agentType` of its `.meta.json`, else the `subagent_type` of
 the `Task` call of its session's main conversation whose prompt it was given
@@ -59,13 +63,18 @@ read again from the line when a rebuild's trigger is looked for there.
 
 A bill's read of many files (`SPLIT_BYTES`, 32 MiB or more, all told) is done on two cores
 where a child process can be forked (`_aside.can_fork`): the files, in the
-order they are read, are cut in two; a child reads the later part with a
-reader that folds nothing and sends back its calls (`_packed`) and the rest
-of what it found; this process, having read the earlier part, folds each of
-those calls in the order read, as one pass would. Where the parts touch so
-that no merge is exact (a thread in both, a sidechain whose parent only the
-earlier part holds, a malformed figure, a line that is no record), the files
-are read again in one pass.
+order they are read, are cut in two between two sessions (between two folders
+where that is near the middle); a child reads the later part and sends back its
+calls (`_packed`) and the rest of what it found; this process, having read the
+earlier part, folds each of those calls in the order read, as one pass would.
+Where the parts touch so that no merge is exact (a thread in both, a sidechain
+whose parent only the earlier part holds, a malformed figure, a line that is
+no record), the files are read again in one pass. A bill asks for more
+(`read_parts`): each process also works out its own part's figures, its
+sessions read alone, as soon as its read ends; where the parts hold whole
+sessions and share nothing one pass would join (`_untouched`: no response,
+`progress` copy or record in both, no parent only the other holds), the
+child's calls are folded in only when the whole read is asked for (`Parts`).
 """
 
 from __future__ import annotations
@@ -75,13 +84,15 @@ import marshal
 import os
 import re
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from copy import copy
 from dataclasses import dataclass, field, replace
-from itertools import chain
+from itertools import accumulate, chain
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, Generic, TypeVar
+from weakref import finalize
 
-from context_budget._aside import SPLIT_BYTES, aside, can_fork
+from context_budget._aside import SPLIT_BYTES, Frames, aside_frames, can_fork
 from context_budget._checks import check_message
 from context_budget.layers import Layers
 from context_budget.messages import Message
@@ -121,7 +132,18 @@ from context_budget.sessions.text import (
 )
 from context_budget.usage import Usage
 
-__all__ = ["RECORD", "START_OUTPUT_MOST", "is_agent_file", "is_session_record", "read"]
+__all__ = [
+    "RECORD",
+    "START_OUTPUT_MOST",
+    "Parts",
+    "Work",
+    "is_agent_file",
+    "is_session_record",
+    "read",
+    "read_parts",
+]
+
+T = TypeVar("T")
 
 #: Record types of a Claude Code session file (a first record of another type with a
 #: `sessionId`, `uuid` or `leafUuid` is one too).
@@ -933,10 +955,50 @@ def _session_start(lines: Iterator[tuple[int, Any]]) -> tuple[str | None, list[t
     return None, ahead
 
 
+def _owner_name(name: str) -> PurePath | None:
+    """The session file a sub-agent's file under `<session>/subagents/` belongs to, by its
+    path; None for one beside the sessions (its records name its session)."""
+    path = PurePath(name)
+    if path.parent.name != "subagents" or not path.parent.parent.name:
+        return None
+    folder = path.parent.parent
+    return folder.parent / f"{folder.name}.jsonl"
+
+
+def _owners(sources: Sequence[Source | FileSource]) -> dict[int, int]:
+    """Each sub-agent file's index -> the index of the session file its path puts it under,
+    where that file is among `sources`."""
+    sessions = {
+        PurePath(given.name): index
+        for index, given in enumerate(sources)
+        if not is_agent_file(given.name)
+    }
+    found = {}
+    for index, given in enumerate(sources):
+        if is_agent_file(given.name):
+            owner = _owner_name(given.name)
+            if owner is not None and owner in sessions:
+                found[index] = sessions[owner]
+    return found
+
+
 def _read_order(sources: Sequence[Source | FileSource]) -> list[int]:
-    """The indexes of `sources` in the order they are read: session files first, each
-    group in the order given."""
-    return sorted(range(len(sources)), key=lambda k: is_agent_file(sources[k].name))
+    """The indexes of `sources` in the order they are read: each session file, in the order
+    given, followed by the sub-agents' files under its `<session>/` folder (`_owners`);
+    then the other sub-agents' files, in the order given."""
+    owners = _owners(sources)
+    owned: dict[int, list[int]] = {}
+    for agent, owner in owners.items():
+        owned.setdefault(owner, []).append(agent)
+    order = []
+    for index, given in enumerate(sources):
+        if not is_agent_file(given.name):
+            order.append(index)
+            order.extend(owned.get(index, ()))
+    order.extend(
+        k for k, given in enumerate(sources) if is_agent_file(given.name) and k not in owners
+    )
+    return order
 
 
 def _files(
@@ -949,13 +1011,16 @@ def _files(
     records, which are read as the caller walks them.
 
     Each comes with its prefix, and a session file with its session id. A
-    sub-agent's file joins the session given with it: every session file is
-    read before it, so their ids are known by then (`ids`: those of session
-    files read elsewhere before these, added to as these are read). A session file's
-    prefix is its name among `names`; a sub-agent's, its session's.
+    sub-agent's file under a session's folder (`_owners`) joins that session,
+    read just before it; one beside the sessions, the one session read where
+    there is one, else the session its records name (`ids`: the ids of session
+    files read elsewhere before these, added to as these are read). A session file's prefix is its
+    name among `names`; a sub-agent's, its session's.
     """
     ids = set() if ids is None else ids  # the session files' ids
     names = _Names() if names is None else names
+    owners = _owners(sources)
+    sessions: dict[int, str] = {}  # a session file's index -> its session id, once read
     for index in _read_order(sources) if order is None else order:
         given = sources[index]
         source = given.loaded()  # read now, let go once its records are read
@@ -964,10 +1029,12 @@ def _files(
             file.starts = array("q")
         lines = records(source, RECORD, file.starts)
         own, ahead = _session_start(lines)
-        if file.agent:
+        if file.agent and index in owners:
+            own = sessions.get(owners[index]) or own
+        elif file.agent:
             own = (next(iter(ids)) if len(ids) == 1 else None) or own
         elif own is not None:
-            file.session = own
+            file.session = sessions[index] = own
             ids.add(own)
         found = own or PurePath(source.name).stem
         if file.agent:  # its thread is told apart by its file
@@ -1097,6 +1164,13 @@ def _walk(
 
 # ------------------------------------------------------------ reading on two cores
 
+#: How far from the share of bytes it aims at (`_CHILD_SHARE`, as a share of all the
+#: bytes) a cut between two folders is taken over a cut inside one: files that share
+#: calls (copies of one session's lines in another's file) are most likely in one
+#: project's folder, and parts that share calls are joined before their figures are
+#: worked out (`_untouched`).
+_FOLDER_SLACK = 0.1
+
 #: The share of the bytes the child reads: less than half, as it also packs its calls
 #: and this process then unpacks and folds them.
 _CHILD_SHARE = 0.45
@@ -1113,7 +1187,7 @@ class _Logged(_Reader):
         self.unfound: list[str] = []
 
     def _keep(self, call: Call, ident: object, request: object) -> None:
-        self.records.append(call)
+        super()._keep(call, ident, request)  # folded too: the part's own session needs it
         self.asked.append(
             (
                 ident if isinstance(ident, str) else None,
@@ -1129,12 +1203,6 @@ class _Logged(_Reader):
         return key
 
 
-#: What the child sends: (its marshalled plain values, its pickled objects).
-_Answer = tuple[
-    bytes, tuple[dict[str, _Building], dict[str, Call], dict[ThreadId, str], Any, _Names]
-]
-
-
 def _size(given: Source | FileSource) -> int | None:
     """A source's bytes; None when its file cannot be looked at (one pass then names it)."""
     if isinstance(given, FileSource):
@@ -1146,20 +1214,23 @@ def _size(given: Source | FileSource) -> int | None:
 
 
 def _cut(sources: Sequence[Source | FileSource], order: Sequence[int]) -> int | None:
-    """How many files of `order`, from its start, this process reads: session files
-    only, about (1 - `_CHILD_SHARE`) of the bytes; None when the read is not split."""
+    """How many files of `order`, from its start, this process reads: whole groups of a
+    session file and its sub-agents' files (`_read_order`), about (1 - `_CHILD_SHARE`)
+    of the bytes, cut between two folders where one is near enough (`_FOLDER_SLACK`);
+    None when the read is not split."""
     sizes = [_size(sources[index]) for index in order]
     total = sum(size or 0 for size in sizes)
     if None in sizes or total < SPLIT_BYTES:
         return None
     target = total * (1 - _CHILD_SHARE)
-    here = cut = 0
-    for index, size in zip(order[:-1], sizes, strict=False):  # the child reads one at least
-        if is_agent_file(sources[index].name) or here + (size or 0) - target > target - here:
-            break  # a sub-agent's file, or a file that would take this part further off
-        here += size or 0
-        cut += 1
-    return cut or None
+    cuts = [at for at, index in enumerate(order) if at and not is_agent_file(sources[index].name)]
+    if not cuts:
+        return None
+    before = list(accumulate(size or 0 for size in sizes))  # bytes up to and with each file
+    off = {at: abs(before[at - 1] - target) for at in cuts}
+    folder = [PurePath(sources[index].name).parent for index in order]
+    apart = [at for at in cuts if folder[at] != folder[at - 1] and off[at] <= total * _FOLDER_SLACK]
+    return min(apart or cuts, key=off.__getitem__)
 
 
 def _ids_before(sources: Sequence[Source | FileSource], first: Sequence[int]) -> set[str]:
@@ -1195,33 +1266,54 @@ def _file(row: tuple[Any, ...]) -> _File:
 
 
 def _child(
+    sources: Sequence[Source | FileSource],
+    first: Sequence[int],
+    rest: Sequence[int],
+    work: Work[T] | None = None,
+) -> Iterator[_Sent[T] | bytes | None]:
+    """The steps the child sends (`aside_frames`) on the files of `rest`, read after those
+    of `first`: what its reader found besides its calls (`_Sent`), with, given `work`,
+    what it gives on their sessions read alone and what tells whether they touch the
+    first part's; then its calls, records and places as plain values (marshalled). None
+    (the one step) when a file or line stops the read or a usage figure is malformed
+    (one pass then names it)."""
+    found = _child_read(sources, first, rest)
+    if found is None:
+        yield None
+        return
+    reader, files = found
+    worked = None if work is None else _worked(work, reader, sources, files)
+    objects = (reader.threads, reader.progress, reader.started_by, reader.tasks, reader.names)
+    yield _Sent(objects, None if worked is None else _touch(reader), worked)
+    threads, usages, rows = packed(reader.records)
+    plain = (
+        threads,
+        usages,
+        rows,
+        reader.asked,
+        reader.places,
+        reader.unfound,
+        reader.skipped,
+        [_file_row(file) for file in files],
+    )
+    yield marshal.dumps(plain)
+
+
+def _child_read(
     sources: Sequence[Source | FileSource], first: Sequence[int], rest: Sequence[int]
-) -> _Answer | None:
-    """What the child sends: the files of `rest` read after those of `first`; None when
-    a file or line stops the read or a usage figure is malformed (one pass then names
-    it)."""
+) -> tuple[_Logged, list[_File]] | None:
+    """The child's reader once it has read the files of `rest`, and those files; None
+    when a file or line stops the read or a usage figure is malformed."""
     try:
         agents = any(is_agent_file(sources[index].name) for index in rest)
         ids = _ids_before(sources, first) if agents else set()
         reader = _Logged(len(sources) > 1)
         files = _walk(reader, sources, rest, ids)
-        if reader.bad_lines or reader.problem is not None:
-            return None
-        threads, usages, rows = packed(reader.records)
-        plain = (
-            threads,
-            usages,
-            rows,
-            reader.asked,
-            reader.places,
-            reader.unfound,
-            reader.skipped,
-            [_file_row(file) for file in files],
-        )
-        objects = (reader.threads, reader.progress, reader.started_by, reader.tasks, reader.names)
-        return marshal.dumps(plain), objects
     except Exception:  # whatever stopped the read, one pass meets it again and names it
         return None
+    if reader.bad_lines or reader.problem is not None:
+        return None
+    return reader, files
 
 
 def _apart(
@@ -1235,13 +1327,21 @@ def _apart(
     return not any(parent in reader.thread_of for parent in unfound)
 
 
-def _joined(reader: _Reader, files: list[_File], answer: _Answer) -> bool:
+def _joined(reader: _Reader, files: list[_File], answer: _Answer[Any]) -> bool:
     """Add the child's part to `reader` and `files` as one pass reads it; False (nothing
     added) where the parts touch (`_apart`)."""
-    plain, (threads, progress, started_by, tasks, names) = answer
-    thread_rows, usages, rows, asked, places, unfound, skipped, file_rows = marshal.loads(plain)
-    if not _apart(reader, threads, unfound, names):
+    threads, _, _, _, names = answer.objects
+    plain = marshal.loads(answer.plain)
+    if not _apart(reader, threads, plain[5], names):
         return False
+    _added(reader, files, answer, plain)
+    return True
+
+
+def _added(reader: _Reader, files: list[_File], answer: _Answer[Any], plain: Any) -> None:
+    """Add the child's part (its `plain` values unmarshalled) to `reader` and `files`."""
+    threads, progress, started_by, tasks, names = answer.objects
+    thread_rows, usages, rows, asked, places, _, skipped, file_rows = plain
     reader.names.of.update(names.of)
     reader.names.taken.update(names.taken)
     reader.threads.update(threads)
@@ -1256,29 +1356,184 @@ def _joined(reader: _Reader, files: list[_File], answer: _Answer) -> bool:
         reader.started_by.setdefault(thread, task)
     reader.tasks.update(tasks)  # apart: a session's `Task` calls are its main thread's
     files.extend(_file(row) for row in file_rows)
-    return True
+
+
+# ------------------------------------------------------------ parts read alone
+
+#: What a part of a bill's read is given to work on: its sessions, read alone as one
+#: `Session`, and the index in its calls from which they are the sub-agent calls seen
+#: only in `progress` lines (`_Reader.finish` adds them last).
+Work = Callable[[Session, int], T]
+
+
+def _finished(reader: _Reader) -> tuple[_Reader, int]:
+    """A copy of `reader` finished (`_Reader.finish`), `reader` left as it is to be joined
+    to another part later; and how many calls it held before finishing."""
+    done = copy(reader)
+    done.records, done.calls, done.threads = (
+        list(reader.records),
+        list(reader.calls),
+        dict(reader.threads),
+    )
+    held = len(done.calls)
+    done.finish()
+    return done, held
+
+
+def _worked(
+    work: Work[T], reader: _Reader, sources: Sequence[Source | FileSource], files: list[_File]
+) -> tuple[T] | None:
+    """(what `work` gives on the part `reader` read, its sessions alone,); None when it
+    raised (the whole read then meets what it met)."""
+    try:
+        done, held = _finished(reader)
+        return (work(_session(done, files, sources), held),)
+    except Exception:  # the parts are joined and read as one pass reads them
+        return None
+
+
+@dataclass(frozen=True)
+class _Touch:
+    """What tells whether a part's sessions touch another part's, so that one pass would
+    read either otherwise: the hashes of its response ids (`_Reader.keyed`), of its
+    record ids (`_Reader.places`), the parents its records name that none of its own
+    is, and its sidechains' parents not found in it (`_Logged.unfound`)."""
+
+    keyed: bytes
+    places: bytes
+    dangling: list[str]
+    unfound: list[str]
+
+
+def _hashes(keys: Iterable[str]) -> bytes:
+    return array("q", map(hash, keys)).tobytes()
+
+
+def _dangling(places: dict[str, tuple[str | None, str, int, int]]) -> list[str]:
+    """The parents the records name that are no record of `places`."""
+    return [
+        place[0] for place in places.values() if place[0] is not None and place[0] not in places
+    ]
+
+
+def _touch(reader: _Logged) -> _Touch:
+    return _Touch(
+        _hashes(reader.keyed),
+        _hashes(reader.places),
+        _dangling(reader.places),
+        reader.unfound,
+    )
+
+
+def _file_threads(threads: dict[str, _Building], kind: str) -> set[ThreadId]:
+    return {held.id for key, held in threads.items() if key.startswith(kind)}
+
+
+def _untouched(reader: _Reader, answer: _Answer[Any]) -> bool:
+    """True when the child's sessions and this process's do not touch: one pass reads
+    each part as it was read alone (the child's is a hash apart at worst: then False).
+
+    Besides what `_apart` asks, no response, `progress` copy or record is in both,
+    no record names a parent only the other holds, and no sub-agent known from the
+    `progress` lines of one has its own file in the other."""
+    threads, progress, _, _, names = answer.objects
+    touch = answer.touch
+    if touch is None or not _apart(reader, threads, touch.unfound, names):
+        return False
+    ids = set(array("q", touch.keyed)).union(map(hash, progress))  # its responses, copies
+    if not ids.isdisjoint(map(hash, reader.keyed)):
+        return False
+    if not ids.isdisjoint(map(hash, reader.progress)):
+        return False
+    places = set(array("q", touch.places))
+    if not places.isdisjoint(map(hash, reader.places)):
+        return False
+    if any(parent in reader.places for parent in touch.dangling):
+        return False
+    if not places.isdisjoint(map(hash, _dangling(reader.places))):
+        return False
+    own, copied = _file_threads(reader.threads, "file:"), _file_threads(reader.threads, "progress:")
+    return own.isdisjoint(_file_threads(threads, "progress:")) and copied.isdisjoint(
+        _file_threads(threads, "file:")
+    )
+
+
+@dataclass(frozen=True)
+class _Sent(Generic[T]):
+    """What the child sends first (`_child`): the objects `_joined` adds as they are, and
+    with work asked for, what tells whether its part touches this process's and what
+    the work gave (`_worked`)."""
+
+    objects: tuple[
+        dict[str, _Building], dict[str, Call], dict[ThreadId, str], dict[str, _Tasks], _Names
+    ]
+    touch: _Touch | None = None
+    worked: tuple[T] | None = None
+
+
+@dataclass
+class _Answer(Generic[T]):
+    """The child's part: what it sent first (`_Sent`), and the steps still to take from it
+    (`frames`), its calls and records as plain values (`plain`), taken when first asked
+    for."""
+
+    sent: _Sent[T]
+    frames: Frames[Any]
+    _plain: bytes | None = None
+
+    @property
+    def objects(self) -> tuple[Any, ...]:
+        return self.sent.objects
+
+    @property
+    def touch(self) -> _Touch | None:
+        return self.sent.touch
+
+    @property
+    def plain(self) -> bytes:
+        """The child's calls, records and places, marshalled: taken from it now if not yet."""
+        if self._plain is None:
+            with self.frames:
+                self._plain = self.frames.next()
+        return self._plain
 
 
 @dataclass
 class _Begun:
     """A read begun in this process: the reader (not yet `finish`ed), the files it read,
     the session ids they recorded, and the indexes of the files still to read here, in
-    order (none when the child's part was joined)."""
+    order (none when the child's part was joined, or is to be: `answer`)."""
 
     reader: _Reader
     files: list[_File]
     ids: set[str]
     rest: Sequence[int] = ()
+    answer: _Answer[Any] | None = None  # the child's part, to join when first asked for
+    parts: tuple[Any, Any] | None = None  # work's answers: this process's part, the child's
 
 
-def _read_halves(sources: Sequence[Source | FileSource]) -> _Begun | None:
+def _whole_sessions(sources: Sequence[Source | FileSource]) -> bool:
+    """True when every sub-agent's file is under its session's folder (`_owners`): each
+    part of the read then holds whole sessions."""
+    owners = _owners(sources)
+    return all(k in owners for k, given in enumerate(sources) if is_agent_file(given.name))
+
+
+def _read_halves(
+    sources: Sequence[Source | FileSource], work: Work[T] | None = None
+) -> _Begun | None:
     """The read of a bill's files (`messages=False`) on two cores: this process reads the
     first part while a child reads the rest, whose calls are then joined to this reader,
     as the one-pass read leaves them. Where the parts touch (a file copied into two
     folders, two files of one session cut apart), the child's part is dropped and the
     rest is left for this process to read after its own (`_Begun.rest`): the one pass,
     its first part not read again. None where the read is not split, or this process's
-    part stopped on a bad file or line: the caller then reads in one pass, which names it."""
+    part stopped on a bad file or line: the caller then reads in one pass, which names it.
+
+    Given `work`, where each part holds whole sessions, each process also does it on its
+    own part's sessions read alone; where the parts do not touch (`_untouched`), both
+    answers are kept (`_Begun.parts`) and the child's part is joined only when the whole
+    read is asked for."""
     if len(sources) < 2 or not can_fork():
         return None
     order = _read_order(sources)
@@ -1286,25 +1541,50 @@ def _read_halves(sources: Sequence[Source | FileSource]) -> _Begun | None:
     if cut is None:
         return None
     first, rest = order[:cut], order[cut:]
-    with aside(lambda: _child(sources, first, rest)) as pending:
+    alone = work if work is not None and _whole_sessions(sources) else None
+    frames = aside_frames(lambda: _child(sources, first, rest, alone))
+    try:
         begun = _Begun(_Reader(len(sources) > 1, False), [], set(), rest)
         try:
             begun.files = _walk(begun.reader, sources, first, begun.ids)
         except Exception:  # one pass meets it again and names it
+            frames.close()
             return None
-        answer = pending.result()
-    if answer is not None and _joined(begun.reader, begun.files, answer):
+        mine = None if alone is None else _worked(alone, begun.reader, sources, begun.files)
+        sent = frames.next()
+    except BaseException:  # an interrupt: the child stopped with this process
+        frames.close()
+        raise
+    if not isinstance(sent, _Sent):  # the child's read stopped: read here after this part's
+        frames.close()
+        return begun
+    answer = _Answer(sent, frames)
+    worked = sent.worked
+    if mine is not None and worked is not None and _untouched(begun.reader, answer):
+        begun.answer, begun.parts, begun.rest = answer, (mine[0], worked[0]), ()
+        finalize(answer, frames.close)  # the child, its calls not taken, stopped with it
+    elif _joined(begun.reader, begun.files, answer):
         begun.rest = ()
     return begun
 
 
-def _read(sources: Sequence[Source | FileSource], messages: bool) -> tuple[_Reader, list[_File]]:
-    """The reader after every source is read, and the files read: a large bill's files on
-    two cores where that can be done (`_read_halves`), else in one pass."""
-    begun = None if messages else _read_halves(sources)
+def _begin(
+    sources: Sequence[Source | FileSource], messages: bool, work: Work[T] | None = None
+) -> _Begun:
+    """The read begun: on two cores where that can be done (`_read_halves`), else not yet."""
+    begun = None if messages else _read_halves(sources, work)
     if begun is None:
         begun = _Begun(_Reader(len(sources) > 1, messages), [], set(), _read_order(sources))
+    return begun
+
+
+def _ended(begun: _Begun, sources: Sequence[Source | FileSource]) -> tuple[_Reader, list[_File]]:
+    """The reader of a begun read once every source is read, and the files read: the
+    child's part joined where it is still to be, the rest read here."""
     reader, files = begun.reader, begun.files
+    answer, begun.answer = begun.answer, None
+    if answer is not None:  # parts found apart (`_untouched`) by this reader as it still is
+        _added(reader, files, answer, marshal.loads(answer.plain))
     try:
         files += _walk(reader, sources, begun.rest, begun.ids)
     except SourceError:  # a file that cannot be read as text, named
@@ -1333,7 +1613,51 @@ def read(sources: Sequence[Source | FileSource], *, messages: bool = True) -> Se
             when there are several).
     """
     with gc_paused():
-        reader, files = _read(sources, messages)
+        return _session(*_ended(_begin(sources, messages), sources), sources)
+
+
+@dataclass
+class Parts(Generic[T]):
+    """A bill's read in two parts of whole sessions that do not touch, one read by a
+    child (`read_parts`): what the work gave on this process's part (`mine`) and on
+    the child's (`theirs`), each part's sessions read alone; `whole()` is the read
+    of every file, as `read(sources, messages=False)` gives it, the child's part
+    joined when it is first asked for."""
+
+    mine: T
+    theirs: T
+    _begun: _Begun
+    _sources: Sequence[Source | FileSource]
+    _whole: Session | None = None
+
+    def whole(self) -> Session:
+        if self._whole is None:
+            with gc_paused():
+                self._whole = _session(*_ended(self._begun, self._sources), self._sources)
+        return self._whole
+
+
+def read_parts(sources: Sequence[Source | FileSource], work: Work[T]) -> Parts[T] | Session:
+    """A bill's read of Claude Code files (`read(sources, messages=False)`) and `work` done
+    on it in two parts where the read is split (`_read_halves`) and the parts do not
+    touch: each part's sessions read alone are given to `work` in the process that
+    read them (`Work`), and their answers come back as `Parts`. Else the whole read, as
+    `read` gives it.
+
+    Raises:
+        ValueError: as `read` does.
+    """
+    with gc_paused():
+        begun = _begin(sources, False, work)
+        if begun.parts is not None:
+            return Parts(begun.parts[0], begun.parts[1], begun, sources)
+        return _session(*_ended(begun, sources), sources)
+
+
+def _session(
+    reader: _Reader, files: list[_File], sources: Sequence[Source | FileSource]
+) -> Session:
+    """The session a finished reader read from `files` (of `sources`)."""
     main, others, empty = _main(reader)
     threads, typed = _described(others, reader.tasks, reader.started_by)
     return Session(

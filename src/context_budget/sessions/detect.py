@@ -24,11 +24,11 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from os import PathLike
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO, Generic, TypeVar, cast
 
 from context_budget._aside import SPLIT_BYTES, aside, can_fork
 from context_budget._values import short_repr
@@ -72,14 +72,18 @@ __all__ = [
     "BILL_FORMATS",
     "FORMATS",
     "FormatError",
+    "InParts",
     "check_format",
     "detect_format",
     "distinct_files",
+    "read_in_parts",
     "read_paths",
     "read_sources",
     "read_text",
     "session_folder_files",
 ]
+
+T = TypeVar("T")
 
 #: The formats a session file is read in; `"auto"` picks one of the others.
 FORMATS = (
@@ -908,20 +912,28 @@ def _billable(session: Session, name: str, instance: bool, skipped: list[Skip] |
 
 
 def _claude(
-    sources: Sequence[Source | FileSource], format: str, skipped: list[Skip] | None
-) -> Session | None:
+    sources: Sequence[Source | FileSource],
+    format: str,
+    skipped: list[Skip] | None,
+    work: claude_code.Work[T] | None = None,
+) -> Session | claude_code.Parts[T] | None:
     """The Claude Code files read together, their calls alone (their conversation read
-    again when asked for: `Session.with_messages`); None when they record no call."""
+    again when asked for: `Session.with_messages`); None when they record no call. Given
+    `work`, done on the read's parts where it is split (`claude_code.read_parts`): then
+    the parts, the whole read left to `_claude_kept`."""
     try:
-        session = _detected_by(claude_code.read(sources, messages=False), format)
-        session = replace(session, read_messages=partial(_with_messages, sources, format))
+        found = (
+            claude_code.read(sources, messages=False)
+            if work is None
+            else claude_code.read_parts(sources, work)
+        )
     except SourceError as error:
-        found = _not_text_lines(error, skipped)
-        if found is None:
+        not_text = _not_text_lines(error, skipped)
+        if not_text is None:
             raise
         others = [source for source in sources if source.name != error.file]
-        if found:
-            others += [_blanking(s, found) for s in sources if s.name == error.file]
+        if not_text:
+            others += [_blanking(s, not_text) for s in sources if s.name == error.file]
         return _claude(others, format, skipped) if others else None
     except ValueError as error:
         mended = _mended([source.loaded() for source in sources], skipped)
@@ -929,6 +941,21 @@ def _claude(
             named = f"{sources[0].name}: {error}" if len(sources) == 1 else str(error)
             raise ValueError(named) from None
         return _claude(mended, format, skipped)
+    if isinstance(found, claude_code.Parts):
+        return found
+    return _claude_kept(found, sources, format, skipped)
+
+
+def _claude_kept(
+    session: Session,
+    sources: Sequence[Source | FileSource],
+    format: str,
+    skipped: list[Skip] | None,
+) -> Session | None:
+    """The session the Claude Code files gave, its conversation to be read when asked for,
+    the lines its reader refused noted (`_lines_left_out`); None when it records no call."""
+    session = _detected_by(session, format)
+    session = replace(session, read_messages=partial(_with_messages, sources, format))
     kept = _lines_left_out(session, skipped)
     if kept is None:
         return None
@@ -963,6 +990,49 @@ def read_paths(
             file or folder; with `skipped` None, a file or line no reader
             can take (a malformed usage figure among them); each names the path.
     """
+    return cast(list[Session], _read_paths(paths, format, skipped, None))  # no work: no parts
+
+
+@dataclass
+class InParts(Generic[T]):
+    """A bill's files, all Claude Code's, read on two cores in parts of whole sessions
+    that do not touch (`claude_code.read_parts`): what the work gave on each part
+    (`mine`, `theirs`), and the sessions `read_paths` gives, read when first asked for
+    (`sessions()`)."""
+
+    mine: T
+    theirs: T
+    _parts: claude_code.Parts[T]
+    _sources: Sequence[Source | FileSource]
+    _format: str
+    _skipped: list[Skip] | None
+
+    def sessions(self) -> list[Session]:
+        session = _claude_kept(self._parts.whole(), self._sources, self._format, self._skipped)
+        return _once([] if session is None else [session], self._skipped)
+
+
+def read_in_parts(
+    paths: str | PathLike[str] | Sequence[str | PathLike[str]],
+    format: str,
+    skipped: list[Skip] | None,
+    work: claude_code.Work[T],
+) -> list[Session] | InParts[T]:
+    """What `read_paths` gives; or, where every file is Claude Code's and the read is split
+    in parts that do not touch, `work` done on each part (`InParts`).
+
+    Raises:
+        As `read_paths` does.
+    """
+    return _read_paths(paths, format, skipped, work)
+
+
+def _read_paths(
+    paths: str | PathLike[str] | Sequence[str | PathLike[str]],
+    format: str,
+    skipped: list[Skip] | None,
+    work: claude_code.Work[T] | None,
+) -> list[Session] | InParts[T]:
     if isinstance(paths, str | PathLike):
         paths = [paths]  # one path, not the letters of one
     elif not isinstance(paths, Sequence) or not all(isinstance(p, str | PathLike) for p in paths):
@@ -973,8 +1043,12 @@ def read_paths(
         files = _files(paths, skipped)
         glances = _glances(files, format)
         claude, sessions = _read_apart(files, glances, format, skipped)
-        if claude and (session := _claude(claude, format, skipped)) is not None:
-            sessions.insert(0, session)
+        alone = work if not sessions else None  # parts of whole sessions: Claude Code's alone
+        found = _claude(claude, format, skipped, alone) if claude else None
+        if isinstance(found, claude_code.Parts):
+            return InParts(found.mine, found.theirs, found, claude, format, skipped)
+        if found is not None:
+            sessions.insert(0, found)
     return _once(sessions, skipped)
 
 
