@@ -360,7 +360,8 @@ def test_the_json_keys_are_stable(run: Run) -> None:
     plain = report(run, SESSION)
     fits = report(run, SESSION, "--budget", "400")
     overflow = report(run, SESSION, "--budget", "300")
-    top = ["file", "files", "format", "detected", "skipped_records", "counter", "shape"]
+    top = ["file", "files", "format", "detected", "skipped_records", "skipped", "counter"]
+    top += ["shape"]
     top += ["messages", "pinned_records", "threads", "segments", "final"]
     top += ["layers", "largest", "tool_results", "history", "dense_share"]
     top += ["undercount", "budget"]
@@ -1343,6 +1344,11 @@ def test_inspect_reads_a_live_session_without_its_half_written_last_line(
     code, same, _ = run("inspect", complete, "--json")
     assert code == 0
     assert json.loads(out)["layers"] == json.loads(same)["layers"]
+    # the JSON said nothing of the line left out: only stderr did
+    (left_out,) = json.loads(out)["skipped"]
+    assert left_out["kind"] == "half-written line" and left_out["line"] == lines
+    assert left_out["file"] == str(live) and left_out["reason"].startswith(f"{live}: line ")
+    assert json.loads(same)["skipped"] == []
 
 
 @pytest.mark.parametrize(
