@@ -2019,9 +2019,10 @@ class _InParts(Bill):
 
 def _join(bill: _InParts) -> None:
     """Fill in the fields a bill read in parts leaves for later, from the whole read."""
-    whole: Bill = bill.__dict__.pop("_later")()
+    whole: Bill = bill.__dict__["_later"]()  # should it raise, the next ask reads again
     for name in _LATER:
         object.__setattr__(bill, name, object.__getattribute__(whole, name))
+    del bill.__dict__["_later"]
     object.__setattr__(bill, "__class__", Bill)  # no field left to fill in
 
 

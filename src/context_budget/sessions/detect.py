@@ -1008,6 +1008,8 @@ class InParts(Generic[T]):
     _skipped: list[Skip] | None
 
     def sessions(self) -> list[Session]:
+        """The sessions of every file, as `read_paths` gives them (the child's part joined:
+        ask once)."""
         session = _claude_kept(self._parts.whole(), self._sources, self._format, self._skipped)
         return _once([] if session is None else [session], self._skipped)
 
