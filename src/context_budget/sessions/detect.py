@@ -1024,7 +1024,7 @@ def read_in_parts(
     in parts that do not touch, `work` done on each part (`InParts`).
 
     Raises:
-        As `read_paths` does.
+        TypeError, ValueError: as `read_paths` raises them.
     """
     return _read_paths(paths, format, skipped, work)
 
