@@ -12,7 +12,18 @@ first letters. The lunr issue: https://github.com/olivernn/lunr.js/issues/279 (o
 
 This hook ends each edge's part of the key with a space, which no letter of an
 indexed word can be (the search separates words at spaces): distinct nodes get
-distinct keys. The build fails if the worker no longer holds the line it changes.
+distinct keys.
+
+It also reads what a reader types as words, before the theme turns it into a lunr
+query. The course's words hold hyphens (`context-budget`, `claude-opus-4-7`,
+`prefix-changed`) and its commands' options start with two (`--timezone`): at each
+key the box searched for `context-`, which the theme made `context-*`, the hyphen a
+word break and the lone `*` every word of the index (every page matched, and the
+search took seconds, the results of an earlier query on show meanwhile); and
+`--timezone` was a query lunr refused (an operator with no word after it), so the
+box said "No matching documents". A hyphen that ends a word and the hyphens that
+start an option are left out (`_READ_AS_WORDS`). The build fails if the worker no
+longer holds a line it changes.
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ from mkdocs.structure.files import Files
 
 __all__ = [
     "on_files",
+    "read_as_words",
     "unambiguous_token_set",
 ]
 
@@ -35,25 +47,49 @@ _KEY = "e=e+s+o.id}return e}"
 _DELIMITED_KEY = 'e=e+s+o.id+" "}return e}'
 
 
+#: The start of the worker's `search(query)`, minified (the query, as typed, is `e`), and
+#: its first step (it segments Chinese words).
+_SEARCH_START = "search(e){if("
+_SEARCH = _SEARCH_START + 'e=e.replace(new RegExp("\\\\p{sc=Han}+","gu")'
+#: What `search` does first: leave out the hyphens that end a word (`context-`) and
+#: those that start a word with two or more (`--timezone`).
+_READ_AS_WORDS = 'e=e.replace(/-+(?=\\s|$)/g,"").replace(/(^|\\s)-{2,}(?=\\S)/g,"$1"),'
+
+
+def _replace_once(worker: str, line: str, by: str, what: str) -> str:
+    """`worker` with its one `line` replaced `by`; a `ValueError` naming `what` the line
+    is and how many times it was found, unless once."""
+    count = worker.count(line)
+    if count != 1:
+        raise ValueError(
+            f"the search worker holds {what} {line!r} {count} times,"
+            " not once: see docsite/search_worker.py"
+        )
+    return worker.replace(line, by)
+
+
 def unambiguous_token_set(worker: str) -> str:
     """`worker` (the search worker's script) with each edge's part of a node's key ended
     by a space; a `ValueError` naming what it found unless the key's line is there once."""
-    count = worker.count(_KEY)
-    if count != 1:
-        raise ValueError(
-            f"the search worker holds lunr's TokenSet key line {_KEY!r} {count} times,"
-            " not once: see docsite/search_worker.py"
-        )
-    return worker.replace(_KEY, _DELIMITED_KEY)
+    return _replace_once(worker, _KEY, _DELIMITED_KEY, "lunr's TokenSet key line")
+
+
+def read_as_words(worker: str) -> str:
+    """`worker` whose search first leaves out the hyphens that end a word or start an
+    option (`_READ_AS_WORDS`); a `ValueError` naming what it found unless the start of
+    `search` is there once."""
+    words = _SEARCH_START + _READ_AS_WORDS + _SEARCH.removeprefix(_SEARCH_START)
+    return _replace_once(worker, _SEARCH, words, "the start of search")
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
-    """Serve the theme's search worker with lunr's node keys made unambiguous (a set of
-    files without the worker, such as a test's, is left as it is; the browser check of
-    the search fails if the built site's worker is not this one)."""
+    """Serve the theme's search worker with lunr's node keys made unambiguous and the
+    reader's query read as words (a set of files without the worker, such as a test's,
+    is left as it is; the browser check of the search fails if the built site's worker
+    is not this one)."""
     for worker in (file for file in files if WORKER.fullmatch(file.src_uri)):
         try:
-            worker.content_string = unambiguous_token_set(worker.content_string)
+            worker.content_string = read_as_words(unambiguous_token_set(worker.content_string))
         except ValueError as error:
             raise PluginError(str(error)) from error
     return files

@@ -265,3 +265,26 @@ def test_a_child_with_steps_not_asked_for_is_stopped_and_reaped() -> None:
 def test_steps_asked_of_no_child_are_made_here() -> None:
     frames = aside_frames(lambda: iter([1, 2]), worth=False)
     assert frames.pid == 0 and [frames.next(), frames.next()] == [1, 2]
+
+
+@forks
+def test_a_step_not_asked_for_is_never_made(tmp_path: Path) -> None:
+    """The child makes its first step at once and the next only when asked: once this
+    process wants no more, it ends without making it."""
+    made = tmp_path / "second"
+
+    def work() -> Iterator[int]:
+        yield 1
+        made.write_text("made")
+        yield 2
+
+    frames = aside_frames(work)
+    assert frames.next() == 1
+    pid, frames.pid = frames.pid, 0
+    os.close(frames._ask)  # what `close` does before it stops the child, which ends alone
+    assert os.waitpid(pid, 0)[1] == 0 and not made.exists()
+    with aside_frames(work) as asked:
+        assert [asked.next(), asked.next()] == [1, 2] and made.exists()
+        with pytest.raises(StopIteration):
+            asked.next()  # the child says there is no third; nothing is made here
+        assert asked.pid == 0

@@ -212,6 +212,17 @@ def test_a_traceback_starts_at_the_readers_code() -> None:
     assert "KeyError: 1" in doctest_error and "cb_runner" not in doctest_error
 
 
+def test_a_block_that_asks_for_input_is_told_it_has_none() -> None:
+    runner = _runner()
+    kept = sys.stdin
+    result = runner.run_block(0, 'name = input("Your name? ")\n', False, None)
+    assert result["error"].rstrip().endswith(f"EOFError: {runner.NoInput.WHY}"), result["error"]
+    assert result["output"] == "Your name? "
+    doctest = runner.run_block(1, ">>> import sys\n>>> sys.stdin.read()\n", True, "")
+    assert doctest["error"].rstrip().endswith(runner.NoInput.WHY), doctest["error"]
+    assert sys.stdin is kept
+
+
 def test_an_exercise_binding_its_own_names_runs_after_a_block_that_cannot() -> None:
     """Function parameters, comprehension, `except ... as`, match and lambda names are
     the block's own: none of them makes it need the tokenizer block above."""

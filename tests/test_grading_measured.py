@@ -89,6 +89,8 @@ def test_the_rent_checker_passes_the_formula_and_names_a_read_only_rent() -> Non
     _wrong(check_rent(one_short), "it costs $0.062480")
     assert "pays the write rate" not in check_rent(one_short)
     _wrong(check_rent(text), "a number of US dollars")
+    # NaN is no number of dollars near any other: "abs(got - right) > tolerance" passed it
+    _wrong(check_rent(lambda tokens, calls, price: float("nan")), "you said $nan")
 
 
 def test_the_threshold_checker_wants_none_where_compaction_never_pays() -> None:
@@ -113,3 +115,18 @@ def test_the_threshold_checker_wants_none_where_compaction_never_pays() -> None:
         "claude-fable-5-1: you said 32,000, but none beats not compacting",
     )
     _wrong(check_cheapest_threshold(lambda *_: "32k"), "a threshold (int) or None")
+
+
+def test_the_causes_checker_names_a_key_that_is_no_call_number() -> None:
+    """{"4": "ttl"} was read as a stray call "4" with call 4 unnamed ("call 4: you said
+    None, ...; calls 4 are not rebuilds"), and keys of two types raised a TypeError out of
+    the checker; a stray call is named in the singular."""
+    from context_budget.grading.measured import check_causes
+
+    right = {4: "ttl", 6: "prefix-changed", 8: "compaction", 10: "ttl"}
+    assert str(check_causes({"4": "ttl", 6: "x"})) == (
+        "NEEDS_WORK: the key '4', not a call number (an int, as 4)"
+    )
+    assert "the key True," in str(check_causes({True: "ttl"}))
+    assert str(check_causes({**right, 5: "ttl"})) == "NEEDS_WORK: call 5 is not a rebuild"
+    assert str(check_causes({**right, 5: "ttl", 7: "ttl"})).endswith("calls 5, 7 are not rebuilds")

@@ -202,6 +202,7 @@ def test_the_graders_pass_right_answers_and_name_wrong_ones() -> None:
     assert "ZeroDivisionError" in check_rereads(lambda run: 1 // 0)
     assert check_floor_ratio(lambda run: run.cost_usd / cost_floor()).startswith("NEEDS_WORK")
     assert "KeyError" in check_floor_ratio(lambda run: {}[run])
+    assert check_floor_ratio(lambda run: float("nan")).endswith("got nan")  # it passed
     assert check_cheapest_of_three("clear").startswith("NEEDS_WORK: clear costs")
     assert check_cheapest_of_three("compact").startswith("PASS: compact costs")
     assert check_floor_ratio(

@@ -9,7 +9,7 @@ import material
 import pytest
 from mkdocs.structure.files import File, Files
 
-from docsite.search_worker import WORKER, on_files, unambiguous_token_set
+from docsite.search_worker import WORKER, on_files, read_as_words, unambiguous_token_set
 
 THEME = Path(material.__file__).parent / "templates"
 
@@ -45,4 +45,14 @@ def test_the_hook_serves_the_worker_patched_and_leaves_other_files_alone(tmp_pat
     on_files(files, config=None)  # type: ignore[arg-type]  # the hook reads no setting
     served = files.get_file_from_path(worker)
     assert served is not None and served.content_string.count('o.id+" "') == 1
+    assert served.content_string.count("search(e){if(e=e.replace(/-+(?=") == 1
     assert on_files(Files([]), config=None) is not None  # type: ignore[arg-type]
+
+
+def test_the_worker_s_search_reads_the_query_as_words_first() -> None:
+    worker = next(THEME.rglob("search.*.min.js")).read_text(encoding="utf-8")
+    patched = read_as_words(worker)
+    start = patched.index("search(e){if(")
+    assert patched[start:].startswith('search(e){if(e=e.replace(/-+(?=\\s|$)/g,"")')
+    with pytest.raises(ValueError, match=r"the start of search .* 2 times, not once"):
+        read_as_words(worker + worker)

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from context_budget.bills import Bill, read_bill
 from context_budget.sessions import Source, read_paths, read_sources, read_text, text
 from context_budget.sessions.text import (
+    FormatError,
     description,
     dollars,
     epoch,
@@ -28,6 +29,7 @@ from context_budget.sessions.text import (
     loads_json,
     read_source,
     split_lines,
+    strict_json,
 )
 from context_budget.transcripts import load_transcript
 
@@ -504,3 +506,15 @@ def test_a_sub_agents_task_is_read_beside_a_path_given_as_a_string() -> None:
     folder = Path(__file__).parent / "fixtures" / "transcripts" / "synthetic"
     agent = next(folder.rglob("agent-*.jsonl"))
     assert description(str(agent)) == description(agent) != ""
+
+
+def test_json_cut_inside_a_string_is_named_with_one_at() -> None:
+    """A session's only line cut inside a string (a file chosen while its agent writes
+    its first line) was 'Unterminated string starting at at line 1, column 8'."""
+    with pytest.raises(FormatError) as raised:
+        strict_json('{"type": "us')
+    assert str(raised.value) == (
+        "not valid JSON: Unterminated string starting at line 1, column 10"
+    )
+    with pytest.raises(FormatError, match=r"^not valid JSON: Expecting value at line 2, column 1$"):
+        strict_json("\nx")

@@ -11,7 +11,8 @@ returned it, whatever the block printed: `pass` when every checker it called sai
 only prints "PASS" has no verdict); and with whether its code is the reader's own or
 one the page ships (the first attempt, or a solution). A block that raises gives a
 traceback trimmed to the reader's code. In a doctest block, a line the reader typed
-without a `>>>` prompt, where the page shows no such output, runs as a statement.
+without a `>>>` prompt, where the page shows no such output, runs as a statement. A
+block has nothing to read from: `input()` raises an EOFError that says so (`NoInput`).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import importlib
 import io
 import linecache
 import pkgutil
+import sys
 import textwrap
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -37,6 +39,40 @@ NAMESPACE: dict[str, Any] = {"__name__": "__main__"}
 #: What the blocks wrote to stderr (warnings): shown to the reader, never compared.
 STDERR = io.StringIO()
 _CHECKER = doctest.OutputChecker()
+
+
+class NoInput(io.TextIOBase):
+    """The blocks' standard input: the page gives a running block nothing to read, so
+    `input()` (or a read of `sys.stdin`) raises an EOFError that says what to do instead.
+    Pyodide's own in a Web Worker raised `OSError: [Errno 29] I/O error`, and logged a
+    JavaScript error (a worker has no `prompt()` to ask with)."""
+
+    WHY = "a block run in this page has no input to read: put the value in the code instead"
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> str:
+        raise EOFError(self.WHY)
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        raise EOFError(self.WHY)
+
+
+NO_INPUT = NoInput()
+
+
+@contextlib.contextmanager
+def _reading_nothing() -> Iterator[None]:
+    """`sys.stdin` is `NO_INPUT` inside, what it was after."""
+    kept = sys.stdin
+    sys.stdin = NO_INPUT
+    try:
+        yield
+    finally:
+        sys.stdin = kept
+
+
 #: What the checkers the current block called returned: (checker's name, its verdict).
 GIVEN: list[tuple[str, grading.Verdict]] = []
 _depth = [0]  # checkers running now: a checker that calls another reports once, itself
@@ -162,7 +198,11 @@ def _run_plain(source: str, name: str) -> tuple[str, str | None]:
     buffer = io.StringIO()
     try:
         code = compile(source, name, "exec", dont_inherit=True)
-        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(STDERR):
+        with (
+            contextlib.redirect_stdout(buffer),
+            contextlib.redirect_stderr(STDERR),
+            _reading_nothing(),
+        ):
             exec(code, NAMESPACE)
     except BaseException as error:  # the reader's code may raise anything, even SystemExit
         return buffer.getvalue(), _trimmed(error, name)
@@ -221,7 +261,11 @@ def _run_doctest(source: str, name: str) -> tuple[str, str | None, bool, list[st
         buffer = io.StringIO()
         try:
             code = compile(example.source, where, "single", dont_inherit=True)
-            with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(STDERR):
+            with (
+                contextlib.redirect_stdout(buffer),
+                contextlib.redirect_stderr(STDERR),
+                _reading_nothing(),
+            ):
                 exec(code, NAMESPACE)
         except BaseException as error:
             got = buffer.getvalue()

@@ -109,7 +109,11 @@
       panel.append(el("pre", "cb-run-output", result.output));
     }
     if (result.error) panel.append(el("pre", "cb-run-traceback", result.error));
-    if (result.stderr) panel.append(el("pre", "cb-run-stderr", result.stderr));
+    if (result.stderr) {
+      // warnings and the like: shown under a label of their own, never compared
+      panel.append(el("p", "cb-run-label", "Printed to standard error (not compared)"));
+      panel.append(el("pre", "cb-run-stderr", result.stderr));
+    }
   }
 
   function startWorker() {
@@ -317,10 +321,19 @@
     }
   }
 
+  // Keep `value` under `key` (null: forget it). False when the browser's storage refused it
+  // (full, or the value too large for it): what the key held before is forgotten too, so
+  // that a reload never brings back an older value as if it were the last.
   function writeJSON(key, value) {
-    if (!storage) return;
-    if (value === null) storage.removeItem(key);
-    else storage.setItem(key, JSON.stringify(value));
+    if (!storage) return true;
+    try {
+      if (value === null) storage.removeItem(key);
+      else storage.setItem(key, JSON.stringify(value));
+      return true;
+    } catch (error) {
+      storage.removeItem(key);
+      return false;
+    }
   }
 
   function passedPages() { return readJSON(PASSED_KEY, {}); }
@@ -380,8 +393,18 @@
   function remember(div, text) {
     // the copy button copies what the editor shows: it reads the hidden <code>
     blockCode(div).textContent = text.endsWith("\n") ? text : `${text}\n`;
-    writeJSON(editKey(div), text === div._cbOriginal ? null : { base: div._cbOriginal, text });
+    const kept = writeJSON(editKey(div), text === div._cbOriginal ? null : { base: div._cbOriginal, text });
     showEdited(div);
+    if (kept === (div._cbUnkept === undefined)) return;
+    // the browser's storage refused the edit (too large, or full): say so while it lasts
+    if (kept) {
+      div._cbUnkept.remove();
+      div._cbUnkept = undefined;
+    } else {
+      div._cbUnkept = el("p", "cb-run-note cb-unkept",
+        "This edit is too large for this browser's storage: it is not kept, and a reload shows the page's code.");
+      div.before(div._cbUnkept);
+    }
   }
 
   function resetButton(div, number) {
@@ -461,8 +484,11 @@
     if (!code) return false;
     if (div.dataset.cbWhy) {
       const why = el("p", "cb-run-why", `Not run in the browser: ${div.dataset.cbWhy}.`);
-      (div.nextElementSibling && div.nextElementSibling.classList.contains("language-output")
-        ? div.nextElementSibling : div).after(why);
+      // under the block's output; a notebook cell's under its input's box, in the page's
+      // text (inside the box it read as the cell's code, in the code's font)
+      (div.closest(".jp-Cell-inputWrapper")
+        || (div.nextElementSibling && div.nextElementSibling.classList.contains("language-output")
+          ? div.nextElementSibling : div)).after(why);
       return false;
     }
     const number = Number(div.dataset.cbOrder) + 1;

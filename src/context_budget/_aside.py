@@ -15,10 +15,10 @@ in a process of one thread, and never in the browser's Python (which has no
 `fork`). `CONTEXT_BUDGET_NO_FORK=1` in the environment turns them off.
 
 `aside_frames(work)` does the same for work that gives its answer in steps
-(`work()` is an iterable): the child sends each step as soon as it is made and
-`Frames.next()` takes them one by one, so this process goes on with the first
-while the child still makes the next, and a step never asked for is never
-read; one that cannot be had from the child is made here, the steps before it
+(`work()` is an iterable): the child makes and sends its first step at once,
+and each later one when `Frames.next()` asks for it, so this process goes on
+with the first while the child waits, and a step never asked for is never
+made; one that cannot be had from the child is made here, the steps before it
 made again and passed over.
 
 Example:
@@ -167,11 +167,16 @@ class Frames(Generic[T]):
     """The steps of `work()` under way in a child (`pid` > 0), or to be made here."""
 
     def __init__(
-        self, work: Callable[[], Iterable[T]], pid: int = 0, pipe: IO[bytes] | None = None
+        self,
+        work: Callable[[], Iterable[T]],
+        pid: int = 0,
+        pipe: IO[bytes] | None = None,
+        ask: int = -1,
     ) -> None:
         self._work = work
         self.pid = pid
         self._pipe = pipe
+        self._ask = ask  # where this process asks the child for a step after its first
         self._taken = 0
         self._here: Iterator[T] | None = None
 
@@ -197,9 +202,16 @@ class Frames(Generic[T]):
         return step_here
 
     def _received(self) -> tuple[T] | None:
-        """(the child's next step,), or None when it sent none."""
+        """(the child's next step, asked for where it is not the first), or None when it
+        sent none.
+
+        Raises:
+            StopIteration: the child said it has no step left.
+        """
         try:
             assert self._pipe is not None  # a child has a pipe
+            if self._taken:
+                os.write(self._ask, b"+")
             head = self._pipe.read(_HEAD)
             size = int.from_bytes(head, "little")
             data = self._pipe.read(size) if len(head) == _HEAD else b""
@@ -207,7 +219,10 @@ class Frames(Generic[T]):
                 step: T = pickle.loads(data)
                 return (step,)
         except Exception:  # no step: `next` makes it here
-            pass
+            return None
+        if len(head) == _HEAD and not size:  # the child's work has no step left
+            self.close()
+            raise StopIteration
         return None
 
     def close(self) -> None:
@@ -216,6 +231,7 @@ class Frames(Generic[T]):
             pid, self.pid = self.pid, 0
             if self._pipe is not None:
                 self._pipe.close()
+            os.close(self._ask)
             _stop(pid)
 
     def __enter__(self) -> Frames[T]:
@@ -234,27 +250,42 @@ def aside_frames(work: Callable[[], Iterable[T]], *, worth: bool = True) -> Fram
     """The steps of `work()` made by a forked child where one can be made and it is `worth`
     one, each sent as soon as it is made; else made here when each is asked for.
 
-    The child waits to send a step until this process takes the one before: close
-    the `Frames` (or use it as a context manager) once no step is wanted any more.
+    The child makes its first step at once, and each later one only when this
+    process asks for it (`Frames.next`): a step never asked for is never made. It
+    ends once this process closes the `Frames` (or a `with` block ends) or itself
+    ends, whichever comes first.
     """
     if not worth or not can_fork():
         return Frames(work)
     sys.stdout.flush()  # nothing written before the fork is written twice
     sys.stderr.flush()
     read, write = os.pipe()
+    asked, ask = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child ends by os._exit, before coverage saves
         os.close(read)
+        os.close(ask)
         status = 1
         try:
             with os.fdopen(write, "wb") as pipe:
-                for step in work():
-                    data = pickle.dumps(step, protocol=pickle.HIGHEST_PROTOCOL)
-                    pipe.write(len(data).to_bytes(_HEAD, "little"))
-                    pipe.write(data)
-                    pipe.flush()
+                _send_steps(work(), pipe, asked)
             status = 0
         finally:
             os._exit(status)
     os.close(write)
-    return Frames(work, pid, os.fdopen(read, "rb"))
+    os.close(asked)
+    return Frames(work, pid, os.fdopen(read, "rb"), ask)
+
+
+def _send_steps(steps: Iterable[T], pipe: IO[bytes], asked: int) -> None:  # pragma: no cover
+    """The child's part of `aside_frames`: each step made and sent, those after the first
+    once asked for (none once this process has closed its end: it wants no more); a step
+    of no bytes says there is none left."""
+    for step in steps:
+        data = pickle.dumps(step, protocol=pickle.HIGHEST_PROTOCOL)
+        pipe.write(len(data).to_bytes(_HEAD, "little"))
+        pipe.write(data)
+        pipe.flush()
+        if not os.read(asked, 1):  # the next step is not wanted: made never
+            return
+    pipe.write(bytes(_HEAD))

@@ -238,6 +238,13 @@ def test_every_notebook_cell_runs_or_says_why(site_page: SitePages, notebook_pat
     assert cells > 0, loaded.url
     problems = runner_problems(loaded.page)
     assert not problems, f"{loaded.url}\n  " + "\n  ".join(problems)
+    # why a cell does not run is said under its box, in the page's text: inside the box it
+    # read as a line of the cell's code (the plotting cells of the bill lab and experiment)
+    boxed = loaded.page.evaluate(
+        "() => [...document.querySelectorAll('article .cb-run-why')]"
+        ".filter(p => p.closest('.jp-Cell-inputWrapper')).map(p => p.textContent)"
+    )
+    assert boxed == [], boxed
 
 
 def _run(page: Page, order: int, code: str) -> dict[str, str]:
@@ -256,7 +263,9 @@ def _run(page: Page, order: int, code: str) -> dict[str, str]:
 
 
 def test_a_right_answer_shows_pass_and_a_wrong_one_what_is_wrong(reader_page: OpenPage) -> None:
-    """Context is a budget, exercise 1: the reader's right answer is a green PASS."""
+    """Context is a budget, exercise 1: the reader's right answer is a green PASS, a wrong
+    one NEEDS_WORK with what is wrong; so is a NaN given to a checker that compares
+    floats (typed in the same block: the page's Python holds every checker)."""
     loaded = reader_page("budget/context-is-a-budget/")
     page = loaded.page
     data = json.loads((PAGES_DIR / "budget--context-is-a-budget.json").read_text("utf-8"))
@@ -271,5 +280,12 @@ def test_a_right_answer_shows_pass_and_a_wrong_one_what_is_wrong(reader_page: Op
     wrong = _run(page, first["order"], first["source"])
     assert wrong["status"] == "needs_work", wrong["text"]
     assert "47,000 is what the last call sends" in wrong["text"]
+    # a ratio of NaN (0 / 0 somewhere in the reader's code) is wrong: it passed the floor
+    # exercise of Trim deliberately, whose check asked whether it was too far off
+    nan = "from context_budget.grading.spending import check_floor_ratio\n\n"
+    nan += "print(check_floor_ratio(lambda run: float('nan')))\n"
+    not_a_ratio = _run(page, first["order"], nan)
+    assert not_a_ratio["status"] == "needs_work", not_a_ratio["text"]
+    assert "expected about 1.58, got nan" in not_a_ratio["text"], not_a_ratio["text"]
     assert verdict_problems(page) == []
     assert not loaded.problems.lines(), loaded.problems.lines()

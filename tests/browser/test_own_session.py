@@ -136,6 +136,9 @@ def test_a_live_session_cut_inside_a_character_is_billed_without_its_last_line(
 def test_a_file_in_no_known_format_gets_one_clear_message(
     open_page: OpenPage, tmp_path: Path
 ) -> None:
+    """Notes in JSON are no session, in one line. So is a session chosen while its agent
+    writes its first line, cut inside a string: the page said where the JSON breaks with
+    one "at" too many ("Unterminated string starting at at line 1")."""
     notes = tmp_path / "notes.json"
     notes.write_text('{"shopping": ["milk"]}\n', encoding="utf-8")
     loaded = open_page(PAGE)
@@ -146,6 +149,14 @@ def test_a_file_in_no_known_format_gets_one_clear_message(
     assert said.startswith("Not billed: notes.json: not a session in a format bills read")
     assert "\n" not in said
     assert loaded.page.locator("iframe.cb-own-bill").is_hidden()
+    begun = tmp_path / SYNTHETIC.name
+    first = SYNTHETIC.read_text(encoding="utf-8").splitlines()[0]
+    begun.write_text(first[:30], encoding="utf-8")  # ends inside its second key
+    column = first.rindex('"', 0, 30) + 1
+    loaded.page.evaluate("() => { document.querySelector('.cb-own-status').dataset.kind = '' }")
+    _choose(loaded, begun)
+    said = status.inner_text()
+    assert said.endswith(f"Unterminated string starting at line 1, column {column}"), said
 
 
 def test_a_package_json_is_named_a_file_in_no_format_not_a_conversation(

@@ -174,24 +174,22 @@ SEARCH_WORKER_JS = """async ([index, queries]) => {
 _TERM = re.compile(r"<dt>(.*?)</dt>", re.DOTALL)
 
 
+_OPTION = re.compile(r"<code>(--[a-z][a-z-]*)")
+
+
 def glossary_queries() -> list[str]:
-    """What a reader types into the search box for each of the glossary's terms: every
-    word of the term, from its third letter on, letter by letter (the box searches at
-    each key; fewer letters match most of the site, and take the longest to search)."""
-    html = (SITE_DIR / "reference" / "glossary" / "index.html").read_text(encoding="utf-8")
+    """What a reader types into the search box for each of the glossary's terms and each
+    option of the command's page: every word of the term, from its third letter on,
+    letter by letter, a hyphen too (the box searches at each key; fewer letters match
+    most of the site, and take the longest to search)."""
+    glossary = (SITE_DIR / "reference" / "glossary" / "index.html").read_text(encoding="utf-8")
+    cli = (SITE_DIR / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
     words = {
         word
-        for term in _TERM.findall(html)
+        for term in _TERM.findall(glossary)
         for word in re.sub(r"<[^>]+>", " ", term).lower().split()
-    }
-    return sorted(
-        {
-            word[:end]
-            for word in words
-            for end in range(3, len(word) + 1)
-            if word[end - 1].isalnum()  # at a hyphen the box waits for the next word
-        }
-    )
+    } | set(_OPTION.findall(cli))
+    return sorted({word[:end] for word in words for end in range(3, len(word) + 1)})
 
 
 def test_every_word_of_the_glossary_finds_pages_at_every_key(open_page: OpenPage) -> None:
@@ -199,16 +197,23 @@ def test_every_word_of_the_glossary_finds_pages_at_every_key(open_page: OpenPage
     on: the search library's set of indexed words took two of its nodes for one (its key
     for a node ran each letter into the next node's number, and the course's numbers and
     ids give it letters that are digits), so it expanded "tool" into a word the index did
-    not hold and failed the query, and the box said "No matching documents"."""
+    not hold and failed the query, and the box said "No matching documents". An option
+    of the command ("--timezone") found nothing either (lunr refused the query), and a
+    word typed up to its hyphen ("sub-") matched every page."""
     require_site()
     queries = glossary_queries()
     assert "tool" in queries, queries  # the glossary's "Orphaned tool result"
+    hyphened = [query for query in queries if query.endswith("-") and query.strip("-")]
+    assert {"sub-", "--timezone", "--compact-"} <= set(queries), queries
     index = json.loads((SITE_DIR / "search" / "search_index.json").read_text(encoding="utf-8"))
     # the page's own search gets no documents (the opener's default): this check's worker
     # is the only one that builds the index
     page = open_page("").page
     found = page.evaluate(SEARCH_WORKER_JS, [index, queries])
     assert [query for query in queries if not found[query]] == []
+    # A word typed up to its hyphen ("sub-", "--compact-") finds what the word before it
+    # finds: the theme searched "sub-*", whose lone "*" matched every page (slowly)
+    assert [q for q in hyphened if found[q] != found[q.rstrip("-")]] == []
 
 
 #: The elements of a page's text that Tab stops on, though they are no control: no link,

@@ -339,7 +339,41 @@ def test_a_raising_block_shows_a_traceback_and_stop_ends_a_runaway(
     )
     runaway.click()
     assert _verdict(page.locator("div[data-cb-order='3']"))["status"] == "stopped"
+    _asking_and_printing_a_lot(page)
     assert not _problems(loaded), _problems(loaded)
+
+
+#: What the runner's `input()` says (docs/javascripts/cb_runner.py, `NoInput`).
+NO_INPUT = "a block run in this page has no input to read: put the value in the code instead"
+#: The height (px) of a block's panel that prints 2,000 lines, of each of its boxes, and
+#: the height of what each box holds.
+PANEL_HEIGHTS = """div => ({
+  panel: div._cbPanel.getBoundingClientRect().height,
+  boxes: [...div._cbPanel.querySelectorAll('pre')].map(pre => [pre.clientHeight, pre.scrollHeight]),
+  labels: [...div._cbPanel.querySelectorAll('.cb-run-label')].map(label => label.textContent),
+})"""
+
+
+def _asking_and_printing_a_lot(page: Page) -> None:
+    """A block that asks for input is told it has none, in Python's words: Pyodide's own
+    standard input raised "OSError: [Errno 29] I/O error" and logged a JavaScript error.
+    A block that prints 2,000 lines shows them in a box that scrolls, under a screen
+    high (the page went on for 80,000 px: its diff against the one line the page shows,
+    then the output, each line again), and its warning on standard error under a label
+    that says what it is."""
+    asked = _run(page, 5)
+    assert asked["status"] == "error", asked["text"]
+    said = asked["traceback"].rstrip().splitlines()[-1]
+    assert said == f"EOFError: {NO_INPUT}", asked["traceback"]
+    assert "Errno" not in asked["traceback"]
+    printed = _run(page, 6)
+    assert printed["status"] == "mismatch", printed["text"][:200]  # the page shows one line
+    assert printed["output"].startswith("line 0\nline 1\n"), printed["output"][:40]
+    heights = page.locator("div[data-cb-order='6']").evaluate(PANEL_HEIGHTS)
+    window = page.viewport_size["height"] if page.viewport_size else 900
+    assert heights["panel"] < window, heights
+    assert [room < held for room, held in heights["boxes"]] == [True, True, False], heights
+    assert heights["labels"] == ["Output", "Printed to standard error (not compared)"], heights
 
 
 def test_a_block_run_again_says_it_runs_not_what_its_last_run_found(
@@ -459,7 +493,29 @@ def test_the_editor_runs_what_it_shows_and_keeps_the_readers_work(reader_page: O
     original = _editor_text(page.locator("div[data-cb-order='0']"))
     edited = _type_in_the_middle_and_run(page)
     _keep_the_work_until_reset(page, loaded.url, original, edited)
+    _an_edit_too_large_to_keep(page)
     assert not _problems(loaded), _problems(loaded)
+
+
+def _an_edit_too_large_to_keep(page: Page) -> None:
+    """An edit larger than the browser's storage takes (6 MB pasted into the first block)
+    is said not to be kept, and no older edit of the block is kept in its place; Reset
+    still shows and puts the page's code back. The storage's refusal was thrown at every
+    key (an error in the console), and stopped the Reset button from showing."""
+    first = page.locator("div[data-cb-order='0']")
+    first.locator(".cm-line").first.click()
+    page.keyboard.press("End")
+    page.keyboard.type("  # kept")
+    key = "cb-edit:/" + FIRST_PAGE + ":0"
+    assert page.evaluate("key => localStorage.getItem(key) !== null", key)
+    first.evaluate("div => div._cbEditor.replace('x = 1\\n# ' + 'a'.repeat(6_000_000))")
+    unkept = page.locator(".cb-unkept")
+    assert unkept.count() == 1 and "not kept" in unkept.inner_text()
+    assert page.evaluate("key => localStorage.getItem(key)", key) is None
+    reset = first.locator("button.cb-reset")
+    assert reset.is_visible()
+    reset.click()
+    assert unkept.count() == 0 and not reset.is_visible()
 
 
 def _type_in_the_middle_and_run(page: Page) -> str:

@@ -67,6 +67,7 @@ __all__ = [
     "save_evidence",
     "status",
     "strings_in",
+    "within",
     "wrong_shape",
 ]
 
@@ -301,6 +302,17 @@ def wrong_shape(what: str, value: object, wanted: str) -> Verdict:
         NEEDS_WORK: make_request(0, now) returned ['a'], not a dict
     """
     return Verdict(NEEDS_WORK, f"{what} {brief(value)}, not {wanted}")
+
+
+def within(got: float, right: float, tolerance: float) -> bool:
+    """True when the number `got` is within `tolerance` of `right`: never for NaN, which
+    no comparison reaches (a check written `abs(got - right) > tolerance` passed it).
+
+    Examples:
+        >>> within(1.585, 1.58, 0.01), within(float("nan"), 1.58, 0.01)
+        (True, False)
+    """
+    return abs(got - right) <= tolerance
 
 
 def not_a_number(answer: object) -> Verdict:

@@ -35,6 +35,7 @@ from context_budget.grading import (
     Verdict,
     attempt,
     brief,
+    within,
     wrong_shape,
 )
 from context_budget.messages import Message
@@ -195,6 +196,9 @@ def check_causes(causes: Mapping[int, str]) -> Verdict:
         return Verdict(
             NEEDS_WORK, f"give a dict of call number -> cause, got {type(causes).__name__}"
         )
+    for key in causes:  # "4" is no call 4: it read as a stray, with call 4 missing
+        if not isinstance(key, int) or isinstance(key, bool):
+            return wrong_shape("the key", key, "a call number (an int, as 4)")
     wrong = [
         f"call {call}: you said {causes.get(call)!r}, the bill says {cause!r}"
         for call, cause in right.items()
@@ -202,7 +206,9 @@ def check_causes(causes: Mapping[int, str]) -> Verdict:
     ]
     stray = sorted(set(causes) - set(right))
     if stray:
-        wrong.append(f"calls {_numbers(stray)} are not rebuilds")
+        many = len(stray) > 1
+        said = "calls {} are not rebuilds" if many else "call {} is not a rebuild"
+        wrong.append(said.format(_numbers(stray)))
     if wrong:
         return Verdict(NEEDS_WORK, "; ".join(wrong))
     return Verdict(PASS, f"{len(right)} causes right")
@@ -247,7 +253,7 @@ def check_rent(rent: Callable[[int, int, Price], float]) -> Verdict:
         if isinstance(got, bool) or not isinstance(got, int | float):
             return wrong_shape("rent(...) returned", got, "a number of US dollars")
         right = _rent(tokens, calls, price)
-        if abs(got - right) > 1e-9 + 1e-6 * right:
+        if not within(got, right, 1e-9 + 1e-6 * right):
             hint = (
                 " (the first call that carries a result writes it: it pays the write rate, "
                 "not the read rate)"

@@ -43,6 +43,7 @@ from context_budget.grading import (
     not_a_number,
     run_cases,
     strings_in,
+    within,
     wrong_shape,
 )
 from context_budget.grading.unit_a import grade_unit
@@ -232,7 +233,7 @@ def check_floor_ratio(ratio: Callable[[RunResult], float]) -> Verdict:
             got = ratio(run)
         except Exception as error:  # the learner's bug is a finding, not a crash
             return Verdict(NEEDS_WORK, f"ratio raised {type(error).__name__}: {error}")
-        if not isinstance(got, int | float) or abs(got - run.floor_ratio) > 0.01:
+        if not isinstance(got, int | float) or not within(got, run.floor_ratio, 0.01):
             return Verdict(NEEDS_WORK, f"{name}: expected about {run.floor_ratio:.2f}, got {got!r}")
     return Verdict(PASS, "ratio matches on naive and cache-aware")
 

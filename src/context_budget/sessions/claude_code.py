@@ -1274,9 +1274,9 @@ def _child(
     """The steps the child sends (`aside_frames`) on the files of `rest`, read after those
     of `first`: what its reader found besides its calls (`_Sent`), with, given `work`,
     what it gives on their sessions read alone and what tells whether they touch the
-    first part's; then its calls, records and places as plain values (marshalled). None
-    (the one step) when a file or line stops the read or a usage figure is malformed
-    (one pass then names it)."""
+    first part's; then, once asked for, its calls, records and places as plain values
+    (marshalled). None (the one step) when a file or line stops the read or a usage
+    figure is malformed (one pass then names it)."""
     found = _child_read(sources, first, rest)
     if found is None:
         yield None

@@ -65,6 +65,7 @@ from context_budget.sessions.text import (
     split_lines,
     strict_json,
     try_json,
+    where_json_breaks,
     whole_characters,
 )
 
@@ -645,9 +646,7 @@ def _broken(line: str) -> str | None:
     try:
         loads_json(line)
     except json.JSONDecodeError as error:
-        # json says "Unterminated string starting at", and "Expecting value" without one
-        at = "" if error.msg.endswith(" at") else " at"
-        return f"{error.msg}{at} column {error.colno}"
+        return where_json_breaks(error, lines=False)
     except ValueError:
         return None
     return None
@@ -1024,7 +1023,8 @@ def read_in_parts(
     in parts that do not touch, `work` done on each part (`InParts`).
 
     Raises:
-        TypeError, ValueError: as `read_paths` raises them.
+        TypeError: what `read_paths` refuses as no path or list of paths.
+        ValueError: what `read_paths` refuses (each names the path).
     """
     return _read_paths(paths, format, skipped, work)
 

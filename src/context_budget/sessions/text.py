@@ -69,6 +69,7 @@ __all__ = [
     "tally",
     "try_json",
     "value_at",
+    "where_json_breaks",
     "whole_characters",
 ]
 
@@ -431,9 +432,19 @@ def strict_json(text: str) -> object:
     try:
         return loads_json(text)
     except json.JSONDecodeError as error:
-        raise FormatError(
-            f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
-        ) from None
+        raise FormatError(f"not valid JSON: {where_json_breaks(error)}") from None
+
+
+def where_json_breaks(error: json.JSONDecodeError, *, lines: bool = True) -> str:
+    """json's message for `error` with its place: `Expecting value at line 3, column 1`;
+    `lines=False` gives the column alone (`at column 9`, for one line of JSON Lines).
+
+    json's message for a string it found no end to ends in "at" already
+    (`Unterminated string starting at`): the place follows it, with no second "at".
+    """
+    at = "" if error.msg.endswith(" at") else " at"
+    place = f"line {error.lineno}, column {error.colno}" if lines else f"column {error.colno}"
+    return f"{error.msg}{at} {place}"
 
 
 @contextmanager
