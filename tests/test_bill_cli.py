@@ -169,6 +169,8 @@ def test_json_no_parser_can_take_is_one_line_naming_the_file(
     assert err.count("\n") == 1 and "hostile.jsonl" in err, err
     if format == "codex" and content == LONG_NUMBER:  # a Claude Code record, told codex
         said = "which Codex never writes"
+    if format != "auto" and content == DEEP:  # a bad line, as a line that is no JSON is
+        said = "1 bad line (hostile.jsonl:1)"
     if format != "auto" or said == "not UTF-8 text":
         assert said in err, err
 

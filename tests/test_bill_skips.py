@@ -110,6 +110,21 @@ def test_a_bad_line_in_the_middle_is_skipped_and_named(tmp_path: Path) -> None:
         read_bill(path, strict=True)
 
 
+def test_a_line_nested_too_deeply_is_a_bad_line_not_the_end_of_the_bill(tmp_path: Path) -> None:
+    """A line of JSON nested deeper than Python parses stopped the bill of the whole folder
+    (every other session in it unbilled), where a line that is no JSON is skipped."""
+    lines = (PROJECT / SMALL).read_text(encoding="utf-8").splitlines()
+    deep = '{"type": "user", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    (tmp_path / SMALL).write_text("\n".join([*lines[:3], deep, *lines[3:]]) + "\n", "utf-8")
+    shutil.copy(ROLLOUT, tmp_path / ROLLOUT.name)
+    bill = read_bill(tmp_path)
+    alone = read_bill([PROJECT / SMALL, ROLLOUT])
+    assert len(bill.calls) == len(alone.calls)
+    assert [(s.kind, s.line) for s in bill.skipped] == [("bad line", 4)]
+    with pytest.raises(ValueError, match=r"line 4: the JSON is nested too deeply to read"):
+        read_bill(tmp_path, strict=True)
+
+
 def test_a_line_that_is_no_json_is_said_where_it_breaks(tmp_path: Path) -> None:
     """The reason names the column where the JSON breaks off: it once ended mid-phrase,
     "not valid JSON: Unterminated string starting at", in the CLI's warning, its JSON and
@@ -381,7 +396,10 @@ def test_a_trajectory_told_openhands_is_no_session_in_it(tmp_path: Path) -> None
     bill = read_bill(folder, format="openhands")
     assert bill.tokens() == read_bill(EVENTS).tokens()
     assert [(s.kind, s.place) for s in bill.skipped] == [("not a session", TRAJECTORY.name)]
-    assert "an instance with a history of events, found null" in bill.skipped[0].reason
+    # it said "found null" of a history the instance does not have
+    assert "an instance with a history of events, found one with no 'history'" in (
+        bill.skipped[0].reason
+    )
 
 
 @pytest.mark.parametrize("format", ["mini-swe-agent", "openhands"])

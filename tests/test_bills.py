@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from context_budget import PRICES, Bill, bills, model_family, price_for, read_bill
+from context_budget import PRICES, Bill, bills, model_family, model_for, price_for, read_bill
 from context_budget.bills import Call
 from context_budget.pricing import Cost, cost
 from context_budget.usage import Usage, split_writes
@@ -938,6 +938,18 @@ def test_a_bill_made_with_calls_that_are_no_calls_is_refused() -> None:
     with pytest.raises(TypeError, match="caches must be a dict"):
         bill.with_calls(bill.calls, caches=["x"])  # type: ignore[arg-type]
     assert bill.with_calls(list(bill.calls)).calls == bill.calls
+
+
+def test_a_bill_made_with_caches_that_are_no_cache_policies_is_refused_at_once() -> None:
+    """A cache of 1 was taken, and the bill failed when first priced, deep in pricing."""
+    bill = read_bill(PROJECT / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    model = bill.calls[0].model
+    row = model_for(model)
+    assert row is not None
+    assert bill.with_calls(bill.calls, caches={model: row.cache}).caches == {model: row.cache}
+    for bad in ({model: 1}, {3: row.cache}):
+        with pytest.raises(TypeError, match=r"caches must be a dict of model id -> CachePolicy"):
+            bill.with_calls(bill.calls, caches=bad)  # type: ignore[dict-item]
 
 
 @pytest.mark.parametrize("strict", ["yes", None, 1])

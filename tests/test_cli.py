@@ -360,7 +360,8 @@ def test_the_json_keys_are_stable(run: Run) -> None:
     plain = report(run, SESSION)
     fits = report(run, SESSION, "--budget", "400")
     overflow = report(run, SESSION, "--budget", "300")
-    top = ["file", "files", "format", "detected", "skipped_records", "counter", "shape"]
+    top = ["file", "files", "format", "detected", "skipped_records", "skipped", "counter"]
+    top += ["shape"]
     top += ["messages", "pinned_records", "threads", "segments", "final"]
     top += ["layers", "largest", "tool_results", "history", "dense_share"]
     top += ["undercount", "budget"]
@@ -438,6 +439,16 @@ BAD_FILES: list[tuple[str, bytes, tuple[str, ...]]] = [
         "json-lines-of-unknown-objects",
         b'{"b": 1, "a": 2}\n{"b": 3}\n',
         ("JSON Lines of objects in no known format", "its keys: a, b"),
+    ),
+    (  # it said "(its keys: )"
+        "json-lines-of-empty-objects",
+        b"{}\n{}\n",
+        ("JSON Lines of objects in no known format", "the first is an empty object"),
+    ),
+    (  # it named six of eight keys as if they were all
+        "json-lines-of-objects-of-many-keys",
+        (json.dumps(dict.fromkeys("abcdefgh", 1)) + "\n").encode() * 2,
+        ("its keys: a, b, c, d, e, f and 2 more)",),
     ),
     (
         "openhands-evaluation-output",  # an instance a line: a bill reads each, inspect one
@@ -1333,6 +1344,11 @@ def test_inspect_reads_a_live_session_without_its_half_written_last_line(
     code, same, _ = run("inspect", complete, "--json")
     assert code == 0
     assert json.loads(out)["layers"] == json.loads(same)["layers"]
+    # the JSON said nothing of the line left out: only stderr did
+    (left_out,) = json.loads(out)["skipped"]
+    assert left_out["kind"] == "half-written line" and left_out["line"] == lines
+    assert left_out["file"] == str(live) and left_out["reason"].startswith(f"{live}: line ")
+    assert json.loads(same)["skipped"] == []
 
 
 @pytest.mark.parametrize(
@@ -1419,3 +1435,71 @@ def test_a_file_of_another_format_among_several_is_named_with_what_to_do(
             "give it alone",
         )
         assert "though read as one" not in err and "line 1" not in err
+
+
+def test_a_file_named_twice_is_read_once(run: Run, tmp_path: Path) -> None:
+    """inspect read a file given twice (or beside its folder, or through a link) twice:
+    a session of 23 messages was 'main chain of 46 messages' with its threads doubled,
+    and a trajectory given twice was read as two files of one Claude Code session."""
+    sample = ROOT / "docs" / "measured" / "sessions" / "sample-project"
+    folder = tmp_path / "session"
+    folder.mkdir()
+    file = folder / "fe5e1c67.jsonl"
+    file.write_bytes((sample / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl").read_bytes())
+    (tmp_path / "link.jsonl").symlink_to(file)
+    alone = json.loads(run("inspect", file, "--json")[1])
+    for argv in ([file, file], [folder, file], [file, tmp_path / "link.jsonl"]):
+        code, out, err = run("inspect", *argv, "--json")
+        assert (code, err) == (0, "")
+        report = json.loads(out)
+        assert report["messages"] == alone["messages"]
+        assert len(report["threads"]) == len(alone["threads"])
+    spelled = f"{SHORTHAND.parent}/./{SHORTHAND.name}"
+    code, out, _ = run("inspect", spelled, SHORTHAND)
+    assert code == 0 and out == run("inspect", spelled)[1]
+
+
+@pytest.mark.parametrize("typed", ["50,00", "5,0000", "1,5", ",500", "500,", "50__000", "5_0"])
+def test_a_count_misgrouped_by_its_separators_is_refused_not_misread(run: Run, typed: str) -> None:
+    # `--budget 50,00` was read as 5,000 tokens and `--budget 1,5` as 15: separators were
+    # dropped wherever they stood, so a typo or a decimal comma gave another number
+    assert_one_error_line(*run("inspect", SESSION, "--budget", typed), repr(typed))
+
+
+def test_a_session_whose_lines_are_written_twice_reads_as_written_once(
+    run: Run, tmp_path: Path
+) -> None:
+    """A record written again (its uuid seen before in the file) was read again: a main
+    chain of 23 messages was 37, its 5 sub-agent threads 10, and the copies of its tool
+    calls were reported as broken pairs ('duplicate call id', 'misplaced result')."""
+    sample = ROOT / "docs" / "measured" / "sessions" / "sample-project"
+    lines = (sample / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl").read_text().splitlines()
+    once, twice = tmp_path / "once.jsonl", tmp_path / "twice.jsonl"
+    once.write_text("\n".join(lines) + "\n")
+    twice.write_text("".join(f"{line}\n{line}\n" for line in lines))
+    written = json.loads(run("inspect", once, "--json")[1])
+    code, out, err = run("inspect", twice, "--json")
+    assert (code, err) == (0, "")
+    report = json.loads(out.replace(twice.name, once.name))
+    for key in ("messages", "threads", "history", "layers", "tool_results", "largest"):
+        assert report[key] == written[key], key
+    copies = sum(isinstance(json.loads(line).get("uuid"), str) for line in lines)
+    others = len(lines) - copies  # records with no uuid (a summary): skipped twice as before
+    assert (
+        report["skipped_records"] == copies + 2 * others == copies + 2 * written["skipped_records"]
+    )
+
+
+def test_one_token_of_tool_results_is_said_in_the_singular(run: Run, tmp_path: Path) -> None:
+    # a tool that answered "ok" read "1 result, 1 tokens of content"
+    path = tmp_path / "ok.json"
+    call = {"type": "tool_use", "id": "t1", "name": "ping", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}
+    messages = [
+        {"role": "user", "content": "ping it"},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result]},
+    ]
+    path.write_text(json.dumps(messages))
+    code, out, _ = run("inspect", path)
+    assert code == 0 and "tool results: 1 result, 1 token of content, " in out

@@ -72,7 +72,21 @@ def test_model_without_a_key_says_so(
 
 def test_model_without_prices_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--model", "gpt-unknown"]) == 2
-    assert "'gpt-unknown'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "'gpt-unknown'" in err
+    assert "claude-sonnet-4-5" in err and "gpt-5" not in err  # the models it can run on
+
+
+@pytest.mark.parametrize("model", ["gpt-5", "gemini-3.5-flash", "deepseek-chat"])
+def test_a_model_of_another_provider_is_refused_before_any_call(
+    model: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the demo calls Anthropic's API alone: gpt-5 was sent to it (with a key set), or the
+    # run asked for ANTHROPIC_API_KEY, and '--model ""' listed gpt-5 among models to give
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    assert main(["demo", "--model", model]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--model {model}: " in err and "Anthropic" in err
 
 
 # ---------------------------------------------------------------- the real path

@@ -265,6 +265,20 @@ def test_a_time_that_is_no_time_is_refused_whether_the_row_has_one_rate_or_sever
         cost(Usage(input_tokens=1), model_for(model_id), at=when)  # type: ignore[arg-type]
 
 
+def test_a_time_in_milliseconds_is_refused_naming_the_range_of_seconds() -> None:
+    """`at=1772442002000` (a time in milliseconds, as JavaScript gives it) was refused as
+    'at is not a time: 1772442002000', the range of seconds and the likely slip unsaid."""
+    with pytest.raises(ValueError) as error:
+        price_for("claude-sonnet-4-6", at=1_772_442_002_000)
+    said = str(error.value)
+    assert said.startswith("at is not a time: 1772442002000")
+    assert "seconds since the epoch from -62,135,510,400 to 253,402,128,000" in said
+    assert "in milliseconds" in said
+    with pytest.raises(ValueError) as error:
+        price_for("claude-sonnet-4-6", at=10**20)
+    assert "milliseconds" not in str(error.value)
+
+
 @pytest.mark.parametrize("table", [["claude-sonnet-4-6"], "claude-sonnet-4-6", 3])
 def test_a_table_that_is_not_a_dict_is_named(table: object) -> None:
     with pytest.raises(TypeError, match=r"^models must be a dict of id -> Model, got "):

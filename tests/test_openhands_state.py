@@ -150,6 +150,31 @@ def test_a_half_written_last_event_is_left_out_and_the_calls_billed(tmp_path: Pa
     assert [message["role"] for message in layers.conversation][-1] == "user"
 
 
+def test_a_broken_event_file_is_named_not_counted_as_another_event(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An event file that is no JSON (a disk full, a copy cut short) was counted among the
+    'other events skipped': inspect read the conversation a message short and said
+    nothing, and the bill, --strict too, never named it."""
+    folder = _copy(tmp_path)
+    events = sorted((folder / "events").glob("event-*.json"))
+    events[2].write_text("{", encoding="utf-8")
+    bill = read_bill(folder)
+    assert [(skip.kind, skip.file) for skip in bill.skipped] == [("bad line", str(events[2]))]
+    assert len(bill.calls) == 3
+    with pytest.raises(ValueError, match=f"{events[2].name}: not an event: "):
+        read_bill(folder, strict=True)
+    assert main(["inspect", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{events[2].name}: not an event: " in err
+    events[2].write_text(events[3].read_text(encoding="utf-8"), encoding="utf-8")
+    events[-1].write_text("{", encoding="utf-8")  # the last one, still being written
+    bill = read_bill(folder)
+    assert [(skip.kind, skip.file) for skip in bill.skipped] == [
+        ("half-written line", str(events[-1]))
+    ]
+
+
 def test_event_files_beside_their_state_are_read_by_it_and_alone_are_named_skips(
     tmp_path: Path,
 ) -> None:

@@ -419,6 +419,26 @@ def test_with_no_path_and_no_folder_the_bill_is_one_error_line(
     assert f"{home}/.openhands/conversations" in err
 
 
+def test_an_empty_home_folder_is_passed_over_not_the_bill_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent installed and never run leaves its folder empty: a ~/.codex/sessions with
+    no rollout stopped the bill of every Claude Code session beside it ('a folder with no
+    session file'); with every folder empty, the bill says none was found, in one line."""
+    home = _home(tmp_path, monkeypatch)
+    for empty in (".codex/sessions/2026", ".codex/archived_sessions", ".openhands/conversations"):
+        (home / empty).mkdir(parents=True)
+    (home / ".claude" / "projects" / "empty-project").mkdir(parents=True)
+    assert main(["bill"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("context-budget: error: no session folder")
+    shutil.copytree(PROJECT, home / ".claude" / "projects" / "sample-project")
+    assert main(["bill", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [f"context-budget: reading {home}/.claude/projects"]
+    assert json.loads(captured.out)["calls"] == len(read_bill(PROJECT).calls)
+
+
 def test_an_archived_codex_conversation_is_billed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -358,7 +358,8 @@ def test_a_cache_mode_the_model_lacks_is_refused_naming_its_modes() -> None:
         (dict(ttl="2h"), "ttl must be '5m' or '1h'"),
         (dict(clear_at=0), "clear_at must be an int >= 1"),
         (dict(keep=-1), "keep must be an int >= 0"),
-        (dict(compact_at=1.5), "compact_at must be an int >= 1"),
+        (dict(compact_at=1.5), "compact_at must be an int >= 2"),
+        (dict(compact_at=1), "compact_at must be an int >= 2 tokens, got 1"),
     ],
 )
 def test_a_bad_policy_names_the_value_and_the_limit(policy: dict[str, Any], said: str) -> None:

@@ -475,6 +475,20 @@ def test_read_paths_reads_one_path_as_read_bill_does_and_refuses_what_is_no_path
         ("decode", (None, "a.json"), "raw must be the file's bytes, got None"),
         ("agent_meta", (None,), "path must be a path, got None"),
         ("description", (12345,), "path must be a path, got 12345"),
+        # a half-written last line was read, then noted with skipped.extend: a tuple (or
+        # a string) failed there, on a missing attribute, after the reading
+        (
+            "read_text",
+            ('{"a": 1}\n{"half', "auto", "s.jsonl", ()),
+            "skipped must be a list or None, got tuple",
+        ),
+        (
+            "read_sources",
+            ([Source("s.jsonl", '{"half')], "auto", "no"),
+            "skipped must be a list or None, got str",
+        ),
+        # a name of None failed inside pathlib, the argument unnamed
+        ("read_text", ("[]", "auto", None), "name must be a str (the file's name), got None"),
     ],
 )
 def test_the_sessions_helpers_name_a_wrong_argument(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 
+import pytest
 from conversations import LONG, anthropic_day, assistant, call, user
 
 from context_budget import clear_old_tool_results, forget_everything, keep_numbers
@@ -69,3 +70,16 @@ def test_a_summary_names_an_embedded_file_instead_of_keeping_its_data() -> None:
         assert len(summary) < 1_000, summarize.__name__
         assert "Check the 3 charts." in summary
     assert "image/png image: 400,000 characters of base64 data left out" in keep_numbers(history)
+
+
+@pytest.mark.parametrize("given", [None, 5, "We close at 6 pm."])
+def test_every_summarizer_names_what_is_no_list_of_messages(given: object) -> None:
+    # wearing_summary(None) failed inside list() ("'NoneType' object is not iterable") and
+    # read a string as a list of one-letter messages, where the other summarizers name it
+    from context_budget.summarizers import keep_rules_and_decisions, wearing_summary
+
+    for summarize in (keep_numbers, keep_rules_and_decisions, wearing_summary):
+        with pytest.raises(
+            TypeError, match=f"messages must be a list of dicts, got {type(given).__name__}"
+        ):
+            summarize(given)  # type: ignore[arg-type]

@@ -148,12 +148,19 @@ def test_one_hour_writes_on_the_synthetic_session(capsys: pytest.CaptureFixture[
             [str(PROJECT), "--compact-at", "1500"],
             "compact_at (1,500) must be above the summary's size (2,000 tokens",
         ),
+        (
+            [str(PROJECT), "--compact-at", "1500"],
+            "give a compact_at above 2,000, or a summary_tokens below 1,500",
+        ),
         ([str(PROJECT), "--model", "gpt-9"], "model 'gpt-9': no row with prices in the table"),
         ([str(PROJECT), "--model", ""], "model must be a model id, got ''"),
         ([str(PROJECT), "--cache", "explicit"], "has no such cache mode (its modes: breakpoints)"),
         ([str(PROJECT), "--model", "gpt-5.5", "--cache", "explicit"], "its modes: automatic"),
         ([str(PROJECT), "--cache", ""], "cache must be the name of a model's cache mode"),
         ([str(PROJECT), "--clear-at", "0"], "must be >= 1 token"),
+        # no summary (of 1 token or more) is below a threshold of 1: the advice to give
+        # one below it could not be followed
+        ([str(PROJECT), "--compact-at", "1"], "must be >= 2 tokens, got 1"),
         ([str(PROJECT), "--compact-at", "lots"], "not a whole number of tokens"),
         ([str(PROJECT), "--ttl", "2h"], "invalid choice: '2h'"),
         (["no/such/folder"], "no/such/folder"),
@@ -308,7 +315,7 @@ def test_what_a_live_folder_holds_is_replayed_as_the_bill_reads_it(
     assert (huge["clearings"], huge["compactions"]) == (0, 0)
     lone = ["--compact-at", "1", "--summary-tokens", "9" * 30]  # no summary so large makes room
     assert main(["whatif", str(SYNTHETIC), *lone]) == 2
-    assert "must be below compact_at (1)" in capsys.readouterr().err
+    assert "must be >= 2 tokens, got 1" in capsys.readouterr().err
 
 
 def test_the_files_are_only_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -117,6 +117,28 @@ def test_the_machine_s_zone_follows_tz(
         time.tzset()
 
 
+def test_tz_naming_a_link_into_the_zone_folder_is_named_for_its_zone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # TZ=:/etc/localtime (set to spare the C library a look at the file on each call) named
+    # the bill's days "(/etc/localtime)": the link was named, not the zone it points to
+    tokyo = Path("/usr/share/zoneinfo/Asia/Tokyo")
+    if not tokyo.is_file():
+        pytest.skip(f"no {tokyo} on this machine")
+    link = tmp_path / "localtime"
+    link.symlink_to(tokyo)
+    monkeypatch.setenv("TZ", f":{link}")
+    zone = local_zone()
+    january = datetime(2026, 1, 15, tzinfo=UTC).timestamp()
+    assert (zone.name, zone.offset(january)) == ("Asia/Tokyo", 9 * 3600)
+    (tmp_path / "utc").symlink_to(tokyo.parent.parent / "Etc" / "UTC")
+    monkeypatch.setenv("TZ", f":{tmp_path / 'utc'}")
+    assert local_zone() is UTC_ZONE
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # a loop of links names no zone
+    monkeypatch.setenv("TZ", f":{tmp_path / 'loop'}")
+    assert local_zone().name == str(tmp_path / "loop")
+
+
 def test_without_tz_the_machine_s_zone_is_etc_localtime(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

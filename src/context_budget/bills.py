@@ -949,7 +949,8 @@ class Bill:
         model's own, for its storage (`Bill.caches`); the bill's own when None.
 
         Raises:
-            TypeError: `calls` not a sequence of `Call`s, or `caches` not a mapping.
+            TypeError: `calls` not a sequence of `Call`s, or `caches` not a mapping of
+                model ids to `CachePolicy`s.
         """
         if not isinstance(calls, Sequence) or isinstance(calls, str | bytes):
             raise TypeError(f"calls must be a sequence of Call, got {short_repr(calls)}")
@@ -957,7 +958,13 @@ class Bill:
         for number, call in enumerate(kept):
             if not isinstance(call, Call):
                 raise TypeError(f"calls[{number}] must be a Call, got {short_repr(call)}")
-        if caches is not None and not isinstance(caches, Mapping):
+        if caches is not None and (
+            not isinstance(caches, Mapping)
+            or not all(
+                isinstance(model, str) and isinstance(rules, CachePolicy)
+                for model, rules in caches.items()
+            )
+        ):
             said = short_repr(caches)
             raise TypeError(f"caches must be a dict of model id -> CachePolicy, got {said}")
         held = self.caches if caches is None else dict(caches)

@@ -239,10 +239,22 @@ def as_moment(when: float | str | datetime, name: str = "at") -> datetime:
         try:
             return datetime.fromtimestamp(when, tz=UTC)
         except (OverflowError, OSError, ValueError):
-            raise ValueError(f"{name} is not a time: {short_repr(when)}") from None
+            raise ValueError(_no_seconds(when, name)) from None
     raise TypeError(
         f"{name} must be seconds since the epoch, an ISO time or a datetime, got {short_repr(when)}"
     )
+
+
+def _no_seconds(when: float, name: str) -> str:
+    """Why a number is no time: the range of seconds `as_moment` reads, and, for a number
+    a thousand times too large, that it looks like milliseconds."""
+    said = (
+        f"{name} is not a time: {short_repr(when)}: seconds since the epoch from "
+        f"{_FIRST_SECOND:,.0f} to {_LAST_SECOND:,.0f} (years 1 to 9999)"
+    )
+    if _FIRST_SECOND <= when / 1000 < _LAST_SECOND:
+        said += "; it reads as a time in milliseconds: divide it by 1,000"
+    return said
 
 
 def check_time(when: object, name: str = "at") -> None:

@@ -150,8 +150,9 @@ class Policy:
         clear_at: clear old tool results from requests over this many tokens;
             None never clears.
         keep: how many of the latest tool uses clearing leaves whole.
-        compact_at: compact a thread once a request reaches this many tokens;
-            None never compacts.
+        compact_at: compact a thread once a request reaches this many tokens
+            (2 or more: the summary, of 1 token or more, is below it); None
+            never compacts.
         summary_tokens: the size of a compaction's summary, in tokens, below
             `compact_at`; None for the mean of the files' own summaries, else
             `DEFAULT_SUMMARY_TOKENS`.
@@ -174,7 +175,7 @@ class Policy:
             )
         if self.ttl is not None and self.ttl not in _TTLS:
             raise ValueError(f"ttl must be '5m' or '1h', got {short_repr(self.ttl)}")
-        for name, least in (("clear_at", 1), ("compact_at", 1), ("summary_tokens", 1)):
+        for name, least in (("clear_at", 1), ("compact_at", 2), ("summary_tokens", 1)):
             value = getattr(self, name)
             if value is not None and (type(value) is not int or value < least):
                 raise ValueError(
@@ -488,7 +489,7 @@ def _summary_tokens(policy: Policy, requests: Sequence[Request]) -> int:
         raise ValueError(
             f"compact_at ({at:,}) must be above the summary's size ({size:,} tokens, "
             f"{whence}): a request holding the summary would reach the threshold again at "
-            f"once; give summary_tokens below {at:,}"
+            f"once; give a compact_at above {size:,}, or a summary_tokens below {at:,}"
         )
     return size
 

@@ -103,7 +103,7 @@ def wearing_summary(messages: Sequence[Message]) -> str:
     as long as what it read: run it on its own output and it wears down again.
     Rules stated in words are lost at once.
     """
-    lines = keep_numbers(list(messages)).splitlines()
+    lines = keep_numbers(messages).splitlines()  # which names what is no list of messages
     return "\n".join(lines[::2])
 
 

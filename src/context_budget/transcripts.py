@@ -46,7 +46,7 @@ from context_budget.sessions import (
 )
 from context_budget.sessions.detect import session_folder_files
 from context_budget.sessions.openhands_state import conversation_state
-from context_budget.sessions.skips import Skip, summary
+from context_budget.sessions.skips import Skip, check_skipped, summary
 from context_budget.sessions.text import path_given, read_source
 
 __all__ = ["FORMATS", "load_transcript"]
@@ -106,8 +106,7 @@ def load_transcript(
     """
     if not isinstance(path, str | Path):
         raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
-    if skipped is not None and not isinstance(skipped, list):
-        raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")
+    check_skipped(skipped)
     check_format(format)
     found: list[Skip] = []
     layers = _layers(path_given(path), format, found)

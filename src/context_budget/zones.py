@@ -237,8 +237,8 @@ def _from_tz(value: str) -> Zone:
     key = value.removeprefix(":")
     if not key or key in _UTC_NAMES:
         return UTC_ZONE
-    if key.startswith("/"):
-        named = _key_of(Path(key)) or key
+    if key.startswith("/"):  # a link (`:/etc/localtime`) is named for the zone it points to
+        named = _key_of(Path(key)) or _key_of(Path(os.path.realpath(key))) or key
         found = UTC_ZONE if named in _UTC_NAMES else _zone_file(Path(key), named)
         if found is not None:
             return found

@@ -246,7 +246,7 @@ def _inspect(args: argparse.Namespace) -> str:
     if skipped:  # a live session's last line, still being written
         warning = f"{summary(skipped)}; the rest is read"
         sys.stderr.write(f"context-budget: warning: {one_line(warning)}\n")
-    report = build_report(transcript, args.file[0], args.counter, counter, args.budget)
+    report = build_report(transcript, args.file[0], args.counter, counter, args.budget, skipped)
     if args.json:
         return json.dumps(report, indent=2) + "\n"
     return render_report(report)

@@ -682,8 +682,8 @@ def _run(args: argparse.Namespace) -> str:
 
 
 def _paths(given: list[str]) -> list[str]:
-    """The paths given, or the agents' own session folders that exist (`default_folders`),
-    named on stderr; BillError when there are none."""
+    """The paths given, or the agents' own session folders that hold a session file
+    (`default_folders`), named on stderr; BillError when there are none."""
     if given:
         return given
     found = [str(folder) for folder in default_folders()]

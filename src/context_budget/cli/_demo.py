@@ -37,12 +37,21 @@ def add_parser(commands: Any) -> None:
     demo.add_argument("--strategy", choices=[*STRATEGIES, "all"], default="naive")
     demo.add_argument("--no-notes", action="store_true", help="remove the save_note tool")
     demo.add_argument("--json", action="store_true", help="print the run as one JSON object")
-    demo.add_argument("--model", metavar="MODEL", help="run against the real API with this model")
+    demo.add_argument(
+        "--model", metavar="MODEL", help="run against Anthropic's API with this Claude model"
+    )
 
 
 def _client(model: str) -> Any:
-    if model_for(model) is None:
-        raise DemoError(f"--model: no prices for {model!r}; known: {', '.join(MODELS)}")
+    row = model_for(model)
+    if row is None or row.provider != "anthropic":  # the demo calls Anthropic's API alone
+        runnable = ", ".join(name for name in MODELS if MODELS[name].provider == "anthropic")
+        if row is None:
+            raise DemoError(f"--model: no prices for {model!r}; known: {runnable}")
+        raise DemoError(
+            f"--model {model}: a {row.provider} model; the demo runs on Anthropic's API "
+            f"alone, give one of {runnable}"
+        )
     if not os.environ.get("ANTHROPIC_API_KEY"):
         raise DemoError("--model needs ANTHROPIC_API_KEY set (the run would call the real API)")
     try:

@@ -3,9 +3,10 @@
 `whole_number(unit, least)` is the argparse `type` of every flag that takes
 a count (`inspect --budget` and `--max-bytes`, `whatif --clear-at`,
 `--compact-at`, `--summary-tokens` and `--keep`): digits, with thousands
-separators allowed as a user copies them from a report (`50,000`, `50_000`),
-at least `least`; anything else is one line naming the flag's unit and the
-value seen.
+separators allowed as a user copies them from a report (`50,000`, `50_000`)
+where they stand between groups of three digits (`50,00` or `1,5` is a typo or
+a decimal comma, not 5,000 or 15), at least `least`; anything else is one line
+naming the flag's unit and the value seen.
 
 Example:
     >>> tokens = whole_number("token", least=1)
@@ -16,9 +17,13 @@ Example:
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 
 __all__ = ["whole_number"]
+
+#: Digits, in groups of three after the first where a separator (`,` or `_`) stands.
+_GROUPED = re.compile(r"\s*[+-]?(\d+|\d{1,3}(,\d{3})+|\d{1,3}(_\d{3})+)\s*")
 
 
 def whole_number(unit: str = "", least: int = 0) -> Callable[[str], int]:
@@ -34,6 +39,8 @@ def whole_number(unit: str = "", least: int = 0) -> Callable[[str], int]:
 
     def parse(text: str) -> int:
         try:
+            if not _GROUPED.fullmatch(text):
+                raise ValueError(text)
             value = int(text.replace(",", "").replace("_", ""))
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a whole number{of}: {text!r:.40}") from None

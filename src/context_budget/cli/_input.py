@@ -27,7 +27,7 @@ from context_budget.sessions import (
     read_sources,
     read_text,
 )
-from context_budget.sessions.detect import session_folder_files
+from context_budget.sessions.detect import distinct_files, session_folder_files
 from context_budget.sessions.openhands_state import conversation_state
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import special_kind
@@ -110,8 +110,9 @@ def load_paths(
     Given `skipped`, a file's half-written last line (a live session's) is left out and
     added to it; without, it is an error as any bad line is.
     """
-    names = [name for path in paths for name in _files_of(path, skipped)]
-    if len(paths) == 1 and names == paths:
+    given = [name for path in paths for name in _files_of(path, skipped)]
+    names = distinct_files(given)  # a file named twice is read once
+    if names == paths[:1]:
         return _load(_read(paths[0], max_bytes), paths[0], format, skipped)
     files = [Source(name, _read(name, max_bytes), *agent_meta(Path(name))) for name in names]
     try:

@@ -247,7 +247,7 @@ def _result_lines(results: dict[str, Any]) -> list[str]:
     if results["count"]:
         lines.append(
             f"tool results: {_plural(results['count'], 'result')}, "
-            f"{results['tokens']:,} tokens of content, "
+            f"{_plural(results['tokens'], 'token')} of content, "
             f"{_percent(results['share'])} of the total"
         )
         rows = [

@@ -7,7 +7,9 @@ the context's total rounded to 4 places. Its keys:
 - `file` (the path as given, the first one when several are), `files` (every
   file read, the session first; just `file` for one file), `format` (one of
   `FORMATS` but `"auto"`), `detected` (True when `--format auto` chose it),
-  `skipped_records` (records or events that are not messages), `counter`
+  `skipped_records` (records or events that are not messages), `skipped`
+  (each line the read left out, a live session's half-written last line, as
+  `{"kind", "file", "line", "reason"}`, the bill's `skipped` rows), `counter`
   (`"estimate"` or `"qwen"`), `shape` (`"list"`, `"object"` or `"lines"`),
   `messages` (of the main conversation, the one every other figure is about),
   `pinned_records`;
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from context_budget._blocks import checked_message_text, result_text, tool_results
@@ -62,6 +65,7 @@ from context_budget.history import validate_history
 from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions import Session
+from context_budget.sessions.skips import Skip
 from context_budget.summarizers import keep_numbers
 from context_budget.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
@@ -367,8 +371,10 @@ def build_report(
     counter_name: str,
     counter: TokenCounter,
     budget: int | None,
+    skipped: Sequence[Skip] = (),
 ) -> dict[str, Any]:
-    """The whole report as plain data; the text form and `--json` both print this."""
+    """The whole report as plain data; the text form and `--json` both print this.
+    `skipped`: what the read left out (a live session's half-written last line)."""
     layers = transcript.layers
     conversation = layers.conversation
     system, pinned = fixed_layer_tokens(layers, counter)
@@ -384,6 +390,7 @@ def build_report(
         "format": transcript.format,
         "detected": transcript.detected,
         "skipped_records": transcript.skipped,
+        "skipped": [asdict(skip) for skip in skipped],
         "counter": counter_name,
         "shape": shape,
         "messages": len(conversation),

@@ -111,7 +111,7 @@ def add_parser(commands: Any) -> None:
     )
     whatif.add_argument(
         "--compact-at",
-        type=_tokens,
+        type=whole_number("token", least=2),  # a summary of 1 token or more is below it
         metavar="TOKENS",
         help="compact a thread once a request reaches TOKENS (client-side compaction)",
     )

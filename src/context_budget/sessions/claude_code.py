@@ -651,6 +651,8 @@ class _Reader:
     def file(self, file: _File, lines: Iterator[tuple[int, Any]]) -> None:
         places, index = self.places, file.index
         for number, record in lines:
+            if self.messages and self._copy(record, index):
+                continue
             key = self._key(file, record, number)
             uuid, parent, kind = record.uuid, record.parentUuid, record.type
             parent = parent if isinstance(parent, str) else None
@@ -668,6 +670,16 @@ class _Reader:
                 self._other(key, record, kind, number)
                 if kind == "progress" and not file.agent:
                     self._progress(file, number, record)
+
+    def _copy(self, record: Any, index: int) -> bool:
+        """Whether `record` is one the file (`index`) already wrote (its uuid and type seen
+        before in it): counted as skipped, so that a message written twice is read once."""
+        uuid = record.uuid
+        held = self.places.get(uuid) if isinstance(uuid, str) else None
+        if held is None or held[2] != index or held[1] != record.type:
+            return False
+        self.skipped["copy"] = self.skipped.get("copy", 0) + 1
+        return True
 
     def _progress(self, file: _File, number: int, record: Any) -> None:
         """A sub-agent's record copied into a `progress` line: its message added to the

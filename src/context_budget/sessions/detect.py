@@ -23,7 +23,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from os import PathLike
@@ -44,7 +44,7 @@ from context_budget.sessions import (
 from context_budget.sessions._packed import packed_session, unpacked_session
 from context_budget.sessions.copies import without_copies
 from context_budget.sessions.session import Session
-from context_budget.sessions.skips import Skip
+from context_budget.sessions.skips import Skip, check_skipped
 from context_budget.sessions.text import (
     SESSION_SUFFIXES,
     FileSource,
@@ -76,6 +76,7 @@ __all__ = [
     "InParts",
     "check_format",
     "detect_format",
+    "distinct_files",
     "read_in_parts",
     "read_paths",
     "read_sources",
@@ -102,6 +103,8 @@ BILL_FORMATS = ("auto", "claude-code", "codex", "mini-swe-agent", "openhands")
 _NOT_BLANK = re.compile(r"\S")
 #: The formats whose file is JSON Lines, one record a line.
 _LINES = frozenset({"claude-code", "codex"})
+#: A file's name as given: `distinct_files` returns the names it is given, of either kind.
+_Named = TypeVar("_Named", str, Path)
 #: format -> the reader of a file's parsed JSON (the one-document formats).
 _READERS: dict[str, Callable[[object, str], Session]] = {
     "messages": own.read_messages,
@@ -133,14 +136,22 @@ def _first_record(text: str) -> dict[str, Any] | None:
     return record if "type" in record or claude_code.is_session_record(record) else None
 
 
+#: How many keys of an unknown record its error names before "and N more".
+_KEYS_SHOWN = 6
+
+
 def _unknown_lines(text: str) -> str | None:
     """What JSON Lines of objects no reader takes hold, said plainly; None for text whose
     first line is no JSON object."""
     first = _first_object(text)
     if first is None:
         return None
-    keys = ", ".join(sorted(str(key) for key in first)[:6])
-    return f"JSON Lines of objects in no known format: the first has no 'type' (its keys: {keys})"
+    said = "JSON Lines of objects in no known format: the first"
+    if not first:
+        return f"{said} is an empty object"
+    keys = sorted(str(key) for key in first)
+    more = f" and {len(keys) - _KEYS_SHOWN} more" if len(keys) > _KEYS_SHOWN else ""
+    return f"{said} has no 'type' (its keys: {', '.join(keys[:_KEYS_SHOWN])}{more})"
 
 
 def _totals_only(data: object) -> bool:
@@ -248,11 +259,14 @@ def read_text(
     Raises:
         ValueError, TypeError: the text is in no format, or not in the one
             given; the error names the line, message or event.
-        TypeError: `text` is not a str.
+        TypeError: `text` or `name` is not a str, or `skipped` no list.
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str (a file's text), got {short_repr(text)}")
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str (the file's name), got {short_repr(name)}")
     check_format(format)
+    check_skipped(skipped)
     return _mending(_read_one, [Source(name, text)], format, skipped)
 
 
@@ -367,7 +381,7 @@ def read_sources(
     Given `skipped`, a half-written last line is left out as `read_text` leaves it.
 
     Raises:
-        TypeError: `sources` is not a list of `Source`.
+        TypeError: `sources` is not a list of `Source`, or `skipped` no list.
         ValueError: a format other than auto or claude-code, or a bad line.
     """
     if not isinstance(sources, Sequence) or isinstance(sources, str | bytes):
@@ -375,6 +389,7 @@ def read_sources(
     if not all(isinstance(source, Source) for source in sources):
         raise TypeError(f"sources must be a list of Source, got {short_repr(list(sources))}")
     check_format(format)
+    check_skipped(skipped)
     if len(sources) == 1:
         return read_text(sources[0].text, format, sources[0].name, skipped)
     if format not in ("auto", "claude-code"):
@@ -441,8 +456,6 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
     event files (in `events/` beside its state file, or beside it) are left to the state
     file among them, which reads them."""
     found: list[Path] = []
-    seen: set[str] = set()
-    folders: dict[str, str] = {}  # each folder of the files, resolved
     for given in paths:
         path = path_given(given)
         odd: list[Path] = []
@@ -454,12 +467,24 @@ def _files(paths: Sequence[str | PathLike[str]], skipped: list[Skip] | None = No
             _skip(skipped, _odd_file(name))
         if not inside and not odd:
             raise ValueError(f"{path}: a folder with no session file (.jsonl, .json) in it")
-        for file in inside:
-            if (key := _resolved(file, folders)) not in seen:
-                seen.add(key)
-                found.append(file)
+        found += inside
+    found = distinct_files(found)
     states = {path.parent for path in found if path.name == openhands_state.STATE_FILE}
     return [path for path in found if not _read_by_state(path, states)] if states else found
+
+
+def distinct_files(files: Iterable[_Named]) -> list[_Named]:
+    """`files` (`Path`s or strings, returned as given) in their order, each once by its
+    resolved path: a file named twice, through a link, or both alone and in its folder is
+    one file, read once."""
+    found: list[_Named] = []
+    seen: set[str] = set()
+    folders: dict[str, str] = {}  # each folder of the files, resolved
+    for file in files:
+        if (key := _resolved(file, folders)) not in seen:
+            seen.add(key)
+            found.append(file)
+    return found
 
 
 def session_folder_files(folder: Path, skipped: list[Skip] | None) -> list[Path]:
@@ -493,7 +518,7 @@ def _odd_file(path: Path) -> Skip:
     return Skip("not a session", str(path), None, reason)
 
 
-def _resolved(file: Path, folders: dict[str, str]) -> str:
+def _resolved(file: str | Path, folders: dict[str, str]) -> str:
     """`file.resolve()`, as text, its folder resolved once for every file in it (`folders`,
     added to): a file that is no link is its resolved folder's entry of its name."""
     name = str(file)
@@ -672,10 +697,10 @@ def _no_record(line: str) -> str | None:
     problem = _broken(line)
     if problem is not None:
         return f"not valid JSON: {problem}"
-    try:
-        value = loads_json(line)
-    except ValueError:  # JSON no parser can take: the reader names the real problem
-        return None
+    try:  # a number too long is read as a reader reads it: nesting too deep is the line's end
+        value = loads_json(line, long_numbers=True)
+    except ValueError as error:  # JSON nested deeper than any reader parses
+        return str(error)
     if isinstance(value, dict):
         return None
     return f"expected a record (an object), found {kind_of(value)}"
@@ -1015,8 +1040,7 @@ def _read_paths(
     elif not isinstance(paths, Sequence) or not all(isinstance(p, str | PathLike) for p in paths):
         raise TypeError(f"paths must be a path or a list of paths, got {short_repr(paths)}")
     check_format(format, BILL_FORMATS)
-    if skipped is not None and not isinstance(skipped, list):
-        raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")
+    check_skipped(skipped)
     with gc_paused():
         files = _files(paths, skipped)
         glances = _glances(files, format)

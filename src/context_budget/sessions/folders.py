@@ -11,7 +11,9 @@
 - OpenHands (its CLI, 1.x): `~/.openhands/conversations`, a folder per
   conversation ([OpenHands-CLI's `locations.py`](https://github.com/OpenHands/OpenHands-CLI/blob/main/openhands_cli/locations.py)).
 
-Only the folders that exist are returned, in that order.
+Only the folders that exist and hold a file named as a session file are
+returned, in that order: an agent installed and never run leaves its folder
+empty, and an empty folder given to the bill is an error.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["default_folders", "searched_folders"]
+from context_budget.sessions.text import is_session_name
+
+__all__ = ["default_folders", "holds_sessions", "searched_folders"]
 
 
 def searched_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
@@ -47,9 +51,29 @@ def searched_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
 
 
 def default_folders(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """The folders of `searched_folders` that exist, each once, in order."""
+    """The folders of `searched_folders` that exist and hold a session file
+    (`holds_sessions`), each once, in order."""
     found: list[Path] = []
     for folder in searched_folders(environ):
-        if folder.is_dir() and folder not in found:
+        if folder.is_dir() and folder not in found and holds_sessions(folder):
             found.append(folder)
     return found
+
+
+def holds_sessions(folder: Path) -> bool:
+    """Whether a file under `folder` (linked folders followed, each once) is named as a
+    session file (`text.is_session_name`); the walk stops at the first. A folder that
+    cannot be read counts as holding one: the reader then names the problem."""
+    problems: list[OSError] = []
+    seen: set[tuple[int, int]] = set()  # (device, inode) of each folder walked
+    for root, folders, names in os.walk(folder, onerror=problems.append, followlinks=True):
+        try:
+            info = os.stat(root)
+        except OSError:
+            return True
+        if problems or any(is_session_name(name) for name in names):
+            return True
+        if (info.st_dev, info.st_ino) in seen:  # reached again through a link
+            folders[:] = []
+        seen.add((info.st_dev, info.st_ino))
+    return bool(problems)

@@ -202,7 +202,8 @@ def read(data: object, name: str = "") -> Session:
     """
     if isinstance(data, dict) and "instance_id" in data:
         if not isinstance(data.get("history"), list):  # another tool's run of an instance
-            found = kind_of(data.get("history"))
+            held = "history" in data
+            found = kind_of(data["history"]) if held else "one with no 'history'"
             raise FormatError(f"expected an instance with a history of events, found {found}")
         return _instance(data, name, "")
     if openhands_state.is_state(data):

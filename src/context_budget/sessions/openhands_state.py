@@ -33,7 +33,10 @@ recorded itself is the sum of the `accumulated_cost`s.
 
 The events are read from the `events` folder beside the state file, or where
 there is none, from the event files beside it; a state file alone (copied out
-of its folder) still gives its calls.
+of its folder) still gives its calls. An event file that is no JSON object is
+named as a bill names a bad line (the last one, which a live conversation may
+be writing, as a half-written line, left out of the conversation); before the
+last, it is the conversation's error, a message of it perhaps lost.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from context_budget.layers import Layers
 from context_budget.models import model_for
 from context_budget.sessions.openai_chat import read_openai
 from context_budget.sessions.session import Call, Session, ThreadId
+from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import dollars, epoch, kind_of, loads_json, object_at, tally
 from context_budget.usage import Usage
 
@@ -132,20 +136,24 @@ def _index(name: str) -> tuple[int, str]:
     return (int(number), name) if number.isdigit() else (-1, name)
 
 
-def _events(state: Path) -> tuple[list[dict[str, Any]], int]:
-    """(the events of a state file's conversation that read as objects, how many did not: a
-    file half-written by a live conversation, or one no JSON object)."""
-    events, broken = [], 0
-    for path in event_files(state):
+def _events(state: Path) -> tuple[list[dict[str, Any]], list[Skip]]:
+    """(the events of a state file's conversation that read as objects, a skip for each
+    file that did not: a "half-written line" for the last, which a live conversation may
+    be writing, a "bad line" for any other, its reason `<file>: not an event: <why>`)."""
+    events, broken = [], []
+    files = event_files(state)
+    for path in files:
         try:
             event = loads_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            broken += 1
-            continue
-        if isinstance(event, dict):
-            events.append(event)
+        except (OSError, ValueError) as error:
+            why = str(error)
         else:
-            broken += 1
+            if isinstance(event, dict):
+                events.append(event)
+                continue
+            why = f"expected an event object, found {kind_of(event)}"
+        kind = "half-written line" if path == files[-1] else "bad line"
+        broken.append(Skip(kind, str(path), None, f"{path}: not an event: {why}"))
     return events, broken
 
 
@@ -320,7 +328,7 @@ def read(data: object, name: str = "") -> Session:
             f"expected an OpenHands conversation state (its agent and stats), found {kind_of(data)}"
         )
     assert isinstance(data, dict)
-    events, broken = _events(Path(name)) if name else ([], 0)
+    events, broken = _events(Path(name)) if name else ([], [])
     conversation = str(data.get("id") or Path(name).parent.name or "conversation")
     conversation = conversation.replace("-", "")
     problem: Exception | None = None
@@ -337,11 +345,14 @@ def read(data: object, name: str = "") -> Session:
         layers = read_openai(messages)
     except (TypeError, ValueError) as error:
         problem = type(error)(f"events (openhands): {error}")
+    inside = [skip for skip in broken if skip.kind == "bad line"]  # a message may be lost
+    if inside:
+        problem = ValueError(inside[0].reason)
     if problem is None and not layers.conversation:
         what = f"{len(events)} events ({tally(skipped)})" if events else "no events folder"
         problem = ValueError(f"an OpenHands conversation with no message: {what}")
     if broken:
-        skipped["(not an event)"] = broken
+        skipped["(not an event)"] = len(broken)
     return Session(
         "openhands",
         layers,
@@ -353,4 +364,5 @@ def read(data: object, name: str = "") -> Session:
         recorded_cost=recorded,
         conversation_error=problem,
         usage_error=usage_problem,
+        bad_lines=tuple(broken),
     )

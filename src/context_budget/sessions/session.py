@@ -506,7 +506,9 @@ class Session:
         usage_error: why the files give no bill, or None.
         bad_lines: the lines whose usage the reader refused (a figure that is
             no count: `"12"`, `true`, `1.5`), each a `Skip` of kind "bad
-            line", their calls left out of `calls`.
+            line", their calls left out of `calls`; and an OpenHands
+            conversation's event files that are no event (a "half-written
+            line" for the last).
         read_messages: where the files were read for their calls alone (a
             bill), what reads them again with their conversation; else None.
     """

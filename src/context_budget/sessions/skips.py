@@ -9,8 +9,9 @@ Kinds (`SKIP_KINDS`):
 
 - `half-written line`: the last line of a JSON Lines file is not JSON (the
   file is still being written);
-- `bad line`: a line before the last one is not JSON, a line is not UTF-8,
-  or a record's usage figure no count can be (`"12"`, `true`, `1.5`);
+- `bad line`: a line before the last one is not JSON, a line is JSON nested
+  too deeply to parse or not UTF-8, or a record's usage figure no count can be
+  (`"12"`, `true`, `1.5`);
 - `not a session`: a file in no format that records usage (not JSON, its
   first line not UTF-8, a workflow journal, a document of another shape, an
   empty file);
@@ -28,7 +29,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-__all__ = ["SKIP_KINDS", "Skip", "bad_usage_line", "summary"]
+__all__ = ["SKIP_KINDS", "Skip", "bad_usage_line", "check_skipped", "summary"]
+
+
+def check_skipped(skipped: object) -> None:
+    """Refuse, before any reading, a place to note skips that is no list (a tuple, a
+    string): noting the first skip in it would fail after the file was read.
+
+    Raises:
+        TypeError: `skipped` is neither a list nor None, its type named.
+    """
+    if skipped is not None and not isinstance(skipped, list):
+        raise TypeError(f"skipped must be a list or None, got {type(skipped).__name__}")
+
 
 #: The kinds of skip, in the order `summary` says them.
 SKIP_KINDS = (

@@ -50,6 +50,7 @@ __all__ = [
     "dollars",
     "epoch",
     "gc_paused",
+    "is_session_name",
     "json_lines",
     "kind_of",
     "line_spans",
@@ -682,6 +683,12 @@ def path_given(given: str | PathLike[str]) -> Path:
     return Path(given)
 
 
+def is_session_name(name: str, suffixes: tuple[str, ...] = SESSION_SUFFIXES) -> bool:
+    """Whether a file's `name` is a session file's: it ends with one of `suffixes` and is
+    no sub-agent's `.meta.json`."""
+    return name.endswith(suffixes) and not name.endswith(_META)
+
+
 def session_files(
     folder: Path, suffixes: tuple[str, ...] = (".jsonl",), odd: list[Path] | None = None
 ) -> list[Path]:
@@ -710,7 +717,7 @@ def session_files(
         found += [
             os.path.join(root, name)  # as text: a folder may hold thousands
             for name in names
-            if name.endswith(suffixes) and not name.endswith(_META)
+            if is_session_name(name, suffixes)
         ]
     files = sorted(
         (name for name in found if os.path.isfile(name)),
