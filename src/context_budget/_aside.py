@@ -37,7 +37,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import IO, Generic, TypeVar
+from typing import IO, Generic, Self, TypeVar
 
 __all__ = ["SPLIT_BYTES", "Aside", "Frames", "aside", "aside_frames", "can_fork"]
 
@@ -67,7 +67,24 @@ def _one_thread() -> bool:
         return False
 
 
-class Aside(Generic[T]):
+class _Child:
+    """A child process stopped when a `with` block ends (`close`), whatever ended it."""
+
+    close: Callable[[], None]  # how each kind of child is stopped
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class Aside(_Child, Generic[T]):
     """`work()` under way in a child (`pid` > 0), or to be run here (`pid` 0)."""
 
     def __init__(self, work: Callable[[], T], pid: int = 0, pipe: int = -1) -> None:
@@ -108,17 +125,6 @@ class Aside(Generic[T]):
             pid, self.pid = self.pid, 0
             os.close(self._pipe)
             _stop(pid)
-
-    def __enter__(self) -> Aside[T]:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _stop(pid: int) -> None:
@@ -163,7 +169,7 @@ def aside(work: Callable[[], T], *, worth: bool = True) -> Aside[T]:
 _HEAD = 8
 
 
-class Frames(Generic[T]):
+class Frames(_Child, Generic[T]):
     """The steps of `work()` under way in a child (`pid` > 0), or to be made here."""
 
     def __init__(
@@ -233,17 +239,6 @@ class Frames(Generic[T]):
                 self._pipe.close()
             os.close(self._ask)
             _stop(pid)
-
-    def __enter__(self) -> Frames[T]:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def aside_frames(work: Callable[[], Iterable[T]], *, worth: bool = True) -> Frames[T]:
