@@ -1540,12 +1540,20 @@ def _in_time(stamps: Sequence[float | None]) -> list[int]:
 
 
 def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]) -> Bill:
+    return _merged(sessions, files, skipped)[0]
+
+
+def _merged(
+    sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]
+) -> tuple[Bill, list[int]]:
+    """The bill of `sessions`, and for each of its calls, in order, its index among the
+    sessions' calls taken one session after another."""
     numbered = [_filed(call, session) for session in sessions for call in session.calls]
     origin = [index for index, session in enumerate(sessions) for _ in session.calls]
     order = _in_time([call.timestamp for call in numbered])
     formats = {session.format for session in sessions}
     costs = [s.recorded_cost for s in sessions if s.recorded_cost is not None]
-    return Bill(
+    bill = Bill(
         calls=tuple(map(numbered.__getitem__, order)),
         format=formats.pop() if len(formats) == 1 else "mixed",
         files=files,
@@ -1557,6 +1565,7 @@ def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip])
         _lines=tuple([call for session in sessions for call in session.usage_records]),
         _messages=Places.joined([session.places for session in sessions]),
     )
+    return bill, order
 
 
 # ------------------------------------------------------------ a report's figures
@@ -1946,14 +1955,13 @@ def _side(session: Session, held: int) -> _Side:
     """The figures of one part of a bill's read, its sessions read alone as `session`
     (`claude_code.Work`); ValueError where a bill of them is no part of the whole's as
     `figures_of` adds parts (a recorded cost: the whole bill is read and worked out)."""
-    bill = _merge([session.billed()], (), [])
+    bill, order = _merged([session.billed()], (), [])
     if bill.recorded_cost is not None or bill.recorded_tokens is not None:
         raise ValueError("a part that records its cost")
     threads = bill.threads
     firsts: dict[str, int] = {}
     for number, call in enumerate(bill.calls, 1):
         firsts.setdefault(call.thread.name, number)
-    order = _in_time([call.timestamp for call in session.calls])
     return _Side(
         _part(bill, None),
         bill.models,

@@ -955,30 +955,32 @@ def _session_start(lines: Iterator[tuple[int, Any]]) -> tuple[str | None, list[t
     return None, ahead
 
 
-def _owner_name(name: str) -> PurePath | None:
+def _owner_name(name: str) -> str | None:
     """The session file a sub-agent's file under `<session>/subagents/` belongs to, by its
-    path; None for one beside the sessions (its records name its session)."""
-    path = PurePath(name)
-    if path.parent.name != "subagents" or not path.parent.parent.name:
+    path (normalized); None for one beside the sessions (its records name its session)."""
+    above, kind = os.path.split(os.path.dirname(os.path.normpath(name)))
+    root, session = os.path.split(above)
+    if kind != "subagents" or not session:
         return None
-    folder = path.parent.parent
-    return folder.parent / f"{folder.name}.jsonl"
+    return os.path.join(root, f"{session}.jsonl")
 
 
 def _owners(sources: Sequence[Source | FileSource]) -> dict[int, int]:
     """Each sub-agent file's index -> the index of the session file its path puts it under,
-    where that file is among `sources`."""
+    where that file is among `sources` (none to look for in a folder of sessions alone)."""
+    agents = [is_agent_file(given.name) for given in sources]
+    if not any(agents):
+        return {}
     sessions = {
-        PurePath(given.name): index
-        for index, given in enumerate(sources)
-        if not is_agent_file(given.name)
+        os.path.normpath(given.name): index
+        for index, (given, agent) in enumerate(zip(sources, agents, strict=True))
+        if not agent
     }
     found = {}
-    for index, given in enumerate(sources):
-        if is_agent_file(given.name):
-            owner = _owner_name(given.name)
-            if owner is not None and owner in sessions:
-                found[index] = sessions[owner]
+    for index, (given, agent) in enumerate(zip(sources, agents, strict=True)):
+        owner = _owner_name(given.name) if agent else None
+        if owner is not None and owner in sessions:
+            found[index] = sessions[owner]
     return found
 
 
@@ -1178,16 +1180,21 @@ _CHILD_SHARE = 0.45
 
 class _Logged(_Reader):
     """The child's reader: each call kept as read, with the (message id, request id) that
-    `_keep` folds it by (None where not a string); and each sidechain record's parent
-    that no record read before named, which the first part may hold."""
+    `_keep` folds it by (None where not a string), and folded too where its part's own
+    session is asked for (`folds`); and each sidechain record's parent that no record
+    read before named, which the first part may hold."""
 
-    def __init__(self, many: bool) -> None:
+    def __init__(self, many: bool, folds: bool) -> None:
         super().__init__(many, False)
+        self.folds = folds
         self.asked: list[tuple[str | None, str | None]] = []
         self.unfound: list[str] = []
 
     def _keep(self, call: Call, ident: object, request: object) -> None:
-        super()._keep(call, ident, request)  # folded too: the part's own session needs it
+        if self.folds:
+            super()._keep(call, ident, request)
+        else:
+            self.records.append(call)
         self.asked.append(
             (
                 ident if isinstance(ident, str) else None,
@@ -1228,7 +1235,7 @@ def _cut(sources: Sequence[Source | FileSource], order: Sequence[int]) -> int | 
         return None
     before = list(accumulate(size or 0 for size in sizes))  # bytes up to and with each file
     off = {at: abs(before[at - 1] - target) for at in cuts}
-    folder = [PurePath(sources[index].name).parent for index in order]
+    folder = [os.path.dirname(os.path.normpath(sources[index].name)) for index in order]
     apart = [at for at in cuts if folder[at] != folder[at - 1] and off[at] <= total * _FOLDER_SLACK]
     return min(apart or cuts, key=off.__getitem__)
 
@@ -1277,7 +1284,7 @@ def _child(
     first part's; then, once asked for, its calls, records and places as plain values
     (marshalled). None (the one step) when a file or line stops the read or a usage
     figure is malformed (one pass then names it)."""
-    found = _child_read(sources, first, rest)
+    found = _child_read(sources, first, rest, work is not None)
     if found is None:
         yield None
         return
@@ -1300,14 +1307,14 @@ def _child(
 
 
 def _child_read(
-    sources: Sequence[Source | FileSource], first: Sequence[int], rest: Sequence[int]
+    sources: Sequence[Source | FileSource], first: Sequence[int], rest: Sequence[int], folds: bool
 ) -> tuple[_Logged, list[_File]] | None:
-    """The child's reader once it has read the files of `rest`, and those files; None
-    when a file or line stops the read or a usage figure is malformed."""
+    """The child's reader (`_Logged`) once it has read the files of `rest`, and those
+    files; None when a file or line stops the read or a usage figure is malformed."""
     try:
         agents = any(is_agent_file(sources[index].name) for index in rest)
         ids = _ids_before(sources, first) if agents else set()
-        reader = _Logged(len(sources) > 1)
+        reader = _Logged(len(sources) > 1, folds)
         files = _walk(reader, sources, rest, ids)
     except Exception:  # whatever stopped the read, one pass meets it again and names it
         return None
@@ -1332,7 +1339,8 @@ def _joined(reader: _Reader, files: list[_File], answer: _Answer[Any]) -> bool:
     added) where the parts touch (`_apart`)."""
     threads, _, _, _, names = answer.objects
     plain = marshal.loads(answer.plain)
-    if not _apart(reader, threads, plain[5], names):
+    unfound = plain[5]  # its sidechains' parents it did not find (`_Logged.unfound`)
+    if not _apart(reader, threads, unfound, names):
         return False
     _added(reader, files, answer, plain)
     return True
