@@ -19,9 +19,9 @@ again. What a page kept in local storage (edits, passed exercises) is cleared wh
 it closes, so every page opens as it does for a reader who never typed in it.
 
 A check that only reads a page (measures it, reads its text, fetches one of its
-links) takes it from ``site_page``: each page is loaded once per worker and
-viewport (at 1280 px in the reader's context), and every such check of that page
-runs on that one load. The tests of one page are one ``xdist_group``
+links) takes it from ``site_page``: each page is loaded once per worker, at 1280 px
+in the reader's context, and every such check of that page runs on that one load; a
+check at 390 px narrows the window of the same load. The tests of one page are one ``xdist_group``
 (``page_params``), so ``--dist loadgroup`` sends them to one worker. The check
 that runs every block of a page takes the same load, after the page's read-only
 checks (it is marked ``changes_the_page``, and such tests are collected last). A
@@ -112,6 +112,12 @@ READY = (
 SEARCH_INDEX = "**/search/search_index.json"
 MISSING_SITE = f"site/ is missing: run make site (looked for {SITE_DIR / 'index.html'})"
 NO_PAGES = "<no pages found>"
+#: Resolves once the page has drawn two frames: after a change of the window's size, the
+#: resize observers (the editors', Material's) have run, and the layout is the new width's.
+LAID_OUT = (
+    "() => new Promise(done =>"
+    " requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+)
 
 PAGES_CHECKED = pytest.StashKey[set[str]]()
 #: The shared loads a process made, one "<path> <width>" each (a worker's, or all of them).
@@ -485,47 +491,60 @@ class Watch:
 
 
 class SitePages:
-    """Each page of the site loaded once per viewport, for the checks that only read it.
+    """Each page of the site loaded once, for the checks that only read it.
 
     ``site_page(path)`` is the page at 1280 px, opened by ``reader`` (the worker's
-    reader's context); ``site_page(path, PHONE)`` the page at 390 px, opened by
-    ``opener`` (a fresh context). Each is loaded on first use; every later call for the
-    same page and width returns the same load, with the problems recorded since it
-    began. The tests of a page run one after another on one worker (their
-    ``xdist_group``), so when a test asks for another page, the loads of the page before
-    are closed: a worker holds one page open, at its two widths, not the whole site. A
-    page asked for again after that is loaded again, and the run fails, naming it as a
-    repeated load.
+    reader's context); ``site_page(path, PHONE)`` is that same load with the window
+    narrowed to 390 px, as a phone turned upright, and a later ``site_page(path)``
+    widens it again. Nothing the site's scripts do depends on the width they loaded at
+    (its layout is its stylesheets' media queries; the editors and Material measure again
+    when the window changes), so a narrowed load lays out as one made at 390 px, for the
+    price of a layout instead of a load. The load is made on first use; every later call
+    for the same page returns it, with the problems recorded since it began. The tests of
+    a page run one after another on one worker (their ``xdist_group``), so when a test
+    asks for another page, the load of the page before is closed: a worker holds one
+    page open, not the whole site. A page asked for again after that is loaded again,
+    and the run fails, naming it as a repeated load.
     """
 
-    def __init__(self, opener: OpenPage, reader: OpenPage) -> None:
-        self._opener = opener
+    def __init__(self, reader: OpenPage) -> None:
         self._reader = reader
-        self._loaded: dict[tuple[str, int], LoadedPage] = {}
+        self._loaded: dict[str, LoadedPage] = {}
+        #: The viewport each held load is at now.
+        self._viewports: dict[str, ViewportSize] = {}
         #: The loads a check has changed, and the check that did.
-        self._changed: dict[tuple[str, int], str] = {}
+        self._changed: dict[str, str] = {}
         #: (path, width) -> how many times the page was loaded: once, or something is wrong.
+        #: Every load is made at 1280 px; the narrowed views are not loads.
         self.loads: dict[tuple[str, int], int] = {}
 
     def __call__(self, path: str, viewport: ViewportSize = DESKTOP) -> LoadedPage:
-        key = (path, viewport["width"])
-        if key in self._changed:
+        if path in self._changed:
             pytest.fail(
-                f"{path} at {key[1]} px was changed by {self._changed[key]} before this"
-                " read-only check ran: mark the check that changes it changes_the_page",
+                f"{path} was changed by {self._changed[path]} before this read-only check"
+                f" at {viewport['width']} px ran: mark the check that changes it"
+                " changes_the_page",
                 pytrace=False,
             )
-        if key not in self._loaded:
+        if path not in self._loaded:
             self._close(lambda open_path: open_path != path)
-            self._loaded[key] = self._opener_for(key[1])(path, viewport)
+            self._loaded[path] = self._reader(path, DESKTOP)
+            self._viewports[path] = DESKTOP
+            key = (path, DESKTOP["width"])
             self.loads[key] = self.loads.get(key, 0) + 1
-        return self._loaded[key]
+        loaded = self._loaded[path]
+        if self._viewports[path] != viewport:
+            loaded.page.set_viewport_size(viewport)
+            self._viewports[path] = viewport
+            loaded.page.evaluate(LAID_OUT)
+        return loaded
 
     def to_change(self, path: str, check: str) -> LoadedPage:
         """The page at 1280 px, for ``check``, which changes it (runs its blocks): after
-        this, a read-only check that asks for that load fails, naming ``check``."""
+        this, a read-only check that asks for that load, at any width, fails, naming
+        ``check``."""
         loaded = self(path)
-        self._changed[(path, DESKTOP["width"])] = check
+        self._changed[path] = check
         return loaded
 
     def close_all(self) -> None:
@@ -533,25 +552,22 @@ class SitePages:
         context (one page at a time there)."""
         self._close(lambda open_path: True)
 
-    def _opener_for(self, width: int) -> OpenPage:
-        return self._reader if width == DESKTOP["width"] else self._opener
-
     def _close(self, which: Callable[[str], bool]) -> None:
-        for key in [key for key in self._loaded if which(key[0])]:
-            self._opener_for(key[1]).close_one(self._loaded.pop(key))
-            self._changed.pop(key, None)
+        for path in [path for path in self._loaded if which(path)]:
+            self._reader.close_one(self._loaded.pop(path))
+            self._viewports.pop(path, None)
+            self._changed.pop(path, None)
 
 
 @pytest.fixture(scope="session")
 def site_page(
     request: pytest.FixtureRequest, site_url: str, chromium: Browser, reader_context: Watch
 ) -> Iterator[SitePages]:
-    """The site's pages, each loaded once per worker and viewport (read-only checks, then
-    the check that runs every block of the page)."""
+    """The site's pages, each loaded once per worker, at 1280 px and narrowed to 390 px
+    (read-only checks, then the check that runs every block of the page)."""
     checked = request.config.stash.setdefault(PAGES_CHECKED, set())
-    opener = OpenPage(chromium, site_url, checked)
     reader = OpenPage(chromium, site_url, checked, reader=reader_context)
-    pages = SitePages(opener, reader)
+    pages = SitePages(reader)
     try:
         yield pages
     finally:
@@ -559,7 +575,6 @@ def site_page(
             f"{p} {w}" for (p, w), count in pages.loads.items() for _ in range(count)
         )
         reader.close()
-        opener.close()
 
 
 class _KeepXdistGroups:

@@ -119,26 +119,45 @@ def test_output_blocks_fit_on_a_phone(site_page: SitePages, chapter: str) -> Non
     notebook's plot is vector, with text of 11 px or more, inverted on the dark scheme."""
     require_site()
     loaded = site_page(chapter, viewport=PHONE)
-    # subtle: a closed fold has no layout; open them all, so tables inside are measured.
-    loaded.page.evaluate("() => document.querySelectorAll('details').forEach(d => (d.open = true))")
-    problems = [f"output: {line}" for line in _overflowing(loaded.page, OUTPUT_BLOCKS)]
-    problems += [f"table: {line}" for line in _overflowing(loaded.page, TABLES)]
-    problems += [f"notebook cell: {line}" for line in _overflowing(loaded.page, NOTEBOOK_CODE)]
-    problems += [f"cut mid-word: {line}" for line in loaded.page.evaluate(MIDWORD_JS)]
-    problems += [
-        f"output cut mid-word: {line}" for line in loaded.page.evaluate(CUT_WORDS_JS, OUTPUT_BLOCKS)
-    ]
-    problems += [f"under its buttons: {line}" for line in _under_buttons(loaded.page)]
-    problems += [
-        f"plot: {line}" for line in loaded.page.evaluate(NOTEBOOK_PLOTS_JS, MIN_PLOT_TEXT_PX)
-    ]
-    if loaded.page.locator("article .jp-RenderedSVG svg").count():
-        # on the dark scheme the plots' dark ink is inverted to light, or it cannot be read
-        scheme = loaded.page.evaluate("() => document.body.dataset.mdColorScheme")
-        loaded.page.evaluate("() => { document.body.dataset.mdColorScheme = 'slate'; }")
-        problems += [f"dark on dark: {line}" for line in loaded.page.evaluate(DARK_PLOTS_JS)]
-        loaded.page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", scheme)
+    # subtle: a closed fold has no layout; open them all, so tables inside are measured,
+    # and close them again after: the load is shared with the checks that read it closed.
+    loaded.page.evaluate(OPEN_FOLDS)
+    try:
+        problems = _phone_problems(loaded.page)
+    finally:
+        loaded.page.evaluate(CLOSE_FOLDS)
     assert not problems, _report(loaded.url, problems)
+
+
+#: Opens every closed fold of the page, remembering which (`CLOSE_FOLDS` closes them).
+OPEN_FOLDS = """() => {
+  window.cbOpenedFolds = [...document.querySelectorAll('details:not([open])')];
+  window.cbOpenedFolds.forEach(d => (d.open = true));
+}"""
+CLOSE_FOLDS = """() => {
+  (window.cbOpenedFolds || []).forEach(d => (d.open = false));
+  delete window.cbOpenedFolds;
+}"""
+
+
+def _phone_problems(page: Page) -> list[str]:
+    """What `test_output_blocks_fit_on_a_phone` finds on ``page``, its folds open."""
+    problems = [f"output: {line}" for line in _overflowing(page, OUTPUT_BLOCKS)]
+    problems += [f"table: {line}" for line in _overflowing(page, TABLES)]
+    problems += [f"notebook cell: {line}" for line in _overflowing(page, NOTEBOOK_CODE)]
+    problems += [f"cut mid-word: {line}" for line in page.evaluate(MIDWORD_JS)]
+    problems += [
+        f"output cut mid-word: {line}" for line in page.evaluate(CUT_WORDS_JS, OUTPUT_BLOCKS)
+    ]
+    problems += [f"under its buttons: {line}" for line in _under_buttons(page)]
+    problems += [f"plot: {line}" for line in page.evaluate(NOTEBOOK_PLOTS_JS, MIN_PLOT_TEXT_PX)]
+    if page.locator("article .jp-RenderedSVG svg").count():
+        # on the dark scheme the plots' dark ink is inverted to light, or it cannot be read
+        scheme = page.evaluate("() => document.body.dataset.mdColorScheme")
+        page.evaluate("() => { document.body.dataset.mdColorScheme = 'slate'; }")
+        problems += [f"dark on dark: {line}" for line in page.evaluate(DARK_PLOTS_JS)]
+        page.evaluate("name => { document.body.dataset.mdColorScheme = name; }", scheme)
+    return problems
 
 
 def _under_buttons(page: Page) -> list[str]:

@@ -725,8 +725,9 @@ UNINDENTED_ROWS = """root => {
 }"""
 
 
+@pytest.mark.xdist_group(name="page:measured/speed/")
 def test_a_wrapped_line_of_code_is_indented_under_its_start_in_the_editor_too(
-    open_page: OpenPage,
+    site_page: SitePages,
 ) -> None:
     """On a phone, a line of code too long for its block wraps, and its continuation is
     indented under its code, past its own indentation, as the site's stylesheet promises
@@ -735,7 +736,7 @@ def test_a_wrapped_line_of_code_is_indented_under_its_start_in_the_editor_too(
     `if` alone at the end of a line, and the condition it tests under it, read as a line
     of its own); then 4 columns in from it, left of the code of an indented line, so
     that `if`'s condition, 8 columns in, stood 4 columns in, as if a block had ended."""
-    loaded = open_page("measured/speed/", PHONE)
+    loaded = site_page("measured/speed/", PHONE)
     page = loaded.page
     _prepared(page)
     assert page.locator("div[data-cb-order] .cb-editor").count() > 0
@@ -805,12 +806,13 @@ INDENT_ALONE = """root => {
 }"""
 
 
-def test_an_indented_line_keeps_its_indentation_on_its_first_row(open_page: OpenPage) -> None:
+@pytest.mark.xdist_group(name="page:measured/read-your-own-bill/")
+def test_an_indented_line_keeps_its_indentation_on_its_first_row(site_page: SitePages) -> None:
     """On a phone, an indented line whose first word does not fit after its indentation
     still starts there: the indentation says where the line belongs. In the editors of
     *Read your own bill* at 390 px, five such lines once wrapped right after their
     indentation, leaving it alone on a row and the code on the next, 4ch in."""
-    loaded = open_page("measured/read-your-own-bill/", PHONE)
+    loaded = site_page("measured/read-your-own-bill/", PHONE)
     page = loaded.page
     _prepared(page)
     found = _in_each_editor(page, INDENT_ALONE)
@@ -849,12 +851,13 @@ FLUSH_CONTINUATIONS = """code => {
 }"""
 
 
-def test_a_notebook_s_static_cell_indents_its_wrapped_lines(open_page: OpenPage) -> None:
+@pytest.mark.xdist_group(name="page:notebooks/the-bill/")
+def test_a_notebook_s_static_cell_indents_its_wrapped_lines(site_page: SitePages) -> None:
     """A notebook cell that cannot run in the browser (the plot of *Plot the bill*) stays
     static code, and on a phone its long lines wrap as every other block's do: each
     continuation indented under its line. Its continuations once started at the left
     edge, as lines of their own (`set_major_formatter(thousands` alone at the margin)."""
-    loaded = open_page("notebooks/the-bill/", PHONE)
+    loaded = site_page("notebooks/the-bill/", PHONE)
     page = loaded.page
     _prepared(page)
     static = page.locator(".jupyter-wrapper .highlight-ipynb[data-cb-why] pre > code")
