@@ -28,6 +28,7 @@ from profiles import cases
 from test_read_halves import _progress, _record, _reply, _user, _write
 
 import context_budget.bills as bills
+import context_budget.sessions._claude_halves as halves
 import context_budget.sessions.claude_code as claude_code
 from benchmarks.bill import generate_project
 from context_budget.bills import read_bill
@@ -44,7 +45,7 @@ def _split_every_read(
 ) -> Iterator[None]:
     """Every read of two session files or more split, by a forked child or by its steps
     run here (where coverage measures them)."""
-    with split_every_read(monkeypatch, claude_code, request.param):
+    with split_every_read(monkeypatch, halves, request.param):
         yield
 
 
@@ -66,7 +67,7 @@ def _both(folder: Path | list[Path]) -> tuple[bills.Bill, list[str], list[str], 
     apart = isinstance(split, bills._InParts) and "_later" in split.__dict__
     shown = [json.dumps(first), *_reports(split)[1:]]
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(claude_code, "can_fork", lambda: False)
+        monkeypatch.setattr(halves, "can_fork", lambda: False)
         alone = read_bill([str(path) for path in paths])
     assert not isinstance(alone, bills._InParts)
     return split, shown, _reports(alone), apart
@@ -81,7 +82,7 @@ def test_a_generated_project_bills_the_same_in_parts(tmp_path: Path) -> None:
     again = read_bill([str(tmp_path)])
     assert isinstance(again, bills._InParts)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(claude_code, "can_fork", lambda: False)
+        monkeypatch.setattr(halves, "can_fork", lambda: False)
         one = read_bill([str(tmp_path)])
     assert again._lines == one._lines  # a field with a default asked first: joined too
     assert again.calls == one.calls and again._origin == one._origin
@@ -211,7 +212,7 @@ def test_a_bill_read_in_parts_joins_its_calls_for_a_window(tmp_path: Path) -> No
     day = split.calls[len(split.calls) // 2].timestamp
     assert day is not None and type(split) is bills.Bill
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(claude_code, "can_fork", lambda: False)
+        monkeypatch.setattr(halves, "can_fork", lambda: False)
         alone = read_bill([str(tmp_path)])
     window = split.between("2026-05-30", "2026-06-02")
     assert report(window) == report(alone.between("2026-05-30", "2026-06-02"))
@@ -277,7 +278,7 @@ def test_any_folder_bills_the_same_in_parts(
 ) -> None:
     folder = data.draw(_folder(tmp_path_factory.mktemp("folder")))
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(claude_code, "_CHILD_SHARE", share)
+        monkeypatch.setattr(halves, "_CHILD_SHARE", share)
         _, shown, alone, _ = _both(folder)
     assert shown == alone
 
@@ -289,11 +290,11 @@ def test_a_read_is_cut_between_two_folders_where_one_is_near() -> None:
     sources = [Source(name, "x" * size) for name, size in sizes.items()]
     order = claude_code._read_order(sources)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(claude_code, "SPLIT_BYTES", 0)
-        monkeypatch.setattr(claude_code, "_CHILD_SHARE", 0.53)  # 47 bytes here: b is 55 in
-        assert claude_code._cut(sources, order) == 2
-        monkeypatch.setattr(claude_code, "_CHILD_SHARE", 0.2)  # 80 here: b is 25 off
-        assert claude_code._cut(sources, order) == 3
+        monkeypatch.setattr(halves, "SPLIT_BYTES", 0)
+        monkeypatch.setattr(halves, "_CHILD_SHARE", 0.53)  # 47 bytes here: b is 55 in
+        assert halves._cut(sources, order) == 2
+        monkeypatch.setattr(halves, "_CHILD_SHARE", 0.2)  # 80 here: b is 25 off
+        assert halves._cut(sources, order) == 3
 
 
 def test_a_part_that_bills_nothing_alone_is_worked_out_whole(tmp_path: Path) -> None:
@@ -302,6 +303,6 @@ def test_a_part_that_bills_nothing_alone_is_worked_out_whole(tmp_path: Path) -> 
     folder = _touching(tmp_path, [])
     _write(folder / "t.jsonl", [_user("t1", f"t1-u{k}", None) for k in range(40)])
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(claude_code, "_CHILD_SHARE", 0.01)  # the child: t.jsonl alone
+        monkeypatch.setattr(halves, "_CHILD_SHARE", 0.01)  # the child: t.jsonl alone
         _, shown, alone, apart = _both(folder)
     assert not apart and shown == alone
