@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from profiles import cases
 from test_read_halves import _progress, _record, _reply, _user, _write
 
+import context_budget._bill_parts as bill_parts
 import context_budget.bills as bills
 import context_budget.sessions._claude_halves as halves
 import context_budget.sessions.claude_code as claude_code
@@ -64,12 +65,12 @@ def _both(folder: Path | list[Path]) -> tuple[bills.Bill, list[str], list[str], 
     paths = folder if isinstance(folder, list) else [folder]
     split = read_bill([str(path) for path in paths])
     first = report(split, zone=UTC_ZONE)
-    apart = isinstance(split, bills._InParts) and "_later" in split.__dict__
+    apart = isinstance(split, bill_parts._InParts) and "_later" in split.__dict__
     shown = [json.dumps(first), *_reports(split)[1:]]
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(halves, "can_fork", lambda: False)
         alone = read_bill([str(path) for path in paths])
-    assert not isinstance(alone, bills._InParts)
+    assert not isinstance(alone, bill_parts._InParts)
     return split, shown, _reports(alone), apart
 
 
@@ -80,7 +81,7 @@ def test_a_generated_project_bills_the_same_in_parts(tmp_path: Path) -> None:
     assert shown == alone
     assert type(split) is bills.Bill  # joined once the calls were asked for
     again = read_bill([str(tmp_path)])
-    assert isinstance(again, bills._InParts)
+    assert isinstance(again, bill_parts._InParts)
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(halves, "can_fork", lambda: False)
         one = read_bill([str(tmp_path)])
@@ -197,10 +198,10 @@ def test_parts_that_name_a_thread_alike_are_not_added_up(tmp_path: Path) -> None
     """Two parts whose threads share a name cannot be added up as one bill's threads
     are (by name): the bill is left to be worked out from the joined read."""
     session = read_bill([str(_touching(tmp_path, []))]).sessions_read[0]
-    side = bills._side(session, len(session.calls))
+    side = bill_parts.side(session, len(session.calls))
     found: Any = SimpleNamespace(mine=side, theirs=side)
-    assert bills._in_parts(found, (), []) is None
-    first, second = bills._numbers([side, side])  # each call tied with its twin
+    assert bill_parts.in_parts(found, (), []) is None
+    first, second = bill_parts._numbers([side, side])  # each call tied with its twin
     assert sorted(first + second) == list(range(1, 2 * len(first) + 1))
     assert all(a < b for a, b in zip(first, second, strict=True))  # the first part's first
 
