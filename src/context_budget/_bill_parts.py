@@ -37,7 +37,7 @@ from context_budget.sessions.detect import InParts
 from context_budget.sessions.session import Call, Session
 from context_budget.sessions.skips import Skip
 
-__all__ = ["figures_in_parts", "in_parts", "side"]
+__all__ = ["figures_in_parts", "in_parts", "joined", "side"]
 
 
 def figures_in_parts(bill: Bill, prices: Mapping[str, Price] | None) -> Figures:
@@ -363,6 +363,13 @@ class _InParts(Bill):
         if name in _LATER:
             _join(self)
         return object.__getattribute__(self, name)
+
+
+def joined(bill: Bill) -> Bill:
+    """`bill` with every field filled in: a bill read in parts joined (`_join`) now."""
+    if isinstance(bill, _InParts):
+        _join(bill)
+    return bill
 
 
 def _join(bill: _InParts) -> None:

@@ -1649,7 +1649,9 @@ def read_bill(
             of leaving it out and naming it in `Bill.skipped`.
 
     Returns:
-        A `Bill`, one `Call` per API call.
+        A `Bill`, one `Call` per API call. Where its files were read on two
+        cores (a large Claude Code folder), every call is in it when it is
+        returned, and no process is left running.
 
     Raises:
         ValueError: a missing path, nothing left to bill once the files and
@@ -1659,6 +1661,22 @@ def read_bill(
             with `strict`, any of those (the message names the file and line
             or index).
     """
+    from context_budget import _bill_parts  # it builds on this module's `Bill`
+
+    return _bill_parts.joined(_read_bill(path, format, strict=strict))
+
+
+def _read_bill(
+    path: str | PathLike[str] | Sequence[str | PathLike[str]],
+    format: str = "auto",
+    *,
+    strict: bool = False,
+) -> Bill:
+    """`read_bill`, but where the files were read on two cores in parts that do not touch,
+    the bill returned has its report's figures and its totals from the parts, and takes
+    the child's calls only when something first asks for them (its calls, sessions or
+    usage lines): what a report that never asks for them (the command's summary) gains
+    from. Till then the child waits, holding its part."""
     paths: list[str | PathLike[str]]
     if isinstance(path, str | PathLike):
         paths = [path]
