@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 from test_bills import _usage
 
 import context_budget._bill_parts as bill_parts
+import context_budget.bills as bills
 from context_budget._aside import Aside
 from context_budget.bills import Bill, _in_time, figures_of
 from context_budget.sessions.session import Call, ThreadId
@@ -104,3 +106,40 @@ def test_a_bill_of_one_session_is_one_part() -> None:
     parts, _ = bill_parts._parts(bill, None)
     assert len(parts) == 1
     assert _in_two_parts(_bill(calls, [])) == figures_of(bill)
+
+
+def test_the_figures_are_worked_out_with_the_collector_held_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The costs and figures of a large bill hold no cycles; the collector walking them
+    again and again took a quarter of the figures' time on a 202 MB folder. It is held
+    off while they are worked out, and left on again after."""
+    usage = Usage(input_tokens=10, output_tokens=1)
+    calls = [_call("a/main", float(k), "claude-sonnet-4-5", usage, 0, None) for k in range(4)]
+    seen: list[bool] = []
+    part = bill_parts._part
+    monkeypatch.setattr(
+        bill_parts, "_part", lambda *args: seen.append(gc.isenabled()) or part(*args)
+    )
+    assert gc.isenabled()
+    figures_of(_bill(calls, []))
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize("method", ["lifetimes", "rebuilds", "what_if", "cost"])
+def test_a_bills_own_answers_are_worked_out_with_the_collector_held_off(
+    monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """Each answer a library user asks a bill for directly, pricing its calls first, is
+    worked out with the collector held off, and leaves it on."""
+    usage = Usage(input_tokens=10, output_tokens=1)
+    calls = [_call("a/main", float(k), "claude-sonnet-4-5", usage, 0, None) for k in range(4)]
+    seen: list[bool] = []
+    priced = bills._priced
+    monkeypatch.setattr(
+        bills, "_priced", lambda *args: seen.append(gc.isenabled()) or priced(*args)
+    )
+    getattr(_bill(calls, []), method)()
+    assert seen and not any(seen)
+    assert gc.isenabled()
