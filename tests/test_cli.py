@@ -1099,6 +1099,29 @@ def test_a_full_disk_is_one_line_and_exit_2_not_a_traceback(options: list[str]) 
     )
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_stderr_that_cannot_be_written_keeps_the_command_s_status(tmp_path: Path) -> None:
+    """`context-budget bill gone.jsonl 2>/dev/full` ended with status 1 (the error line's
+    failed write raised, and so did the traceback's); a warning that cannot be written
+    ended a bill the same way."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    one = str(ROOT / "tests" / "fixtures" / "transcripts" / "spotter" / "tool_heavy.jsonl")
+    codes = []
+    for paths in ([str(tmp_path / "gone.jsonl")], [one, str(empty)]):
+        with open("/dev/full", "w", encoding="utf-8") as full:
+            done = subprocess.run(
+                [sys.executable, "-m", "context_budget", "bill", *paths, "--timezone", "UTC"],
+                stdout=subprocess.PIPE,
+                stderr=full,
+                text=True,
+                check=False,
+                timeout=60,
+            )
+        codes.append((done.returncode, done.stdout.startswith("bill: ")))
+    assert codes == [(2, False), (0, True)]  # the error's status; the bill, its warning lost
+
+
 @pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
 def test_a_stream_closed_from_the_start_is_no_traceback(closed: int) -> None:
     """`context-budget bill FILE >&-` ended in `AttributeError: 'NoneType' object has no

@@ -336,6 +336,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+class _Unfailing:
+    """stderr, whose failed write (`2>/dev/full`, a closed pipe) is dropped: a warning or
+    an error line that cannot be written has nowhere else to go, and the command's
+    status must stay its own (not 1, after a traceback no one can read either)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> Any:  # `encoding`, `fileno`: the stream's own
+        return getattr(self._stream, name)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stream.flush()
+
+
 def entry() -> NoReturn:
     """The installed `context-budget` (and `python -m context_budget`): `main` on the
     process's own arguments, then the process ends with its status.
@@ -344,11 +366,13 @@ def entry() -> NoReturn:
     once (`os._exit`) rather than freeing one by one the objects a bill made
     (hundreds of thousands for a large folder). Nothing is left to do by
     then: every page is written whole before the report is printed, and the
-    package registers no exit handler. Started with stderr closed, its lines
-    are dropped; with stdout closed, the status is 2.
+    package registers no exit handler. Started with stderr closed, or with one
+    that cannot be written (`2>/dev/full`), its lines are dropped; with stdout
+    closed, the status is 2.
     """
     if sys.stderr is None:  # started with stderr closed (`2>&-`): its lines go nowhere
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - until the exit
+    sys.stderr = _Unfailing(sys.stderr)
     status = main()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed pipe or
