@@ -965,6 +965,27 @@ def test_a_file_that_grows_past_the_limit_while_read_is_refused(
     )
 
 
+@pytest.mark.parametrize("limit", ["1,000,000,000,000", str(10**30)], ids=["a-terabyte", "10e30"])
+def test_a_limit_far_above_the_file_reads_it_whole(run: Run, limit: str) -> None:
+    # `--max-bytes 1000000000000` (no limit, to a tired user) was a MemoryError
+    # traceback, a limit past 2**63 an OverflowError: the read set the limit aside first
+    code, out, err = run("inspect", SESSION, "--max-bytes", limit)
+    assert (code, err) == (0, "") and out == run("inspect", SESSION)[1]
+
+
+def test_a_file_that_grows_within_the_limit_while_read_is_read_whole(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    path = tmp_path / "growing.json"
+    path.write_text("[]")  # 2 bytes at the stat, 3 MiB and 2 when read
+    grown = b"[" + b" " * (3 << 20) + b"]"
+    monkeypatch.setattr(Path, "open", lambda self, *args, **kwargs: io.BytesIO(grown))
+    code, out, _ = run("inspect", path, "--json")
+    assert (code, json.loads(out)["messages"]) == (0, 0)
+
+
 def test_deeply_nested_tool_call_arguments_are_kept_as_text_not_a_crash(
     run: Run, tmp_path: Path
 ) -> None:
