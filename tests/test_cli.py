@@ -1143,6 +1143,27 @@ def test_a_stderr_that_cannot_be_written_keeps_the_command_s_status(tmp_path: Pa
     assert codes == [(2, False), (0, True)]  # the error's status; the bill, its warning lost
 
 
+def test_ctrl_c_is_one_line_and_status_130_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C during a long `whatif` printed a traceback of 17 to 50 lines, from
+    wherever the read was."""
+    import context_budget.cli as cli
+
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    def ended(status: int) -> None:
+        raise SystemExit(status)
+
+    monkeypatch.setattr(cli, "main", interrupted)
+    monkeypatch.setattr(os, "_exit", ended)
+    monkeypatch.setattr(sys, "stderr", sys.stderr)  # put back after entry wraps it
+    with pytest.raises(SystemExit) as stop:
+        cli.entry()
+    assert (stop.value.code, capsys.readouterr()) == (130, ("", "context-budget: interrupted\n"))
+
+
 @pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
 def test_a_stream_closed_from_the_start_is_no_traceback(closed: int) -> None:
     """`context-budget bill FILE >&-` ended in `AttributeError: 'NoneType' object has no

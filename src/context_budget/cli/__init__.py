@@ -85,6 +85,8 @@ if TYPE_CHECKING:
 PROG = "context-budget"
 #: Exit status for bad input and usage errors (argparse's own).
 EXIT_BAD_INPUT = 2
+#: Exit status after Ctrl-C (128 + SIGINT's number, as a shell gives it).
+EXIT_INTERRUPTED = 130
 #: Each subcommand and the one-line help `--help` lists it with. A run imports the
 #: modules of its own subcommand alone (`bill` neither the experiment nor `inspect`'s).
 COMMANDS = {
@@ -368,12 +370,17 @@ def entry() -> NoReturn:
     then: every page is written whole before the report is printed, and the
     package registers no exit handler. Started with stderr closed, or with one
     that cannot be written (`2>/dev/full`), its lines are dropped; with stdout
-    closed, the status is 2.
+    closed, the status is 2. Ctrl-C ends it with one line, `context-budget:
+    interrupted`, and status 130; a page being written is left as it was.
     """
     if sys.stderr is None:  # started with stderr closed (`2>&-`): its lines go nowhere
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - until the exit
     sys.stderr = _Unfailing(sys.stderr)
-    status = main()
+    try:
+        status = main()
+    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's status for it, no traceback
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        status = EXIT_INTERRUPTED
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed pipe or
             stream.flush()  # a stream closed from the start (None): said already
