@@ -490,7 +490,7 @@ def test_a_page_that_cannot_be_a_file_is_refused_before_the_files_are_read(
     (tmp_path / "folder").mkdir()
     page = str(tmp_path / where) if where else ""
     read_calls: list[object] = []
-    monkeypatch.setattr(bill_module, "_read_bill", lambda *a, **k: read_calls.append(a))
+    monkeypatch.setattr(bill_module, "read_bill", lambda *a, **k: read_calls.append(a))
     assert main([command, str(FE5E), "--html", page]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("context-budget: error: argument --html: ")
