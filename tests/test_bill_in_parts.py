@@ -15,6 +15,7 @@ is worked out from the joined read, and is the same again.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -61,7 +62,7 @@ def _both(folder: Path | list[Path]) -> tuple[bills.Bill, list[str], list[str], 
     """(the bill read on two cores, its reports, the one-pass reports, whether its figures
     came from its parts with its calls still apart when the summary was made)."""
     paths = folder if isinstance(folder, list) else [folder]
-    split = read_bill([str(path) for path in paths])
+    split = read_bill([str(path) for path in paths], lazy=True)  # the command's read
     first = report(split, zone=UTC_ZONE)
     apart = isinstance(split, bills._InParts) and "_later" in split.__dict__
     shown = [json.dumps(first), *_reports(split)[1:]]
@@ -78,7 +79,7 @@ def test_a_generated_project_bills_the_same_in_parts(tmp_path: Path) -> None:
     assert apart  # worked out from the parts, the child's calls not joined
     assert shown == alone
     assert type(split) is bills.Bill  # joined once the calls were asked for
-    again = read_bill([str(tmp_path)])
+    again = read_bill([str(tmp_path)], lazy=True)
     assert isinstance(again, bills._InParts)
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(claude_code, "can_fork", lambda: False)
@@ -105,6 +106,31 @@ def test_calls_tied_in_time_keep_the_order_one_pass_reads_them(tmp_path: Path) -
     assert apart and shown == alone
     threads = [call.thread.name for call in split.calls]
     assert threads.index("s1/agent-1") < threads.index("s2/main")
+
+
+def _children() -> set[str]:
+    """The ids of this process's child processes, as Linux lists them."""
+    pid = os.getpid()
+    return set(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+
+
+def test_read_bill_gives_every_call_and_leaves_no_child_waiting(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A library user's `read_bill` of a folder read on two cores is a plain `Bill` with
+    every call in it, no child left holding its part; a lazy read (the command's) keeps
+    the child waiting till the calls are asked for."""
+    generate_project(tmp_path, target_bytes=1_500_000, turns=160)
+    before = _children()
+    bill = read_bill([str(tmp_path)])
+    assert type(bill) is bills.Bill and "_later" not in bill.__dict__
+    assert _children() == before
+    lazy = read_bill([str(tmp_path)], lazy=True)
+    assert "_later" in lazy.__dict__
+    if request.node.callspec.params["_split_every_read"] == "forked":
+        assert _children() > before  # the child, waiting to be asked for its calls
+    assert lazy.calls == bill.calls
+    assert _children() == before
 
 
 def test_a_held_call_tied_with_the_later_parts_call_comes_after_it(tmp_path: Path) -> None:
@@ -206,7 +232,7 @@ def test_parts_that_name_a_thread_alike_are_not_added_up(tmp_path: Path) -> None
 
 def test_a_bill_read_in_parts_joins_its_calls_for_a_window(tmp_path: Path) -> None:
     generate_project(tmp_path, target_bytes=1_500_000, turns=160)
-    split = read_bill([str(tmp_path)])
+    split = read_bill([str(tmp_path)], lazy=True)
     assert "_later" in split.__dict__
     day = split.calls[len(split.calls) // 2].timestamp
     assert day is not None and type(split) is bills.Bill

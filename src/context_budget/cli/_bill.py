@@ -643,7 +643,7 @@ def read(
             no reader can take, or a `page` to write over a file the bill reads.
     """
     try:
-        whole = read_bill(_paths(paths), format=format, strict=strict)
+        whole = read_bill(_paths(paths), format=format, strict=strict, lazy=True)
         bill = whole.between(since, until, zone=zone)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BillError(str(error)) from None
