@@ -756,7 +756,8 @@ def test_a_line_the_reader_adds_is_the_only_difference_the_diff_shows(
     space (`f"{n:3} steps"`). The reader adds a line at the end of the cell, with the
     keyboard, and runs it: the diff shows that line added and nothing else. It once
     showed each of the three lines removed and put back with a space more, as each
-    side lost its own common indentation and the reader's line left the run none."""
+    side lost its own common indentation and the reader's line left the run none. The
+    verdict reads as the page's text, under the cell's output."""
     loaded = reader_page("notebooks/the-bill/")
     page = loaded.page
     _prepared(page)
@@ -775,7 +776,24 @@ def test_a_line_the_reader_adds_is_the_only_difference_the_diff_shows(
     assert verdict["status"] == "mismatch", verdict["text"]
     changed = [line for line in verdict["diff"].splitlines()[2:] if line[:1] in "+-"]
     assert changed == ["+done"], verdict["diff"]
+    # what the run says is in the page's words, under the cell: it once sat in the cell's
+    # code box, and said "Does not match" in the code's font and colour
+    assert div.evaluate(PANEL_IN_THE_TEXT) == [], div.evaluate(PANEL_IN_THE_TEXT)
     assert not _problems(loaded), _problems(loaded)
+
+
+#: What in block `div`'s result panel does not read as the page's text: the panel inside
+#: a notebook cell's code box, its words in another font or colour than a paragraph's.
+PANEL_IN_THE_TEXT = """div => {
+  const panel = div._cbPanel;
+  const text = getComputedStyle(document.querySelector('article p'));
+  const words = getComputedStyle(panel.querySelector('.cb-run-verdict'));
+  const found = [];
+  if (panel.closest('.jp-Cell-inputWrapper')) found.push("in the cell's code box");
+  if (words.fontFamily !== text.fontFamily) found.push(`font ${words.fontFamily}`);
+  if (words.color !== text.color) found.push(`colour ${words.color}, not ${text.color}`);
+  return found;
+}"""
 
 
 #: The lines in `root` (an editor's, or a notebook cell's static code) whose indentation
