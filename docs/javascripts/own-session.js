@@ -224,7 +224,11 @@
         if (chosen.length) bill(chosen);
         return;
       }
-      if (!chosen.length) return; // the picker was closed, or the folder is empty
+      // (a picker closed sends no change: the choice was forgotten as it opened)
+      if (!chosen.length) {
+        say("Not billed: the folder chosen holds no file.", "error");
+        return;
+      }
       const folder = chosen[0].webkitRelativePath.split("/")[0];
       const files = inFolder(chosen);
       if (files.length) bill(files, folder);

@@ -456,4 +456,11 @@ def test_a_folder_chosen_bills_its_sessions_with_the_sub_agents_under_them(
     _choose(loaded, CONVERSATION, field="#cb-own-folder")
     assert status.get_attribute("data-kind") == "done", status.inner_text()
     assert "3 calls" in _bill(loaded).locator("h1 + p").inner_text()
+    for empty in (tmp_path / "empty", tmp_path / "only-notes"):  # nothing to bill, said so
+        empty.mkdir()
+        if empty.name == "only-notes":
+            (empty / "notes.txt").write_text("not a session", encoding="utf-8")
+        _choose(loaded, empty, field="#cb-own-folder")
+        assert status.get_attribute("data-kind") == "error", status.inner_text()
+        assert status.inner_text().startswith("Not billed: the folder"), status.inner_text()
     assert loaded.problems.lines() == []
