@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_bills import _usage
 
+import context_budget._bill_parts as bill_parts
 import context_budget.bills as bills
 from context_budget._aside import Aside
 from context_budget.bills import Bill, _in_time, figures_of
@@ -67,9 +69,9 @@ def _bill(calls: list[Call], lines: list[Call]) -> Bill:
 def _in_two_parts(bill: Bill) -> Any:
     """`figures_of(bill)` with the bill cut in two parts, the child's worked out here."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bills, "ASIDE_CALLS", 1)
-        patch.setattr(bills, "can_fork", lambda: True)
-        patch.setattr(bills, "aside", lambda work: Aside(work))
+        patch.setattr(bill_parts, "ASIDE_CALLS", 1)
+        patch.setattr(bill_parts, "can_fork", lambda: True)
+        patch.setattr(bill_parts, "aside", lambda work: Aside(work))
         return figures_of(bill)
 
 
@@ -92,7 +94,7 @@ def test_the_parts_are_whole_sessions_in_order_of_first_call() -> None:
             ["b/main", "a/main", "b/agent-2", "c/main", "a/main", "c/main", "c/main"]
         )
     ]
-    first, second = bills._cut(_bill(calls, []))
+    first, second = bill_parts._cut(_bill(calls, []))
     assert first == [1, 2, 3, 5]  # b, then a: over half the calls
     assert second == [4, 6, 7]
 
@@ -101,6 +103,45 @@ def test_a_bill_of_one_session_is_one_part() -> None:
     usage = Usage(input_tokens=10, output_tokens=1)
     calls = [_call("a/main", float(k), "claude-sonnet-4-5", usage, 0, None) for k in range(4)]
     bill = _bill(calls, [])
-    parts, _ = bills._parts(bill, None)
+    parts, _ = bill_parts._parts(bill, None)
     assert len(parts) == 1
     assert _in_two_parts(_bill(calls, [])) == figures_of(bill)
+
+
+def _collector_seen(monkeypatch: pytest.MonkeyPatch, module: Any, step: str) -> list[bool]:
+    """A list that notes, each time `module`'s `step` runs, whether the collector is on."""
+    seen: list[bool] = []
+    real = getattr(module, step)
+    monkeypatch.setattr(module, step, lambda *args: seen.append(gc.isenabled()) or real(*args))
+    return seen
+
+
+def _four_calls() -> Bill:
+    usage = Usage(input_tokens=10, output_tokens=1)
+    calls = [_call("a/main", float(k), "claude-sonnet-4-5", usage, 0, None) for k in range(4)]
+    return _bill(calls, [])
+
+
+def test_the_figures_are_worked_out_with_the_collector_held_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The costs and figures of a large bill hold no cycles; the collector walking them
+    again and again took a quarter of the figures' time on a 202 MB folder. It is held
+    off while they are worked out, and left on again after."""
+    seen = _collector_seen(monkeypatch, bill_parts, "_part")
+    assert gc.isenabled()
+    figures_of(_four_calls())
+    assert seen == [False]
+    assert gc.isenabled()
+
+
+@pytest.mark.parametrize("method", ["lifetimes", "rebuilds", "what_if", "cost"])
+def test_a_bills_own_answers_are_worked_out_with_the_collector_held_off(
+    monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
+    """Each answer a library user asks a bill for directly, pricing its calls first, is
+    worked out with the collector held off, and leaves it on."""
+    seen = _collector_seen(monkeypatch, bills, "_priced")
+    getattr(_four_calls(), method)()
+    assert seen and not any(seen)
+    assert gc.isenabled()
