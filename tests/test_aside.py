@@ -14,7 +14,6 @@ import pytest
 from forking import LINUX, children_allowed
 
 import context_budget._aside as _aside
-import context_budget._bill_parts as bill_parts
 import context_budget.bills as bills
 from context_budget import read_bill
 from context_budget._aside import Aside, Frames, aside, aside_frames, can_fork
@@ -125,12 +124,12 @@ def test_a_report_worked_out_on_two_cores_is_the_report_worked_out_on_one(
     """Folders of several sessions, each part a whole session or more: the parts' figures
     added are the figures worked out on one core, to the last bit."""
     alone = report(read_bill(paths), calls=True, by="thread")
-    monkeypatch.setattr(bill_parts, "ASIDE_CALLS", 1)
+    monkeypatch.setattr(bills, "ASIDE_CALLS", 1)
     here: list[int] = []
-    part = bill_parts._part
-    monkeypatch.setattr(bill_parts, "_part", lambda b, p: here.append(os.getpid()) or part(b, p))
+    part = bills._part
+    monkeypatch.setattr(bills, "_part", lambda b, p: here.append(os.getpid()) or part(b, p))
     worked = read_bill(paths)
-    first, second = bill_parts._cut(worked)
+    first, second = bills._cut(worked)
     both = report(worked, calls=True, by="thread")
     assert here == [os.getpid()]  # this process worked out one part; a child the other
     assert first and second
@@ -149,9 +148,9 @@ def test_a_child_that_fails_on_its_part_leaves_the_part_to_this_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     alone = report(read_bill([SESSIONS]), calls=True)
-    monkeypatch.setattr(bill_parts, "ASIDE_CALLS", 1)
+    monkeypatch.setattr(bills, "ASIDE_CALLS", 1)
     parent = os.getpid()
-    part = bill_parts._part
+    part = bills._part
     here: list[int] = []
 
     def fails_in_the_child(bill: bills.Bill, prices: object) -> object:
@@ -160,7 +159,7 @@ def test_a_child_that_fails_on_its_part_leaves_the_part_to_this_process(
         here.append(parent)
         return part(bill, prices)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(bill_parts, "_part", fails_in_the_child)
+    monkeypatch.setattr(bills, "_part", fails_in_the_child)
     assert report(read_bill([SESSIONS]), calls=True) == alone
     assert here == [parent, parent]  # both parts worked out here
 

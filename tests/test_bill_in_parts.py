@@ -28,9 +28,7 @@ from hypothesis import strategies as st
 from profiles import cases
 from test_read_halves import _progress, _record, _reply, _user, _write
 
-import context_budget._bill_parts as bill_parts
 import context_budget.bills as bills
-import context_budget.sessions._claude_halves as halves
 import context_budget.sessions.claude_code as claude_code
 from benchmarks.bill import generate_project
 from context_budget.bills import read_bill
@@ -47,7 +45,7 @@ def _split_every_read(
 ) -> Iterator[None]:
     """Every read of two session files or more split, by a forked child or by its steps
     run here (where coverage measures them)."""
-    with split_every_read(monkeypatch, halves, request.param):
+    with split_every_read(monkeypatch, claude_code, request.param):
         yield
 
 
@@ -64,14 +62,14 @@ def _both(folder: Path | list[Path]) -> tuple[bills.Bill, list[str], list[str], 
     """(the bill read on two cores, its reports, the one-pass reports, whether its figures
     came from its parts with its calls still apart when the summary was made)."""
     paths = folder if isinstance(folder, list) else [folder]
-    split = bills._read_bill([str(path) for path in paths])  # the command's read
+    split = read_bill([str(path) for path in paths], lazy=True)  # the command's read
     first = report(split, zone=UTC_ZONE)
-    apart = isinstance(split, bill_parts._InParts) and "_later" in split.__dict__
+    apart = isinstance(split, bills._InParts) and "_later" in split.__dict__
     shown = [json.dumps(first), *_reports(split)[1:]]
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(halves, "can_fork", lambda: False)
+        monkeypatch.setattr(claude_code, "can_fork", lambda: False)
         alone = read_bill([str(path) for path in paths])
-    assert not isinstance(alone, bill_parts._InParts)
+    assert not isinstance(alone, bills._InParts)
     return split, shown, _reports(alone), apart
 
 
@@ -81,10 +79,10 @@ def test_a_generated_project_bills_the_same_in_parts(tmp_path: Path) -> None:
     assert apart  # worked out from the parts, the child's calls not joined
     assert shown == alone
     assert type(split) is bills.Bill  # joined once the calls were asked for
-    again = bills._read_bill([str(tmp_path)])
-    assert isinstance(again, bill_parts._InParts)
+    again = read_bill([str(tmp_path)], lazy=True)
+    assert isinstance(again, bills._InParts)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(halves, "can_fork", lambda: False)
+        monkeypatch.setattr(claude_code, "can_fork", lambda: False)
         one = read_bill([str(tmp_path)])
     assert again._lines == one._lines  # a field with a default asked first: joined too
     assert again.calls == one.calls and again._origin == one._origin
@@ -120,14 +118,14 @@ def test_read_bill_gives_every_call_and_leaves_no_child_waiting(
     tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     """A library user's `read_bill` of a folder read on two cores is a plain `Bill` with
-    every call in it, no child left holding its part; the command's own read keeps the
-    child waiting till the calls are asked for."""
+    every call in it, no child left holding its part; a lazy read (the command's) keeps
+    the child waiting till the calls are asked for."""
     generate_project(tmp_path, target_bytes=1_500_000, turns=160)
     before = _children()
     bill = read_bill([str(tmp_path)])
     assert type(bill) is bills.Bill and "_later" not in bill.__dict__
     assert _children() == before
-    lazy = bills._read_bill([str(tmp_path)])
+    lazy = read_bill([str(tmp_path)], lazy=True)
     assert "_later" in lazy.__dict__
     if request.node.callspec.params["_split_every_read"] == "forked":
         assert _children() > before  # the child, waiting to be asked for its calls
@@ -224,22 +222,22 @@ def test_parts_that_name_a_thread_alike_are_not_added_up(tmp_path: Path) -> None
     """Two parts whose threads share a name cannot be added up as one bill's threads
     are (by name): the bill is left to be worked out from the joined read."""
     session = read_bill([str(_touching(tmp_path, []))]).sessions_read[0]
-    side = bill_parts.side(session, len(session.calls))
+    side = bills._side(session, len(session.calls))
     found: Any = SimpleNamespace(mine=side, theirs=side)
-    assert bill_parts.in_parts(found, (), []) is None
-    first, second = bill_parts._numbers([side, side])  # each call tied with its twin
+    assert bills._in_parts(found, (), []) is None
+    first, second = bills._numbers([side, side])  # each call tied with its twin
     assert sorted(first + second) == list(range(1, 2 * len(first) + 1))
     assert all(a < b for a, b in zip(first, second, strict=True))  # the first part's first
 
 
 def test_a_bill_read_in_parts_joins_its_calls_for_a_window(tmp_path: Path) -> None:
     generate_project(tmp_path, target_bytes=1_500_000, turns=160)
-    split = bills._read_bill([str(tmp_path)])
+    split = read_bill([str(tmp_path)], lazy=True)
     assert "_later" in split.__dict__
     day = split.calls[len(split.calls) // 2].timestamp
     assert day is not None and type(split) is bills.Bill
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(halves, "can_fork", lambda: False)
+        monkeypatch.setattr(claude_code, "can_fork", lambda: False)
         alone = read_bill([str(tmp_path)])
     window = split.between("2026-05-30", "2026-06-02")
     assert report(window) == report(alone.between("2026-05-30", "2026-06-02"))
@@ -305,7 +303,7 @@ def test_any_folder_bills_the_same_in_parts(
 ) -> None:
     folder = data.draw(_folder(tmp_path_factory.mktemp("folder")))
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(halves, "_CHILD_SHARE", share)
+        monkeypatch.setattr(claude_code, "_CHILD_SHARE", share)
         _, shown, alone, _ = _both(folder)
     assert shown == alone
 
@@ -317,11 +315,11 @@ def test_a_read_is_cut_between_two_folders_where_one_is_near() -> None:
     sources = [Source(name, "x" * size) for name, size in sizes.items()]
     order = claude_code._read_order(sources)
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(halves, "SPLIT_BYTES", 0)
-        monkeypatch.setattr(halves, "_CHILD_SHARE", 0.53)  # 47 bytes here: b is 55 in
-        assert halves._cut(sources, order) == 2
-        monkeypatch.setattr(halves, "_CHILD_SHARE", 0.2)  # 80 here: b is 25 off
-        assert halves._cut(sources, order) == 3
+        monkeypatch.setattr(claude_code, "SPLIT_BYTES", 0)
+        monkeypatch.setattr(claude_code, "_CHILD_SHARE", 0.53)  # 47 bytes here: b is 55 in
+        assert claude_code._cut(sources, order) == 2
+        monkeypatch.setattr(claude_code, "_CHILD_SHARE", 0.2)  # 80 here: b is 25 off
+        assert claude_code._cut(sources, order) == 3
 
 
 def test_a_part_that_bills_nothing_alone_is_worked_out_whole(tmp_path: Path) -> None:
@@ -330,6 +328,6 @@ def test_a_part_that_bills_nothing_alone_is_worked_out_whole(tmp_path: Path) -> 
     folder = _touching(tmp_path, [])
     _write(folder / "t.jsonl", [_user("t1", f"t1-u{k}", None) for k in range(40)])
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(halves, "_CHILD_SHARE", 0.01)  # the child: t.jsonl alone
+        monkeypatch.setattr(claude_code, "_CHILD_SHARE", 0.01)  # the child: t.jsonl alone
         _, shown, alone, apart = _both(folder)
     assert not apart and shown == alone

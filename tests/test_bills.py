@@ -957,3 +957,10 @@ def test_strict_that_is_no_bool_is_refused(strict: object) -> None:
     """`strict="no"` read as true refused the first skip a caller meant to keep."""
     with pytest.raises(TypeError, match="strict must be True or False"):
         read_bill(PROJECT, strict=strict)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("lazy", ["no", None, 0])
+def test_lazy_that_is_no_bool_is_refused(lazy: object) -> None:
+    """`lazy="no"` read as true would leave a child waiting that the caller said not to."""
+    with pytest.raises(TypeError, match=f"lazy must be True or False, got {lazy!r}"):
+        read_bill(PROJECT, lazy=lazy)  # type: ignore[arg-type]

@@ -10,7 +10,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_bills import _usage
 
-import context_budget._bill_parts as bill_parts
 import context_budget.bills as bills
 from context_budget._aside import Aside
 from context_budget.bills import Bill, _in_time, figures_of
@@ -69,9 +68,9 @@ def _bill(calls: list[Call], lines: list[Call]) -> Bill:
 def _in_two_parts(bill: Bill) -> Any:
     """`figures_of(bill)` with the bill cut in two parts, the child's worked out here."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bill_parts, "ASIDE_CALLS", 1)
-        patch.setattr(bill_parts, "can_fork", lambda: True)
-        patch.setattr(bill_parts, "aside", lambda work: Aside(work))
+        patch.setattr(bills, "ASIDE_CALLS", 1)
+        patch.setattr(bills, "can_fork", lambda: True)
+        patch.setattr(bills, "aside", lambda work: Aside(work))
         return figures_of(bill)
 
 
@@ -94,7 +93,7 @@ def test_the_parts_are_whole_sessions_in_order_of_first_call() -> None:
             ["b/main", "a/main", "b/agent-2", "c/main", "a/main", "c/main", "c/main"]
         )
     ]
-    first, second = bill_parts._cut(_bill(calls, []))
+    first, second = bills._cut(_bill(calls, []))
     assert first == [1, 2, 3, 5]  # b, then a: over half the calls
     assert second == [4, 6, 7]
 
@@ -103,7 +102,7 @@ def test_a_bill_of_one_session_is_one_part() -> None:
     usage = Usage(input_tokens=10, output_tokens=1)
     calls = [_call("a/main", float(k), "claude-sonnet-4-5", usage, 0, None) for k in range(4)]
     bill = _bill(calls, [])
-    parts, _ = bill_parts._parts(bill, None)
+    parts, _ = bills._parts(bill, None)
     assert len(parts) == 1
     assert _in_two_parts(_bill(calls, [])) == figures_of(bill)
 
@@ -128,7 +127,7 @@ def test_the_figures_are_worked_out_with_the_collector_held_off(
     """The costs and figures of a large bill hold no cycles; the collector walking them
     again and again took a quarter of the figures' time on a 202 MB folder. It is held
     off while they are worked out, and left on again after."""
-    seen = _collector_seen(monkeypatch, bill_parts, "_part")
+    seen = _collector_seen(monkeypatch, bills, "_part")
     assert gc.isenabled()
     figures_of(_four_calls())
     assert seen == [False]

@@ -965,6 +965,27 @@ def test_a_file_that_grows_past_the_limit_while_read_is_refused(
     )
 
 
+@pytest.mark.parametrize("limit", ["1,000,000,000,000", str(10**30)], ids=["a-terabyte", "10e30"])
+def test_a_limit_far_above_the_file_reads_it_whole(run: Run, limit: str) -> None:
+    # `--max-bytes 1000000000000` (no limit, to a tired user) was a MemoryError
+    # traceback, a limit past 2**63 an OverflowError: the read set the limit aside first
+    code, out, err = run("inspect", SESSION, "--max-bytes", limit)
+    assert (code, err) == (0, "") and out == run("inspect", SESSION)[1]
+
+
+def test_a_file_that_grows_within_the_limit_while_read_is_read_whole(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    path = tmp_path / "growing.json"
+    path.write_text("[]")  # 2 bytes at the stat, 3 MiB and 2 when read
+    grown = b"[" + b" " * (3 << 20) + b"]"
+    monkeypatch.setattr(Path, "open", lambda self, *args, **kwargs: io.BytesIO(grown))
+    code, out, _ = run("inspect", path, "--json")
+    assert (code, json.loads(out)["messages"]) == (0, 0)
+
+
 def test_deeply_nested_tool_call_arguments_are_kept_as_text_not_a_crash(
     run: Run, tmp_path: Path
 ) -> None:
@@ -1097,6 +1118,50 @@ def test_a_full_disk_is_one_line_and_exit_2_not_a_traceback(options: list[str]) 
         done.stderr,
         "cannot write the report to stdout: No space left on device",
     )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_stderr_that_cannot_be_written_keeps_the_command_s_status(tmp_path: Path) -> None:
+    """`context-budget bill gone.jsonl 2>/dev/full` ended with status 1 (the error line's
+    failed write raised, and so did the traceback's); a warning that cannot be written
+    ended a bill the same way."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    one = str(ROOT / "tests" / "fixtures" / "transcripts" / "spotter" / "tool_heavy.jsonl")
+    codes = []
+    for paths in ([str(tmp_path / "gone.jsonl")], [one, str(empty)]):
+        with open("/dev/full", "w", encoding="utf-8") as full:
+            done = subprocess.run(
+                [sys.executable, "-m", "context_budget", "bill", *paths, "--timezone", "UTC"],
+                stdout=subprocess.PIPE,
+                stderr=full,
+                text=True,
+                check=False,
+                timeout=60,
+            )
+        codes.append((done.returncode, done.stdout.startswith("bill: ")))
+    assert codes == [(2, False), (0, True)]  # the error's status; the bill, its warning lost
+
+
+def test_ctrl_c_is_one_line_and_status_130_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C during a long `whatif` printed a traceback of 17 to 50 lines, from
+    wherever the read was."""
+    import context_budget.cli as cli
+
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    def ended(status: int) -> None:
+        raise SystemExit(status)
+
+    monkeypatch.setattr(cli, "main", interrupted)
+    monkeypatch.setattr(os, "_exit", ended)
+    monkeypatch.setattr(sys, "stderr", sys.stderr)  # put back after entry wraps it
+    with pytest.raises(SystemExit) as stop:
+        cli.entry()
+    assert (stop.value.code, capsys.readouterr()) == (130, ("", "context-budget: interrupted\n"))
 
 
 @pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])

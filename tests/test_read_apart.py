@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from profiles import cases
 
 import context_budget._aside as _aside
-import context_budget.sessions._claude_halves as halves
+import context_budget.sessions.claude_code as claude_code
 import context_budget.sessions.detect as detect
 from context_budget.cli import main
 
@@ -70,7 +70,7 @@ def _both(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> tuple[Any, Any, l
         patched.setattr(detect, "_cut", noting)
         split = _run(argv)
         patched.setattr(detect, "can_fork", lambda: False)
-        patched.setattr(halves, "can_fork", lambda: False)
+        patched.setattr(claude_code, "can_fork", lambda: False)
         alone = _run(argv)
     return split, alone, cuts
 

@@ -28,7 +28,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from profiles import cases
 
-import context_budget.sessions._claude_halves as halves
 import context_budget.sessions.claude_code as claude_code
 from benchmarks.bill import generate_project
 from context_budget.cli import main
@@ -39,7 +38,7 @@ from context_budget.sessions.text import FileSource
 from context_budget.usage import Usage
 
 ROOT = Path(__file__).resolve().parent.parent
-SPLIT_BYTES = halves.SPLIT_BYTES  # as shipped: each test here splits every read
+SPLIT_BYTES = claude_code.SPLIT_BYTES  # as shipped: each test here splits every read
 pytestmark = pytest.mark.skipif(not LINUX, reason="children are made on Linux alone")
 
 
@@ -49,7 +48,7 @@ def _split_every_read(
 ) -> Iterator[None]:
     """Every read of two files or more split, by a forked child or by its steps run here
     (where coverage measures them)."""
-    with split_every_read(monkeypatch, halves, request.param):
+    with split_every_read(monkeypatch, claude_code, request.param):
         yield
 
 
@@ -57,14 +56,14 @@ def _split(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """A list that notes, for each read from now on, whether it was split: the child's
     part joined to this process's."""
     noted: list[bool] = []
-    split = halves.read_halves
+    halves = claude_code._read_halves
 
     def noting(sources: Any, work: Any = None) -> Any:
-        found = split(sources, work)
+        found = halves(sources, work)
         noted.append(found is not None and not found.rest)
         return found
 
-    monkeypatch.setattr(halves, "read_halves", noting)
+    monkeypatch.setattr(claude_code, "_read_halves", noting)
     return noted
 
 
@@ -109,7 +108,7 @@ def _both(monkeypatch: pytest.MonkeyPatch, sources: list[FileSource]) -> tuple[A
 
     noted = _split(monkeypatch)
     split = read()
-    monkeypatch.setattr(halves, "can_fork", lambda: False)
+    monkeypatch.setattr(claude_code, "can_fork", lambda: False)
     alone = read()
     return split, alone, noted[0]
 
@@ -136,7 +135,7 @@ def test_the_bill_of_a_generated_project_is_the_same_bytes_split(
     outputs = []
     noted = _split(monkeypatch)
     for fork in (True, False):
-        monkeypatch.setattr(halves, "can_fork", lambda fork=fork: fork)
+        monkeypatch.setattr(claude_code, "can_fork", lambda fork=fork: fork)
         for argv in (["--json", "--calls"], ["--by", "agent"], []):
             assert main(["bill", str(tmp_path), "--timezone", "UTC", *argv]) == 0
         outputs.append(capsys.readouterr().out)
@@ -158,7 +157,7 @@ def test_a_live_folder_with_a_half_written_line_bills_the_same_split(
     outputs = []
     noted = _split(monkeypatch)
     for fork in (True, False):
-        monkeypatch.setattr(halves, "can_fork", lambda fork=fork: fork)
+        monkeypatch.setattr(claude_code, "can_fork", lambda fork=fork: fork)
         assert main(["bill", str(tmp_path), "--timezone", "UTC", "--json", "--calls"]) == 0
         captured = capsys.readouterr()
         outputs.append((captured.out, captured.err))
@@ -176,7 +175,7 @@ def test_the_shipped_sessions_bill_the_same_bytes_split(
     outputs = []
     noted = _split(monkeypatch)
     for fork in (True, False):
-        monkeypatch.setattr(halves, "can_fork", lambda fork=fork: fork)
+        monkeypatch.setattr(claude_code, "can_fork", lambda fork=fork: fork)
         for argv in (["--json", "--calls"], ["--by", "thread"], ["--by", "agent", "--json"]):
             assert main(["bill", str(folder), "--timezone", "UTC", *argv]) == 0
         outputs.append(capsys.readouterr().out)
@@ -332,8 +331,7 @@ def test_parts_that_touch_are_read_on_here_and_not_read_again(
             walked.extend(claude_code._read_order(sources) if order is None else order)
         return walk(reader, sources, order, ids)
 
-    monkeypatch.setattr(claude_code, "_walk", noting)  # the rest, read after the first part
-    monkeypatch.setattr(halves, "_walk", noting)  # the first part
+    monkeypatch.setattr(claude_code, "_walk", noting)
     split, alone, was_split = _both(monkeypatch, [first, second])
     assert not was_split and split == alone
     assert walked == [0, 1, 0, 1]  # the split read, then the one pass it is compared with
@@ -382,7 +380,7 @@ def test_a_read_under_the_size_is_not_split(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     files = [_session(tmp_path / f"s{n}.jsonl", f"s{n}", 20) for n in range(3)]
-    monkeypatch.setattr(halves, "SPLIT_BYTES", sum(os.path.getsize(f.name) for f in files) + 1)
+    monkeypatch.setattr(claude_code, "SPLIT_BYTES", sum(os.path.getsize(f.name) for f in files) + 1)
     split, alone, was_split = _both(monkeypatch, files)
     assert not was_split and split == alone
 
@@ -391,7 +389,7 @@ def test_the_size_at_which_a_read_is_split_is_the_one_the_docs_give() -> None:
     mib = SPLIT_BYTES / 2**20
     cli = " ".join((ROOT / "docs" / "reference" / "cli.md").read_text(encoding="utf-8").split())
     assert f"Claude Code files of {mib:g} MiB or more, all told, are read in two parts" in cli
-    source = (ROOT / "src" / "context_budget" / "sessions" / "_claude_halves.py").read_text("utf-8")
+    source = (ROOT / "src" / "context_budget" / "sessions" / "claude_code.py").read_text("utf-8")
     assert f"(`SPLIT_BYTES`, {mib:g} MiB or more, all told)" in source
 
 
@@ -460,7 +458,7 @@ def test_any_folder_reads_the_same_split(
 ) -> None:
     sources = data.draw(_folder(tmp_path_factory.mktemp("folder")))
     with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(halves, "_CHILD_SHARE", share)
+        monkeypatch.setattr(claude_code, "_CHILD_SHARE", share)
         split, alone, _ = _both(monkeypatch, sources)
     assert split == alone
 

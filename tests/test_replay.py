@@ -1025,3 +1025,22 @@ def test_each_result_of_an_evaluation_output_is_rented_by_its_own_instance() -> 
         assert result.calls <= calls[result.thread], result
     threads = {result.thread for result in done.results}
     assert len(threads) == len(calls) > 1
+
+
+def test_a_replay_runs_with_the_collector_held_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library user's replay makes objects by the call, none in a cycle: it runs with the
+    cyclic collector held off, as the command's does, and leaves it on after."""
+    import gc
+    import importlib
+
+    replaying = importlib.import_module(
+        "context_budget.replay"
+    )  # the package's `replay` is its function
+    seen: list[bool] = []
+    run = replaying._Run.run
+    monkeypatch.setattr(
+        replaying._Run, "run", lambda self: seen.append(gc.isenabled()) or run(self)
+    )
+    replay(read_bill(FE5E))
+    assert seen == [False]
+    assert gc.isenabled()

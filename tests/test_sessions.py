@@ -7,6 +7,8 @@ shape stops both, naming the place.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -18,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from context_budget.bills import Bill, read_bill
+from context_budget.cli import main
 from context_budget.sessions import Source, read_paths, read_sources, read_text, text
 from context_budget.sessions.text import (
     FormatError,
@@ -210,6 +213,76 @@ def test_a_codex_item_with_a_role_and_no_type_is_a_message() -> None:
         {"role": "assistant", "content": [{"type": "text", "text": "Rate limits added."}]},
     ]
     assert "type" not in user  # the item read is left as it was
+
+
+def _said(role: str, text: str) -> tuple[str, dict[str, Any]]:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return "response_item", {
+        "type": "message",
+        "role": role,
+        "content": [{"type": kind, "text": text}],
+    }
+
+
+def _total(sent: int, cached: int, output: int) -> tuple[str, dict[str, Any]]:
+    usage = {"input_tokens": sent, "cached_input_tokens": cached, "output_tokens": output}
+    return "event_msg", {"type": "token_count", "info": {"total_token_usage": usage}}
+
+
+#: A rollout compacted after its second call (line 9): the third call reads nothing cached.
+_COMPACTED = _rollout(
+    ("turn_context", {"model": "gpt-5-codex"}),
+    _said("user", "Fix the parser. " * 2_000),
+    _said("assistant", "Done: the parser reads the header."),
+    _total(20_000, 0, 500),
+    _said("user", "Now the tests."),
+    _said("assistant", "The tests pass."),
+    _total(41_000, 19_000, 900),
+    ("compacted", {"message": "The parser and its tests were fixed."}),
+    _said("user", "Add a changelog line."),
+    _said("assistant", "Added."),
+    _total(44_000, 19_000, 1_000),
+)
+
+
+def _json_of(argv: list[str]) -> dict[str, Any]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0
+    return json.loads(out.getvalue())  # type: ignore[no-any-return]
+
+
+def test_a_codex_compaction_starts_a_segment_and_names_the_rebuild(tmp_path: Path) -> None:
+    # a `compacted` line was counted as one more skipped record: `inspect` showed one
+    # segment, and the bill named the rebuild after it a changed prefix
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(_COMPACTED, encoding="utf-8")
+    session = read_text(_COMPACTED, "codex")
+    assert [(b.index, b.line) for b in session.boundaries] == [(4, 9)]
+    assert session.layers.conversation[4] == {
+        "role": "user",
+        "content": "The parser and its tests were fixed.",
+    }
+    assert [call.segment for call in read_bill(path).calls] == [0, 0, 1]
+    assert [(r.call, r.cause) for r in read_bill(path).rebuilds()] == [(3, "compaction")]
+    report = _json_of(["inspect", "--json", str(path)])
+    assert [(s["first"], s["messages"], s["line"]) for s in report["segments"]] == [
+        (0, 4, None),
+        (4, 3, 9),
+    ]
+    assert report["skipped_records"] == 5  # the meta, the turn context and the totals
+
+
+def test_a_replayed_codex_request_after_a_compaction_leaves_the_old_messages_out(
+    tmp_path: Path,
+) -> None:
+    # the replay sent the whole history again after a compaction: it read from the cache
+    # what the bill paid in full, and said the messages exceed the prompt call 3 recorded
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(_COMPACTED, encoding="utf-8")
+    replayed = _json_of(["whatif", "--json", str(path)])
+    assert replayed["rebuilds"] == {"compaction": 1}
+    assert 3 not in [departure["call"] for departure in replayed["departures"]]
 
 
 @pytest.mark.parametrize(

@@ -97,6 +97,11 @@ def test_without_a_database_only_utc_is_read(monkeypatch: pytest.MonkeyPatch) ->
         (":/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo", 9 * 3600),
         ("/usr/share/zoneinfo/Etc/UTC", "UTC", 0),
         ("EST5EDT,M3.2.0,M11.1.0", "EST5EDT,M3.2.0,M11.1.0", -5 * 3600),
+        ("<+03>-3", "<+03>-3", 3 * 3600),
+        # a TZ that names no zone leaves the C library in UTC: the days were UTC's, and
+        # the column said "day (garbage)"
+        ("garbage", "UTC: TZ='garbage' names no zone", 0),
+        ("Nowhere/Special", "UTC: TZ='Nowhere/Special' names no zone", 0),
     ],
 )
 def test_the_machine_s_zone_follows_tz(
@@ -134,9 +139,13 @@ def test_tz_naming_a_link_into_the_zone_folder_is_named_for_its_zone(
     (tmp_path / "utc").symlink_to(tokyo.parent.parent / "Etc" / "UTC")
     monkeypatch.setenv("TZ", f":{tmp_path / 'utc'}")
     assert local_zone() is UTC_ZONE
-    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # a loop of links names no zone
-    monkeypatch.setenv("TZ", f":{tmp_path / 'loop'}")
-    assert local_zone().name == str(tmp_path / "loop")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # a loop of links names no zone,
+    loop = f":{tmp_path / 'loop'}"  # nor does a path to nothing:
+    monkeypatch.setenv("TZ", loop)
+    assert local_zone() == Zone(f"UTC: TZ={loop[:60]!r} names no zone")
+    monkeypatch.setenv("TZ", ":/no/such/zone")  # the C library counts in UTC then
+    assert local_zone() == Zone("UTC: TZ=':/no/such/zone' names no zone")
+    assert local_zone().offset(0.0) == 0.0
 
 
 def test_without_tz_the_machine_s_zone_is_etc_localtime(

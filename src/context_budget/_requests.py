@@ -402,7 +402,11 @@ _LONGEST_WAIT = 300.0
 
 
 def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[_Draft]:
-    """A one-thread session whose assistant messages match its calls one for one."""
+    """A one-thread session whose assistant messages match its calls one for one.
+
+    A call's request holds the system prompt and the messages before its answer,
+    from its segment's first (`Session.boundaries`, a Codex compaction's summary)
+    on: a compaction starts the request anew, its summary first."""
     messages = session.layers.conversation
     name = PurePath(session.files[0]).name if session.files else ""
     # subtle: one file may hold several sessions (an evaluation output's instances), and
@@ -424,9 +428,13 @@ def _linear(session: Session, numbered: Sequence[tuple[int, Call]]) -> Iterator[
         for n, item in enumerate(blocks):
             seen.append(_seen(f"{own}:m{index}#{n}", role, item, where))
         upto.append(len(seen))
-    shared = 0
+    firsts = sorted({boundary.index for boundary in session.boundaries})
+    shared, segment = 0, 0
     for (number, call), stop in zip(numbered, answers, strict=True):
-        request = head + seen[: upto[stop]]
+        first = max((index for index in firsts if index <= stop), default=0)
+        if first != segment:  # a compaction: nothing of the last request is carried on
+            shared, segment = 0, first
+        request = head + seen[upto[first] : upto[stop]]
         time = call.timestamp
         yield _Draft(number, call.thread.name, call.prompt_tokens, time, request, "", None, shared)
         shared = len(request)

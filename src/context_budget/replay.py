@@ -95,6 +95,7 @@ from context_budget.messages import Message
 from context_budget.models import MODELS, Model, model_for
 from context_budget.pricing import Cost, Unpriced, cost
 from context_budget.sessions import Call, ThreadId
+from context_budget.sessions.text import gc_paused
 from context_budget.usage import Usage
 
 __all__ = [
@@ -1072,6 +1073,7 @@ def replay(bill: Bill, policy: Policy | None = None) -> Replay:
     if not isinstance(policy, Policy):
         raise TypeError(f"policy must be a Policy, got {short_repr(policy)}")
     _check(policy, bill)
-    run = _Run(bill, policy, _requests_of(bill))
-    run.run()
-    return run.replay()
+    with gc_paused():  # the requests, states and calls made hold no cycles to collect
+        run = _Run(bill, policy, _requests_of(bill))
+        run.run()
+        return run.replay()

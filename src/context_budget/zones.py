@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -60,6 +61,11 @@ _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 _SAFE_LOW = datetime(1, 1, 3, tzinfo=UTC).timestamp()
 _SAFE_HIGH = datetime(9999, 12, 29, tzinfo=UTC).timestamp()
 _UTC_NAMES = frozenset({"UTC", "Etc/UTC", "Etc/UCT", "UCT", "Zulu", "Etc/Zulu", "GMT", "Etc/GMT"})
+#: A POSIX `TZ` rule (`EST5EDT,M3.2.0,M11.1.0`, `JST-9`, `<+03>-3`): a name of three
+#: letters or more (or `<...>`), then the offset the rule needs, then an optional summer part.
+_NAME = r"(?:[A-Za-z]{3,}|<[A-Za-z0-9+-]{3,}>)"
+_OFFSET = r"[+-]?\d{1,3}(?::\d{1,2}){0,2}"
+_POSIX_RULE = re.compile(rf"{_NAME}{_OFFSET}(?:{_NAME}(?:{_OFFSET})?(?:,[^,]+,[^,]+)?)?")
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,8 @@ class Zone:
 
     Attributes:
         name: its name as shown beside the day column: an IANA name such as
-            `Europe/Paris`, or `UTC`.
+            `Europe/Paris`, `UTC`, a POSIX rule `TZ` gives (`EST5EDT`), or UTC
+            with why where `TZ` names no zone (`local_zone`).
         tzinfo: the zone's rules; None for the C library's local time (a `TZ`
             the database does not hold, such as a POSIX rule string).
     """
@@ -233,7 +240,12 @@ def _key_of(path: Path) -> str | None:
 
 
 def _from_tz(value: str) -> Zone:
-    """The zone `TZ` names: an IANA name, a file (`:/path`), or a rule the C library reads."""
+    """The zone `TZ` names: an IANA name, a file (`:/path`), or a rule the C library reads.
+
+    A value that is none of these (`TZ=garbage`, a file that is no zone) leaves the C
+    library counting in UTC: so do the days, and the name says so and why, e.g.
+    `UTC: TZ='garbage' names no zone`.
+    """
     key = value.removeprefix(":")
     if not key or key in _UTC_NAMES:
         return UTC_ZONE
@@ -245,7 +257,10 @@ def _from_tz(value: str) -> Zone:
     try:
         return find_zone(key)
     except ValueError:
+        pass
+    if _POSIX_RULE.fullmatch(key):
         return Zone(key, None)  # a POSIX rule such as EST5EDT,M3.2.0,M11.1.0: the C library's
+    return Zone(f"UTC: TZ={value[:60]!r} names no zone", UTC)
 
 
 def local_zone() -> Zone:

@@ -85,6 +85,8 @@ if TYPE_CHECKING:
 PROG = "context-budget"
 #: Exit status for bad input and usage errors (argparse's own).
 EXIT_BAD_INPUT = 2
+#: Exit status after Ctrl-C (128 + SIGINT's number, as a shell gives it).
+EXIT_INTERRUPTED = 130
 #: Each subcommand and the one-line help `--help` lists it with. A run imports the
 #: modules of its own subcommand alone (`bill` neither the experiment nor `inspect`'s).
 COMMANDS = {
@@ -336,6 +338,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+class _Unfailing:
+    """stderr, whose failed write (`2>/dev/full`, a closed pipe) is dropped: a warning or
+    an error line that cannot be written has nowhere else to go, and the command's
+    status must stay its own (not 1, after a traceback no one can read either)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> Any:  # `encoding`, `fileno`: the stream's own
+        return getattr(self._stream, name)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError):
+            self._stream.flush()
+
+
 def entry() -> NoReturn:
     """The installed `context-budget` (and `python -m context_budget`): `main` on the
     process's own arguments, then the process ends with its status.
@@ -344,12 +368,19 @@ def entry() -> NoReturn:
     once (`os._exit`) rather than freeing one by one the objects a bill made
     (hundreds of thousands for a large folder). Nothing is left to do by
     then: every page is written whole before the report is printed, and the
-    package registers no exit handler. Started with stderr closed, its lines
-    are dropped; with stdout closed, the status is 2.
+    package registers no exit handler. Started with stderr closed, or with one
+    that cannot be written (`2>/dev/full`), its lines are dropped; with stdout
+    closed, the status is 2. Ctrl-C ends it with one line, `context-budget:
+    interrupted`, and status 130; a page being written is left as it was.
     """
     if sys.stderr is None:  # started with stderr closed (`2>&-`): its lines go nowhere
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - until the exit
-    status = main()
+    sys.stderr = _Unfailing(sys.stderr)
+    try:
+        status = main()
+    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's status for it, no traceback
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        status = EXIT_INTERRUPTED
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed pipe or
             stream.flush()  # a stream closed from the start (None): said already

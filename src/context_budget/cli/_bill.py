@@ -36,7 +36,7 @@ from typing import Any
 
 from context_budget.bill_page import adding_up, bill_page, priced_parts, write_page
 from context_budget.bill_page import money as _money
-from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, Figures, _read_bill
+from context_budget.bills import BILL_FORMATS, TIME_VIEWS, VIEWS, Bill, Figures, read_bill
 from context_budget.cli._render import one_line
 from context_budget.errors import InputError
 from context_budget.sessions.claude_code import START_OUTPUT_MOST
@@ -643,7 +643,7 @@ def read(
             no reader can take, or a `page` to write over a file the bill reads.
     """
     try:
-        whole = _read_bill(_paths(paths), format=format, strict=strict)  # calls when asked
+        whole = read_bill(_paths(paths), format=format, strict=strict, lazy=True)
         bill = whole.between(since, until, zone=zone)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BillError(str(error)) from None

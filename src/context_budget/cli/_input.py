@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from context_budget.errors import InputError
 from context_budget.sessions import (
@@ -50,7 +51,7 @@ def _read(path: str, max_bytes: int = MAX_BYTES) -> str:
                 "(raise it with --max-bytes)"
             )
         with Path(path).open("rb") as file:
-            raw = file.read(max_bytes + 1)  # subtle: the file may grow after the stat
+            raw = _bounded(file, max_bytes + 1, info.st_size)  # it may grow after the stat
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -65,6 +66,29 @@ def _read(path: str, max_bytes: int = MAX_BYTES) -> str:
         return decode(raw, path)
     except ValueError as error:
         raise InputError(str(error)) from None
+
+
+#: The most bytes one read asks for beyond what the file held at its stat.
+_PIECE = 1 << 20
+
+
+def _bounded(file: BinaryIO, limit: int, size: int) -> bytes:
+    """Up to `limit` bytes of `file`, which held `size` bytes when last seen.
+
+    Read in pieces of at most `size` bytes (or `_PIECE`, for what it grew by): a
+    single `read(limit)` sets aside `limit` bytes first, which a limit such as
+    `--max-bytes 1000000000000` cannot have (a `MemoryError`, or an `OverflowError`
+    past the machine's sizes).
+    """
+    pieces: list[bytes] = []
+    left = limit
+    while left > 0:
+        piece = file.read(min(left, max(size, _PIECE)))
+        if not piece:
+            break
+        pieces.append(piece)
+        left -= len(piece)
+    return b"".join(pieces)
 
 
 def _load(text: str, path: str, format: str, skipped: list[Skip] | None) -> Session:

@@ -18,6 +18,12 @@ Every line is `{"timestamp", "type", "payload"}`. The conversation is in the
 Consecutive assistant items are one assistant message, as they are one reply.
 `session_meta`, `turn_context` and `event_msg` lines are skipped as messages.
 
+Compaction: a `compacted` line (its `payload.message` the summary Codex
+wrote) starts a new segment of the conversation, as a Claude Code
+`compact_boundary` does: a `Boundary` at the next message, the summary a user
+message (as Codex sends it after the kept user messages), and every later
+call's `segment` one higher, so a bill names the rebuild that follows it.
+
 The calls are in `event_msg` lines whose `payload.type` is `token_count`, at
 `payload.info.total_token_usage` (cumulative over the session). A call is one
 rise of the cumulative total: its tokens are the difference from the previous
@@ -64,7 +70,7 @@ from context_budget.layers import Layers
 from context_budget.messages import Message
 from context_budget.sessions.openai_chat import text_of, tool_input
 from context_budget.sessions.records import ANY, RAW, Shape, records, value
-from context_budget.sessions.session import Call, Session, ThreadId
+from context_budget.sessions.session import Boundary, Call, Session, ThreadId
 from context_budget.sessions.skips import Skip, bad_usage_line
 from context_budget.sessions.text import Source, count_of, epoch, tally
 from context_budget.usage import Usage
@@ -177,6 +183,8 @@ class _Reading:
         self.own_turn = False  # a fork's own first turn was seen: its copied history is over
         self.named_turns = False  # a fork's copied turns carry ids minted before its creation
         self.cwd = ""  # the working folder the rollout ran in
+        self.boundaries: list[Boundary] = []  # where each `compacted` line cut the conversation
+        self.segment = 0  # the `compacted` lines read so far
 
     def line(self, number: int, record: Any) -> None:
         kind = record.type
@@ -201,6 +209,9 @@ class _Reading:
                 self._tokens(number, record, payload)
             except ValueError as error:  # the next total's rise takes this call in
                 self.bad_lines.append(bad_usage_line(self.name, number, error))
+        elif kind == "compacted" and payload is not None:
+            self._compacted(number, payload)
+            return
         if kind != "response_item" or payload is None:
             label = kind if isinstance(kind, str) else "(no type)"
             self.skipped[label] = self.skipped.get(label, 0) + 1
@@ -228,6 +239,16 @@ class _Reading:
         instructions = payload.get("base_instructions")
         if isinstance(instructions, dict) and isinstance(instructions.get("text"), str):
             self.system.append(instructions["text"])
+
+    def _compacted(self, number: int, payload: dict[str, Any]) -> None:
+        """A compaction: a new segment, starting with its summary where the line keeps one."""
+        self.segment += 1
+        if not self.messages:
+            return
+        self.boundaries.append(Boundary(len(self.conversation), number))
+        summary = payload.get("message")
+        if isinstance(summary, str) and summary.strip() and self.problem is None:
+            self.conversation.append({"role": "user", "content": summary})
 
     def _item(self, number: int, item: dict[str, Any]) -> None:
         where = f"line {number}"
@@ -270,7 +291,9 @@ class _Reading:
         rise = Usage.of(dict(zip(_FIELDS, delta, strict=True)), where=f"{where} token_count rise")
         when = epoch(record.timestamp, f"{where} timestamp")
         self.rises.append(
-            Call.sound(_UNNAMED, when, self.model, rise, False, 0, None, None, "", "", None)
+            Call.sound(
+                _UNNAMED, when, self.model, rise, False, self.segment, None, None, "", "", None
+            )
         )
         self.copied.append(self._replayed(when))
 
@@ -345,7 +368,9 @@ def read(source: Source, *, messages: bool = True) -> Session:
     thread = ThreadId(reading.session, parent=reading.parent)
     cwd = reading.cwd
     rises = tuple(
-        Call.sound(thread, c.timestamp, c.model, c.usage, False, 0, None, None, "", cwd, None)
+        Call.sound(
+            thread, c.timestamp, c.model, c.usage, False, c.segment, None, None, "", cwd, None
+        )
         for c in reading.rises
     )
     calls = tuple(rise for rise, copied in zip(rises, reading.copied, strict=True) if not copied)
@@ -360,6 +385,7 @@ def read(source: Source, *, messages: bool = True) -> Session:
         "codex",
         Layers("\n\n".join(reading.system), [], reading.conversation),
         main=thread,
+        boundaries=tuple(reading.boundaries),
         calls=calls,
         usage_records=rises,
         skipped=sum(reading.skipped.values()),
