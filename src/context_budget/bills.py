@@ -338,9 +338,9 @@ def _projects(calls: Sequence[Call]) -> list[str]:
 
 
 def _project(file: str) -> str:
-    """The Claude Code project of a call's `file`, the folder under `projects/`; else the
-    folder of the session (where the file recorded no working folder: a Codex rollout's
-    `cwd` is its project).
+    """The project of a call whose file recorded no working folder (`Call.project`, which
+    is the project where there is one: a Claude Code file's first `cwd`, a Codex
+    rollout's): the folder under `projects/` the file sits in, else its own folder.
 
     A sub-agent's file under `<session>/subagents/` belongs to the folder
     above the session's, however deep sub-agents nest (`.../subagents/<agent>/subagents/`).
