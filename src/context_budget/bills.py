@@ -1896,6 +1896,9 @@ def read_bill(
         paths = [path]
     elif isinstance(path, Sequence) and path and all(isinstance(p, str | PathLike) for p in path):
         paths = list(path)
+    elif isinstance(path, Sequence) and path:
+        at, bad = next((k, p) for k, p in enumerate(path) if not isinstance(p, str | PathLike))
+        raise TypeError(f"path must be a list of paths; item {at} is {short_repr(bad)}")
     else:
         raise TypeError(f"path must be a path or a non-empty list of paths, got {path!r:.60}")
     if not isinstance(format, str):
