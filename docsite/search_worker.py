@@ -22,8 +22,10 @@ word break and the lone `*` every word of the index (every page matched, and the
 search took seconds, the results of an earlier query on show meanwhile); and
 `--timezone` was a query lunr refused (an operator with no word after it), so the
 box said "No matching documents". A hyphen that ends a word and the hyphens that
-start an option are left out (`_READ_AS_WORDS`). The build fails if the worker no
-longer holds a line it changes.
+start an option are left out (`_READ_AS_WORDS`). So is a `~` or `^` with no digit
+after it: lunr reads each as an operator (`~1`, `^2`, which stay), so the box refused
+`~/.claude/projects`, a path the site's search separator (mkdocs.yml) cuts at its `~`
+anyway. The build fails if the worker no longer holds a line it changes.
 """
 
 from __future__ import annotations
@@ -51,9 +53,13 @@ _DELIMITED_KEY = 'e=e+s+o.id+" "}return e}'
 #: its first step (it segments Chinese words).
 _SEARCH_START = "search(e){if("
 _SEARCH = _SEARCH_START + 'e=e.replace(new RegExp("\\\\p{sc=Han}+","gu")'
-#: What `search` does first: leave out the hyphens that end a word (`context-`) and
-#: those that start a word with two or more (`--timezone`).
-_READ_AS_WORDS = 'e=e.replace(/-+(?=\\s|$)/g,"").replace(/(^|\\s)-{2,}(?=\\S)/g,"$1"),'
+#: What `search` does first: leave out the hyphens that end a word (`context-`), those
+#: that start a word with two or more (`--timezone`), and a `~` or `^` that no digit
+#: follows (`~/.claude`).
+_READ_AS_WORDS = (
+    'e=e.replace(/-+(?=\\s|$)/g,"").replace(/(^|\\s)-{2,}(?=\\S)/g,"$1")'
+    '.replace(/[~^](?!\\d)/g," "),'
+)
 
 
 def _replace_once(worker: str, line: str, by: str, what: str) -> str:

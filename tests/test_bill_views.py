@@ -46,12 +46,16 @@ def test_every_view_adds_up_to_the_whole(by: str) -> None:
 
 
 def test_the_day_and_project_views_name_what_the_files_hold() -> None:
+    """A project is the working folder a session started in: the synthetic Claude Code
+    session and the Codex rollout, both run in `/synthetic/project`, are one project
+    (read from their folders, they were two: `synthetic` and `/synthetic/project`);
+    a session that moved to another folder later (`/path/to/Demo/todo-app`) stays in
+    the one it started in."""
     bill = read_bill([PROJECT, SYNTHETIC])
     assert [g.key for g in bill.groups("day")] == ["2025-09-03", "2025-09-07", "2026-03-02"]
     assert [(g.key, g.calls) for g in bill.groups("project")] == [
-        ("sample-project", 199),
-        ("synthetic", 10),
-        ("/synthetic/project", 4),  # the rollout's working folder, not its folder
+        ("/path/to/Demo", 199),
+        ("/synthetic/project", 14),
     ]
 
 
@@ -65,7 +69,26 @@ def test_a_session_is_its_whole_id_sub_agent_files_included() -> None:
     assert groups[0].calls == len(read_bill(PROJECT / f"{FE5E}.jsonl").calls)
 
 
-def test_a_project_is_the_folder_under_projects(tmp_path: Path) -> None:
+def _without_cwd(source: Path, target: Path) -> None:
+    """`source`'s lines written to `target` with no `cwd`: a file that names no folder."""
+    lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        line.pop("cwd", None)
+    target.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def test_a_project_whose_files_name_no_folder_is_the_folder_under_projects(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / ".claude" / "projects" / "-home-me-demo" / FE5E / "subagents"
+    folder.mkdir(parents=True)
+    _without_cwd(PROJECT / f"{FE5E}.jsonl", folder.parent.parent / f"{FE5E}.jsonl")
+    _without_cwd(PROJECT / "agent-test-hash-123.jsonl", folder / "agent-test-hash-123.jsonl")
+    groups = read_bill(tmp_path / ".claude" / "projects").groups("project")
+    assert [g.key for g in groups] == ["-home-me-demo"]
+
+
+def test_a_sub_agent_file_under_its_session_is_in_the_sessions_project(tmp_path: Path) -> None:
     folder = tmp_path / ".claude" / "projects" / "-home-me-demo" / FE5E / "subagents"
     folder.mkdir(parents=True)
     main_file = folder.parent.parent / f"{FE5E}.jsonl"
@@ -74,7 +97,7 @@ def test_a_project_is_the_folder_under_projects(tmp_path: Path) -> None:
         (PROJECT / "agent-test-hash-123.jsonl").read_bytes()
     )
     groups = read_bill(tmp_path / ".claude" / "projects").groups("project")
-    assert [g.key for g in groups] == ["-home-me-demo"]
+    assert [g.key for g in groups] == ["/path/to/Demo"]
 
 
 def test_json_groups_add_up_to_cost_usd_after_rounding(
@@ -218,11 +241,10 @@ def test_a_rebuild_without_a_time_says_so(
 
 
 def test_a_sub_agent_file_outside_projects_joins_its_session_folder(tmp_path: Path) -> None:
+    """Its file names no working folder: the project is the folder above its session's."""
     folder = tmp_path / "demo" / FE5E / "subagents"
     folder.mkdir(parents=True)
-    (folder / "agent-test-hash-123.jsonl").write_bytes(
-        (PROJECT / "agent-test-hash-123.jsonl").read_bytes()
-    )
+    _without_cwd(PROJECT / "agent-test-hash-123.jsonl", folder / "agent-test-hash-123.jsonl")
     groups = read_bill(folder / "agent-test-hash-123.jsonl").groups("project")
     assert [g.key for g in groups] == ["demo"]
 

@@ -964,3 +964,11 @@ def test_lazy_that_is_no_bool_is_refused(lazy: object) -> None:
     """`lazy="no"` read as true would leave a child waiting that the caller said not to."""
     with pytest.raises(TypeError, match=f"lazy must be True or False, got {lazy!r}"):
         read_bill(PROJECT, lazy=lazy)  # type: ignore[arg-type]
+
+
+def test_a_list_of_paths_with_one_that_is_no_path_names_that_one() -> None:
+    """`read_bill([path, 5])` repeated the whole list (cut at 60 characters, so a long
+    list hid the item at fault); it names the item and its place."""
+    paths = [str(PROJECT)] * 3 + [5]
+    with pytest.raises(TypeError, match=r"path must be a list of paths; item 3 is 5$"):
+        read_bill(paths)  # type: ignore[arg-type]

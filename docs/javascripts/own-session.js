@@ -10,7 +10,10 @@
   const box = document.getElementById("cb-own-session");
   if (!box) return;
   const ROOT = new URL("../", document.currentScript.src).href;
-  const input = box.querySelector("input[type=file]");
+  // the files chosen (#cb-own-files), or a folder chosen (#cb-own-folder): its files keep
+  // their paths under it, so the folder is read as `bill` reads one (a session's sub-agents
+  // under <session>/subagents/, an OpenHands conversation's events/)
+  const inputs = [...box.querySelectorAll("input[type=file]")];
   const status = box.querySelector(".cb-own-status");
   const bar = box.querySelector("progress");
   const frame = box.querySelector("iframe");
@@ -98,7 +101,8 @@
     return bytes.buffer;
   }
 
-  // Python's part: bill and replay the files written under /home/pyodide/own/, print the page.
+  // Python's part: bill and replay the files or the folder written under /home/pyodide/own/
+  // (`names`: their paths there), print the page.
   function source(names) {
     return [
       "import json, os",
@@ -155,16 +159,22 @@
     fit();
   }).observe(frame);
 
-  async function bill(files) {
+  // What a folder holds that a bill may read, each with its path under the folder's parent
+  // ("project/<session>/subagents/agent-1.jsonl"): its .jsonl and .json files, as the
+  // file chooser offers (a note or a picture beside them is not read at all).
+  const SESSION_FILE = /\.jsonl?$/i;
+  const inFolder = (files) => files.filter((file) => SESSION_FILE.test(file.name));
+
+  async function bill(files, folder) {
     lastStep = null;
-    input.disabled = true;
+    for (const input of inputs) input.disabled = true;
     frame.hidden = true;
     const total = files.reduce((sum, file) => sum + file.size, 0);
     try {
       const read_ = [];
       let before = 0;
       for (const file of files) {
-        read_.push({ name: file.name, bytes: await read(file, before, total) });
+        read_.push({ name: file.webkitRelativePath || file.name, bytes: await read(file, before, total) });
         before += file.size;
       }
       bar.hidden = true;
@@ -176,7 +186,8 @@
       say("Handing the files to Python…");
       await ask({ type: "put", folder: "own", files: read_ }, read_.map((file) => file.bytes));
       const result = await ask({
-        type: "run", order: 0, source: source(files.map((file) => file.name)), doctest: false,
+        type: "run", order: 0, doctest: false,
+        source: source(folder ? [folder] : files.map((file) => file.name)),
         expected: null, files: [], packages: [], checker: false,
       });
       if (result.error) throw new Error(result.error);
@@ -188,7 +199,8 @@
       // the warnings the command prints on stderr (a skipped line, the days' zone), as notes
       const notes = (result.stderr || "").trim().split("\n").filter(Boolean)
         .map((line) => line.replace(/^context-budget: warning: /, ""));
-      const what = files.length === 1 ? files[0].name : `${files.length} files`;
+      const what = folder ? `the folder ${folder}`
+        : files.length === 1 ? files[0].name : `${files.length} files`;
       say(`Billed ${what}.${notes.length ? ` (${notes.join("; ")})` : ""}`, "done");
       show(output);
     } catch (error) {
@@ -197,17 +209,31 @@
       say(`Python could not bill the files: ${error.message}`, "error");
     } finally {
       bar.hidden = true;
-      input.disabled = false;
+      for (const input of inputs) input.disabled = false;
     }
   }
 
   // The browser sends no change when the file chosen is the one already chosen, and a
   // reader chooses a live session again to bill what its agent wrote since: the choice
   // is forgotten as the picker opens (a click, or Enter or Space on the input).
-  input.addEventListener("click", () => { input.value = ""; });
-  input.addEventListener("change", () => {
-    const files = Array.from(input.files || []);
-    if (files.length) bill(files);
-  });
+  for (const input of inputs) {
+    input.addEventListener("click", () => { input.value = ""; });
+    input.addEventListener("change", () => {
+      const chosen = Array.from(input.files || []);
+      if (!input.webkitdirectory) {
+        if (chosen.length) bill(chosen);
+        return;
+      }
+      // (a picker closed sends no change: the choice was forgotten as it opened)
+      if (!chosen.length) {
+        say("Not billed: the folder chosen holds no file.", "error");
+        return;
+      }
+      const folder = chosen[0].webkitRelativePath.split("/")[0];
+      const files = inFolder(chosen);
+      if (files.length) bill(files, folder);
+      else say(`Not billed: the folder ${folder} holds no .jsonl or .json file.`, "error");
+    });
+  }
   box.dataset.cbOwnReady = "true";
 })();

@@ -34,11 +34,18 @@
     return copy.textContent;
   }
 
+  // A block's result panel goes under the output the page shows for it: a chapter's
+  // output block, or a notebook cell's output, out of the cell's code box (inside it the
+  // panel's words read as the cell's code, in the code's font and colour).
   function resultPanel(div) {
     if (div._cbPanel) return div._cbPanel;
     let anchor = div;
     const after = div.nextElementSibling;
-    if (after && after.classList.contains("language-output")) anchor = after;
+    const cell = div.closest(".jp-Cell");
+    if (cell) {
+      anchor = cell.querySelector(":scope > .jp-Cell-outputWrapper")
+        || div.closest(".jp-Cell-inputWrapper") || div;
+    } else if (after && after.classList.contains("language-output")) anchor = after;
     const panel = el("div", "cb-run-result");
     panel.setAttribute("role", "status");
     panel.setAttribute("aria-live", "polite");

@@ -3,8 +3,9 @@
 //   {type: "init", root}                       load Pyodide, the package and the runner
 //   {type: "run", id, order, source, doctest, expected, files, packages, checker, shipped}
 //   {type: "put", id, folder, files: [{name, bytes}]}  a reader's own files (Bill your own
-//       session): written under /home/pyodide/<folder>/, emptied first; nothing is sent
-//       anywhere. Answered with {type: "put", id}.
+//       session): written under /home/pyodide/<folder>/, emptied first, each at its name, a
+//       path under it where the reader chose a folder ("project/<session>/subagents/a.jsonl");
+//       nothing is sent anywhere. Answered with {type: "put", id}.
 // A block's files (repository paths) are fetched from pyodide/files/ into the same path
 // under the working folder; its packages (pyodide/<name>.zip: the Qwen tokenizer, the
 // speed page's benchmarks) are unpacked beside the package, each once.
@@ -200,9 +201,11 @@ function putFiles(folder, files) {
   pyodide.runPython(`import shutil; shutil.rmtree("${target}", ignore_errors=True)`);
   pyodide.FS.mkdirTree(target);
   for (const file of files) {
-    if (!file.name || file.name.includes("/") || file.name === "." || file.name === "..") {
-      throw new Error(`not a file name: ${file.name}`);
+    const parts = String(file.name || "").split("/");
+    if (parts.some((part) => !part || part === "." || part === "..")) {
+      throw new Error(`not a file's path: ${file.name}`);
     }
+    if (parts.length > 1) pyodide.FS.mkdirTree(`${target}/${parts.slice(0, -1).join("/")}`);
     pyodide.FS.writeFile(`${target}/${file.name}`, new Uint8Array(file.bytes));
   }
 }

@@ -338,9 +338,9 @@ def _projects(calls: Sequence[Call]) -> list[str]:
 
 
 def _project(file: str) -> str:
-    """The Claude Code project of a call's `file`, the folder under `projects/`; else the
-    folder of the session (where the file recorded no working folder: a Codex rollout's
-    `cwd` is its project).
+    """The project of a call whose file recorded no working folder (`Call.project`, which
+    is the project where there is one: a Claude Code file's first `cwd`, a Codex
+    rollout's): the folder under `projects/` the file sits in, else its own folder.
 
     A sub-agent's file under `<session>/subagents/` belongs to the folder
     above the session's, however deep sub-agents nest (`.../subagents/<agent>/subagents/`).
@@ -1896,6 +1896,9 @@ def read_bill(
         paths = [path]
     elif isinstance(path, Sequence) and path and all(isinstance(p, str | PathLike) for p in path):
         paths = list(path)
+    elif isinstance(path, Sequence) and path:
+        at, bad = next((k, p) for k, p in enumerate(path) if not isinstance(p, str | PathLike))
+        raise TypeError(f"path must be a list of paths; item {at} is {short_repr(bad)}")
     else:
         raise TypeError(f"path must be a path or a non-empty list of paths, got {path!r:.60}")
     if not isinstance(format, str):

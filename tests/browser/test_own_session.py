@@ -9,6 +9,7 @@ files (Pyodide, the package), never anything else, and nothing may leave 127.0.0
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,13 +64,14 @@ LISTEN = """() => {
 }"""
 
 
-def _choose(loaded: LoadedPage, *paths: Path) -> list[Request]:
-    """Choose `paths` in the page's file input and wait until it has answered; the
-    requests made from the moment of the choice."""
+def _choose(loaded: LoadedPage, *paths: Path, field: str = "#cb-own-files") -> list[Request]:
+    """Choose `paths` in the page's file input (`field`: another input, such as the one
+    that chooses a folder) and wait until it has answered; the requests made from the
+    moment of the choice."""
     asked: list[Request] = []
     loaded.page.on("request", lambda request: asked.append(request))
     loaded.page.evaluate(LISTEN)
-    loaded.page.locator("#cb-own-files").set_input_files([str(path) for path in paths])
+    loaded.page.locator(field).set_input_files([str(path) for path in paths])
     loaded.page.wait_for_function(SETTLED, timeout=RUN_TIMEOUT_MS, polling=POLL_MS)
     return asked
 
@@ -427,4 +429,46 @@ def test_the_same_file_chosen_again_is_billed_again(own_page: LoadedPage, tmp_pa
     # the picker's choice clears it, so the wait ends only once the page answered this one
     _choose_in_the_picker(loaded, live)
     assert "10 calls" in summary.inner_text(), summary.inner_text()
+    assert loaded.problems.lines() == []
+
+
+#: A Claude Code project's folder whose session has a sub-agent under
+#: `<session>/subagents/` (with the file that names its type), and an OpenHands
+#: conversation's folder: its `base_state.json`, and its events under `events/`.
+COMPACTED = REPO / "tests" / "fixtures" / "transcripts" / "synthetic" / "claude-code-compacted"
+
+
+@SHARED
+def test_a_folder_chosen_bills_its_sessions_with_the_sub_agents_under_them(
+    own_page: LoadedPage, tmp_path: Path
+) -> None:
+    """Claude Code keeps a sub-agent's file under `<session>/subagents/`, and OpenHands a
+    conversation's events under `events/`: a folder apart from the file they belong to.
+    The page told the reader to choose them together, which one file picker cannot do
+    (it shows one folder); the page had no way to choose a folder, and billed a session
+    without its sub-agents. A folder chosen is read as `bill` reads a folder; what is
+    in it besides sessions (a note, a picture) is left unread."""
+    loaded = own_page
+    folder = tmp_path / "my-project"
+    shutil.copytree(COMPACTED, folder)
+    (folder / "notes.txt").write_text("not a session", encoding="utf-8")
+    assert loaded.page.locator("#cb-own-folder[type=file]").count() == 1
+    _choose(loaded, folder, field="#cb-own-folder")
+    status = loaded.page.locator(".cb-own-status")
+    assert status.get_attribute("data-kind") == "done", status.inner_text()
+    assert "my-project" in status.inner_text(), status.inner_text()
+    agents = _bill(loaded).locator("table:has(th:text-is('agent'))").inner_text()
+    assert "Explore" in agents, agents  # the sub-agent, its type from the file beside it
+    summary = _bill(loaded).locator("h1 + p").inner_text()
+    assert "8 calls" in summary, summary  # the session's 6 and its sub-agent's 2
+    _choose(loaded, CONVERSATION, field="#cb-own-folder")
+    assert status.get_attribute("data-kind") == "done", status.inner_text()
+    assert "3 calls" in _bill(loaded).locator("h1 + p").inner_text()
+    for empty in (tmp_path / "empty", tmp_path / "only-notes"):  # nothing to bill, said so
+        empty.mkdir()
+        if empty.name == "only-notes":
+            (empty / "notes.txt").write_text("not a session", encoding="utf-8")
+        _choose(loaded, empty, field="#cb-own-folder")
+        assert status.get_attribute("data-kind") == "error", status.inner_text()
+        assert status.inner_text().startswith("Not billed: the folder"), status.inner_text()
     assert loaded.problems.lines() == []

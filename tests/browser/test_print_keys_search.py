@@ -234,3 +234,35 @@ def test_tab_stops_only_on_what_a_reader_can_use(site_page: SitePages, notebook_
     buttons and editors a reader tabs to."""
     idle = site_page(notebook_path).page.evaluate(IDLE_TAB_STOPS_JS)
     assert idle == [], f"{len(idle)} idle Tab stops, the first {idle[:3]}"
+
+
+#: Run in the page with [the search index, queries]: the pages (their paths, without a
+#: heading's anchor) of the first five results Material's search worker gives each query.
+SEARCH_PAGES_JS = SEARCH_WORKER_JS.replace(
+    "(await ask({ type: 2, data: query })).data.items.length",
+    "(await ask({ type: 2, data: query })).data.items.slice(0, 5)"
+    ".map((group) => group[0].location.split('#')[0])",
+)
+#: Paths and a call a reader copies from the course into the search box, each with a page
+#: that gives it: where the sessions are kept, a function of the package.
+PATH_QUERIES = {
+    "tokens_read()": "reference/api/budget/",
+    "~/.claude/projects": "measured/your-own-session/",
+    "~/.claude/projects/": "measured/your-own-session/",
+    ".claude/projects": "measured/your-own-session/",
+    "~/.codex/sessions": "measured/your-own-session/",
+    "~/.openhands/conversations/": "measured/your-own-session/",
+}
+
+
+def test_a_path_copied_from_a_page_finds_that_page(open_page: OpenPage) -> None:
+    """Searching "~/.claude/projects", where Claude Code keeps its sessions, found nothing:
+    the index kept "~/.claude/projects/" whole, as one word (it split words at spaces and
+    hyphens only), so "claude" or ".claude/projects" was no word's start, and the search
+    library read the "~" as an operator and refused the query; "tokens_read()" found
+    nothing either (the index held "tokens_read(steps=10,")."""
+    require_site()
+    index = json.loads((SITE_DIR / "search" / "search_index.json").read_text(encoding="utf-8"))
+    page = open_page("").page
+    found = page.evaluate(SEARCH_PAGES_JS, [index, list(PATH_QUERIES)])
+    assert {q: found[q] for q, where in PATH_QUERIES.items() if where not in found[q]} == {}

@@ -757,7 +757,8 @@ def test_a_line_the_reader_adds_is_the_only_difference_the_diff_shows(
     space (`f"{n:3} steps"`). The reader adds a line at the end of the cell, with the
     keyboard, and runs it: the diff shows that line added and nothing else. It once
     showed each of the three lines removed and put back with a space more, as each
-    side lost its own common indentation and the reader's line left the run none."""
+    side lost its own common indentation and the reader's line left the run none. The
+    verdict reads as the page's text, under the cell's output."""
     loaded = reader_page("notebooks/the-bill/")
     page = loaded.page
     _prepared(page)
@@ -776,7 +777,24 @@ def test_a_line_the_reader_adds_is_the_only_difference_the_diff_shows(
     assert verdict["status"] == "mismatch", verdict["text"]
     changed = [line for line in verdict["diff"].splitlines()[2:] if line[:1] in "+-"]
     assert changed == ["+done"], verdict["diff"]
+    # what the run says is in the page's words, under the cell: it once sat in the cell's
+    # code box, and said "Does not match" in the code's font and colour
+    assert div.evaluate(PANEL_IN_THE_TEXT) == [], div.evaluate(PANEL_IN_THE_TEXT)
     assert not _problems(loaded), _problems(loaded)
+
+
+#: What in block `div`'s result panel does not read as the page's text: the panel inside
+#: a notebook cell's code box, its words in another font or colour than a paragraph's.
+PANEL_IN_THE_TEXT = """div => {
+  const panel = div._cbPanel;
+  const text = getComputedStyle(document.querySelector('article p'));
+  const words = getComputedStyle(panel.querySelector('.cb-run-verdict'));
+  const found = [];
+  if (panel.closest('.jp-Cell-inputWrapper')) found.push("in the cell's code box");
+  if (words.fontFamily !== text.fontFamily) found.push(`font ${words.fontFamily}`);
+  if (words.color !== text.color) found.push(`colour ${words.color}, not ${text.color}`);
+  return found;
+}"""
 
 
 #: The lines in `root` (an editor's, or a notebook cell's static code) whose indentation
@@ -905,3 +923,57 @@ def test_the_copy_button_copies_the_code_as_it_is(
         page.wait_for_timeout(POLL_MS)
     assert copied == code, f"{len(copied.splitlines())} lines copied of {len(code.splitlines())}"
     assert not _problems(loaded), _problems(loaded)
+
+
+#: In `div` (a runnable `>>>` block), the editor's characters that do not take the colour
+#: the page gives the same part of the block's static code (kept, hidden, under the
+#: editor): a prompt (`>>> `, `... `) that of the static prompt, each character of an
+#: output line that of the static output. As [line, character, its colour, the colour
+#: wanted], at most 5.
+DOCTEST_COLOURS = """div => {
+  const colour = (el) => getComputedStyle(el).color;
+  const want = {
+    prompt: colour(div.querySelector('pre > code .gp')),
+    output: colour(div.querySelector('pre > code .go')),
+  };
+  const wrong = [];
+  let after = false;  // the line before was a prompt's or its continuation's
+  for (const line of div.querySelectorAll('.cb-editor .cm-line')) {
+    const text = line.textContent;
+    const prompted = /^(>>>|\\.\\.\\.)( |$)/.test(text) && (after || text.startsWith('>>>'));
+    after = prompted;
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    let at = 0;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const char of node.data) {
+        const kind = prompted ? (at < 4 ? 'prompt' : null) : text.trim() ? 'output' : null;
+        const found = colour(node.parentElement);
+        const off = kind && char.trim() && found !== want[kind];
+        if (off) wrong.push([text, char, found, want[kind]]);
+        at += 1;
+      }
+    }
+  }
+  return wrong.slice(0, 5);
+}"""
+
+
+def test_a_doctest_s_prompts_and_output_look_in_the_editor_as_on_the_page(
+    open_page: OpenPage,
+) -> None:
+    """A `>>>` block a reader can run is an editor of Python: it coloured a doctest's
+    output as code (the numbers of `(3.77, 3.99)` in the colour of numbers, a name in that
+    of names) and its `>>>` as an operator, where the page's static blocks show both in
+    the plain grey of a prompt and its output."""
+    loaded = open_page(FIRST_PAGE)
+    page = loaded.page
+    _prepared(page)
+    blocks = page.locator("div.language-pycon[data-cb-order]:has(.cb-editor)")
+    assert blocks.count() > 0
+    found = {}
+    for k in range(blocks.count()):
+        blocks.nth(k).scroll_into_view_if_needed()
+        wrong = blocks.nth(k).evaluate(DOCTEST_COLOURS)
+        if wrong:
+            found[f"block {k + 1}"] = wrong
+    assert found == {}, found

@@ -147,6 +147,35 @@ function indentationMarks(view) {
   return marks.finish();
 }
 
+// A doctest's parts (a block whose first line is a `>>>` prompt): its prompts (`>>> `, and
+// `... ` under one) marked `cb-prompt`, its output lines `cb-output`, so that they take
+// the page's colours for a prompt and an output (run-blocks.css), not those of the Python
+// the editor otherwise reads them as (`>>>` an operator, `(3.77, 3.99)` numbers).
+const promptMark = Decoration.mark({ class: "cb-prompt" });
+const outputLine = Decoration.line({ class: "cb-output" });
+const PROMPT = /^(>>>|\.\.\.)( |$)/;
+
+function doctestMarks(doc) {
+  const marks = new RangeSetBuilder();
+  if (!doc.line(1).text.startsWith(">>>")) return marks.finish();
+  let after = false; // the line before was a prompt's, or a continuation of one
+  for (let number = 1; number <= doc.lines; number++) {
+    const line = doc.line(number);
+    const prompt = PROMPT.exec(line.text);
+    after = Boolean(prompt) && (after || prompt[1] === ">>>");
+    if (after) marks.add(line.from, line.from + prompt[0].length, promptMark);
+    else if (line.text.trim()) marks.add(line.from, line.from, outputLine);
+  }
+  return marks.finish();
+}
+
+const doctestPlugin = ViewPlugin.fromClass(class {
+  constructor(view) { this.decorations = doctestMarks(view.state.doc); }
+  update(update) {
+    if (update.docChanged) this.decorations = doctestMarks(update.state.doc);
+  }
+}, { decorations: (plugin) => plugin.decorations });
+
 const indentationPlugin = ViewPlugin.fromClass(class {
   constructor(view) { this.decorations = indentationMarks(view); }
   update(update) {
@@ -187,6 +216,7 @@ function create(parent, doc, options = {}) {
         syntaxHighlighting(pageColours),
         EditorView.lineWrapping,
         indentationPlugin,
+        doctestPlugin,
         notesPlugin(options.notes || []),
         keymap.of([
           ...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap,

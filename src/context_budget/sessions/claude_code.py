@@ -189,6 +189,7 @@ RECORD = Shape(
     subtype=ANY,
     compactMetadata=ANY,
     parentToolUseID=ANY,
+    cwd=ANY,
     message=_MESSAGE,
     data=_PROGRESS,
     content=RAW,
@@ -292,6 +293,7 @@ class _File:
     agent: bool = False  # a sub-agent's own file
     session: str | None = None  # a session file's session id, from its records
     key: str = ""  # the reader's key of its own thread (a sub-agent's file) or its main one
+    cwd: str = ""  # the working folder its first record names: its calls' project
     starts: array[int] | None = None  # where each line starts in its bytes, as read
 
     def __post_init__(self) -> None:
@@ -654,6 +656,8 @@ class _Reader:
             if self.messages and self._copy(record, index):
                 continue
             key = self._key(file, record, number)
+            if not file.cwd and isinstance(record.cwd, str):
+                file.cwd = record.cwd  # where the session started: a later `cd` moves no call
             uuid, parent, kind = record.uuid, record.parentUuid, record.type
             parent = parent if isinstance(parent, str) else None
             if isinstance(uuid, str):
@@ -762,6 +766,7 @@ class _Reader:
             usage,
             sidechain=True,
             file=file.source.name,
+            project=file.cwd,
             output_lower_bound=bound,
         )
         self.hold(ident, call)
@@ -880,7 +885,7 @@ class _Reader:
             None,
             parent,
             file.source.name,
-            "",
+            file.cwd,
             _miss_reason(message),
             _started_only(message, usage),
         )

@@ -386,9 +386,10 @@ class Call(CallRecord):
         message: the id of the last message the request carried, where the
             file keeps its messages (Claude Code's `parentUuid`), else None.
         file: the file the call was read from, as given ("" when unknown).
-        project: the working folder the file recorded for the call (a Codex
-            rollout's `cwd`), or "" when it records none: the bill then takes
-            the project from the file's folder.
+        project: the working folder the file recorded for the call's session
+            where it started (a Codex rollout's `cwd`, a Claude Code file's
+            first `cwd`), or "" when it records none: the bill then takes the
+            project from the file's folder.
         provider_reason: the provider's own diagnosis of a cache miss on this
             call, where the response recorded one: the `type` of Anthropic's
             `diagnostics.cache_miss_reason` (`model_changed`, `system_changed`,
