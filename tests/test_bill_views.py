@@ -88,6 +88,20 @@ def test_a_project_whose_files_name_no_folder_is_the_folder_under_projects(
     assert [g.key for g in groups] == ["-home-me-demo"]
 
 
+def test_a_sub_agent_started_after_a_cd_is_in_its_sessions_project(tmp_path: Path) -> None:
+    """A sub-agent started once the session had moved to another folder names that folder;
+    its calls are still its session's project, not a row of their own."""
+    folder = tmp_path / "demo" / FE5E / "subagents"
+    folder.mkdir(parents=True)
+    (folder.parent.parent / f"{FE5E}.jsonl").write_bytes((PROJECT / f"{FE5E}.jsonl").read_bytes())
+    agent = (PROJECT / "agent-test-hash-123.jsonl").read_text(encoding="utf-8")
+    moved = agent.replace('"cwd":"/path/to/Demo"', '"cwd":"/path/to/Demo/todo-app"')
+    assert moved != agent
+    (folder / "agent-test-hash-123.jsonl").write_text(moved, encoding="utf-8")
+    groups = read_bill(tmp_path / "demo").groups("project")
+    assert [g.key for g in groups] == ["/path/to/Demo"]
+
+
 def test_a_sub_agent_file_under_its_session_is_in_the_sessions_project(tmp_path: Path) -> None:
     folder = tmp_path / ".claude" / "projects" / "-home-me-demo" / FE5E / "subagents"
     folder.mkdir(parents=True)

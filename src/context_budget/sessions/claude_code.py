@@ -1028,6 +1028,7 @@ def _files(
     names = _Names() if names is None else names
     owners = _owners(sources)
     sessions: dict[int, str] = {}  # a session file's index -> its session id, once read
+    session_files: dict[int, _File] = {}  # a session file's index -> the file, as read
     for index in _read_order(sources) if order is None else order:
         given = sources[index]
         source = given.loaded()  # read now, let go once its records are read
@@ -1038,11 +1039,15 @@ def _files(
         own, ahead = _session_start(lines)
         if file.agent and index in owners:
             own = sessions.get(owners[index]) or own
+            owner = session_files.get(owners[index])
+            file.cwd = owner.cwd if owner is not None else ""  # its session's project
         elif file.agent:
             own = (next(iter(ids)) if len(ids) == 1 else None) or own
         elif own is not None:
             file.session = sessions[index] = own
             ids.add(own)
+        if not file.agent:
+            session_files[index] = file
         found = own or PurePath(source.name).stem
         if file.agent:  # its thread is told apart by its file
             file.prefix = names.of.get(found) or _short(found) if found else ""
