@@ -46,11 +46,11 @@ from context_budget.calibration import (
     text_kind,
     with_margin,
 )
+from context_budget.conversations import load_transcript
 from context_budget.grading.unit_b import SAMPLE_TOKENS, SAMPLES, sample_texts
 from context_budget.scenarios.lucy import lucy_day
 from context_budget.sessions import openhands
 from context_budget.sessions.openhands_state import STATE_FILE
-from context_budget.transcripts import load_transcript
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The real sessions the margin is measured on: the test fixtures and the sessions

@@ -991,7 +991,7 @@ def test_deeply_nested_tool_call_arguments_are_kept_as_text_not_a_crash(
 ) -> None:
     # a bug: json.loads of the arguments raised RecursionError, which load_transcript
     # let escape and the command reported as "the JSON is nested too deeply" of a flat file
-    from context_budget.transcripts import load_transcript
+    from context_budget.conversations import load_transcript
 
     arguments = "[" * 100_000
     call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": arguments}}

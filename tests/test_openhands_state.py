@@ -20,10 +20,10 @@ from openhands_files import CONVERSATION
 
 from context_budget.bills import read_bill
 from context_budget.cli import main
+from context_budget.conversations import load_transcript
 from context_budget.sessions import Session, openhands_state, read_paths, read_text
 from context_budget.sessions.detect import detect_format
 from context_budget.sessions.skips import Skip
-from context_budget.transcripts import load_transcript
 
 STATE = CONVERSATION / "base_state.json"
 

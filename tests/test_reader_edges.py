@@ -25,8 +25,8 @@ from profiles import cases
 
 from context_budget import read_bill
 from context_budget.cli import main
+from context_budget.conversations import load_transcript
 from context_budget.sessions.folders import searched_folders
-from context_budget.transcripts import load_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSIONS = ROOT / "docs" / "measured" / "sessions"

@@ -17,7 +17,7 @@ import pytest
 
 from context_budget.bills import read_bill
 from context_budget.cli import main
-from context_budget.transcripts import load_transcript
+from context_budget.conversations import load_transcript
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSIONS = ROOT / "docs" / "measured" / "sessions"

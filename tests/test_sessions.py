@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from context_budget.bills import Bill, read_bill
 from context_budget.cli import main
+from context_budget.conversations import load_transcript
 from context_budget.sessions import Source, read_paths, read_sources, read_text, text
 from context_budget.sessions.text import (
     FormatError,
@@ -34,7 +35,6 @@ from context_budget.sessions.text import (
     split_lines,
     strict_json,
 )
-from context_budget.transcripts import load_transcript
 
 SESSIONS = Path(__file__).resolve().parents[1] / "docs" / "measured" / "sessions"
 OPENHANDS = SESSIONS / "openhands" / "basic_gui_mode.json"

@@ -58,6 +58,9 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `
         SUMMARY_PREFIX,
         compact,
     )
+    from context_budget.conversations import (
+        FORMATS,
+    )
     from context_budget.cuts import (
         head,
         head_and_tail,
@@ -123,9 +126,6 @@ if _typing.TYPE_CHECKING:  # what type checkers and editors read; at run time, `
         message_tokens,
         qwen_counter,
     )
-    from context_budget.transcripts import (
-        FORMATS,
-    )
     from context_budget.usage import (
         Usage,
         should_compact,
@@ -144,6 +144,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "clearing": ("clear_old_tool_results",),
     "clients": ("content_blocks", "response_field"),
     "compaction": ("KEEP_TOOL_RESULTS", "SUMMARY_PREFIX", "compact"),
+    "conversations": ("FORMATS",),
     "cuts": ("head", "head_and_tail", "transfer_filter"),
     "editing": ("clear_tool_uses_20250919", "clear_tool_uses_langchain"),
     "errors": (
@@ -170,7 +171,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "message_tokens",
         "qwen_counter",
     ),
-    "transcripts": ("FORMATS",),
     "usage": ("Usage", "should_compact", "track_usage"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}

@@ -170,7 +170,7 @@ def _add_whatif(commands: Any) -> None:
 def _add_inspect(commands: Any) -> None:
     from context_budget.cli._input import MAX_BYTES
     from context_budget.cli._render import COUNTERS
-    from context_budget.transcripts import FORMATS
+    from context_budget.conversations import FORMATS
 
     inspect = commands.add_parser(
         "inspect",

@@ -1039,8 +1039,8 @@ def _files(
         own, ahead = _session_start(lines)
         if file.agent and index in owners:
             own = sessions.get(owners[index]) or own
-            owner = session_files.get(owners[index])
-            file.cwd = owner.cwd if owner is not None else ""  # its session's project
+            if owners[index] in session_files:  # its session's project, whatever it names
+                file.cwd = session_files[owners[index]].cwd
         elif file.agent:
             own = (next(iter(ids)) if len(ids) == 1 else None) or own
         elif own is not None:

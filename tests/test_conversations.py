@@ -22,6 +22,7 @@ from context_budget import (
     message_tokens,
     validate_history,
 )
+from context_budget.conversations import load_transcript
 from context_budget.sessions import Session, Source, read_sources, read_text
 from context_budget.sessions.text import (
     SourceError,
@@ -31,7 +32,6 @@ from context_budget.sessions.text import (
     read_source,
     session_files,
 )
-from context_budget.transcripts import load_transcript
 
 
 def _parse(text: str, format: str = "auto") -> Session:
