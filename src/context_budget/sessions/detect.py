@@ -1,7 +1,8 @@
 """The detector: which format a file is in, and the reader that reads it.
 
 With `format="auto"` the shape decides: JSON Lines whose first record has a
-Codex record type and a `payload` are codex, other records with a `type` (or
+Codex record type and a `payload` (or is the bare header of a rollout written
+before `session_meta`) are codex, other records with a `type` (or
 Claude Code's linking ids) are claude-code; an object with a
 `trajectory_format` naming mini-swe-agent is mini-swe-agent, one with
 `conversation` is layers, one with `messages` is openai; a list of events
@@ -133,7 +134,8 @@ def _first_record(text: str) -> dict[str, Any] | None:
     record = _first_object(text)
     if record is None:
         return None
-    return record if "type" in record or claude_code.is_session_record(record) else None
+    known = "type" in record or claude_code.is_session_record(record) or codex.is_rollout(record)
+    return record if known else None
 
 
 #: How many keys of an unknown record its error names before "and N more".
