@@ -94,9 +94,18 @@ def _bounded(file: BinaryIO, limit: int, size: int) -> bytes:
 def _load(text: str, path: str, format: str, skipped: list[Skip] | None) -> Session:
     """The file's text read as `format` (or detected), every message checked."""
     try:
-        return read_text(text, format, path, skipped).conversation()
+        return _left_out(read_text(text, format, path, skipped), skipped).conversation()
     except (TypeError, ValueError) as error:
         raise InputError(f"{path}: {error}") from None
+
+
+def _left_out(session: Session, skipped: list[Skip] | None) -> Session:
+    """The session, the half-written files its reader left out of the conversation added to
+    `skipped`: an OpenHands conversation's last event file, still being written (the
+    other lines it refused hold usage, which the conversation does not read)."""
+    if skipped is not None:
+        skipped.extend(s for s in session.bad_lines if s.kind == "half-written line")
+    return session
 
 
 def _files_of(path: str, skipped: list[Skip] | None = None) -> list[str]:
@@ -138,6 +147,8 @@ def load_paths(
     names = distinct_files(given)  # a file named twice is read once
     if names == paths[:1]:
         return _load(_read(paths[0], max_bytes), paths[0], format, skipped)
+    if len(names) == 1:  # a folder that names one file (an OpenHands conversation's state)
+        return _load(_read(names[0], max_bytes), names[0], format, skipped)
     files = [Source(name, _read(name, max_bytes), *agent_meta(Path(name))) for name in names]
     try:
         return read_sources(files, format, skipped).conversation()
