@@ -576,6 +576,13 @@ def test_read_sources_refuses_what_is_no_list_of_sources_naming_it(sources: Any)
         read_sources(sources)
 
 
+def test_read_sources_refuses_no_source_at_all() -> None:
+    # an empty list was read as a Claude Code session of no file: no message, no call,
+    # no error, as if a session had been found empty
+    with pytest.raises(ValueError, match=r"^sources must hold one Source at least, got \[\]$"):
+        read_sources([])
+
+
 def test_read_paths_reads_one_path_as_read_bill_does_and_refuses_what_is_no_path() -> None:
     # one path given as a string was read letter by letter: "d: no such file or folder"
     folder = Path(__file__).parent / "fixtures" / "transcripts" / "openhands"

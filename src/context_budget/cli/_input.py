@@ -28,7 +28,11 @@ from context_budget.sessions import (
     read_sources,
     read_text,
 )
-from context_budget.sessions.detect import distinct_files, session_folder_files
+from context_budget.sessions.detect import (
+    conversation_left_out,
+    distinct_files,
+    session_folder_files,
+)
 from context_budget.sessions.openhands_state import conversation_state
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import special_kind
@@ -94,18 +98,9 @@ def _bounded(file: BinaryIO, limit: int, size: int) -> bytes:
 def _load(text: str, path: str, format: str, skipped: list[Skip] | None) -> Session:
     """The file's text read as `format` (or detected), every message checked."""
     try:
-        return _left_out(read_text(text, format, path, skipped), skipped).conversation()
+        return conversation_left_out(read_text(text, format, path, skipped), skipped).conversation()
     except (TypeError, ValueError) as error:
         raise InputError(f"{path}: {error}") from None
-
-
-def _left_out(session: Session, skipped: list[Skip] | None) -> Session:
-    """The session, the half-written files its reader left out of the conversation added to
-    `skipped`: an OpenHands conversation's last event file, still being written (the
-    other lines it refused hold usage, which the conversation does not read)."""
-    if skipped is not None:
-        skipped.extend(s for s in session.bad_lines if s.kind == "half-written line")
-    return session
 
 
 def _files_of(path: str, skipped: list[Skip] | None = None) -> list[str]:

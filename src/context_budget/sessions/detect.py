@@ -76,6 +76,7 @@ __all__ = [
     "FormatError",
     "InParts",
     "check_format",
+    "conversation_left_out",
     "detect_format",
     "distinct_files",
     "read_in_parts",
@@ -371,6 +372,16 @@ def _codex_messages(given: Source | FileSource) -> Session:
     return codex.read(given.loaded())
 
 
+def conversation_left_out(session: Session, skipped: list[Skip] | None) -> Session:
+    """The session, the half-written files its reader left out of the conversation added to
+    `skipped` (when a list): an OpenHands conversation's last event file, still being
+    written. (The other lines a reader refuses hold usage, which a conversation does not
+    read; a bill adds them all, as `read_paths` does.)"""
+    if skipped is not None:
+        skipped.extend(s for s in session.bad_lines if s.kind == "half-written line")
+    return session
+
+
 def _detected_by(session: Session, format: str) -> Session:
     return replace(session, detected=format == "auto")
 
@@ -384,12 +395,14 @@ def read_sources(
 
     Raises:
         TypeError: `sources` is not a list of `Source`, or `skipped` no list.
-        ValueError: a format other than auto or claude-code, or a bad line.
+        ValueError: no source, a format other than auto or claude-code, or a bad line.
     """
     if not isinstance(sources, Sequence) or isinstance(sources, str | bytes):
         raise TypeError(f"sources must be a list of Source, got {short_repr(sources)}")
     if not all(isinstance(source, Source) for source in sources):
         raise TypeError(f"sources must be a list of Source, got {short_repr(list(sources))}")
+    if not sources:
+        raise ValueError(f"sources must hold one Source at least, got {short_repr(sources)}")
     check_format(format)
     check_skipped(skipped)
     if len(sources) == 1:
