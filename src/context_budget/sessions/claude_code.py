@@ -220,8 +220,12 @@ def is_session_record(record: dict[str, Any]) -> bool:
 
 
 def is_agent_file(name: str) -> bool:
-    """True for a sub-agent's own file (`agent-*.jsonl`)."""
-    return PurePath(name).name.startswith("agent-")
+    """True for a sub-agent's own file (`agent-*.jsonl`): its path's last part, as
+    `PurePath` names it, starts so."""
+    last = name.rpartition("/")[2]  # a bill asks several times of every file: no path built
+    if os.altsep is not None or last in ("", ".", ".."):  # `\\`, `dir/`, `dir/.`: as named
+        last = PurePath(name).name
+    return last.startswith("agent-")
 
 
 def _short(session: str) -> str:
