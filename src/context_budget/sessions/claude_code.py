@@ -104,7 +104,7 @@ from context_budget.sessions.records import (
     RAW,
     Shape,
     records,
-    undecoded,
+    undecoded_holds,
     value,
 )
 from context_budget.sessions.session import (
@@ -627,7 +627,7 @@ class _Tasks:
 
 
 #: The bytes a content holding a call that gives a prompt holds, undecoded.
-_PROMPT = b'"prompt"'
+_PROMPT = re.compile(re.escape(b'"prompt"'))
 
 
 class _Reader:
@@ -863,8 +863,7 @@ class _Reader:
     def _tasks(self, session: str, content: object) -> None:
         """Note the `Task` calls of a main thread's assistant record (its content decoded
         only when its bytes could hold one)."""
-        raw = undecoded(content)
-        if raw is not None and _PROMPT not in raw:
+        if undecoded_holds(content, _PROMPT) is False:
             return
         found = self.tasks.get(session)
         if found is None:
