@@ -22,7 +22,14 @@ from hypothesis import strategies as st
 from context_budget.bills import Bill, read_bill
 from context_budget.cli import main
 from context_budget.conversations import load_transcript
-from context_budget.sessions import Source, read_paths, read_sources, read_text, text
+from context_budget.sessions import (
+    Source,
+    read_paths,
+    read_sources,
+    read_text,
+    session_files,
+    text,
+)
 from context_budget.sessions.text import (
     FormatError,
     description,
@@ -646,3 +653,11 @@ def test_json_cut_inside_a_string_is_named_with_one_at() -> None:
     )
     with pytest.raises(FormatError, match=r"^not valid JSON: Expecting value at line 2, column 1$"):
         strict_json("\nx")
+
+
+@pytest.mark.parametrize("folder", [None, 5, b"docs"])
+def test_session_files_refuses_what_is_no_path_naming_it(folder: object) -> None:
+    """`session_files(None)` raised os.walk's own words, naming neither the argument nor
+    what it should be."""
+    with pytest.raises(TypeError, match=r"^folder must be a path, got "):
+        session_files(folder)  # type: ignore[arg-type]
