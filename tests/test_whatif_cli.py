@@ -593,3 +593,16 @@ def test_the_page_compacts_only_above_the_summary_it_would_write() -> None:
     bill = read_bill(OPENHANDS)
     found = [policy.compact_at for _, policy in page_policies(bill) if policy.compact_at]
     assert all(at > summary_size(bill) for at in found)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--compact-at", "10"], ["--compact-at", "5000", "--summary-tokens", "9000"]],
+)
+def test_a_policy_refused_is_named_by_its_flags(
+    flags: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command said `compact_at` and `summary_tokens`, the library's names, not the flags."""
+    assert main(["whatif", str(PROJECT), *flags]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "--compact-at" in line and not re.search(r"\b(compact_at|summary_tokens)\b", line)
