@@ -593,4 +593,3 @@ def test_the_page_compacts_only_above_the_summary_it_would_write() -> None:
     bill = read_bill(OPENHANDS)
     found = [policy.compact_at for _, policy in page_policies(bill) if policy.compact_at]
     assert all(at > summary_size(bill) for at in found)
-
