@@ -376,6 +376,11 @@ def test_calls_on_a_model_the_table_lacks_are_named(
     assert "replayed: no replayed call is on a model with a price" in out
     data = _json(capsys, str(unknown))
     assert data["replayed_usd"] is None and data["unreplayed_models"] == ["acme-7"]
+    # with --calls and no call replayed, the table of calls raised (max() of no row): a
+    # traceback, exit 1, where the rest of the replay was said
+    assert main(["whatif", str(unknown), "--calls"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("\ncalls replayed: none, so no row per call\n")
 
 
 def test_the_page_is_written_whole_and_said_where(

@@ -356,7 +356,9 @@ def render(data: dict[str, Any]) -> str:
     edited = bool(data["clearings"] or data["compactions"])
     left = bool(data["unreplayed_models"])
     lines.extend(_rent_lines(data["costliest_results"], data["rent"], edited, left))
-    if "per_call" in data:
+    if "per_call" in data and not data["per_call"]:  # every call on a model left out
+        lines.append("calls replayed: none, so no row per call")
+    elif "per_call" in data:
         rows = data["per_call"]
         marks = ["summary" if r["summarizing"] else r["rebuild"] or "" for r in rows]
         lines.extend(calls_table(rows, marks))
