@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 import runpy
 import subprocess
 import sys
+import unicodedata
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -85,6 +87,27 @@ def test_the_stand_in_treats_special_tokens_as_tiktoken_does() -> None:
         stand_in.encode(text)
     with pytest.raises(ValueError):
         real.encode(text)
+
+
+def test_the_stand_in_s_category_classes_tile_unicode_by_category() -> None:
+    """`\\p{X}` becomes a class of ranges of code points: together the classes of every
+    major category cover each code point once, and each range is a whole run of one
+    category (its ends and a sample of its inside are of it; the point past its end is
+    not). Read back from the classes' text, as the pattern holds them."""
+    classes = runpy.run_path(str(STAND_IN))["_category_classes"]()
+    span = re.compile(r"\\U([0-9a-f]{8})(?:-\\U([0-9a-f]{8}))?")
+    ranges = sorted(
+        (int(low, 16), int(high or low, 16), major)
+        for major, body in classes.items()
+        for low, high in span.findall(body)
+    )
+    assert sorted(classes) == list("CLMNPSZ") and ranges[0][0] == 0
+    assert [low for low, _, _ in ranges[1:]] == [high + 1 for _, high, _ in ranges[:-1]]
+    assert ranges[-1][1] == sys.maxunicode
+    for low, high, major in ranges:
+        inside = {low, high, *range(low, high, 211)}
+        assert {unicodedata.category(chr(point))[0] for point in inside} == {major}, low
+        assert high == sys.maxunicode or unicodedata.category(chr(high + 1))[0] != major
 
 
 def test_the_served_zip_counts_without_the_real_tiktoken(tmp_path: Path) -> None:

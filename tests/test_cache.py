@@ -449,6 +449,22 @@ def test_adding_an_image_invalidates_the_messages_only() -> None:
     assert cache.usage(invalidation_request(messages=messages)).cache_read_input_tokens == 1200
 
 
+def test_an_image_in_a_tool_result_invalidates_the_messages_only() -> None:
+    """An image inside a tool result's content (a block in a list in a block in a list
+    in a message) is found as one at a message's top level is; a block that only says
+    "image" in its text is not an image."""
+    cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
+    cache.usage(invalidation_request())
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png"}}
+    result = {"type": "tool_result", "tool_use_id": "t0", "content": [image]}
+    call = {"type": "tool_use", "id": "t0", "name": "read", "input": {"path": "a.png"}}
+    said = {"role": "assistant", "content": [call]}
+    plain = [*blocks(3), said, {"role": "user", "content": [marked("image")]}]
+    pictured = [*blocks(3), said, {"role": "user", "content": [result]}]
+    assert cache.usage(invalidation_request(messages=plain)).cache_read_input_tokens == 3000
+    assert cache.usage(invalidation_request(messages=pictured)).cache_read_input_tokens == 1200
+
+
 def test_one_changed_byte_in_the_system_prompt_misses_everything_after_the_tools() -> None:
     cache = PromptCache("claude-sonnet-4-6", counter=per_block(600))
     cache.usage(invalidation_request())

@@ -570,6 +570,10 @@ class _Run:
         self.clearings = self.compactions = 0
         self.unreplayed: set[str] = set()
         self.keys: dict[tuple[str, str], str] = {}  # (prefix key, block key) -> prefix key
+        #: block ident -> the block that stands in for it once its result is cleared, made
+        #: once a run: each later request clears the same results again, and a block made
+        #: anew for each (dataclass `replace`) took a tenth of a clearing replay's time.
+        self.cleared_as: dict[str, Block] = {}
 
     def cache(self, model: str) -> PromptCache | None:
         """The one cache of `model` for the whole bill, in the policy's mode; None for a
@@ -694,11 +698,13 @@ class _Run:
         thread.cleared = frozenset(gone)
         if not gone:
             return blocks
-        mark = Block("", "cleared", "user", "cleared", count(PLACEHOLDER))
-        return [
-            replace(mark, ident=f"{b.ident}:cleared", role=b.role) if b.ident in gone else b
-            for b in blocks
-        ]
+        made = self.cleared_as
+        for b in blocks:
+            if b.ident in gone and b.ident not in made:
+                made[b.ident] = Block(
+                    f"{b.ident}:cleared", "cleared", b.role, "cleared", count(PLACEHOLDER)
+                )
+        return [made[b.ident] if b.ident in gone else b for b in blocks]
 
     def compact(
         self,
