@@ -289,3 +289,44 @@ def test_a_right_answer_shows_pass_and_a_wrong_one_what_is_wrong(reader_page: Op
     assert "expected about 1.58, got nan" in not_a_ratio["text"], not_a_ratio["text"]
     assert verdict_problems(page) == []
     assert not loaded.problems.lines(), loaded.problems.lines()
+
+
+#: Unit A's transfer task, written right (`transfer_filter`, docs/notebooks/unit-a-student.py).
+TRANSFER_FILTER = """def transfer_filter(text, needle, budget):
+    lines = text.splitlines()
+    matches = [line for line in lines if needle.lower() in line.lower()]
+    kept, spent = [], 0
+    for line in reversed(matches):
+        spent += estimate_tokens(line + "\\n")
+        if spent > budget:
+            break
+        kept.insert(0, line)
+    count = f"[kept {len(kept)} of {len(matches)} matching lines; {len(lines)} lines in total]"
+    return "\\n".join([*kept, count])
+"""
+
+
+def test_a_notebook_s_grade_cell_says_pass_on_the_reader_s_right_answer(
+    reader_page: OpenPage,
+) -> None:
+    """Unit A's student notebook: the reader writes the transfer task's function in its
+    cell and runs the cell that grades it, which shows a green PASS; the starter put
+    back, the same cell says NEEDS_WORK. (It said "does not match what this cell printed"
+    to the right answer: the cell was judged by the starter's output.)"""
+    loaded = reader_page("notebooks/unit-a-student/")
+    page = loaded.page
+    data = json.loads((PAGES_DIR / "notebooks--unit-a-student.json").read_text("utf-8"))
+    blocks = data["blocks"]
+    answer = next(b for b in blocks if b["source"].startswith("def transfer_filter"))
+    grade = next(b for b in blocks if "run_transfer(transfer_filter" in b["source"])
+    assert grade["checker"], grade["source"]
+    _run(page, answer["order"], TRANSFER_FILTER)
+    passed = _run(page, grade["order"], grade["source"])
+    assert passed["status"] == "pass", passed["text"]
+    assert "TRANSFER_STATUS PASS" in passed["text"] and "Does not match" not in passed["text"]
+    _run(page, answer["order"], answer["source"])
+    wrong = _run(page, grade["order"], grade["source"])
+    assert wrong["status"] == "needs_work", wrong["text"]
+    assert "TRANSFER_STATUS NEEDS_WORK" in wrong["text"]
+    assert verdict_problems(page) == []
+    assert not loaded.problems.lines(), loaded.problems.lines()
