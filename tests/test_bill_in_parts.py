@@ -331,3 +331,39 @@ def test_a_part_that_bills_nothing_alone_is_worked_out_whole(tmp_path: Path) -> 
         monkeypatch.setattr(claude_code, "_CHILD_SHARE", 0.01)  # the child: t.jsonl alone
         _, shown, alone, apart = _both(folder)
     assert not apart and shown == alone
+
+
+def _growing(session: str, untimed: int) -> list[dict[str, Any]]:
+    """A session's thread of four replies, each reading what the one before read and
+    wrote (no rebuild), reply `untimed` with no time."""
+    records: list[dict[str, Any]] = [_user(session, f"{session}-u", None)]
+    parent = f"{session}-u"
+    for k in range(4):
+        reply = _reply(session, f"{session}-a{k}", parent, f"{session}-m{k}", tokens=100)
+        usage = reply["message"]["usage"]
+        usage["cache_read_input_tokens"], usage["cache_creation_input_tokens"] = 1000 * k, 1000
+        if k == untimed:  # unpriced too: the summary names its number
+            del reply["timestamp"]
+            reply["message"]["model"] = "a-model-with-no-price"
+        else:
+            reply["timestamp"] = f"2026-11-02T10:0{k}:00.000Z"
+        records.append(reply)
+        parent = reply["uuid"]
+    return records
+
+
+@pytest.mark.parametrize("untimed", [0, 1, 3])
+def test_a_call_without_a_time_keeps_its_place_in_its_thread(tmp_path: Path, untimed: int) -> None:
+    """Sorted last, it read less than the call before it: a rebuild that never happened."""
+    for session in ("s1", "s2"):
+        _write(tmp_path / f"{session}.jsonl", _growing(session, untimed))
+    split, shown, alone, apart = _both(tmp_path)
+    assert apart and shown == alone  # its figures from the parts: the same places
+    for session in ("s1", "s2"):
+        mine = [call for call in split.calls if call.thread.session == session]
+        assert [call.cache_read_input_tokens for call in mine] == [0, 1000, 2000, 3000]
+        assert [call.timestamp is None for call in mine] == [k == untimed for k in range(4)]
+    assert split.rebuilds() == []
+    numbers = json.loads(shown[0])["unpriced_call_numbers"]
+    assert [split.calls[n - 1].timestamp for n in numbers] == [None, None]
+    assert numbers == [n for n, call in enumerate(split.calls, 1) if call.timestamp is None]

@@ -7,9 +7,10 @@ venv's Python, started in another temp dir, loads the calibration corpus and run
 Unit B's grader on the four shipped samples. About 7 s of CPU, most of it the build.
 
 The same wheel is installed as a user installs the command without the course,
-`uv tool install` (uv from the pinned requirements), offline, into a tool folder
-of its own; the `context-budget` it puts on the path bills a copy of a folder of
-sessions outside the repository, and says the same as the package here.
+with `uv tool install` and with `pipx install` (both from the pinned
+requirements), offline, into a tool folder of its own; the `context-budget` each
+puts on the path bills a copy of a folder of sessions outside the repository, and
+says the same as the package here.
 """
 
 from __future__ import annotations
@@ -99,27 +100,44 @@ def test_the_installed_wheel_finds_its_corpus_and_grades_unit_b(
     assert (report["rows"], report["grade"], report["transfer"]) == (8, "PASSED", "PASS"), report
 
 
-def test_uv_installs_the_wheel_as_a_command_that_bills_a_folder(
-    wheel: Path, tmp_path: Path
+def _installed(installer: str, wheel: Path, tmp_path: Path, env: dict[str, str]) -> Path:
+    """The `context-budget` command `installer` (`uv` or `pipx`, both pinned in the
+    requirements) puts on the path from `wheel`, offline, into folders under `tmp_path`;
+    `env` gains the folders it is told to use."""
+    tool = shutil.which(installer, path=str(Path(sys.executable).parent))
+    assert tool is not None, f"{installer} is pinned in requirements/lock.txt: run make setup"
+    if installer == "uv":
+        env |= {
+            "UV_TOOL_DIR": str(tmp_path / "tools"),
+            "UV_TOOL_BIN_DIR": str(tmp_path / "bin"),
+            "UV_CACHE_DIR": str(tmp_path / "cache"),
+            "UV_PYTHON_DOWNLOADS": "never",
+            "UV_NO_CONFIG": "1",
+        }
+        # The requirement a user types; an extra joins it as `context-budget[NAME] @ <wheel>`
+        # (its own wheels then need --find-links, offline).
+        requirement = f"context-budget @ {wheel.as_uri()}"
+        _run(tool, "tool", "install", "--offline", "--no-index", "--python", sys.executable,
+             requirement, cwd=tmp_path, env=env)  # fmt: skip
+    else:
+        env |= {
+            "PIPX_HOME": str(tmp_path / "tools"),
+            "PIPX_BIN_DIR": str(tmp_path / "bin"),
+            "PIPX_MAN_DIR": str(tmp_path / "man"),
+            # offline: pipx's own pip is the one Python bundles, not one fetched first
+            "PIPX_DISABLE_SHARED_LIBS_AUTO_UPGRADE": "1",
+            "PIP_NO_INDEX": "1",
+        }
+        _run(tool, "install", "--python", sys.executable, wheel, cwd=tmp_path, env=env)
+    return tmp_path / "bin" / "context-budget"
+
+
+@pytest.mark.parametrize("installer", ["uv", "pipx"])
+def test_a_user_installs_the_wheel_as_a_command_that_bills_a_folder(
+    installer: str, wheel: Path, tmp_path: Path
 ) -> None:
-    uv = shutil.which("uv", path=str(Path(sys.executable).parent))
-    assert uv is not None, "uv is pinned in requirements/lock.txt: run make setup"
-    home = tmp_path / "home"
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "UV_TOOL_DIR": str(tmp_path / "tools"),
-        "UV_TOOL_BIN_DIR": str(tmp_path / "bin"),
-        "UV_CACHE_DIR": str(tmp_path / "cache"),
-        "UV_PYTHON_DOWNLOADS": "never",
-        "UV_NO_CONFIG": "1",
-    }
-    # The requirement a user types; an extra joins it as `context-budget[NAME] @ <wheel>`
-    # (its own wheels then need --find-links, offline).
-    requirement = f"context-budget @ {wheel.as_uri()}"
-    _run(uv, "tool", "install", "--offline", "--no-index", "--python", sys.executable,
-         requirement, cwd=tmp_path, env=env)  # fmt: skip
-    command = tmp_path / "bin" / "context-budget"
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "home")}
+    command = _installed(installer, wheel, tmp_path, env)
     assert command.is_file()
     folder = tmp_path / "sessions"
     sessions = ROOT / "docs" / "measured" / "sessions"

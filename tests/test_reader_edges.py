@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 from datetime import datetime, timedelta
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import pytest
@@ -26,7 +26,9 @@ from profiles import cases
 from context_budget import read_bill
 from context_budget.cli import main
 from context_budget.conversations import load_transcript
+from context_budget.sessions.claude_code import is_agent_file
 from context_budget.sessions.folders import searched_folders
+from context_budget.sessions.text import _meta_path
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSIONS = ROOT / "docs" / "measured" / "sessions"
@@ -608,3 +610,25 @@ def test_a_line_read_again_is_the_line_the_reader_read(
         assert expected[2] == lines[2]
         with pytest.raises(IndexError):
             scanned._from_file(0, str(path), 6)
+
+
+#: Path parts a user's folders may hold: the sub-agent prefix, separators, dots.
+_PARTS = st.sampled_from(["agent-", "agent", "a", "x.jsonl", "/", "//", ".", "..", "\\", " ", ""])
+
+
+@given(st.lists(_PARTS, max_size=8).map("".join))
+def test_a_sub_agent_file_is_named_as_its_paths_last_part_says(name: str) -> None:
+    assert is_agent_file(name) == PurePath(name).name.startswith("agent-"), name
+
+
+@given(st.lists(_PARTS, max_size=8).map("".join))
+def test_a_files_meta_json_is_where_its_path_names_it(name: str) -> None:
+    try:
+        expected: object = Path(name).with_name(Path(name).stem + ".meta.json")
+    except ValueError as error:  # a path with no name part has no meta file beside it
+        expected = type(error)
+    try:
+        found: object = PurePath(_meta_path(name))
+    except ValueError as error:
+        found = type(error)
+    assert found == expected, name

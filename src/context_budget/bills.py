@@ -39,7 +39,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields, replace
 from datetime import date, datetime
 from functools import lru_cache
@@ -662,9 +662,11 @@ class Bill:
     """The API calls of one or more saved sessions.
 
     Attributes:
-        calls: one `Call` per API call, in time order (for ties and calls
-            without a time, the order read: Claude Code's session by session,
-            each session's file, then its sub-agents' files).
+        calls: one `Call` per API call, in time order (for ties, the order
+            read: Claude Code's session by session, each session's file, then
+            its sub-agents' files). A call without a time keeps its place in
+            its thread, just after the call read before it; the calls of a
+            thread that records no time at all come last.
         format: the files' format, or `"mixed"` when they differ.
         files: the files read.
         recorded_cost: the total cost the files recorded themselves (USD), or
@@ -1536,13 +1538,37 @@ def _filed(call: Call, session: Session) -> Call:
     )
 
 
-def _in_time(stamps: Sequence[float | None]) -> list[int]:
-    """The indexes of calls whose times are `stamps` (seconds, None for none), in time
-    order: calls without a time last, ties in the order given (the sort is stable)."""
-    if None in stamps:
-        return sorted(range(len(stamps)), key=lambda k: (stamps[k] is None, stamps[k] or 0.0))
-    times = cast(list[float], stamps)  # the usual bill: every call timed
+def _in_time(placed: Sequence[float | None]) -> list[int]:
+    """The indexes of calls placed at `placed` (seconds, `_placed_times`; None for a call
+    no time places) in time order: those last, ties in the order given (the sort is
+    stable)."""
+    if None in placed:
+        return sorted(range(len(placed)), key=lambda k: (placed[k] is None, placed[k] or 0.0))
+    times = cast(list[float], placed)  # the usual bill: every call timed
     return sorted(range(len(times)), key=times.__getitem__)
+
+
+def _placed_times(
+    stamps: Sequence[float | None], threads: Sequence[Hashable]
+) -> list[float | None]:
+    """The time each call is placed at among a bill's, the calls in the order they were
+    read, with their times `stamps` (seconds, None for none) and their `threads`: its
+    own; for a call without one, the time of the nearest timed call of its thread read
+    before it (it then comes just after that call), else after it (just before); None
+    where its thread records no time at all (it comes last). A call without a time so
+    keeps its place in its thread."""
+    placed = list(stamps)
+    if None not in placed:
+        return placed
+    for indexes in (range(len(placed)), range(len(placed) - 1, -1, -1)):
+        held: dict[Hashable, float] = {}  # a thread -> the time of its timed call seen last
+        for k in indexes:
+            time = placed[k]
+            if time is not None:
+                held[threads[k]] = time
+            elif threads[k] in held:
+                placed[k] = held[threads[k]]
+    return placed
 
 
 def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]) -> Bill:
@@ -1551,12 +1577,15 @@ def _merge(sessions: list[Session], files: tuple[str, ...], skipped: list[Skip])
 
 def _merged(
     sessions: list[Session], files: tuple[str, ...], skipped: list[Skip]
-) -> tuple[Bill, list[int]]:
-    """The bill of `sessions`, and for each of its calls, in order, its index among the
-    sessions' calls taken one session after another."""
+) -> tuple[Bill, list[int], list[float | None]]:
+    """The bill of `sessions`; for each of its calls, in order, its index among the
+    sessions' calls taken one session after another, and the time it is placed at
+    (`_placed_times`)."""
     numbered = [_filed(call, session) for session in sessions for call in session.calls]
     origin = [index for index, session in enumerate(sessions) for _ in session.calls]
-    order = _in_time([call.timestamp for call in numbered])
+    threads = [(index, call.thread) for index, call in zip(origin, numbered, strict=True)]
+    placed = _placed_times([call.timestamp for call in numbered], threads)
+    order = _in_time(placed)
     formats = {session.format for session in sessions}
     costs = [s.recorded_cost for s in sessions if s.recorded_cost is not None]
     bill = Bill(
@@ -1571,7 +1600,7 @@ def _merged(
         _lines=tuple([call for session in sessions for call in session.usage_records]),
         _messages=Places.joined([session.places for session in sessions]),
     )
-    return bill, order
+    return bill, order, [placed[k] for k in order]
 
 
 # ------------------------------------------------------------ a report's figures
@@ -1960,7 +1989,8 @@ class _Side:
         part: its figures, its calls numbered within it.
         models, threads, totals: its `Bill.models`, `Bill.threads`, `Bill._totals`.
         firsts: the number (in the part) of each thread's first call, in `threads` order.
-        times: each call's time (seconds, None for none), in the part's order.
+        times: the time each call is placed at (`_placed_times`: seconds, None for
+            none), in the part's order.
         read: each call's index in the part's read (`Session.calls`), in the part's order.
         held: the index of the read from which its calls are `progress` calls held
             (`claude_code.Work`).
@@ -1980,7 +2010,7 @@ def _side(session: Session, held: int) -> _Side:
     """The figures of one part of a bill's read, its sessions read alone as `session`
     (`claude_code.Work`); ValueError where a bill of them is no part of the whole's as
     `figures_of` adds parts (a recorded cost: the whole bill is read and worked out)."""
-    bill, order = _merged([session.billed()], (), [])
+    bill, order, placed = _merged([session.billed()], (), [])
     if bill.recorded_cost is not None or bill.recorded_tokens is not None:
         raise ValueError("a part that records its cost")
     threads = bill.threads
@@ -1993,7 +2023,7 @@ def _side(session: Session, held: int) -> _Side:
         threads,
         tuple(firsts[name] for name in threads),
         bill._totals(),
-        [call.timestamp for call in bill.calls],
+        placed,
         order,
         held,
     )
@@ -2001,7 +2031,8 @@ def _side(session: Session, held: int) -> _Side:
 
 def _numbers(sides: Sequence[_Side]) -> list[list[int]]:
     """For each part, the number (from 1) each of its calls has in the whole bill: in
-    time order, ties and calls without a time in the order of the whole read, whose
+    the order of the times they are placed at (`_Side.times`), ties and calls no time
+    places in the order of the whole read, whose
     calls are the parts' read calls, then their held ones (`_Side.held`), part by part."""
     keys = [
         (time is None, time or 0.0, (0 if index < side.held else 2) + at, index, at, number)

@@ -104,7 +104,7 @@ from context_budget.sessions.records import (
     RAW,
     Shape,
     records,
-    undecoded,
+    undecoded_holds,
     value,
 )
 from context_budget.sessions.session import (
@@ -220,8 +220,12 @@ def is_session_record(record: dict[str, Any]) -> bool:
 
 
 def is_agent_file(name: str) -> bool:
-    """True for a sub-agent's own file (`agent-*.jsonl`)."""
-    return PurePath(name).name.startswith("agent-")
+    """True for a sub-agent's own file (`agent-*.jsonl`): its path's last part, as
+    `PurePath` names it, starts so."""
+    last = name.rpartition("/")[2]  # a bill asks several times of every file: no path built
+    if os.altsep is not None or last in ("", ".", ".."):  # `\\`, `dir/`, `dir/.`: as named
+        last = PurePath(name).name
+    return last.startswith("agent-")
 
 
 def _short(session: str) -> str:
@@ -623,7 +627,7 @@ class _Tasks:
 
 
 #: The bytes a content holding a call that gives a prompt holds, undecoded.
-_PROMPT = b'"prompt"'
+_PROMPT = re.compile(re.escape(b'"prompt"'))
 
 
 class _Reader:
@@ -651,11 +655,15 @@ class _Reader:
         self.tasks: dict[str, _Tasks] = {}  # session (as threads name it) -> its Task calls
 
     def file(self, file: _File, lines: Iterator[tuple[int, Any]]) -> None:
-        places, index = self.places, file.index
+        places, index, threads, messages = self.places, file.index, self.threads, self.messages
         for number, record in lines:
-            if self.messages and self._copy(record, index):
+            if messages and self._copy(record, index):
                 continue
-            key = self._key(file, record, number)
+            # the thread of the records before this one, as `_key` finds it (its own first
+            # step, taken here: a bill reads every record of every file through it)
+            key = file.key
+            if not key or (not file.agent and record.isSidechain is True):
+                key = self._key(file, record, number)
             if not file.cwd and isinstance(record.cwd, str):
                 file.cwd = record.cwd  # where the session started: a later `cd` moves no call
             uuid, parent, kind = record.uuid, record.parentUuid, record.type
@@ -667,9 +675,10 @@ class _Reader:
                     places[uuid] = (parent, kind, index, number)
             message = record.message
             if (kind == "user" or kind == "assistant") and type(message) in _MESSAGES:
-                self._conversation(file, key, number, record, message)
+                thread = threads[key]
+                self._conversation(file, thread, key[0] == "m", number, record, message)
                 if kind == "assistant" and message.usage is not ABSENT:
-                    self._call(file, key, number, record, message, parent)
+                    self._call(file, thread, key[0] == "m", number, record, message, parent)
             else:
                 self._other(key, record, kind, number)
                 if kind == "progress" and not file.agent:
@@ -838,11 +847,11 @@ class _Reader:
         label = kind if isinstance(kind, str) else "(no type)"
         self.skipped[label] = self.skipped.get(label, 0) + 1
 
-    def _conversation(self, file: _File, key: str, number: int, record: Any, message: Any) -> None:
-        """A user or assistant record's message joined to its thread; a summary's boundary
-        noted; a main thread's `Task` calls noted."""
-        thread = self.threads[key]
-        main = key[0] == "m"
+    def _conversation(
+        self, file: _File, thread: _Building, main: bool, number: int, record: Any, message: Any
+    ) -> None:
+        """A user or assistant record's message joined to its `thread` (`main`: a main
+        thread); a summary's boundary noted; a main thread's `Task` calls noted."""
         if main and record.isCompactSummary is True:
             announced = thread.boundaries and thread.boundaries[-1].index == thread.count
             if not announced:
@@ -854,8 +863,7 @@ class _Reader:
     def _tasks(self, session: str, content: object) -> None:
         """Note the `Task` calls of a main thread's assistant record (its content decoded
         only when its bytes could hold one)."""
-        raw = undecoded(content)
-        if raw is not None and _PROMPT not in raw:
+        if undecoded_holds(content, _PROMPT) is False:
             return
         found = self.tasks.get(session)
         if found is None:
@@ -863,9 +871,17 @@ class _Reader:
         found.add(value(content))
 
     def _call(
-        self, file: _File, key: str, number: int, record: Any, message: Any, parent: str | None
+        self,
+        file: _File,
+        thread: _Building,
+        main: bool,
+        number: int,
+        record: Any,
+        message: Any,
+        parent: str | None,
     ) -> None:
-        """The call an assistant record with usage made, kept or folded (`_keep`)."""
+        """The call an assistant record with usage made on `thread` (`main`: a main thread),
+        kept or folded (`_keep`)."""
         model = message.model
         if model == "<synthetic>" or record.isApiErrorMessage:
             return
@@ -874,14 +890,13 @@ class _Reader:
         except ValueError as error:
             self.bad_line(file, number, error)
             return
-        thread = self.threads[key]
         call = Call.sound(
             thread.id,
             when,
             model if isinstance(model, str) else "unknown",
             usage,
             record.isSidechain is True,
-            len(thread.boundaries) if key[0] == "m" else 0,
+            len(thread.boundaries) if main else 0,
             None,
             parent,
             file.source.name,

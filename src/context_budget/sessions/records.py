@@ -35,6 +35,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections.abc import Iterator
 from typing import Any
@@ -58,7 +59,7 @@ __all__ = [
     "Shape",
     "decode_document",
     "records",
-    "undecoded",
+    "undecoded_holds",
     "value",
 ]
 
@@ -95,9 +96,12 @@ def value(field: Any) -> object:
         return loads_json(raw.decode("utf-8"), long_numbers=True)
 
 
-def undecoded(field: Any) -> bytes | None:
-    """The bytes of a `RAW` field msgspec left undecoded, or None for a decoded value."""
-    return bytes(field) if _FAST is not None and type(field) is _FAST.Raw else None
+def undecoded_holds(field: Any, pattern: re.Pattern[bytes]) -> bool | None:
+    """Whether the bytes of a `RAW` field msgspec left undecoded hold a match of `pattern`,
+    searched where they lie (not copied); None for a decoded value."""
+    if _FAST is None or type(field) is not _FAST.Raw:
+        return None
+    return pattern.search(field) is not None
 
 
 class _Plain:

@@ -734,6 +734,27 @@ def description(path: str | PathLike[str]) -> str:
     return agent_meta(path)[0]
 
 
+def _meta_path(path: str | PathLike[str]) -> str:
+    """Where the `.meta.json` of the file `path` is: beside it, named by its stem, as
+    `Path(path).with_name(Path(path).stem + ".meta.json")` names it.
+
+    A bill asks it of every file it reads: a plain path's is found with string
+    steps, without building a `Path` (`PurePath.stem`'s rule: the name up to
+    its last dot, where that dot is neither its first nor its last character).
+
+    Raises:
+        TypeError, ValueError: as `Path` and `with_name` raise them.
+    """
+    text = os.fspath(path)
+    folder, name = os.path.split(text) if isinstance(text, str) else ("", "")
+    if not name or name in (".", "..") or os.altsep is not None or "//" in text:
+        whole = Path(path)
+        return str(whole.with_name(whole.stem + ".meta.json"))
+    dot = name.rfind(".")
+    stem = name[:dot] if 0 < dot < len(name) - 1 else name
+    return os.path.join(folder, stem + ".meta.json") if folder else stem + ".meta.json"
+
+
 def agent_meta(path: str | PathLike[str]) -> tuple[str, str]:
     """(`description`, `agentType`) of a sub-agent file's `.meta.json` beside it; "" for each
     it lacks (or when there is none).
@@ -743,12 +764,11 @@ def agent_meta(path: str | PathLike[str]) -> tuple[str, str]:
     """
     if not isinstance(path, str | PathLike):
         raise TypeError(f"path must be a path, got {short_repr(path)}")
-    path = Path(path)
-    meta = path.with_name(path.stem + ".meta.json")
-    if not meta.is_file():
+    meta = _meta_path(path)
+    if not os.path.isfile(meta):  # the usual file: none beside it
         return "", ""
     try:
-        data = loads_json(decode(meta.read_bytes(), str(meta)))
+        data = loads_json(decode(Path(meta).read_bytes(), meta))
     except (OSError, ValueError):
         return "", ""
     if not isinstance(data, dict):
