@@ -452,7 +452,7 @@ def test_a_unit_s_grade_cells_are_judged_by_their_checker(unit: str) -> None:
     """The cells of a student notebook that grade the reader's functions (the grade
     table, the transfer task) call a checker: the site judges a reader's run of them by
     its verdict (PASS once the functions above are right), not by whether it printed
-    what the starter code printed (a right answer was a red "does not match")."""
+    what the unwritten functions printed (a right answer was a red "does not match")."""
     cells = _notebook_blocks(ROOT / "docs" / "notebooks" / f"{unit}.py")
     grading = [
         cell

@@ -288,7 +288,8 @@ def check_rows(rows: Sequence[Row]) -> Verdict:
     A unit's notebook grades the functions its reader wrote (`grade_unit`, the transfer
     task's `run_transfer`) and hands the rows to this checker, so that its cell, run on
     the course's site, is judged by this verdict, as an exercise of a chapter is by its
-    checker's, and not by whether it printed what the starter code printed.
+    checker's, and not by whether it printed what the notebook's unwritten functions
+    printed.
 
     Examples:
         >>> print(check_rows([{"case": "adds", "observed": 5, "status": "PASS"}]))
