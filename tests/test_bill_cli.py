@@ -12,6 +12,7 @@ import pytest
 
 from context_budget import PRICES, read_bill
 from context_budget.cli import main
+from context_budget.cli._bill import calls_table
 
 SESSIONS = Path(__file__).resolve().parent.parent / "docs" / "measured" / "sessions"
 FE5E = SESSIONS / "sample-project" / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
@@ -512,3 +513,8 @@ def test_a_page_asked_for_on_standard_output_is_refused_not_written_as_a_file_na
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "standard output" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_calls_table_of_no_row_is_no_table() -> None:
+    """`calls_table([], [])` raised max() of an empty sequence."""
+    assert calls_table([], []) == []

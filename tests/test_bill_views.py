@@ -69,6 +69,16 @@ def test_a_session_is_its_whole_id_sub_agent_files_included() -> None:
     assert groups[0].calls == len(read_bill(PROJECT / f"{FE5E}.jsonl").calls)
 
 
+def test_a_trajectorys_session_is_its_id_without_the_files_suffixes() -> None:
+    """`<id>.traj.json` is the session `<id>`, as its thread names it, in every format's file."""
+    bill = read_bill(SESSIONS)
+    sessions = {call.thread.session for call in bill.calls}
+    keys = [group.key for group in bill.groups("session")]
+    assert "astropy__astropy-12907" in sessions and "astropy__astropy-12907" in keys
+    for key in keys:
+        assert "." not in key and any(key.startswith(session) for session in sessions), key
+
+
 def _without_cwd(source: Path, target: Path) -> None:
     """`source`'s lines written to `target` with no `cwd`: a file that names no folder."""
     lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]

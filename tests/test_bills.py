@@ -972,3 +972,10 @@ def test_a_list_of_paths_with_one_that_is_no_path_names_that_one() -> None:
     paths = [str(PROJECT)] * 3 + [5]
     with pytest.raises(TypeError, match=r"path must be a list of paths; item 3 is 5$"):
         read_bill(paths)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("given", [b"docs", bytearray(b"docs")])
+def test_a_path_given_as_bytes_is_refused_as_one_path(given: bytes) -> None:
+    """Bytes are a sequence of ints: `read_bill(b"docs")` said item 0 was 100."""
+    with pytest.raises(TypeError, match=r"path must be a str or a path object, got b"):
+        read_bill(given)  # type: ignore[arg-type]

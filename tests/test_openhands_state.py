@@ -146,8 +146,42 @@ def test_a_half_written_last_event_is_left_out_and_the_calls_billed(tmp_path: Pa
     last = sorted((folder / "events").glob("event-*.json"))[-1]
     last.write_text(last.read_text()[:40], encoding="utf-8")
     assert len(read_bill(folder).calls) == 3
-    layers = load_transcript(folder / "base_state.json")
+    with pytest.warns(UserWarning, match=f"1 half-written line \\({last.name}\\)"):
+        layers = load_transcript(folder / "base_state.json")
     assert [message["role"] for message in layers.conversation][-1] == "user"
+
+
+def test_inspect_names_the_half_written_last_event_it_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the bill named it, but inspect read the conversation a message short and said
+    # nothing: "6 messages (1 other event skipped)" and `skipped: []` in its JSON
+    folder = _copy(tmp_path)
+    last = sorted((folder / "events").glob("event-*.json"))[-1]
+    last.write_text(last.read_text()[:40], encoding="utf-8")
+    assert main(["inspect", str(folder), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1
+    assert f"1 half-written line ({last.name}); the rest is read" in captured.err
+    report = json.loads(captured.out)
+    assert report["messages"] == 6
+    assert [skip["file"] for skip in report["skipped"]] == [str(last)]
+    skipped: list[Skip] = []  # load_transcript said nothing either
+    assert len(load_transcript(folder, skipped=skipped).conversation) == 6
+    assert [(skip.kind, skip.file) for skip in skipped] == [("half-written line", str(last))]
+
+
+def test_inspect_names_the_state_file_that_is_no_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a state file cut short (copied while OpenHands rewrote it) was said of the folder:
+    # "<folder>: not valid JSON: ...", no file named
+    folder = _copy(tmp_path)
+    state = folder / "base_state.json"
+    state.write_text(state.read_text()[:300], encoding="utf-8")
+    assert main(["inspect", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"context-budget: error: {state}: not valid")
 
 
 def test_a_broken_event_file_is_named_not_counted_as_another_event(

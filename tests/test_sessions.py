@@ -22,7 +22,14 @@ from hypothesis import strategies as st
 from context_budget.bills import Bill, read_bill
 from context_budget.cli import main
 from context_budget.conversations import load_transcript
-from context_budget.sessions import Source, read_paths, read_sources, read_text, text
+from context_budget.sessions import (
+    Source,
+    read_paths,
+    read_sources,
+    read_text,
+    session_files,
+    text,
+)
 from context_budget.sessions.text import (
     FormatError,
     description,
@@ -311,6 +318,54 @@ def test_a_bad_codex_total_is_a_line_strict_refuses(
         read_bill(path)
 
 
+#: A rollout as the Codex CLI wrote them before `session_meta` (mid 2025): a bare header,
+#: `record_type` markers and bare items, no `payload` and no usage. Our own lines, in the
+#: shape third-party readers of such files test (e.g. codex-history-list's legacy case).
+_LEGACY = [
+    {"id": "c27a914d-0000-4000-8000-000000000001", "timestamp": "2025-08-20T13:20:47.060Z",
+     "instructions": "Be brief.", "git": {"branch": "main"}},
+    {"record_type": "state"},
+    {"type": "message", "id": None, "role": "user",
+     "content": [{"type": "input_text", "text": "list the files"}]},
+    {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "opaque"},
+    {"type": "function_call", "id": "fc_1", "name": "shell",
+     "arguments": "{\"command\": [\"ls\"]}", "call_id": "call_1"},
+    {"type": "function_call_output", "call_id": "call_1", "output": "a.txt\nb.txt\n"},
+    {"record_type": "state"},
+    {"type": "message", "id": None, "role": "assistant",
+     "content": [{"type": "output_text", "text": "Two files."}]},
+]  # fmt: skip
+
+
+def test_a_rollout_from_before_session_meta_is_read_as_codex(tmp_path: Path) -> None:
+    # such a file was "JSON Lines of objects in no known format": `inspect` refused it, and
+    # a bill named each one in ~/.codex/sessions "a file that is no session"
+    text = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in _LEGACY)
+    folder = tmp_path / "sessions" / "2025" / "08" / "20"
+    folder.mkdir(parents=True)
+    path = folder / "rollout-2025-08-20T13-20-47-c27a914d.jsonl"
+    path.write_text(text, encoding="utf-8")
+    session = read_text(text, "auto")
+    assert session.format == "codex"
+    assert session.main.session == _LEGACY[0]["id"]
+    assert session.layers.system == "Be brief."
+    assert [m["role"] for m in session.layers.conversation] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    assert session.layers.conversation[1]["content"][0]["name"] == "shell"
+    assert session.calls == ()
+    skipped: list[Any] = []
+    assert read_paths([tmp_path / "sessions"], "auto", skipped) == []
+    assert [(skip.kind, skip.file) for skip in skipped] == [("empty rollout", str(path))]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["inspect", str(path)]) == 0
+    assert "a Codex rollout" in out.getvalue()
+
+
 # ---------------------------------------------------------------- claude code, detection
 
 
@@ -528,6 +583,13 @@ def test_read_sources_refuses_what_is_no_list_of_sources_naming_it(sources: Any)
         read_sources(sources)
 
 
+def test_read_sources_refuses_no_source_at_all() -> None:
+    # an empty list was read as a Claude Code session of no file: no message, no call,
+    # no error, as if a session had been found empty
+    with pytest.raises(ValueError, match=r"^sources must hold one Source at least, got \[\]$"):
+        read_sources([])
+
+
 def test_read_paths_reads_one_path_as_read_bill_does_and_refuses_what_is_no_path() -> None:
     # one path given as a string was read letter by letter: "d: no such file or folder"
     folder = Path(__file__).parent / "fixtures" / "transcripts" / "openhands"
@@ -591,3 +653,11 @@ def test_json_cut_inside_a_string_is_named_with_one_at() -> None:
     )
     with pytest.raises(FormatError, match=r"^not valid JSON: Expecting value at line 2, column 1$"):
         strict_json("\nx")
+
+
+@pytest.mark.parametrize("folder", [None, 5, b"docs"])
+def test_session_files_refuses_what_is_no_path_naming_it(folder: object) -> None:
+    """`session_files(None)` raised os.walk's own words, naming neither the argument nor
+    what it should be."""
+    with pytest.raises(TypeError, match=r"^folder must be a path, got "):
+        session_files(folder)  # type: ignore[arg-type]

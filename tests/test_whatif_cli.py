@@ -142,15 +142,15 @@ def test_one_hour_writes_on_the_synthetic_session(capsys: pytest.CaptureFixture[
         ([str(PROJECT), "--summary-tokens", "900"], "--summary-tokens needs --compact-at"),
         (  # a summary the size of the threshold or more: no compaction could make room
             [str(PROJECT), "--compact-at", "20000", "--summary-tokens", "200000"],
-            "summary_tokens (200,000) must be below compact_at (20,000)",
+            "--summary-tokens (200,000) must be below --compact-at (20,000)",
         ),
         (  # no summary given: the default one, 2,000 tokens, is held to the same rule
             [str(PROJECT), "--compact-at", "1500"],
-            "compact_at (1,500) must be above the summary's size (2,000 tokens",
+            "--compact-at (1,500) must be above the summary's size (2,000 tokens",
         ),
         (
             [str(PROJECT), "--compact-at", "1500"],
-            "give a compact_at above 2,000, or a summary_tokens below 1,500",
+            "give a --compact-at above 2,000, or a --summary-tokens below 1,500",
         ),
         ([str(PROJECT), "--model", "gpt-9"], "model 'gpt-9': no row with prices in the table"),
         ([str(PROJECT), "--model", ""], "model must be a model id, got ''"),
@@ -376,6 +376,11 @@ def test_calls_on_a_model_the_table_lacks_are_named(
     assert "replayed: no replayed call is on a model with a price" in out
     data = _json(capsys, str(unknown))
     assert data["replayed_usd"] is None and data["unreplayed_models"] == ["acme-7"]
+    # with --calls and no call replayed, the table of calls raised (max() of no row): a
+    # traceback, exit 1, where the rest of the replay was said
+    assert main(["whatif", str(unknown), "--calls"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("\ncalls replayed: none, so no row per call\n")
 
 
 def test_the_page_is_written_whole_and_said_where(

@@ -294,11 +294,12 @@ def _session_id(file: str, short: str) -> str:
     """The session id a call's `file` names, where it starts with its thread's session
     (`short`), else `short`.
 
-    A session file is named by its id; a sub-agent's file under
+    A session file is named by its id, up to its name's first dot (`<id>.jsonl`,
+    a trajectory's `<id>.traj.json`); a sub-agent's file under
     `<session>/subagents/` sits under a folder named by it.
     """
     path = PurePath(file)
-    for candidate in (path.stem, path.parent.parent.name):
+    for candidate in (path.name.split(".", 1)[0], path.parent.parent.name):
         if short and candidate.startswith(short) and not candidate.startswith("agent-"):
             return candidate
     return short
@@ -1925,6 +1926,8 @@ def read_bill(
         paths = [path]
     elif isinstance(path, Sequence) and path and all(isinstance(p, str | PathLike) for p in path):
         paths = list(path)
+    elif isinstance(path, bytes | bytearray | memoryview):  # a sequence of ints, no list
+        raise TypeError(f"path must be a str or a path object, got {path!r:.60}")
     elif isinstance(path, Sequence) and path:
         at, bad = next((k, p) for k, p in enumerate(path) if not isinstance(p, str | PathLike))
         raise TypeError(f"path must be a list of paths; item {at} is {short_repr(bad)}")

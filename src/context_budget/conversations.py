@@ -44,7 +44,7 @@ from context_budget.sessions import (
     read_sources,
     read_text,
 )
-from context_budget.sessions.detect import session_folder_files
+from context_budget.sessions.detect import conversation_left_out, session_folder_files
 from context_budget.sessions.openhands_state import conversation_state
 from context_budget.sessions.skips import Skip, check_skipped, summary
 from context_budget.sessions.text import path_given, read_source
@@ -131,7 +131,8 @@ def _layers(folder: Path, format: str, skipped: list[Skip]) -> Layers:
         return read_sources(sources, format, skipped).conversation().layers
     try:
         text = decode(folder.read_bytes(), str(folder))
-        return read_text(text, format, str(folder), skipped).conversation().layers
+        session = read_text(text, format, str(folder), skipped)
+        return conversation_left_out(session, skipped).conversation().layers
     except (TypeError, ValueError) as error:
         raise _named(error, str(folder)) from None
 

@@ -548,7 +548,9 @@ def _written(row: dict[str, Any]) -> int:
 
 def calls_table(rows: list[dict[str, Any]], marks: list[str]) -> list[str]:
     """The `--calls` table: a row per call, its prompt drawn as a bar, then its mark
-    (`marks[k]` for row k: a rebuild's cause, or `""`)."""
+    (`marks[k]` for row k: a rebuild's cause, or `""`); no rows, no table."""
+    if not rows:
+        return []
     widest = max(r["input"] + r["cache_read"] + _written(r) for r in rows) or 1
     lines = [
         "",

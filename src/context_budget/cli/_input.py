@@ -28,7 +28,11 @@ from context_budget.sessions import (
     read_sources,
     read_text,
 )
-from context_budget.sessions.detect import distinct_files, session_folder_files
+from context_budget.sessions.detect import (
+    conversation_left_out,
+    distinct_files,
+    session_folder_files,
+)
 from context_budget.sessions.openhands_state import conversation_state
 from context_budget.sessions.skips import Skip
 from context_budget.sessions.text import special_kind
@@ -94,7 +98,7 @@ def _bounded(file: BinaryIO, limit: int, size: int) -> bytes:
 def _load(text: str, path: str, format: str, skipped: list[Skip] | None) -> Session:
     """The file's text read as `format` (or detected), every message checked."""
     try:
-        return read_text(text, format, path, skipped).conversation()
+        return conversation_left_out(read_text(text, format, path, skipped), skipped).conversation()
     except (TypeError, ValueError) as error:
         raise InputError(f"{path}: {error}") from None
 
@@ -138,6 +142,8 @@ def load_paths(
     names = distinct_files(given)  # a file named twice is read once
     if names == paths[:1]:
         return _load(_read(paths[0], max_bytes), paths[0], format, skipped)
+    if len(names) == 1:  # a folder that names one file (an OpenHands conversation's state)
+        return _load(_read(names[0], max_bytes), names[0], format, skipped)
     files = [Source(name, _read(name, max_bytes), *agent_meta(Path(name))) for name in names]
     try:
         return read_sources(files, format, skipped).conversation()

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -138,6 +139,21 @@ def add_parser(commands: Any) -> None:
     )
 
 
+#: The `Policy` fields that `replay` and `Policy` name in their errors, as the flags
+#: that set them.
+_FLAGS = {
+    "compact_at": "--compact-at",
+    "summary_tokens": "--summary-tokens",
+    "clear_at": "--clear-at",
+}
+
+
+def _in_flags(message: str) -> str:
+    """A library error's `message` in the command's words: each `Policy` field it names
+    (`_FLAGS`) as its flag."""
+    return re.sub(r"\b(compact_at|summary_tokens|clear_at)\b", lambda m: _FLAGS[m[1]], message)
+
+
 def _policy(args: argparse.Namespace) -> Policy:
     """The flags as a `Policy`; BillError for a flag that needs another."""
     if args.keep is not None and args.clear_at is None:
@@ -155,7 +171,7 @@ def _policy(args: argparse.Namespace) -> Policy:
             summary_tokens=args.summary_tokens,
         )
     except ValueError as error:
-        raise BillError(str(error)) from None
+        raise BillError(_in_flags(str(error))) from None
 
 
 def _usd(value: float | None) -> float | None:
@@ -356,7 +372,9 @@ def render(data: dict[str, Any]) -> str:
     edited = bool(data["clearings"] or data["compactions"])
     left = bool(data["unreplayed_models"])
     lines.extend(_rent_lines(data["costliest_results"], data["rent"], edited, left))
-    if "per_call" in data:
+    if "per_call" in data and not data["per_call"]:  # every call on a model left out
+        lines.append("calls replayed: none, so no row per call")
+    elif "per_call" in data:
         rows = data["per_call"]
         marks = ["summary" if r["summarizing"] else r["rebuild"] or "" for r in rows]
         lines.extend(calls_table(rows, marks))
@@ -553,7 +571,7 @@ def run(args: argparse.Namespace) -> str:
         try:
             done = replay(bill, policy)
         except ValueError as error:
-            raise BillError(str(error)) from None
+            raise BillError(_in_flags(str(error))) from None
         data = report(done, calls=args.calls)
         if args.html is not None:  # the replay above is the page's first, where it is
             page_data = _page_data(bill, lambda _: None, done if policy == Policy() else None)

@@ -39,6 +39,14 @@ project the first `session_meta`'s `cwd`. The thread is `<session id>/main`,
 the whole id: Codex ids are time-ordered (UUIDv7), so their first part is
 shared by every rollout started in the same minute or so.
 
+A rollout written before `session_meta` existed (the Codex CLI of mid 2025)
+starts with a bare header, `{"id", "timestamp", "instructions", "git", ...}`
+with no `type`; then come `{"record_type": "state"}` markers and the items
+themselves, bare, with no `payload` around them and no time of their own.
+Such a file is read as the header's `session_meta` and each item's
+`response_item` (the markers skipped): its conversation, and no call, as it
+recorded no usage.
+
 A fork starts with its own `session_meta` carrying `forked_from_id` (its
 creation at its `timestamp`), then copies its parent's history before its own
 turns: the parent's turns and `token_count` events, with or without the
@@ -59,7 +67,7 @@ the instructions; the thread's `parent` is the id it was forked from.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import PurePath
 from typing import Any
@@ -72,7 +80,16 @@ from context_budget.sessions.openai_chat import text_of, tool_input
 from context_budget.sessions.records import ANY, RAW, Shape, records, value
 from context_budget.sessions.session import Boundary, Call, Session, ThreadId
 from context_budget.sessions.skips import Skip, bad_usage_line
-from context_budget.sessions.text import Source, count_of, epoch, tally
+from context_budget.sessions.text import (
+    BLANK,
+    Source,
+    count_of,
+    epoch,
+    json_lines,
+    line_spans,
+    line_value,
+    tally,
+)
 from context_budget.usage import Usage
 
 __all__ = ["LINE", "RECORD_TYPES", "is_rollout", "read", "without_replays"]
@@ -88,10 +105,30 @@ _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "cache_write_
 _UNNAMED = ThreadId()
 
 
+#: The keys of the header of a rollout written before `session_meta` (`id` and
+#: `timestamp` always): the Codex CLI's session metadata of mid 2025.
+_LEGACY_HEADER = frozenset(
+    {"id", "timestamp", "instructions", "git", "cwd", "originator", "cli_version"}
+)
+
+
+def _is_legacy_header(record: dict[str, Any]) -> bool:
+    """True for the first line of a rollout written before `session_meta`: an `id` and a
+    `timestamp` (strings), no `type`, and no key a header of then did not have."""
+    return (
+        isinstance(record.get("id"), str)
+        and isinstance(record.get("timestamp"), str)
+        and record.keys() <= _LEGACY_HEADER
+    )
+
+
 def is_rollout(record: dict[str, Any]) -> bool:
-    """True when a file's first record is a rollout's: a Codex record type and a `payload`."""
+    """True when a file's first record is a rollout's: a Codex record type and a `payload`,
+    or the bare header of a rollout written before `session_meta`."""
     kind = record.get("type")
-    return isinstance(kind, str) and kind in RECORD_TYPES and "payload" in record
+    if isinstance(kind, str) and kind in RECORD_TYPES and "payload" in record:
+        return True
+    return _is_legacy_header(record)
 
 
 def _output_text(output: object) -> str:
@@ -350,6 +387,60 @@ def _recorded(reading: _Reading) -> dict[str, int]:
 LINE = Shape("CodexLine", timestamp=ANY, type=ANY, payload=RAW)
 
 
+class _Bare:
+    """A line of a rollout written before `session_meta`, as `LINE` reads a later one."""
+
+    __slots__ = ("payload", "timestamp", "type")
+
+    def __init__(self, timestamp: object, kind: str, payload: dict[str, Any] | None) -> None:
+        self.timestamp, self.type, self.payload = timestamp, kind, payload
+
+
+def _starts_bare(source: Source) -> bool:
+    """True when the first record of `source` is the bare header of a rollout written before
+    `session_meta` (False for a first line that is no JSON object: the reader names it)."""
+    text = source.text
+    for number, (start, stop) in enumerate(line_spans(text), start=1):
+        try:
+            first = line_value(text[start:stop], number, long_numbers=True)
+        except ValueError:
+            return False
+        if first is not BLANK:
+            return isinstance(first, dict) and _is_legacy_header(first)
+    return False
+
+
+def _bare_lines(source: Source) -> Iterator[tuple[int, _Bare]]:
+    """The lines of a rollout written before `session_meta`, each as the line of a later
+    rollout that holds the same: the header (the first) a `session_meta`, its
+    `instructions` the base instructions; a `record_type` marker a line of that kind; any
+    other an item."""
+    for at, (number, record) in enumerate(json_lines(source.text)):
+        if at == 0:
+            meta = {key: value for key, value in record.items() if key != "instructions"}
+            if isinstance(record.get("instructions"), str):
+                meta["base_instructions"] = {"text": record["instructions"]}
+            yield number, _Bare(record["timestamp"], "session_meta", meta)
+        elif "type" not in record and "record_type" in record:
+            yield number, _Bare(None, str(record["record_type"]), None)
+        else:
+            yield number, _Bare(record.get("timestamp"), "response_item", record)
+
+
+def _lines(source: Source) -> Iterator[tuple[int, Any]]:
+    """The lines of a rollout as `LINE` reads them; those of one written before
+    `session_meta` as `_bare_lines` gives them (known at its first line, which has no
+    `type` and no `payload`)."""
+    lines = records(source, LINE)
+    for number, record in lines:
+        if record.type is None and record.payload is None and _starts_bare(source):  # type: ignore[attr-defined]
+            yield from _bare_lines(source)
+            return
+        yield number, record
+        break
+    yield from lines
+
+
 def read(source: Source, *, messages: bool = True) -> Session:
     """A rollout as a `Session`.
 
@@ -363,7 +454,7 @@ def read(source: Source, *, messages: bool = True) -> Session:
     """
     name = source.name
     reading = _Reading(name, messages)
-    for number, record in records(source, LINE):
+    for number, record in _lines(source):
         reading.line(number, record)
     thread = ThreadId(reading.session, parent=reading.parent)
     cwd = reading.cwd

@@ -1,7 +1,8 @@
 """The detector: which format a file is in, and the reader that reads it.
 
 With `format="auto"` the shape decides: JSON Lines whose first record has a
-Codex record type and a `payload` are codex, other records with a `type` (or
+Codex record type and a `payload` (or is the bare header of a rollout written
+before `session_meta`) are codex, other records with a `type` (or
 Claude Code's linking ids) are claude-code; an object with a
 `trajectory_format` naming mini-swe-agent is mini-swe-agent, one with
 `conversation` is layers, one with `messages` is openai; a list of events
@@ -75,6 +76,7 @@ __all__ = [
     "FormatError",
     "InParts",
     "check_format",
+    "conversation_left_out",
     "detect_format",
     "distinct_files",
     "read_in_parts",
@@ -133,7 +135,8 @@ def _first_record(text: str) -> dict[str, Any] | None:
     record = _first_object(text)
     if record is None:
         return None
-    return record if "type" in record or claude_code.is_session_record(record) else None
+    known = "type" in record or claude_code.is_session_record(record) or codex.is_rollout(record)
+    return record if known else None
 
 
 #: How many keys of an unknown record its error names before "and N more".
@@ -369,6 +372,16 @@ def _codex_messages(given: Source | FileSource) -> Session:
     return codex.read(given.loaded())
 
 
+def conversation_left_out(session: Session, skipped: list[Skip] | None) -> Session:
+    """The session, the half-written files its reader left out of the conversation added to
+    `skipped` (when a list): an OpenHands conversation's last event file, still being
+    written. (The other lines a reader refuses hold usage, which a conversation does not
+    read; a bill adds them all, as `read_paths` does.)"""
+    if skipped is not None:
+        skipped.extend(s for s in session.bad_lines if s.kind == "half-written line")
+    return session
+
+
 def _detected_by(session: Session, format: str) -> Session:
     return replace(session, detected=format == "auto")
 
@@ -382,12 +395,14 @@ def read_sources(
 
     Raises:
         TypeError: `sources` is not a list of `Source`, or `skipped` no list.
-        ValueError: a format other than auto or claude-code, or a bad line.
+        ValueError: no source, a format other than auto or claude-code, or a bad line.
     """
     if not isinstance(sources, Sequence) or isinstance(sources, str | bytes):
         raise TypeError(f"sources must be a list of Source, got {short_repr(sources)}")
     if not all(isinstance(source, Source) for source in sources):
         raise TypeError(f"sources must be a list of Source, got {short_repr(list(sources))}")
+    if not sources:
+        raise ValueError(f"sources must hold one Source at least, got {short_repr(sources)}")
     check_format(format)
     check_skipped(skipped)
     if len(sources) == 1:

@@ -701,8 +701,11 @@ def session_files(
     to it (a loop of links ends where it comes back).
 
     Raises:
+        TypeError: `folder` is no path.
         ValueError: a folder or sub-folder that cannot be read, named.
     """
+    if not isinstance(folder, str | PathLike):
+        raise TypeError(f"folder must be a path, got {short_repr(folder)}")
     found = []
     seen: set[tuple[int, int]] = set()  # (device, inode) of each folder read
     for root, folders, names in os.walk(folder, onerror=_refuse, followlinks=True):
