@@ -10,11 +10,17 @@ This hook rebuilds the table of contents of every notebook page from the page's
 rendered HTML instead: each Markdown heading that nbconvert drew (it carries an
 ``anchor-link``) becomes an entry with the heading's own id and its HTML, inline
 code included.
+
+It also gives each such anchor link the theme's class for a heading's permalink
+(``headerlink``): the theme's search leaves a permalink's mark out of a section's
+title, but read nbconvert's as the heading's last word, and listed a notebook's
+sections as "Sources¶". The theme draws it as the chapters' permalinks.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from html.parser import HTMLParser
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -24,6 +30,10 @@ from mkdocs.structure.toc import AnchorLink, TableOfContents
 
 HEADINGS = {f"h{level}": level for level in range(1, 7)}
 ANCHOR_CLASS = "anchor-link"
+#: The theme's class for a heading's permalink (its search leaves such a link's text out).
+PERMALINK_CLASS = "headerlink"
+#: The opening tag of nbconvert's anchor link, as it writes it.
+_ANCHOR_TAG = re.compile(rf'<a class="{ANCHOR_CLASS}" ')
 
 
 class _Headings(HTMLParser):
@@ -103,9 +113,11 @@ def is_notebook_page(page: Page) -> bool:
 
 
 def on_page_content(html_text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Replace a notebook page's table of contents with one built from its headings."""
+    """Replace a notebook page's table of contents with one built from its headings, and
+    make their anchor links the theme's permalinks."""
     if is_notebook_page(page):
         found = headings(html_text)
         if found:
             page.toc = nested_toc(found)
+        html_text = _ANCHOR_TAG.sub(f'<a class="{PERMALINK_CLASS}" ', html_text)
     return html_text

@@ -427,20 +427,41 @@ def test_a_page_whose_code_boxes_outnumber_its_fences_fails_the_build(
 def _every_page_blocks() -> dict[str, list[dict[str, object]]]:
     """Each page's and notebook's block list, as the site build writes them (the
     notebooks' cells read from their source, with no outputs to compare)."""
-    import jupytext
-
     pages: dict[str, list[dict[str, object]]] = {}
     for page in PAGES:
         pages[page.relative_to(ROOT / "docs").as_posix()] = [
             vars(block) for block in _page_blocks(page)
         ]
     for notebook in sorted((ROOT / "docs" / "notebooks").glob("*.py")):
-        code = [
-            cell.source + "\n" for cell in jupytext.read(notebook).cells if cell.cell_type == "code"
-        ]
-        cells = browser_cells([(source, None) for source in code])
-        pages[notebook.relative_to(ROOT / "docs").as_posix()] = [vars(cell) for cell in cells]
+        pages[notebook.relative_to(ROOT / "docs").as_posix()] = _notebook_blocks(notebook)
     return pages
+
+
+def _notebook_blocks(notebook: Path) -> list[dict[str, object]]:
+    """A notebook's block list, its cells read from its source (no outputs to compare)."""
+    import jupytext
+
+    code = [
+        cell.source + "\n" for cell in jupytext.read(notebook).cells if cell.cell_type == "code"
+    ]
+    return [vars(cell) for cell in browser_cells([(source, None) for source in code])]
+
+
+@pytest.mark.parametrize("unit", ["unit-a-student", "unit-b-student"])
+def test_a_unit_s_grade_cells_are_judged_by_their_checker(unit: str) -> None:
+    """The cells of a student notebook that grade the reader's functions (the grade
+    table, the transfer task) call a checker: the site judges a reader's run of them by
+    its verdict (PASS once the functions above are right), not by whether it printed
+    what the unwritten functions printed (a right answer was a red "does not match")."""
+    cells = _notebook_blocks(ROOT / "docs" / "notebooks" / f"{unit}.py")
+    grading = [
+        cell
+        for cell in cells
+        if re.search(r"\b(grade_unit|run_transfer\w*)\(", str(cell["source"]))
+    ]
+    graded = [cell for cell in grading if "my_cases" not in str(cell["source"])]
+    assert len(graded) == 2, [cell["line"] for cell in grading]
+    assert [cell["checker"] for cell in graded] == [True, True], [cell["source"] for cell in graded]
 
 
 def test_at_most_five_blocks_cannot_run_in_the_browser() -> None:

@@ -960,7 +960,7 @@ def strips(
     step = (right - left) / count
     row_height = strip_height + 12 + above
     bottom = top + len(rows) * row_height
-    height = bottom + 50
+    height = bottom + 72
     out = _open(width, height, title, desc)
     for i, (label, flags) in enumerate(rows):
         y = top + i * row_height + above
@@ -989,18 +989,21 @@ def strips(
         x = left + (tick - 0.5) * step
         out.append(f'<text x="{_fmt(x)}" y="{bottom + 4}" text-anchor="middle">{tick}</text>')
     out.append(
-        f'<text x="{_fmt((left + right) / 2)}" y="{height - 18}" text-anchor="middle">'
+        f'<text x="{_fmt((left + right) / 2)}" y="{bottom + 32}" text-anchor="middle">'
         f"{escape(axis_label)}</text>"
     )
-    legend_y = bottom - 8
+    # the key on a line of its own under the axis: beside the last tick it read with it
+    # ("72 ■ kept")
+    legend_y = height - 20
+    second = left + 16 + int(len(yes) * CHAR_WIDTH) + 24
     out.append(
-        f'<rect x="{right + 8}" y="{legend_y}" width="12" height="10" fill="{PALETTE[0]}"/>'
-        f'<text x="{right + 24}" y="{legend_y + 9}">{escape(yes)}</text>'
+        f'<rect x="{left}" y="{legend_y}" width="12" height="10" fill="{PALETTE[0]}"/>'
+        f'<text x="{left + 16}" y="{legend_y + 9}">{escape(yes)}</text>'
     )
     out.append(
-        f'<rect x="{right + 8}" y="{legend_y + 16}" width="12" height="10" fill="none" '
+        f'<rect x="{second}" y="{legend_y}" width="12" height="10" fill="none" '
         f'stroke="currentColor" stroke-opacity="0.35"/>'
-        f'<text x="{right + 24}" y="{legend_y + 25}">{escape(no)}</text>'
+        f'<text x="{second + 16}" y="{legend_y + 9}">{escape(no)}</text>'
     )
     out.append("</svg>")
     return "\n".join(out) + "\n"

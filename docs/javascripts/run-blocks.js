@@ -157,10 +157,20 @@
     state.pending.clear();
   }
 
-  // The codes the page ships for a checker block: its own, and every solution's.
+  // The codes the page ships for a checker block: its own, and every solution's. A
+  // notebook's checker cell grades the functions the reader writes in the cells above it,
+  // not code in itself: once one of those holds the reader's edit, its run is the reader's.
   function shipped(block) {
     if (!block.checker || !state.data) return [];
+    const cell = divOf(block.order);
+    if (cell && cell.classList.contains("highlight-ipynb") && editedAbove(block.order)) return [];
     return [block.source, ...state.data.blocks.filter((b) => b.solution).map((b) => b.source)];
+  }
+
+  // True when a block before `order` holds the reader's edit (`showEdited` marks it).
+  function editedAbove(order) {
+    return [...document.querySelectorAll("div[data-cb-order].cb-edited")]
+      .some((div) => Number(div.dataset.cbOrder) < order);
   }
 
   function send(block, source) {

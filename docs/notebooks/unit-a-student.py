@@ -328,20 +328,21 @@ def compact(layers, budget, summarize):
 # %% [markdown]
 # ## 7. The grade table
 #
-# `grade_unit` runs your two functions on small fixed inputs and prints one
-# row for each property in the contract. If your code raises or modifies its
-# input, that row is marked as failed; the notebook keeps going. Rerun this
-# cell after every edit.
+# `grade_unit` runs your two functions on small fixed inputs, one row for
+# each property in the contract; `check_rows` prints its verdict on them,
+# `PASS` or `NEEDS_WORK`, then the rows. If your code raises or modifies its
+# input, that row is marked as failed; the notebook keeps going. After every
+# edit, run the cell you changed, then this one.
 
 # %%
 from context_budget.grading.unit_a import (
+    check_rows,
     contract_status,
-    format_grade,
     grade_unit,
 )
 
 visible_rows = grade_unit(clear_old_tool_results, compact)
-print(format_grade(visible_rows))
+print(check_rows(visible_rows))
 VISIBLE_CONTRACT = contract_status(visible_rows)
 print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
 
@@ -472,15 +473,15 @@ def transfer_filter(text, needle, budget):
 # %%
 from context_budget.grading.unit_a import (
     TRANSFER_CASES,
+    check_rows,
     run_transfer,
-    transfer_status,
 )
 
 transfer_rows = run_transfer(transfer_filter, TRANSFER_CASES)
 for row in transfer_rows:
     status = "PASS" if row["passed"] else "NEEDS_WORK"
     print(status, row["case"], "->", repr(row["observed"]))
-TRANSFER_STATUS = transfer_status(transfer_rows)
+TRANSFER_STATUS = check_rows(transfer_rows).status
 print("TRANSFER_STATUS", TRANSFER_STATUS)
 
 # %% [markdown]

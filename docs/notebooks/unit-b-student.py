@@ -300,13 +300,13 @@ def build_request(conversation, turn):
 
 # %%
 from context_budget.grading.unit_b import (
+    check_rows,
     contract_status,
-    format_grade,
     grade_unit,
 )
 
 visible_rows = grade_unit(estimate, summarize, build_request, samples)
-print(format_grade(visible_rows))
+print(check_rows(visible_rows))
 VISIBLE_CONTRACT = contract_status(visible_rows)
 print("VISIBLE_CONTRACT", VISIBLE_CONTRACT)
 
@@ -327,12 +327,12 @@ def needs_compaction(text, window):
 
 
 # %%
-from context_budget.grading.unit_b import run_transfer_b, transfer_status
+from context_budget.grading.unit_b import check_rows, run_transfer_b
 
 transfer_rows = run_transfer_b(needs_compaction, samples)
 for row in transfer_rows:
     print(row["status"], row["case"], "->", repr(row["observed"]))
-TRANSFER_STATUS = transfer_status(transfer_rows)
+TRANSFER_STATUS = check_rows(transfer_rows).status
 print("TRANSFER_STATUS", TRANSFER_STATUS)
 
 # %% [markdown]

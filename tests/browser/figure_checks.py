@@ -179,6 +179,8 @@ SERIES_JS = """
 LABELS_JS = """
 (slack) => {
   const problems = [];
+  // a key's swatch has no other label nearer than this (px) on its left
+  const KEY_GAP = 8;
   const shown = el => el.getClientRects().length > 0;
   const words = el => el.textContent.trim().replace(/\\s+/g, ' ').slice(0, 30);
   // A box shrunk by `slack` px on every side: a touch at the edge is no overlap.
@@ -209,6 +211,20 @@ LABELS_JS = """
       for (let j = i + 1; j < labels.length; j++) {
         if (meet(labels[i].box, labels[j].box)) {
           problems.push(`${name}: "${words(labels[i].el)}" overlaps "${words(labels[j].el)}"`);
+        }
+      }
+    }
+    // a key's swatch with another label just left of it, on its line: the two read as one
+    // ("72 ■ kept" under a strip of 72 cells), the swatch keying the wrong words
+    for (const swatch of svg.querySelectorAll('rect')) {
+      const s = swatch.getBoundingClientRect();
+      // a swatch: small, and its label next (a data point's square marker is neither)
+      const keyed = swatch.nextElementSibling && swatch.nextElementSibling.tagName === 'text';
+      if (!keyed || s.width === 0 || s.width > 14 || s.height > 14) continue;
+      for (const { el, box: b } of labels) {
+        const gap = s.left - (b.right + slack);
+        if (gap > -s.width && gap < KEY_GAP && b.top < s.bottom && s.top < b.bottom) {
+          problems.push(`${name}: a key's swatch stands ${gap.toFixed(1)} px after "${words(el)}"`);
         }
       }
     }

@@ -8,6 +8,7 @@ Like the link check, it reads the built site with no browser (a second), after
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -176,3 +177,27 @@ def test_every_docstring_example_shows_as_code() -> None:
     require_site()
     problems = doctests_as_quotes(SITE_DIR)
     assert problems == [], "\n".join(problems)
+
+
+def marked_search_titles(site_dir: Path) -> list[str]:
+    """Each entry of the built search index whose title shows a heading's permalink mark
+    (``¶``): the theme leaves its own permalinks out of a title, but not a mark it does
+    not know as one."""
+    index = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
+    return [f"{doc['location']}: {doc['title']!r}" for doc in index["docs"] if "¶" in doc["title"]]
+
+
+def test_the_search_title_check_names_a_heading_with_its_mark(tmp_path: Path) -> None:
+    (tmp_path / "search").mkdir()
+    docs = [{"location": "a/#s", "title": "Sources¶"}, {"location": "b/", "title": "Sources"}]
+    (tmp_path / "search" / "search_index.json").write_text(f'{{"docs": {json.dumps(docs)}}}')
+    assert marked_search_titles(tmp_path) == ["a/#s: 'Sources¶'"]
+
+
+def test_no_search_result_shows_a_permalink_mark() -> None:
+    """A notebook's headings came into the search's results with their permalink's mark,
+    "Sources¶", "3. Break 2: a layout that defeats the cache¶": a notebook draws its
+    permalinks as ``anchor-link``, which the theme's search reads as a heading's words."""
+    require_site()
+    problems = marked_search_titles(SITE_DIR)
+    assert problems == [], f"{len(problems)} titles, the first: " + "\n".join(problems[:5])

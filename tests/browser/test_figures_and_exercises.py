@@ -112,7 +112,8 @@ def test_the_series_check_catches_lines_closer_than_a_pixel(chromium: Browser, w
 @pytest.mark.parametrize("width", list(COLUMNS))
 def test_the_label_check_fails_on_the_old_figures(chromium: Browser, width: str) -> None:
     """The loop's threshold label under its line, the bill's causes on each other and
-    on a column, axis titles over tick labels at 390 px."""
+    on a column, axis titles over tick labels at 390 px, the cut coverage's key read
+    with the tick label before it ("72 ■ kept")."""
     viewport, column = COLUMNS[width]
     context = chromium.new_context(viewport=viewport)
     context.route("**/*", lambda route: route.abort())
@@ -122,7 +123,8 @@ def test_the_label_check_fails_on_the_old_figures(chromium: Browser, width: str)
         page.add_style_tag(content=f"article {{ width: {column}px; }} {MATERIAL_FIGURE}")
         page.add_style_tag(content=STYLESHEET.read_text(encoding="utf-8"))
         found = label_problems(page)
-        wanted = ['the line of accumulated runs through "threshold 2,800"']
+        # the cut coverage's key: "a key's swatch stands 2.8 px after "72"" (1.6 at 390)
+        wanted = ['the line of accumulated runs through "threshold 2,800"', 'px after "72"']
         if width == "390":
             wanted += [
                 '"prefix-changed" overlaps "compaction"',
@@ -287,5 +289,46 @@ def test_a_right_answer_shows_pass_and_a_wrong_one_what_is_wrong(reader_page: Op
     not_a_ratio = _run(page, first["order"], nan)
     assert not_a_ratio["status"] == "needs_work", not_a_ratio["text"]
     assert "expected about 1.58, got nan" in not_a_ratio["text"], not_a_ratio["text"]
+    assert verdict_problems(page) == []
+    assert not loaded.problems.lines(), loaded.problems.lines()
+
+
+#: Unit A's transfer task, written right (`transfer_filter`, docs/notebooks/unit-a-student.py).
+TRANSFER_FILTER = """def transfer_filter(text, needle, budget):
+    lines = text.splitlines()
+    matches = [line for line in lines if needle.lower() in line.lower()]
+    kept, spent = [], 0
+    for line in reversed(matches):
+        spent += estimate_tokens(line + "\\n")
+        if spent > budget:
+            break
+        kept.insert(0, line)
+    count = f"[kept {len(kept)} of {len(matches)} matching lines; {len(lines)} lines in total]"
+    return "\\n".join([*kept, count])
+"""
+
+
+def test_a_notebook_s_grade_cell_says_pass_on_the_reader_s_right_answer(
+    reader_page: OpenPage,
+) -> None:
+    """Unit A's student notebook: the reader writes the transfer task's function in its
+    cell and runs the cell that grades it, which shows a green PASS; the starter put
+    back, the same cell says NEEDS_WORK. (It said "does not match what this cell printed"
+    to the right answer: the cell was judged by the starter's output.)"""
+    loaded = reader_page("notebooks/unit-a-student/")
+    page = loaded.page
+    data = json.loads((PAGES_DIR / "notebooks--unit-a-student.json").read_text("utf-8"))
+    blocks = data["blocks"]
+    answer = next(b for b in blocks if b["source"].startswith("def transfer_filter"))
+    grade = next(b for b in blocks if "run_transfer(transfer_filter" in b["source"])
+    assert grade["checker"], grade["source"]
+    _run(page, answer["order"], TRANSFER_FILTER)
+    passed = _run(page, grade["order"], grade["source"])
+    assert passed["status"] == "pass", passed["text"]
+    assert "TRANSFER_STATUS PASS" in passed["text"] and "Does not match" not in passed["text"]
+    _run(page, answer["order"], answer["source"])
+    wrong = _run(page, grade["order"], grade["source"])
+    assert wrong["status"] == "needs_work", wrong["text"]
+    assert "TRANSFER_STATUS NEEDS_WORK" in wrong["text"]
     assert verdict_problems(page) == []
     assert not loaded.problems.lines(), loaded.problems.lines()

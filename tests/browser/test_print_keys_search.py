@@ -116,7 +116,7 @@ def test_a_printed_page_shows_the_code_without_its_buttons(open_page: OpenPage, 
 def test_a_keyboard_reader_in_an_editor_is_shown_the_way_out(open_page: OpenPage) -> None:
     """Tab indents in a code editor, so a reader going through the page with Tab was held
     in its first editor: Escape then Tab leaves it, but only a screen reader said so (in
-    the editor's label); on the screen nothing did."""
+    the editor's label); on the screen nothing did. It leaves with text selected too."""
     page = open_page(PRINTED[0]).page
     block = page.locator("div[data-cb-order]").first
     page.keyboard.press("Tab")
@@ -126,6 +126,16 @@ def test_a_keyboard_reader_in_an_editor_is_shown_the_way_out(open_page: OpenPage
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")
     assert page.evaluate("() => !document.activeElement.closest('.cm-editor')")
+    # with text selected too: the Escape that reduced the selection to its cursor did not
+    # arm the way out, and the Tab after it indented the selected line
+    code = block.locator(".cm-content")
+    before = code.inner_text()
+    code.focus()
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !document.activeElement.closest('.cm-editor')")
+    assert code.inner_text() == before
 
 
 def test_the_words_a_search_found_read_in_its_results(open_page: OpenPage) -> None:

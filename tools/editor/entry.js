@@ -63,6 +63,16 @@ function tabAtCursor({ state, dispatch }) {
   return true;
 }
 
+// Escape, then Tab, leaves the editor (CodeMirror's way out for a keyboard reader, which
+// the page names under the editor). CodeMirror arms it only when no key binding takes the
+// Escape, and the default keymap takes it to reduce a selection to its cursor: with text
+// selected, the Tab after it indented the selection instead. This arms it for the next two
+// seconds first, and lets the Escape go on to the other bindings.
+function leaveOnTab(view) {
+  view.setTabFocusMode(2000);
+  return false;
+}
+
 // A code annotation's note: a numbered button in place of its `# (N)!` comment, which
 // opens the note's text (the page's own HTML for it) under the line.
 class NoteWidget extends WidgetType {
@@ -195,6 +205,7 @@ function create(parent, doc, options = {}) {
     keymap.of([
       { key: "Shift-Enter", run: () => { options.onRun?.(); return true; } },
       { key: "Mod-Enter", run: () => { options.onRun?.(); return true; } },
+      { key: "Escape", run: leaveOnTab },
     ]),
   );
   const view = new EditorView({

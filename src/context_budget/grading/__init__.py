@@ -57,6 +57,7 @@ __all__ = [
     "attempt",
     "brief",
     "check_edition",
+    "check_rows",
     "contract_status",
     "difference",
     "evidence_name",
@@ -277,6 +278,27 @@ class Verdict(str):
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"a Verdict cannot be changed (tried to delete {name!r})")
+
+
+def check_rows(rows: Sequence[Row]) -> Verdict:
+    """The verdict on a unit's graded rows: `PASS` when there are rows and every one
+    passed, else `NEEDS_WORK`; its text is that word, then the rows as `format_grade`
+    writes them.
+
+    A unit's notebook grades the functions its reader wrote (`grade_unit`, the transfer
+    task's `run_transfer`) and hands the rows to this checker, so that its cell, run on
+    the course's site, is judged by this verdict, as an exercise of a chapter is by its
+    checker's, and not by whether it printed what the notebook's unwritten functions
+    printed.
+
+    Examples:
+        >>> print(check_rows([{"case": "adds", "observed": 5, "status": "PASS"}]))
+        PASS
+        PASS  adds -> 5
+        >>> check_rows([]).status
+        'NEEDS_WORK'
+    """
+    return Verdict.of_rows(rows)
 
 
 def _remade(status: str, why: str, rows: Sequence[Row], hints: Mapping[str, str]) -> Verdict:

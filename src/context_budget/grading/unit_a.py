@@ -39,9 +39,9 @@ from context_budget.grading import (
     Attempt,
     Row,
     Rows,
-    Verdict,
     attempt,
     check_edition,
+    check_rows,
     contract_status,
     evidence_name,
     format_grade,
@@ -57,6 +57,7 @@ __all__ = [
     "TRANSFER_CASES",
     "UNIT",
     "WORK_FOLDER",
+    "check_rows",
     "contract_status",
     "course_report",
     "exercise_report",
@@ -376,7 +377,7 @@ def run_transfer(
 
 def transfer_status(rows: Sequence[Row]) -> str:
     """`"PASS"` when every transfer row passed (and there is one), else `"NEEDS_WORK"`."""
-    return Verdict.of_rows(rows).status
+    return check_rows(rows).status
 
 
 def exercise_report(
