@@ -626,7 +626,7 @@ class _Tasks:
                     self.by_id.setdefault(block["id"], asked)
 
 
-#: The bytes a content holding a call that gives a prompt holds, undecoded.
+#: What a content holding a call that gives a prompt holds, found in its undecoded bytes.
 _PROMPT = re.compile(re.escape(b'"prompt"'))
 
 
