@@ -24,6 +24,7 @@ from context_budget.cli import main
 from context_budget.conversations import load_transcript
 from context_budget.sessions import (
     Source,
+    codex,
     read_paths,
     read_sources,
     read_text,
@@ -357,6 +358,8 @@ def test_a_rollout_from_before_session_meta_is_read_as_codex(tmp_path: Path) -> 
     ]
     assert session.layers.conversation[1]["content"][0]["name"] == "shell"
     assert session.calls == ()
+    from_file = codex.read(read_source(path))  # its bytes, as a bill reads them (msgspec)
+    assert from_file.layers == session.layers
     skipped: list[Any] = []
     assert read_paths([tmp_path / "sessions"], "auto", skipped) == []
     assert [(skip.kind, skip.file) for skip in skipped] == [("empty rollout", str(path))]

@@ -433,7 +433,8 @@ def _lines(source: Source) -> Iterator[tuple[int, Any]]:
     `type` and no `payload`)."""
     lines = records(source, LINE)
     for number, record in lines:
-        if record.type is None and record.payload is None and _starts_bare(source):  # type: ignore[attr-defined]
+        bare = record.type is None and value(record.payload) is None  # type: ignore[attr-defined]
+        if bare and _starts_bare(source):  # either decoder: msgspec keeps a missing RAW as null
             yield from _bare_lines(source)
             return
         yield number, record
