@@ -750,7 +750,7 @@ def _meta_path(path: str | PathLike[str]) -> str:
     """
     text = os.fspath(path)
     folder, name = os.path.split(text) if isinstance(text, str) else ("", "")
-    if not name or name in (".", "..") or os.altsep is not None or "//" in text:
+    if not name or name in (".", "..") or os.altsep is not None:
         whole = Path(path)
         return str(whole.with_name(whole.stem + ".meta.json"))
     dot = name.rfind(".")
